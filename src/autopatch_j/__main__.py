@@ -1,0 +1,3 @@
+from autopatch_j.cli.app import main
+
+main()

@@ -1,0 +1,1 @@
+"""Agents: intent routing, the ordinary ReAct agent, repair agents and their tools."""

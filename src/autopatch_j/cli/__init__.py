@@ -1,0 +1,1 @@
+"""Command line: REPL and subcommands (rendering only)."""

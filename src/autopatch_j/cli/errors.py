@@ -1,0 +1,37 @@
+"""Map every package's root exception to a one-sentence message and an exit code, in one place."""
+
+from __future__ import annotations
+
+# Exit codes: 1 = operation refused or failed, 2 = usage (click's), 3 = degraded Memory,
+# 4 = storage trouble (locked, unreadable), 5 = configuration missing or invalid.
+EXIT_FAILED = 1
+EXIT_DEGRADED = 3
+EXIT_STORAGE = 4
+EXIT_CONFIG = 5
+
+
+def _table() -> list[tuple[type[BaseException], int]]:
+    rows: list[tuple[type[BaseException], int]] = []
+    try:
+        from autopatch_j.cloud.errors import CloudError
+    except ImportError:  # pragma: no cover - the cloud package is always installed
+        pass
+    else:
+        rows.append((CloudError, EXIT_FAILED))
+    return rows
+
+
+def exit_code_for(exc: BaseException) -> int | None:
+    """Return the exit code for a known exception, or None for a bug (which keeps its traceback)."""
+    for exc_type, code in _table():
+        if isinstance(exc, exc_type):
+            return getattr(exc, "exit_code", code)
+    return None
+
+
+def message_for(exc: BaseException) -> str:
+    """One clear sentence: the exception's message, or its class docstring when it has none."""
+    text = str(exc).strip()
+    if not text:
+        text = (type(exc).__doc__ or type(exc).__name__).strip().splitlines()[0]
+    return text

@@ -1,0 +1,1 @@
+"""Cloud control plane: API, database, worker and automatic memory."""

@@ -1,0 +1,1 @@
+"""LLM providers: protocol, OpenAI-compatible client, canned provider, JSON contracts, diagnostics."""

@@ -1,0 +1,1 @@
+"""Local Memory engine: schema, store, admission, jobs, pipeline, retrieval, context, export."""

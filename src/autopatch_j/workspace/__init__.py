@@ -1,0 +1,1 @@
+"""Review workspace: pending patch, scan results, code index and request cache."""
