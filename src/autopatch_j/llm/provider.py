@@ -37,20 +37,36 @@ REQUEST_TIMEOUT_S = 60.0
 
 _STRATEGIES: Mapping[Purpose, RequestStrategy] = {
     Purpose.MAIN: RequestStrategy(
-        stream=True, reasoning=True, temperature=None, max_output_tokens=None,
-        timeout_s=REQUEST_TIMEOUT_S, json_output=False,
+        stream=True,
+        reasoning=True,
+        temperature=None,
+        max_output_tokens=None,
+        timeout_s=REQUEST_TIMEOUT_S,
+        json_output=False,
     ),
     Purpose.CLASSIFIER: RequestStrategy(
-        stream=False, reasoning=False, temperature=0.0, max_output_tokens=200,
-        timeout_s=REQUEST_TIMEOUT_S, json_output=True,
+        stream=False,
+        reasoning=False,
+        temperature=0.0,
+        max_output_tokens=200,
+        timeout_s=REQUEST_TIMEOUT_S,
+        json_output=True,
     ),
     Purpose.EXTRACTION: RequestStrategy(
-        stream=False, reasoning=False, temperature=0.0, max_output_tokens=1800,
-        timeout_s=REQUEST_TIMEOUT_S, json_output=True,
+        stream=False,
+        reasoning=False,
+        temperature=0.0,
+        max_output_tokens=1800,
+        timeout_s=REQUEST_TIMEOUT_S,
+        json_output=True,
     ),
     Purpose.CONSOLIDATION: RequestStrategy(
-        stream=False, reasoning=False, temperature=0.0, max_output_tokens=2200,
-        timeout_s=REQUEST_TIMEOUT_S, json_output=True,
+        stream=False,
+        reasoning=False,
+        temperature=0.0,
+        max_output_tokens=2200,
+        timeout_s=REQUEST_TIMEOUT_S,
+        json_output=True,
     ),
 }
 

@@ -1,0 +1,130 @@
+"""Engines and transactions: one code path for SQLite (embedded default) and PostgreSQL (psycopg 3).
+
+SQLite runs in WAL mode with a busy timeout; writers start with `BEGIN IMMEDIATE` so there is a
+single writer at a time. PostgreSQL runs at READ COMMITTED; queue claims use
+`FOR UPDATE SKIP LOCKED`, which SQLAlchemy renders only on dialects that have it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+
+from autopatch_j.cloud.errors import ConfigError, StorageError
+
+_SQLITE_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA busy_timeout=30000",
+)
+
+
+def normalize_url(url: str) -> str:
+    """Accept `postgresql://` and `postgres://` as PostgreSQL through psycopg 3."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def make_engine(url: str, *, pool_size: int = 10) -> Engine:
+    """Build an engine; SQLite files get their parent directory, pragmas and immediate writers."""
+    url = normalize_url(url)
+    try:
+        parsed = sa.engine.make_url(url)
+    except ArgumentError as exc:
+        raise ConfigError(f"the database URL {url!r} is not valid.") from exc
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(parsed, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=pool_size)
+        _install_sqlite_hooks(engine)
+        return engine
+    if backend == "postgresql":
+        if parsed.get_driver_name() != "psycopg":
+            raise ConfigError("PostgreSQL URLs must use psycopg 3: postgresql+psycopg://user@host/db.")
+        return sa.create_engine(parsed, pool_size=pool_size, max_overflow=20, pool_pre_ping=True)
+    raise ConfigError(f"the database backend {backend!r} is not supported; use sqlite or postgresql.")
+
+
+def _install_sqlite_hooks(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves
+        cursor = dbapi_conn.cursor()
+        for pragma in _SQLITE_PRAGMAS:
+            cursor.execute(pragma)
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get("immediate", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def is_postgres(bind: Engine | Connection) -> bool:
+    return bind.dialect.name == "postgresql"
+
+
+@contextmanager
+def write_tx(engine: Engine) -> Iterator[Connection]:
+    """One short writing transaction (SQLite: `BEGIN IMMEDIATE`); driver errors become StorageError."""
+    try:
+        with engine.connect().execution_options(immediate=True) as conn, conn.begin():
+            yield conn
+    except OperationalError as exc:
+        raise StorageError(f"the cloud database refused a write: {exc.orig}") from exc
+
+
+@contextmanager
+def read_tx(engine: Engine) -> Iterator[Connection]:
+    """One short reading transaction."""
+    try:
+        with engine.connect() as conn, conn.begin():
+            yield conn
+    except OperationalError as exc:
+        raise StorageError(f"the cloud database refused a read: {exc.orig}") from exc
+
+
+def insert_ignore(
+    conn: Connection, table: sa.Table, values: Mapping[str, Any], *, conflict: Sequence[str]
+) -> int | None:
+    """`INSERT … ON CONFLICT (…) DO NOTHING RETURNING id`: the new id, or None when it already existed."""
+    stmt = _dialect_insert(conn, table).values(**values).on_conflict_do_nothing(index_elements=list(conflict))
+    row = conn.execute(stmt.returning(table.c.id)).first()
+    return None if row is None else int(row[0])
+
+
+def upsert(conn: Connection, table: sa.Table, values: Mapping[str, Any], *, key: Sequence[str]) -> None:
+    """`INSERT … ON CONFLICT (key) DO UPDATE SET …` on both backends."""
+    stmt = _dialect_insert(conn, table).values(**values)
+    updates = {name: stmt.excluded[name] for name in values if name not in key}
+    conn.execute(stmt.on_conflict_do_update(index_elements=list(key), set_=updates))
+
+
+def _dialect_insert(conn: Connection, table: sa.Table) -> Any:
+    if is_postgres(conn):
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(table)
+
+
+def check_connection(engine: Engine) -> None:
+    """Fail with one sentence when the database cannot be reached."""
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+    except SQLAlchemyError as exc:
+        raise StorageError(f"cannot reach the cloud database: {exc.__class__.__name__}.") from exc

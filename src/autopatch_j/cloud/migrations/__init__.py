@@ -1,0 +1,1 @@
+"""Alembic migrations for the cloud schema, run programmatically (no alembic.ini needed)."""

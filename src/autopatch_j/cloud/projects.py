@@ -1,0 +1,96 @@
+"""Projects, members and the permission check every project-scoped operation goes through (C-3).
+
+Permissions by role: `view` (viewer, member, admin), `create_task` (member, admin), `admin` (admin).
+A non-member gets NotFound (no existence leak); a member lacking the permission gets Forbidden.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from autopatch_j.cloud import audit
+from autopatch_j.cloud.errors import Forbidden, InvalidInput, NotFound
+from autopatch_j.cloud.records import Project, Role, User
+from autopatch_j.cloud.tables import project_members, projects, users
+
+
+class Permission(StrEnum):
+    VIEW = "view"
+    CREATE_TASK = "create_task"
+    ADMIN = "admin"
+
+
+GRANTS: dict[Role, frozenset[Permission]] = {
+    Role.VIEWER: frozenset({Permission.VIEW}),
+    Role.MEMBER: frozenset({Permission.VIEW, Permission.CREATE_TASK}),
+    Role.ADMIN: frozenset(Permission),
+}
+
+
+def create_project(conn: Connection, *, user: User, name: str, now: datetime) -> Project:
+    """Create a project; its creator becomes its admin."""
+    name = name.strip()
+    if not name:
+        raise InvalidInput("the project name must not be empty.")
+    project_id = conn.execute(
+        sa.insert(projects).values(name=name, created_by=user.id, created_at=now).returning(projects.c.id)
+    ).scalar_one()
+    conn.execute(
+        sa.insert(project_members).values(project_id=project_id, user_id=user.id, role=Role.ADMIN, created_at=now)
+    )
+    audit.record(conn, kind="project_created", at=now, user_id=user.id, project_id=project_id)
+    return Project(id=project_id, name=name, created_by=user.id, created_at=now)
+
+
+def role_of(conn: Connection, *, project_id: int, user_id: int) -> Role | None:
+    role = conn.execute(
+        sa.select(project_members.c.role).where(
+            project_members.c.project_id == project_id, project_members.c.user_id == user_id
+        )
+    ).scalar_one_or_none()
+    return None if role is None else Role(role)
+
+
+def require(conn: Connection, *, user: User, project_id: int, permission: Permission) -> Role:
+    """The caller's role on the project if it grants `permission`; NotFound or Forbidden otherwise."""
+    role = role_of(conn, project_id=project_id, user_id=user.id)
+    if role is None:
+        raise NotFound("the project does not exist or is not visible to you.")
+    if permission not in GRANTS[role]:
+        raise Forbidden(f"your role {role.value!r} lacks the {permission.value!r} permission on this project.")
+    return role
+
+
+def list_projects(conn: Connection, *, user: User) -> list[tuple[Project, Role]]:
+    rows = conn.execute(
+        sa.select(projects, project_members.c.role)
+        .join(project_members, project_members.c.project_id == projects.c.id)
+        .where(project_members.c.user_id == user.id)
+        .order_by(projects.c.id)
+    ).mappings()
+    return [(Project.from_row(row), Role(row["role"])) for row in rows]
+
+
+def set_member(conn: Connection, *, actor: User, project_id: int, user_id: int, role: Role, now: datetime) -> None:
+    """Add a member or change their role; needs `admin` on the project."""
+    require(conn, user=actor, project_id=project_id, permission=Permission.ADMIN)
+    if conn.execute(sa.select(users.c.id).where(users.c.id == user_id)).first() is None:
+        raise NotFound("the user does not exist.")
+    if user_id == actor.id and role != Role.ADMIN:
+        raise InvalidInput("an admin cannot lower their own role.")
+    updated = conn.execute(
+        sa.update(project_members)
+        .where(project_members.c.project_id == project_id, project_members.c.user_id == user_id)
+        .values(role=role)
+    ).rowcount
+    if not updated:
+        conn.execute(
+            sa.insert(project_members).values(project_id=project_id, user_id=user_id, role=role, created_at=now)
+        )
+    audit.record(
+        conn, kind="member_set", at=now, user_id=actor.id, project_id=project_id, member=user_id, role=role.value
+    )

@@ -1,0 +1,50 @@
+"""Cloud settings, read once by the CLI or the app factory and passed down (never at import time)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ExecutorName = Literal["scripted", "command", "llm"]
+
+
+def default_db_url() -> str:
+    """A SQLite file in the user's data directory: the zero-configuration embedded default."""
+    import platformdirs
+
+    data_dir = Path(platformdirs.user_data_dir("autopatch-j", appauthor=False))
+    return f"sqlite:///{data_dir / 'cloud.sqlite3'}"
+
+
+class CloudSettings(BaseSettings):
+    """Every knob of the control plane; environment variables use the prefix `AUTOPATCH_CLOUD_`."""
+
+    model_config = SettingsConfigDict(env_prefix="AUTOPATCH_CLOUD_", extra="ignore", frozen=True)
+
+    db: str = Field(default_factory=default_db_url, description="SQLAlchemy database URL.")
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    lease_seconds: float = Field(default=300.0, gt=0)
+    poll_seconds: float = Field(default=1.0, gt=0)
+    worker_id: str | None = None
+    executor: ExecutorName = "scripted"
+    scripted_cost_usd: float = Field(default=0.01, ge=0)
+    command: str = "codex exec"
+    command_timeout_seconds: float = Field(default=600.0, gt=0)
+    work_dir: Path | None = None
+    llm_base_url: str = "http://127.0.0.1:8080/v1"
+    llm_api_key: str = "not-needed"
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_seconds: float = Field(default=120.0, gt=0)
+    llm_input_usd_per_token: float = Field(default=0.00000015, ge=0)
+    llm_output_usd_per_token: float = Field(default=0.0000006, ge=0)
+
+    @field_validator("db")
+    @classmethod
+    def _db_is_url(cls, value: str) -> str:
+        if "://" not in value:
+            raise ValueError("the database must be a URL such as sqlite:///path or postgresql+psycopg://…")
+        return value

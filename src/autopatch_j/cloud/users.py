@@ -1,0 +1,70 @@
+"""Users and their bearer tokens (C-2): tokens are high-entropy and stored only as sha256 digests."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from autopatch_j.cloud import audit
+from autopatch_j.cloud.errors import Conflict, InvalidInput, Unauthorized
+from autopatch_j.cloud.records import User
+from autopatch_j.cloud.tables import users
+
+TOKEN_PREFIX = "apj_"
+_NAME_MAX = 200
+
+
+@dataclass(frozen=True, slots=True)
+class NewUser:
+    """A freshly created user and the only copy of its plain token."""
+
+    user: User
+    token: str
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def create_user(conn: Connection, *, name: str, is_admin: bool, now: datetime) -> NewUser:
+    """Insert a user; the plain token is returned once and never stored."""
+    name = name.strip()
+    if not name or len(name) > _NAME_MAX:
+        raise InvalidInput(f"the user name must be 1 to {_NAME_MAX} characters.")
+    token = new_token()
+    try:
+        with conn.begin_nested():
+            user_id = conn.execute(
+                sa.insert(users)
+                .values(name=name, is_admin=is_admin, token_hash=hash_token(token), created_at=now)
+                .returning(users.c.id)
+            ).scalar_one()
+    except IntegrityError as exc:
+        raise Conflict(f"a user named {name!r} already exists.") from exc
+    audit.record(conn, kind="user_created", at=now, user_id=user_id, is_admin=is_admin)
+    return NewUser(user=User(id=user_id, name=name, is_admin=is_admin, created_at=now), token=token)
+
+
+def user_for_token(conn: Connection, token: str | None) -> User:
+    """The user owning this bearer token, or Unauthorized."""
+    if not token:
+        raise Unauthorized()
+    row = conn.execute(sa.select(users).where(users.c.token_hash == hash_token(token))).mappings().first()
+    if row is None:
+        raise Unauthorized()
+    return User.from_row(row)
+
+
+def get_user(conn: Connection, user_id: int) -> User | None:
+    row = conn.execute(sa.select(users).where(users.c.id == user_id)).mappings().first()
+    return None if row is None else User.from_row(row)

@@ -1,0 +1,164 @@
+"""Open a project's Memory: create it, or verify it against the v2 contract (M-13 … M-16, M-18).
+
+A database that fails verification is left exactly as it was found (schema, data, journal mode:
+nothing is written) and reported as degraded. WAL is switched on only after verification succeeds.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from autopatch_j.memory.catalog import SCHEMA_VERSION, catalog_drift, read_catalog, schema_statements
+from autopatch_j.memory.clock import Clock
+from autopatch_j.memory.db import Database, translate_errors
+from autopatch_j.memory.errors import ProjectRootError, StorageError
+from autopatch_j.memory.paths import ProjectPaths
+from autopatch_j.memory.records import Health
+
+_COUNT_OBJECTS = "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+_INSERT_META = "INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, ?, ?, ?)"
+_INSERT_ACTIVE_THREAD = "INSERT INTO threads (status, created_at) VALUES ('active', ?)"
+_META_ROWS = "SELECT count(*) FROM memory_meta"
+_META_SINGLETON = "SELECT count(*) FROM memory_meta WHERE id = 1"
+_ACTIVE_THREADS = "SELECT count(*) FROM threads WHERE status = 'active'"
+
+
+def bootstrap(*, db: Database, paths: ProjectPaths, clock: Clock) -> Health:
+    """Create Memory on first use or verify an existing database; never repairs (M-14)."""
+    try:
+        paths.state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ProjectRootError(
+            f"Cannot create {paths.state_dir}: {exc.strerror or exc}; run autopatch-j from a writable project."
+        ) from exc
+    if not db.path.exists():
+        _delete_legacy_json(paths)
+        return _create_or_verify(db, clock)
+    return _open_existing(db, clock)
+
+
+def _delete_legacy_json(paths: ProjectPaths) -> None:
+    """M-18: the pre-v2 JSON file is removed unread at first init; failure is visible."""
+    legacy = paths.legacy_json
+    if legacy.exists() or legacy.is_symlink():
+        try:
+            legacy.unlink()
+        except OSError as exc:
+            raise StorageError(f"Could not delete the legacy {legacy}: {exc.strerror or exc}.") from exc
+
+
+def _create_or_verify(db: Database, clock: Clock) -> Health:
+    with translate_errors("create the Memory database"):
+        conn = db.connect(create=True)
+        try:
+            _initialize_if_blank(conn, clock)
+        finally:
+            conn.close()
+    return _verify_and_enable_wal(db)
+
+
+def _initialize_if_blank(conn: sqlite3.Connection, clock: Clock) -> bool:
+    """Create schema, meta and the one active thread, inside one IMMEDIATE transaction.
+
+    Returns False (and writes nothing) when another process initialized the file first.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        objects = conn.execute(_COUNT_OBJECTS).fetchone()[0]
+        if version != 0 or objects != 0:
+            conn.execute("ROLLBACK")
+            return False
+        for statement in schema_statements():
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        now = clock.now()
+        conn.execute(_INSERT_META, (1, now, now))
+        conn.execute(_INSERT_ACTIVE_THREAD, (now,))
+        conn.execute("COMMIT")
+        return True
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _open_existing(db: Database, clock: Clock) -> Health:
+    try:
+        conn = db.connect()
+    except sqlite3.Error as exc:
+        return Health.degraded(f"the Memory database cannot be opened ({exc})")
+    try:
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                objects = conn.execute(_COUNT_OBJECTS).fetchone()[0]
+        except sqlite3.Error as exc:
+            return Health.degraded(_describe(exc))
+        if version == 0:
+            if objects:
+                return Health.degraded(
+                    "user_version is 0 but the file already holds schema objects that Memory did not create"
+                )
+            with translate_errors("initialize the Memory database"):
+                _initialize_if_blank(conn, clock)
+        elif version != SCHEMA_VERSION:
+            return Health.degraded(f"schema version {version} is not the supported version {SCHEMA_VERSION}")
+    finally:
+        conn.close()
+    return _verify_and_enable_wal(db)
+
+
+def _describe(exc: sqlite3.Error) -> str:
+    text = str(exc)
+    if "locked" in text.lower():
+        return "the Memory database is locked by another process"
+    if "not a database" in text.lower() or "malformed" in text.lower():
+        return f"the Memory file is not a valid SQLite database ({text})"
+    return f"the Memory database could not be read ({text})"
+
+
+def verify(conn: sqlite3.Connection) -> Health:
+    """Check the whole bootstrap invariant in one read transaction; writes nothing."""
+    try:
+        conn.execute("BEGIN")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                return Health.degraded(f"schema version {version} is not the supported version {SCHEMA_VERSION}")
+            drift = catalog_drift(read_catalog(conn))
+            if drift:
+                return Health.degraded(drift)
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                return Health.degraded(f"quick_check failed: {problems[0]}")
+            if conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
+                return Health.degraded("foreign_key_check found rows that reference missing rows")
+            if conn.execute(_META_ROWS).fetchone()[0] != 1 or conn.execute(_META_SINGLETON).fetchone()[0] != 1:
+                return Health.degraded("memory_meta must hold exactly one row with id 1")
+            active = conn.execute(_ACTIVE_THREADS).fetchone()[0]
+            if active != 1:
+                return Health.degraded(f"expected exactly one active thread, found {active}")
+            return Health.healthy()
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        return Health.degraded(_describe(exc))
+
+
+def _verify_and_enable_wal(db: Database) -> Health:
+    try:
+        conn = db.connect()
+    except sqlite3.Error as exc:
+        return Health.degraded(_describe(exc))
+    try:
+        health = verify(conn)
+        if health.ok:
+            with translate_errors("enable WAL on the Memory database"):
+                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+        return health
+    finally:
+        conn.close()

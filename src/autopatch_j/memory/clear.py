@@ -1,0 +1,132 @@
+"""`/memory clear --confirm` (M-31): fence old workers, delete every Memory row, start one empty thread.
+
+Works on a degraded store. When the catalog still matches v2 the clear is one IMMEDIATE
+transaction in place; when the file is not a usable v2 database (drift, garbage, truncation) it is
+rebuilt beside the old one and atomically swapped in. Either way the new generation is
+`max(meta generation, max job generation, 0) + 1`, so a batch claimed before the clear can never
+commit, and a valid old `created_at` is kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import uuid
+from dataclasses import dataclass
+
+from autopatch_j.memory.catalog import SCHEMA_VERSION, catalog_drift, read_catalog, schema_statements
+from autopatch_j.memory.clock import Clock
+from autopatch_j.memory.db import Database, translate_errors
+
+_MAX_GENERATION = (
+    "SELECT max(coalesce((SELECT max(generation) FROM memory_meta), 0), "
+    "coalesce((SELECT max(generation) FROM memory_jobs), 0), 0)"
+)
+_OLD_CREATED_AT = "SELECT created_at FROM memory_meta WHERE id = 1 AND typeof(created_at) IN ('real', 'integer')"
+_DELETE_ALL = (
+    "DELETE FROM memory_term_grams",
+    "DELETE FROM memory_gram_stats",
+    "DELETE FROM memory_terms",
+    "DELETE FROM memory_item_candidates",
+    "DELETE FROM memory_items",
+    "DELETE FROM candidate_sources",
+    "DELETE FROM memory_candidates",
+    "DELETE FROM memory_jobs",
+    "DELETE FROM turns",
+    "DELETE FROM threads",
+    "DELETE FROM memory_meta",
+)
+_INSERT_META = "INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, ?, ?, ?)"
+_INSERT_THREAD = "INSERT INTO threads (status, created_at) VALUES ('active', ?) RETURNING id"
+
+
+@dataclass(frozen=True, slots=True)
+class ClearResult:
+    generation: int
+    thread_id: int
+    rebuilt: bool
+
+
+def clear_memory(*, db: Database, clock: Clock) -> ClearResult:
+    if db.path.exists() and _catalog_is_v2(db):
+        with db.write("clear Memory") as conn:
+            generation, created_at = _salvage(conn, clock)
+            for statement in _DELETE_ALL:
+                conn.execute(statement)
+            thread_id = _seed(conn, generation=generation, created_at=created_at, now=clock.now())
+        return ClearResult(generation=generation, thread_id=thread_id, rebuilt=False)
+    return _rebuild(db, clock)
+
+
+def _catalog_is_v2(db: Database) -> bool:
+    try:
+        conn = db.connect()
+    except sqlite3.Error:
+        return False
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        return bool(version == SCHEMA_VERSION and catalog_drift(read_catalog(conn)) is None)
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
+def _salvage(conn: sqlite3.Connection, clock: Clock) -> tuple[int, float]:
+    """The next generation and the created_at to keep, read from whatever is still readable."""
+    generation = 0
+    with contextlib.suppress(sqlite3.Error):
+        generation = int(conn.execute(_MAX_GENERATION).fetchone()[0] or 0)
+    if generation == 0:
+        with contextlib.suppress(sqlite3.Error):
+            generation = int(conn.execute("SELECT coalesce(max(generation), 0) FROM memory_meta").fetchone()[0])
+        with contextlib.suppress(sqlite3.Error):
+            jobs = int(conn.execute("SELECT coalesce(max(generation), 0) FROM memory_jobs").fetchone()[0])
+            generation = max(generation, jobs)
+    created_at: float | None = None
+    with contextlib.suppress(sqlite3.Error):
+        row = conn.execute(_OLD_CREATED_AT).fetchone()
+        created_at = float(row[0]) if row else None
+    return max(generation, 0) + 1, created_at if created_at is not None else clock.now()
+
+
+def _seed(conn: sqlite3.Connection, *, generation: int, created_at: float, now: float) -> int:
+    conn.execute(_INSERT_META, (generation, created_at, now))
+    thread_id: int = conn.execute(_INSERT_THREAD, (now,)).fetchone()[0]
+    return thread_id
+
+
+def _rebuild(db: Database, clock: Clock) -> ClearResult:
+    generation, created_at = 1, clock.now()
+    if db.path.exists():
+        with contextlib.suppress(sqlite3.Error):
+            old = db.connect()
+            try:
+                generation, created_at = _salvage(old, clock)
+            finally:
+                old.close()
+    temp = db.path.with_name(f".{db.path.name}.rebuild-{uuid.uuid4().hex}")
+    try:
+        fresh = Database(path=temp, busy_timeout_ms=db.busy_timeout_ms)
+        with translate_errors("rebuild the Memory database"):
+            conn = fresh.connect(create=True)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in schema_statements():
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                thread_id = _seed(conn, generation=generation, created_at=created_at, now=clock.now())
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+        with translate_errors("replace the degraded Memory database"):
+            for suffix in ("-wal", "-shm", "-journal"):
+                stale = db.path.with_name(db.path.name + suffix)
+                with contextlib.suppress(FileNotFoundError):
+                    stale.unlink()
+            os.replace(temp, db.path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+    return ClearResult(generation=generation, thread_id=thread_id, rebuilt=True)

@@ -1,0 +1,128 @@
+"""Short SQLite connections with the Memory pragmas, and the two transaction shapes (M-19).
+
+Every public storage method opens one connection, runs one short transaction and closes it.
+Writers start with `BEGIN IMMEDIATE` so a read-then-write never deadlocks into SQLITE_BUSY;
+readers use a deferred `BEGIN` for a consistent snapshot. Driver errors are translated here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from autopatch_j.memory.errors import StorageBusyError, StorageError
+
+DEFAULT_BUSY_TIMEOUT_MS = 10_000
+
+_PRAGMAS = (
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA synchronous = NORMAL",
+)
+
+
+def _has_code(text: str) -> bool:
+    return any(line.strip() and not line.strip().startswith("--") for line in text.splitlines())
+
+
+def iter_statements(script: str) -> Iterator[str]:
+    """Split a SQL script into complete statements using SQLite's own completeness check."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if _has_code(buffer):
+                yield buffer.strip()
+            buffer = ""
+    if _has_code(buffer):
+        raise StorageError("The schema script ends with an incomplete statement.")
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc).lower()
+
+
+@contextmanager
+def translate_errors(action: str) -> Iterator[None]:
+    """Turn driver errors into `StorageError` subclasses with one clear sentence."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        if _is_busy(exc):
+            raise StorageBusyError(
+                f"Could not {action}: the Memory database stayed locked by another process; try again."
+            ) from exc
+        raise StorageError(f"Could not {action}: {exc}.") from exc
+    except OSError as exc:
+        raise StorageError(f"Could not {action}: {exc.strerror or exc}.") from exc
+
+
+class Database:
+    """A Memory database file; hands out short connections and transactions."""
+
+    def __init__(
+        self,
+        *,
+        path: Path,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+        trace: Callable[[str], None] | None = None,
+    ) -> None:
+        self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
+        self._trace = trace
+
+    def set_trace(self, trace: Callable[[str], None] | None) -> None:
+        """Record every statement sent on connections opened from now on (tests assert them)."""
+        self._trace = trace
+
+    def connect(self, *, create: bool = False) -> sqlite3.Connection:
+        """Open a connection; without `create`, a missing file is an error rather than a new file."""
+        mode = "rwc" if create else "rw"
+        conn = sqlite3.connect(
+            f"file:{self.path}?mode={mode}",
+            uri=True,
+            isolation_level=None,
+            timeout=self.busy_timeout_ms / 1000,
+            check_same_thread=False,
+        )
+        conn.row_factory = sqlite3.Row
+        if self._trace is not None:
+            conn.set_trace_callback(self._trace)
+        conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+        for pragma in _PRAGMAS:
+            conn.execute(pragma)
+        return conn
+
+    @contextmanager
+    def write(self, action: str) -> Iterator[sqlite3.Connection]:
+        """One short `BEGIN IMMEDIATE` transaction on a fresh connection."""
+        with translate_errors(action):
+            conn = self.connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+
+    @contextmanager
+    def read(self, action: str) -> Iterator[sqlite3.Connection]:
+        """One short deferred read transaction (a consistent snapshot) on a fresh connection."""
+        with translate_errors(action):
+            conn = self.connect()
+            try:
+                conn.execute("BEGIN")
+                try:
+                    yield conn
+                finally:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+            finally:
+                conn.close()

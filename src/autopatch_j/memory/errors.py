@@ -1,0 +1,38 @@
+"""Errors of the local Memory engine. `MemoryEngineError` is the root; each docstring is the default message."""
+
+from __future__ import annotations
+
+
+class MemoryEngineError(Exception):
+    """Memory could not complete the operation."""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or (type(self).__doc__ or "").strip())
+
+
+class MemorySchemaError(MemoryEngineError):
+    """Memory is degraded: the database does not match the v2 contract; run `autopatch-j memory status`."""
+
+
+class StorageError(MemoryEngineError):
+    """The Memory database could not be read or written."""
+
+
+class StorageBusyError(StorageError):
+    """The Memory database stayed locked by another process longer than the busy timeout; try again."""
+
+
+class UnknownMemoryError(MemoryEngineError):
+    """No memory with that id exists."""
+
+
+class NotConfirmedError(MemoryEngineError):
+    """`memory clear` deletes all Memory data; run it again with --confirm to proceed."""
+
+
+class InvalidInputError(MemoryEngineError):
+    """The input is not valid."""
+
+
+class ProjectRootError(MemoryEngineError):
+    """The project directory cannot be used for Memory."""

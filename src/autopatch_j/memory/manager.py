@@ -1,0 +1,172 @@
+"""`MemoryManager`: one project's Memory, as the CLI and the agents use it.
+
+Construct it at the entry point with everything it needs (keyword-only), call `open()` once, then
+use the typed methods. Guarded methods refuse with `MemorySchemaError` on a degraded store
+(M-17); `status`, `show`, `export` and `clear` always work, for diagnosis and recovery.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from autopatch_j.memory import admission, items, threads
+from autopatch_j.memory.bootstrap import bootstrap
+from autopatch_j.memory.clear import ClearResult, clear_memory
+from autopatch_j.memory.clock import Clock, SystemClock
+from autopatch_j.memory.db import DEFAULT_BUSY_TIMEOUT_MS, Database
+from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError
+from autopatch_j.memory.export import export_snapshot
+from autopatch_j.memory.guard import require_operational
+from autopatch_j.memory.paths import ProjectPaths
+from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, Thread, TurnTicket
+from autopatch_j.memory.status import StatusReport, read_status
+
+
+def new_owner_id() -> str:
+    """A lease owner id unique to this process and manager."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
+class MemoryManager:
+    def __init__(
+        self,
+        *,
+        root: Path,
+        clock: Clock | None = None,
+        owner: str | None = None,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+        trace: Callable[[str], None] | None = None,
+    ) -> None:
+        self.paths = ProjectPaths.for_root(root)
+        self.clock: Clock = clock or SystemClock()
+        self.owner = owner or new_owner_id()
+        self.db = Database(path=self.paths.db, busy_timeout_ms=busy_timeout_ms, trace=trace)
+        self._health = Health.degraded("Memory has not been opened")
+        self._heartbeat_stop = threading.Event()
+        self._heartbeat_thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def open(self) -> Health:
+        """Bootstrap (create or verify), then the startup recoveries of M-51 when healthy."""
+        self._health = bootstrap(db=self.db, paths=self.paths, clock=self.clock)
+        if self._health.ok:
+            self.recover_expired_turns()
+        return self._health
+
+    @property
+    def health(self) -> Health:
+        return self._health
+
+    def _require_healthy(self) -> None:
+        if not self._health.ok:
+            raise MemorySchemaError(
+                f"Memory is degraded ({self._health.reason}); `autopatch-j memory status` explains, "
+                "and `autopatch-j memory clear --confirm` starts over."
+            )
+
+    def recover_expired_turns(self) -> list[int]:
+        self._require_healthy()
+        with self.db.write("recover interrupted turns") as conn:
+            return admission.recover_expired_turns_in_tx(conn, now=self.clock.now())
+
+    # -- admission -------------------------------------------------------------------------
+
+    def begin_turn(self, user_text: str, intent: Intent) -> TurnTicket:
+        self._require_healthy()
+        with self.db.write("store the message") as conn:
+            return admission.begin_turn_in_tx(
+                conn, user_text=user_text, intent=intent, owner=self.owner, now=self.clock.now()
+            )
+
+    def complete_turn(self, ticket: TurnTicket, assistant_text: str) -> admission.TurnOutcome:
+        with self.db.write("store the answer") as conn:
+            return admission.complete_turn_in_tx(
+                conn, ticket=ticket, assistant_text=assistant_text, now=self.clock.now()
+            )
+
+    def fail_turn(self, ticket: TurnTicket, error: str) -> admission.TurnOutcome:
+        with self.db.write("mark the turn failed") as conn:
+            return admission.fail_turn_in_tx(conn, ticket=ticket, error=error, now=self.clock.now())
+
+    def heartbeat(self) -> int:
+        with self.db.write("renew turn leases") as conn:
+            return admission.heartbeat_in_tx(conn, owner=self.owner, now=self.clock.now())
+
+    def start_heartbeat(self, interval_s: float = admission.HEARTBEAT_SECONDS) -> None:
+        """Renew this owner's open-turn leases in a daemon thread until `stop_heartbeat`."""
+        if self._heartbeat_thread is not None:
+            return
+        self._heartbeat_stop.clear()
+
+        def beat() -> None:
+            while not self._heartbeat_stop.wait(interval_s):
+                try:
+                    self.heartbeat()
+                except Exception:
+                    continue
+
+        self._heartbeat_thread = threading.Thread(target=beat, name="memory-heartbeat", daemon=True)
+        self._heartbeat_thread.start()
+
+    def stop_heartbeat(self) -> None:
+        self._heartbeat_stop.set()
+        if self._heartbeat_thread is not None:
+            self._heartbeat_thread.join(timeout=5)
+            self._heartbeat_thread = None
+
+    # -- threads ---------------------------------------------------------------------------
+
+    def active_thread(self) -> Thread:
+        self._require_healthy()
+        with self.db.read("read the active thread") as conn:
+            op = require_operational(conn)
+            thread = threads.get_thread_in_tx(conn, thread_id=op.active_thread_id)
+            assert thread is not None
+            return thread
+
+    def start_new_thread(self) -> tuple[Thread, Thread]:
+        """Archive the active thread and create a new one (the storage half of `/new`)."""
+        self._require_healthy()
+        with self.db.write("start a new thread") as conn:
+            return threads.start_new_thread_in_tx(conn, now=self.clock.now())
+
+    # -- items -----------------------------------------------------------------------------
+
+    def list_items(self) -> list[Item]:
+        self._require_healthy()
+        with self.db.read("list memories") as conn:
+            op = require_operational(conn)
+            return items.list_active_in_tx(conn, thread_id=op.active_thread_id)
+
+    def show_item(self, memory_id: int) -> ItemDetail:
+        """Works on a degraded store, as long as the item tables can be read."""
+        with self.db.read("read the memory") as conn:
+            return items.show_in_tx(conn, memory_id=memory_id)
+
+    def forget(self, memory_id: int) -> Item:
+        self._require_healthy()
+        with self.db.write("forget the memory") as conn:
+            require_operational(conn)
+            return items.forget_in_tx(conn, memory_id=memory_id, now=self.clock.now())
+
+    # -- diagnosis and recovery --------------------------------------------------------------
+
+    def status(self) -> StatusReport:
+        return read_status(db=self.db, health=self._health)
+
+    def export(self) -> Path:
+        return export_snapshot(db=self.db, exports_dir=self.paths.exports, clock=self.clock)
+
+    def clear(self, *, confirm: bool) -> ClearResult:
+        if not confirm:
+            raise NotConfirmedError()
+        self.paths.state_dir.mkdir(parents=True, exist_ok=True)
+        result = clear_memory(db=self.db, clock=self.clock)
+        self._health = bootstrap(db=self.db, paths=self.paths, clock=self.clock)
+        return result

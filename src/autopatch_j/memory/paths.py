@@ -1,0 +1,45 @@
+"""Where a project's state lives: `.autopatch-j/` under the project root (H-2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+STATE_DIR_NAME = ".autopatch-j"
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectPaths:
+    root: Path
+
+    @classmethod
+    def for_root(cls, root: Path) -> ProjectPaths:
+        return cls(root=root.resolve())
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE_DIR_NAME
+
+    @property
+    def db(self) -> Path:
+        return self.state_dir / "memory.db"
+
+    @property
+    def legacy_json(self) -> Path:
+        return self.state_dir / "memory.json"
+
+    @property
+    def exports(self) -> Path:
+        return self.state_dir / "exports"
+
+    @property
+    def workspace(self) -> Path:
+        return self.state_dir / "workspace"
+
+    @property
+    def history_file(self) -> Path:
+        return self.state_dir / "cli-history"
+
+    @property
+    def config_file(self) -> Path:
+        return self.state_dir / "config.toml"

@@ -1,0 +1,82 @@
+"""`/memory status` (M-17, M-72): health, counts, jobs by state and the persisted last error."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from dataclasses import dataclass, field
+
+from autopatch_j.memory.db import Database
+from autopatch_j.memory.records import Health
+
+_COUNTS = (
+    "SELECT (SELECT count(*) FROM turns) AS turns, "
+    "(SELECT count(*) FROM memory_items WHERE status = 'active') AS active_items, "
+    "(SELECT count(*) FROM memory_candidates) AS candidates"
+)
+_JOBS_BY_STATUS = "SELECT status, count(*) AS n FROM memory_jobs GROUP BY status ORDER BY status"
+_META = "SELECT generation, last_error, last_succeeded_at FROM memory_meta WHERE id = 1"
+_ACTIVE_THREAD = "SELECT id FROM threads WHERE status = 'active' ORDER BY id LIMIT 1"
+DEBUG_HINT = "Set AUTOPATCH_DEBUG=true to see the RAW error text."
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReport:
+    health: Health
+    schema_version: int | None
+    active_thread_id: int | None
+    generation: int | None
+    counts: dict[str, int] = field(default_factory=dict)
+    jobs: dict[str, int] = field(default_factory=dict)
+    last_error: str | None = None
+    last_succeeded_at: float | None = None
+
+
+def concise_error(raw: str) -> str:
+    """The first line of a RAW error, bounded; the full text needs the debug switch (M-72)."""
+    first = raw.strip().splitlines()[0] if raw.strip() else "unknown error"
+    return first if len(first) <= 160 else first[:157] + "..."
+
+
+def read_status(*, db: Database, health: Health) -> StatusReport:
+    """Everything readable about the store; never refuses, never writes."""
+    if not db.path.exists():
+        return StatusReport(health=health, schema_version=None, active_thread_id=None, generation=None)
+    try:
+        conn = db.connect()
+    except sqlite3.Error:
+        return StatusReport(health=health, schema_version=None, active_thread_id=None, generation=None)
+    version = thread_id = generation = None
+    counts: dict[str, int] = {}
+    jobs: dict[str, int] = {}
+    last_error = last_ok = None
+    try:
+        with contextlib.suppress(sqlite3.Error):
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        with contextlib.suppress(sqlite3.Error):
+            row = conn.execute(_ACTIVE_THREAD).fetchone()
+            thread_id = row[0] if row else None
+        with contextlib.suppress(sqlite3.Error):
+            row = conn.execute(_META).fetchone()
+            if row:
+                generation, last_error, last_ok = (
+                    row["generation"],
+                    row["last_error"],
+                    row["last_succeeded_at"],
+                )
+        with contextlib.suppress(sqlite3.Error):
+            counts = dict(conn.execute(_COUNTS).fetchone())
+        with contextlib.suppress(sqlite3.Error):
+            jobs = {row["status"]: row["n"] for row in conn.execute(_JOBS_BY_STATUS)}
+    finally:
+        conn.close()
+    return StatusReport(
+        health=health,
+        schema_version=version,
+        active_thread_id=thread_id,
+        generation=generation,
+        counts=counts,
+        jobs=jobs,
+        last_error=last_error,
+        last_succeeded_at=last_ok,
+    )

@@ -1,0 +1,84 @@
+"""Retrieval terms (M-62, M-64): normalization, and indexing an item revision's terms.
+
+Metadata terms are the whole normalized title, aliases and keywords; they serve exact, prefix and
+substring matches, the latter through `memory_term_grams` (every position's 3-character gram).
+Content terms are bounded (≤ 256 per item, ≤ 160 chars): Latin words, and for CJK text every
+suffix of each CJK run (cut to 16 characters) — so a prefix lookup over content terms finds a CJK
+query anywhere inside a run without a tokenizer dictionary.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Iterable, Iterator
+
+MAX_TERM_CHARS = 160
+MAX_CONTENT_TERMS = 256
+MAX_QUERY_CHARS = 256
+GRAM = 3
+CJK_SUFFIX_CHARS = 16
+
+_SEPARATORS = re.compile(r"[\s\W_]+", re.UNICODE)
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_WORD = re.compile(f"[^\\W_{_CJK}]+", re.UNICODE)
+
+_INSERT_TERM = "INSERT INTO memory_terms (item_id, source, term) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"
+_INSERT_GRAM = "INSERT INTO memory_term_grams (gram, term_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
+_DROP_TERMS = "DELETE FROM memory_terms WHERE item_id = ?"
+
+
+def normalize(text: str) -> str:
+    """NFKC, casefold, and every run of whitespace/punctuation folded into one space."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _SEPARATORS.sub(" ", folded).strip()
+
+
+def grams(term: str) -> list[str]:
+    """The gram starting at every position (shorter at the end), without duplicates."""
+    return list(dict.fromkeys(term[i : i + GRAM] for i in range(len(term))))
+
+
+def metadata_terms(title: str, aliases: Iterable[str], keywords: Iterable[str]) -> list[str]:
+    values = (normalize(value)[:MAX_TERM_CHARS].strip() for value in (title, *aliases, *keywords))
+    return list(dict.fromkeys(value for value in values if value))
+
+
+def content_terms(content: str) -> list[str]:
+    return list(dict.fromkeys(_content_terms(normalize(content))))[:MAX_CONTENT_TERMS]
+
+
+def _content_terms(text: str) -> Iterator[str]:
+    for word in _WORD.findall(text):
+        if len(word) >= 2:
+            yield word[:MAX_TERM_CHARS]
+    for run in _CJK_RUN.findall(text):
+        for start in range(len(run) - 1):
+            yield run[start : start + CJK_SUFFIX_CHARS]
+
+
+def index_item_in_tx(
+    conn: sqlite3.Connection,
+    *,
+    item_id: int,
+    title: str,
+    aliases: Iterable[str],
+    keywords: Iterable[str],
+    content: str,
+) -> None:
+    """Index one active revision: metadata terms with their grams, then bounded content terms."""
+    for term in metadata_terms(title, aliases, keywords):
+        row = conn.execute(_INSERT_TERM, (item_id, "meta", term)).fetchone()
+        if row is not None:
+            conn.executemany(_INSERT_GRAM, ((gram, row[0]) for gram in grams(term)))
+    conn.executemany(
+        "INSERT INTO memory_terms (item_id, source, term) VALUES (?, 'content', ?) ON CONFLICT DO NOTHING",
+        ((item_id, term) for term in content_terms(content)),
+    )
+
+
+def drop_item_terms_in_tx(conn: sqlite3.Connection, *, item_id: int) -> None:
+    """Remove a revision from retrieval (it was revised, superseded or forgotten)."""
+    conn.execute(_DROP_TERMS, (item_id,))
