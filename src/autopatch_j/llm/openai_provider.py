@@ -106,6 +106,14 @@ class OpenAIProvider:
             raise
         timer.ok()
 
+    def close(self) -> None:
+        """Close the SDK client's connections, if a client was built."""
+        with self._lock:
+            client, self._client = self._client, None
+        close = getattr(client, "close", None)
+        if callable(close):
+            close()
+
     # -- the SDK border ---------------------------------------------------------------------------
 
     def _sdk_client(self) -> Any:

@@ -1,0 +1,1 @@
+from tests.support.fixtures import openai_server  # noqa: F401

@@ -1,0 +1,1 @@
+"""Test support shared by every test folder: fakes and fixtures."""
