@@ -3,27 +3,53 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Annotated
 
 import click
 import typer
 
 from autopatch_j.cli.cloud import cloud_app
+from autopatch_j.cli.context import AppContext
 from autopatch_j.cli.errors import exit_code_for, message_for
+from autopatch_j.cli.memory_cmds import memory_app, register_top_level
 
 app = typer.Typer(
     name="autopatch-j",
     help="A coding-agent CLI whose ordinary conversation continues across restarts.",
-    no_args_is_help=False,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
+
+
+@app.callback(invoke_without_command=True)
+def root(
+    ctx: typer.Context,
+    project: Annotated[
+        Path | None, typer.Option("--project", "-C", help="Project root (default: the current directory).")
+    ] = None,
+) -> None:
+    """A coding-agent CLI whose ordinary conversation continues across restarts."""
+    if ctx.invoked_subcommand == "cloud":
+        return
+    ctx.obj = AppContext.from_environment(root=project)
+    ctx.call_on_close(ctx.obj.close)
+    if ctx.invoked_subcommand is None:
+        from autopatch_j.cli.repl_entry import run_repl
+
+        run_repl(ctx.obj)
+
+
+app.add_typer(memory_app, name="memory")
+register_top_level(app)
 app.add_typer(cloud_app, name="cloud")
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; every known failure becomes one sentence and a non-zero exit code."""
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, prog_name="autopatch-j", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:

@@ -11,7 +11,16 @@ EXIT_CONFIG = 5
 
 
 def _table() -> list[tuple[type[BaseException], int]]:
-    rows: list[tuple[type[BaseException], int]] = []
+    from autopatch_j.llm.errors import LLMConfigError, LLMError
+    from autopatch_j.memory.errors import MemoryEngineError, MemorySchemaError, StorageError
+
+    rows: list[tuple[type[BaseException], int]] = [
+        (MemorySchemaError, EXIT_DEGRADED),
+        (StorageError, EXIT_STORAGE),
+        (MemoryEngineError, EXIT_FAILED),
+        (LLMConfigError, EXIT_CONFIG),
+        (LLMError, EXIT_FAILED),
+    ]
     try:
         from autopatch_j.cloud.errors import CloudError
     except ImportError:  # pragma: no cover - the cloud package is always installed

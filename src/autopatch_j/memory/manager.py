@@ -13,6 +13,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autopatch_j.memory import admission, items, threads
 from autopatch_j.memory.bootstrap import bootstrap
@@ -25,6 +26,10 @@ from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.paths import ProjectPaths
 from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, Thread, TurnTicket
 from autopatch_j.memory.status import StatusReport, read_status
+
+if TYPE_CHECKING:
+    from autopatch_j.memory.context import HistoryTurn
+    from autopatch_j.memory.search import ReadResult, SearchHit
 
 
 def new_owner_id() -> str:
@@ -154,6 +159,38 @@ class MemoryManager:
         with self.db.write("forget the memory") as conn:
             require_operational(conn)
             return items.forget_in_tx(conn, memory_id=memory_id, now=self.clock.now())
+
+    # -- retrieval and context (bound to the admission-time thread id, M-22) ----------------------
+
+    def search(self, *, thread_id: int, query: str, limit: int = 5) -> list[SearchHit]:
+        from autopatch_j.memory.search import search_in_tx
+
+        self._require_healthy()
+        with self.db.read("search Memory") as conn:
+            return search_in_tx(conn, thread_id=thread_id, query=query, limit=limit)
+
+    def read_memory(self, *, thread_id: int, memory_id: int) -> ReadResult | None:
+        from autopatch_j.memory.search import read_in_tx
+
+        self._require_healthy()
+        with self.db.read("read a memory") as conn:
+            return read_in_tx(conn, thread_id=thread_id, memory_id=memory_id)
+
+    def history(self, *, thread_id: int) -> list[HistoryTurn]:
+        from autopatch_j.memory.context import history_in_tx
+
+        self._require_healthy()
+        with self.db.read("read the conversation history") as conn:
+            require_operational(conn)
+            return history_in_tx(conn, thread_id=thread_id)
+
+    def routing_context(self, *, thread_id: int) -> str:
+        from autopatch_j.memory.context import routing_context_in_tx
+
+        self._require_healthy()
+        with self.db.read("build the Memory context") as conn:
+            require_operational(conn)
+            return routing_context_in_tx(conn, thread_id=thread_id)
 
     # -- diagnosis and recovery --------------------------------------------------------------
 

@@ -1,0 +1,79 @@
+"""The per-invocation context: settings read once at the entry point, and the project's Memory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from autopatch_j.memory.errors import ProjectRootError
+from autopatch_j.memory.manager import MemoryManager
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def flag(environ: Mapping[str, str], name: str) -> bool:
+    return environ.get(name, "").strip().lower() in _TRUE
+
+
+@dataclass
+class AppContext:
+    """Everything a command needs; built once per process by the root callback."""
+
+    root: Path
+    environ: Mapping[str, str]
+    console: Console
+    err_console: Console
+    debug: bool = False
+    _manager: MemoryManager | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_environment(cls, *, root: Path | None = None, environ: Mapping[str, str] | None = None) -> AppContext:
+        env = dict(os.environ if environ is None else environ)
+        project = _project_root(root)
+        return cls(
+            root=project,
+            environ=env,
+            console=Console(highlight=False, soft_wrap=True),
+            err_console=Console(stderr=True, highlight=False, soft_wrap=True),
+            debug=flag(env, "AUTOPATCH_DEBUG"),
+        )
+
+    def manager(self) -> MemoryManager:
+        """The project's Memory, opened (created or verified) on first use (M-14)."""
+        if self._manager is None:
+            manager = MemoryManager(root=self.root)
+            manager.open()
+            self._manager = manager
+        return self._manager
+
+    def close(self) -> None:
+        if self._manager is not None:
+            self._manager.stop_heartbeat()
+
+
+def _project_root(root: Path | None) -> Path:
+    try:
+        project = (root or Path.cwd()).resolve()
+    except OSError as exc:
+        raise ProjectRootError(f"The current directory cannot be used: {exc.strerror or exc}.") from exc
+    if not project.is_dir():
+        raise ProjectRootError(f"The project directory {project} does not exist.")
+    if not os.access(project, os.R_OK | os.W_OK | os.X_OK):
+        raise ProjectRootError(
+            f"The project directory {project} is not readable and writable; run autopatch-j where you can write."
+        )
+    return project
+
+
+def app_context(ctx: typer.Context) -> AppContext:
+    """The AppContext of a running command (set by the root callback)."""
+    obj = ctx.find_root().obj
+    if not isinstance(obj, AppContext):
+        obj = AppContext.from_environment()
+        ctx.find_root().obj = obj
+    return obj

@@ -1,0 +1,283 @@
+"""Memory commands: one handler each, shared by the REPL's slash commands and the subcommands (H-12).
+
+Handlers take the AppContext and plain arguments, do the work through `MemoryManager`, and render
+either JSON (stable, documented in the README) or text. Errors propagate as typed exceptions; the
+single error boundary in `app.py` turns them into one sentence and an exit code.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from autopatch_j.cli.context import AppContext, app_context
+from autopatch_j.cli.render import emit_json, say, timestamp
+from autopatch_j.memory.records import Item, ItemDetail
+from autopatch_j.memory.status import DEBUG_HINT, StatusReport, concise_error
+
+memory_app = typer.Typer(help="Inspect and manage the project's Memory.", no_args_is_help=True)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON instead of text.")]
+
+
+# -- status -------------------------------------------------------------------------------------
+
+
+def status_payload(report: StatusReport, *, debug: bool) -> dict[str, Any]:
+    raw = report.last_error
+    return {
+        "health": report.health.state,
+        "reason": report.health.reason,
+        "schema_version": report.schema_version,
+        "active_thread_id": report.active_thread_id,
+        "generation": report.generation,
+        "counts": {
+            "turns": report.counts.get("turns", 0),
+            "active_items": report.counts.get("active_items", 0),
+            "candidates": report.counts.get("candidates", 0),
+        },
+        "jobs": dict(sorted(report.jobs.items())),
+        "last_error": (raw if debug else concise_error(raw)) if raw else None,
+        "last_succeeded_at": timestamp(report.last_succeeded_at),
+        "debug": debug,
+        "hint": DEBUG_HINT if raw and not debug else None,
+    }
+
+
+def run_status(app: AppContext, *, as_json: bool) -> None:
+    payload = status_payload(app.manager().status(), debug=app.debug)
+    if as_json:
+        emit_json(app.console, payload)
+        return
+    c = app.console
+    health_style = "green" if payload["health"] == "healthy" else "bold red"
+    say(c, f"Memory: {payload['health']}" + (f" — {payload['reason']}" if payload["reason"] else ""), health_style)
+    say(
+        c,
+        f"schema version {payload['schema_version']}, generation {payload['generation']}, "
+        f"active thread {payload['active_thread_id']}",
+    )
+    counts = payload["counts"]
+    say(c, f"turns {counts['turns']}, active memories {counts['active_items']}, candidates {counts['candidates']}")
+    jobs = ", ".join(f"{k} {v}" for k, v in payload["jobs"].items()) or "none"
+    say(c, f"background jobs: {jobs}")
+    if payload["last_error"]:
+        say(c, f"last error: {payload['last_error']}", "yellow")
+        if payload["hint"]:
+            say(c, payload["hint"], "dim")
+    else:
+        say(c, "last error: none")
+
+
+# -- list / show / forget --------------------------------------------------------------------------
+
+
+def item_payload(item: Item) -> dict[str, Any]:
+    return {
+        "id": item.memory_id,
+        "kind": item.kind.value,
+        "title": item.title,
+        "content": item.content,
+        "status": item.status.value,
+        "updated_at": timestamp(item.updated_at),
+    }
+
+
+def detail_payload(detail: ItemDetail) -> dict[str, Any]:
+    item = detail.item
+    return {
+        **item_payload(item),
+        "revision": item.revision,
+        "thread_id": item.thread_id,
+        "non_factual": item.non_factual,
+        "aliases": list(item.aliases),
+        "keywords": list(item.keywords),
+        "superseded_by": item.superseded_by,
+        "sources": [{"turn_id": s.turn_id, "role": s.role.value, "quote": s.quote} for s in detail.sources],
+        "revisions": [
+            {
+                "revision": r.revision,
+                "status": r.status.value,
+                "operation": r.operation,
+                "title": r.title,
+                "content": r.content,
+                "created_at": timestamp(r.created_at),
+            }
+            for r in detail.revisions
+        ],
+    }
+
+
+def run_list(app: AppContext, *, as_json: bool) -> None:
+    items = app.manager().list_items()
+    if as_json:
+        emit_json(app.console, [item_payload(item) for item in items])
+        return
+    if not items:
+        say(app.console, "No memories yet.")
+        return
+    table = Table("id", "kind", "title", "content", "updated", show_lines=False)
+    for item in items:
+        table.add_row(str(item.memory_id), item.kind.value, item.title, item.content, timestamp(item.updated_at))
+    app.console.print(table, markup=False)
+
+
+def run_show(app: AppContext, memory_id: int, *, as_json: bool) -> None:
+    detail = app.manager().show_item(memory_id)
+    payload = detail_payload(detail)
+    if as_json:
+        emit_json(app.console, payload)
+        return
+    c = app.console
+    say(
+        c,
+        f"#{payload['id']} {payload['title']}  [{payload['kind']}, {payload['status']}, revision "
+        f"{payload['revision']}]",
+        "bold",
+    )
+    say(c, payload["content"])
+    if payload["non_factual"]:
+        say(c, "(discussion context: not a fact about the code)", "dim")
+    say(c, "sources:")
+    for source in payload["sources"]:
+        say(c, f"  turn {source['turn_id']} ({source['role']}): “{source['quote']}”")
+    if len(payload["revisions"]) > 1:
+        say(c, "revisions:")
+        for rev in payload["revisions"]:
+            say(c, f"  r{rev['revision']} {rev['operation']} {rev['status']}: {rev['content']}")
+
+
+def run_forget(app: AppContext, memory_id: int, *, as_json: bool) -> None:
+    item = app.manager().forget(memory_id)
+    if as_json:
+        emit_json(app.console, {"id": item.memory_id, "status": item.status.value, "raw_turns_kept": True})
+        return
+    say(app.console, f"Forgot memory {item.memory_id} ({item.title}). It no longer reaches routing or search.")
+    say(app.console, "The RAW turns it came from are kept; a new explicit statement can form a new memory.")
+
+
+# -- clear / export ----------------------------------------------------------------------------------
+
+
+def run_clear(app: AppContext, *, confirm: bool, as_json: bool) -> None:
+    result = app.manager().clear(confirm=confirm)
+    if as_json:
+        emit_json(
+            app.console, {"generation": result.generation, "thread_id": result.thread_id, "rebuilt": result.rebuilt}
+        )
+        return
+    say(app.console, f"Memory cleared: generation {result.generation}, new empty thread {result.thread_id}.")
+    if result.rebuilt:
+        say(app.console, "The degraded database file was replaced by a fresh v2 database.")
+    say(app.console, "Export files and CLI history were kept.")
+
+
+def run_export(app: AppContext, *, as_json: bool) -> None:
+    from autopatch_j.memory.export import RAW_NOTICE
+
+    path = app.manager().export()
+    if as_json:
+        emit_json(app.console, {"path": str(path), "notice": RAW_NOTICE})
+        return
+    say(app.console, str(path))
+    say(app.err_console, RAW_NOTICE, "dim")
+
+
+# -- threads and workspace --------------------------------------------------------------------------------
+
+
+def run_new(app: AppContext, *, as_json: bool) -> None:
+    archived, new = app.manager().start_new_thread()
+    if as_json:
+        emit_json(app.console, {"archived_thread_id": archived.id, "thread_id": new.id})
+        return
+    say(app.console, f"Started thread {new.id}; thread {archived.id} was archived.")
+    say(
+        app.console,
+        "Preferences, decisions, RAW turns, exports and CLI history are kept; "
+        "the old discussion is no longer in context.",
+    )
+
+
+def run_reset(app: AppContext, *, as_json: bool) -> None:
+    workspace = app.manager().paths.workspace
+    existed = workspace.exists()
+    if existed:
+        shutil.rmtree(workspace)
+    if as_json:
+        emit_json(app.console, {"workspace_cleared": existed, "memory_kept": True})
+        return
+    say(app.console, "Cleared the review workspace, scan results, code index and request cache.")
+    say(
+        app.console,
+        "Memory was kept. To clear it too, run `autopatch-j memory clear --confirm` "
+        "(`/memory clear --confirm` in the REPL).",
+    )
+
+
+# -- typer wiring --------------------------------------------------------------------------------------
+
+
+@memory_app.command("status")
+def status_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Show Memory health, background jobs and the last error (changes nothing)."""
+    run_status(app_context(ctx), as_json=as_json)
+
+
+@memory_app.command("list")
+def list_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """List the current derived memories (changes nothing)."""
+    run_list(app_context(ctx), as_json=as_json)
+
+
+@memory_app.command("show")
+def show_command(
+    ctx: typer.Context,
+    memory_id: Annotated[int, typer.Argument(metavar="ID", help="The memory id shown by `memory list`.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Show one memory with its sources and revisions; works on a degraded store."""
+    run_show(app_context(ctx), memory_id, as_json=as_json)
+
+
+@memory_app.command("forget")
+def forget_command(
+    ctx: typer.Context,
+    memory_id: Annotated[int, typer.Argument(metavar="ID", help="The memory id shown by `memory list`.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Take a memory out of routing and search; its RAW turns are kept."""
+    run_forget(app_context(ctx), memory_id, as_json=as_json)
+
+
+@memory_app.command("clear")
+def clear_command(
+    ctx: typer.Context,
+    confirm: Annotated[bool, typer.Option("--confirm", help="Required: really delete all Memory data.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete all Memory data and start one empty thread (needs --confirm); exports and history are kept."""
+    run_clear(app_context(ctx), confirm=confirm, as_json=as_json)
+
+
+@memory_app.command("export")
+def export_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Write a new RAW JSON snapshot under .autopatch-j/exports/ and print its path."""
+    run_export(app_context(ctx), as_json=as_json)
+
+
+def register_top_level(app: typer.Typer) -> None:
+    """`autopatch-j new` and `autopatch-j reset`."""
+
+    @app.command("new")
+    def new_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+        """Archive the current thread and start a new one (like /new)."""
+        run_new(app_context(ctx), as_json=as_json)
+
+    @app.command("reset")
+    def reset_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+        """Clear the review workspace, scan results, index and request cache; Memory is kept."""
+        run_reset(app_context(ctx), as_json=as_json)
