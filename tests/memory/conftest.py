@@ -1,0 +1,23 @@
+"""Shared fixtures for Memory tests: a fresh project with a fake clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autopatch_j.memory.clock import FakeClock
+from autopatch_j.memory.manager import MemoryManager
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def manager(tmp_path: Path, clock: FakeClock) -> MemoryManager:
+    """A healthy, freshly created Memory in an empty project directory."""
+    m = MemoryManager(root=tmp_path, clock=clock, owner="test-owner")
+    assert m.open().ok
+    return m
