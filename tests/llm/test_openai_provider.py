@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 
@@ -35,7 +36,7 @@ def log() -> DiagnosticsLog:
 
 
 @pytest.fixture
-def provider(openai_server: FakeOpenAIServer, log: DiagnosticsLog):  # type: ignore[no-untyped-def]
+def provider(openai_server: FakeOpenAIServer, log: DiagnosticsLog) -> Iterator[OpenAIProvider]:
     p = OpenAIProvider(settings=openai_server.settings(), diagnostics=log)
     yield p
     p.close()

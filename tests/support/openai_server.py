@@ -193,7 +193,7 @@ class FakeOpenAIServer:
     # -- scripting ----------------------------------------------------------------------------------
 
     def enqueue(self, reply: Reply | Handler) -> FakeOpenAIServer:
-        handler: Handler = reply if callable(reply) else (lambda _request, r=reply: r)
+        handler: Handler = _constant(reply) if isinstance(reply, Reply) else reply
         with self._lock:
             self._queue.append(handler)
         return self
@@ -311,6 +311,13 @@ class FakeOpenAIServer:
                 return
             http.wfile.write(event)
             http.wfile.flush()
+
+
+def _constant(reply: Reply) -> Handler:
+    def handler(_request: RecordedRequest) -> Reply:
+        return reply
+
+    return handler
 
 
 def _error_reply(status: int, message: str) -> Reply:

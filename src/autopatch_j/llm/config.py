@@ -86,7 +86,7 @@ def load_llm_settings(environ: Mapping[str, str], config_file: Path | None = Non
     if not model:
         raise LLMConfigError(
             f"The LLM is partly configured but has no model: set {env_name('model')} "
-            "(or `model` in .autopatch-j/config.toml) to the model name, e.g. gpt-4o-mini."
+            "(or `model` in .autopatch-j/config.toml) to the model name, such as gpt-4o-mini."
         )
     base_url = _check_base_url(str(values.get("base_url", DEFAULT_BASE_URL)).strip(), where)
     api_key = str(values.get("api_key", "")).strip()
@@ -129,7 +129,7 @@ def _check_base_url(base_url: str, where: Mapping[str, str]) -> str:
         source = where.get("base_url", env_name("base_url"))
         raise LLMConfigError(
             f"{source} is not an http(s) URL ({base_url!r}): set {env_name('base_url')} to the "
-            "endpoint's base URL, e.g. https://api.deepseek.com/v1."
+            "endpoint's base URL, such as https://api.deepseek.com/v1."
         )
     return base_url.rstrip("/")
 
