@@ -1,5 +1,186 @@
-"""`autopatch-j cloud …` — placeholder until the cloud control plane lands."""
+"""`autopatch-j cloud …`: init, users, quotas, the API server and workers.
+
+FastAPI, SQLAlchemy and uvicorn are imported inside the commands only, so `autopatch-j --help`
+stays fast. `--db` defaults to `AUTOPATCH_CLOUD_DB`, then to a SQLite file in the user data dir.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+if TYPE_CHECKING:
+    from autopatch_j.cloud.settings import CloudSettings
+
 cloud_app = typer.Typer(help="Cloud control plane: init, users, API server and workers.", no_args_is_help=True)
+user_app = typer.Typer(help="Manage control-plane users.", no_args_is_help=True)
+quota_app = typer.Typer(help="Manage monthly USD quotas.", no_args_is_help=True)
+cloud_app.add_typer(user_app, name="user")
+cloud_app.add_typer(quota_app, name="quota")
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Database URL (sqlite:///path or postgresql+psycopg://…). "
+        "Default: $AUTOPATCH_CLOUD_DB, then a SQLite file in the user data directory.",
+        show_default=False,
+    ),
+]
+
+
+def _settings(db: str | None, **overrides: Any) -> CloudSettings:
+    from pydantic import ValidationError
+
+    from autopatch_j.cloud.errors import ConfigError
+    from autopatch_j.cloud.settings import CloudSettings
+
+    values = {key: value for key, value in overrides.items() if value is not None}
+    if db is not None:
+        values["db"] = db
+    try:
+        return CloudSettings(**values)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        field = ".".join(str(part) for part in problem["loc"])
+        raise ConfigError(f"invalid cloud setting {field}: {problem['msg']}.") from exc
+
+
+def _ready_engine(settings: CloudSettings) -> Any:
+    """An engine on a migrated database (so every command works on a fresh file)."""
+    from autopatch_j.cloud.db import check_connection, make_engine
+    from autopatch_j.cloud.schema import migrate
+
+    engine = make_engine(settings.db)
+    check_connection(engine)
+    migrate(engine)
+    return engine
+
+
+@cloud_app.command("init")
+def init(db: DbOption = None) -> None:
+    """Create the cloud database or migrate it to the newest schema."""
+    from autopatch_j.cloud.schema import current_revision
+
+    settings = _settings(db)
+    engine = _ready_engine(settings)
+    try:
+        typer.echo(f"cloud database ready at revision {current_revision(engine)}: {engine.url.render_as_string()}")
+    finally:
+        engine.dispose()
+
+
+@user_app.command("add")
+def user_add(
+    name: Annotated[str, typer.Argument(help="Unique user name.")],
+    admin: Annotated[bool, typer.Option("--admin", help="Make the user a site admin (may set quotas).")] = False,
+    db: DbOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help='Print {"id", "token"} as JSON.')] = False,
+) -> None:
+    """Create a user and print its API token (shown once; only its hash is stored)."""
+    from autopatch_j.cloud.clock import utc_now
+    from autopatch_j.cloud.db import write_tx
+    from autopatch_j.cloud.users import create_user
+
+    engine = _ready_engine(_settings(db))
+    try:
+        with write_tx(engine) as conn:
+            created = create_user(conn, name=name, is_admin=admin, now=utc_now())
+    finally:
+        engine.dispose()
+    if as_json:
+        typer.echo(json.dumps({"id": created.user.id, "token": created.token}))
+    else:
+        typer.echo(f"user {created.user.name!r} created with id {created.user.id}")
+        typer.echo(f"token (shown once): {created.token}")
+
+
+@quota_app.command("set")
+def quota_set(
+    user_id: Annotated[int, typer.Argument(help="The user's id.")],
+    limit: Annotated[str, typer.Argument(help="Monthly limit in USD, or 'unlimited'.", metavar="USD|unlimited")],
+    db: DbOption = None,
+) -> None:
+    """Set a user's monthly USD limit (without a row the default is $10)."""
+    from autopatch_j.cloud.clock import utc_now
+    from autopatch_j.cloud.db import write_tx
+    from autopatch_j.cloud.errors import InvalidInput
+    from autopatch_j.cloud.quotas import set_quota
+
+    if limit.strip().lower() == "unlimited":
+        amount: float | None = None
+    else:
+        try:
+            amount = float(limit)
+        except ValueError as exc:
+            raise InvalidInput(f"the limit must be a number of USD or 'unlimited', not {limit!r}.") from exc
+        if amount != amount or amount in (float("inf"), float("-inf")):
+            raise InvalidInput("the limit must be a finite number of USD.")
+    engine = _ready_engine(_settings(db))
+    try:
+        with write_tx(engine) as conn:
+            set_quota(conn, actor_id=None, user_id=user_id, monthly_limit_usd=amount, now=utc_now())
+    finally:
+        engine.dispose()
+    typer.echo(f"user {user_id}: monthly limit {'unlimited' if amount is None else f'${amount:.2f}'}")
+
+
+@cloud_app.command("serve")
+def serve(
+    db: DbOption = None,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on (0 picks a free one).")] = 8000,
+) -> None:
+    """Run the HTTP API (OpenAPI at /openapi.json) with uvicorn."""
+    import uvicorn
+
+    from autopatch_j.cloud.app import create_app
+
+    settings = _settings(db, host=host, port=port)
+    engine = _ready_engine(settings)
+    app = create_app(settings=settings, engine=engine)
+    try:
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
+    finally:
+        engine.dispose()
+
+
+@cloud_app.command("worker")
+def worker(
+    db: DbOption = None,
+    executor: Annotated[
+        str, typer.Option(help="scripted (deterministic demo), command (AUTOPATCH_CLOUD_COMMAND) or llm.")
+    ] = "scripted",
+    once: Annotated[
+        bool, typer.Option("--once", help="Process until the queue is empty, run the memory sweep, exit.")
+    ] = False,
+) -> None:
+    """Claim and run queued tasks, then sweep for automatic memories, in a loop."""
+    import logging
+
+    from autopatch_j.cloud.executors import make_executor
+    from autopatch_j.cloud.worker import Worker
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    settings = _settings(db, executor=executor)
+    runner = make_executor(settings.executor, settings=settings)
+    engine = _ready_engine(settings)
+    loop_worker = Worker(
+        engine=engine, executor=runner, worker_id=settings.worker_id, lease_seconds=settings.lease_seconds
+    )
+
+    def report(ran: int, sweep: Any) -> None:
+        if ran or sweep.extracted:
+            typer.echo(f"ran {ran} task(s); memories extracted from tasks {sweep.extracted or '[]'}")
+
+    try:
+        total = loop_worker.run_loop(once=once, poll_seconds=settings.poll_seconds, on_loop=report)
+    except KeyboardInterrupt:
+        total = -1
+    finally:
+        engine.dispose()
+    if total >= 0:
+        typer.echo(f"worker done: {total} task(s) run")

@@ -99,19 +99,19 @@ def insert_ignore(
     conn: Connection, table: sa.Table, values: Mapping[str, Any], *, conflict: Sequence[str]
 ) -> int | None:
     """`INSERT … ON CONFLICT (…) DO NOTHING RETURNING id`: the new id, or None when it already existed."""
-    stmt = _dialect_insert(conn, table).values(**values).on_conflict_do_nothing(index_elements=list(conflict))
+    stmt = dialect_insert(conn, table).values(**values).on_conflict_do_nothing(index_elements=list(conflict))
     row = conn.execute(stmt.returning(table.c.id)).first()
     return None if row is None else int(row[0])
 
 
 def upsert(conn: Connection, table: sa.Table, values: Mapping[str, Any], *, key: Sequence[str]) -> None:
     """`INSERT … ON CONFLICT (key) DO UPDATE SET …` on both backends."""
-    stmt = _dialect_insert(conn, table).values(**values)
+    stmt = dialect_insert(conn, table).values(**values)
     updates = {name: stmt.excluded[name] for name in values if name not in key}
     conn.execute(stmt.on_conflict_do_update(index_elements=list(key), set_=updates))
 
 
-def _dialect_insert(conn: Connection, table: sa.Table) -> Any:
+def dialect_insert(conn: Connection, table: sa.Table) -> Any:
     if is_postgres(conn):
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Self
@@ -37,7 +37,7 @@ class MemoryStatus(StrEnum):
 
 
 def _pick(cls: type, row: RowMapping | dict[str, Any]) -> dict[str, Any]:
-    return {name: row[name] for name in cls.__dataclass_fields__}
+    return {f.name: row[f.name] for f in fields(cls)}
 
 
 @dataclass(frozen=True, slots=True)

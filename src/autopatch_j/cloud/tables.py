@@ -40,7 +40,8 @@ class UtcDateTime(sa.types.TypeDecorator[datetime]):
             return None
         if isinstance(value, str):  # pragma: no cover - SQLite returns datetime via the type
             value = datetime.fromisoformat(value)
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        moment: datetime = value
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 TS = UtcDateTime

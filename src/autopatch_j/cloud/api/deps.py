@@ -1,0 +1,49 @@
+"""Per-request dependencies: the engine and clock from `app.state`, and the authenticated caller."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.engine import Engine
+
+from autopatch_j.cloud.clock import Clock
+from autopatch_j.cloud.db import read_tx
+from autopatch_j.cloud.errors import Unauthorized
+from autopatch_j.cloud.quotas import QuotaLookup
+from autopatch_j.cloud.records import User
+from autopatch_j.cloud.users import user_for_token
+
+bearer = HTTPBearer(auto_error=False, description="The API token printed by `autopatch-j cloud user add`.")
+
+
+def get_engine(request: Request) -> Engine:
+    engine: Engine = request.app.state.engine
+    return engine
+
+
+def get_clock(request: Request) -> Clock:
+    clock: Clock = request.app.state.clock
+    return clock
+
+
+def get_quotas(request: Request) -> QuotaLookup:
+    quotas: QuotaLookup = request.app.state.quotas
+    return quotas
+
+
+def current_user(
+    engine: Annotated[Engine, Depends(get_engine)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> User:
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise Unauthorized()
+    with read_tx(engine) as conn:
+        return user_for_token(conn, credentials.credentials)
+
+
+EngineDep = Annotated[Engine, Depends(get_engine)]
+ClockDep = Annotated[Clock, Depends(get_clock)]
+QuotasDep = Annotated[QuotaLookup, Depends(get_quotas)]
+UserDep = Annotated[User, Depends(current_user)]

@@ -1,0 +1,64 @@
+"""Map the cloud's exceptions to HTTP answers; validation errors become one clear 422 sentence."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from autopatch_j.cloud.errors import (
+    CloudError,
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    QuotaLookupError,
+    StorageError,
+    Unauthorized,
+)
+
+STATUS: tuple[tuple[type[CloudError], int], ...] = (
+    (Unauthorized, 401),
+    (Forbidden, 403),
+    (NotFound, 404),
+    (Conflict, 409),
+    (InvalidInput, 422),
+    (StorageError, 503),
+    (QuotaLookupError, 503),
+)
+
+
+def message(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text or (type(exc).__doc__ or type(exc).__name__).strip().splitlines()[0]
+
+
+def status_for(exc: CloudError) -> int:
+    for exc_type, status in STATUS:
+        if isinstance(exc, exc_type):
+            return status
+    return 500
+
+
+def describe(exc: RequestValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        loc = [str(item) for item in error.get("loc", ()) if item not in ("body",)]
+        where = ".".join(loc) or "body"
+        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+    return "invalid request — " + "; ".join(parts[:5]) + "."
+
+
+def install(app: FastAPI) -> None:
+    async def on_cloud_error(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, CloudError)
+        status = status_for(exc)
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        return JSONResponse({"detail": message(exc)}, status_code=status, headers=headers)
+
+    async def on_validation_error(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return JSONResponse({"detail": describe(exc)}, status_code=422)
+
+    app.add_exception_handler(CloudError, on_cloud_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)

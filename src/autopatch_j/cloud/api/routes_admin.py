@@ -1,0 +1,37 @@
+"""Memory deletion and site-admin quota management (C-6, C-7)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Response, status
+
+from autopatch_j.cloud import memories, quotas
+from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, UserDep
+from autopatch_j.cloud.api.schemas import MAX_ID, QuotaIn, QuotaOut
+from autopatch_j.cloud.db import write_tx
+from autopatch_j.cloud.errors import Forbidden
+
+router = APIRouter()
+ObjectId = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+@router.delete("/memories/{memory_id}", status_code=status.HTTP_204_NO_CONTENT, tags=["memories"])
+def delete_memory(memory_id: ObjectId, user: UserDep, engine: EngineDep, clock: ClockDep) -> Response:
+    """Soft-delete a memory: your own user-level ones, or project ones with `create_task`."""
+    with write_tx(engine) as conn:
+        memories.delete_memory(conn, user=user, memory_id=memory_id, now=clock())
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.put("/users/{user_id}/quota", response_model=QuotaOut, tags=["quotas"])
+def set_quota(
+    user_id: ObjectId, body: QuotaIn, user: UserDep, engine: EngineDep, clock: ClockDep, lookup: QuotasDep
+) -> QuotaOut:
+    """Set a user's monthly USD limit; null means unlimited (site admins only)."""
+    if not user.is_admin:
+        raise Forbidden("only a site admin (created with --admin) can set quotas.")
+    now = clock()
+    with write_tx(engine) as conn:
+        quotas.set_quota(conn, actor_id=user.id, user_id=user_id, monthly_limit_usd=body.monthly_limit_usd, now=now)
+        return QuotaOut.of(user_id, lookup.status(conn, user_id=user_id, now=now))

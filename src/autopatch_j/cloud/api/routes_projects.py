@@ -1,0 +1,103 @@
+"""Projects, members, a project's tasks and memories (C-3, C-4, C-7)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, status
+
+from autopatch_j.cloud import memories, projects, tasks
+from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
+from autopatch_j.cloud.api.schemas import (
+    MAX_ID,
+    MemberIn,
+    MemberOut,
+    MemoryIn,
+    MemoryOut,
+    ProjectIn,
+    ProjectOut,
+    TaskIn,
+    TaskOut,
+)
+from autopatch_j.cloud.db import read_tx, write_tx
+from autopatch_j.cloud.projects import Permission
+from autopatch_j.cloud.records import Role
+
+router = APIRouter(tags=["projects"])
+ProjectId = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+@router.post("/projects", response_model=ProjectOut, status_code=status.HTTP_201_CREATED)
+def create_project(body: ProjectIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> ProjectOut:
+    """Create a project; the caller becomes its admin."""
+    with write_tx(engine) as conn:
+        project = projects.create_project(conn, user=user, name=body.name, now=clock())
+    return ProjectOut.of(project, Role.ADMIN)
+
+
+@router.get("/projects", response_model=list[ProjectOut])
+def list_projects(user: UserDep, engine: EngineDep) -> list[ProjectOut]:
+    """The projects the caller is a member of, with the caller's role."""
+    with read_tx(engine) as conn:
+        return [ProjectOut.of(p, role) for p, role in projects.list_projects(conn, user=user)]
+
+
+@router.post("/projects/{project_id}/members", response_model=MemberOut)
+def set_member(project_id: ProjectId, body: MemberIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> MemberOut:
+    """Add a member or change a member's role (project admins only)."""
+    with write_tx(engine) as conn:
+        projects.set_member(conn, actor=user, project_id=project_id, user_id=body.user_id, role=body.role, now=clock())
+    return MemberOut(project_id=project_id, user_id=body.user_id, role=body.role)
+
+
+@router.post("/projects/{project_id}/tasks", response_model=TaskOut, status_code=status.HTTP_201_CREATED)
+def create_task(project_id: ProjectId, body: TaskIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> TaskOut:
+    """Queue a task (needs `create_task`: member or admin)."""
+    with write_tx(engine) as conn:
+        task = tasks.create_task(
+            conn,
+            user=user,
+            project_id=project_id,
+            prompt=body.prompt,
+            goal=body.goal,
+            parent_task_id=body.parent_task_id,
+            now=clock(),
+        )
+    return TaskOut.of(task)
+
+
+@router.get("/projects/{project_id}/tasks", response_model=list[TaskOut])
+def list_tasks(
+    project_id: ProjectId,
+    user: UserDep,
+    engine: EngineDep,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> list[TaskOut]:
+    """The project's tasks, newest first (needs `view`)."""
+    with read_tx(engine) as conn:
+        return [
+            TaskOut.of(t) for t in tasks.list_tasks(conn, user=user, project_id=project_id, limit=limit, offset=offset)
+        ]
+
+
+@router.get("/projects/{project_id}/memories", response_model=list[MemoryOut], tags=["memories"])
+def list_project_memories(project_id: ProjectId, user: UserDep, engine: EngineDep) -> list[MemoryOut]:
+    """The project's active memories, newest first (needs `view`)."""
+    with read_tx(engine) as conn:
+        projects.require(conn, user=user, project_id=project_id, permission=Permission.VIEW)
+        return [MemoryOut.of(m) for m in memories.project_memories(conn, project_id=project_id)]
+
+
+@router.post(
+    "/projects/{project_id}/memories", response_model=MemoryOut, status_code=status.HTTP_201_CREATED, tags=["memories"]
+)
+def add_project_memory(
+    project_id: ProjectId, body: MemoryIn, user: UserDep, engine: EngineDep, clock: ClockDep
+) -> MemoryOut:
+    """Create a project-level memory (needs `create_task`)."""
+    with write_tx(engine) as conn:
+        memory = memories.create_project_memory(
+            conn, user=user, project_id=project_id, content=body.content, now=clock()
+        )
+    return MemoryOut.of(memory)

@@ -1,0 +1,238 @@
+"""Request and response bodies: the border where typed records become JSON and back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from autopatch_j.cloud.auto_memory import LogEntry
+from autopatch_j.cloud.memory_settings import AutoMemorySettings, TaskFlags
+from autopatch_j.cloud.quotas import QuotaStatus
+from autopatch_j.cloud.records import Followup, Memory, Project, Role, Task, User
+
+MAX_ID = 2**31 - 1
+
+
+def _storable(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("must be valid Unicode text (no lone surrogates)") from exc
+    return value
+
+
+Text = Annotated[str, AfterValidator(_storable)]
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProjectIn(Body):
+    name: Annotated[Text, Field(min_length=1, max_length=200)]
+
+
+class MemberIn(Body):
+    user_id: Id
+    role: Role
+
+
+class TaskIn(Body):
+    prompt: Annotated[Text, Field(min_length=1, max_length=100_000)]
+    goal: Annotated[Text, Field(min_length=1, max_length=100_000)] | None = None
+    parent_task_id: Id | None = None
+
+
+class ContinueIn(Body):
+    prompt: Annotated[Text, Field(min_length=1, max_length=100_000)]
+
+
+class FollowupIn(Body):
+    to_task_id: Id
+    message: Annotated[Text, Field(min_length=1, max_length=20_000)]
+
+
+class MemoryIn(Body):
+    content: Annotated[Text, Field(min_length=1, max_length=4000)]
+
+
+class SettingsPatch(Body):
+    """Any subset of the settings; omitted ones keep their value."""
+
+    generate_memories: int | None = None
+    use_memories: int | None = None
+    disable_on_external_context: int | None = None
+    min_rate_limit_remaining_percent: float | None = None
+    idle_seconds: int | None = None
+    min_duration_seconds: int | None = None
+    min_result_chars: int | None = None
+    extract_model: Text | None = None
+    consolidation_model: Text | None = None
+
+
+class FlagsIn(Body):
+    use_memories: bool | None = None
+    generate_memories: bool | None = None
+
+
+class RunIn(Body):
+    force: bool = False
+
+
+class QuotaIn(Body):
+    monthly_limit_usd: Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)] | None
+
+
+class Out(BaseModel):
+    pass
+
+
+class HealthOut(Out):
+    status: str
+
+
+class UserOut(Out):
+    id: int
+    name: str
+    is_admin: bool
+
+    @classmethod
+    def of(cls, user: User) -> UserOut:
+        return cls(id=user.id, name=user.name, is_admin=user.is_admin)
+
+
+class ProjectOut(Out):
+    id: int
+    name: str
+    role: Role
+    created_at: datetime
+
+    @classmethod
+    def of(cls, project: Project, role: Role) -> ProjectOut:
+        return cls(id=project.id, name=project.name, role=role, created_at=project.created_at)
+
+
+class MemberOut(Out):
+    project_id: int
+    user_id: int
+    role: Role
+
+
+class TaskOut(Out):
+    id: int
+    project_id: int
+    user_id: int
+    prompt: str
+    goal: str | None
+    status: str
+    result_text: str | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    parent_task_id: int | None
+    cost_usd: float
+    round: int
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, task: Task) -> TaskOut:
+        fields: dict[str, Any] = {name: getattr(task, name) for name in cls.model_fields}
+        fields["status"] = task.status.value
+        return cls(**fields)
+
+
+class FollowupOut(Out):
+    id: int
+    from_task_id: int
+    to_task_id: int
+    message: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, f: Followup) -> FollowupOut:
+        return cls(
+            id=f.id, from_task_id=f.from_task_id, to_task_id=f.to_task_id, message=f.message, created_at=f.created_at
+        )
+
+
+class MemoryOut(Out):
+    id: int
+    scope: str
+    user_id: int
+    project_id: int | None
+    content: str
+    status: str
+    source_thread_id: str | None
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, m: Memory) -> MemoryOut:
+        return cls(
+            id=m.id,
+            scope=m.scope.value,
+            user_id=m.user_id,
+            project_id=m.project_id,
+            content=m.content,
+            status=m.status.value,
+            source_thread_id=m.source_thread_id,
+            created_at=m.created_at,
+            updated_at=m.updated_at,
+        )
+
+
+class SettingsOut(AutoMemorySettings):
+    @classmethod
+    def of(cls, s: AutoMemorySettings) -> SettingsOut:
+        return cls(**s.model_dump())
+
+
+class FlagsOut(Out):
+    task_id: int
+    use_memories: bool | None
+    generate_memories: bool | None
+
+    @classmethod
+    def of(cls, f: TaskFlags) -> FlagsOut:
+        return cls(task_id=f.task_id, use_memories=f.use_memories, generate_memories=f.generate_memories)
+
+
+class RunOut(Out):
+    scanned: int
+    extracted: list[int]
+    skipped: dict[str, str]
+
+
+class LogOut(Out):
+    task_id: int
+    outcome: str
+    reason: str
+    memory_id: int | None
+    at: datetime
+
+    @classmethod
+    def of(cls, e: LogEntry) -> LogOut:
+        return cls(task_id=e.task_id, outcome=e.outcome, reason=e.reason, memory_id=e.memory_id, at=e.at)
+
+
+class QuotaOut(Out):
+    user_id: int
+    monthly_limit_usd: float | None
+    spent_usd: float
+    remaining_percent: float
+    default_applies: bool
+
+    @classmethod
+    def of(cls, user_id: int, q: QuotaStatus) -> QuotaOut:
+        return cls(
+            user_id=user_id,
+            monthly_limit_usd=q.limit_usd,
+            spent_usd=q.spent_usd,
+            remaining_percent=q.remaining_percent,
+            default_applies=not q.has_row,
+        )

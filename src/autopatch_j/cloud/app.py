@@ -1,0 +1,53 @@
+"""The FastAPI app factory: nothing is built at import time; the engine comes from the settings."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI
+
+from autopatch_j.cloud.clock import Clock, utc_now
+from autopatch_j.cloud.db import make_engine
+from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from autopatch_j.cloud.settings import CloudSettings
+
+
+def create_app(
+    *,
+    settings: CloudSettings,
+    engine: Engine | None = None,
+    clock: Clock = utc_now,
+    quotas: QuotaLookup | None = None,
+) -> FastAPI:
+    """Build the API; pass `engine` to share one (tests), otherwise it is made from `settings.db`."""
+    from autopatch_j.cloud.api import errors, routes_admin, routes_projects, routes_tasks, routes_users
+
+    owned = engine is None
+    the_engine = engine if engine is not None else make_engine(settings.db)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if owned:
+            the_engine.dispose()
+
+    app = FastAPI(
+        title="autopatch-j cloud",
+        version="1",
+        description="Control plane for coding-agent tasks with automatic memory.",
+        lifespan=lifespan,
+    )
+    app.state.engine = the_engine
+    app.state.clock = clock
+    app.state.quotas = quotas or DbQuotas()
+    app.state.settings = settings
+    errors.install(app)
+    for module in (routes_users, routes_projects, routes_tasks, routes_admin):
+        app.include_router(module.router)
+    return app

@@ -1,0 +1,346 @@
+"""Automatic memory extraction (C-12, C-13, C-20 … C-23).
+
+`process_auto_memories()` scans completed tasks that have no memory yet, applies the gates in order
+(switch, idle, duration/length, external context, quota), logs one row per task (upserted by task id)
+and turns each eligible task into one project-level memory whose `source_thread_id` is the task id.
+
+Exactly once under concurrent sweeps: the extraction transaction locks the project row
+(`FOR UPDATE` on PostgreSQL; SQLite's `BEGIN IMMEDIATE` already serializes writers), re-checks
+that the task has no memory, and inserts with `ON CONFLICT (source_thread_id) DO NOTHING`; a
+partial unique index keeps a single active memory per (project, goal).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from autopatch_j.cloud import audit
+from autopatch_j.cloud.db import dialect_insert, insert_ignore, read_tx, write_tx
+from autopatch_j.cloud.errors import QuotaLookupError
+from autopatch_j.cloud.memory_settings import AutoMemorySettings, effective, settings_from_row
+from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
+from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
+from autopatch_j.cloud.redaction import redact
+from autopatch_j.cloud.tables import (
+    auto_memory_log,
+    auto_memory_settings,
+    identity_memories,
+    projects,
+    task_auto_memory_flags,
+    task_followups,
+    tasks,
+)
+
+log = logging.getLogger(__name__)
+
+EXCERPT_CHARS = 800
+GOAL_LINE_CHARS = 200
+
+
+class Outcome(StrEnum):
+    EXTRACTED = "extracted"
+    SKIPPED = "skipped"
+
+
+class Reason(StrEnum):
+    EXTRACTED = "extracted"
+    EXTRACTED_SUPERSEDED = "extracted_superseded"  # stored, but a newer result of the goal stays active
+    GENERATE_DISABLED = "generate_disabled"
+    NOT_IDLE = "not_idle"
+    MISSING_TIMESTAMPS = "missing_timestamps"
+    DURATION_TOO_SHORT = "duration_too_short"
+    RESULT_TOO_SHORT = "result_too_short"
+    EXTERNAL_CONTEXT_FOLLOWUPS = "external_context_followups"
+    EXTERNAL_CONTEXT_SUBTASK = "external_context_subtask"
+    QUOTA_BELOW_THRESHOLD = "quota_below_threshold"
+    QUOTA_CHECK_FAILED = "quota_check_failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A completed task without a memory, with everything the gates read."""
+
+    task_id: int
+    user_id: int
+    project_id: int
+    prompt: str
+    goal: str | None
+    result_text: str
+    started_at: datetime | None
+    finished_at: datetime | None
+    updated_at: datetime
+    parent_task_id: int | None
+    has_followups: bool
+    settings: AutoMemorySettings
+    generate_flag: bool | None
+    logged: tuple[str, str] | None
+
+
+@dataclass(slots=True)
+class SweepReport:
+    scanned: int = 0
+    extracted: list[int] = field(default_factory=list)
+    skipped: dict[int, Reason] = field(default_factory=dict)
+
+
+def check_gates(candidate: Candidate, *, now: datetime, force: bool) -> Reason | None:
+    """Gates 1–4 in order (C-21); the quota gate needs a lookup and is `check_quota`."""
+    s = candidate.settings
+    if not effective(candidate.generate_flag, s.generate_memories):
+        return Reason.GENERATE_DISABLED
+    if not force:
+        terminal_at = candidate.finished_at or candidate.updated_at
+        if (now - terminal_at).total_seconds() < s.idle_seconds:
+            return Reason.NOT_IDLE
+        if candidate.started_at is None or candidate.finished_at is None:
+            return Reason.MISSING_TIMESTAMPS
+        if (candidate.finished_at - candidate.started_at).total_seconds() < s.min_duration_seconds:
+            return Reason.DURATION_TOO_SHORT
+        if len(candidate.result_text) < s.min_result_chars:
+            return Reason.RESULT_TOO_SHORT
+    if s.disable_on_external_context:
+        if candidate.has_followups:
+            return Reason.EXTERNAL_CONTEXT_FOLLOWUPS
+        if candidate.parent_task_id is not None:
+            return Reason.EXTERNAL_CONTEXT_SUBTASK
+    return None
+
+
+def check_quota(remaining_percent: float | None, settings: AutoMemorySettings) -> Reason | None:
+    """Gate 5; `None` remaining means the lookup failed, which fails closed."""
+    if remaining_percent is None:
+        return Reason.QUOTA_CHECK_FAILED
+    if remaining_percent < settings.min_rate_limit_remaining_percent:
+        return Reason.QUOTA_BELOW_THRESHOLD
+    return None
+
+
+def goal_line(goal: str | None, prompt: str) -> str:
+    """The first non-empty line of the goal (or, without one, of the prompt)."""
+    for line in (goal or prompt).splitlines():
+        if line.strip():
+            return line.strip()[:GOAL_LINE_CHARS]
+    return ""
+
+
+def goal_key(line: str) -> str:
+    return hashlib.sha256(" ".join(line.lower().split()).encode("utf-8")).hexdigest()
+
+
+def memory_content(goal: str | None, prompt: str, result_text: str) -> str:
+    """Deterministic v1 content (C-22): the goal line + the first 800 chars of the redacted result."""
+    return redact(goal_line(goal, prompt)) + "\n" + redact(result_text)[:EXCERPT_CHARS]
+
+
+def _candidates(conn: Connection, *, user_id: int | None) -> list[Candidate]:
+    has_memory = sa.exists().where(identity_memories.c.source_thread_id == sa.cast(tasks.c.id, sa.String))
+    has_followups = sa.exists().where(
+        sa.or_(task_followups.c.from_task_id == tasks.c.id, task_followups.c.to_task_id == tasks.c.id)
+    )
+    query = (
+        sa.select(
+            tasks,
+            *[auto_memory_settings.c[name] for name in AutoMemorySettings.model_fields],
+            auto_memory_settings.c.user_id.label("settings_user"),
+            task_auto_memory_flags.c.generate_memories.label("generate_flag"),
+            has_followups.label("has_followups"),
+            auto_memory_log.c.outcome.label("log_outcome"),
+            auto_memory_log.c.reason.label("log_reason"),
+        )
+        .select_from(
+            tasks.outerjoin(auto_memory_settings, auto_memory_settings.c.user_id == tasks.c.user_id)
+            .outerjoin(task_auto_memory_flags, task_auto_memory_flags.c.task_id == tasks.c.id)
+            .outerjoin(auto_memory_log, auto_memory_log.c.task_id == tasks.c.id)
+        )
+        .where(tasks.c.status == TaskStatus.COMPLETED, ~has_memory)
+        .order_by(tasks.c.id)
+    )
+    if user_id is not None:
+        query = query.where(tasks.c.user_id == user_id)
+    out = []
+    for row in conn.execute(query).mappings():
+        flag = row["generate_flag"]
+        out.append(
+            Candidate(
+                task_id=row["id"],
+                user_id=row["user_id"],
+                project_id=row["project_id"],
+                prompt=row["prompt"],
+                goal=row["goal"],
+                result_text=row["result_text"] or "",
+                started_at=row["started_at"],
+                finished_at=row["finished_at"],
+                updated_at=row["updated_at"],
+                parent_task_id=row["parent_task_id"],
+                has_followups=bool(row["has_followups"]),
+                settings=settings_from_row(row if row["settings_user"] is not None else None),
+                generate_flag=None if flag is None else bool(flag),
+                logged=None if row["log_outcome"] is None else (row["log_outcome"], row["log_reason"]),
+            )
+        )
+    return out
+
+
+def process_auto_memories(
+    engine: Engine,
+    *,
+    clock: Callable[[], datetime],
+    quotas: QuotaLookup | None = None,
+    user_id: int | None = None,
+    force: bool = False,
+) -> SweepReport:
+    """One extraction sweep over completed tasks (all users, or only `user_id`'s)."""
+    quotas = quotas or DbQuotas()
+    now = clock()
+    report = SweepReport()
+    with read_tx(engine) as conn:
+        candidates = _candidates(conn, user_id=user_id)
+    report.scanned = len(candidates)
+    remaining: dict[int, float | None] = {}
+    eligible: list[Candidate] = []
+    for cand in candidates:
+        reason = check_gates(cand, now=now, force=force)
+        if reason is None:
+            if cand.user_id not in remaining:
+                remaining[cand.user_id] = _remaining_percent(engine, quotas, user_id=cand.user_id, now=now)
+            reason = check_quota(remaining[cand.user_id], cand.settings)
+        if reason is None:
+            eligible.append(cand)
+        else:
+            report.skipped[cand.task_id] = reason
+    _log_skips(engine, candidates, report.skipped, now=now)
+    for cand in eligible:
+        if _extract(engine, cand, now=now) is not None:
+            report.extracted.append(cand.task_id)
+    return report
+
+
+def _remaining_percent(engine: Engine, quotas: QuotaLookup, *, user_id: int, now: datetime) -> float | None:
+    try:
+        with read_tx(engine) as conn:
+            return quotas.status(conn, user_id=user_id, now=now).remaining_percent
+    except QuotaLookupError as exc:
+        log.warning("auto memory: quota lookup failed for user %s, failing closed: %s", user_id, exc)
+        return None
+
+
+def _log_skips(engine: Engine, candidates: list[Candidate], skipped: dict[int, Reason], *, now: datetime) -> None:
+    changed = [c for c in candidates if c.task_id in skipped and c.logged != (Outcome.SKIPPED, skipped[c.task_id])]
+    if not changed:
+        return
+    with write_tx(engine) as conn:
+        for cand in changed:
+            _upsert_log(conn, cand, outcome=Outcome.SKIPPED, reason=skipped[cand.task_id], memory_id=None, now=now)
+
+
+def _upsert_log(
+    conn: Connection, cand: Candidate, *, outcome: Outcome, reason: Reason, memory_id: int | None, now: datetime
+) -> None:
+    values = {
+        "task_id": cand.task_id,
+        "user_id": cand.user_id,
+        "outcome": outcome,
+        "reason": reason,
+        "memory_id": memory_id,
+        "at": now,
+    }
+    stmt = dialect_insert(conn, auto_memory_log).values(**values)
+    set_ = {name: stmt.excluded[name] for name in values if name != "task_id"}
+    # A stale sweep never overwrites the record of an extraction.
+    conn.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["task_id"], set_=set_, where=auto_memory_log.c.outcome != Outcome.EXTRACTED
+        )
+    )
+
+
+def _extract(engine: Engine, cand: Candidate, *, now: datetime) -> int | None:
+    """Store the memory for one eligible task; None if another sweep got there first."""
+    source = str(cand.task_id)
+    with write_tx(engine) as conn:
+        conn.execute(sa.select(projects.c.id).where(projects.c.id == cand.project_id).with_for_update())
+        exists = conn.execute(
+            sa.select(identity_memories.c.id).where(identity_memories.c.source_thread_id == source)
+        ).first()
+        status = conn.execute(sa.select(tasks.c.status).where(tasks.c.id == cand.task_id)).scalar_one()
+        if exists is not None or status != TaskStatus.COMPLETED:
+            return None
+        key = goal_key(goal_line(cand.goal, cand.prompt))
+        mine = (cand.finished_at or cand.updated_at, cand.task_id)
+        active = conn.execute(
+            sa.select(identity_memories.c.id, tasks.c.finished_at, tasks.c.updated_at, tasks.c.id.label("task_id"))
+            .join(tasks, sa.cast(tasks.c.id, sa.String) == identity_memories.c.source_thread_id)
+            .where(
+                identity_memories.c.project_id == cand.project_id,
+                identity_memories.c.goal_key == key,
+                identity_memories.c.status == MemoryStatus.ACTIVE,
+            )
+        ).first()
+        newer_exists = active is not None and (active.finished_at or active.updated_at, active.task_id) > mine
+        if active is not None and not newer_exists:
+            conn.execute(
+                sa.update(identity_memories)
+                .where(identity_memories.c.id == active.id)
+                .values(status=MemoryStatus.SUPERSEDED, updated_at=now)
+            )
+        memory_id = insert_ignore(
+            conn,
+            identity_memories,
+            {
+                "scope": MemoryScope.PROJECT,
+                "user_id": cand.user_id,
+                "project_id": cand.project_id,
+                "content": memory_content(cand.goal, cand.prompt, cand.result_text),
+                "status": MemoryStatus.SUPERSEDED if newer_exists else MemoryStatus.ACTIVE,
+                "source_thread_id": source,
+                "goal_key": key,
+                "created_at": now,
+                "updated_at": now,
+            },
+            conflict=["source_thread_id"],
+        )
+        if memory_id is None:  # pragma: no cover - the lock and re-check above make this a belt and braces
+            return None
+        reason = Reason.EXTRACTED_SUPERSEDED if newer_exists else Reason.EXTRACTED
+        _upsert_log(conn, cand, outcome=Outcome.EXTRACTED, reason=reason, memory_id=memory_id, now=now)
+        audit.record(
+            conn,
+            kind="auto_memory_extracted",
+            at=now,
+            user_id=cand.user_id,
+            project_id=cand.project_id,
+            task_id=cand.task_id,
+            memory_id=memory_id,
+            superseded=None if active is None or newer_exists else active.id,
+        )
+    return memory_id
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    task_id: int
+    outcome: str
+    reason: str
+    memory_id: int | None
+    at: datetime
+
+
+def log_for_user(conn: Connection, *, user_id: int, limit: int = 500) -> list[LogEntry]:
+    rows = conn.execute(
+        sa.select(auto_memory_log)
+        .where(auto_memory_log.c.user_id == user_id)
+        .order_by(auto_memory_log.c.at.desc(), auto_memory_log.c.task_id.desc())
+        .limit(limit)
+    ).mappings()
+    return [
+        LogEntry(task_id=r["task_id"], outcome=r["outcome"], reason=r["reason"], memory_id=r["memory_id"], at=r["at"])
+        for r in rows
+    ]

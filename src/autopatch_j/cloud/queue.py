@@ -1,0 +1,151 @@
+"""Claiming queued tasks with a lease and lease-guarded state changes (C-8).
+
+One function for both backends: the candidate is selected `FOR UPDATE SKIP LOCKED` (PostgreSQL; the
+clause is not rendered on SQLite, whose `BEGIN IMMEDIATE` already admits a single writer), then
+claimed by an UPDATE guarded on the state it was selected in. A running task whose lease expired is
+claimed again: that is a resumed run (`attempt` > 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from autopatch_j.cloud import audit
+from autopatch_j.cloud.db import write_tx
+from autopatch_j.cloud.records import Task, TaskStatus
+from autopatch_j.cloud.tables import tasks
+from autopatch_j.cloud.tasks import load, round_prompt
+
+_MAX_RACES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A claimed task, the prompt of its current round and the lease that guards it."""
+
+    task: Task
+    round_prompt: str
+    worker_id: str
+    attempt: int
+
+    @property
+    def resumed(self) -> bool:
+        return self.attempt > 1
+
+
+class FinishOutcome(StrEnum):
+    RECORDED = "recorded"
+    LEASE_LOST = "lease_lost"
+
+
+def _claimable(now: datetime) -> sa.ColumnElement[bool]:
+    return sa.or_(
+        tasks.c.status == TaskStatus.QUEUED,
+        sa.and_(tasks.c.status == TaskStatus.RUNNING, tasks.c.lease_expires_at < now),
+    )
+
+
+def claim_next(engine: Engine, *, worker_id: str, now: datetime, lease_seconds: float) -> Claim | None:
+    """Claim the oldest claimable task, or None when the queue is empty."""
+    with write_tx(engine) as conn:
+        for _ in range(_MAX_RACES):
+            candidate = conn.execute(
+                sa.select(tasks.c.id, tasks.c.status, tasks.c.attempt)
+                .where(_claimable(now))
+                .order_by(tasks.c.id)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            ).first()
+            if candidate is None:
+                return None
+            resumed = candidate.status == TaskStatus.RUNNING
+            changed = conn.execute(
+                sa.update(tasks)
+                .where(tasks.c.id == candidate.id, tasks.c.attempt == candidate.attempt, _claimable(now))
+                .values(
+                    status=TaskStatus.RUNNING,
+                    lease_owner=worker_id,
+                    lease_expires_at=now + timedelta(seconds=lease_seconds),
+                    attempt=candidate.attempt + 1,
+                    started_at=now,
+                    updated_at=now,
+                )
+            ).rowcount
+            if changed:
+                return _claimed(conn, task_id=candidate.id, worker_id=worker_id, now=now, resumed=resumed)
+    return None
+
+
+def _claimed(conn: Connection, *, task_id: int, worker_id: str, now: datetime, resumed: bool) -> Claim:
+    task = load(conn, task_id)
+    assert task is not None
+    audit.record(
+        conn,
+        kind="task_claimed",
+        at=now,
+        user_id=task.user_id,
+        project_id=task.project_id,
+        task_id=task.id,
+        worker=worker_id,
+        attempt=task.attempt,
+        round=task.round,
+        resumed=resumed,
+    )
+    return Claim(
+        task=task,
+        round_prompt=round_prompt(conn, task_id=task.id, round_no=task.round),
+        worker_id=worker_id,
+        attempt=task.attempt,
+    )
+
+
+def finish(
+    conn: Connection,
+    *,
+    claim: Claim,
+    status: TaskStatus,
+    result_text: str,
+    cost_usd: float,
+    now: datetime,
+) -> FinishOutcome:
+    """Record the outcome if the lease is still ours; otherwise a typed LEASE_LOST result."""
+    changed = conn.execute(
+        sa.update(tasks)
+        .where(
+            tasks.c.id == claim.task.id,
+            tasks.c.lease_owner == claim.worker_id,
+            tasks.c.attempt == claim.attempt,
+            tasks.c.status == TaskStatus.RUNNING,
+        )
+        .values(
+            status=status,
+            result_text=result_text,
+            finished_at=now,
+            cost_usd=tasks.c.cost_usd + cost_usd,
+            lease_owner=None,
+            lease_expires_at=None,
+            updated_at=now,
+        )
+    ).rowcount
+    return FinishOutcome.RECORDED if changed else FinishOutcome.LEASE_LOST
+
+
+def extend_lease(engine: Engine, *, claim: Claim, now: datetime, lease_seconds: float) -> FinishOutcome:
+    """Push the lease forward while a long task runs."""
+    with write_tx(engine) as conn:
+        changed = conn.execute(
+            sa.update(tasks)
+            .where(
+                tasks.c.id == claim.task.id,
+                tasks.c.lease_owner == claim.worker_id,
+                tasks.c.attempt == claim.attempt,
+                tasks.c.status == TaskStatus.RUNNING,
+            )
+            .values(lease_expires_at=now + timedelta(seconds=lease_seconds), updated_at=now)
+        ).rowcount
+    return FinishOutcome.RECORDED if changed else FinishOutcome.LEASE_LOST

@@ -1,0 +1,170 @@
+"""Tasks (C-4), their rounds (continuations) and task-to-task followups (C-5).
+
+A continuation is a later round of the same task: `/continue` puts a completed task back to
+`queued`, increments `round` and records the new prompt in `task_rounds`; `tasks.prompt` keeps the
+first round's prompt. Queue claims and lease-guarded state changes live in `queue.py`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from autopatch_j.cloud import audit
+from autopatch_j.cloud.errors import Conflict, InvalidInput, NotFound
+from autopatch_j.cloud.projects import Permission, require
+from autopatch_j.cloud.records import Followup, Task, TaskStatus, User
+from autopatch_j.cloud.redaction import redact
+from autopatch_j.cloud.tables import task_followups, task_rounds, tasks
+
+MAX_PROMPT_CHARS = 100_000
+MAX_MESSAGE_CHARS = 20_000
+_HIDDEN = "the task does not exist or is not visible to you."
+
+
+def _check_text(value: str, *, field: str, limit: int) -> str:
+    if not value.strip():
+        raise InvalidInput(f"{field} must not be empty.")
+    if len(value) > limit:
+        raise InvalidInput(f"{field} must be at most {limit} characters.")
+    return value
+
+
+def load(conn: Connection, task_id: int) -> Task | None:
+    row = conn.execute(sa.select(tasks).where(tasks.c.id == task_id)).mappings().first()
+    return None if row is None else Task.from_row(row)
+
+
+def visible_task(conn: Connection, *, user: User, task_id: int, permission: Permission) -> Task:
+    """The task if the caller holds `permission` on its project; NotFound for non-members."""
+    task = load(conn, task_id)
+    if task is None:
+        raise NotFound(_HIDDEN)
+    try:
+        require(conn, user=user, project_id=task.project_id, permission=permission)
+    except NotFound as exc:
+        raise NotFound(_HIDDEN) from exc
+    return task
+
+
+def create_task(
+    conn: Connection,
+    *,
+    user: User,
+    project_id: int,
+    prompt: str,
+    goal: str | None,
+    parent_task_id: int | None,
+    now: datetime,
+) -> Task:
+    require(conn, user=user, project_id=project_id, permission=Permission.CREATE_TASK)
+    _check_text(prompt, field="prompt", limit=MAX_PROMPT_CHARS)
+    if goal is not None:
+        _check_text(goal, field="goal", limit=MAX_PROMPT_CHARS)
+    if parent_task_id is not None:
+        parent = load(conn, parent_task_id)
+        if parent is None or parent.project_id != project_id:
+            raise InvalidInput("parent_task_id must name a task of the same project.")
+    values = {
+        "project_id": project_id,
+        "user_id": user.id,
+        "prompt": prompt,
+        "goal": goal,
+        "status": TaskStatus.QUEUED,
+        "parent_task_id": parent_task_id,
+        "cost_usd": 0.0,
+        "round": 1,
+        "attempt": 0,
+        "created_at": now,
+        "updated_at": now,
+    }
+    row = conn.execute(sa.insert(tasks).values(**values).returning(*tasks.c)).mappings().one()
+    task = Task.from_row(row)
+    conn.execute(sa.insert(task_rounds).values(task_id=task.id, round=1, prompt=prompt, created_at=now))
+    audit.record(conn, kind="task_created", at=now, user_id=user.id, project_id=project_id, task_id=task.id)
+    return task
+
+
+def list_tasks(conn: Connection, *, user: User, project_id: int, limit: int, offset: int) -> list[Task]:
+    require(conn, user=user, project_id=project_id, permission=Permission.VIEW)
+    query = (
+        sa.select(tasks).where(tasks.c.project_id == project_id).order_by(tasks.c.id.desc()).limit(limit).offset(offset)
+    )
+    return [Task.from_row(row) for row in conn.execute(query).mappings()]
+
+
+def round_prompt(conn: Connection, *, task_id: int, round_no: int) -> str:
+    prompt = conn.execute(
+        sa.select(task_rounds.c.prompt).where(task_rounds.c.task_id == task_id, task_rounds.c.round == round_no)
+    ).scalar_one_or_none()
+    if prompt is None:
+        raise NotFound(f"task {task_id} has no round {round_no}.")
+    return str(prompt)
+
+
+def continue_task(conn: Connection, *, user: User, task_id: int, prompt: str, now: datetime) -> Task:
+    """Queue the next round of a completed task with a new prompt."""
+    task = visible_task(conn, user=user, task_id=task_id, permission=Permission.CREATE_TASK)
+    _check_text(prompt, field="prompt", limit=MAX_PROMPT_CHARS)
+    next_round = task.round + 1
+    changed = conn.execute(
+        sa.update(tasks)
+        .where(tasks.c.id == task_id, tasks.c.status == TaskStatus.COMPLETED, tasks.c.round == task.round)
+        .values(status=TaskStatus.QUEUED, round=next_round, started_at=None, finished_at=None, updated_at=now)
+    ).rowcount
+    if not changed:
+        raise Conflict(f"only a completed task can be continued; this one is {task.status.value}.")
+    conn.execute(sa.insert(task_rounds).values(task_id=task_id, round=next_round, prompt=prompt, created_at=now))
+    audit.record(
+        conn,
+        kind="task_continued",
+        at=now,
+        user_id=user.id,
+        project_id=task.project_id,
+        task_id=task_id,
+        round=next_round,
+    )
+    reloaded = load(conn, task_id)
+    assert reloaded is not None
+    return reloaded
+
+
+def add_followup(
+    conn: Connection, *, user: User, from_task_id: int, to_task_id: int, message: str, now: datetime
+) -> Followup:
+    """A task-to-task message; both tasks need `create_task` on their projects."""
+    visible_task(conn, user=user, task_id=from_task_id, permission=Permission.CREATE_TASK)
+    visible_task(conn, user=user, task_id=to_task_id, permission=Permission.CREATE_TASK)
+    if from_task_id == to_task_id:
+        raise InvalidInput("a followup must go to another task.")
+    _check_text(message, field="message", limit=MAX_MESSAGE_CHARS)
+    row = (
+        conn.execute(
+            sa.insert(task_followups)
+            .values(
+                from_task_id=from_task_id,
+                to_task_id=to_task_id,
+                user_id=user.id,
+                message=redact(message),
+                created_at=now,
+            )
+            .returning(*task_followups.c)
+        )
+        .mappings()
+        .one()
+    )
+    audit.record(conn, kind="followup_created", at=now, user_id=user.id, task_id=from_task_id, to_task_id=to_task_id)
+    return Followup.from_row(row)
+
+
+def has_subtasks(conn: Connection, task_id: int) -> bool:
+    return conn.execute(sa.select(tasks.c.id).where(tasks.c.parent_task_id == task_id).limit(1)).first() is not None
+
+
+def has_followups(conn: Connection, task_id: int) -> bool:
+    query = sa.select(task_followups.c.id).where(
+        sa.or_(task_followups.c.from_task_id == task_id, task_followups.c.to_task_id == task_id)
+    )
+    return conn.execute(query.limit(1)).first() is not None
