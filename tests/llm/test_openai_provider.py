@@ -8,7 +8,13 @@ from collections.abc import Iterator
 import pytest
 
 from autopatch_j.llm.diagnostics import DiagnosticsLog, ErrorRecord
-from autopatch_j.llm.errors import LLMConnectionError, LLMProviderError, LLMTimeoutError
+from autopatch_j.llm.errors import (
+    LLMConnectionError,
+    LLMError,
+    LLMProviderError,
+    LLMResponseError,
+    LLMTimeoutError,
+)
 from autopatch_j.llm.openai_provider import OpenAIProvider
 from autopatch_j.llm.provider import (
     ChatRequest,
@@ -20,7 +26,7 @@ from autopatch_j.llm.provider import (
     ToolSpec,
     strategy_for,
 )
-from tests.support.openai_server import FAKE_API_KEY, FakeOpenAIServer, FakeToolCall
+from tests.support.openai_server import FAKE_API_KEY, FakeOpenAIServer, FakeToolCall, Reply, sse
 
 PROMPT = "PROMPT-TEXT-please-never-log-me"
 SYSTEM = "SYSTEM-PROMPT-never-log-me"
@@ -220,3 +226,60 @@ def test_openai_is_not_imported_by_the_module(tmp_path):
     code = "import sys, autopatch_j.llm.openai_provider; print('openai' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("reply", "raw"),
+    [
+        (Reply(body=b"not json at all"), "not json at all"),
+        (Reply(body=b"<html>oops</html>", content_type="text/html"), "<html>oops</html>"),
+        (Reply(body=b'{"id": "x", "object": "chat.completion", "choices": []}'), '"choices":[]'),
+    ],
+)
+def test_malformed_short_answers_are_response_errors_keeping_the_body(openai_server, provider, reply, raw):
+    openai_server.enqueue(reply)
+    with pytest.raises(LLMResponseError) as caught:
+        provider.complete(_request(Purpose.EXTRACTION))
+    assert raw in (caught.value.raw or "")
+
+
+def test_malformed_stream_event_is_a_response_error(openai_server, provider):
+    openai_server.enqueue(Reply(content_type="text/event-stream", chunks=[b"data: {bad\n\n", b"data: [DONE]\n\n"]))
+    with pytest.raises(LLMResponseError) as caught:
+        list(provider.stream(_request(Purpose.MAIN)))
+    assert caught.value.raw == "{bad"
+
+
+def test_error_event_inside_a_stream_is_a_provider_error(openai_server, provider):
+    events = sse([{"error": {"message": "overloaded [/]", "code": "overloaded"}}])
+    openai_server.enqueue(Reply(content_type="text/event-stream", chunks=events))
+    with pytest.raises(LLMProviderError) as caught:
+        list(provider.stream(_request(Purpose.MAIN)))
+    assert caught.value.code == "overloaded"
+    assert "overloaded [/]" in ErrorRecord.from_exception(caught.value).render()
+
+
+def test_plain_json_answer_to_a_streamed_request_is_a_response_error(openai_server, provider):
+    openai_server.reply_json("not streamed")
+    with pytest.raises(LLMResponseError):
+        provider.complete(_request(Purpose.MAIN))
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422, 429, 500, 503])
+def test_every_http_error_status_is_an_llm_error_with_its_status(openai_server, provider, status):
+    openai_server.reply_error(status, {"error": {"message": f"status {status}", "code": f"c{status}"}})
+    with pytest.raises(LLMError) as caught:
+        provider.complete(_request(Purpose.CLASSIFIER))
+    assert isinstance(caught.value, LLMProviderError)
+    assert (caught.value.status, caught.value.code) == (status, f"c{status}")
+    assert len(openai_server.requests) == 1  # no SDK retries: the Memory job queue retries
+
+
+def test_a_stream_abandoned_midway_is_recorded_as_cancelled(openai_server, provider, log):
+    openai_server.reply_stream(["one ", "two ", "three"])
+    stream = provider.stream(_request(Purpose.MAIN))
+    assert next(stream) == TextDelta("one ")
+    stream.close()
+    record = log.last()
+    assert record is not None and not record.ok
+    assert record.error is not None and record.error.exception_type == "Cancelled"

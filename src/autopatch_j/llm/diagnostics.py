@@ -239,7 +239,10 @@ class CallTimer:
         self._finish(None)
 
     def failed(self, exc: BaseException) -> None:
-        self._finish(ErrorRecord.from_exception(exc))
+        if isinstance(exc, GeneratorExit):  # the caller stopped reading the stream (e.g. Ctrl-C)
+            self._finish(ErrorRecord("Cancelled", "the caller stopped reading the stream"))
+        else:
+            self._finish(ErrorRecord.from_exception(exc))
 
     def _finish(self, error: ErrorRecord | None) -> None:
         if self._done or self._log is None:

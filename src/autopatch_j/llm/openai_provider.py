@@ -150,6 +150,8 @@ class OpenAIProvider:
             completion = self._sdk_client().chat.completions.create(**self._kwargs(request, strategy))
         except openai.OpenAIError as exc:
             raise translate_sdk_error(exc, strategy.timeout_s) from exc
+        except ValueError as exc:  # the SDK could not decode the body as JSON
+            raise _undecodable(exc) from exc
         return response_from_completion(completion)
 
     def _streamed(self, request: ChatRequest, strategy: RequestStrategy) -> Iterator[StreamEvent]:
@@ -169,6 +171,10 @@ class OpenAIProvider:
                     close()
         except openai.OpenAIError as exc:
             raise translate_sdk_error(exc, strategy.timeout_s) from exc
+        except ValueError as exc:  # an SSE event that is not JSON
+            raise _undecodable(exc) from exc
+        if builder.chunks == 0:
+            raise LLMResponseError("the LLM provider answered a streamed request without any stream event")
         yield builder.response()
 
 
@@ -195,6 +201,12 @@ def translate_sdk_error(exc: Exception, timeout_s: float) -> LLMError:
     if isinstance(exc, openai.APIError):  # e.g. an `error` event inside an SSE stream
         return LLMProviderError(exc.message, code=exc.code, body=exc.body)
     return LLMProviderError(f"{type(exc).__name__}: {exc}")
+
+
+def _undecodable(exc: ValueError) -> LLMResponseError:
+    doc = getattr(exc, "doc", None)  # json.JSONDecodeError keeps the text it could not decode
+    raw = bound_text(doc, MAX_ERROR_CHARS) if isinstance(doc, str) else None
+    return LLMResponseError(f"the LLM provider sent a body that is not valid JSON: {exc}", raw=raw)
 
 
 def _response_text(response: Any) -> str | None:
@@ -237,12 +249,11 @@ def tool_param(tool: ToolSpec) -> dict[str, Any]:
 
 
 def _usage(raw: Any) -> Usage:
-    if raw is None:
-        return Usage()
-    return Usage(
-        prompt_tokens=int(getattr(raw, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
-    )
+    def count(name: str) -> int:
+        value = getattr(raw, name, 0)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    return Usage() if raw is None else Usage(count("prompt_tokens"), count("completion_tokens"))
 
 
 def response_from_completion(completion: Any) -> ChatResponse:
@@ -273,6 +284,9 @@ def response_from_completion(completion: Any) -> ChatResponse:
 
 
 def _dump(value: Any) -> str:
+    if isinstance(value, str | bytes):  # the SDK hands back a body it could not parse as-is
+        text = value if isinstance(value, str) else value.decode("utf-8", errors="replace")
+        return bound_text(text, MAX_ERROR_CHARS)
     dump = getattr(value, "model_dump_json", None)
     text = dump() if callable(dump) else repr(value)
     return bound_text(str(text), MAX_ERROR_CHARS)
@@ -293,9 +307,11 @@ class _StreamBuilder:
         self._calls: dict[int, _ToolCallBuilder] = {}
         self._finish_reason: str | None = None
         self._usage = Usage()
+        self.chunks = 0
 
     def add(self, chunk: Any) -> str:
         """Fold one chunk in; returns the text it added."""
+        self.chunks += 1
         usage = getattr(chunk, "usage", None)
         if usage is not None:
             self._usage = _usage(usage)
