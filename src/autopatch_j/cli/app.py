@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 
 from autopatch_j.cli.cloud import cloud_app
@@ -47,20 +46,16 @@ app.add_typer(cloud_app, name="cloud")
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; every known failure becomes one sentence and a non-zero exit code."""
+    """Run the CLI; every known failure becomes one sentence and a non-zero exit code.
+
+    Usage errors are reported by typer itself (exit 2); our packages' exceptions are mapped here,
+    in one place (cli/errors.py). An unknown exception is a bug and keeps its traceback.
+    """
     try:
-        app(args=argv, prog_name="autopatch-j", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
+        app(args=argv, prog_name="autopatch-j")
     except Exception as exc:
         code = exit_code_for(exc)
         if code is None:
             raise
-        click.echo(f"error: {message_for(exc)}", err=True)
+        sys.stderr.write(f"error: {message_for(exc)}\n")
         sys.exit(code)

@@ -87,7 +87,7 @@ def _open_existing(db: Database, clock: Clock) -> Health:
     try:
         conn = db.connect()
     except sqlite3.Error as exc:
-        return Health.degraded(f"the Memory database cannot be opened ({exc})")
+        return Health.degraded(_describe(exc))
     try:
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]

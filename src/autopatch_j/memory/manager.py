@@ -7,6 +7,7 @@ use the typed methods. Guarded methods refuse with `MemorySchemaError` on a degr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -20,7 +21,7 @@ from autopatch_j.memory.bootstrap import bootstrap
 from autopatch_j.memory.clear import ClearResult, clear_memory
 from autopatch_j.memory.clock import Clock, SystemClock
 from autopatch_j.memory.db import DEFAULT_BUSY_TIMEOUT_MS, Database
-from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError
+from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, StorageBusyError
 from autopatch_j.memory.export import export_snapshot
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.paths import ProjectPaths
@@ -61,7 +62,10 @@ class MemoryManager:
         """Bootstrap (create or verify), then the startup recoveries of M-51 when healthy."""
         self._health = bootstrap(db=self.db, paths=self.paths, clock=self.clock)
         if self._health.ok:
-            self.recover_expired_turns()
+            # A writer holding the lock past the busy timeout must not make the store look broken:
+            # recovery is idempotent and runs again on the next start or worker poll.
+            with contextlib.suppress(StorageBusyError):
+                self.recover_expired_turns()
         return self._health
 
     @property
