@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Quick start, command 2: set up and run lint, type checks and the whole test suite — on SQLite
+# and, when a PostgreSQL server can be installed/started here, on PostgreSQL too.
+# CI (.ci/run) runs exactly this script with AUTOPATCH_REQUIRE_PG=1, which turns a missing
+# PostgreSQL into failures instead of skips. Extra arguments are passed to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh test
+if [ -z "${AUTOPATCH_TEST_PG_URL:-}" ] && [ "${AUTOPATCH_SKIP_PG:-0}" != "1" ]; then
+  # shellcheck source=/dev/null
+  if ! source .ci/postgres.sh; then
+    echo "PostgreSQL could not be started; cloud tests run on SQLite only." >&2
+  fi
+fi
+echo "== ruff"
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+echo "== mypy"
+.venv/bin/mypy
+echo "== pytest"
+.venv/bin/python -m pytest -q "$@"
