@@ -2,9 +2,14 @@
 
 Metadata terms are the whole normalized title, aliases and keywords; they serve exact, prefix and
 substring matches, the latter through `memory_term_grams` (every position's 3-character gram).
-Content terms are bounded (≤ 256 per item, ≤ 160 chars): Latin words, and for CJK text every
-suffix of each CJK run (cut to 16 characters) — so a prefix lookup over content terms finds a CJK
-query anywhere inside a run without a tokenizer dictionary.
+Content terms are bounded (≤ 256 per item, ≤ 160 chars), in text order: words of two or more
+characters, and for CJK text every suffix of each CJK run cut to 16 characters — so a prefix
+lookup over content terms finds a CJK query of up to 16 characters anywhere inside a run, without
+a segmentation dictionary (docs/retrieval.md compares this with bigrams).
+
+Normalization is shared by terms and queries: NFKC, casefold, whitespace/punctuation folded into
+one space, and no space next to a CJK character (so "使用 Python", "使用Python" and "回答，先给"
+vs "回答先给" normalize alike).
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ CJK_SUFFIX_CHARS = 16
 
 _SEPARATORS = re.compile(r"[\s\W_]+", re.UNICODE)
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(f"[^\\W_{_CJK}]+", re.UNICODE)
+_TOKEN = re.compile(f"(?P<cjk>[{_CJK}]+)|(?P<word>[^\\W_{_CJK}]+)", re.UNICODE)
+# A space next to a CJK character carries no meaning ("使用 Python" = "使用Python", "回答，先给" = "回答先给").
+_CJK_SPACE = re.compile(f" (?=[{_CJK}])|(?<=[{_CJK}]) ")
 
 _INSERT_TERM = "INSERT INTO memory_terms (item_id, source, term) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"
 _INSERT_GRAM = "INSERT INTO memory_term_grams (gram, term_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
@@ -31,9 +37,9 @@ _DROP_TERMS = "DELETE FROM memory_terms WHERE item_id = ?"
 
 
 def normalize(text: str) -> str:
-    """NFKC, casefold, and every run of whitespace/punctuation folded into one space."""
+    """NFKC, casefold, every run of whitespace/punctuation folded into one space, none beside CJK."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return _SEPARATORS.sub(" ", folded).strip()
+    return _CJK_SPACE.sub("", _SEPARATORS.sub(" ", folded).strip())
 
 
 def grams(term: str) -> list[str]:
@@ -51,10 +57,13 @@ def content_terms(content: str) -> list[str]:
 
 
 def _content_terms(text: str) -> Iterator[str]:
-    for word in _WORD.findall(text):
-        if len(word) >= 2:
-            yield word[:MAX_TERM_CHARS]
-    for run in _CJK_RUN.findall(text):
+    """Words of two or more characters and the suffixes of CJK runs, in text order."""
+    for match in _TOKEN.finditer(text):
+        run = match.group("cjk")
+        if run is None:
+            if len(match.group()) >= 2:
+                yield match.group()[:MAX_TERM_CHARS]
+            continue
         for start in range(len(run) - 1):
             yield run[start : start + CJK_SUFFIX_CHARS]
 

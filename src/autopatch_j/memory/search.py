@@ -1,0 +1,239 @@
+"""`memory_search` and `memory_read` (M-60 … M-65): bounded, one-directional lookups over terms.
+
+A search sends at most three `SELECT`/`WITH` statements, each returning finished hits (no
+per-item query, no bootstrap query; the caller passes the admission-bound thread id, M-22):
+
+1. exact + prefix over metadata terms (a B-tree range scan on `(source, term)`);
+2. only if fewer than `limit` hits: substring over metadata terms, excluding items already found.
+   Queries of ≤ 3 characters are a prefix of some stored gram, so a range scan over
+   `memory_term_grams` finds them; longer queries look up only their rarest gram (from
+   `memory_gram_stats`) and verify the few candidate terms exactly with `instr` — a query gram
+   missing from the stats means no term contains the query;
+3. only if still short: exact + prefix over bounded content terms, excluding items already found.
+
+Matching is one-directional: the stored term is compared with the query (term = q, term starts
+with q, term contains q), so a long query never hits because it contains a short common word.
+Scope (M-63): active revisions only; repo preferences and decisions, and discussions of the bound
+thread only. Order: match quality, then `updated_at DESC, memory_id DESC`; zero text hits → `[]`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Literal
+
+from autopatch_j.memory.records import MemoryKind, Source, SourceRole
+from autopatch_j.memory.terms import GRAM, MAX_QUERY_CHARS, grams, normalize
+
+MatchType = Literal["exact", "prefix", "substring", "content"]
+
+DEFAULT_LIMIT = 5
+MAX_LIMIT = 5
+SYNOPSIS_CHARS = 160
+MAX_EXCERPTS = 3
+MAX_EXCERPT_CHARS = 800
+ELLIPSIS = "…"
+
+# Scope and columns shared by the three statements. `h` is the per-item hit set (item_id, rank).
+# CROSS JOIN fixes the join order (SQLite never reorders it): lookups drive, items are probed by id.
+_SELECT_HITS = """
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, h.rank
+FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id
+WHERE i.status = 'active'
+  AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
+  AND i.memory_id NOT IN (SELECT value FROM json_each(:excluded))
+ORDER BY h.rank, i.updated_at DESC, i.memory_id DESC
+LIMIT :limit
+"""
+
+# (1) exact (rank 0) and prefix (rank 1) over metadata terms: one range scan of the index.
+_EXACT_PREFIX_SQL = (
+    """
+WITH hits AS (
+    SELECT t.item_id, min(t.term <> :q) AS rank
+    FROM memory_terms t
+    WHERE t.source = 'meta' AND t.term >= :q AND t.term < :q_end
+    GROUP BY t.item_id
+)"""
+    + _SELECT_HITS
+)
+
+# (2a) substring, query of ≤ 3 characters: every occurrence of q starts some stored gram.
+_SUBSTRING_SHORT_SQL = (
+    """
+WITH hits AS (
+    SELECT t.item_id, 0 AS rank
+    FROM memory_term_grams g CROSS JOIN memory_terms t ON t.id = g.term_id
+    WHERE g.gram >= :q AND g.gram < :q_end AND t.source = 'meta'
+    GROUP BY t.item_id
+)"""
+    + _SELECT_HITS
+)
+
+# (2b) substring, longer query: candidates of the rarest query gram only, verified with instr.
+_SUBSTRING_RARE_GRAM_SQL = (
+    """
+WITH query_grams(gram) AS (SELECT DISTINCT value FROM json_each(:grams)),
+known AS (
+    SELECT s.gram, s.terms FROM query_grams q CROSS JOIN memory_gram_stats s ON s.gram = q.gram WHERE s.terms > 0
+),
+rarest AS (
+    SELECT gram FROM known
+    WHERE (SELECT count(*) FROM known) = (SELECT count(*) FROM query_grams)
+    ORDER BY terms, gram
+    LIMIT 1
+),
+hits AS (
+    SELECT t.item_id, 0 AS rank
+    FROM rarest r
+    CROSS JOIN memory_term_grams g ON g.gram = r.gram
+    CROSS JOIN memory_terms t ON t.id = g.term_id
+    WHERE t.source = 'meta' AND instr(t.term, :q) > 0
+    GROUP BY t.item_id
+)"""
+    + _SELECT_HITS
+)
+
+# (3) exact + prefix over bounded content terms (CJK runs are stored as suffixes, see terms.py).
+_CONTENT_SQL = (
+    """
+WITH hits AS (
+    SELECT t.item_id, 0 AS rank
+    FROM memory_terms t
+    WHERE t.source = 'content' AND t.term >= :q AND t.term < :q_end
+    GROUP BY t.item_id
+)"""
+    + _SELECT_HITS
+)
+
+_READ_ITEM_SQL = """
+SELECT id, memory_id, kind, title, content, non_factual
+FROM memory_items
+WHERE memory_id = :memory_id AND status = 'active'
+  AND (kind <> 'discussion_context' OR thread_id = :thread_id)
+"""
+
+# Newest evidence first; a quote repeated by several candidates is shown once.
+_READ_EXCERPTS_SQL = """
+SELECT s.turn_id, s.role, substr(s.quote, 1, :chars) AS quote
+FROM memory_item_candidates ic JOIN candidate_sources s ON s.candidate_id = ic.candidate_id
+WHERE ic.item_id = :item_id
+GROUP BY s.turn_id, s.role, s.quote
+ORDER BY max(s.candidate_id) DESC, min(s.ordinal), s.turn_id
+LIMIT :limit
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    memory_id: int
+    kind: MemoryKind
+    title: str
+    synopsis: str
+    match: MatchType
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """Bounded detail of one memory: never more than 3 excerpts of ≤ 800 characters (M-61)."""
+
+    memory_id: int
+    kind: MemoryKind
+    title: str
+    content: str
+    non_factual: bool
+    excerpts: tuple[Source, ...]
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters; a cut text ends with an ellipsis inside the limit."""
+    if len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 0)].rstrip() + ELLIPSIS if limit > 0 else ""
+
+
+def prefix_end(q: str) -> str:
+    """The smallest string greater than every string starting with `q` (exclusive upper bound).
+
+    SQLite compares TEXT as UTF-8 bytes, whose order is code point order, so bumping the last
+    code point works; surrogates cannot be encoded and are skipped.
+    """
+    for cut in range(len(q), 0, -1):
+        code = ord(q[cut - 1]) + 1
+        if 0xD800 <= code <= 0xDFFF:
+            code = 0xE000
+        if code <= 0x10FFFF:
+            return q[: cut - 1] + chr(code)
+    return "\U0010ffff" * (len(q) + 1)
+
+
+def search_in_tx(
+    conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT
+) -> list[SearchHit]:
+    """At most `limit` (≤ 5) hits for `query` in scope of `thread_id`, in ≤ 3 statements."""
+    q = normalize(query)
+    limit = min(limit, MAX_LIMIT)
+    if not q or len(q) > MAX_QUERY_CHARS or limit <= 0:
+        return []
+    params: dict[str, object] = {
+        "q": q,
+        "q_end": prefix_end(q),
+        "thread_id": thread_id,
+        "synopsis_chars": SYNOPSIS_CHARS + 1,
+    }
+    hits: list[SearchHit] = []
+
+    def run(sql: str, ranks: tuple[MatchType, ...]) -> None:
+        params["excluded"] = json.dumps([hit.memory_id for hit in hits])
+        params["limit"] = limit - len(hits)
+        for row in conn.execute(sql, params):
+            hits.append(
+                SearchHit(
+                    memory_id=row["memory_id"],
+                    kind=MemoryKind(row["kind"]),
+                    title=row["title"],
+                    synopsis=clip(row["synopsis"], SYNOPSIS_CHARS),
+                    match=ranks[row["rank"]],
+                )
+            )
+
+    run(_EXACT_PREFIX_SQL, ("exact", "prefix"))
+    if len(hits) < limit:
+        if len(q) <= GRAM:
+            run(_SUBSTRING_SHORT_SQL, ("substring",))
+        else:
+            params["grams"] = json.dumps(query_grams(q))
+            run(_SUBSTRING_RARE_GRAM_SQL, ("substring",))
+    if len(hits) < limit:
+        run(_CONTENT_SQL, ("content",))
+    return hits
+
+
+def query_grams(q: str) -> list[str]:
+    """The full-length grams of a query longer than one gram (every stored term containing q has them all)."""
+    return [gram for gram in grams(q) if len(gram) == GRAM]
+
+
+def read_in_tx(conn: sqlite3.Connection, *, thread_id: int, memory_id: int) -> ReadResult | None:
+    """The active revision of `memory_id` in scope of `thread_id` with ≤ 3 excerpts; else None."""
+    row = conn.execute(_READ_ITEM_SQL, {"memory_id": memory_id, "thread_id": thread_id}).fetchone()
+    if row is None:
+        return None
+    excerpts = tuple(
+        Source(
+            turn_id=source["turn_id"], role=SourceRole(source["role"]), quote=clip(source["quote"], MAX_EXCERPT_CHARS)
+        )
+        for source in conn.execute(
+            _READ_EXCERPTS_SQL, {"item_id": row["id"], "chars": MAX_EXCERPT_CHARS + 1, "limit": MAX_EXCERPTS}
+        )
+    )
+    return ReadResult(
+        memory_id=row["memory_id"],
+        kind=MemoryKind(row["kind"]),
+        title=row["title"],
+        content=row["content"],
+        non_factual=bool(row["non_factual"]),
+        excerpts=excerpts,
+    )
