@@ -21,10 +21,11 @@ from enum import StrEnum
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import dialect_insert, insert_ignore, read_tx, write_tx
-from autopatch_j.cloud.errors import QuotaLookupError
+from autopatch_j.cloud.errors import QuotaLookupError, StorageError
 from autopatch_j.cloud.memory_settings import AutoMemorySettings, effective, settings_from_row
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
@@ -218,7 +219,12 @@ def process_auto_memories(
             report.skipped[cand.task_id] = reason
     _log_skips(engine, candidates, report.skipped, now=now)
     for cand in eligible:
-        if _extract(engine, cand, now=now) is not None:
+        try:
+            memory_id = _extract(engine, cand, now=now)
+        except (SQLAlchemyError, StorageError) as exc:  # one task's trouble must not stop the sweep
+            log.warning("auto memory: extraction of task %s failed, will retry: %s", cand.task_id, exc)
+            continue
+        if memory_id is not None:
             report.extracted.append(cand.task_id)
     return report
 
