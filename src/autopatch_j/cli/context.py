@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from autopatch_j.cli import gitignore
 from autopatch_j.memory.errors import ProjectRootError
 from autopatch_j.memory.manager import MemoryManager
 
@@ -47,8 +48,16 @@ class AppContext:
         """The project's Memory, opened (created or verified) on first use (M-14)."""
         if self._manager is None:
             manager = MemoryManager(root=self.root)
+            first_use = not manager.paths.db.exists()
             manager.open()
             self._manager = manager
+            if first_use and gitignore.should_offer(self.root):
+                self.err_console.print(
+                    "Memory lives in .autopatch-j/ (RAW, unredacted conversation). "
+                    "Run `autopatch-j gitignore` to add it to .gitignore.",
+                    markup=False,
+                    style="dim",
+                )
         return self._manager
 
     def close(self) -> None:

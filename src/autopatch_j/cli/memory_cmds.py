@@ -277,6 +277,18 @@ def register_top_level(app: typer.Typer) -> None:
         """Archive the current thread and start a new one (like /new)."""
         run_new(app_context(ctx), as_json=as_json)
 
+    @app.command("gitignore")
+    def gitignore_command(ctx: typer.Context) -> None:
+        """Add .autopatch-j/ to the project's .gitignore (Memory holds RAW conversation)."""
+        from autopatch_j.cli import gitignore
+
+        app_ctx = app_context(ctx)
+        added = gitignore.add_entry(app_ctx.root)
+        say(
+            app_ctx.console,
+            "Added .autopatch-j/ to .gitignore." if added else ".gitignore already lists .autopatch-j/.",
+        )
+
     @app.command("reset")
     def reset_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
         """Clear the review workspace, scan results, index and request cache; Memory is kept."""
