@@ -1,0 +1,271 @@
+"""The quality corpus (M-81): a versioned zh/en file of conversations with what Memory must make of them.
+
+A case is a list of steps — ordinary turns (`{"user", "assistant", "intent"?}`) and actions
+(`{"action": "new"}` for `/new`, `{"action": "forget", "kind", "contains"}` for `/memory forget` of
+the active memory of that kind whose content, title or sources contain the text) — plus:
+
+- `memories`: the gold memories an ideal extractor forms, each with its exact sources (turn index
+  among the case's turns, role, quote) and the state it must be in at the end (`active`,
+  `superseded`, `archived` with its thread, or `forgotten`). The canned mode scripts the model from
+  them; every mode is scored against them.
+- `expect`: the kinds that must be active at the end, the kinds that must not be, queries that must
+  hit (optionally of a kind), queries that must return nothing (optionally of the listed kinds), and
+  optional per-kind caps on active memories (a reversal leaves one decision, not two).
+
+`load_corpus()` reads the bundled file (or another) and validates it completely — structure with
+pydantic, then every cross-reference — so a broken case fails loudly before any evaluation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from autopatch_j.memory.errors import InvalidInputError
+
+KindName = Literal["user_preference", "project_decision", "discussion_context"]
+RoleName = Literal["user", "assistant"]
+StateName = Literal["active", "superseded", "archived", "forgotten"]
+IntentName = Literal["code_explain", "general_chat"]
+LanguageName = Literal["zh", "en", "mixed"]
+
+#: Every category of M-81 (and the brief of issue 6), in report order.
+CATEGORIES: tuple[str, ...] = (
+    "explicit_preference",
+    "explicit_decision",
+    "temporary_expression",
+    "confirmation_with_proposal",
+    "confirmation_without_proposal",
+    "decision_reversal",
+    "code_fact",
+    "assistant_only_claim",
+    "undecided_question",
+    "cross_thread",
+    "forgetting",
+    "restate_after_forget",
+    "unrelated_query",
+    "long_query",
+    "mixed_language",
+)
+MIN_CASES = 80
+
+BUNDLED = "corpus.json"
+
+
+class CorpusError(InvalidInputError):
+    """The quality corpus is not valid."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TurnStep(_Strict):
+    user: str = Field(min_length=1)
+    assistant: str = Field(min_length=1)
+    intent: IntentName = "general_chat"
+
+
+class NewThreadStep(_Strict):
+    action: Literal["new"]
+
+
+class ForgetStep(_Strict):
+    action: Literal["forget"]
+    kind: KindName
+    contains: str = Field(min_length=1)
+
+
+Step = TurnStep | NewThreadStep | ForgetStep
+
+
+class GoldSource(_Strict):
+    turn: int = Field(ge=0)
+    role: RoleName
+    quote: str = Field(min_length=1)
+
+
+class GoldMemory(_Strict):
+    key: str = Field(min_length=1)
+    kind: KindName
+    sources: Annotated[list[GoldSource], Field(min_length=1)]
+    title: str = Field(min_length=1, max_length=200)
+    keywords: list[str] = []
+    content: str = Field(min_length=1, max_length=2000)
+    state: StateName = "active"
+    supersedes: str | None = None
+
+
+class HitQuery(_Strict):
+    query: str = Field(min_length=1)
+    kind: KindName | None = None
+
+
+class NoHitQuery(_Strict):
+    query: str = Field(min_length=1)
+    kinds: list[KindName] | None = None  # None: no hit of any kind
+
+
+class Expectation(_Strict):
+    kinds: list[KindName] = []
+    forbidden_kinds: list[KindName] = []
+    must_hit: list[HitQuery] = []
+    must_not_hit: list[NoHitQuery] = []
+    max_active: dict[KindName, int] = {}
+
+
+class Case(_Strict):
+    id: str = Field(min_length=1)
+    category: str
+    language: LanguageName
+    note: str = ""
+    steps: Annotated[list[Step], Field(min_length=1)]
+    memories: list[GoldMemory] = []
+    expect: Expectation
+
+    @property
+    def turns(self) -> list[TurnStep]:
+        return [step for step in self.steps if isinstance(step, TurnStep)]
+
+    def memory(self, key: str) -> GoldMemory:
+        for memory in self.memories:
+            if memory.key == key:
+                return memory
+        raise KeyError(key)
+
+
+class ChangelogEntry(_Strict):
+    version: str
+    date: str
+    changes: str
+
+
+class Corpus(_Strict):
+    version: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+    changelog: Annotated[list[ChangelogEntry], Field(min_length=1)]
+    cases: list[Case]
+
+    def languages(self) -> dict[str, int]:
+        return dict(sorted(Counter(case.language for case in self.cases).items()))
+
+    def categories(self) -> dict[str, int]:
+        counts = Counter(case.category for case in self.cases)
+        return {category: counts.get(category, 0) for category in CATEGORIES}
+
+
+def load_corpus(path: Path | None = None, *, min_cases: int = MIN_CASES) -> Corpus:
+    """Read and fully validate a corpus file (the bundled one by default)."""
+    try:
+        if path is None:
+            text = resources.files("autopatch_j.memory.quality").joinpath(BUNDLED).read_text(encoding="utf-8")
+        else:
+            text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CorpusError(f"Cannot read the corpus {path}: {exc.strerror or exc}.") from exc
+    return parse_corpus(text, min_cases=min_cases)
+
+
+def parse_corpus(text: str, *, min_cases: int = MIN_CASES) -> Corpus:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CorpusError(f"The corpus is not valid JSON ({exc.msg} at line {exc.lineno}).") from exc
+    try:
+        corpus = Corpus.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise CorpusError(f"The corpus breaks its format at {where}: {first['msg']}.") from exc
+    problems = corpus_problems(corpus, min_cases=min_cases)
+    if problems:
+        listed = "; ".join(problems[:10]) + (f"; … {len(problems) - 10} more" if len(problems) > 10 else "")
+        raise CorpusError(f"The corpus is not valid: {listed}.")
+    return corpus
+
+
+def corpus_problems(corpus: Corpus, *, min_cases: int = MIN_CASES) -> list[str]:
+    """Every cross-reference problem of a structurally valid corpus ([] when it is sound)."""
+    problems: list[str] = []
+    if len(corpus.cases) < min_cases:
+        problems.append(f"{len(corpus.cases)} cases, at least {min_cases} needed")
+    if corpus.changelog[-1].version != corpus.version:
+        problems.append(f"the last changelog entry is {corpus.changelog[-1].version}, not the version {corpus.version}")
+    ids = Counter(case.id for case in corpus.cases)
+    problems.extend(f"duplicate case id {case_id}" for case_id, n in ids.items() if n > 1)
+    for category, count in corpus.categories().items():
+        if count == 0 and len(corpus.cases) >= min_cases:
+            problems.append(f"no case of category {category}")
+    for case in corpus.cases:
+        problems.extend(f"{case.id}: {problem}" for problem in case_problems(case))
+    return problems
+
+
+def case_problems(case: Case) -> list[str]:
+    problems: list[str] = []
+    if case.category not in CATEGORIES:
+        problems.append(f"unknown category {case.category}")
+    turns = case.turns
+    if not turns:
+        problems.append("no turn")
+    # Where each turn sits: its index among steps, and whether a /new or a forget follows it.
+    turn_step: list[int] = [i for i, step in enumerate(case.steps) if isinstance(step, TurnStep)]
+    new_steps = [i for i, step in enumerate(case.steps) if isinstance(step, NewThreadStep)]
+    forget_steps = [step for step in case.steps if isinstance(step, ForgetStep)]
+    keys = Counter(memory.key for memory in case.memories)
+    problems.extend(f"duplicate memory key {key}" for key, n in keys.items() if n > 1)
+    for memory in case.memories:
+        if memory.supersedes is not None:
+            if memory.supersedes not in keys:
+                problems.append(f"{memory.key} supersedes unknown {memory.supersedes}")
+            elif case.memory(memory.supersedes).state != "superseded":
+                problems.append(f"{memory.supersedes} is superseded by {memory.key} but its state is not 'superseded'")
+        if memory.state == "superseded" and not any(m.supersedes == memory.key for m in case.memories):
+            problems.append(f"{memory.key} is 'superseded' but nothing supersedes it")
+        if memory.kind in ("user_preference", "project_decision") and not any(
+            source.role == "user" for source in memory.sources
+        ):
+            problems.append(f"{memory.key} is a {memory.kind} without a user source (M-5)")
+        if memory.kind != "discussion_context" and memory.state == "archived":
+            problems.append(f"{memory.key}: only discussions are archived with their thread")
+        for source in memory.sources:
+            if source.turn >= len(turns):
+                problems.append(f"{memory.key} cites turn {source.turn} of {len(turns)}")
+                continue
+            text = getattr(turns[source.turn], source.role)
+            if source.quote not in text:
+                problems.append(
+                    f"{memory.key}: {source.quote!r} is not an exact substring of turn {source.turn} ({source.role})"
+                )
+        if memory.state == "archived":
+            last = max(source.turn for source in memory.sources)
+            if last < len(turn_step) and not any(n > turn_step[last] for n in new_steps):
+                problems.append(f"{memory.key} is 'archived' but no /new follows its turns")
+        if memory.state == "forgotten" and not any(
+            step.kind == memory.kind and _selected(step.contains, memory) for step in forget_steps
+        ):
+            problems.append(f"{memory.key} is 'forgotten' but no forget step selects it")
+    active_kinds = sorted({memory.kind for memory in case.memories if memory.state == "active"})
+    if sorted(case.expect.kinds) != active_kinds:
+        problems.append(f"expect.kinds {sorted(case.expect.kinds)} differ from the active gold kinds {active_kinds}")
+    clash = set(case.expect.kinds) & set(case.expect.forbidden_kinds)
+    if clash:
+        problems.append(f"kinds both expected and forbidden: {sorted(clash)}")
+    for hit in case.expect.must_hit:
+        if hit.kind is not None and hit.kind not in case.expect.kinds:
+            problems.append(f"must_hit {hit.query!r} asks for kind {hit.kind} that is not expected")
+    for kind, cap in case.expect.max_active.items():
+        active = sum(1 for memory in case.memories if memory.state == "active" and memory.kind == kind)
+        if active > cap:
+            problems.append(f"max_active {kind}={cap} but {active} gold memories of that kind are active")
+    return problems
+
+
+def _selected(contains: str, memory: GoldMemory) -> bool:
+    needle = contains.casefold()
+    haystacks = [memory.content, memory.title, *(source.quote for source in memory.sources)]
+    return any(needle in text.casefold() for text in haystacks)

@@ -1,0 +1,97 @@
+"""The bundled quality corpus: versioned, large enough, balanced zh/en, every category, every reference sound."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autopatch_j.memory.quality.corpus import (
+    CATEGORIES,
+    MIN_CASES,
+    CorpusError,
+    load_corpus,
+    parse_corpus,
+)
+
+
+@pytest.fixture(scope="module")
+def corpus_text() -> str:
+    from importlib import resources
+
+    return resources.files("autopatch_j.memory.quality").joinpath("corpus.json").read_text(encoding="utf-8")
+
+
+def test_bundled_corpus_is_valid_and_versioned() -> None:
+    corpus = load_corpus()
+    assert len(corpus.cases) >= MIN_CASES
+    assert corpus.changelog[-1].version == corpus.version
+
+
+def test_about_half_chinese_and_half_english() -> None:
+    languages = load_corpus().languages()
+    zh, en = languages.get("zh", 0), languages.get("en", 0)
+    assert zh >= 35 and en >= 35
+    assert abs(zh - en) <= 0.1 * (zh + en)
+
+
+def test_every_category_has_cases_in_both_languages() -> None:
+    corpus = load_corpus()
+    for category in CATEGORIES:
+        languages = {case.language for case in corpus.cases if case.category == category}
+        assert languages, category
+        if category != "mixed_language":
+            assert {"zh", "en"} <= languages, category
+
+
+def test_every_gold_quote_is_an_exact_substring(corpus_text: str) -> None:
+    corpus = load_corpus()
+    checked = 0
+    for case in corpus.cases:
+        for memory in case.memories:
+            for source in memory.sources:
+                assert source.quote in getattr(case.turns[source.turn], source.role)
+                checked += 1
+    assert checked >= 60
+
+
+def test_confirmations_cite_the_proposal_and_the_confirmation() -> None:
+    for case in load_corpus().cases:
+        if case.category != "confirmation_with_proposal":
+            continue
+        roles = {source.role for memory in case.memories for source in memory.sources}
+        assert roles == {"user", "assistant"}, case.id
+
+
+def _first_source(raw):  # type: ignore[no-untyped-def]
+    return raw["cases"][0]["memories"][0]["sources"][0]
+
+
+def _mutate(text: str, mutate) -> str:  # type: ignore[no-untyped-def]
+    raw = json.loads(text)
+    mutate(raw)
+    return json.dumps(raw, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("mutation", "message"),
+    [
+        (lambda raw: raw["cases"].__setitem__(slice(10, None), []), "at least"),
+        (lambda raw: _first_source(raw).__setitem__("quote", "not in the turn"), "exact substring"),
+        (lambda raw: raw["cases"][1].__setitem__("id", raw["cases"][0]["id"]), "duplicate case id"),
+        (lambda raw: raw["cases"][0]["expect"].__setitem__("kinds", []), "differ from the active gold kinds"),
+        (lambda raw: _first_source(raw).__setitem__("role", "assistant"), "without a user source"),
+        (lambda raw: raw["cases"][0].__setitem__("unexpected", 1), "breaks its format"),
+        (lambda raw: raw.__setitem__("version", "9.9.9"), "changelog"),
+    ],
+)
+def test_a_broken_corpus_is_refused(corpus_text: str, mutation, message: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(CorpusError, match=message):
+        parse_corpus(_mutate(corpus_text, mutation))
+
+
+def test_a_corpus_file_on_disk_loads(tmp_path: Path, corpus_text: str) -> None:
+    path = tmp_path / "corpus.json"
+    path.write_text(corpus_text, encoding="utf-8")
+    assert len(load_corpus(path).cases) == len(load_corpus().cases)
