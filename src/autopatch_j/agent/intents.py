@@ -1,0 +1,177 @@
+"""Intent routing (H-20, M-73): deterministic rules first, a short classifier call otherwise.
+
+`Router.route(text)` returns a `RouteDecision`:
+
+- `explicit`   — the caller named the intent (`ask --intent …`);
+- `rule`       — an obvious input: "audit src/app.py" / "审计 src/app.py" with a path that exists in
+                 the project, "explain the patch" / "解释补丁" and "revise the patch" / "修改补丁" while
+                 a patch is pending, "explain src/app.py" / "解释 app.py", greetings and thanks;
+- `classifier` — one `Purpose.CLASSIFIER` call answering strict JSON `{"intent": "…"}`;
+- `fallback`   — the classifier failed (LLM error, broken contract, or a patch intent with no
+                 pending patch): the safe route `general_chat` (the ReAct agent), with the reason kept
+                 in `fallback_reason` even when the fallback call then succeeds (M-73).
+
+The classifier sees only the current message and whether a patch is pending: no history, no
+Memory (it is not a turn). The fallback never routes to a repair agent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from autopatch_j.llm.errors import LLMConfigError, LLMError
+from autopatch_j.llm.json_contract import StrictModel, parse_json_object
+from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose
+from autopatch_j.memory.records import Intent
+from autopatch_j.workspace.confine import resolve_inside
+from autopatch_j.workspace.errors import WorkspaceError
+
+RouteSource = Literal["explicit", "rule", "classifier", "fallback"]
+MAX_CLASSIFIER_INPUT_CHARS = 4_000
+MAX_REASON_CHARS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class RouteDecision:
+    intent: Intent
+    source: RouteSource
+    fallback_reason: str | None = None
+
+    def describe(self) -> str:
+        text = f"{self.intent.value} ({self.source})"
+        return f"{text}: {self.fallback_reason}" if self.fallback_reason else text
+
+
+class ClassifierReply(StrictModel):
+    intent: Literal["code_explain", "general_chat", "code_audit", "patch_explain", "patch_revise"]
+
+
+CLASSIFIER_PROMPT = """\
+You route one message of a developer using a coding-agent CLI inside a code repository.
+Answer with exactly one JSON object: {"intent": "<intent>"} where <intent> is one of:
+- "code_explain": questions about this project's code, behaviour, structure or build.
+- "general_chat": anything else (general questions, preferences, planning, small talk).
+- "code_audit": the user asks to audit, review or scan files or folders for bugs or security problems.
+- "patch_explain": the user asks about the pending patch (only if a patch is pending).
+- "patch_revise": the user asks to change the pending patch (only if a patch is pending).
+No other keys, no prose."""
+
+_LEAD = r"^\s*(?:please\s+|pls\s+|can you\s+|could you\s+|请|帮我|麻烦|你)?\s*"
+_AUDIT_EN = re.compile(_LEAD + r"(?:security[- ]?)?(?:audit|review|scan|inspect)\b", re.IGNORECASE)
+_AUDIT_ZH = re.compile(_LEAD + r"(?:审计|扫描|审查|代码审查|安全审查|检查一下|review)")
+_EXPLAIN_EN = re.compile(_LEAD + r"(?:explain|describe|walk me through|what does|how does)\b", re.IGNORECASE)
+_EXPLAIN_ZH = re.compile(_LEAD + r"(?:解释|讲解|讲讲|说明|介绍)")
+_PATCH_EXPLAIN = re.compile(
+    r"(?:\b(?:explain|describe|why|what)\b.*\b(?:the|this|pending|proposed)\s+(?:patch|fix|diff)\b)"
+    r"|(?:解释|说明|讲解|为什么).{0,6}(?:补丁|修复|patch)|(?:补丁|patch).{0,6}(?:是什么|什么意思|为什么|解释)",
+    re.IGNORECASE,
+)
+_PATCH_REVISE = re.compile(
+    r"(?:\b(?:revise|change|modify|update|adjust|rewrite|redo|improve|rework|edit)\b.*\b(?:the|this|pending|proposed)\s+"
+    r"(?:patch|fix|diff)\b)"
+    r"|(?:修改|改一下|改改|调整|重写|更新|改进).{0,6}(?:补丁|修复|patch)|(?:补丁|patch).{0,6}(?:改|修改|调整|重写)",
+    re.IGNORECASE,
+)
+_SMALL_TALK = re.compile(
+    r"^\s*(?:hi|hello|hey|thanks|thank you|thx|good (?:morning|evening)|你好|您好|嗨|谢谢|多谢|早上好|晚上好)"
+    r"[\s!！.。,，~]*$",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"[^\s,，。;；:：'\"“”‘’()（）<>《》`]+")
+_ASCII_PATH = re.compile(r"[A-Za-z0-9_./\\-]+")
+MAX_PATH_TOKENS = 200
+
+
+class Router:
+    """Routes one message; holds the project root (for path rules) and the classifier's provider."""
+
+    def __init__(self, *, provider: LLMProvider, root: Path) -> None:
+        self._provider = provider
+        self._root = root.resolve()
+
+    def route(self, text: str, *, has_pending_patch: bool, explicit: Intent | None = None) -> RouteDecision:
+        if explicit is not None:
+            return RouteDecision(Intent(explicit), "explicit")
+        rule = self.rule(text, has_pending_patch=has_pending_patch)
+        if rule is not None:
+            return RouteDecision(rule, "rule")
+        return self.classify(text, has_pending_patch=has_pending_patch)
+
+    # -- rules --------------------------------------------------------------------------------------
+
+    def rule(self, text: str, *, has_pending_patch: bool) -> Intent | None:
+        """The intent of an obvious input, or None to ask the classifier."""
+        if has_pending_patch:
+            if _PATCH_REVISE.search(text):
+                return Intent.PATCH_REVISE
+            if _PATCH_EXPLAIN.search(text):
+                return Intent.PATCH_EXPLAIN
+        if _SMALL_TALK.match(text):
+            return Intent.GENERAL_CHAT
+        names_path = bool(self.project_paths(text))
+        if names_path and (_AUDIT_EN.match(text) or _AUDIT_ZH.match(text)):
+            return Intent.CODE_AUDIT
+        if names_path and (_EXPLAIN_EN.match(text) or _EXPLAIN_ZH.match(text)):
+            return Intent.CODE_EXPLAIN
+        return None
+
+    def project_paths(self, text: str) -> list[str]:
+        """Tokens of `text` that name an existing file or folder inside the project (bounded)."""
+        return project_paths(self._root, text)
+
+    # -- classifier ---------------------------------------------------------------------------------
+
+    def classify(self, text: str, *, has_pending_patch: bool) -> RouteDecision:
+        pending = "A patch is pending." if has_pending_patch else "No patch is pending."
+        request = ChatRequest(
+            purpose=Purpose.CLASSIFIER,
+            messages=(
+                Message(role="system", content=f"{CLASSIFIER_PROMPT}\n{pending}"),
+                Message(role="user", content=text[:MAX_CLASSIFIER_INPUT_CHARS]),
+            ),
+        )
+        try:
+            response = self._provider.complete(request)
+            reply = parse_json_object(response.content, ClassifierReply)
+        except LLMConfigError:
+            raise  # no LLM at all: the main call could not run either
+        except LLMError as exc:
+            return _fallback(f"classifier failed: {type(exc).__name__}: {exc}")
+        intent = Intent(reply.intent)
+        if intent in (Intent.PATCH_EXPLAIN, Intent.PATCH_REVISE) and not has_pending_patch:
+            return _fallback(f"classifier chose {intent.value} but no patch is pending")
+        return RouteDecision(intent, "classifier")
+
+
+def _fallback(reason: str) -> RouteDecision:
+    return RouteDecision(Intent.GENERAL_CHAT, "fallback", reason[:MAX_REASON_CHARS])
+
+
+def project_paths(root: Path, text: str, *, limit: int = 20) -> list[str]:
+    """Tokens of `text` naming existing files or folders confined to `root`, in order, without repeats."""
+    found: list[str] = []
+    tokens: list[str] = []
+    for token in _TOKEN.findall(text)[:MAX_PATH_TOKENS]:
+        tokens.append(token)
+        if not token.isascii():  # "审计src/app.py": the ASCII run inside a mixed token
+            tokens.extend(_ASCII_PATH.findall(token))
+    for token in tokens:
+        token = token.rstrip(".?!？！、")
+        if not token or token in found or not _looks_like_path(token):
+            continue
+        try:
+            target = resolve_inside(root, token)
+        except WorkspaceError:
+            continue
+        if target.exists() and target != root.resolve():
+            found.append(token)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def _looks_like_path(token: str) -> bool:
+    return "/" in token or "." in token.strip(".") or (token.isascii() and token.isidentifier())

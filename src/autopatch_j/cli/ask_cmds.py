@@ -1,0 +1,221 @@
+"""`autopatch-j ask` (one request through the same admission and agent path as the REPL, H-12) and
+`autopatch-j patch show|accept|discard` (the REPL's patch actions as subcommands).
+
+`build_host(app)` is the one place that assembles an `AgentHost` for a process: the project's
+Memory, the LLM provider, the review workspace under `.autopatch-j/workspace/` and Semgrep when it
+is installed. The provider comes from `provider_factory(app)` — by default the OpenAI-compatible
+provider built from `load_llm_settings` (environment, then `.autopatch-j/config.toml`); tests
+replace the module attribute `provider_factory` (or pass `provider=`) to inject a canned or
+loopback provider. No LLM configured → `LLMConfigError` naming the variables to set (exit 5).
+
+JSON output (`--json`) is stable:
+
+    ask:   {"intent", "route": {"source", "fallback_reason"}, "answer", "turn_id", "thread_id",
+            "pending_patch": null | {"path", "search", "replace", "file_sha256", "explanation"}}
+    patch show:    {"pending_patch": null | {…, "state": "applies" | "file changed" | "file missing" |
+                    "does not match"}}
+    patch accept:  {"applied": {"path", "old_sha256", "new_sha256"}}
+    patch discard: {"discarded": {"path"}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from autopatch_j.agent.host import AgentHost, RequestResult
+from autopatch_j.agent.intents import RouteDecision
+from autopatch_j.cli.context import AppContext, app_context
+from autopatch_j.cli.render import emit_json, say
+from autopatch_j.llm.errors import LLMConfigError
+from autopatch_j.llm.provider import LLMProvider
+from autopatch_j.memory.records import Intent
+from autopatch_j.workspace.patch import AppliedPatch, PendingPatch, patch_state
+from autopatch_j.workspace.store import ReviewWorkspace
+
+NO_LLM_MESSAGE = (
+    "No LLM is configured: set AUTOPATCH_LLM_API_KEY, AUTOPATCH_LLM_BASE_URL and AUTOPATCH_LLM_MODEL "
+    "(or api_key, base_url and model in .autopatch-j/config.toml)."
+)
+
+ProviderFactory = Callable[[AppContext], LLMProvider]
+
+
+def default_provider_factory(app: AppContext) -> LLMProvider:
+    """The OpenAI-compatible provider from the environment and config file (H-1)."""
+    from autopatch_j.llm.config import load_llm_settings
+    from autopatch_j.llm.openai_provider import OpenAIProvider
+
+    settings = load_llm_settings(app.environ, app.manager().paths.config_file)
+    if settings is None:
+        raise LLMConfigError(NO_LLM_MESSAGE)
+    return OpenAIProvider(settings=settings)
+
+
+provider_factory: ProviderFactory = default_provider_factory
+"""How `build_host` gets its provider when none is passed; tests monkeypatch this attribute."""
+
+
+def workspace_for(app: AppContext) -> ReviewWorkspace:
+    return ReviewWorkspace(directory=app.manager().paths.workspace)
+
+
+def build_host(app: AppContext, provider: LLMProvider | None = None) -> AgentHost:
+    """The process's `AgentHost` (used by `ask` and the REPL); starts the turn-lease heartbeat."""
+    from autopatch_j.agent.scanner import SemgrepScanner
+
+    manager = app.manager()
+    llm = provider if provider is not None else provider_factory(app)
+    manager.start_heartbeat()
+    return AgentHost(
+        manager=manager,
+        provider=llm,
+        root=app.root,
+        workspace=workspace_for(app),
+        scanner=SemgrepScanner.detect(),
+    )
+
+
+# -- payloads ---------------------------------------------------------------------------------------
+
+
+def route_payload(route: RouteDecision, *, debug: bool) -> dict[str, Any]:
+    reason = route.fallback_reason
+    if reason is not None and not debug:
+        reason = reason.split(":", 1)[0]  # concise in normal mode (M-72); AUTOPATCH_DEBUG shows it all
+    return {"source": route.source, "fallback_reason": reason}
+
+
+def patch_payload(patch: PendingPatch | None) -> dict[str, Any] | None:
+    return None if patch is None else patch.to_dict()
+
+
+def result_payload(result: RequestResult, *, debug: bool) -> dict[str, Any]:
+    return {
+        "intent": result.intent.value,
+        "route": route_payload(result.route, debug=debug),
+        "answer": result.answer,
+        "turn_id": result.turn_id,
+        "thread_id": result.thread_id,
+        "pending_patch": patch_payload(result.pending_patch),
+    }
+
+
+def applied_payload(applied: AppliedPatch) -> dict[str, Any]:
+    return {"path": applied.path, "old_sha256": applied.old_sha256, "new_sha256": applied.new_sha256}
+
+
+# -- handlers (shared with the REPL) ------------------------------------------------------------------
+
+
+def run_ask(
+    app: AppContext,
+    text: str,
+    *,
+    intent: Intent | None = None,
+    as_json: bool = False,
+    host: AgentHost | None = None,
+) -> RequestResult:
+    """One request; the answer is streamed to stdout as plain text (or printed once as JSON)."""
+    agent = host if host is not None else build_host(app)
+    if as_json:
+        result = agent.handle(text, intent=intent)
+        emit_json(app.console, result_payload(result, debug=app.debug))
+        return result
+    out = app.console.file
+
+    def on_delta(piece: str) -> None:
+        out.write(piece)
+        out.flush()
+
+    result = agent.handle(text, intent=intent, on_delta=on_delta)
+    if not result.answer.endswith("\n"):
+        out.write("\n")
+        out.flush()
+    if app.debug or result.route.source == "fallback":
+        payload = route_payload(result.route, debug=app.debug)
+        note = f"route: {result.intent.value} ({payload['source']})"
+        if payload["fallback_reason"]:
+            note += f" — {payload['fallback_reason']}"
+        say(app.err_console, note, "dim")
+    return result
+
+
+def run_patch_show(app: AppContext, *, as_json: bool) -> None:
+    patch = workspace_for(app).pending_patch()
+    state = patch_state(app.root, patch) if patch is not None else None
+    if as_json:
+        payload = patch_payload(patch)
+        emit_json(app.console, {"pending_patch": None if payload is None else {**payload, "state": state}})
+        return
+    if patch is None:
+        say(app.console, "No pending patch.")
+        return
+    say(app.console, f"Pending patch for {patch.path} ({state}):", "bold")
+    say(app.console, patch.explanation)
+    say(app.console, patch.diff())
+    say(app.console, "Accept: autopatch-j patch accept   Discard: autopatch-j patch discard", "dim")
+
+
+def run_patch_accept(app: AppContext, *, as_json: bool, host: AgentHost | None = None) -> AppliedPatch:
+    applied = host.accept_patch() if host is not None else workspace_for(app).accept(app.root)
+    if as_json:
+        emit_json(app.console, {"applied": applied_payload(applied)})
+    else:
+        say(app.console, f"Applied the patch to {applied.path}.")
+    return applied
+
+
+def run_patch_discard(app: AppContext, *, as_json: bool, host: AgentHost | None = None) -> None:
+    workspace = host.workspace if host is not None else workspace_for(app)
+    patch = workspace.discard()
+    if as_json:
+        emit_json(app.console, {"discarded": {"path": patch.path}})
+    else:
+        say(app.console, f"Discarded the pending patch for {patch.path}.")
+
+
+# -- typer wiring -----------------------------------------------------------------------------------
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON instead of text.")]
+
+patch_app = typer.Typer(help="Show, accept or discard the pending patch of a code audit.", no_args_is_help=True)
+
+
+@patch_app.command("show")
+def patch_show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Show the pending patch and whether it still applies (changes nothing)."""
+    run_patch_show(app_context(ctx), as_json=as_json)
+
+
+@patch_app.command("accept")
+def patch_accept_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Apply the pending patch atomically after re-checking the file's content."""
+    run_patch_accept(app_context(ctx), as_json=as_json)
+
+
+@patch_app.command("discard")
+def patch_discard_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Drop the pending patch without touching the file."""
+    run_patch_discard(app_context(ctx), as_json=as_json)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `ask` and `patch show|accept|discard` to the root application."""
+
+    @app.command("ask")
+    def ask_command(
+        ctx: typer.Context,
+        text: Annotated[str, typer.Argument(metavar="TEXT", help="The request, as you would type it in the REPL.")],
+        intent: Annotated[
+            Intent | None,
+            typer.Option("--intent", case_sensitive=False, help="Skip routing and use this intent."),
+        ] = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Send one request through the same admission and agent path as the REPL; the answer goes to stdout."""
+        run_ask(app_context(ctx), text, intent=intent, as_json=as_json)
+
+    app.add_typer(patch_app, name="patch")
