@@ -36,3 +36,19 @@ class InvalidInputError(MemoryEngineError):
 
 class ProjectRootError(MemoryEngineError):
     """The project directory cannot be used for Memory."""
+
+
+class ExtractionRejected(MemoryEngineError):
+    """The extraction output breaks the provenance contract; it is discarded whole and the job retried."""
+
+
+class ConsolidationRejected(MemoryEngineError):
+    """The consolidation output contains an illegal operation; nothing is applied and the job retried."""
+
+
+class ExtractorConfigError(MemoryEngineError):
+    """AUTOPATCH_MEMORY_EXTRACTOR=llm needs a configured LLM (AUTOPATCH_LLM_MODEL, _API_KEY, _BASE_URL)."""
+
+
+class IngestFormatError(InvalidInputError):
+    """The conversation file is not valid JSONL of {"user", "assistant", "intent"?} objects."""

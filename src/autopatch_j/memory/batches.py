@@ -1,0 +1,136 @@
+"""The inputs handed to the two stages: what a claimed job may show the extractor, loaded in the claim's
+transaction with a fixed number of statements (no per-item queries)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from autopatch_j.memory.jobs import Claim
+from autopatch_j.memory.records import Candidate, Item, Source, Turn
+from autopatch_j.memory.terms import content_terms, metadata_terms
+
+MAX_RELATED_ITEMS = 20
+
+_THREAD = "SELECT compaction FROM threads WHERE id = ?"
+_TURNS_BY_IDS = "SELECT * FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq"
+_PRIOR_TURN = "SELECT * FROM turns WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT 1"
+_SUPPRESSED_SOURCES = (
+    "SELECT s.turn_id, s.role, s.quote FROM candidate_sources s JOIN memory_candidates c ON c.id = s.candidate_id "
+    "WHERE c.status = 'suppressed' AND s.turn_id IN (SELECT value FROM json_each(?)) ORDER BY s.candidate_id, s.ordinal"
+)
+_JOB_CANDIDATES = "SELECT * FROM memory_candidates WHERE consolidation_job_id = ? AND status = 'pending' ORDER BY id"
+_CANDIDATE_SOURCES = (
+    "SELECT candidate_id, turn_id, role, quote FROM candidate_sources "
+    "WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, ordinal"
+)
+# Active items sharing retrieval terms with the candidates, best overlap first; one statement (M-44).
+_RELATED_ITEMS = (
+    "SELECT i.*, count(DISTINCT t.term) AS hits FROM memory_terms t JOIN memory_items i ON i.id = t.item_id "
+    "WHERE t.term IN (SELECT value FROM json_each(?)) AND i.status = 'active' "
+    "AND (i.kind <> 'discussion_context' OR i.thread_id = ?) "
+    "GROUP BY i.id ORDER BY hits DESC, i.updated_at DESC, i.id DESC LIMIT ?"
+)
+_ITEM_PROVENANCE = (
+    "SELECT ic.item_id, c.subject, s.turn_id, s.role, s.quote FROM memory_item_candidates ic "
+    "JOIN memory_candidates c ON c.id = ic.candidate_id JOIN candidate_sources s ON s.candidate_id = c.id "
+    "WHERE ic.item_id IN (SELECT value FROM json_each(?)) ORDER BY ic.item_id, c.id, s.ordinal"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionRequest:
+    """Stage-1 input (M-41): the previous compaction, the batch's turns and the turn just before them."""
+
+    thread_id: int
+    compaction: str
+    turns: tuple[Turn, ...]
+    prior_turn: Turn | None
+    job_for_turn: Mapping[int, int]
+    suppressed: tuple[Source, ...] = ()
+
+    @property
+    def visible_turns(self) -> tuple[Turn, ...]:
+        """Every turn the extractor sees, oldest first."""
+        return ((self.prior_turn,) if self.prior_turn else ()) + self.turns
+
+    def turn(self, turn_id: int) -> Turn | None:
+        for turn in self.visible_turns:
+            if turn.id == turn_id:
+                return turn
+        return None
+
+    def predecessor(self, turn: Turn) -> Turn | None:
+        """The visible turn immediately before `turn` in the thread."""
+        visible = self.visible_turns
+        for index, candidate in enumerate(visible):
+            if candidate.id == turn.id:
+                return visible[index - 1] if index > 0 else None
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedItem:
+    """An active item found through retrieval terms, with its provenance and its candidates' subjects."""
+
+    item: Item
+    sources: tuple[Source, ...] = ()
+    subjects: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationRequest:
+    """Stage-2 input (M-44): the job's pending candidates and ≤ 20 related active items."""
+
+    thread_id: int
+    candidates: tuple[Candidate, ...]
+    related: tuple[RelatedItem, ...] = field(default_factory=tuple)
+
+
+def load_extraction_request_in_tx(conn: sqlite3.Connection, *, claim: Claim) -> ExtractionRequest:
+    turn_ids = [job.turn_id for job in claim.jobs if job.turn_id is not None]
+    turns = tuple(Turn.from_row(row) for row in conn.execute(_TURNS_BY_IDS, (json.dumps(turn_ids),)))
+    row = conn.execute(_THREAD, (claim.thread_id,)).fetchone()
+    prior_row = conn.execute(_PRIOR_TURN, (claim.thread_id, turns[0].seq)).fetchone() if turns else None
+    prior = Turn.from_row(prior_row) if prior_row else None
+    visible = turn_ids + ([prior.id] if prior else [])
+    suppressed = tuple(Source.from_row(r) for r in conn.execute(_SUPPRESSED_SOURCES, (json.dumps(visible),)))
+    return ExtractionRequest(
+        thread_id=claim.thread_id,
+        compaction=row["compaction"] if row else "",
+        turns=turns,
+        prior_turn=prior,
+        job_for_turn={job.turn_id: job.id for job in claim.jobs if job.turn_id is not None},
+        suppressed=suppressed,
+    )
+
+
+def load_consolidation_request_in_tx(conn: sqlite3.Connection, *, claim: Claim) -> ConsolidationRequest:
+    job = claim.jobs[0]
+    rows = conn.execute(_JOB_CANDIDATES, (job.id,)).fetchall()
+    sources: dict[int, list[Source]] = {row["id"]: [] for row in rows}
+    for src in conn.execute(_CANDIDATE_SOURCES, (json.dumps(list(sources)),)):
+        sources[src["candidate_id"]].append(Source.from_row(src))
+    candidates = tuple(Candidate.from_row(row, tuple(sources[row["id"]])) for row in rows)
+    terms: list[str] = []
+    for candidate in candidates:
+        terms += metadata_terms(candidate.subject, (), ()) + content_terms(candidate.content)
+    related: tuple[RelatedItem, ...] = ()
+    if terms:
+        items = [
+            Item.from_row(r)
+            for r in conn.execute(_RELATED_ITEMS, (json.dumps(sorted(set(terms))), job.thread_id, MAX_RELATED_ITEMS))
+        ]
+        provenance: dict[int, tuple[list[Source], list[str]]] = {item.id: ([], []) for item in items}
+        for r in conn.execute(_ITEM_PROVENANCE, (json.dumps(list(provenance)),)):
+            item_sources, subjects = provenance[r["item_id"]]
+            item_sources.append(Source.from_row(r))
+            if r["subject"] and r["subject"] not in subjects:
+                subjects.append(r["subject"])
+        related = tuple(
+            RelatedItem(item=item, sources=tuple(provenance[item.id][0]), subjects=tuple(provenance[item.id][1]))
+            for item in items
+        )
+    return ConsolidationRequest(thread_id=job.thread_id, candidates=candidates, related=related)

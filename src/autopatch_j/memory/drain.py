@@ -1,0 +1,118 @@
+"""Draining due jobs now (M-52): at exit, for `/new`'s old thread, and for `autopatch-j memory drain`.
+
+A drain snapshots the ids of the jobs due at its start (optionally of one thread) and tries each
+at most once; a consolidation child created by a successful snapshot extraction joins the
+allow-list and may run in the same round. The allow-list and the thread condition are applied by
+the claim SQL itself, before its `ORDER BY`/`LIMIT`, so concurrent unrelated jobs neither block
+nor join the drain. The trigger (2 turns / 30 s) is ignored; retry times are not. A failure or a
+timeout leaves the job in `retry_wait`, adds a warning to the report, and the caller carries on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.jobs import Scope
+from autopatch_j.memory.pipeline import Outcome, Pipeline, StepResult
+from autopatch_j.memory.records import JobKind
+
+EXIT_BUDGET_SECONDS = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class DrainReport:
+    snapshot: frozenset[int]
+    steps: tuple[StepResult, ...]
+    warnings: tuple[str, ...]
+    left: frozenset[int]  # snapshot jobs not tried (out of time, or storage trouble)
+
+    @property
+    def jobs_run(self) -> int:
+        return sum(len(step.job_ids) for step in self.steps)
+
+    @property
+    def candidates(self) -> int:
+        return sum(step.candidates for step in self.steps)
+
+    @property
+    def operations(self) -> dict[str, int]:
+        total: Counter[str] = Counter()
+        for step in self.steps:
+            total.update(step.operations)
+        return dict(total)
+
+    @property
+    def errors(self) -> tuple[str, ...]:
+        return tuple(step.error for step in self.steps if step.error)
+
+    def to_dict(self) -> dict[str, object]:
+        """The stable `--json` shape of `autopatch-j memory drain`."""
+        return {
+            "jobs_run": self.jobs_run,
+            "extraction_batches": sum(1 for s in self.steps if s.kind is JobKind.EXTRACTION),
+            "consolidations": sum(1 for s in self.steps if s.kind is JobKind.CONSOLIDATION),
+            "candidates": self.candidates,
+            "filtered": sum(step.filtered for step in self.steps),
+            "operations": self.operations,
+            "memory_ids": sorted({m for step in self.steps for m in step.memory_ids}),
+            "retrying": sorted(j for s in self.steps if s.outcome is Outcome.RETRY for j in s.job_ids),
+            "lease_lost": sorted(j for s in self.steps if s.outcome is Outcome.LEASE_LOST for j in s.job_ids),
+            "left": sorted(self.left),
+            "errors": list(self.errors),
+            "warnings": list(self.warnings),
+        }
+
+
+def drain(
+    pipeline: Pipeline,
+    *,
+    thread_id: int | None = None,
+    budget_s: float | None = EXIT_BUDGET_SECONDS,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> DrainReport:
+    """Give every job due now one chance (plus the consolidation children they create)."""
+    snapshot = pipeline.snapshot(thread_id=thread_id)
+    allowed = set(snapshot)
+    tried: set[int] = set()
+    steps: list[StepResult] = []
+    warnings: list[str] = []
+    deadline = None if budget_s is None else monotonic() + budget_s
+    while allowed - tried:
+        if deadline is not None and monotonic() >= deadline:
+            warnings.append(f"Memory: {len(allowed - tried)} job(s) left for the next start (out of time).")
+            break
+        try:
+            step = pipeline.step(force=True, scope=Scope(allow=frozenset(allowed - tried), thread_id=thread_id))
+        except MemoryEngineError as exc:
+            warnings.append(f"Memory: background jobs could not run now ({exc}); they are kept for later.")
+            break
+        if step is None:
+            break
+        steps.append(step)
+        tried.update(step.job_ids)
+        if step.outcome is Outcome.RETRY:
+            warnings.append(f"Memory: job(s) {list(step.job_ids)} failed and will be retried: {step.error}")
+        elif step.outcome is Outcome.LEASE_LOST:
+            warnings.append(f"Memory: job(s) {list(step.job_ids)} were taken over or cleared; result discarded.")
+        if step.consolidation_job_id is not None:
+            allowed.add(step.consolidation_job_id)
+    return DrainReport(
+        snapshot=snapshot,
+        steps=tuple(steps),
+        warnings=tuple(warnings),
+        left=frozenset(snapshot - tried),
+    )
+
+
+def drain_at_exit(pipeline: Pipeline, *, budget_s: float = EXIT_BUDGET_SECONDS) -> DrainReport:
+    """M-52: the exit round; the caller prints the warnings and exits regardless."""
+    return drain(pipeline, budget_s=budget_s)
+
+
+def drain_thread(pipeline: Pipeline, *, thread_id: int, budget_s: float = EXIT_BUDGET_SECONDS) -> DrainReport:
+    """`/new`: one processing chance for the old thread's pending jobs, before it is archived."""
+    return drain(pipeline, thread_id=thread_id, budget_s=budget_s)

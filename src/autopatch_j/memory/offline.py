@@ -1,0 +1,193 @@
+"""The offline `RulesExtractor`: both stages deterministically from the lexicon, no model needed.
+
+Stage 1: in every user turn of the batch, each sentence with an explicit speech act that is not
+temporary, not a question, not speculation and not a current code fact becomes a candidate quoting
+that sentence (kind from the subject table, else from the kind hints); a user turn that is only a
+short confirmation, right after an assistant answer with a proposal sentence, becomes a
+`project_decision` quoting both the proposal and the confirmation; a user sentence comparing options
+becomes `discussion_context`. The compaction is a bounded rolling digest of the turns.
+
+Stage 2: candidates are grouped by normalized subject ("python_version", "answer_order" …); within
+one batch the latest statement of a subject wins and earlier ones are rejected; a candidate whose
+normalized content equals a related memory is rejected as a duplicate; one whose subject matches a
+related memory of the same kind supersedes it (discussion context is revised instead); anything
+else is created. Titles, aliases and keywords come from the subject table (Chinese and English) and
+the content's own words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autopatch_j.llm.contracts import (
+    CandidateOut,
+    ConsolidationOutput,
+    ExtractionOutput,
+    OperationOut,
+    SourceOut,
+)
+from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem
+from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
+from autopatch_j.memory.records import Candidate, MemoryKind, Turn
+from autopatch_j.memory.terms import normalize
+from autopatch_j.memory.validation import MAX_COMPACTION_CHARS
+
+_SENTENCE = re.compile(r"[^。！？!?；;\n]+?(?:[。！？!?；;]+|\.(?=\s|$)|\n|$)")
+_DIGEST_CHARS = 160
+_TITLE_CHARS = 60
+_KIND_LABELS = {
+    MemoryKind.USER_PREFERENCE: ("用户偏好", "user preference"),
+    MemoryKind.PROJECT_DECISION: ("项目决定", "project decision"),
+    MemoryKind.DISCUSSION_CONTEXT: ("讨论上下文", "discussion context"),
+}
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`, each an exact substring (stripped), in order."""
+    return [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip()]
+
+
+class RulesExtractor:
+    name = "rules"
+
+    def __init__(self, *, lexicon: Lexicon | None = None) -> None:
+        self.lexicon = lexicon or default_lexicon()
+
+    # -- Stage 1 ---------------------------------------------------------------------------------
+
+    def extract(self, request: ExtractionRequest) -> ExtractionOutput:
+        candidates: list[CandidateOut] = []
+        previous = request.prior_turn
+        for turn in request.turns:
+            confirmed = self._confirmation(turn, previous)
+            if confirmed is not None:
+                candidates.append(confirmed)
+            else:
+                candidates.extend(self._statements(turn))
+            previous = turn
+        return ExtractionOutput(compaction=self._compaction(request), candidates=candidates)
+
+    def _statements(self, turn: Turn) -> list[CandidateOut]:
+        found: list[CandidateOut] = []
+        for sentence in split_sentences(turn.user_text):
+            source = [SourceOut(turn_id=turn.id, role="user", quote=sentence)]
+            subject = self.lexicon.subject_of(sentence)
+            if self.lexicon.supports_statement(sentence):
+                kind = subject.kind if subject else self.lexicon.kind_hint(sentence)
+                found.append(
+                    CandidateOut(kind=kind, content=sentence, subject=subject.key if subject else "", sources=source)  # type: ignore[arg-type]
+                )
+            elif self.lexicon.is_discussion(sentence) and not self.lexicon.is_code_fact(sentence):
+                found.append(
+                    CandidateOut(kind="discussion_context", content=sentence, subject="discussion", sources=source)
+                )
+        return found
+
+    def _confirmation(self, turn: Turn, previous: Turn | None) -> CandidateOut | None:
+        if previous is None or not previous.assistant_text or not self.lexicon.is_confirmation(turn.user_text):
+            return None
+        proposals = [
+            s
+            for s in split_sentences(previous.assistant_text)
+            if self.lexicon.has_proposal_signal(s) and self.lexicon.anchor_tokens(s)
+        ]
+        if not proposals:
+            return None
+        # The proposal with the most content words (the later one on a tie) is the one confirmed.
+        proposal = max(reversed(proposals), key=lambda s: len(self.lexicon.anchor_tokens(s)))
+        subject = self.lexicon.subject_of(proposal)
+        return CandidateOut(
+            kind="project_decision",
+            content=proposal,
+            subject=subject.key if subject else "",
+            sources=[
+                SourceOut(turn_id=previous.id, role="assistant", quote=proposal),
+                SourceOut(turn_id=turn.id, role="user", quote=turn.user_text.strip()),
+            ],
+        )
+
+    def _compaction(self, request: ExtractionRequest) -> str:
+        lines = [line for line in request.compaction.splitlines() if line.strip()]
+        for turn in request.turns:
+            lines.append(f"[{turn.seq}] user: {_digest(turn.user_text)}")
+            if turn.assistant_text:
+                lines.append(f"[{turn.seq}] assistant: {_digest(turn.assistant_text)}")
+        while lines and len("\n".join(lines)) > MAX_COMPACTION_CHARS:
+            lines.pop(0)
+        return "\n".join(lines)
+
+    # -- Stage 2 ---------------------------------------------------------------------------------
+
+    def consolidate(self, request: ConsolidationRequest) -> ConsolidationOutput:
+        operations: list[OperationOut] = []
+        latest: dict[tuple[str, str], Candidate] = {}
+        for candidate in request.candidates:
+            if candidate.subject and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
+                latest[(candidate.kind.value, candidate.subject)] = candidate
+        taken: set[int] = set()
+        for candidate in request.candidates:
+            key = (candidate.kind.value, candidate.subject)
+            if key in latest and latest[key].id != candidate.id:
+                operations.append(OperationOut(op="reject", candidate_ids=[candidate.id]))
+                continue
+            operations.append(self._operation(candidate, request.related, taken))
+        return ConsolidationOutput(operations=operations)
+
+    def _operation(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> OperationOut:
+        same_kind = [r for r in related if r.item.kind is candidate.kind and r.item.memory_id not in taken]
+        content_key = normalize(candidate.content)
+        if any(normalize(r.item.content) == content_key for r in same_kind):
+            return OperationOut(op="reject", candidate_ids=[candidate.id])
+        subject = self._subject(candidate)
+        title, aliases, keywords = self._metadata(candidate, subject)
+        target = None
+        if candidate.subject:
+            target = next((r for r in same_kind if candidate.subject in r.subjects), None)
+        if target is None:
+            return OperationOut(
+                op="create",
+                candidate_ids=[candidate.id],
+                title=title,
+                aliases=aliases,
+                keywords=keywords,
+                content=candidate.content,
+            )
+        taken.add(target.item.memory_id)
+        return OperationOut(
+            op="revise" if candidate.kind is MemoryKind.DISCUSSION_CONTEXT else "supersede",
+            candidate_ids=[candidate.id],
+            target_memory_id=target.item.memory_id,
+            title=title,
+            aliases=aliases,
+            keywords=keywords,
+            content=candidate.content,
+        )
+
+    def _subject(self, candidate: Candidate) -> Subject | None:
+        return next((s for s in self.lexicon.subjects if s.key == candidate.subject), None)
+
+    def _metadata(self, candidate: Candidate, subject: Subject | None) -> tuple[str, list[str], list[str]]:
+        label_zh, label_en = _KIND_LABELS[candidate.kind]
+        words = sorted(self.lexicon.anchor_tokens(candidate.content), key=lambda w: (-len(w), w))
+        if subject is not None:
+            title = f"{subject.title_zh} / {subject.title_en}"
+            aliases = [subject.title_zh, subject.title_en, subject.key.replace("_", " ")]
+            keywords = [*subject.keywords, *words]
+        else:
+            title = _clip(candidate.content, _TITLE_CHARS)
+            aliases = [label_zh, label_en]
+            keywords = words or [label_en]
+        return title, _bounded(aliases), _bounded(keywords)
+
+
+def _digest(text: str) -> str:
+    return _clip(" ".join(text.split()), _DIGEST_CHARS)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bounded(values: list[str], limit: int = 16) -> list[str]:
+    cleaned = [v.strip()[:160] for v in values if v.strip()]
+    return list(dict.fromkeys(cleaned))[:limit]

@@ -1,0 +1,196 @@
+"""Program-side validation of Stage-1 output (M-42, M-46), before anything is written.
+
+Structural checks fail the WHOLE output (`ExtractionRejected`, the job retries): unknown kind,
+a source naming a turn or role not in the input, a quote that is not an exact substring of that
+turn's RAW text, and length bounds. Semantic gates filter single candidates and never block the
+compaction or the other candidates:
+
+* `user_preference` / `project_decision` need a quote from a USER turn of the batch that carries an
+  explicit zh/en speech act and anchors the content, in a sentence that is not temporary ("这次",
+  "just this once"), not an undecided question, not speculation and not a current code fact — or a
+  short confirmation ("同意", "ok let's do that") quoted together with the adjacent assistant
+  proposal, which must carry a proposal signal and anchor the content;
+* evidence already covered by a suppressed (forgotten) candidate never forms a candidate again;
+* `discussion_context` is always non-factual and bound to the batch's thread.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from autopatch_j.llm.contracts import CandidateOut, ExtractionOutput
+from autopatch_j.memory.batches import ExtractionRequest
+from autopatch_j.memory.errors import ExtractionRejected
+from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
+
+MAX_COMPACTION_CHARS = 4_000
+MAX_CONTENT_CHARS = 2_000
+MAX_QUOTE_CHARS = 2_000
+MAX_SUBJECT_CHARS = 200
+MAX_CANDIDATES = 32
+MAX_SOURCES = 8
+
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]|\.(?=\s|$)")
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateDraft:
+    """A candidate that passed every check, ready to be stored."""
+
+    kind: MemoryKind
+    content: str
+    subject: str
+    non_factual: bool
+    sources: tuple[Source, ...]
+    extraction_job_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Filtered:
+    """A candidate dropped by a semantic gate, and why."""
+
+    index: int
+    kind: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ValidatedExtraction:
+    compaction: str
+    candidates: tuple[CandidateDraft, ...]
+    filtered: tuple[Filtered, ...]
+
+
+def enclosing_sentence(text: str, quote: str) -> str:
+    """The quote widened to the sentence(s) around its first occurrence in `text`."""
+    start = text.find(quote)
+    if start < 0:
+        return quote
+    end = start + len(quote)
+    left = 0
+    for match in _SENTENCE_END.finditer(text, 0, start):
+        left = match.end()
+    right_match = _SENTENCE_END.search(text, end)
+    right = right_match.end() if right_match else len(text)
+    return text[left:right].strip()
+
+
+def validate_extraction(output: ExtractionOutput, request: ExtractionRequest, lexicon: Lexicon) -> ValidatedExtraction:
+    """Structural errors raise `ExtractionRejected`; semantic gates filter single candidates."""
+    if len(output.compaction) > MAX_COMPACTION_CHARS:
+        raise ExtractionRejected(f"compaction has {len(output.compaction)} chars (limit {MAX_COMPACTION_CHARS})")
+    if len(output.candidates) > MAX_CANDIDATES:
+        raise ExtractionRejected(f"{len(output.candidates)} candidates (limit {MAX_CANDIDATES})")
+    sourced = [(index, raw, _structural(index, raw, request)) for index, raw in enumerate(output.candidates)]
+    kept: list[CandidateDraft] = []
+    filtered: list[Filtered] = []
+    for index, raw, sources in sourced:
+        reason = _semantic_reason(raw, sources, request, lexicon)
+        if reason is not None:
+            filtered.append(Filtered(index=index, kind=raw.kind, reason=reason))
+            continue
+        kind = MemoryKind(raw.kind)
+        kept.append(
+            CandidateDraft(
+                kind=kind,
+                content=raw.content.strip(),
+                subject=raw.subject.strip(),
+                non_factual=kind is MemoryKind.DISCUSSION_CONTEXT,
+                sources=sources,
+                extraction_job_id=_owning_job(sources, request),
+            )
+        )
+    return ValidatedExtraction(compaction=output.compaction, candidates=tuple(kept), filtered=tuple(filtered))
+
+
+def _structural(index: int, raw: CandidateOut, request: ExtractionRequest) -> tuple[Source, ...]:
+    where = f"candidate {index}"
+    content = raw.content.strip()
+    if not content or len(content) > MAX_CONTENT_CHARS:
+        raise ExtractionRejected(f"{where}: content must have 1..{MAX_CONTENT_CHARS} chars")
+    if len(raw.subject.strip()) > MAX_SUBJECT_CHARS:
+        raise ExtractionRejected(f"{where}: subject longer than {MAX_SUBJECT_CHARS} chars")
+    if not 1 <= len(raw.sources) <= MAX_SOURCES:
+        raise ExtractionRejected(f"{where}: needs 1..{MAX_SOURCES} sources, has {len(raw.sources)}")
+    sources: list[Source] = []
+    for number, src in enumerate(raw.sources):
+        turn = request.turn(src.turn_id)
+        if turn is None:
+            raise ExtractionRejected(f"{where} source {number}: turn {src.turn_id} is not in the input")
+        role = SourceRole(src.role)
+        if not src.quote or len(src.quote) > MAX_QUOTE_CHARS:
+            raise ExtractionRejected(f"{where} source {number}: quote must have 1..{MAX_QUOTE_CHARS} chars")
+        if src.quote not in turn.text_for(role):
+            raise ExtractionRejected(
+                f"{where} source {number}: the quote is not an exact substring of turn {turn.id}'s {role.value} text"
+            )
+        sources.append(Source(turn_id=turn.id, role=role, quote=src.quote))
+    return tuple(sources)
+
+
+def _semantic_reason(
+    raw: CandidateOut, sources: tuple[Source, ...], request: ExtractionRequest, lexicon: Lexicon
+) -> str | None:
+    if any(_suppressed(src, request) for src in sources if src.role is SourceRole.USER):
+        return "its user evidence belongs to a forgotten memory"
+    if raw.kind == MemoryKind.DISCUSSION_CONTEXT.value:
+        return None
+    batch = {turn.id: turn for turn in request.turns}
+    for src in sources:
+        turn = batch.get(src.turn_id)
+        if turn is None or src.role is not SourceRole.USER:
+            continue
+        if _explicit_statement(raw, src, turn, lexicon):
+            return None
+        if _confirmed_proposal(raw, src, turn, sources, request, lexicon):
+            return None
+    return "no explicit user statement or confirmed proposal supports it"
+
+
+def _explicit_statement(raw: CandidateOut, src: Source, turn: Turn, lexicon: Lexicon) -> bool:
+    sentence = enclosing_sentence(turn.user_text, src.quote)
+    return (
+        lexicon.is_explicit(src.quote)
+        and lexicon.supports_statement(sentence)
+        and (lexicon.anchored(raw.content, src.quote) or lexicon.anchored(raw.subject, src.quote))
+    )
+
+
+def _confirmed_proposal(
+    raw: CandidateOut,
+    src: Source,
+    turn: Turn,
+    sources: tuple[Source, ...],
+    request: ExtractionRequest,
+    lexicon: Lexicon,
+) -> bool:
+    if not lexicon.is_confirmation(enclosing_sentence(turn.user_text, src.quote)):
+        return False
+    previous = request.predecessor(turn)
+    if previous is None:
+        return False
+    return any(
+        proposal.turn_id == previous.id
+        and proposal.role is SourceRole.ASSISTANT
+        and lexicon.has_proposal_signal(proposal.quote)
+        and lexicon.anchored(raw.content, proposal.quote)
+        for proposal in sources
+    )
+
+
+def _suppressed(src: Source, request: ExtractionRequest) -> bool:
+    return any(
+        old.turn_id == src.turn_id and old.role is src.role and (old.quote in src.quote or src.quote in old.quote)
+        for old in request.suppressed
+    )
+
+
+def _owning_job(sources: tuple[Source, ...], request: ExtractionRequest) -> int:
+    """The job of the newest batch turn the candidate quotes (else the batch's first job)."""
+    seq_of = {turn.id: turn.seq for turn in request.turns}
+    quoted = [src.turn_id for src in sources if src.turn_id in seq_of]
+    if quoted:
+        return request.job_for_turn[max(quoted, key=lambda turn_id: seq_of[turn_id])]
+    return request.job_for_turn[request.turns[0].id]
