@@ -1,0 +1,58 @@
+"""`autopatch-j memory search QUERY [--json]`: the agent's `memory_search`, for people and scripts.
+
+JSON output is a list of `{id, kind, title, synopsis, match}` (`[]` when nothing matches — never
+padded, M-65). The search runs in the current active thread, exactly as an ordinary request
+admitted now would see it (repo preferences and decisions, and this thread's discussions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from autopatch_j.cli.context import AppContext
+from autopatch_j.cli.render import emit_json, say
+from autopatch_j.memory.search import SearchHit
+
+
+def hit_payload(hit: SearchHit) -> dict[str, Any]:
+    return {
+        "id": hit.memory_id,
+        "kind": hit.kind.value,
+        "title": hit.title,
+        "synopsis": hit.synopsis,
+        "match": hit.match,
+    }
+
+
+def run_search(app: AppContext, query: str, *, as_json: bool) -> None:
+    manager = app.manager()
+    hits = manager.search(thread_id=manager.active_thread().id, query=query)
+    if as_json:
+        emit_json(app.console, [hit_payload(hit) for hit in hits])
+        return
+    if not hits:
+        say(app.console, "No memories match.")
+        return
+    table = Table("id", "kind", "title", "synopsis", "match", highlight=False)
+    for hit in hits:
+        # Text cells: `[bold]` or `[/]` inside a title or synopsis is shown literally, never parsed (M-72).
+        table.add_row(*(Text(v) for v in (str(hit.memory_id), hit.kind.value, hit.title, hit.synopsis, hit.match)))
+    app.console.print(table)
+
+
+def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext]) -> None:
+    """Add `search` to the `memory` command group."""
+
+    @memory_app.command("search")
+    def search_command(
+        ctx: typer.Context,
+        query: Annotated[str, typer.Argument(metavar="QUERY", help="Words to look up in titles, aliases, keywords.")],
+        as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON instead of a table.")] = False,
+    ) -> None:
+        """Search the current memories (what `memory_search` gives the agent); [] when nothing matches."""
+        run_search(get_context(ctx), query, as_json=as_json)

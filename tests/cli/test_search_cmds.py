@@ -1,0 +1,85 @@
+"""`autopatch-j memory search QUERY [--json]` through the real CLI entry point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autopatch_j.cli.context import app_context
+from autopatch_j.cli.memory_cmds import memory_app
+from autopatch_j.cli.search_cmds import register
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.records import MemoryKind
+from tests.cli.conftest import CliRunner
+from tests.memory.item_factory import add_item
+
+
+@pytest.fixture(autouse=True)
+def search_registered() -> None:
+    """The app wires `register(memory_app, app_context)`; do it here only if it is not wired yet."""
+    if not any(command.name == "search" for command in memory_app.registered_commands):
+        register(memory_app, app_context)
+
+
+@pytest.fixture
+def seeded(project: Path) -> MemoryManager:
+    manager = MemoryManager(root=project)
+    assert manager.open().ok
+    add_item(
+        manager,
+        kind=MemoryKind.USER_PREFERENCE,
+        title="回答先给结论",
+        content="以后回答先给结论，再给细节。",
+        aliases=["answer first"],
+    )
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="[bold]literal[/] title", content="markup [/] stays text")
+    return manager
+
+
+def test_json_output_lists_hits_with_the_documented_fields(cli: CliRunner, seeded: MemoryManager) -> None:
+    result = cli("memory", "search", "结论", "--json")
+    assert result.code == 0, result.err
+    (hit,) = result.json()
+    assert set(hit) == {"id", "kind", "title", "synopsis", "match"}
+    assert hit["kind"] == "user_preference"
+    assert hit["title"] == "回答先给结论"
+    assert hit["synopsis"] == "以后回答先给结论，再给细节。"
+    assert hit["match"] == "substring"
+
+
+def test_json_output_is_an_empty_list_when_nothing_matches(cli: CliRunner, seeded: MemoryManager) -> None:
+    result = cli("memory", "search", "kubernetes", "--json")
+    assert result.code == 0
+    assert result.json() == []
+
+
+def test_an_empty_query_gives_an_empty_list(cli: CliRunner, seeded: MemoryManager) -> None:
+    result = cli("memory", "search", "  ", "--json")
+    assert (result.code, result.json()) == (0, [])
+
+
+def test_text_output_is_a_table_and_markup_is_literal(cli: CliRunner, seeded: MemoryManager) -> None:
+    result = cli("memory", "search", "answer")
+    assert result.code == 0
+    assert "回答先给结论" in result.out and "prefix" in result.out
+    literal = cli("memory", "search", "literal")
+    assert literal.code == 0
+    assert "[bold]literal[/]" in literal.out
+
+
+def test_text_output_says_when_nothing_matches(cli: CliRunner, seeded: MemoryManager) -> None:
+    result = cli("memory", "search", "kubernetes")
+    assert result.code == 0
+    assert result.out.strip() == "No memories match."
+
+
+def test_search_works_in_a_fresh_project(cli: CliRunner) -> None:
+    result = cli("memory", "search", "anything", "--json")
+    assert (result.code, result.json()) == (0, [])
+
+
+def test_search_has_help(cli: CliRunner) -> None:
+    result = cli("memory", "search", "--help")
+    assert result.code == 0
+    assert "QUERY" in result.out and "--json" in result.out
