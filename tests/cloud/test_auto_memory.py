@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from autopatch_j.cloud.auto_memory import (
@@ -20,6 +21,7 @@ from autopatch_j.cloud.errors import QuotaLookupError
 from autopatch_j.cloud.memories import project_memories, user_memories
 from autopatch_j.cloud.quotas import QuotaStatus, set_quota
 from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
+from autopatch_j.cloud.tables import tasks
 from tests.cloud.world import World
 
 
@@ -76,7 +78,7 @@ def test_gate_3_timestamps_duration_and_length(world: World, alice, project) -> 
     ok = world.complete(world.task(project, alice, "c"), duration=30, result="y" * 200)
     never_started = world.complete(world.task(project, alice, "d"))
     with write_tx(world.engine) as conn:
-        conn.exec_driver_sql("UPDATE tasks SET started_at = NULL WHERE id = %d" % never_started.id)
+        conn.execute(sa.update(tasks).where(tasks.c.id == never_started.id).values(started_at=None))
     assert sweep(world) == {
         short.id: Reason.DURATION_TOO_SHORT,
         tiny.id: Reason.RESULT_TOO_SHORT,
