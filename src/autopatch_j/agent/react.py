@@ -103,12 +103,13 @@ class ReactAgent:
             for event in events:
                 _check(cancel)
                 if isinstance(event, TextDelta):
-                    if not round_text and not event.text.strip():
+                    text = event.text if round_text else event.text.lstrip()
+                    if not text:
                         continue  # leading whitespace of a round is not shown
                     if not round_text and earlier_text:
                         emit(ROUND_SEPARATOR)
-                    round_text.append(event.text)
-                    emit(event.text)
+                    round_text.append(text)
+                    emit(text)
                 else:
                     final = event
         finally:

@@ -303,11 +303,12 @@ class RepairAgents:
             for event in events:
                 _check(cancel)
                 if isinstance(event, TextDelta):
-                    if not parts and not event.text.strip():
+                    text = event.text if parts else event.text.lstrip()
+                    if not text:
                         continue  # leading whitespace is not shown
-                    parts.append(event.text)
+                    parts.append(text)
                     if on_delta is not None:
-                        on_delta(event.text)
+                        on_delta(text)
                 else:
                     final = event
         finally:
