@@ -4,15 +4,19 @@ transaction with a fixed number of statements (no per-item queries)."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from autopatch_j.memory.jobs import Claim
 from autopatch_j.memory.records import Candidate, Item, Source, Turn
-from autopatch_j.memory.terms import content_terms, metadata_terms
+from autopatch_j.memory.terms import CJK_SUFFIX_CHARS, metadata_terms, normalize
 
 MAX_RELATED_ITEMS = 20
+MAX_LOOKUP_TERMS = 4_000
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_WORD = re.compile(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 _THREAD = "SELECT compaction FROM threads WHERE id = ?"
 _TURNS_BY_IDS = "SELECT * FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq"
@@ -89,6 +93,20 @@ class ConsolidationRequest:
     related: tuple[RelatedItem, ...] = field(default_factory=tuple)
 
 
+def lookup_terms(subject: str, content: str) -> set[str]:
+    """Terms that can equal an item's stored terms: the subject and Latin words as metadata terms, and
+    every CJK substring (2 … 16 chars) of the content — an item's CJK content terms are suffixes of its
+    runs, so any of them that occurs in the candidate is found by plain equality."""
+    found = set(metadata_terms(subject, (), ()))
+    text = normalize(content)
+    found.update(word for word in _WORD.findall(text) if len(word) >= 2)
+    for run in _CJK_RUN.findall(text):
+        for start in range(len(run) - 1):
+            for end in range(start + 2, min(len(run), start + CJK_SUFFIX_CHARS) + 1):
+                found.add(run[start:end])
+    return found
+
+
 def load_extraction_request_in_tx(conn: sqlite3.Connection, *, claim: Claim) -> ExtractionRequest:
     turn_ids = [job.turn_id for job in claim.jobs if job.turn_id is not None]
     turns = tuple(Turn.from_row(row) for row in conn.execute(_TURNS_BY_IDS, (json.dumps(turn_ids),)))
@@ -114,15 +132,13 @@ def load_consolidation_request_in_tx(conn: sqlite3.Connection, *, claim: Claim) 
     for src in conn.execute(_CANDIDATE_SOURCES, (json.dumps(list(sources)),)):
         sources[src["candidate_id"]].append(Source.from_row(src))
     candidates = tuple(Candidate.from_row(row, tuple(sources[row["id"]])) for row in rows)
-    terms: list[str] = []
+    terms: set[str] = set()
     for candidate in candidates:
-        terms += metadata_terms(candidate.subject, (), ()) + content_terms(candidate.content)
+        terms.update(lookup_terms(candidate.subject, candidate.content))
     related: tuple[RelatedItem, ...] = ()
     if terms:
-        items = [
-            Item.from_row(r)
-            for r in conn.execute(_RELATED_ITEMS, (json.dumps(sorted(set(terms))), job.thread_id, MAX_RELATED_ITEMS))
-        ]
+        lookup = json.dumps(sorted(terms)[:MAX_LOOKUP_TERMS], ensure_ascii=False)
+        items = [Item.from_row(r) for r in conn.execute(_RELATED_ITEMS, (lookup, job.thread_id, MAX_RELATED_ITEMS))]
         provenance: dict[int, tuple[list[Source], list[str]]] = {item.id: ([], []) for item in items}
         for r in conn.execute(_ITEM_PROVENANCE, (json.dumps(list(provenance)),)):
             item_sources, subjects = provenance[r["item_id"]]
