@@ -1,0 +1,182 @@
+"""`autopatch-j cloud …`: help for every command, a light `--help`, errors, and the whole flow.
+
+The end-to-end flow runs the real commands in subprocesses: init, user add, serve (a real uvicorn on
+a free loopback port), HTTP calls, `worker --once` with the scripted executor, and checks that the
+memory extracted from the first task is injected into the next one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import typer
+
+from autopatch_j.cli.app import main
+from autopatch_j.cli.cloud import cloud_app
+from autopatch_j.cloud.injection import PREFIX
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "cloud.md"
+HEAVY = ("fastapi", "sqlalchemy", "uvicorn", "alembic", "openai", "starlette")
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "autopatch_j", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
+
+
+def commands() -> list[tuple[str, object]]:
+    """Every leaf command under `cloud`, with its full name."""
+    found: list[tuple[str, object]] = []
+
+    def walk(group: object, prefix: str) -> None:
+        for name, command in group.commands.items():  # type: ignore[attr-defined]
+            if hasattr(command, "commands"):
+                walk(command, f"{prefix} {name}")
+            else:
+                found.append((f"{prefix} {name}", command))
+
+    walk(typer.main.get_command(cloud_app), "cloud")
+    return found
+
+
+def test_every_command_has_help_and_is_documented() -> None:
+    docs = DOCS.read_text(encoding="utf-8")
+    names = [name for name, _cmd in commands()]
+    assert {"cloud init", "cloud user add", "cloud serve", "cloud worker", "cloud quota set"} <= set(names)
+    for name, command in commands():
+        assert (command.help or "").strip(), f"{name} has no help"  # type: ignore[attr-defined]
+        assert f"autopatch-j {name}" in docs, f"{name} is not documented in docs/cloud.md"
+
+
+def test_help_does_not_import_the_server_stack() -> None:
+    code = (
+        "import sys\n"
+        "from autopatch_j.cli.app import main\n"
+        "for argv in (['--help'], ['cloud', '--help'], ['cloud', 'worker', '--help']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        f"print([m for m in sys.modules if m.split('.')[0] in {HEAVY!r}])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_bad_input_is_one_sentence_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path}/c.sqlite3"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["cloud", "user", "add", "ann", "--db", db, "--json"])
+    assert exit_info.value.code in (0, None)
+    created = json.loads(capsys.readouterr().out)
+    assert set(created) == {"id", "token"} and created["token"].startswith("apj_")
+    for argv, message in (
+        (["cloud", "user", "add", "ann", "--db", db], "error: a user named 'ann' already exists."),
+        (["cloud", "init", "--db", "mysql://x/y"], "error: the database backend 'mysql' is not supported"),
+        (["cloud", "init", "--db", "not a url"], "error: invalid cloud setting db"),
+        (["cloud", "quota", "set", "1", "lots", "--db", db], "error: the limit must be a number of USD"),
+        (["cloud", "worker", "--db", db, "--executor", "magic", "--once"], "error: invalid cloud setting executor"),
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 1, argv
+        assert capsys.readouterr().err.startswith(message), argv
+
+
+def test_db_defaults_to_the_environment_variable(tmp_path: Path) -> None:
+    env = {**os.environ, "AUTOPATCH_CLOUD_DB": f"sqlite:///{tmp_path}/env.sqlite3"}
+    done = run_cli("cloud", "init", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "env.sqlite3" in done.stdout and (tmp_path / "env.sqlite3").exists()
+
+
+def test_db_falls_back_to_the_user_data_dir(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "AUTOPATCH_CLOUD_DB"}
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    env["HOME"] = str(tmp_path)
+    done = run_cli("cloud", "init", env=env)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "data" / "autopatch-j" / "cloud.sqlite3").exists()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server(db_url: str) -> Iterator[tuple[str, str]]:
+    env = {**os.environ, "AUTOPATCH_CLOUD_DB": db_url}
+    assert run_cli("cloud", "init", env=env).returncode == 0
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autopatch_j", "cloud", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"server did not start: {proc.stderr.read() if proc.stderr else ''}")
+            time.sleep(0.1)
+        yield base, db_url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+            proc.wait(5)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def test_whole_flow_init_user_serve_task_worker_memory(server: tuple[str, str]) -> None:
+    base, db_url = server
+    env = {**os.environ, "AUTOPATCH_CLOUD_DB": db_url}
+    added = run_cli("cloud", "user", "add", "alice", "--admin", "--json", env=env)
+    assert added.returncode == 0, added.stderr
+    token = json.loads(added.stdout)["token"]
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as http:
+        assert http.get("/users/me").json()["name"] == "alice"
+        settings = {"generate_memories": 1, "use_memories": 1, "idle_seconds": 0, "min_duration_seconds": 0}
+        assert http.put("/users/me/auto-memory-settings", json=settings).status_code == 200
+        project = http.post("/projects", json={"name": "demo"}).json()
+        first = http.post(f"/projects/{project['id']}/tasks", json={"prompt": "Add a health check"}).json()
+        worked = run_cli("cloud", "worker", "--once", "--executor", "scripted", env=env)
+        assert worked.returncode == 0, worked.stderr
+        assert "1 task(s) run" in worked.stdout
+        done = http.get(f"/tasks/{first['id']}").json()
+        assert done["status"] == "completed" and done["result_text"].startswith("Add a health check")
+        [memory] = http.get(f"/projects/{project['id']}/memories").json()
+        assert memory["source_thread_id"] == str(first["id"]) and memory["content"].startswith("Add a health check")
+        second = http.post(f"/projects/{project['id']}/tasks", json={"prompt": "Add metrics"}).json()
+        assert run_cli("cloud", "worker", "--once", env=env).returncode == 0
+        after = http.get(f"/tasks/{second['id']}").json()
+        assert after["prompt"] == "Add metrics"
+        assert after["result_text"].startswith(f"{PREFIX}\n- [project] Add a health check")
+        assert "\n\nAdd metrics" in after["result_text"]
+        log = http.get("/users/me/auto-memory-log").json()
+        assert {e["task_id"]: e["outcome"] for e in log}[first["id"]] == "extracted"

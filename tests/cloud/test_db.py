@@ -1,0 +1,84 @@
+"""Engines and transactions: the statements actually sent for writers, readers and claims."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+from autopatch_j.cloud.db import make_engine, normalize_url, read_tx, write_tx
+from autopatch_j.cloud.errors import ConfigError
+from autopatch_j.cloud.queue import claim_next
+from tests.cloud.world import World
+
+
+@contextmanager
+def captured(engine: Engine) -> Iterator[list[str]]:
+    statements: list[str] = []
+
+    def capture(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(" ".join(statement.split()))
+
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
+
+
+def test_sqlite_writers_begin_immediate_and_readers_begin_deferred(tmp_path: Any) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path}/x.sqlite3")
+    with captured(engine) as statements:
+        with write_tx(engine) as conn:
+            conn.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+        with read_tx(engine) as conn:
+            conn.exec_driver_sql("SELECT * FROM t")
+    assert statements == ["BEGIN IMMEDIATE", "CREATE TABLE t (x INTEGER)", "BEGIN", "SELECT * FROM t"]
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    engine.dispose()
+
+
+def test_claims_skip_locked_rows_on_postgres_only(world: World) -> None:
+    alice = world.user()
+    world.task(world.project(alice), alice)
+    with captured(world.engine) as statements:
+        assert claim_next(world.engine, worker_id="w", now=world.clock(), lease_seconds=5) is not None
+    selects = [s for s in statements if s.startswith("SELECT tasks.id, tasks.status")]
+    assert len(selects) == 1
+    if world.engine.dialect.name == "postgresql":
+        assert selects[0].endswith("FOR UPDATE SKIP LOCKED")
+    else:
+        assert "FOR UPDATE" not in selects[0] and statements[0] == "BEGIN IMMEDIATE"
+    updates = [s for s in statements if s.startswith("UPDATE tasks SET")]
+    assert len(updates) == 1 and "WHERE tasks.id = " in updates[0] and "tasks.attempt = " in updates[0]
+
+
+def test_values_are_bound_never_inlined(world: World) -> None:
+    alice = world.user()
+    with captured(world.engine) as statements:
+        world.task(world.project(alice), alice, "quote ' and -- comment")
+    assert not any("quote '" in s for s in statements)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("postgres://u@h/d", "postgresql+psycopg://u@h/d"),
+        ("postgresql://u@h/d", "postgresql+psycopg://u@h/d"),
+        ("sqlite:///x", "sqlite:///x"),
+    ],
+)
+def test_postgres_urls_use_psycopg_3(url: str, expected: str) -> None:
+    assert normalize_url(url) == expected
+
+
+@pytest.mark.parametrize("url", ["mysql://u@h/d", "postgresql+psycopg2://u@h/d", "::nonsense::"])
+def test_unsupported_urls_are_config_errors(url: str) -> None:
+    with pytest.raises(ConfigError):
+        make_engine(url)

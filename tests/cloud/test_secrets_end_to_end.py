@@ -1,0 +1,47 @@
+"""Seed secrets into task results, run the whole pipeline, dump every table: none of them is stored."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
+from autopatch_j.cloud.worker import Worker
+from tests.cloud.api_support import Api, make_app
+from tests.cloud.test_redaction import TABLE
+from tests.cloud.world import World
+
+SECRETS = [secret for _family, _text, secret, _kept in TABLE]
+
+
+class LeakyExecutor:
+    """An agent that prints every secret family in its output."""
+
+    name = "leaky"
+
+    def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        body = "\n".join(text for _family, text, _secret, _kept in TABLE)
+        return ExecutionResult(ok=True, text=f"{body}\n" + "padding " * 40, cost_usd=0.01)
+
+
+def test_no_seeded_secret_reaches_any_table(world: World) -> None:
+    alice = world.user("alice")
+    with TestClient(make_app(world)) as client:
+        api = Api(client, alice.token)
+        assert (
+            api("PUT", "/users/me/auto-memory-settings", {"generate_memories": 1, "use_memories": 1}).status_code == 200
+        )
+        project = api("POST", "/projects", {"name": "p"}).json()
+        first = api("POST", f"/projects/{project['id']}/tasks", {"prompt": "Leak everything"}).json()
+        worker = Worker(engine=world.engine, executor=LeakyExecutor(), clock=world.clock)
+        worker.run_loop(once=True)
+        report = api("POST", "/users/me/auto-memory/run", {"force": True}).json()
+        assert report["extracted"] == [first["id"]]
+        second = api("POST", f"/projects/{project['id']}/tasks", {"prompt": "Next task"}).json()
+        worker.run_loop(once=True)
+        assert api("GET", f"/tasks/{second['id']}").json()["status"] == "completed"
+        memories = api("GET", f"/projects/{project['id']}/memories").json()
+        assert memories and "[REDACTED]" in memories[0]["content"]
+    dump = world.dump()
+    assert "worker_memory_injected" in dump and "auto_memory_extracted" in dump
+    leaked = [secret for secret in SECRETS if secret in dump]
+    assert leaked == []
