@@ -19,7 +19,7 @@ from autopatch_j.llm.provider import ChatRequest, ChatResponse, Purpose, StreamE
 from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent, MemoryKind, TurnTicket
-from autopatch_j.workspace.errors import NoPendingPatch
+from autopatch_j.workspace.errors import NoPendingPatch, WorkspaceStorageError
 from autopatch_j.workspace.store import ReviewWorkspace
 from tests.agent.conftest import turn_rows
 from tests.memory.item_factory import add_item, add_turn
@@ -308,3 +308,14 @@ def test_patch_intents_without_a_pending_patch_make_no_llm_call(host: AgentHost,
         with pytest.raises(NoPendingPatch):
             host.handle("what about it", intent=intent)
     assert canned.requests == []
+
+
+def test_a_corrupt_workspace_does_not_block_ordinary_chat(
+    host: AgentHost, canned: CannedProvider, workspace: ReviewWorkspace
+) -> None:
+    workspace.directory.mkdir(parents=True, exist_ok=True)
+    (workspace.directory / "pending_patch.json").write_text("{broken", encoding="utf-8")
+    canned.enqueue(Purpose.MAIN, "still here")
+    assert host.handle("hello").answer == "still here"
+    with pytest.raises(WorkspaceStorageError):
+        host.handle("explain it", intent=Intent.PATCH_EXPLAIN)

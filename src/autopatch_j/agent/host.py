@@ -38,6 +38,7 @@ from autopatch_j.llm.provider import LLMProvider, Message
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent, TurnTicket
+from autopatch_j.workspace.errors import WorkspaceStorageError
 from autopatch_j.workspace.patch import AppliedPatch, PendingPatch
 from autopatch_j.workspace.store import ReviewWorkspace
 
@@ -91,8 +92,16 @@ class AgentHost:
     # -- requests -----------------------------------------------------------------------------------
 
     def route(self, text: str, *, intent: Intent | None = None) -> RouteDecision:
-        """Route without running anything (the classifier call may run)."""
-        return self._router.route(text, has_pending_patch=self.pending_patch() is not None, explicit=intent)
+        """Route without running anything (the classifier call may run).
+
+        An unreadable pending-patch file counts as "no patch" here so that ordinary chat keeps
+        working; the patch commands and patch intents still report it.
+        """
+        try:
+            pending = self.pending_patch() is not None
+        except WorkspaceStorageError:
+            pending = False
+        return self._router.route(text, has_pending_patch=pending, explicit=intent)
 
     def handle(
         self,

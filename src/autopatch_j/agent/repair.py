@@ -42,7 +42,9 @@ MAX_AUDIT_CHARS = 60_000
 MAX_FILE_CHARS = 20_000
 MAX_FINDINGS = 50
 MAX_REVISE_FILE_CHARS = 40_000
-ACCEPT_HINT = "Accept it with `/patch accept` (or `autopatch-j patch accept`), or drop it with `/patch discard`."
+ACCEPT_HINT = (
+    "Accept it with `/accept` (`autopatch-j patch accept`) or drop it with `/discard` (`autopatch-j patch discard`)."
+)
 
 DeltaSink = Callable[[str], None]
 _M = TypeVar("_M", bound=StrictModel)
