@@ -319,3 +319,14 @@ def test_a_corrupt_workspace_does_not_block_ordinary_chat(
     assert host.handle("hello").answer == "still here"
     with pytest.raises(WorkspaceStorageError):
         host.handle("explain it", intent=Intent.PATCH_EXPLAIN)
+
+
+def test_a_cancelled_repair_request_stores_nothing_anywhere(
+    host: AgentHost, canned: CannedProvider, manager: MemoryManager, workspace: ReviewWorkspace
+) -> None:
+    canned.enqueue(Purpose.MAIN, AUDIT_WITH_PATCH)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(RequestCancelled):
+        host.handle("audit src/app.py", cancel=cancel)
+    assert turn_rows(manager) == [] and workspace.pending_patch() is None

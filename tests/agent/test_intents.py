@@ -34,6 +34,8 @@ RULES = [
     ("解释补丁", True, Intent.PATCH_EXPLAIN),
     ("这个补丁是什么意思", True, Intent.PATCH_EXPLAIN),
     ("revise the patch to use shlex.split", True, Intent.PATCH_REVISE),
+    ("what does this patch change?", True, Intent.PATCH_EXPLAIN),
+    ("please rewrite patch without shell", True, Intent.PATCH_REVISE),
     ("修改补丁，不要用 shell=True", True, Intent.PATCH_REVISE),
     ("hello", False, Intent.GENERAL_CHAT),
     ("谢谢！", False, Intent.GENERAL_CHAT),

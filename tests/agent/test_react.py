@@ -126,3 +126,9 @@ def test_cancellation_before_a_round_sends_nothing(canned: CannedProvider, toolb
     with pytest.raises(RequestCancelled):
         ReactAgent(provider=canned, toolbox=toolbox).run(START, cancel=cancel)
     assert canned.requests == []
+
+
+def test_a_one_round_agent_sends_no_round_limit_note(canned: CannedProvider, toolbox: Toolbox) -> None:
+    canned.enqueue(Purpose.MAIN, "Direct answer.")
+    assert ReactAgent(provider=canned, toolbox=toolbox, max_rounds=1).run(START).answer == "Direct answer."
+    assert canned.requests[0].messages == tuple(START)

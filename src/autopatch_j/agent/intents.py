@@ -32,6 +32,7 @@ from autopatch_j.workspace.errors import WorkspaceError
 RouteSource = Literal["explicit", "rule", "classifier", "fallback"]
 MAX_CLASSIFIER_INPUT_CHARS = 4_000
 MAX_REASON_CHARS = 500
+MAX_RULE_CHARS = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,13 +66,13 @@ _AUDIT_ZH = re.compile(_LEAD + r"(?:审计|扫描|审查|代码审查|安全审�
 _EXPLAIN_EN = re.compile(_LEAD + r"(?:explain|describe|walk me through|what does|how does)\b", re.IGNORECASE)
 _EXPLAIN_ZH = re.compile(_LEAD + r"(?:解释|讲解|讲讲|说明|介绍)")
 _PATCH_EXPLAIN = re.compile(
-    r"(?:\b(?:explain|describe|why|what)\b.*\b(?:the|this|pending|proposed)\s+(?:patch|fix|diff)\b)"
+    r"(?:\b(?:explain|describe|why|what)\b.*\b(?:(?:the|this|that|pending|proposed)\s+(?:patch|fix|diff)|patch)\b)"
     r"|(?:解释|说明|讲解|为什么).{0,6}(?:补丁|修复|patch)|(?:补丁|patch).{0,6}(?:是什么|什么意思|为什么|解释)",
     re.IGNORECASE,
 )
 _PATCH_REVISE = re.compile(
-    r"(?:\b(?:revise|change|modify|update|adjust|rewrite|redo|improve|rework|edit)\b.*\b(?:the|this|pending|proposed)\s+"
-    r"(?:patch|fix|diff)\b)"
+    r"(?:\b(?:revise|change|modify|update|adjust|rewrite|redo|improve|rework|edit)\b.*"
+    r"\b(?:(?:the|this|that|pending|proposed)\s+(?:patch|fix|diff)|patch)\b)"
     r"|(?:修改|改一下|改改|调整|重写|更新|改进).{0,6}(?:补丁|修复|patch)|(?:补丁|patch).{0,6}(?:改|修改|调整|重写)",
     re.IGNORECASE,
 )
@@ -104,6 +105,7 @@ class Router:
 
     def rule(self, text: str, *, has_pending_patch: bool) -> Intent | None:
         """The intent of an obvious input, or None to ask the classifier."""
+        text = text[:MAX_RULE_CHARS]  # bounds the regex work on very long messages
         if has_pending_patch:
             if _PATCH_REVISE.search(text):
                 return Intent.PATCH_REVISE

@@ -68,7 +68,10 @@ class ReactAgent:
         for round_no in range(1, self._max_rounds + 1):
             _check(cancel)
             last = round_no == self._max_rounds
-            request_messages = [*conversation, Message(role="user", content=LAST_ROUND_NOTE)] if last else conversation
+            forced = last and round_no > 1  # a one-round agent needs no "rounds used up" note
+            request_messages = conversation
+            if forced:
+                request_messages = [*conversation, Message(role="user", content=LAST_ROUND_NOTE)]
             response = self._stream_round(
                 ChatRequest(purpose=Purpose.MAIN, messages=tuple(request_messages), tools=self._toolbox.specs),
                 emit,
