@@ -75,11 +75,15 @@ def drain(
     monotonic: Callable[[], float] = time.monotonic,
 ) -> DrainReport:
     """Give every job due now one chance (plus the consolidation children they create)."""
-    snapshot = pipeline.snapshot(thread_id=thread_id)
-    allowed = set(snapshot)
-    tried: set[int] = set()
     steps: list[StepResult] = []
     warnings: list[str] = []
+    try:
+        snapshot = pipeline.snapshot(thread_id=thread_id)
+    except MemoryEngineError as exc:
+        warnings.append(f"Memory: background jobs could not run now ({exc}); they are kept for later.")
+        return DrainReport(snapshot=frozenset(), steps=(), warnings=tuple(warnings), left=frozenset())
+    allowed = set(snapshot)
+    tried: set[int] = set()
     deadline = None if budget_s is None else monotonic() + budget_s
     while allowed - tried:
         if deadline is not None and monotonic() >= deadline:

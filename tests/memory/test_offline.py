@@ -1,0 +1,181 @@
+"""The offline RulesExtractor on the zh/en categories, through the same validators and transactions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autopatch_j.memory.drain import drain
+from autopatch_j.memory.extractor import LLMExtractor, choose_extractor
+from autopatch_j.memory.ingest import ingest, read_conversation
+from autopatch_j.memory.lexicon import default_lexicon
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.offline import RulesExtractor, split_sentences
+from autopatch_j.memory.records import ItemStatus, MemoryKind
+from autopatch_j.memory.validation import validate_extraction
+from tests.memory.pipeline_support import admit, pipeline_for, rows
+from tests.memory.test_validation import request, turn
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
+RULES = RulesExtractor()
+
+
+def extracted(*turns: object, prior: object = None) -> list[tuple[str, str]]:
+    """(kind, content) of what the rules extract AND the validators keep."""
+    req = request(*turns, prior=prior)  # type: ignore[arg-type]
+    output = RULES.extract(req)
+    result = validate_extraction(output, req, default_lexicon())
+    assert result.filtered == (), "the offline extractor must only produce candidates the gates accept"
+    return [(c.kind.value, c.content) for c in result.candidates]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("以后先给结论。", "user_preference"),
+        ("以后回答用中文。", "user_preference"),
+        ("项目统一使用 Python 3.10+。", "project_decision"),
+        ("我们决定用 pytest 写测试。", "project_decision"),
+        ("From now on, answer first and explain after.", "user_preference"),
+        ("Let's use ruff for formatting.", "project_decision"),
+        ("Never use wildcard imports in this codebase.", "project_decision"),
+        ("不要再用 print 调试了。", "user_preference"),
+    ],
+)
+def test_explicit_statements_become_candidates_quoting_the_sentence(text: str, kind: str) -> None:
+    assert extracted(turn(1, f"嗯。{text}")) == [(kind, text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "这次简单说一下就行",
+        "这次简单说一下就行，不用展开。",
+        "Just this once, skip the details.",
+        "For now, keep it short.",
+        "pom.xml 里现在配置的是 Java 17",
+        "The build is currently set to Java 17.",
+        "要不要以后都用 uv？",
+        "Should we always use uv from now on?",
+        "Maybe we should switch to Poetry someday.",
+        "也许以后改用 Go 会更好",
+        "It always crashes when I run the tests.",
+        "你好，帮我看下这个函数。",
+    ],
+)
+def test_temporary_code_facts_questions_and_speculation_form_nothing(text: str) -> None:
+    assert extracted(turn(1, text)) == []
+
+
+def test_assistant_only_claims_form_nothing() -> None:
+    assert extracted(turn(1, "测试怎么跑？", "以后统一用 pytest 跑测试，我已经配置好了。")) == []
+
+
+@pytest.mark.parametrize("confirmation", ["同意", "好的，就这么办！", "OK, let's do that.", "Agreed."])
+def test_short_confirmation_quotes_proposal_and_confirmation(confirmation: str) -> None:
+    prior = turn(1, "依赖怎么管？", "可以有两种做法。我建议项目统一用 uv 管理依赖。要不要这样？")
+    req = request(turn(2, confirmation), prior=prior)
+    (cand,) = RULES.extract(req).candidates
+    assert cand.kind == "project_decision" and cand.content == "我建议项目统一用 uv 管理依赖。"
+    assert [(s.turn_id, s.role) for s in cand.sources] == [(1, "assistant"), (2, "user")]
+    assert [c.content for c in validate_extraction(RULES.extract(req), req, default_lexicon()).candidates] == [
+        "我建议项目统一用 uv 管理依赖。"
+    ]
+
+
+def test_confirmation_without_a_proposal_forms_nothing() -> None:
+    assert extracted(turn(2, "好的"), prior=turn(1, "这是什么？", "这是配置解析器。")) == []
+
+
+def test_comparing_options_is_discussion_context() -> None:
+    assert extracted(turn(1, "FastAPI 还是 Flask？我们在比较这两个方案。")) == [
+        ("discussion_context", "FastAPI 还是 Flask？"),
+        ("discussion_context", "我们在比较这两个方案。"),
+    ]
+
+
+def test_compaction_is_bounded_and_rolls() -> None:
+    long = "很长的句子" * 200
+    req = request(*(turn(i, long, long) for i in range(1, 5)))
+    compaction = RULES.extract(req).compaction
+    assert 0 < len(compaction) <= 4000 and "[4] assistant:" in compaction
+
+
+def test_sentences_are_exact_substrings() -> None:
+    text = "先看这个。Python 3.10+ is fine! Really? 好的；最后一句"
+    parts = split_sentences(text)
+    assert parts == ["先看这个。", "Python 3.10+ is fine!", "Really?", "好的；", "最后一句"]
+    assert all(p in text for p in parts)
+
+
+# -- consolidation by subject ----------------------------------------------------------------------
+
+
+def test_decision_reversal_supersedes_by_subject(manager: MemoryManager) -> None:
+    pipeline = pipeline_for(manager)
+    admit(manager, [("项目统一使用 Python 3.10+。", "好的。")])
+    drain(pipeline)
+    admit(manager, [("我们决定以后改用 Python 3.12。", "好的。")])
+    drain(pipeline)
+    (active,) = manager.list_items()
+    assert active.content == "我们决定以后改用 Python 3.12。" and active.operation == "supersede"
+    assert "Python version" in active.aliases and "python" in active.keywords
+    old = manager.show_item(1)
+    assert old.item.status is ItemStatus.SUPERSEDED and old.item.superseded_by == active.memory_id
+
+
+def test_restating_the_same_preference_is_a_duplicate(manager: MemoryManager) -> None:
+    pipeline = pipeline_for(manager)
+    admit(manager, [("以后先给结论。", "好的。")])
+    drain(pipeline)
+    admit(manager, [("以后先给结论。", "好的，记住了。")])
+    report = drain(pipeline)
+    assert report.operations == {"reject": 1}
+    assert len(manager.list_items()) == 1
+
+
+def test_latest_statement_of_a_subject_in_one_batch_wins(manager: MemoryManager) -> None:
+    admit(manager, [("项目统一使用 Python 3.10+。", "好的。"), ("我们决定以后改用 Python 3.12。", "好的。")])
+    report = drain(pipeline_for(manager))
+    assert report.operations == {"reject": 1, "create": 1}
+    assert [i.content for i in manager.list_items()] == ["我们决定以后改用 Python 3.12。"]
+
+
+def test_the_bundled_example_conversation(manager: MemoryManager) -> None:
+    ingest(manager, read_conversation(EXAMPLE))
+    report = drain(pipeline_for(manager))
+    assert report.errors == () and report.warnings == ()
+    items = {(i.kind, i.title) for i in manager.list_items()}
+    assert items == {
+        (MemoryKind.USER_PREFERENCE, "回答顺序：先给结论 / Answer order: conclusion first"),
+        (MemoryKind.USER_PREFERENCE, "回答语言 / Answer language"),
+        (MemoryKind.PROJECT_DECISION, "Python 版本 / Python version"),
+        (MemoryKind.PROJECT_DECISION, "包管理器 / Package manager"),
+        (MemoryKind.PROJECT_DECISION, "Never use wildcard imports in this codebase."),
+        (MemoryKind.DISCUSSION_CONTEXT, "We're comparing FastAPI and Flask for the API layer — which…"),
+    }
+    quoted = {r[0] for r in rows(manager, "SELECT quote FROM candidate_sources")}
+    for never in ("这次简单说一下就行", "pom.xml 里现在配置的是 Java 17", "以后统一用 pytest 跑测试", "Poetry"):
+        assert not any(never in q for q in quoted), never
+    uv = next(i for i in manager.list_items() if i.title.startswith("包管理器"))
+    roles = sorted(s.role.value for s in manager.show_item(uv.memory_id).sources)
+    assert roles == ["assistant", "user"]
+
+
+# -- choosing the extractor --------------------------------------------------------------------------
+
+
+def test_choose_extractor() -> None:
+    from autopatch_j.llm.canned import CannedProvider
+    from autopatch_j.memory.errors import ExtractorConfigError
+
+    llm = CannedProvider()
+    assert isinstance(choose_extractor(mode=None, provider=None), RulesExtractor)
+    assert isinstance(choose_extractor(mode=None, provider=llm), LLMExtractor)
+    assert isinstance(choose_extractor(mode="rules", provider=llm), RulesExtractor)
+    assert isinstance(choose_extractor(mode="LLM", provider=llm), LLMExtractor)
+    with pytest.raises(ExtractorConfigError):
+        choose_extractor(mode="llm", provider=None)
+    with pytest.raises(ExtractorConfigError):
+        choose_extractor(mode="magic", provider=llm)
