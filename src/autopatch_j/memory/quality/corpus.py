@@ -198,7 +198,7 @@ def corpus_problems(corpus: Corpus, *, min_cases: int = MIN_CASES) -> list[str]:
     ids = Counter(case.id for case in corpus.cases)
     problems.extend(f"duplicate case id {case_id}" for case_id, n in ids.items() if n > 1)
     for category, count in corpus.categories().items():
-        if count == 0 and len(corpus.cases) >= min_cases:
+        if count == 0 and min_cases >= MIN_CASES:
             problems.append(f"no case of category {category}")
     for case in corpus.cases:
         problems.extend(f"{case.id}: {problem}" for problem in case_problems(case))

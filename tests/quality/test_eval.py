@@ -1,0 +1,118 @@
+"""`autopatch-j eval`: the corpus through the real pipeline, offline and canned, with every invariant holding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from autopatch_j.cli.eval_cmds import register
+from autopatch_j.memory.quality.corpus import MIN_CASES
+
+SEED = 6
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def root() -> None:
+        """Test root."""
+
+    register(app)
+    return app
+
+
+def _eval(tmp_path_factory: pytest.TempPathFactory, *args: str) -> tuple[int, str]:
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("project"))
+    try:
+        result = CliRunner().invoke(_app(), ["eval", *args], catch_exceptions=False)
+    finally:
+        os.chdir(cwd)
+    return result.exit_code, result.output
+
+
+@pytest.fixture(scope="module")
+def offline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    code, out = _eval(tmp_path_factory, "--json", "--mode", "offline", "--seed", str(SEED))
+    assert code == 0, out[-2000:]
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def canned(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    code, out = _eval(tmp_path_factory, "--json", "--mode", "canned", "--seed", str(SEED))
+    assert code == 0, out[-2000:]
+    return json.loads(out)
+
+
+def _check(data: dict[str, Any]) -> None:
+    assert data["corpus"]["cases"] >= MIN_CASES
+    assert data["invariants"] == {
+        "illegal_provenance": 0,
+        "repair_memory_leakage": 0,
+        "cross_repo_leakage": 0,
+        "forgotten_rebuilt": 0,
+        "provenance_completeness": 1.0,
+    }, data["details"]
+    assert data["invariants_ok"]
+    assert data["seed"] == SEED
+    # The invariants were measured, not assumed: there was something to measure.
+    assert data["details"]["repair_requests_scanned"] >= 3 * len(data["cases"])
+    assert data["details"]["forgotten_memories"] >= 6
+    assert data["details"]["replay_probes"] >= 6
+    assert data["details"]["active_preferences_decisions"] >= 30
+    assert set(data["categories"]) >= {"explicit_preference", "cross_thread", "forgetting", "mixed_language"}
+
+
+def test_offline_mode_holds_every_invariant(offline: dict[str, Any]) -> None:
+    _check(offline)
+
+
+def test_canned_mode_holds_every_invariant(canned: dict[str, Any]) -> None:
+    _check(canned)
+
+
+def test_canned_mode_rejects_every_adversarial_output(canned: dict[str, Any]) -> None:
+    adversarial = canned["details"]["adversarial"]
+    injected = sum(adversarial["structural_injected"].values())
+    assert injected >= 20
+    assert adversarial["structural_rejected"] == injected  # each made its job retry; none was applied
+    assert adversarial["semantic_injected"] >= 5
+    assert adversarial["replays_of_forgotten_evidence"] >= 6
+
+
+def test_canned_mode_finds_what_it_was_scripted_to_find(canned: dict[str, Any]) -> None:
+    totals = canned["totals"]
+    assert totals["recall"] >= 0.9 and totals["query_recall"] >= 0.9
+    assert totals["query_fp"] == 0
+
+
+def test_negative_categories_form_no_preference_or_decision(offline: dict[str, Any], canned: dict[str, Any]) -> None:
+    for data in (offline, canned):
+        for name in ("code_fact", "assistant_only_claim", "confirmation_without_proposal", "forgetting"):
+            assert data["categories"][name]["fp"] == 0, (data["mode"], name)
+
+
+def test_a_corpus_below_the_floor_is_refused(tmp_path_factory: pytest.TempPathFactory) -> None:
+    bundled = Path(__file__).parents[2] / "src" / "autopatch_j" / "memory" / "quality" / "corpus.json"
+    raw = json.loads(bundled.read_text(encoding="utf-8"))
+    raw["cases"] = raw["cases"][:6]
+    small = tmp_path_factory.mktemp("corpus") / "small.json"
+    small.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(Exception, match="at least 80"):
+        _eval(tmp_path_factory, "--json", "--corpus", str(small))
+
+
+def test_live_mode_needs_its_switch(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AUTOPATCH_LIVE_EVAL", raising=False)
+    code, out = _eval(tmp_path_factory, "--mode", "live")
+    assert code == 2
+    assert "AUTOPATCH_LIVE_EVAL=1" in out
