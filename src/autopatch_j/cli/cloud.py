@@ -130,8 +130,10 @@ def quota_set(
 @cloud_app.command("serve")
 def serve(
     db: DbOption = None,
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on (0 picks a free one).")] = 8000,
+    host: Annotated[
+        str | None, typer.Option(help="Address to listen on. Default: $AUTOPATCH_CLOUD_HOST or 127.0.0.1.")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="Port to listen on. Default: $AUTOPATCH_CLOUD_PORT or 8000.")] = None,
 ) -> None:
     """Run the HTTP API (OpenAPI at /openapi.json) with uvicorn."""
     import uvicorn
@@ -151,8 +153,12 @@ def serve(
 def worker(
     db: DbOption = None,
     executor: Annotated[
-        str, typer.Option(help="scripted (deterministic demo), command (AUTOPATCH_CLOUD_COMMAND) or llm.")
-    ] = "scripted",
+        str | None,
+        typer.Option(
+            help="scripted (deterministic demo), command (runs $AUTOPATCH_CLOUD_COMMAND) or llm "
+            "(OpenAI-compatible). Default: $AUTOPATCH_CLOUD_EXECUTOR or scripted."
+        ),
+    ] = None,
     once: Annotated[
         bool, typer.Option("--once", help="Process until the queue is empty, run the memory sweep, exit.")
     ] = False,

@@ -7,8 +7,10 @@ single writer at a time. PostgreSQL runs at READ COMMITTED; queue claims use
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -75,11 +77,27 @@ def is_postgres(bind: Engine | Connection) -> bool:
     return bind.dialect.name == "postgresql"
 
 
+_WRITER_LOCKS: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def _writer_lock(engine: Engine) -> threading.Lock | None:
+    """SQLite admits one writer: threads of one process queue on a lock instead of busy-polling."""
+    if engine.dialect.name != "sqlite":
+        return None
+    with _LOCKS_GUARD:
+        lock = _WRITER_LOCKS.get(engine)
+        if lock is None:
+            lock = _WRITER_LOCKS[engine] = threading.Lock()
+        return lock
+
+
 @contextmanager
 def write_tx(engine: Engine) -> Iterator[Connection]:
     """One short writing transaction (SQLite: `BEGIN IMMEDIATE`); driver errors become StorageError."""
+    lock = _writer_lock(engine)
     try:
-        with engine.connect().execution_options(immediate=True) as conn, conn.begin():
+        with lock or nullcontext(), engine.connect().execution_options(immediate=True) as conn, conn.begin():
             yield conn
     except OperationalError as exc:
         raise StorageError(f"the cloud database refused a write: {exc.orig}") from exc

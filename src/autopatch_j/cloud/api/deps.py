@@ -1,4 +1,7 @@
-"""Per-request dependencies: the engine and clock from `app.state`, and the authenticated caller."""
+"""Per-request dependencies: the engine and clock from `app.state`, and the authenticated caller.
+
+The trivial ones are `async def` so they run on the event loop instead of costing a thread hop.
+"""
 
 from __future__ import annotations
 
@@ -18,17 +21,17 @@ from autopatch_j.cloud.users import user_for_token
 bearer = HTTPBearer(auto_error=False, description="The API token printed by `autopatch-j cloud user add`.")
 
 
-def get_engine(request: Request) -> Engine:
+async def get_engine(request: Request) -> Engine:
     engine: Engine = request.app.state.engine
     return engine
 
 
-def get_clock(request: Request) -> Clock:
+async def get_clock(request: Request) -> Clock:
     clock: Clock = request.app.state.clock
     return clock
 
 
-def get_quotas(request: Request) -> QuotaLookup:
+async def get_quotas(request: Request) -> QuotaLookup:
     quotas: QuotaLookup = request.app.state.quotas
     return quotas
 
