@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
+from autopatch_j.cli import ask_cmds, eval_cmds, search_cmds
 from autopatch_j.cli.cloud import cloud_app
-from autopatch_j.cli.context import AppContext
+from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.errors import exit_code_for, message_for
 from autopatch_j.cli.memory_cmds import memory_app, register_top_level
 
@@ -40,8 +41,11 @@ def root(
         run_repl(ctx.obj)
 
 
+search_cmds.register(memory_app, app_context)
 app.add_typer(memory_app, name="memory")
 register_top_level(app)
+ask_cmds.register(app)
+eval_cmds.register(app)
 app.add_typer(cloud_app, name="cloud")
 
 

@@ -21,26 +21,28 @@ JSON output (`--json`) is stable:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from autopatch_j.agent.host import AgentHost, RequestResult
-from autopatch_j.agent.intents import RouteDecision
 from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.render import emit_json, say
 from autopatch_j.llm.errors import LLMConfigError
-from autopatch_j.llm.provider import LLMProvider
 from autopatch_j.memory.records import Intent
-from autopatch_j.workspace.patch import AppliedPatch, PendingPatch, patch_state
-from autopatch_j.workspace.store import ReviewWorkspace
+
+if TYPE_CHECKING:  # the agent stack is imported when a command needs it (CLI cold start)
+    from autopatch_j.agent.host import AgentHost, RequestResult
+    from autopatch_j.agent.intents import RouteDecision
+    from autopatch_j.llm.provider import LLMProvider
+    from autopatch_j.workspace.patch import AppliedPatch, PendingPatch
+    from autopatch_j.workspace.store import ReviewWorkspace
 
 NO_LLM_MESSAGE = (
     "No LLM is configured: set AUTOPATCH_LLM_API_KEY, AUTOPATCH_LLM_BASE_URL and AUTOPATCH_LLM_MODEL "
     "(or api_key, base_url and model in .autopatch-j/config.toml)."
 )
 
-ProviderFactory = Callable[[AppContext], LLMProvider]
+ProviderFactory = Callable[[AppContext], "LLMProvider"]
 
 
 def default_provider_factory(app: AppContext) -> LLMProvider:
@@ -59,11 +61,14 @@ provider_factory: ProviderFactory = default_provider_factory
 
 
 def workspace_for(app: AppContext) -> ReviewWorkspace:
+    from autopatch_j.workspace.store import ReviewWorkspace
+
     return ReviewWorkspace(directory=app.manager().paths.workspace)
 
 
 def build_host(app: AppContext, provider: LLMProvider | None = None) -> AgentHost:
     """The process's `AgentHost` (used by `ask` and the REPL); starts the turn-lease heartbeat."""
+    from autopatch_j.agent.host import AgentHost
     from autopatch_j.agent.scanner import SemgrepScanner
 
     manager = app.manager()
@@ -144,6 +149,8 @@ def run_ask(
 
 
 def run_patch_show(app: AppContext, *, as_json: bool) -> None:
+    from autopatch_j.workspace.patch import patch_state
+
     patch = workspace_for(app).pending_patch()
     state = patch_state(app.root, patch) if patch is not None else None
     if as_json:

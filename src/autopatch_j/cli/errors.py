@@ -11,8 +11,11 @@ EXIT_CONFIG = 5
 
 
 def _table() -> list[tuple[type[BaseException], int]]:
+    from autopatch_j.agent.errors import AgentError
+    from autopatch_j.cloud.errors import CloudError
     from autopatch_j.llm.errors import LLMConfigError, LLMError
     from autopatch_j.memory.errors import MemoryEngineError, MemorySchemaError, StorageError
+    from autopatch_j.workspace.errors import WorkspaceError
 
     rows: list[tuple[type[BaseException], int]] = [
         (MemorySchemaError, EXIT_DEGRADED),
@@ -20,13 +23,10 @@ def _table() -> list[tuple[type[BaseException], int]]:
         (MemoryEngineError, EXIT_FAILED),
         (LLMConfigError, EXIT_CONFIG),
         (LLMError, EXIT_FAILED),
+        (AgentError, EXIT_FAILED),
+        (WorkspaceError, EXIT_FAILED),
+        (CloudError, EXIT_FAILED),
     ]
-    try:
-        from autopatch_j.cloud.errors import CloudError
-    except ImportError:  # pragma: no cover - the cloud package is always installed
-        pass
-    else:
-        rows.append((CloudError, EXIT_FAILED))
     return rows
 
 
