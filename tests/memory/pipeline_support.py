@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+import pytest
 
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.memory.extractor import Extractor, LLMExtractor
@@ -97,3 +100,7 @@ def meta(manager: MemoryManager) -> sqlite3.Row:
 def table_counts(manager: MemoryManager) -> dict[str, int]:
     names = ("memory_candidates", "candidate_sources", "memory_items", "memory_item_candidates", "memory_terms")
     return {name: rows(manager, f"SELECT count(*) FROM {name}")[0][0] for name in names}
+
+
+FULL_MODE = os.environ.get("AUTOPATCH_FULL_TESTS") == "1"
+full_only = pytest.mark.skipif(not FULL_MODE, reason="long harness: set AUTOPATCH_FULL_TESTS=1 (and -m slow)")

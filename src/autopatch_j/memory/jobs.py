@@ -221,6 +221,7 @@ def claim_extraction_in_tx(
     jobs = tuple(Job.from_row(row) for row in conn.execute(_CLAIM_EXTRACTION_BATCH, params).fetchall())
     if not jobs:
         return None
+    recompute_last_error_in_tx(conn, now=now)  # claimed jobs were touched: keep M-49's order exact
     return Claim(JobKind.EXTRACTION, batch, owner, op.generation, picked[0], jobs)
 
 
@@ -247,6 +248,7 @@ def claim_consolidation_in_tx(
     if row is None:
         return None
     job = Job.from_row(row)
+    recompute_last_error_in_tx(conn, now=now)
     return Claim(JobKind.CONSOLIDATION, batch, owner, op.generation, job.thread_id, (job,))
 
 
