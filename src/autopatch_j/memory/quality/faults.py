@@ -35,14 +35,26 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.errors import StorageBusyError
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
 
 _FORK = multiprocessing.get_context("fork")
-#: A turn's owner lease is 120 s; the checker's clock runs this far ahead so every open turn is expired.
-_RECOVERY_SKEW_S = 10_000.0
+#: Each trial runs this much later than the one before (an offset on the wall clock), so a killed
+#: child's turn and job leases (120 s) and any backoff (≤ 1 h) have expired when the next process
+#: starts — exactly what a restart after a crash sees, without waiting in real time.
+TRIAL_STRIDE_S = 4_000.0
+
+
+class OffsetClock:
+    """The wall clock shifted by a fixed offset."""
+
+    def __init__(self, offset: float) -> None:
+        self.offset = offset
+
+    def now(self) -> float:
+        return time.time() + self.offset
+
 
 #: Runs due Memory jobs in a fresh process (a claim, the model call, a fenced commit per job) and
 #: returns the ids of the jobs whose commit returned. `None`: admissions only.
@@ -106,7 +118,7 @@ class KillLoopReport:
 
 def _kill_child(root: Path, trial: int, ack_fd: int, runner: JobRunner | None, jobs_every: int) -> None:
     """The crashing process: admit turns forever, acknowledging each commit after it returned."""
-    manager = MemoryManager(root=root, owner=f"crash-{trial}")
+    manager = MemoryManager(root=root, clock=OffsetClock(trial * TRIAL_STRIDE_S), owner=f"crash-{trial}")
     if not manager.open().ok:
         os._exit(3)
     k = 0
@@ -119,6 +131,35 @@ def _kill_child(root: Path, trial: int, ack_fd: int, runner: JobRunner | None, j
         if runner is not None and k % jobs_every == 0:
             for job_id in runner(manager):
                 os.write(ack_fd, f"job {job_id}\n".encode())
+
+
+def offline_job_runner(manager: MemoryManager) -> list[int]:
+    """Run every due job once with the offline extractor; the ids of the jobs whose commit returned."""
+    from autopatch_j.memory.drain import drain
+    from autopatch_j.memory.offline import RulesExtractor
+    from autopatch_j.memory.pipeline import Outcome, Pipeline
+
+    pipeline = Pipeline.for_manager(manager, extractor=RulesExtractor(), heartbeat_seconds=None)
+    pipeline.recover()  # M-51: reclaim the expired leases of a crashed worker
+    report = drain(pipeline, budget_s=None)
+    done = (Outcome.SUCCEEDED, Outcome.SUCCEEDED_NO_OUTPUT)
+    return [job_id for step in report.steps if step.outcome in done for job_id in step.job_ids]
+
+
+def drain_everything(manager: MemoryManager, *, rounds: int = 50) -> list[int]:
+    """After the crashes: reclaim expired leases (M-51) and drain until no job is due."""
+    from autopatch_j.memory.offline import RulesExtractor
+    from autopatch_j.memory.pipeline import Pipeline
+
+    pipeline = Pipeline.for_manager(manager, extractor=RulesExtractor(), heartbeat_seconds=None)
+    pipeline.recover()
+    finished: list[int] = []
+    for _ in range(rounds):
+        ran = offline_job_runner(manager)
+        if not ran:
+            break
+        finished.extend(ran)
+    return finished
 
 
 def _user_text(trial: int, k: int) -> str:
@@ -163,6 +204,8 @@ def kill_loop(
     first = MemoryManager(root=root, owner="crash-setup")
     if not first.open().ok:
         raise RuntimeError(f"the scratch Memory did not open: {first.health.reason}")
+    if runner is not None:
+        runner(first)  # nothing is due yet: warms imports and the lexicon before the forks
     acked_turns: dict[int, int] = {}  # turn id -> trial
     acked_jobs: set[int] = set()
     started = time.perf_counter()
@@ -184,20 +227,23 @@ def kill_loop(
             elif what == "job":
                 acked_jobs.add(int(value))
         os.close(read_fd)
-        _check_after_crash(root, report, acked_turns, acked_jobs, deep=(trial + 1) % integrity_every == 0)
+        _check_after_crash(
+            root, report, acked_turns, acked_jobs, deep=(trial + 1) % integrity_every == 0, at=(trial + 0.5)
+        )
     if final_drain is not None:
-        checker = _reopen(root, report)
+        checker = _reopen(root, report, at=trials + 1.0)
         if checker is not None:
             report.drained_jobs = len(final_drain(checker))
-    _check_after_crash(root, report, acked_turns, acked_jobs, deep=True, final=final_drain is not None)
+    _check_after_crash(root, report, acked_turns, acked_jobs, deep=True, final=final_drain is not None, at=trials + 1.5)
     report.acknowledged_turns = len(acked_turns)
     report.acknowledged_jobs = len(acked_jobs)
     report.elapsed_s = time.perf_counter() - started
     return report
 
 
-def _reopen(root: Path, report: KillLoopReport) -> MemoryManager | None:
-    clock = FakeClock(time.time() + _RECOVERY_SKEW_S)
+def _reopen(root: Path, report: KillLoopReport, *, at: float) -> MemoryManager | None:
+    """A fresh manager, `at` trials into the run (half a stride after a trial: its leases expired)."""
+    clock = OffsetClock(at * TRIAL_STRIDE_S)
     manager = MemoryManager(root=root, clock=clock, owner="crash-checker")
     health = manager.open()  # bootstrap verify + the startup recoveries (M-51)
     if not health.ok:
@@ -214,9 +260,10 @@ def _check_after_crash(
     acked_jobs: set[int],
     *,
     deep: bool,
+    at: float,
     final: bool = False,
 ) -> None:
-    manager = _reopen(root, report)
+    manager = _reopen(root, report, at=at)
     if manager is None:
         return
     conn = manager.db.connect()
