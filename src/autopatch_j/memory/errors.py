@@ -49,6 +49,8 @@ class ConsolidationRejected(MemoryEngineError):
 class ExtractorConfigError(MemoryEngineError):
     """AUTOPATCH_MEMORY_EXTRACTOR=llm needs a configured LLM (AUTOPATCH_LLM_MODEL, _API_KEY, _BASE_URL)."""
 
+    exit_code = 5  # a configuration problem, like LLMConfigError
+
 
 class IngestFormatError(InvalidInputError):
     """The conversation file is not valid JSONL of {"user", "assistant", "intent"?} objects."""

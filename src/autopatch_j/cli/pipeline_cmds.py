@@ -1,0 +1,129 @@
+"""`autopatch-j memory ingest FILE` and `autopatch-j memory drain`, plus the pipeline wiring the REPL reuses.
+
+`extractor_for(app)` reads `AUTOPATCH_MEMORY_EXTRACTOR` once (`rules` → offline; `llm` → the LLM,
+which must be configured; unset → the LLM when one is configured, else offline) and
+`pipeline_for(app)` builds the project's `Pipeline` on the opened Memory. The REPL starts a
+`Worker(pipeline=pipeline_for(app))` after `recover_jobs(app)`, calls `drain_thread` before `/new`
+archives a thread and `drain_at_exit` on the way out.
+
+JSON output (`--json`) is stable:
+
+    ingest: {"turns": int, "turn_ids": [int], "thread_id": int}
+    drain:  {"extractor": "rules"|"llm", "jobs_run", "extraction_batches", "consolidations", "candidates",
+             "filtered", "operations": {op: n}, "memory_ids": [int], "retrying": [job id], "lease_lost":
+             [job id], "left": [job id], "errors": [str], "warnings": [str], "recovered": {"reclaimed":
+             [job id], "woken": [job id]}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from autopatch_j.cli.context import AppContext
+from autopatch_j.cli.render import emit_json, say
+from autopatch_j.memory.drain import DrainReport, drain
+from autopatch_j.memory.extractor import Extractor, ExtractorChoice, choose_extractor
+from autopatch_j.memory.ingest import ingest, read_conversation
+from autopatch_j.memory.jobs import Recovery
+from autopatch_j.memory.pipeline import Outcome, Pipeline
+
+EXTRACTOR_ENV = "AUTOPATCH_MEMORY_EXTRACTOR"
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON instead of text.")]
+
+
+def extractor_for(app: AppContext) -> Extractor:
+    """The extractor chosen by AUTOPATCH_MEMORY_EXTRACTOR and the LLM configuration (read once, here)."""
+    mode = app.environ.get(EXTRACTOR_ENV)
+    if (mode or "").strip().lower() == ExtractorChoice.RULES:
+        return choose_extractor(mode=mode, provider=None)
+    from autopatch_j.cli import ask_cmds
+    from autopatch_j.llm.config import load_llm_settings
+
+    configured = load_llm_settings(app.environ, app.manager().paths.config_file) is not None
+    provider = ask_cmds.provider_factory(app) if configured else None
+    return choose_extractor(mode=mode, provider=provider)
+
+
+def pipeline_for(app: AppContext, extractor: Extractor | None = None) -> Pipeline:
+    return Pipeline.for_manager(app.manager(), extractor=extractor or extractor_for(app))
+
+
+def recover_jobs(app: AppContext, pipeline: Pipeline | None = None) -> Recovery:
+    """M-51's job recovery, after `manager.open()` (which already recovered expired open turns)."""
+    return (pipeline or pipeline_for(app)).recover()
+
+
+def run_ingest(app: AppContext, path: Path, *, as_json: bool) -> None:
+    exchanges = read_conversation(path)  # the whole file is validated before anything is admitted
+    report = ingest(app.manager(), exchanges)
+    if as_json:
+        emit_json(app.console, {"turns": len(report.turn_ids), "turn_ids": list(report.turn_ids),
+                                "thread_id": report.thread_id})  # fmt: skip
+        return
+    say(app.console, f"Admitted {len(report.turn_ids)} turn(s) into thread {report.thread_id}.")
+    say(app.console, "Run `autopatch-j memory drain` to process them now.", "dim")
+
+
+def drain_payload(report: DrainReport, *, extractor: str, recovery: Recovery, debug: bool) -> dict[str, Any]:
+    payload = report.to_dict()
+    if debug:  # RAW errors only with AUTOPATCH_DEBUG (M-72)
+        payload["errors"] = [s.raw_error for s in report.steps if s.raw_error]
+    payload["extractor"] = extractor
+    payload["recovered"] = {"reclaimed": list(recovery.reclaimed), "woken": list(recovery.woken)}
+    return payload
+
+
+def run_drain(app: AppContext, *, as_json: bool, extractor: Extractor | None = None) -> DrainReport:
+    pipeline = pipeline_for(app, extractor)
+    recovery = pipeline.recover()
+    report = drain(pipeline, budget_s=None)
+    payload = drain_payload(report, extractor=pipeline.extractor.name, recovery=recovery, debug=app.debug)
+    if as_json:
+        emit_json(app.console, payload)
+    else:
+        _render_drain(app, payload)
+    if any(step.outcome is Outcome.RETRY for step in report.steps) or report.warnings:
+        raise typer.Exit(1)
+    return report
+
+
+def _render_drain(app: AppContext, payload: dict[str, Any]) -> None:
+    c = app.console
+    ops = ", ".join(f"{name} {n}" for name, n in sorted(payload["operations"].items())) or "none"
+    say(
+        c,
+        f"Ran {payload['jobs_run']} job(s) with the {payload['extractor']} extractor: "
+        f"{payload['extraction_batches']} extraction batch(es), {payload['consolidations']} consolidation(s).",
+    )
+    say(c, f"candidates {payload['candidates']} (filtered {payload['filtered']}), operations: {ops}")
+    if payload["memory_ids"]:
+        say(c, f"memories written: {', '.join(str(m) for m in payload['memory_ids'])}")
+    for error in payload["errors"]:
+        say(app.err_console, f"error: {error}", "yellow")
+    for warning in payload["warnings"]:
+        say(app.err_console, warning, "yellow")
+    if payload["errors"] and not app.debug:
+        say(app.err_console, "Set AUTOPATCH_DEBUG=true to see the RAW error text.", "dim")
+
+
+def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext]) -> None:
+    """Add `ingest` and `drain` to the `memory` command group."""
+
+    @memory_app.command("ingest")
+    def ingest_command(
+        ctx: typer.Context,
+        file: Annotated[Path, typer.Argument(metavar="FILE", help="JSONL: one {user, assistant, intent?} per line.")],
+        as_json: JsonOption = False,
+    ) -> None:
+        """Admit a recorded conversation (JSONL) as ordinary turns; nothing is admitted if any line is bad."""
+        run_ingest(get_context(ctx), file, as_json=as_json)
+
+    @memory_app.command("drain")
+    def drain_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+        """Run every due background job now and report jobs, candidates, operations and errors."""
+        run_drain(get_context(ctx), as_json=as_json)

@@ -1,0 +1,124 @@
+"""`autopatch-j memory ingest FILE` and `autopatch-j memory drain [--json]` through the real CLI entry point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autopatch_j.cli import ask_cmds
+from autopatch_j.cli.context import app_context
+from autopatch_j.cli.memory_cmds import memory_app
+from autopatch_j.cli.pipeline_cmds import register
+from autopatch_j.llm.canned import CannedProvider
+from autopatch_j.llm.provider import Purpose
+from autopatch_j.memory.manager import MemoryManager
+from tests.cli.conftest import CliRunner
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
+LLM_ENV = {
+    "AUTOPATCH_LLM_API_KEY": "test-key",
+    "AUTOPATCH_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+    "AUTOPATCH_LLM_MODEL": "canned",
+}
+
+
+@pytest.fixture(autouse=True)
+def pipeline_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app wires `register(memory_app, app_context)`; do it here only if it is not wired yet."""
+    monkeypatch.delenv("AUTOPATCH_MEMORY_EXTRACTOR", raising=False)
+    if not any(command.name == "drain" for command in memory_app.registered_commands):
+        register(memory_app, app_context)
+
+
+def test_ingest_then_drain_offline_builds_memories_with_provenance(cli: CliRunner, project: Path) -> None:
+    ingested = cli("memory", "ingest", str(EXAMPLE), "--json")
+    assert ingested.code == 0, ingested.err
+    assert ingested.json()["turns"] == 12
+    drained = cli("memory", "drain", "--json")
+    assert drained.code == 0, drained.err
+    report = drained.json()
+    assert report["extractor"] == "rules"
+    assert report["operations"] == {"create": 6, "supersede": 1}
+    assert report["errors"] == [] and report["warnings"] == [] and report["left"] == []
+    listed = cli("memory", "list", "--json").json()
+    assert len(listed) == 6
+    uv = next(item for item in listed if "uv" in item["content"])
+    shown = cli("memory", "show", str(uv["id"]), "--json").json()
+    assert sorted(s["role"] for s in shown["sources"]) == ["assistant", "user"]
+    again = cli("memory", "drain", "--json").json()
+    assert again["jobs_run"] == 0
+
+
+def test_text_output(cli: CliRunner) -> None:
+    cli("memory", "ingest", str(EXAMPLE))
+    out = cli("memory", "drain")
+    assert out.code == 0
+    assert "Ran 15 job(s) with the rules extractor" in out.out and "supersede 1" in out.out
+
+
+def test_malformed_line_admits_nothing(cli: CliRunner, project: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "talk.jsonl"
+    bad.write_text('{"user": "以后先给结论。", "assistant": "好的。"}\n{"user": "oops"}\n', encoding="utf-8")
+    result = cli("memory", "ingest", str(bad))
+    assert result.code != 0
+    assert "line 2" in result.err and result.err.count("\n") == 1
+    status = cli("memory", "status", "--json").json()
+    assert status["counts"]["turns"] == 0
+
+
+def test_drain_with_a_failing_llm_reports_errors_and_exits_nonzero(
+    cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    canned = CannedProvider(default=lambda request: "Sure! Here are the memories: [bold]none[/]")
+    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: canned)
+    cli("memory", "ingest", str(EXAMPLE))
+    result = cli("memory", "drain", "--json", env=LLM_ENV)
+    assert result.code == 1
+    report = result.json()
+    assert report["extractor"] == "llm" and report["jobs_run"] == 12 and len(report["retrying"]) == 12
+    assert report["errors"] == ["the LLM call failed (LLMResponseError)"] * 3  # one per batch of 4
+    assert len(report["warnings"]) == 3
+    assert [r.purpose for r in canned.requests] == [Purpose.EXTRACTION] * 3
+    status = cli("memory", "status", "--json").json()
+    assert status["jobs"]["retry_wait"] == 12 and status["last_error"]
+
+
+def test_debug_mode_shows_the_raw_error(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    canned = CannedProvider(default=lambda request: "Sure! [bold]none[/]")
+    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: canned)
+    cli("memory", "ingest", str(EXAMPLE))
+    result = cli("memory", "drain", "--json", env={**LLM_ENV, "AUTOPATCH_DEBUG": "true"})
+    raw = result.json()["errors"][0]
+    assert "LLMResponseError" in raw and "Sure! [bold]none[/]" in raw
+    assert "以后回答先给结论" not in raw  # never the request's messages (M-71)
+
+
+def test_rules_forced_even_with_an_llm(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: CannedProvider())
+    cli("memory", "ingest", str(EXAMPLE))
+    result = cli("memory", "drain", "--json", env={**LLM_ENV, "AUTOPATCH_MEMORY_EXTRACTOR": "rules"})
+    assert result.code == 0 and result.json()["extractor"] == "rules"
+
+
+def test_llm_forced_without_an_llm_is_a_config_error(cli: CliRunner) -> None:
+    result = cli("memory", "drain", env={"AUTOPATCH_MEMORY_EXTRACTOR": "llm"})
+    assert result.code == 5
+    assert "AUTOPATCH_MEMORY_EXTRACTOR=llm" in result.err
+
+
+def test_drain_recovers_expired_job_leases_first(cli: CliRunner, project: Path) -> None:
+    cli("memory", "ingest", str(EXAMPLE))
+    manager = MemoryManager(root=project)
+    manager.open()
+    with manager.db.write("crash") as conn:
+        conn.execute("UPDATE memory_jobs SET status = 'leased', owner = 'dead', lease_expires_at = 1 WHERE id <= 2")
+    report = cli("memory", "drain", "--json").json()
+    assert report["recovered"]["reclaimed"] == [1, 2]
+    assert report["jobs_run"] == 15
+
+
+def test_commands_have_help(cli: CliRunner) -> None:
+    for command in ("ingest", "drain"):
+        result = cli("memory", command, "--help")
+        assert result.code == 0 and "--json" in result.out
