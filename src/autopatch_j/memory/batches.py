@@ -30,10 +30,12 @@ _CANDIDATE_SOURCES = (
     "SELECT candidate_id, turn_id, role, quote FROM candidate_sources "
     "WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, ordinal"
 )
-# Active items sharing retrieval terms with the candidates, best overlap first; one statement (M-44).
+# Active items sharing retrieval terms with the candidates, best overlap first; one statement through the
+# (source, term) index, so its cost follows the lookup terms, not the store's size (M-44).
 _RELATED_ITEMS = (
     "SELECT i.*, count(DISTINCT t.term) AS hits FROM memory_terms t JOIN memory_items i ON i.id = t.item_id "
-    "WHERE t.term IN (SELECT value FROM json_each(?)) AND i.status = 'active' "
+    "WHERE t.source IN ('meta', 'content') AND t.term IN (SELECT value FROM json_each(?)) "
+    "AND i.status = 'active' "
     "AND (i.kind <> 'discussion_context' OR i.thread_id = ?) "
     "GROUP BY i.id ORDER BY hits DESC, i.updated_at DESC, i.id DESC LIMIT ?"
 )
