@@ -1,12 +1,135 @@
-"""Entry to the interactive REPL (the agent host replaces this with the real REPL)."""
+"""`autopatch-j` with no subcommand: wire the LLM, the agent host and the Memory pipeline into the REPL.
+
+Three small steps, each usable (and tested) alone:
+
+- `connect_llm(app)` — the provider from `ask_cmds.provider_factory` (environment, then
+  `.autopatch-j/config.toml`), or `None` and the one sentence saying what to set (H-1);
+- `connect_memory_runtime(app, provider)` — `PipelineRuntime`: startup job recovery and the background
+  worker thread, `/new`'s one processing chance for the old thread, the exit drain (M-52). The
+  extractor is the LLM when configured, else the offline rules (`AUTOPATCH_MEMORY_EXTRACTOR` chooses);
+- `run_repl(app)` — builds the host with `ask_cmds.build_host` and runs the `Repl` on the terminal.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from autopatch_j.cli.context import AppContext
-from autopatch_j.cli.render import say
+from autopatch_j.cli.errors import message_for
+from autopatch_j.cli.repl import LLMInfo, MemoryRuntime, NoMemoryRuntime, Repl
+from autopatch_j.memory.drain import EXIT_BUDGET_SECONDS, drain_at_exit, drain_thread
+from autopatch_j.memory.errors import MemoryEngineError, MemorySchemaError
+from autopatch_j.memory.pipeline import Pipeline
+from autopatch_j.memory.worker import Worker
+
+if TYPE_CHECKING:
+    from autopatch_j.llm.provider import LLMProvider
+
+EXTRACTOR_ENV = "AUTOPATCH_MEMORY_EXTRACTOR"
+
+
+class PipelineRuntime:
+    """The Memory pipeline as the REPL drives it: worker while running, one drain round at exit.
+
+    The pipeline is connected lazily: on a degraded store there is nothing to process, and after
+    `/memory clear --confirm` made it healthy again the next call connects (and starts the worker).
+    """
+
+    def __init__(
+        self, connect: Callable[[], Pipeline], *, background: bool = True, budget_s: float = EXIT_BUDGET_SECONDS
+    ) -> None:
+        self._connect = connect
+        self.background = background
+        self.budget_s = budget_s
+        self.pipeline: Pipeline | None = None
+        self.worker: Worker | None = None
+
+    def _ready(self) -> Pipeline | None:
+        if self.pipeline is None:
+            try:
+                pipeline = self._connect()
+            except MemorySchemaError:
+                return None  # degraded: the banner says so; jobs wait until the store is healthy
+            pipeline.recover()  # M-51: reclaim expired job leases, wake due retries
+            self.pipeline = pipeline
+            if self.background:
+                self.worker = Worker(pipeline=pipeline)
+                self.worker.start()
+        return self.pipeline
+
+    def start(self) -> None:
+        self._ready()
+
+    def notify(self) -> None:
+        if self._ready() is not None and self.worker is not None:
+            self.worker.notify()
+
+    def one_chance(self, thread_id: int) -> list[str]:
+        pipeline = self._ready()
+        if pipeline is None:
+            return []
+        return list(drain_thread(pipeline, thread_id=thread_id, budget_s=self.budget_s).warnings)
+
+    def drain(self) -> list[str]:
+        self.stop()  # the worker finishes its current step first; then nothing competes with the drain
+        self.background = False
+        pipeline = self._ready()
+        if pipeline is None:
+            return []
+        return list(drain_at_exit(pipeline, budget_s=self.budget_s).warnings)
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
+
+
+def connect_llm(app: AppContext) -> tuple[LLMProvider | None, LLMInfo]:
+    """The configured provider, or `(None, why)` — one sentence naming what to set."""
+    from autopatch_j.cli import ask_cmds
+    from autopatch_j.llm.errors import LLMConfigError
+
+    try:
+        provider = ask_cmds.provider_factory(app)
+    except LLMConfigError as exc:
+        return None, LLMInfo(problem=message_for(exc))
+    return provider, LLMInfo(description=_describe(app, provider))
+
+
+def _describe(app: AppContext, provider: object) -> str:
+    settings = getattr(provider, "settings", None)
+    describe = getattr(settings, "describe", None)
+    if callable(describe):
+        return str(describe())
+    return type(provider).__name__
+
+
+def connect_memory_runtime(
+    app: AppContext, provider: LLMProvider | None, *, background: bool = True
+) -> tuple[MemoryRuntime, str | None]:
+    """The pipeline adapter, or `NoMemoryRuntime` and a warning when the extractor choice is invalid."""
+    from autopatch_j.memory.extractor import choose_extractor
+
+    manager = app.manager()
+    try:
+        extractor = choose_extractor(mode=app.environ.get(EXTRACTOR_ENV), provider=provider)
+    except MemoryEngineError as exc:
+        return NoMemoryRuntime(), f"Background Memory processing is off: {message_for(exc)}"
+    return PipelineRuntime(lambda: Pipeline.for_manager(manager, extractor=extractor), background=background), None
 
 
 def run_repl(app: AppContext) -> None:
-    health = app.manager().health
-    say(app.console, f"Memory: {health.state}" + (f" ({health.reason})" if health.reason else ""))
-    say(app.console, "Run `autopatch-j --help` for commands.")
+    """Start the interactive session on the real terminal; returns after the exit drain."""
+    from autopatch_j.cli import ask_cmds
+
+    app.manager()  # open (create or verify) Memory first: the banner reports its health
+    provider, llm = connect_llm(app)
+    host = None
+    if provider is not None:
+        try:
+            host = ask_cmds.build_host(app, provider=provider)
+        except Exception as exc:  # the REPL still serves every slash command (H-1)
+            llm = LLMInfo(problem=f"the agent could not start: {message_for(exc)}")
+    runtime, warning = connect_memory_runtime(app, provider)
+    Repl(app, host=host, llm=llm, runtime=runtime, notes=[warning] if warning else []).run()
