@@ -31,6 +31,7 @@ from autopatch_j.memory.extraction import ExtractionCommitted, commit_extraction
 from autopatch_j.memory.extractor import Extractor
 from autopatch_j.memory.jobs import Claim, LeaseLost, Recovery, Scope
 from autopatch_j.memory.lexicon import Lexicon, default_lexicon
+from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import JobKind
 from autopatch_j.memory.validation import validate_extraction
 
@@ -93,19 +94,18 @@ class Pipeline:
         self.batch_size = batch_size
 
     @classmethod
-    def for_manager(cls, manager: object, *, extractor: Extractor, **options: object) -> Pipeline:
+    def for_manager(
+        cls, manager: MemoryManager, *, extractor: Extractor, heartbeat_seconds: float | None = HEARTBEAT_SECONDS
+    ) -> Pipeline:
         """The pipeline of an opened, healthy `MemoryManager` (same database, clock and owner)."""
-        health = getattr(manager, "health", None)
-        if health is None or not health.ok:
-            raise MemorySchemaError(
-                f"Memory is degraded ({getattr(health, 'reason', 'not opened')}); background processing is off."
-            )
+        if not manager.health.ok:
+            raise MemorySchemaError(f"Memory is degraded ({manager.health.reason}); background processing is off.")
         return cls(
-            db=manager.db,  # type: ignore[attr-defined]
-            clock=manager.clock,  # type: ignore[attr-defined]
-            owner=manager.owner,  # type: ignore[attr-defined]
+            db=manager.db,
+            clock=manager.clock,
+            owner=manager.owner,
             extractor=extractor,
-            **options,  # type: ignore[arg-type]
+            heartbeat_seconds=heartbeat_seconds,
         )
 
     # -- recovery and snapshots -------------------------------------------------------------------
@@ -125,15 +125,22 @@ class Pipeline:
         """Claim and run one consolidation job or extraction batch; None when nothing is due."""
         now = self.clock.now()
         with self.db.write("claim Memory jobs") as conn:
-            claim = jobs.claim_consolidation_in_tx(conn, owner=self.owner, now=now, scope=scope,
-                                                   lease_seconds=self.lease_seconds)  # fmt: skip
+            claim = jobs.claim_consolidation_in_tx(
+                conn, owner=self.owner, now=now, scope=scope, lease_seconds=self.lease_seconds
+            )
             consolidation = batches.load_consolidation_request_in_tx(conn, claim=claim) if claim else None
             extraction = None
             if claim is None:
                 claim = jobs.claim_extraction_in_tx(
-                    conn, owner=self.owner, now=now, scope=scope, force=force, since=since,
-                    limit=self.batch_size, lease_seconds=self.lease_seconds,
-                )  # fmt: skip
+                    conn,
+                    owner=self.owner,
+                    now=now,
+                    scope=scope,
+                    force=force,
+                    since=since,
+                    limit=self.batch_size,
+                    lease_seconds=self.lease_seconds,
+                )
                 extraction = batches.load_extraction_request_in_tx(conn, claim=claim) if claim else None
         if claim is None:
             return None
@@ -228,8 +235,13 @@ class Pipeline:
         )
 
     def _lost(self, claim: Claim, claimed_at: float) -> StepResult:
-        return StepResult(kind=claim.kind, job_ids=claim.job_ids, outcome=Outcome.LEASE_LOST, claimed_at=claimed_at,
-                          error=LeaseLost(claim.job_ids).reason)  # fmt: skip
+        return StepResult(
+            kind=claim.kind,
+            job_ids=claim.job_ids,
+            outcome=Outcome.LEASE_LOST,
+            claimed_at=claimed_at,
+            error=LeaseLost(claim.job_ids).reason,
+        )
 
     def heartbeat(self, claim: Claim) -> jobs.Renewed | LeaseLost:
         with self.db.write("renew Memory job leases") as conn:
