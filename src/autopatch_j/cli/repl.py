@@ -334,7 +334,7 @@ class Repl:
                 reason = reason.split(":", 1)[0]  # concise in normal mode (M-72, M-73)
             note = f"route: {result.intent.value} ({result.route.source})" + (f" — {reason}" if reason else "")
             say(c, note, "dim")
-        if result.pending_patch is not None:
+        if result.pending_patch is not None and "/accept" not in answer:  # the review usually says it itself
             say(
                 c,
                 f"A patch for {result.pending_patch.path} is pending: /patch shows it, /accept applies it, "
