@@ -9,6 +9,7 @@ step — a busy database, a transient SQLite error, a degraded store — is coun
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -75,7 +76,8 @@ class Worker:
         except Exception as exc:
             self.errors += 1
             if self._on_error is not None:
-                self._on_error(exc)
+                with contextlib.suppress(Exception):  # a failing reporter must not kill the worker either
+                    self._on_error(exc)
             return None
         self._since = result.claimed_at if result is not None else None
         if result is not None:
