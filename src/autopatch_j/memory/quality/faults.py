@@ -28,7 +28,6 @@ import os
 import random
 import signal
 import sqlite3
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -623,10 +622,3 @@ def _wal_mode(pinned_reader: bool, reader_gap_ms: float, checkpoint_every: int) 
         return "pinned-reader-control"
     mode = "readers-with-gaps" if reader_gap_ms else "back-to-back-readers"
     return mode + (f"+truncate-every-{checkpoint_every}" if checkpoint_every else "")
-
-
-def summary(values: list[float]) -> dict[str, float]:
-    """Median and spread of repeated measurements."""
-    if not values:
-        return {"median": 0.0, "min": 0.0, "max": 0.0}
-    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
