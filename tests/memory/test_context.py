@@ -197,14 +197,19 @@ def test_routing_reads_only_as_many_rows_as_could_fit(manager: MemoryManager) ->
     assert text.endswith(OMITTED_NOTE)
 
 
-line = st.text(alphabet=st.sampled_from("ab结论 x"), min_size=1, max_size=MAX_ITEM_LINE_CHARS).map(lambda s: f"- {s}")
+body = st.text(alphabet=st.sampled_from("ab结论 x"), min_size=1, max_size=MAX_ITEM_LINE_CHARS - 10)
+
+
+def numbered(tag: str) -> st.SearchStrategy[list[str]]:
+    """Distinct lines, like the real ones (each carries its memory id)."""
+    return st.lists(body, max_size=30).map(lambda xs: [f"- [#{tag}{n}] {x}" for n, x in enumerate(xs)])
 
 
 @settings(max_examples=300, deadline=None)
 @given(
     compaction=st.text(alphabet=st.sampled_from("摘要 ab"), max_size=4_000).map(str.strip),
-    decisions=st.lists(line, max_size=30),
-    index=st.lists(line, max_size=30),
+    decisions=numbered("d"),
+    index=numbered("i"),
     max_chars=st.integers(0, 6_000),
 )
 def test_routing_context_is_always_within_budget(

@@ -149,14 +149,17 @@ CREATE TABLE memory_terms (
     UNIQUE (item_id, source, term)
 ) STRICT;
 
-CREATE INDEX memory_terms_lookup ON memory_terms (source, term);
+-- Covering (item_id included): exact/prefix lookups never touch the table rows.
+CREATE INDEX memory_terms_lookup ON memory_terms (source, term, item_id);
 
 -- Character grams of metadata terms for substring lookups without scanning every term: every
 -- position of a term contributes the gram term[i:i+3] (shorter at the end), so any query of up to
 -- three characters is a prefix of some gram, and longer queries are looked up by their rarest gram.
+-- item_id repeats memory_terms.item_id so a gram range scan never has to visit the terms.
 CREATE TABLE memory_term_grams (
     gram    TEXT    NOT NULL,
     term_id INTEGER NOT NULL REFERENCES memory_terms (id) ON DELETE CASCADE,
+    item_id INTEGER NOT NULL,
     PRIMARY KEY (gram, term_id)
 ) WITHOUT ROWID, STRICT;
 

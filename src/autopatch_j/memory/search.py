@@ -64,10 +64,10 @@ WITH hits AS (
 _SUBSTRING_SHORT_SQL = (
     """
 WITH hits AS (
-    SELECT t.item_id, 0 AS rank
-    FROM memory_term_grams g CROSS JOIN memory_terms t ON t.id = g.term_id
-    WHERE g.gram >= :q AND g.gram < :q_end AND t.source = 'meta'
-    GROUP BY t.item_id
+    SELECT g.item_id, 0 AS rank
+    FROM memory_term_grams g
+    WHERE g.gram >= :q AND g.gram < :q_end
+    GROUP BY g.item_id
 )"""
     + _SELECT_HITS
 )

@@ -32,7 +32,7 @@ _TOKEN = re.compile(f"(?P<cjk>[{_CJK}]+)|(?P<word>[^\\W_{_CJK}]+)", re.UNICODE)
 _CJK_SPACE = re.compile(f" (?=[{_CJK}])|(?<=[{_CJK}]) ")
 
 _INSERT_TERM = "INSERT INTO memory_terms (item_id, source, term) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"
-_INSERT_GRAM = "INSERT INTO memory_term_grams (gram, term_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
+_INSERT_GRAM = "INSERT INTO memory_term_grams (gram, term_id, item_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
 _DROP_TERMS = "DELETE FROM memory_terms WHERE item_id = ?"
 
 
@@ -81,7 +81,7 @@ def index_item_in_tx(
     for term in metadata_terms(title, aliases, keywords):
         row = conn.execute(_INSERT_TERM, (item_id, "meta", term)).fetchone()
         if row is not None:
-            conn.executemany(_INSERT_GRAM, ((gram, row[0]) for gram in grams(term)))
+            conn.executemany(_INSERT_GRAM, ((gram, row[0], item_id) for gram in grams(term)))
     conn.executemany(
         "INSERT INTO memory_terms (item_id, source, term) VALUES (?, 'content', ?) ON CONFLICT DO NOTHING",
         ((item_id, term) for term in content_terms(content)),

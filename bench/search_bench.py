@@ -1,0 +1,447 @@
+"""memory_search benchmark: p50/p99 at 1k, 10k and 100k active items, against an FTS5 baseline.
+
+The store is a real Memory database (created and verified by `MemoryManager.open()`), filled with
+generated Chinese/English preferences, decisions and discussions (titles, aliases, keywords,
+content) and their terms, bulk-inserted. In the same run, the same queries go to a baseline: an
+FTS5 `trigram` table built from the same terms, queried with one `LIKE '%q%'` statement ranked
+like ours (exact, prefix, substring) and scoped the same way. The baseline exists only here —
+local Memory never uses FTS5 (M-60).
+
+Also measured at 10k: the CJK tokenization of content terms (ours: suffixes of CJK runs cut to
+16 characters; alternative: character bigrams, a query matching an item that has all of its
+bigrams) — rows stored, recall/precision on substring queries, and latency.
+
+    python bench/search_bench.py [--quick] [--json] [--queries N] [--seed S]
+
+`--quick` stops at 10k items (no 100k store) and runs fewer queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.search import prefix_end, search_in_tx
+from autopatch_j.memory.terms import content_terms, grams, metadata_terms, normalize
+
+# -- generated content ------------------------------------------------------------------------------
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+ZH_TOPICS = _words(
+    "数据库 迁移 缓存 日志 接口 测试 单元测试 集成测试 部署 容器 镜像 依赖 版本 配置 构建 发布 回滚 监控 告警 "
+    "性能 内存 线程 并发 事务 索引 查询 分页 权限 认证 鉴权 加密 签名 网关 路由 限流 熔断 重试 超时 队列 消息 "
+    "调度 任务 定时器 异常 错误码 返回值 注释 文档 命名 格式化 代码风格 评审 分支 合并 提交 变更 需求 前端 后端 "
+    "移动端 小程序 支付 订单 库存 用户 账号 会员 积分 优惠券 报表 导出 导入 搜索 推荐 通知 短信 邮件 上传 下载 "
+    "文件 存储 备份 恢复 灰度 特性开关 埋点 统计 模板 国际化 时区 编码 序列化 反序列化 协议 客户端 服务端"
+)
+ZH_VERBS = _words("统一使用 不要再用 默认采用 一律 优先 禁止 先写 改用 保留 拆分 合并 升级到 固定为 避免 总是")
+ZH_FILLERS = _words("以后 今后 我们决定 从现在起 约定 这个项目 所有模块 新代码 团队 规范 要求 方案 讨论 比较 倾向")
+EN_TOPICS = _words(
+    "python java maven gradle spring boot junit pytest ruff mypy docker kubernetes postgres sqlite redis kafka "
+    "logging tracing metrics retries timeouts pagination migrations fixtures mocks fakes typing dataclasses "
+    "pydantic fastapi django flask react vue typescript eslint prettier webpack vite git rebase squash release "
+    "changelog semver monorepo workspace cache index schema lint format review branch commit hotfix rollback "
+    "feature flags secrets config env vars cli repl prompt streaming tokens answer summary conclusion details"
+)
+EN_VERBS = _words("use always never prefer avoid keep pin upgrade split merge write answer put run")
+EN_FILLERS = _words("from now on by default going forward we decided let's use for this project in every module")
+KINDS = ("user_preference", "project_decision", "discussion_context")
+
+
+@dataclass(frozen=True, slots=True)
+class GenItem:
+    id: int
+    kind: str
+    thread_id: int | None
+    title: str
+    aliases: list[str]
+    keywords: list[str]
+    content: str
+    status: str
+    updated_at: float
+
+
+def _zh_phrase(rng: random.Random) -> str:
+    return rng.choice(ZH_VERBS) + "".join(rng.sample(ZH_TOPICS, rng.randint(1, 2)))
+
+
+def _en_phrase(rng: random.Random) -> str:
+    return f"{rng.choice(EN_VERBS)} {' '.join(rng.sample(EN_TOPICS, rng.randint(1, 3)))}"
+
+
+def generate(n: int, rng: random.Random, *, threads: list[int], active_thread: int) -> list[GenItem]:
+    """Realistic items: ~half Chinese, ~half English titles; mixed content; 10% non-active rows."""
+    items = []
+    for i in range(1, n + 1):
+        kind = rng.choices(KINDS, weights=(4, 4, 2))[0]
+        zh = rng.random() < 0.55
+        ident = f"{rng.choice(EN_TOPICS)}{rng.randint(1, 9999)}"  # a rarer token, like a module name
+        title = (_zh_phrase(rng) if zh else _en_phrase(rng))[:60]
+        if rng.random() < 0.3:
+            title = f"{title} {ident}"
+        aliases = [_en_phrase(rng) if zh else _zh_phrase(rng) for _ in range(rng.randint(1, 2))]
+        keywords = rng.sample(ZH_TOPICS, rng.randint(1, 3)) + rng.sample(EN_TOPICS, rng.randint(1, 2))
+        content = (
+            f"{rng.choice(ZH_FILLERS)}{_zh_phrase(rng)}，{_zh_phrase(rng)}；"
+            f"{rng.choice(EN_FILLERS)} {_en_phrase(rng)}。"
+            if zh
+            else f"{rng.choice(EN_FILLERS)} {_en_phrase(rng)}, {_en_phrase(rng)} ({_zh_phrase(rng)}). {ident}"
+        )
+        thread = (active_thread if rng.random() < 0.5 else rng.choice(threads)) if kind == KINDS[2] else None
+        status = "active" if rng.random() < 0.9 else rng.choice(("revised", "superseded", "forgotten"))
+        items.append(GenItem(i, kind, thread, title, aliases, keywords, content, status, 1_700_000_000.0 + i))
+    return items
+
+
+# -- bulk load ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Store:
+    path: Path
+    conn: sqlite3.Connection
+    thread_id: int
+    next_term_id: int = 1
+    loaded: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: {"meta": 0, "content": 0, "grams": 0})
+
+
+_ITEM_SQL = (
+    "INSERT INTO memory_items (id, memory_id, revision, kind, thread_id, title, content, aliases, keywords, "
+    "non_factual, status, operation, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, 'create', ?, ?)"
+)
+
+
+def open_store(tmp: Path) -> Store:
+    manager = MemoryManager(root=tmp)
+    assert manager.open().ok
+    for _ in range(3):  # a few archived threads whose discussions must stay out of scope
+        manager.start_new_thread()
+    thread_id = manager.active_thread().id
+    conn = sqlite3.connect(manager.paths.db, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute(
+        "CREATE VIRTUAL TABLE bench_fts USING fts5(term, item_id UNINDEXED, tokenize = 'trigram')"
+    )  # the baseline, in the scratch database only
+    return Store(path=manager.paths.db, conn=conn, thread_id=thread_id)
+
+
+def load(store: Store, items: list[GenItem]) -> float:
+    """Insert items, their terms and grams as consolidation would, but in bulk; returns seconds."""
+    started = time.perf_counter()
+    conn = store.conn
+    trigger = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'memory_term_grams_count_insert'"
+    ).fetchone()[0]
+    item_rows, term_rows, gram_rows = [], [], []
+    for it in items:
+        item_rows.append(
+            (
+                it.id,
+                it.id,
+                it.kind,
+                it.thread_id,
+                it.title,
+                it.content,
+                json.dumps(it.aliases, ensure_ascii=False),
+                json.dumps(it.keywords, ensure_ascii=False),
+                int(it.kind == KINDS[2]),
+                it.status,
+                it.updated_at,
+                it.updated_at,
+            )
+        )
+        if it.status != "active":
+            continue  # only active revisions have terms
+        for term in metadata_terms(it.title, it.aliases, it.keywords):
+            term_rows.append((store.next_term_id, it.id, "meta", term))
+            gram_rows.extend((gram, store.next_term_id, it.id) for gram in grams(term))
+            store.next_term_id += 1
+            store.counts["meta"] += 1
+        for term in content_terms(it.content):
+            term_rows.append((store.next_term_id, it.id, "content", term))
+            store.next_term_id += 1
+            store.counts["content"] += 1
+    store.counts["grams"] += len(gram_rows)
+    conn.execute("BEGIN")
+    conn.execute("DROP TRIGGER memory_term_grams_count_insert")
+    conn.executemany(_ITEM_SQL, item_rows)
+    conn.executemany("INSERT INTO memory_terms (id, item_id, source, term) VALUES (?, ?, ?, ?)", term_rows)
+    gram_rows.sort()
+    conn.executemany("INSERT INTO memory_term_grams (gram, term_id, item_id) VALUES (?, ?, ?)", gram_rows)
+    conn.execute("DELETE FROM memory_gram_stats")
+    conn.execute(
+        "INSERT INTO memory_gram_stats (gram, terms) SELECT gram, count(*) FROM memory_term_grams GROUP BY gram"
+    )
+    conn.execute(trigger)
+    conn.executemany("INSERT INTO bench_fts (term, item_id) VALUES (?, ?)", ((r[3], r[1]) for r in term_rows))
+    conn.execute("COMMIT")
+    store.loaded += len(items)
+    return time.perf_counter() - started
+
+
+# -- queries ------------------------------------------------------------------------------------------
+
+
+def make_queries(items: list[GenItem], rng: random.Random, n: int) -> list[tuple[str, str]]:
+    """(class, query) pairs drawn from the loaded items, plus misses and long sentences."""
+    active = [it for it in items if it.status == "active"]
+    out: list[tuple[str, str]] = []
+    makers: list[tuple[str, Callable[[], str]]] = [
+        ("exact title", lambda: rng.choice(active).title),
+        ("exact keyword", lambda: rng.choice(rng.choice(active).keywords)),
+        ("prefix", lambda: normalize(rng.choice(active).title)[: rng.randint(2, 6)]),
+        ("substring zh/en", lambda: _middle(normalize(rng.choice(rng.choice(active).aliases)), rng, 4, 8)),
+        ("substring short", lambda: _middle(normalize(rng.choice(active).title), rng, 2, 3)),
+        ("content word", lambda: rng.choice(content_terms(rng.choice(active).content))[:6]),
+        (
+            "miss",
+            lambda: rng.choice(["kubernetes operator 配额", "zqxj", "区块链共识", "quantum annealing", "无关问题"]),
+        ),
+        ("long sentence", lambda: "请帮我解释一下为什么这个接口在高并发下会超时 and how python logging works here"),
+    ]
+    for i in range(n):
+        name, make = makers[i % len(makers)]
+        out.append((name, make()))
+    rng.shuffle(out)
+    return out
+
+
+def _middle(text: str, rng: random.Random, lo: int, hi: int) -> str:
+    size = min(len(text), rng.randint(lo, hi))
+    start = rng.randint(0, max(len(text) - size, 0))
+    return text[start : start + size].strip() or text
+
+
+_FTS_SQL = """
+WITH hits AS (
+    SELECT item_id, min(CASE WHEN term = :q THEN 0 WHEN substr(term, 1, length(:q)) = :q THEN 1 ELSE 2 END) AS rank
+    FROM bench_fts WHERE term LIKE '%' || :q || '%'
+    GROUP BY item_id
+)
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, 161), h.rank
+FROM hits h JOIN memory_items i ON i.id = h.item_id
+WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
+ORDER BY h.rank, i.updated_at DESC, i.memory_id DESC
+LIMIT 5
+"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def measure(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
+    conn = store.conn
+    statements: list[int] = []
+    ours: list[float] = []
+    fts: list[float] = []
+    by_class: dict[str, list[float]] = {}
+    fts_by_class: dict[str, list[float]] = {}
+    hit_counts: list[int] = []
+    fts_missed = 0  # FTS5 trigram returns no rows for patterns under 3 characters
+    sent: list[str] = []
+    for _, q in queries[:50]:  # warm the page cache for both
+        search_in_tx(conn, thread_id=store.thread_id, query=q)
+        conn.execute(_FTS_SQL, {"q": normalize(q), "thread_id": store.thread_id}).fetchall()
+    for name, q in queries:
+        conn.execute("BEGIN")
+        sent.clear()
+        conn.set_trace_callback(sent.append)
+        t0 = time.perf_counter()
+        hits = search_in_tx(conn, thread_id=store.thread_id, query=q)
+        t1 = time.perf_counter()
+        conn.set_trace_callback(None)
+        nq = normalize(q)
+        t2 = time.perf_counter()
+        fts_hits = conn.execute(_FTS_SQL, {"q": nq, "thread_id": store.thread_id}).fetchall() if nq else []
+        t3 = time.perf_counter()
+        if hits and not fts_hits:
+            fts_missed += 1
+        conn.execute("ROLLBACK")
+        statements.append(sum(1 for s in sent if s.lstrip().upper().startswith(("SELECT", "WITH"))))
+        ours.append((t1 - t0) * 1000)
+        fts.append((t3 - t2) * 1000)
+        by_class.setdefault(name, []).append((t1 - t0) * 1000)
+        fts_by_class.setdefault(name, []).append((t3 - t2) * 1000)
+        hit_counts.append(len(hits))
+    return {
+        "items": store.loaded,
+        "active_items": conn.execute("SELECT count(*) FROM memory_items WHERE status = 'active'").fetchone()[0],
+        "terms": dict(store.counts),
+        "queries": len(queries),
+        "p50_ms": statistics.median(ours),
+        "p99_ms": percentile(ours, 0.99),
+        "fts5_p50_ms": statistics.median(fts),
+        "fts5_p99_ms": percentile(fts, 0.99),
+        "ratio_p50": statistics.median(ours) / max(statistics.median(fts), 1e-9),
+        "ratio_p99": percentile(ours, 0.99) / max(percentile(fts, 0.99), 1e-9),
+        "statements_max": max(statements),
+        "statements_mean": statistics.fmean(statements),
+        "queries_with_hits": sum(1 for n in hit_counts if n),
+        "fts5_empty_where_we_hit": fts_missed,
+        "by_class": {
+            name: {
+                "p50_ms": statistics.median(v),
+                "p99_ms": percentile(v, 0.99),
+                "fts5_p50_ms": statistics.median(fts_by_class[name]),
+                "fts5_p99_ms": percentile(fts_by_class[name], 0.99),
+            }
+            for name, v in sorted(by_class.items())
+        },
+    }
+
+
+# -- CJK tokenization: suffixes (ours) vs bigrams -------------------------------------------------------------
+
+
+def compare_tokenizers(items: list[GenItem], rng: random.Random, n_queries: int) -> dict[str, object]:
+    """Content-term lookups for CJK substrings of 2–6 chars: suffixes + prefix scan vs bigram AND."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("CREATE TABLE suffix (term TEXT NOT NULL, item_id INTEGER NOT NULL, UNIQUE (item_id, term))")
+    conn.execute("CREATE INDEX suffix_term ON suffix (term)")
+    conn.execute("CREATE TABLE bigram (term TEXT NOT NULL, item_id INTEGER NOT NULL, UNIQUE (item_id, term))")
+    conn.execute("CREATE INDEX bigram_term ON bigram (term)")
+    texts = {it.id: normalize(it.content) for it in items if it.status == "active"}
+    suffix_rows, bigram_rows = [], []
+    for item_id, text in texts.items():
+        suffix_rows.extend((t, item_id) for t in content_terms(text))
+        for run in _cjk_runs(text):
+            bigram_rows.extend({(run[i : i + 2], item_id) for i in range(len(run) - 1)})
+    conn.executemany("INSERT OR IGNORE INTO suffix VALUES (?, ?)", suffix_rows)
+    conn.executemany("INSERT OR IGNORE INTO bigram VALUES (?, ?)", bigram_rows)
+    rows = {name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in ("suffix", "bigram")}
+    queries = []
+    pool = [run for text in texts.values() for run in _cjk_runs(text) if len(run) >= 6]
+    for _ in range(n_queries):
+        run = rng.choice(pool)
+        size = rng.randint(2, 6)
+        start = rng.randint(0, len(run) - size)
+        queries.append(run[start : start + size])
+    result: dict[str, object] = {"rows": rows, "queries": len(queries)}
+    suffix_sql = "SELECT DISTINCT item_id FROM suffix WHERE term >= ? AND term < ? LIMIT 50"
+    for name in ("suffix", "bigram"):
+        times, recall, precision = [], [], []
+        for q in queries:
+            truth = {i for i, text in texts.items() if q in text}
+            t0 = time.perf_counter()
+            if name == "suffix":
+                found = {r[0] for r in conn.execute(suffix_sql, (q, prefix_end(q)))}
+            else:
+                bigrams = sorted({q[i : i + 2] for i in range(len(q) - 1)})
+                found = {
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT item_id FROM bigram WHERE term IN (SELECT value FROM json_each(?)) "
+                        "GROUP BY item_id HAVING count(*) = ? LIMIT 50",
+                        (json.dumps(bigrams, ensure_ascii=False), len(bigrams)),
+                    )
+                }
+            times.append((time.perf_counter() - t0) * 1000)
+            if truth:
+                recall.append(len(found & truth) / min(len(truth), 50))
+            if found:
+                precision.append(len(found & truth) / len(found))
+        result[name] = {
+            "p50_ms": statistics.median(times),
+            "p99_ms": percentile(times, 0.99),
+            "recall": statistics.fmean(recall) if recall else 0.0,
+            "precision": statistics.fmean(precision) if precision else 1.0,
+        }
+    conn.close()
+    return result
+
+
+def _cjk_runs(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff]+", text)
+
+
+# -- main ---------------------------------------------------------------------------------------------------
+
+
+def run(*, quick: bool, n_queries: int, seed: int) -> dict[str, object]:
+    rng = random.Random(seed)
+    sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
+    report: dict[str, object] = {"seed": seed, "sqlite": sqlite3.sqlite_version, "sizes": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(Path(tmp))
+        items = generate(sizes[-1], rng, threads=list(range(1, store.thread_id + 1)), active_thread=store.thread_id)
+        for size in sizes:
+            load_s = load(store, items[store.loaded : size])
+            queries = make_queries(items[:size], rng, n_queries)
+            result = measure(store, queries)
+            result["load_s"] = load_s
+            result["db_mb"] = store.path.stat().st_size / 1e6
+            report["sizes"].append(result)  # type: ignore[union-attr]
+            if size == 10_000:
+                report["tokenizers_10k"] = compare_tokenizers(items[:size], rng, min(n_queries, 500))
+        store.conn.close()
+    return report
+
+
+def print_report(report: dict[str, object]) -> None:
+    print(f"memory_search benchmark (seed {report['seed']}, SQLite {report['sqlite']})")
+    header = f"{'items':>8} {'p50 ms':>8} {'p99 ms':>8} {'fts5 p50':>9} {'fts5 p99':>9} {'x p50':>6} {'x p99':>6}"
+    print(header + f" {'stmts max':>9} {'mean':>5} {'hits':>6} {'fts miss':>8} {'load s':>7}")
+    for r in report["sizes"]:  # type: ignore[attr-defined]
+        print(
+            f"{r['items']:>8} {r['p50_ms']:>8.3f} {r['p99_ms']:>8.3f} "
+            f"{r['fts5_p50_ms']:>9.3f} {r['fts5_p99_ms']:>9.3f} "
+            f"{r['ratio_p50']:>6.2f} {r['ratio_p99']:>6.2f} {r['statements_max']:>9} {r['statements_mean']:>5.2f} "
+            f"{r['queries_with_hits']:>6} {r['fts5_empty_where_we_hit']:>8} {r['load_s']:>7.1f}"
+        )
+    last = report["sizes"][-1]  # type: ignore[index]
+    print(f"\nper query class at {last['items']} items (ours p50/p99 | fts5 p50/p99, ms):")
+    for name, c in last["by_class"].items():
+        print(
+            f"  {name:<16} {c['p50_ms']:>7.3f} {c['p99_ms']:>7.3f} | {c['fts5_p50_ms']:>7.3f} {c['fts5_p99_ms']:>7.3f}"
+        )
+    tok = report.get("tokenizers_10k")
+    if tok:
+        print("\nCJK content tokenization at 10k items (substring queries of 2–6 CJK chars):")
+        print(f"  rows: suffix {tok['rows']['suffix']}, bigram {tok['rows']['bigram']}")  # type: ignore[index]
+        for name in ("suffix", "bigram"):
+            t = tok[name]  # type: ignore[index]
+            print(
+                f"  {name:<7} p50 {t['p50_ms']:.3f} ms  p99 {t['p99_ms']:.3f} ms  "
+                f"recall {t['recall']:.3f}  precision {t['precision']:.3f}"
+            )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="stop at 10k items and run fewer queries")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--queries", type=int, default=None, help="searches per size (default 2000, quick 400)")
+    parser.add_argument("--seed", type=int, default=4, help="random seed of the generated store and queries")
+    args = parser.parse_args(argv)
+    n_queries = args.queries or (400 if args.quick else 2_000)
+    report = run(quick=args.quick, n_queries=n_queries, seed=args.seed)
+    if args.json:
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
+        print()
+    else:
+        print_report(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
