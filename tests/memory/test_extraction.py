@@ -158,3 +158,28 @@ def test_a_failed_turn_is_extracted_from_its_user_text(manager: MemoryManager) -
     )
     result = llm_pipeline(manager, canned).step(force=True)
     assert result is not None and result.candidates == 1
+
+
+def test_the_model_is_called_with_no_transaction_open(manager: MemoryManager) -> None:
+    import sqlite3
+
+    admit(manager, [("以后先给结论。", "好的。"), ("hi", "hello")])
+    observed: list[str] = []
+
+    def probe(request: object) -> str:
+        other = sqlite3.connect(manager.paths.db, timeout=0, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # fails at once if the pipeline held a write transaction
+            other.execute("ROLLBACK")
+            observed.append("free")
+        finally:
+            other.close()
+        return extraction_json()
+
+    sent: list[str] = []
+    manager.db.set_trace(sent.append)
+    llm_pipeline(manager, CannedProvider().enqueue(Purpose.EXTRACTION, probe)).step()
+    manager.db.set_trace(None)
+    assert observed == ["free"]
+    transactions = [s for s in sent if s in ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")]
+    assert transactions == ["BEGIN IMMEDIATE", "COMMIT", "BEGIN IMMEDIATE", "COMMIT"]  # claim, then commit
