@@ -180,3 +180,26 @@ def test_whole_flow_init_user_serve_task_worker_memory(server: tuple[str, str]) 
         assert "\n\nAdd metrics" in after["result_text"]
         log = http.get("/users/me/auto-memory-log").json()
         assert {e["task_id"]: e["outcome"] for e in log}[first["id"]] == "extracted"
+
+
+def test_quota_set_writes_a_limit_or_unlimited(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from autopatch_j.cloud.clock import utc_now
+    from autopatch_j.cloud.db import make_engine, read_tx
+    from autopatch_j.cloud.quotas import DbQuotas
+
+    db = f"sqlite:///{tmp_path}/q.sqlite3"
+    for argv in (["cloud", "user", "add", "ann", "--db", db], ["cloud", "quota", "set", "1", "25", "--db", db]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code in (0, None)
+    assert capsys.readouterr().out.endswith("user 1: monthly limit $25.00\n")
+    engine = make_engine(db)
+    with read_tx(engine) as conn:
+        assert DbQuotas().status(conn, user_id=1, now=utc_now()).limit_usd == 25.0
+    with pytest.raises(SystemExit):
+        main(["cloud", "quota", "set", "1", "unlimited", "--db", db])
+    assert capsys.readouterr().out == "user 1: monthly limit unlimited\n"
+    with read_tx(engine) as conn:
+        status = DbQuotas().status(conn, user_id=1, now=utc_now())
+    assert status.limit_usd is None and status.has_row
+    engine.dispose()

@@ -12,19 +12,21 @@ partial unique index keeps a single active memory per (project, goal).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from autopatch_j.cloud import audit
-from autopatch_j.cloud.db import dialect_insert, insert_ignore, read_tx, write_tx
+from autopatch_j.cloud.db import insert_ignore, read_tx, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError, StorageError
 from autopatch_j.cloud.memory_settings import AutoMemorySettings, effective, settings_from_row
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
@@ -72,9 +74,7 @@ class Candidate:
     task_id: int
     user_id: int
     project_id: int
-    prompt: str
-    goal: str | None
-    result_text: str
+    result_chars: int
     started_at: datetime | None
     finished_at: datetime | None
     updated_at: datetime
@@ -105,7 +105,7 @@ def check_gates(candidate: Candidate, *, now: datetime, force: bool) -> Reason |
             return Reason.MISSING_TIMESTAMPS
         if (candidate.finished_at - candidate.started_at).total_seconds() < s.min_duration_seconds:
             return Reason.DURATION_TOO_SHORT
-        if len(candidate.result_text) < s.min_result_chars:
+        if candidate.result_chars < s.min_result_chars:
             return Reason.RESULT_TOO_SHORT
     if s.disable_on_external_context:
         if candidate.has_followups:
@@ -148,7 +148,14 @@ def _candidates(conn: Connection, *, user_id: int | None) -> list[Candidate]:
     )
     query = (
         sa.select(
-            tasks,
+            tasks.c.id,
+            tasks.c.user_id,
+            tasks.c.project_id,
+            tasks.c.started_at,
+            tasks.c.finished_at,
+            tasks.c.updated_at,
+            tasks.c.parent_task_id,
+            sa.func.coalesce(sa.func.length(tasks.c.result_text), 0).label("result_chars"),
             *[auto_memory_settings.c[name] for name in AutoMemorySettings.model_fields],
             auto_memory_settings.c.user_id.label("settings_user"),
             task_auto_memory_flags.c.generate_memories.label("generate_flag"),
@@ -174,9 +181,7 @@ def _candidates(conn: Connection, *, user_id: int | None) -> list[Candidate]:
                 task_id=row["id"],
                 user_id=row["user_id"],
                 project_id=row["project_id"],
-                prompt=row["prompt"],
-                goal=row["goal"],
-                result_text=row["result_text"] or "",
+                result_chars=int(row["result_chars"]),
                 started_at=row["started_at"],
                 finished_at=row["finished_at"],
                 updated_at=row["updated_at"],
@@ -243,28 +248,37 @@ def _log_skips(engine: Engine, candidates: list[Candidate], skipped: dict[int, R
     if not changed:
         return
     with write_tx(engine) as conn:
-        for cand in changed:
-            _upsert_log(conn, cand, outcome=Outcome.SKIPPED, reason=skipped[cand.task_id], memory_id=None, now=now)
+        conn.execute(
+            _log_upsert(conn.dialect.name),
+            [_log_row(c, outcome=Outcome.SKIPPED, reason=skipped[c.task_id], memory_id=None, now=now) for c in changed],
+        )
 
 
-def _upsert_log(
-    conn: Connection, cand: Candidate, *, outcome: Outcome, reason: Reason, memory_id: int | None, now: datetime
-) -> None:
-    values = {
+def _log_row(
+    cand: Candidate, *, outcome: Outcome, reason: Reason, memory_id: int | None, now: datetime
+) -> dict[str, object]:
+    return {
         "task_id": cand.task_id,
         "user_id": cand.user_id,
-        "outcome": outcome,
-        "reason": reason,
+        "outcome": outcome.value,
+        "reason": reason.value,
         "memory_id": memory_id,
         "at": now,
     }
-    stmt = dialect_insert(conn, auto_memory_log).values(**values)
-    set_ = {name: stmt.excluded[name] for name in values if name != "task_id"}
-    # A stale sweep never overwrites the record of an extraction.
-    conn.execute(
-        stmt.on_conflict_do_update(
-            index_elements=["task_id"], set_=set_, where=auto_memory_log.c.outcome != Outcome.EXTRACTED
-        )
+
+
+@functools.cache
+def _log_upsert(dialect_name: str) -> Any:
+    """`INSERT … ON CONFLICT (task_id) DO UPDATE` built once per dialect; a stale sweep never
+    overwrites the record of an extraction."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    stmt: Any = (postgresql.insert if dialect_name == "postgresql" else sqlite.insert)(auto_memory_log)
+    columns = ("user_id", "outcome", "reason", "memory_id", "at")
+    return stmt.on_conflict_do_update(
+        index_elements=["task_id"],
+        set_={name: stmt.excluded[name] for name in columns},
+        where=auto_memory_log.c.outcome != Outcome.EXTRACTED.value,
     )
 
 
@@ -276,21 +290,31 @@ def _extract(engine: Engine, cand: Candidate, *, now: datetime) -> int | None:
         exists = conn.execute(
             sa.select(identity_memories.c.id).where(identity_memories.c.source_thread_id == source)
         ).first()
-        status = conn.execute(sa.select(tasks.c.status).where(tasks.c.id == cand.task_id)).scalar_one()
-        if exists is not None or status != TaskStatus.COMPLETED:
+        task = conn.execute(
+            sa.select(tasks.c.status, tasks.c.prompt, tasks.c.goal, tasks.c.result_text).where(
+                tasks.c.id == cand.task_id
+            )
+        ).one()
+        if exists is not None or task.status != TaskStatus.COMPLETED:
             return None
-        key = goal_key(goal_line(cand.goal, cand.prompt))
+        key = goal_key(goal_line(task.goal, task.prompt))
         mine = (cand.finished_at or cand.updated_at, cand.task_id)
         active = conn.execute(
-            sa.select(identity_memories.c.id, tasks.c.finished_at, tasks.c.updated_at, tasks.c.id.label("task_id"))
-            .join(tasks, sa.cast(tasks.c.id, sa.String) == identity_memories.c.source_thread_id)
-            .where(
+            sa.select(identity_memories.c.id, identity_memories.c.source_thread_id).where(
                 identity_memories.c.project_id == cand.project_id,
                 identity_memories.c.goal_key == key,
                 identity_memories.c.status == MemoryStatus.ACTIVE,
             )
         ).first()
-        newer_exists = active is not None and (active.finished_at or active.updated_at, active.task_id) > mine
+        active_order = None
+        if active is not None:
+            source_task = conn.execute(
+                sa.select(tasks.c.id, tasks.c.finished_at, tasks.c.updated_at).where(
+                    tasks.c.id == int(active.source_thread_id)
+                )
+            ).one()
+            active_order = (source_task.finished_at or source_task.updated_at, source_task.id)
+        newer_exists = active_order is not None and active_order > mine
         if active is not None and not newer_exists:
             conn.execute(
                 sa.update(identity_memories)
@@ -304,7 +328,7 @@ def _extract(engine: Engine, cand: Candidate, *, now: datetime) -> int | None:
                 "scope": MemoryScope.PROJECT,
                 "user_id": cand.user_id,
                 "project_id": cand.project_id,
-                "content": memory_content(cand.goal, cand.prompt, cand.result_text),
+                "content": memory_content(task.goal, task.prompt, task.result_text or ""),
                 "status": MemoryStatus.SUPERSEDED if newer_exists else MemoryStatus.ACTIVE,
                 "source_thread_id": source,
                 "goal_key": key,
@@ -316,7 +340,10 @@ def _extract(engine: Engine, cand: Candidate, *, now: datetime) -> int | None:
         if memory_id is None:  # pragma: no cover - the lock and re-check above make this a belt and braces
             return None
         reason = Reason.EXTRACTED_SUPERSEDED if newer_exists else Reason.EXTRACTED
-        _upsert_log(conn, cand, outcome=Outcome.EXTRACTED, reason=reason, memory_id=memory_id, now=now)
+        conn.execute(
+            _log_upsert(conn.dialect.name),
+            _log_row(cand, outcome=Outcome.EXTRACTED, reason=reason, memory_id=memory_id, now=now),
+        )
         audit.record(
             conn,
             kind="auto_memory_extracted",

@@ -143,6 +143,7 @@ identity_memories = sa.Table(
     sa.Column("created_at", TS, nullable=False),
     sa.Column("updated_at", TS, nullable=False),
     sa.CheckConstraint("scope IN ('user', 'project')", name="scope"),
+    sa.Index("ix_identity_memories_project_goal", "project_id", "goal_key"),
     sa.CheckConstraint("status IN ('active', 'superseded', 'deleted')", name="status"),
     sa.Index(
         "uq_identity_memories_active_goal",

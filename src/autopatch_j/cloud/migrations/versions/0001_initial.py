@@ -134,6 +134,7 @@ def upgrade() -> None:
     )
     op.create_index("ix_identity_memories_user_id", "identity_memories", ["user_id"])
     op.create_index("ix_identity_memories_project_id", "identity_memories", ["project_id"])
+    op.create_index("ix_identity_memories_project_goal", "identity_memories", ["project_id", "goal_key"])
     op.create_index(
         "uq_identity_memories_active_goal",
         "identity_memories",
