@@ -98,18 +98,18 @@ def history_in_tx(
     rows = conn.execute(_HISTORY_SQL, {"thread_id": thread_id, "limit": max_turns}).fetchall()
     kept: list[HistoryTurn] = []
     used = 0
-    for row in rows:
-        user, answer = row["user_text"], row["assistant_text"] or ""
+    for turn_id, user, raw_answer in rows:
+        answer = raw_answer or ""
         size = len(user) + len(answer)
         if used + size <= max_chars:
-            kept.append(HistoryTurn(turn_id=row["id"], user_text=user, assistant_text=answer))
+            kept.append(HistoryTurn(turn_id=turn_id, user_text=user, assistant_text=answer))
             used += size
             continue
         if not kept:
             user_chars = min(len(user), max(max_chars // 2, max_chars - len(answer)))
             kept.append(
                 HistoryTurn(
-                    turn_id=row["id"],
+                    turn_id=turn_id,
                     user_text=clip(user, user_chars),
                     assistant_text=clip(answer, max_chars - user_chars),
                 )
@@ -122,19 +122,15 @@ def history_in_tx(
 def routing_context_in_tx(conn: sqlite3.Connection, *, thread_id: int, max_chars: int = MAX_ROUTING_CHARS) -> str:
     """The Memory routing context of `thread_id` (≤ `max_chars`), or "" when there is nothing."""
     row = conn.execute(_COMPACTION_SQL, {"thread_id": thread_id}).fetchone()
-    compaction = (row["compaction"] if row else "").strip()
+    compaction = (row[0] if row else "").strip()
     cap = _row_cap(max_chars)
     decisions = [
-        clip(
-            f"- [#{item['memory_id']}] {_KIND_LABEL[item['kind']]} · {_one_line(item['title'])}: "
-            f"{_one_line(item['content'])}",
-            MAX_ITEM_LINE_CHARS,
-        )
-        for item in conn.execute(_DECISIONS_SQL, {"limit": cap + 1})
+        clip(f"- [#{memory_id}] {_KIND_LABEL[kind]} · {_one_line(title)}: {_one_line(content)}", MAX_ITEM_LINE_CHARS)
+        for memory_id, kind, title, content in conn.execute(_DECISIONS_SQL, {"limit": cap + 1})
     ]
     index = [
-        clip(f"- [#{item['memory_id']}] {_one_line(item['title'])}", MAX_ITEM_LINE_CHARS)
-        for item in conn.execute(_DISCUSSIONS_SQL, {"thread_id": thread_id, "limit": cap + 1})
+        clip(f"- [#{memory_id}] {_one_line(title)}", MAX_ITEM_LINE_CHARS)
+        for memory_id, title in conn.execute(_DISCUSSIONS_SQL, {"thread_id": thread_id, "limit": cap + 1})
     ]
     return compose_routing_context(compaction=compaction, decisions=decisions, index=index, max_chars=max_chars)
 

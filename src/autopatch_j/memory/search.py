@@ -188,14 +188,14 @@ def search_in_tx(
     def run(sql: str, ranks: tuple[MatchType, ...]) -> None:
         params["excluded"] = json.dumps([hit.memory_id for hit in hits])
         params["limit"] = limit - len(hits)
-        for row in conn.execute(sql, params):
+        for memory_id, kind, title, synopsis, rank in conn.execute(sql, params):
             hits.append(
                 SearchHit(
-                    memory_id=row["memory_id"],
-                    kind=MemoryKind(row["kind"]),
-                    title=row["title"],
-                    synopsis=clip(row["synopsis"], SYNOPSIS_CHARS),
-                    match=ranks[row["rank"]],
+                    memory_id=memory_id,
+                    kind=MemoryKind(kind),
+                    title=title,
+                    synopsis=clip(synopsis, SYNOPSIS_CHARS),
+                    match=ranks[rank],
                 )
             )
 
@@ -221,19 +221,18 @@ def read_in_tx(conn: sqlite3.Connection, *, thread_id: int, memory_id: int) -> R
     row = conn.execute(_READ_ITEM_SQL, {"memory_id": memory_id, "thread_id": thread_id}).fetchone()
     if row is None:
         return None
+    item_id, memory_id, kind, title, content, non_factual = row
     excerpts = tuple(
-        Source(
-            turn_id=source["turn_id"], role=SourceRole(source["role"]), quote=clip(source["quote"], MAX_EXCERPT_CHARS)
-        )
-        for source in conn.execute(
-            _READ_EXCERPTS_SQL, {"item_id": row["id"], "chars": MAX_EXCERPT_CHARS + 1, "limit": MAX_EXCERPTS}
+        Source(turn_id=turn_id, role=SourceRole(role), quote=clip(quote, MAX_EXCERPT_CHARS))
+        for turn_id, role, quote in conn.execute(
+            _READ_EXCERPTS_SQL, {"item_id": item_id, "chars": MAX_EXCERPT_CHARS + 1, "limit": MAX_EXCERPTS}
         )
     )
     return ReadResult(
-        memory_id=row["memory_id"],
-        kind=MemoryKind(row["kind"]),
-        title=row["title"],
-        content=row["content"],
-        non_factual=bool(row["non_factual"]),
+        memory_id=memory_id,
+        kind=MemoryKind(kind),
+        title=title,
+        content=content,
+        non_factual=bool(non_factual),
         excerpts=excerpts,
     )
