@@ -3,7 +3,8 @@
 Two extractors over the same generated zh/en conversation, each in a fresh real Memory database:
 
 * `canned-llm` — the `LLMExtractor` against a zero-latency canned provider whose answers are valid
-  JSON computed from the request (one candidate per explicit user turn, one `create` per candidate),
+  JSON computed from the request (one candidate per explicit user turn, one `create` per candidate
+  with a 16-character title, one alias and one keyword, as a model's short titles would be),
   so the figure is the pipeline's own overhead: claims, stage inputs, the JSON contract, the
   validators, the fenced commits, retrieval terms;
 * `rules` — the offline `RulesExtractor` (the embedded default).
@@ -13,13 +14,18 @@ consolidations serialized). The baseline, measured in the same run, is admission
 complete per turn) — the ratio says how the pipeline compares with just storing the turns.
 Prints medians over `--rounds` rounds.
 
-    python bench/pipeline_bench.py [--quick] [--json] [--turns N] [--rounds R] [--seed S]
+    python bench/pipeline_bench.py [--quick] [--json] [--turns N] [--rounds R] [--seed S] [--scratch DIR]
+
+`--scratch /dev/shm` puts the databases on a RAM disk: the figure is then CPU-bound (the pipeline's
+own cost), without the disk, which on a shared machine dominates and moves with the load (the
+load average is printed with the results).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -78,7 +84,7 @@ def canned_llm() -> CannedProvider:
                         {"turn_id": turn["turn_id"], "role": "user", "quote": text}]})  # fmt: skip
             return json.dumps({"compaction": f"{len(payload['turns'])} turns", "candidates": candidates})
         operations = [
-            {"op": "create", "candidate_ids": [c["id"]], "title": c["content"][:40], "aliases": ["alias"],
+            {"op": "create", "candidate_ids": [c["id"]], "title": c["content"][:16], "aliases": ["alias"],
              "keywords": ["keyword"], "content": c["content"]}
             for c in payload["candidates"]
         ]  # fmt: skip
@@ -129,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--scratch", type=Path, default=None, help="directory for the databases")
     args = parser.parse_args(argv)
     turns = args.turns or (120 if args.quick else 400)
     rounds = args.rounds or (1 if args.quick else 3)
@@ -138,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         "rules": RulesExtractor,
     }
     results: dict[str, Any] = {"turns": turns, "rounds": rounds, "seed": args.seed, "extractors": {}}
-    with tempfile.TemporaryDirectory(prefix="pipeline-bench-") as tmp:
+    results["load_average_before"] = round(os.getloadavg()[0], 2)
+    with tempfile.TemporaryDirectory(prefix="pipeline-bench-", dir=args.scratch) as tmp:
         scratch = Path(tmp)
         for name, make in extractors.items():
             samples = [run_round(scratch, f"{name}-{r}", exchanges, make) for r in range(rounds)]
@@ -152,10 +160,15 @@ def main(argv: list[str] | None = None) -> int:
                 "candidates": samples[0]["candidates"],
                 "memories": samples[0]["memories"],
             }
+    results["load_average_after"] = round(os.getloadavg()[0], 2)
+    results["scratch"] = str(args.scratch or tempfile.gettempdir())
     if args.json:
         print(json.dumps(results, indent=2, sort_keys=True))
     else:
-        print(f"pipeline bench: {turns} turns, {rounds} round(s), seed {args.seed} (medians)")
+        print(
+            f"pipeline bench: {turns} turns, {rounds} round(s), seed {args.seed} (medians), databases under "
+            f"{results['scratch']}, load average {results['load_average_before']} → {results['load_average_after']}"
+        )
         for name, r in results["extractors"].items():
             print(
                 f"  {name:<11} {r['median_turns_per_s']:>8.1f} turns/s through extraction + consolidation "
