@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
+from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind, SourceRole
 from autopatch_j.memory.search import (
@@ -406,3 +408,16 @@ def test_read_returns_none_for_unknown_ids_and_archived_or_foreign_discussions(m
     manager.start_new_thread()
     assert read(manager, made.memory_id) is None
     assert read(manager, made.memory_id, thread_id=old_thread) is not None
+
+
+def test_the_manager_wrapper_adds_no_statement(tmp_path: Path) -> None:
+    """`MemoryManager.search` (the agent's tool) also stays within three SELECT/WITH statements."""
+    sent: list[str] = []
+    manager = MemoryManager(root=tmp_path, clock=FakeClock(), trace=sent.append)
+    assert manager.open().ok
+    add_item(manager, kind=PREF, title="回答先给结论")
+    thread = manager.active_thread().id
+    for query in ("回答先给结论", "先给", "无关", "x" * 300):
+        sent.clear()
+        manager.search(thread_id=thread, query=query)
+        assert len(queries(sent)) <= (0 if len(query) > 256 else 3)
