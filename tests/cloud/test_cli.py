@@ -25,7 +25,7 @@ from autopatch_j.cli.cloud import cloud_app
 from autopatch_j.cloud.injection import PREFIX
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cloud.md"
-HEAVY = ("fastapi", "sqlalchemy", "uvicorn", "alembic", "openai", "starlette")
+HEAVY = ("fastapi", "sqlalchemy", "uvicorn", "alembic", "starlette", "psycopg")
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
