@@ -203,3 +203,31 @@ def test_quota_set_writes_a_limit_or_unlimited(tmp_path: Path, capsys: pytest.Ca
         status = DbQuotas().status(conn, user_id=1, now=utc_now())
     assert status.limit_usd is None and status.has_row
     engine.dispose()
+
+
+def test_ci_postgres_script_is_valid_bash() -> None:
+    script = Path(__file__).resolve().parents[2] / ".ci" / "postgres.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True, timeout=30)
+    text = script.read_text(encoding="utf-8")
+    assert "AUTOPATCH_TEST_PG_URL" in text and "127.0.0.1" in text and "pg_stop" in text
+
+
+def test_worker_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    import signal
+
+    env = {**os.environ, "AUTOPATCH_CLOUD_DB": f"sqlite:///{tmp_path}/w.sqlite3", "AUTOPATCH_CLOUD_POLL_SECONDS": "0.1"}
+    assert run_cli("cloud", "init", env=env).returncode == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autopatch_j", "cloud", "worker"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert "started (executor scripted)" in proc.stdout.readline()
+    time.sleep(0.3)  # inside the loop (polling the empty queue)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "worker done: 0 task(s) run" in out

@@ -228,3 +228,12 @@ def test_run_loop_once_drains_the_queue_then_sweeps(world: World, alice: Actor) 
     follow = world.task(project, alice, "next")
     w.run_loop(once=True)
     assert world.load(follow.id).result_text.startswith(PREFIX)  # type: ignore[union-attr]
+
+
+def test_quota_lookup_failure_fails_the_task_closed(world: World, alice: Actor) -> None:
+    from tests.cloud.test_auto_memory import FailingQuotas
+
+    task = world.task(world.project(alice), alice)
+    result = worker(world, quotas=FailingQuotas()).run_one()
+    assert result is not None and result.status == TaskStatus.FAILED
+    assert (world.load(task.id).result_text or "").startswith("quota_check_failed")

@@ -165,6 +165,8 @@ def worker(
 ) -> None:
     """Claim and run queued tasks, then sweep for automatic memories, in a loop."""
     import logging
+    import signal
+    import threading
 
     from autopatch_j.cloud.executors import make_executor
     from autopatch_j.cloud.worker import Worker
@@ -182,11 +184,16 @@ def worker(
         if ran or sweep.extracted:
             typer.echo(f"ran {ran} task(s); memories extracted from tasks {sweep.extracted or '[]'}")
 
+    stop = threading.Event()
+    # SIGTERM (a supervisor's stop) finishes the current task and exits; its lease is never left behind.
+    previous = signal.signal(signal.SIGTERM, lambda _signo, _frame: stop.set())
+    typer.echo(f"worker {loop_worker.worker_id} started (executor {runner.name})")
     try:
-        total = loop_worker.run_loop(once=once, poll_seconds=settings.poll_seconds, on_loop=report)
+        total = loop_worker.run_loop(once=once, stop=stop, poll_seconds=settings.poll_seconds, on_loop=report)
     except KeyboardInterrupt:
         total = -1
     finally:
+        signal.signal(signal.SIGTERM, previous)
         engine.dispose()
     if total >= 0:
         typer.echo(f"worker done: {total} task(s) run")
