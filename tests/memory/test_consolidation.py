@@ -246,3 +246,32 @@ def test_consolidation_after_clear_writes_nothing(
     result = pipeline.step(force=True)
     assert result is not None and result.outcome is Outcome.LEASE_LOST
     assert table_counts(manager)["memory_items"] == 0 and jobs(manager) == []
+
+
+def test_related_items_are_bounded_ranked_and_loaded_without_n_plus_1(
+    manager: MemoryManager, canned: CannedProvider, pipeline: Pipeline
+) -> None:
+    from autopatch_j.memory.records import MemoryKind
+    from tests.memory.item_factory import add_item
+
+    for n in range(25):
+        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=f"数据库选择 {n}", content=f"主数据库方案 {n}")
+    best = add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="主数据库", content="主数据库用 MySQL",
+                    keywords=["mysql"])  # fmt: skip
+    forgotten = add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="mysql 旧决定", content="主数据库用 MySQL 5")
+    manager.forget(forgotten.memory_id)
+    (t1,) = admit(manager, [("我们决定主数据库改用 PostgreSQL，不用 MySQL 了。", "好的。")])
+    extract(pipeline, canned, candidate("project_decision", "主数据库改用 PostgreSQL，不用 MySQL", source(t1, "我们决定主数据库改用 PostgreSQL，不用 MySQL 了")))  # fmt: skip
+    sent: list[str] = []
+    manager.db.set_trace(sent.append)
+    consolidate(
+        pipeline, canned, op("supersede", [1], target=best.memory_id, title="主数据库", keywords=["postgresql"])
+    )
+    manager.db.set_trace(None)
+    payload = json.loads(canned.requests_for(Purpose.CONSOLIDATION)[-1].messages[-1].content or "")
+    related = [r["memory_id"] for r in payload["related_memories"]]
+    assert len(related) == 20 and related[0] == best.memory_id
+    assert forgotten.memory_id not in related
+    selects = [s for s in sent if s.lstrip().upper().startswith(("SELECT", "WITH"))]
+    assert sum("memory_terms" in s for s in selects) == 1  # one lookup statement, one provenance statement
+    assert sum("memory_item_candidates" in s for s in selects) == 1

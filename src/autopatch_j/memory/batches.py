@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 from autopatch_j.memory.jobs import Claim
 from autopatch_j.memory.records import Candidate, Item, Source, Turn
-from autopatch_j.memory.terms import CJK_SUFFIX_CHARS, metadata_terms, normalize
+from autopatch_j.memory.terms import metadata_terms, normalize
 
 MAX_RELATED_ITEMS = 20
-MAX_LOOKUP_TERMS = 4_000
+MAX_LOOKUP_TERMS = 512
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
@@ -30,13 +30,16 @@ _CANDIDATE_SOURCES = (
     "SELECT candidate_id, turn_id, role, quote FROM candidate_sources "
     "WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, ordinal"
 )
-# Active items sharing retrieval terms with the candidates, best overlap first; one statement through the
-# (source, term) index, so its cost follows the lookup terms, not the store's size (M-44).
+# Active items sharing words with the candidates, most shared words first: each lookup word (a Latin word
+# or a CJK bigram) is a prefix range on the (source, term) index — an item's CJK content terms are the
+# suffixes of its runs, so "some term starts with the bigram" means "the item's text contains it". One
+# statement; its cost follows the lookup words and their matches, not the store's size (M-44).
 _RELATED_ITEMS = (
-    "SELECT i.*, count(DISTINCT t.term) AS hits FROM memory_terms t JOIN memory_items i ON i.id = t.item_id "
-    "WHERE t.source IN ('meta', 'content') AND t.term IN (SELECT value FROM json_each(?)) "
-    "AND i.status = 'active' "
-    "AND (i.kind <> 'discussion_context' OR i.thread_id = ?) "
+    "WITH q(word) AS (SELECT DISTINCT value FROM json_each(?)) "
+    "SELECT i.*, count(DISTINCT q.word) AS hits FROM q JOIN memory_terms t "
+    "ON t.source IN ('meta', 'content') AND t.term >= q.word AND t.term < q.word || char(1114111) "
+    "JOIN memory_items i ON i.id = t.item_id "
+    "WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = ?) "
     "GROUP BY i.id ORDER BY hits DESC, i.updated_at DESC, i.id DESC LIMIT ?"
 )
 _ITEM_PROVENANCE = (
@@ -95,18 +98,17 @@ class ConsolidationRequest:
     related: tuple[RelatedItem, ...] = field(default_factory=tuple)
 
 
-def lookup_terms(subject: str, content: str) -> set[str]:
-    """Terms that can equal an item's stored terms: the subject and Latin words as metadata terms, and
-    every CJK substring (2 … 16 chars) of the content — an item's CJK content terms are suffixes of its
-    runs, so any of them that occurs in the candidate is found by plain equality."""
-    found = set(metadata_terms(subject, (), ()))
-    text = normalize(content)
-    found.update(word for word in _WORD.findall(text) if len(word) >= 2)
-    for run in _CJK_RUN.findall(text):
-        for start in range(len(run) - 1):
-            for end in range(start + 2, min(len(run), start + CJK_SUFFIX_CHARS) + 1):
-                found.add(run[start:end])
-    return found
+def lookup_terms(candidates: tuple[Candidate, ...]) -> list[str]:
+    """The lookup words of the candidates: their subjects (as metadata terms), Latin words and CJK
+    bigrams, deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
+    words: list[str] = []
+    for candidate in candidates:
+        text = normalize(candidate.content)
+        words += metadata_terms(candidate.subject, (), ())
+        words += [word for word in _WORD.findall(text) if len(word) >= 2]
+        for run in _CJK_RUN.findall(text):
+            words += [run[i : i + 2] for i in range(len(run) - 1)]
+    return list(dict.fromkeys(words))[:MAX_LOOKUP_TERMS]
 
 
 def load_extraction_request_in_tx(conn: sqlite3.Connection, *, claim: Claim) -> ExtractionRequest:
@@ -134,12 +136,10 @@ def load_consolidation_request_in_tx(conn: sqlite3.Connection, *, claim: Claim) 
     for src in conn.execute(_CANDIDATE_SOURCES, (json.dumps(list(sources)),)):
         sources[src["candidate_id"]].append(Source.from_row(src))
     candidates = tuple(Candidate.from_row(row, tuple(sources[row["id"]])) for row in rows)
-    terms: set[str] = set()
-    for candidate in candidates:
-        terms.update(lookup_terms(candidate.subject, candidate.content))
+    terms = lookup_terms(candidates)
     related: tuple[RelatedItem, ...] = ()
     if terms:
-        lookup = json.dumps(sorted(terms)[:MAX_LOOKUP_TERMS], ensure_ascii=False)
+        lookup = json.dumps(terms, ensure_ascii=False)
         items = [Item.from_row(r) for r in conn.execute(_RELATED_ITEMS, (lookup, job.thread_id, MAX_RELATED_ITEMS))]
         provenance: dict[int, tuple[list[Source], list[str]]] = {item.id: ([], []) for item in items}
         for r in conn.execute(_ITEM_PROVENANCE, (json.dumps(list(provenance)),)):
