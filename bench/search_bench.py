@@ -8,8 +8,9 @@ like ours (exact, prefix, substring) and scoped the same way. The baseline exist
 local Memory never uses FTS5 (M-60).
 
 Also measured at 10k: the CJK tokenization of content terms (ours: suffixes of CJK runs cut to
-16 characters; alternative: character bigrams, a query matching an item that has all of its
-bigrams) — rows stored, recall/precision on substring queries, and latency.
+16 characters; alternatives: character bigrams, a query matching an item that has all of its
+bigrams; and jieba words when jieba happens to be installed — it is not a dependency) — rows
+stored, recall/precision on substring queries, and latency.
 
     python bench/search_bench.py [--quick] [--json] [--queries N] [--seed S]
 
@@ -312,21 +313,37 @@ def measure(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
 
 
 def compare_tokenizers(items: list[GenItem], rng: random.Random, n_queries: int) -> dict[str, object]:
-    """Content-term lookups for CJK substrings of 2–6 chars: suffixes + prefix scan vs bigram AND."""
+    """Content-term lookups for CJK substrings of 2–6 chars: ours against two alternatives.
+
+    suffix (ours): suffixes of CJK runs ≤ 16 chars, prefix range scan. bigram: every CJK bigram, an
+    item matching when it has all of the query's bigrams. jieba (only if installed): segmented words,
+    prefix range scan (one-directional like ours).
+    """
     conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.execute("CREATE TABLE suffix (term TEXT NOT NULL, item_id INTEGER NOT NULL, UNIQUE (item_id, term))")
-    conn.execute("CREATE INDEX suffix_term ON suffix (term)")
-    conn.execute("CREATE TABLE bigram (term TEXT NOT NULL, item_id INTEGER NOT NULL, UNIQUE (item_id, term))")
-    conn.execute("CREATE INDEX bigram_term ON bigram (term)")
     texts = {it.id: normalize(it.content) for it in items if it.status == "active"}
-    suffix_rows, bigram_rows = [], []
+    tables: dict[str, list[tuple[str, int]]] = {"suffix": [], "bigram": []}
     for item_id, text in texts.items():
-        suffix_rows.extend((t, item_id) for t in content_terms(text))
+        tables["suffix"].extend((t, item_id) for t in content_terms(text))
         for run in _cjk_runs(text):
-            bigram_rows.extend({(run[i : i + 2], item_id) for i in range(len(run) - 1)})
-    conn.executemany("INSERT OR IGNORE INTO suffix VALUES (?, ?)", suffix_rows)
-    conn.executemany("INSERT OR IGNORE INTO bigram VALUES (?, ?)", bigram_rows)
-    rows = {name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in ("suffix", "bigram")}
+            tables["bigram"].extend({(run[i : i + 2], item_id) for i in range(len(run) - 1)})
+    result: dict[str, object] = {}
+    try:
+        import jieba  # type: ignore[import-untyped]
+
+        jieba.setLogLevel(60)
+        started = time.perf_counter()
+        jieba.initialize()
+        result["jieba_init_s"] = time.perf_counter() - started
+        tables["jieba"] = [
+            (word, item_id) for item_id, text in texts.items() for run in _cjk_runs(text) for word in jieba.cut(run)
+        ]
+    except ImportError:
+        pass
+    for name, rows in tables.items():
+        conn.execute(f"CREATE TABLE {name} (term TEXT NOT NULL, item_id INTEGER NOT NULL, UNIQUE (item_id, term))")
+        conn.execute(f"CREATE INDEX {name}_term ON {name} (term)")
+        conn.executemany(f"INSERT OR IGNORE INTO {name} VALUES (?, ?)", rows)
+    result["rows"] = {name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in tables}
     queries = []
     pool = [run for text in texts.values() for run in _cjk_runs(text) if len(run) >= 6]
     for _ in range(n_queries):
@@ -334,25 +351,22 @@ def compare_tokenizers(items: list[GenItem], rng: random.Random, n_queries: int)
         size = rng.randint(2, 6)
         start = rng.randint(0, len(run) - size)
         queries.append(run[start : start + size])
-    result: dict[str, object] = {"rows": rows, "queries": len(queries)}
-    suffix_sql = "SELECT DISTINCT item_id FROM suffix WHERE term >= ? AND term < ? LIMIT 50"
-    for name in ("suffix", "bigram"):
+    result["queries"] = len(queries)
+    for name in tables:
         times, recall, precision = [], [], []
         for q in queries:
             truth = {i for i, text in texts.items() if q in text}
             t0 = time.perf_counter()
-            if name == "suffix":
-                found = {r[0] for r in conn.execute(suffix_sql, (q, prefix_end(q)))}
-            else:
+            if name == "bigram":
                 bigrams = sorted({q[i : i + 2] for i in range(len(q) - 1)})
-                found = {
-                    r[0]
-                    for r in conn.execute(
-                        "SELECT item_id FROM bigram WHERE term IN (SELECT value FROM json_each(?)) "
-                        "GROUP BY item_id HAVING count(*) = ? LIMIT 50",
-                        (json.dumps(bigrams, ensure_ascii=False), len(bigrams)),
-                    )
-                }
+                sql = (
+                    "SELECT item_id FROM bigram WHERE term IN (SELECT value FROM json_each(?)) "
+                    "GROUP BY item_id HAVING count(*) = ? LIMIT 50"
+                )
+                found = {r[0] for r in conn.execute(sql, (json.dumps(bigrams, ensure_ascii=False), len(bigrams)))}
+            else:
+                sql = f"SELECT DISTINCT item_id FROM {name} WHERE term >= ? AND term < ? LIMIT 50"
+                found = {r[0] for r in conn.execute(sql, (q, prefix_end(q)))}
             times.append((time.perf_counter() - t0) * 1000)
             if truth:
                 recall.append(len(found & truth) / min(len(truth), 50))
@@ -394,6 +408,12 @@ def run(*, quick: bool, n_queries: int, seed: int) -> dict[str, object]:
             if size == 10_000:
                 report["tokenizers_10k"] = compare_tokenizers(items[:size], rng, min(n_queries, 500))
         store.conn.close()
+    by_size = {r["items"]: r for r in report["sizes"]}  # type: ignore[attr-defined]
+    report["targets"] = {
+        "p50_at_10k_le_1ms": by_size[10_000]["p50_ms"] <= 1.0,
+        "p50_at_100k_le_2x_fts5": by_size[100_000]["ratio_p50"] <= 2.0 if 100_000 in by_size else None,
+        "statements_le_3": all(r["statements_max"] <= 3 for r in by_size.values()),
+    }
     return report
 
 
@@ -414,11 +434,15 @@ def print_report(report: dict[str, object]) -> None:
         print(
             f"  {name:<16} {c['p50_ms']:>7.3f} {c['p99_ms']:>7.3f} | {c['fts5_p50_ms']:>7.3f} {c['fts5_p99_ms']:>7.3f}"
         )
+    print("\ntargets: " + ", ".join(f"{k} {v}" for k, v in report["targets"].items()))  # type: ignore[attr-defined]
     tok = report.get("tokenizers_10k")
     if tok:
         print("\nCJK content tokenization at 10k items (substring queries of 2–6 CJK chars):")
-        print(f"  rows: suffix {tok['rows']['suffix']}, bigram {tok['rows']['bigram']}")  # type: ignore[index]
-        for name in ("suffix", "bigram"):
+        rows = tok["rows"]  # type: ignore[index]
+        print("  rows: " + ", ".join(f"{name} {count}" for name, count in rows.items()))
+        if "jieba_init_s" in tok:  # type: ignore[operator]
+            print(f"  jieba dictionary load: {tok['jieba_init_s']:.2f} s")  # type: ignore[index]
+        for name in rows:
             t = tok[name]  # type: ignore[index]
             print(
                 f"  {name:<7} p50 {t['p50_ms']:.3f} ms  p99 {t['p99_ms']:.3f} ms  "
