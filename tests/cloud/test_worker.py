@@ -237,3 +237,24 @@ def test_quota_lookup_failure_fails_the_task_closed(world: World, alice: Actor) 
     result = worker(world, quotas=FailingQuotas()).run_one()
     assert result is not None and result.status == TaskStatus.FAILED
     assert (world.load(task.id).result_text or "").startswith("quota_check_failed")
+
+
+def test_llm_executor_cost_is_accounted_on_the_task(world: World, alice: Actor) -> None:
+    from autopatch_j.cloud.executors import LlmExecutor
+    from tests.cloud.fake_openai import FakeOpenAI, serve_fake_openai
+
+    task = world.task(world.project(alice), alice, "Explain the diff")
+    with serve_fake_openai(FakeOpenAI(reply="It renames a field.", prompt_tokens=2000, completion_tokens=1000)) as fake:
+        executor = LlmExecutor(
+            base_url=fake.base_url,
+            api_key="k",
+            model="m",
+            timeout_seconds=5,
+            input_usd_per_token=0.000001,
+            output_usd_per_token=0.000002,
+        )
+        Worker(engine=world.engine, executor=executor, clock=world.clock).run_one()
+    done = world.load(task.id)
+    assert done.result_text == "It renames a field."
+    assert done.cost_usd == pytest.approx(0.002 + 0.002)
+    assert fake.requests[0]["messages"][0]["content"] == "Explain the diff"

@@ -122,10 +122,18 @@ def insert_ignore(
     return None if row is None else int(row[0])
 
 
-def upsert(conn: Connection, table: sa.Table, values: Mapping[str, Any], *, key: Sequence[str]) -> None:
-    """`INSERT … ON CONFLICT (key) DO UPDATE SET …` on both backends."""
+def upsert(
+    conn: Connection,
+    table: sa.Table,
+    values: Mapping[str, Any],
+    *,
+    key: Sequence[str],
+    update: Sequence[str] | None = None,
+) -> None:
+    """`INSERT … ON CONFLICT (key) DO UPDATE SET …` on both backends (all non-key columns by default)."""
     stmt = dialect_insert(conn, table).values(**values)
-    updates = {name: stmt.excluded[name] for name in values if name not in key}
+    columns = update if update is not None else [name for name in values if name not in key]
+    updates = {name: stmt.excluded[name] for name in columns}
     conn.execute(stmt.on_conflict_do_update(index_elements=list(key), set_=updates))
 
 

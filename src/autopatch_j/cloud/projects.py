@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud import audit
+from autopatch_j.cloud.db import upsert
 from autopatch_j.cloud.errors import Forbidden, InvalidInput, NotFound
 from autopatch_j.cloud.records import Project, Role, User
 from autopatch_j.cloud.tables import project_members, projects, users
@@ -82,15 +83,13 @@ def set_member(conn: Connection, *, actor: User, project_id: int, user_id: int, 
         raise NotFound("the user does not exist.")
     if user_id == actor.id and role != Role.ADMIN:
         raise InvalidInput("an admin cannot lower their own role.")
-    updated = conn.execute(
-        sa.update(project_members)
-        .where(project_members.c.project_id == project_id, project_members.c.user_id == user_id)
-        .values(role=role)
-    ).rowcount
-    if not updated:
-        conn.execute(
-            sa.insert(project_members).values(project_id=project_id, user_id=user_id, role=role, created_at=now)
-        )
+    upsert(
+        conn,
+        project_members,
+        {"project_id": project_id, "user_id": user_id, "role": role.value, "created_at": now},
+        key=["project_id", "user_id"],
+        update=["role"],
+    )
     audit.record(
         conn, kind="member_set", at=now, user_id=actor.id, project_id=project_id, member=user_id, role=role.value
     )

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from autopatch_j.cloud import audit
+from autopatch_j.cloud.db import upsert
 from autopatch_j.cloud.errors import InvalidInput, NotFound, QuotaLookupError
 from autopatch_j.cloud.tables import quotas, tasks, users
 
@@ -77,11 +78,12 @@ def set_quota(
         raise InvalidInput("monthly_limit_usd must be zero or more, or null for unlimited.")
     if conn.execute(sa.select(users.c.id).where(users.c.id == user_id)).first() is None:
         raise NotFound("the user does not exist.")
-    updated = conn.execute(
-        sa.update(quotas).where(quotas.c.user_id == user_id).values(monthly_limit_usd=monthly_limit_usd, updated_at=now)
-    ).rowcount
-    if not updated:
-        conn.execute(sa.insert(quotas).values(user_id=user_id, monthly_limit_usd=monthly_limit_usd, updated_at=now))
+    upsert(
+        conn,
+        quotas,
+        {"user_id": user_id, "monthly_limit_usd": monthly_limit_usd, "updated_at": now},
+        key=["user_id"],
+    )
     audit.record(
         conn, kind="quota_set", at=now, user_id=actor_id, target_user=user_id, monthly_limit_usd=monthly_limit_usd
     )
