@@ -169,6 +169,7 @@ def worker(
     import threading
 
     from autopatch_j.cloud.executors import make_executor
+    from autopatch_j.cloud.signature import signer
     from autopatch_j.cloud.worker import Worker
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -177,7 +178,11 @@ def worker(
     runner = make_executor(settings.executor, settings=settings)
     engine = _ready_engine(settings)
     loop_worker = Worker(
-        engine=engine, executor=runner, worker_id=settings.worker_id, lease_seconds=settings.lease_seconds
+        engine=engine,
+        executor=runner,
+        worker_id=settings.worker_id,
+        lease_seconds=settings.lease_seconds,
+        signature=signer(),
     )
 
     def report(ran: int, sweep: Any) -> None:
@@ -195,5 +200,7 @@ def worker(
     finally:
         signal.signal(signal.SIGTERM, previous)
         engine.dispose()
+    if loop_worker.code_changed:
+        typer.echo("worker code changed on disk: exiting so the supervisor restarts the worker on the new code")
     if total >= 0:
         typer.echo(f"worker done: {total} task(s) run")

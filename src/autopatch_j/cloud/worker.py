@@ -55,6 +55,7 @@ class Worker:
         quotas: QuotaLookup | None = None,
         memory_reader: injection.MemoryReader = injection.newest_memories,
         tasks_per_loop: int = 50,
+        signature: Callable[[], str] | None = None,
     ) -> None:
         self.engine = engine
         self.executor = executor
@@ -64,6 +65,9 @@ class Worker:
         self.quotas = quotas or DbQuotas()
         self.memory_reader = memory_reader
         self.tasks_per_loop = tasks_per_loop
+        self.signature = signature
+        self.started_signature = signature() if signature is not None else None
+        self.code_changed = False
 
     def run_one(self) -> RunResult | None:
         """Claim one task and run it to a recorded outcome; None when the queue is empty."""
@@ -152,6 +156,15 @@ class Worker:
             )
         return RunResult(task_id=claim.task.id, status=status, outcome=outcome, injected=injected)
 
+    def _code_changed(self) -> bool:
+        """C-44: True (and remembered) once the deployed worker code differs from what we started with."""
+        if self.signature is None or self.code_changed:
+            return self.code_changed
+        if self.signature() != self.started_signature:
+            log.warning("worker code changed on disk; finishing and exiting so the supervisor restarts us")
+            self.code_changed = True
+        return self.code_changed
+
     def sweep(self) -> SweepReport:
         return process_auto_memories(self.engine, clock=self.clock, quotas=self.quotas)
 
@@ -163,16 +176,21 @@ class Worker:
         poll_seconds: float = 1.0,
         on_loop: Callable[[int, SweepReport], None] | None = None,
     ) -> int:
-        """Run until `stop` is set (or, with `once`, until the queue is empty); returns tasks run."""
+        """Run until `stop` is set (or, with `once`, until the queue is empty, or until the worker code
+        changed on disk); returns the number of tasks run."""
         stop = stop or threading.Event()
         total = 0
-        while not stop.is_set():
+        while not stop.is_set() and not self._code_changed():
             ran = 0
             while ran < self.tasks_per_loop and not stop.is_set():
                 if self.run_one() is None:
                     break
                 ran += 1
+                if self._code_changed():
+                    break
             total += ran
+            if self.code_changed:
+                break
             report = self.sweep()
             if on_loop is not None:
                 on_loop(ran, report)

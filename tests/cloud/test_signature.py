@@ -1,0 +1,65 @@
+"""C-44: the worker-code signature covers the worker path (auto memory included) and stops a worker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autopatch_j.cloud.executors import ScriptedExecutor
+from autopatch_j.cloud.signature import PACKAGE_DIR, code_signature, signer, worker_code_paths
+from autopatch_j.cloud.worker import Worker
+from tests.cloud.world import World
+
+
+def test_every_worker_path_module_exists_and_auto_memory_is_covered() -> None:
+    paths = worker_code_paths()
+    assert all(p.exists() for p in paths)
+    names = {p.name for p in paths}
+    assert {"worker.py", "auto_memory.py", "injection.py", "executors.py", "queue.py", "redaction.py"} <= names
+    assert any(p.parent.name == "versions" for p in paths)
+    assert PACKAGE_DIR / "app.py" not in paths  # the API is not on the worker path
+
+
+def test_signature_changes_with_content_and_missing_files(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("x = 1\n")
+    b.write_text("y = 2\n")
+    sign = signer([a, b])
+    first = sign()
+    assert sign() == first == code_signature([b, a])
+    a.write_text("x = 2\n")
+    changed = sign()
+    assert changed != first
+    b.unlink()
+    assert sign() not in (first, changed)
+
+
+def test_worker_finishes_the_current_task_then_exits_when_code_changes(world: World, tmp_path: Path) -> None:
+    module = tmp_path / "auto_memory.py"
+    module.write_text("v1\n")
+    alice = world.user()
+    project = world.project(alice)
+    ids = [world.task(project, alice, f"t{i}").id for i in range(3)]
+
+    class DeployDuringFirstTask(ScriptedExecutor):
+        def execute(self, request):  # type: ignore[no-untyped-def]
+            module.write_text("v2\n")  # a deployment lands while the task runs
+            return super().execute(request)
+
+    worker = Worker(
+        engine=world.engine, executor=DeployDuringFirstTask(), clock=world.clock, signature=signer([module])
+    )
+    assert worker.run_loop() == 1
+    assert worker.code_changed
+    assert [world.load(i).status.value for i in ids] == ["completed", "queued", "queued"]
+    assert world.load(ids[0]).lease_owner is None
+
+
+def test_unchanged_code_keeps_the_worker_running(world: World, tmp_path: Path) -> None:
+    module = tmp_path / "worker.py"
+    module.write_text("v1\n")
+    alice = world.user()
+    project = world.project(alice)
+    for i in range(3):
+        world.task(project, alice, f"t{i}")
+    worker = Worker(engine=world.engine, executor=ScriptedExecutor(), clock=world.clock, signature=signer([module]))
+    assert worker.run_loop(once=True) == 3 and not worker.code_changed
