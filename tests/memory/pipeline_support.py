@@ -102,5 +102,6 @@ def table_counts(manager: MemoryManager) -> dict[str, int]:
     return {name: rows(manager, f"SELECT count(*) FROM {name}")[0][0] for name in names}
 
 
-FULL_MODE = os.environ.get("AUTOPATCH_FULL_TESTS") == "1"
-full_only = pytest.mark.skipif(not FULL_MODE, reason="long harness: set AUTOPATCH_FULL_TESTS=1 (and -m slow)")
+# The long harnesses run with the project's full fault mode (AUTOPATCH_FAULT_FULL=1) or AUTOPATCH_FULL_TESTS=1.
+FULL_MODE = "1" in (os.environ.get("AUTOPATCH_FAULT_FULL"), os.environ.get("AUTOPATCH_FULL_TESTS"))
+full_only = pytest.mark.skipif(not FULL_MODE, reason="long harness: set AUTOPATCH_FAULT_FULL=1 (and -m slow)")

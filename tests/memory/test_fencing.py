@@ -1,6 +1,6 @@
 """Fencing with real processes (M-31, M-47): a worker paused with SIGSTOP across `clear --confirm`, then
-resumed, must have its write rejected. Short version by default; 100+ repetitions with
-AUTOPATCH_FULL_TESTS=1 (`-m slow`). The seed is printed (shown on failure) and can be pinned with
+resumed, must have its write rejected. Short version by default; 120 repetitions in the full
+fault mode (AUTOPATCH_FAULT_FULL=1, `-m slow`). The seed is printed (shown on failure) and can be pinned with
 AUTOPATCH_FENCING_SEED.
 """
 
