@@ -261,7 +261,10 @@ def test_related_items_are_bounded_ranked_and_loaded_without_n_plus_1(
     forgotten = add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="mysql 旧决定", content="主数据库用 MySQL 5")
     manager.forget(forgotten.memory_id)
     (t1,) = admit(manager, [("我们决定主数据库改用 PostgreSQL，不用 MySQL 了。", "好的。")])
-    extract(pipeline, canned, candidate("project_decision", "主数据库改用 PostgreSQL，不用 MySQL", source(t1, "我们决定主数据库改用 PostgreSQL，不用 MySQL 了")))  # fmt: skip
+    statement = "我们决定主数据库改用 PostgreSQL，不用 MySQL 了"
+    extract(
+        pipeline, canned, candidate("project_decision", "主数据库改用 PostgreSQL，不用 MySQL", source(t1, statement))
+    )
     sent: list[str] = []
     manager.db.set_trace(sent.append)
     consolidate(
