@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import pytest
 
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.errors import LLMProviderError, LLMTimeoutError
@@ -183,3 +186,70 @@ def test_the_model_is_called_with_no_transaction_open(manager: MemoryManager) ->
     assert observed == ["free"]
     transactions = [s for s in sent if s in ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")]
     assert transactions == ["BEGIN IMMEDIATE", "COMMIT", "BEGIN IMMEDIATE", "COMMIT"]  # claim, then commit
+
+
+PROPOSAL = [("依赖怎么管？", "我建议统一用 uv 管理依赖。"), ("同意", "好的。")]
+# name: (exchanges, (kind, content, [(turn index, role, quote)]), kept?)
+GATES = {
+    "explicit preference": (
+        [("以后先给结论。", "好的。")],
+        ("user_preference", "先给结论", [(0, "user", "以后先给结论")]),
+        True,
+    ),
+    "explicit decision (en)": (
+        [("Let's use uv for dependencies.", "OK.")],
+        ("project_decision", "use uv for dependencies", [(0, "user", "Let's use uv for dependencies.")]),
+        True,
+    ),
+    "temporary": (
+        [("这次简单说一下就行", "好。")],
+        ("user_preference", "简单说一下", [(0, "user", "这次简单说一下就行")]),
+        False,
+    ),
+    "just this once": (
+        [("Just this once, from now on skip tests.", "ok")],
+        ("user_preference", "skip tests", [(0, "user", "Just this once, from now on skip tests.")]),
+        False,
+    ),
+    "code fact": (
+        [("pom.xml 里默认现在配置的是 Java 17", "对。")],
+        ("project_decision", "Java 17", [(0, "user", "pom.xml 里默认现在配置的是 Java 17")]),
+        False,
+    ),
+    "assistant only": (
+        [("怎么测试？", "以后统一用 pytest。")],
+        ("project_decision", "统一用 pytest", [(0, "assistant", "以后统一用 pytest")]),
+        False,
+    ),
+    "undecided question": (
+        [("以后要不要都用 uv？", "可以。")],
+        ("project_decision", "都用 uv", [(0, "user", "以后要不要都用 uv？")]),
+        False,
+    ),
+    "speculation": (
+        [("也许以后都用 Go", "嗯。")],
+        ("project_decision", "用 Go", [(0, "user", "也许以后都用 Go")]),
+        False,
+    ),
+    "confirmation with proposal": (
+        PROPOSAL,
+        ("project_decision", "统一用 uv 管理依赖", [(0, "assistant", "我建议统一用 uv 管理依赖"), (1, "user", "同意")]),
+        True,
+    ),
+    "confirmation alone": (PROPOSAL, ("project_decision", "统一用 uv 管理依赖", [(1, "user", "同意")]), False),
+}
+
+
+@pytest.mark.parametrize(("exchanges", "spec", "kept"), GATES.values(), ids=GATES.keys())
+def test_semantic_gates_through_the_canned_llm(
+    manager: MemoryManager, exchanges: list[tuple[str, str]], spec: Any, kept: bool
+) -> None:
+    turn_ids = admit(manager, exchanges)
+    kind, content, quotes = spec
+    answer = extraction_json(candidate(kind, content, *(source(turn_ids[i], q, role) for i, role, q in quotes)))
+    canned = CannedProvider().enqueue(Purpose.EXTRACTION, answer)
+    result = llm_pipeline(manager, canned).step(force=True)
+    assert result is not None and result.job_ids == tuple(range(1, len(turn_ids) + 1))
+    stored = rows(manager, "SELECT count(*) FROM memory_candidates")[0][0]
+    assert (stored, result.filtered) == ((1, 0) if kept else (0, 1))
+    assert result.outcome is (Outcome.SUCCEEDED if kept else Outcome.SUCCEEDED_NO_OUTPUT)
