@@ -22,7 +22,7 @@ from autopatch_j.cloud.memories import project_memories, user_memories
 from autopatch_j.cloud.quotas import QuotaStatus, set_quota
 from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
 from autopatch_j.cloud.tables import tasks
-from tests.cloud.world import World
+from tests.cloud.world import LONG_RESULT, World
 
 
 class FailingQuotas:
@@ -338,3 +338,23 @@ def test_concurrent_sweeps_extract_each_task_exactly_once(engine: Engine, clock:
     for (project_id, _key), source in newest.items():
         same_goal = [r for r in rows if r["project_id"] == project_id and r["goal_key"] == _key]
         assert int(source) == max(int(r["source_thread_id"]) for r in same_goal)
+
+
+def test_gate_4_external_context_seen_inside_the_run(world: World, alice, project) -> None:  # type: ignore[no-untyped-def]
+    """C-41: an executor that reported MCP or web search marks the task as external context."""
+    from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
+    from autopatch_j.cloud.worker import Worker
+
+    class SearchingAgent:
+        name = "searching"
+
+        def execute(self, request: ExecutionRequest) -> ExecutionResult:
+            return ExecutionResult(ok=True, text=LONG_RESULT, external_context=frozenset({"web_search"}))
+
+    world.enable(alice, idle_seconds=0, min_duration_seconds=0)
+    task = world.task(project, alice)
+    Worker(engine=world.engine, executor=SearchingAgent(), clock=world.clock).run_one()
+    assert [(r["task_id"], r["kind"]) for r in world.rows("task_external_context")] == [(task.id, "web_search")]
+    assert sweep(world) == {task.id: Reason.EXTERNAL_CONTEXT_RUN}
+    world.settings(alice, disable_on_external_context=0)
+    assert sweep(world) == {task.id: Reason.EXTRACTED}

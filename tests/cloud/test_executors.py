@@ -103,3 +103,30 @@ def test_make_executor_builds_each_kind_from_settings(tmp_path: Path) -> None:
         make_executor("nope", settings=settings)
     with pytest.raises(ConfigError):
         make_executor("command", settings=CloudSettings(db="sqlite:///x", command="  "))
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        ('{"type": "item.completed", "item": {"type": "mcp_tool_call", "server": "gh"}}', {"mcp"}),
+        ('{"type": "item.started", "item": {"item_type": "web_search"}}', {"web_search"}),
+        ('{"msg": {"type": "mcp_tool_call_begin"}}\n{"type": "web_search_end"}', {"mcp", "web_search"}),
+        ('{"type": "agent_message", "text": "I did not search the web_search"}', set()),
+        ("plain text mentioning mcp_tool_call", set()),
+        ("{not json", set()),
+        ("[1, 2]", set()),
+    ],
+)
+def test_external_context_is_read_from_json_events(output: str, expected: set[str]) -> None:
+    from autopatch_j.cloud.executors import detect_external_context
+
+    assert detect_external_context(output) == expected
+
+
+def test_command_executor_reports_external_context(tmp_path: Path) -> None:
+    script = tmp_path / "agent.py"
+    script.write_text(
+        "import json\nprint(json.dumps({'type': 'item.completed', 'item': {'type': 'mcp_tool_call'}}))\nprint('done')\n"
+    )
+    result = CommandExecutor(argv=(sys.executable, str(script)), work_dir=tmp_path, timeout_seconds=20).execute(REQUEST)
+    assert result.ok and result.external_context == {"mcp"}

@@ -38,6 +38,7 @@ from autopatch_j.cloud.tables import (
     identity_memories,
     projects,
     task_auto_memory_flags,
+    task_external_context,
     task_followups,
     tasks,
 )
@@ -63,6 +64,7 @@ class Reason(StrEnum):
     RESULT_TOO_SHORT = "result_too_short"
     EXTERNAL_CONTEXT_FOLLOWUPS = "external_context_followups"
     EXTERNAL_CONTEXT_SUBTASK = "external_context_subtask"
+    EXTERNAL_CONTEXT_RUN = "external_context_run"  # C-41: MCP / web search seen inside the run
     QUOTA_BELOW_THRESHOLD = "quota_below_threshold"
     QUOTA_CHECK_FAILED = "quota_check_failed"
 
@@ -80,6 +82,7 @@ class Candidate:
     updated_at: datetime
     parent_task_id: int | None
     has_followups: bool
+    has_run_context: bool
     settings: AutoMemorySettings
     generate_flag: bool | None
     logged: tuple[str, str] | None
@@ -112,6 +115,8 @@ def check_gates(candidate: Candidate, *, now: datetime, force: bool) -> Reason |
             return Reason.EXTERNAL_CONTEXT_FOLLOWUPS
         if candidate.parent_task_id is not None:
             return Reason.EXTERNAL_CONTEXT_SUBTASK
+        if candidate.has_run_context:
+            return Reason.EXTERNAL_CONTEXT_RUN
     return None
 
 
@@ -160,6 +165,7 @@ def _candidates(conn: Connection, *, user_id: int | None) -> list[Candidate]:
             auto_memory_settings.c.user_id.label("settings_user"),
             task_auto_memory_flags.c.generate_memories.label("generate_flag"),
             has_followups.label("has_followups"),
+            sa.exists().where(task_external_context.c.task_id == tasks.c.id).label("has_run_context"),
             auto_memory_log.c.outcome.label("log_outcome"),
             auto_memory_log.c.reason.label("log_reason"),
         )
@@ -187,6 +193,7 @@ def _candidates(conn: Connection, *, user_id: int | None) -> list[Candidate]:
                 updated_at=row["updated_at"],
                 parent_task_id=row["parent_task_id"],
                 has_followups=bool(row["has_followups"]),
+                has_run_context=bool(row["has_run_context"]),
                 settings=settings_from_row(row if row["settings_user"] is not None else None),
                 generate_flag=None if flag is None else bool(flag),
                 logged=None if row["log_outcome"] is None else (row["log_outcome"], row["log_reason"]),

@@ -6,6 +6,7 @@ else the prompt (both possibly with injected memories); a continuation round run
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 from dataclasses import dataclass
@@ -47,6 +48,35 @@ class ExecutionResult:
     ok: bool
     text: str
     cost_usd: float = 0.0
+    external_context: frozenset[str] = frozenset()  # C-41: e.g. {"mcp", "web_search"}
+
+
+EXTERNAL_KINDS = (("mcp", "mcp"), ("web_search", "web_search"))
+
+
+def detect_external_context(output: str) -> frozenset[str]:
+    """External context in an agent's JSON-lines events (e.g. `codex exec --json`): any event whose
+    `type` (or its `item`'s / `msg`'s `type`) names an MCP tool call or a web search."""
+    found: set[str] = set()
+    for line in output.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        types = [event.get("type")]
+        for key in ("item", "msg"):
+            inner = event.get(key)
+            if isinstance(inner, dict):
+                types += [inner.get("type"), inner.get("item_type")]
+        for value in types:
+            if isinstance(value, str):
+                found.update(kind for marker, kind in EXTERNAL_KINDS if marker in value.lower())
+    return frozenset(found)
 
 
 class Executor(Protocol):
@@ -96,7 +126,9 @@ class CommandExecutor:
         if done.returncode != 0:
             tail = (done.stderr or done.stdout)[-2000:]
             return ExecutionResult(ok=False, text=f"command exited with status {done.returncode}\n{tail}")
-        return ExecutionResult(ok=True, text=done.stdout[:_OUTPUT_LIMIT])
+        return ExecutionResult(
+            ok=True, text=done.stdout[:_OUTPUT_LIMIT], external_context=detect_external_context(done.stdout)
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,6 +121,15 @@ task_followups = sa.Table(
     sa.Column("created_at", TS, nullable=False),
 )
 
+task_external_context = sa.Table(
+    "task_external_context",
+    metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("kind", sa.String(32), primary_key=True),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("created_at", TS, nullable=False),
+)
+
 quotas = sa.Table(
     "quotas",
     metadata,

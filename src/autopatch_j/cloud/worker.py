@@ -20,13 +20,14 @@ from sqlalchemy.engine import Engine
 from autopatch_j.cloud import audit, injection
 from autopatch_j.cloud.auto_memory import SweepReport, process_auto_memories
 from autopatch_j.cloud.clock import Clock, utc_now
-from autopatch_j.cloud.db import read_tx, write_tx
+from autopatch_j.cloud.db import read_tx, upsert, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError
 from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult, Executor
 from autopatch_j.cloud.queue import Claim, FinishOutcome, claim_next, finish
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import TaskStatus
 from autopatch_j.cloud.redaction import redact
+from autopatch_j.cloud.tables import task_external_context
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +144,14 @@ class Worker:
                 cost_usd=result.cost_usd,
                 now=now,
             )
+            if outcome is FinishOutcome.RECORDED:
+                for kind in sorted(result.external_context):
+                    upsert(
+                        conn,
+                        task_external_context,
+                        {"task_id": claim.task.id, "kind": kind, "round": claim.task.round, "created_at": now},
+                        key=["task_id", "kind"],
+                    )
             audit.record(
                 conn,
                 kind="task_finished" if outcome is FinishOutcome.RECORDED else "task_lease_lost",
