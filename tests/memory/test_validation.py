@@ -256,3 +256,13 @@ def test_enclosing_sentence() -> None:
     text = "第一句。这次先这样，以后再说！最后"
     assert enclosing_sentence(text, "以后再说") == "这次先这样，以后再说！"
     assert enclosing_sentence("One. Two three. Four", "three") == "Two three."
+
+
+def test_confirmation_needs_the_turn_right_before_even_inside_a_gapped_batch() -> None:
+    # Turn 2 (the real predecessor of 3) is not in this batch (it waits for a retry): turn 1's proposal
+    # must not be taken as the one confirmed.
+    req = request(turn(1, "依赖怎么管？", "我建议项目统一用 uv 管理依赖。"), turn(3, "同意"))
+    c = cand(
+        "project_decision", "统一用 uv 管理依赖", (1, "assistant", "我建议项目统一用 uv 管理依赖"), (3, "user", "同意")
+    )
+    assert kept(req, c) == []

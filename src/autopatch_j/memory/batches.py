@@ -72,12 +72,8 @@ class ExtractionRequest:
         return None
 
     def predecessor(self, turn: Turn) -> Turn | None:
-        """The visible turn immediately before `turn` in the thread."""
-        visible = self.visible_turns
-        for index, candidate in enumerate(visible):
-            if candidate.id == turn.id:
-                return visible[index - 1] if index > 0 else None
-        return None
+        """The turn immediately before `turn` in its thread (sequence - 1), when it is visible."""
+        return next((t for t in self.visible_turns if t.thread_id == turn.thread_id and t.seq == turn.seq - 1), None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,14 +57,12 @@ class RulesExtractor:
 
     def extract(self, request: ExtractionRequest) -> ExtractionOutput:
         candidates: list[CandidateOut] = []
-        previous = request.prior_turn
         for turn in request.turns:
-            confirmed = self._confirmation(turn, previous)
+            confirmed = self._confirmation(turn, request.predecessor(turn))
             if confirmed is not None:
                 candidates.append(confirmed)
             else:
                 candidates.extend(self._statements(turn))
-            previous = turn
         return ExtractionOutput(compaction=self._compaction(request), candidates=candidates)
 
     def _statements(self, turn: Turn) -> list[CandidateOut]:
