@@ -258,3 +258,12 @@ def test_llm_executor_cost_is_accounted_on_the_task(world: World, alice: Actor) 
     assert done.result_text == "It renames a field."
     assert done.cost_usd == pytest.approx(0.002 + 0.002)
     assert fake.requests[0]["messages"][0]["content"] == "Explain the diff"
+
+
+def test_multi_line_memories_are_one_line_each_in_the_block(world: World, alice: Actor) -> None:
+    project = world.project(alice)
+    world.enable(alice)
+    remember(world, alice, project.id, user=[], project=["Goal line\nresult\n\n  more"])
+    task = world.task(project, alice, "Next")
+    worker(world).run_one()
+    assert world.load(task.id).result_text == f"{PREFIX}\n- [project] Goal line result more\n\nNext" + SCRIPTED_REPORT

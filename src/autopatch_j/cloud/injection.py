@@ -57,10 +57,15 @@ def newest_memories(conn: Connection, task: Task) -> tuple[list[Memory], list[Me
     )
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def render_block(user_mems: list[Memory], project_mems: list[Memory]) -> str:
+    """The prefix, then one line per memory (whitespace collapsed so the block stays a list)."""
     lines = [PREFIX]
-    lines += [f"- [user] {m.content}" for m in user_mems]
-    lines += [f"- [project] {m.content}" for m in project_mems]
+    lines += [f"- [user] {_one_line(m.content)}" for m in user_mems]
+    lines += [f"- [project] {_one_line(m.content)}" for m in project_mems]
     return "\n".join(lines)
 
 
