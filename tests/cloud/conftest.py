@@ -23,7 +23,7 @@ from autopatch_j.cloud.schema import migrate
 from tests.cloud.world import World
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
-PG_TEMPLATE = "autopatch_cloud_template"
+PG_TEMPLATE = f"autopatch_cloud_template_{uuid.uuid4().hex[:8]}"  # unique: concurrent runs may share a server
 
 
 def pg_admin_url() -> str | None:
