@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
 if [ -z "${AUTOPATCH_TEST_PG_URL:-}" ] && [ "${AUTOPATCH_SKIP_PG:-0}" != "1" ]; then
   # shellcheck source=/dev/null
-  if ! source .ci/postgres.sh; then
+  source .ci/postgres.sh
+  if ! pg_start; then
     echo "PostgreSQL could not be started; cloud tests run on SQLite only." >&2
   fi
 fi
