@@ -5,8 +5,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
+from autopatch_j.workspace.patch import propose
+from autopatch_j.workspace.store import ReviewWorkspace
 from tests.cli.conftest import CliRunner
 
 
@@ -100,7 +104,7 @@ def test_export_prints_a_new_path_each_time(cli: CliRunner, project: Path) -> No
 
 def test_new_and_reset(cli: CliRunner, project: Path) -> None:
     created = cli("new", "--json").json()
-    assert created == {"archived_thread_id": 1, "thread_id": 2}
+    assert created == {"archived_thread_id": 1, "thread_id": 2, "patch_aborted": False, "warnings": []}
     workspace = project / ".autopatch-j" / "workspace"
     workspace.mkdir()
     (workspace / "pending_patch.json").write_text("{}", encoding="utf-8")
@@ -145,3 +149,25 @@ def test_a_project_path_that_is_not_a_directory_is_one_sentence(cli: CliRunner, 
     not_a_dir.write_text("x", encoding="utf-8")
     result = cli("memory", "status", root=not_a_dir)
     assert result.code == 1 and result.err.startswith("error: The project directory") and "Traceback" not in result.err
+
+
+def test_new_gives_old_jobs_one_chance_and_aborts_the_pending_patch(
+    cli: CliRunner, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AUTOPATCH_MEMORY_EXTRACTOR", "rules")
+    m = MemoryManager(root=project)
+    m.open()
+    ticket = m.begin_turn("From now on, always answer in English.", Intent.GENERAL_CHAT)
+    m.complete_turn(ticket, "Sure.")
+    workspace = project / ".autopatch-j" / "workspace"
+    (project / "app.py").write_text("x = 1\n", encoding="utf-8")
+    ReviewWorkspace(directory=workspace).set_pending_patch(
+        propose(project, path="app.py", search="x = 1", replace="x = 2", explanation="bump")
+    )
+    created = cli("new", "--json").json()
+    assert created["patch_aborted"] is True and created["warnings"] == []
+    assert ReviewWorkspace(directory=workspace).pending_patch() is None
+    with m.db.read("check") as conn:
+        statuses = {row[0] for row in conn.execute("SELECT status FROM memory_jobs WHERE kind = 'extraction'")}
+    assert statuses <= {"succeeded", "succeeded_no_output"}
+    assert [i["title"] for i in cli("memory", "list", "--json").json()]  # the preference survived /new

@@ -7,9 +7,6 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.cli import ask_cmds
-from autopatch_j.cli.context import app_context
-from autopatch_j.cli.memory_cmds import memory_app
-from autopatch_j.cli.pipeline_cmds import register
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.provider import Purpose
 from autopatch_j.memory.manager import MemoryManager
@@ -24,11 +21,8 @@ LLM_ENV = {
 
 
 @pytest.fixture(autouse=True)
-def pipeline_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The app wires `register(memory_app, app_context)`; do it here only if it is not wired yet."""
+def no_extractor_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AUTOPATCH_MEMORY_EXTRACTOR", raising=False)
-    if not any(command.name == "drain" for command in memory_app.registered_commands):
-        register(memory_app, app_context)
 
 
 def test_ingest_then_drain_offline_builds_memories_with_provenance(cli: CliRunner, project: Path) -> None:
@@ -107,15 +101,17 @@ def test_llm_forced_without_an_llm_is_a_config_error(cli: CliRunner) -> None:
     assert "AUTOPATCH_MEMORY_EXTRACTOR=llm" in result.err
 
 
-def test_drain_recovers_expired_job_leases_first(cli: CliRunner, project: Path) -> None:
+def test_expired_job_leases_are_recovered_at_start_and_drained(cli: CliRunner, project: Path) -> None:
     cli("memory", "ingest", str(EXAMPLE))
     manager = MemoryManager(root=project)
     manager.open()
     with manager.db.write("crash") as conn:
         conn.execute("UPDATE memory_jobs SET status = 'leased', owner = 'dead', lease_expires_at = 1 WHERE id <= 2")
-    report = cli("memory", "drain", "--json").json()
-    assert report["recovered"]["reclaimed"] == [1, 2]
+    report = cli("memory", "drain", "--json").json()  # the CLI start reclaims them (M-51)
     assert report["jobs_run"] == 15
+    with manager.db.read("check") as conn:
+        statuses = [row[0] for row in conn.execute("SELECT status FROM memory_jobs WHERE id <= 2")]
+    assert statuses and all(status.startswith("succeeded") for status in statuses)
 
 
 def test_commands_have_help(cli: CliRunner) -> None:

@@ -6,20 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.cli.context import app_context
-from autopatch_j.cli.memory_cmds import memory_app
-from autopatch_j.cli.search_cmds import register
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from tests.cli.conftest import CliRunner
 from tests.memory.item_factory import add_item
-
-
-@pytest.fixture(autouse=True)
-def search_registered() -> None:
-    """The app wires `register(memory_app, app_context)`; do it here only if it is not wired yet."""
-    if not any(command.name == "search" for command in memory_app.registered_commands):
-        register(memory_app, app_context)
 
 
 @pytest.fixture

@@ -8,12 +8,14 @@ single error boundary in `app.py` turns them into one sentence and an exit code.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from autopatch_j.cli.context import AppContext, app_context
+from autopatch_j.cli.errors import message_for
 from autopatch_j.cli.render import emit_json, say, timestamp
 from autopatch_j.memory.records import Item, ItemDetail
 from autopatch_j.memory.status import DEBUG_HINT, StatusReport, concise_error
@@ -189,11 +191,38 @@ def run_export(app: AppContext, *, as_json: bool) -> None:
 # -- threads and workspace --------------------------------------------------------------------------------
 
 
-def run_new(app: AppContext, *, as_json: bool) -> None:
+def give_old_thread_one_chance(app: AppContext, thread_id: int) -> list[str]:
+    """`/new`, step 1: the old thread's pending jobs get one processing chance (M-52 snapshot rules)."""
+    from autopatch_j.cli.pipeline_cmds import pipeline_for
+    from autopatch_j.llm.errors import LLMError
+    from autopatch_j.memory.drain import drain_thread
+    from autopatch_j.memory.errors import ExtractorConfigError
+
+    try:
+        pipeline = pipeline_for(app)
+    except (ExtractorConfigError, LLMError) as exc:
+        return [f"the old thread's Memory jobs were left for later: {message_for(exc)}"]
+    return list(drain_thread(pipeline, thread_id=thread_id).warnings)
+
+
+def run_new(app: AppContext, *, as_json: bool, warnings: Sequence[str] = (), patch_aborted: bool = False) -> None:
+    """`/new`, last step: archive the active thread and start a new one, then report."""
     archived, new = app.manager().start_new_thread()
     if as_json:
-        emit_json(app.console, {"archived_thread_id": archived.id, "thread_id": new.id})
+        emit_json(
+            app.console,
+            {
+                "archived_thread_id": archived.id,
+                "thread_id": new.id,
+                "patch_aborted": patch_aborted,
+                "warnings": list(warnings),
+            },
+        )
         return
+    for warning in warnings:
+        say(app.err_console, f"warning: {warning}", "yellow")
+    if patch_aborted:
+        say(app.console, "The pending patch was aborted.")
     say(app.console, f"Started thread {new.id}; thread {archived.id} was archived.")
     say(
         app.console,
@@ -274,8 +303,14 @@ def register_top_level(app: typer.Typer) -> None:
 
     @app.command("new")
     def new_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
-        """Archive the current thread and start a new one (like /new)."""
-        run_new(app_context(ctx), as_json=as_json)
+        """Give the old thread's jobs one chance, abort the pending patch, start a new thread (like /new)."""
+        from autopatch_j.cli.ask_cmds import workspace_for
+
+        app_ctx = app_context(ctx)
+        old = app_ctx.manager().active_thread()  # refuses on a degraded store before anything changes
+        warnings = give_old_thread_one_chance(app_ctx, old.id)
+        aborted = workspace_for(app_ctx).clear_pending_patch()
+        run_new(app_ctx, as_json=as_json, warnings=warnings, patch_aborted=aborted)
 
     @app.command("gitignore")
     def gitignore_command(ctx: typer.Context) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autopatch_j.memory import admission, items, threads
+from autopatch_j.memory import admission, items, jobs, threads
 from autopatch_j.memory.bootstrap import bootstrap
 from autopatch_j.memory.clear import ClearResult, clear_memory
 from autopatch_j.memory.clock import Clock, SystemClock
@@ -24,6 +24,7 @@ from autopatch_j.memory.db import DEFAULT_BUSY_TIMEOUT_MS, Database
 from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, StorageBusyError
 from autopatch_j.memory.export import export_snapshot
 from autopatch_j.memory.guard import require_operational
+from autopatch_j.memory.jobs import Recovery
 from autopatch_j.memory.paths import ProjectPaths
 from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, Thread, TurnTicket
 from autopatch_j.memory.status import StatusReport, read_status
@@ -66,6 +67,7 @@ class MemoryManager:
             # recovery is idempotent and runs again on the next start or worker poll.
             with contextlib.suppress(StorageBusyError):
                 self.recover_expired_turns()
+                self.recover_jobs()
         return self._health
 
     @property
@@ -83,6 +85,12 @@ class MemoryManager:
         self._require_healthy()
         with self.db.write("recover interrupted turns") as conn:
             return admission.recover_expired_turns_in_tx(conn, now=self.clock.now())
+
+    def recover_jobs(self) -> Recovery:
+        """Reclaim expired job leases and wake due retries (M-51); idempotent."""
+        self._require_healthy()
+        with self.db.write("recover Memory jobs") as conn:
+            return jobs.recover_jobs_in_tx(conn, now=self.clock.now())
 
     # -- admission -------------------------------------------------------------------------
 
