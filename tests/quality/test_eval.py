@@ -116,3 +116,32 @@ def test_live_mode_needs_its_switch(tmp_path_factory: pytest.TempPathFactory, mo
     code, out = _eval(tmp_path_factory, "--mode", "live")
     assert code == 2
     assert "AUTOPATCH_LIVE_EVAL=1" in out
+
+
+def test_live_mode_runs_through_the_real_client(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The live path (settings → OpenAIProvider → HTTP) against a loopback OpenAI-compatible server
+    that never proposes a memory: every job ends without output, and the invariants still hold."""
+    from tests.support.openai_server import FakeOpenAIServer, Reply, completion_body
+
+    def answer(request: Any) -> Reply:
+        system = request.body["messages"][0]["content"]
+        content = {"operations": []} if system.startswith("You consolidate") else {"compaction": "", "candidates": []}
+        return Reply(body=json.dumps(completion_body(json.dumps(content))).encode())
+
+    with FakeOpenAIServer() as server:
+        for _ in range(2_000):
+            server.enqueue(answer)
+        monkeypatch.setenv("AUTOPATCH_LIVE_EVAL", "1")
+        monkeypatch.setenv("AUTOPATCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("AUTOPATCH_LLM_MODEL", "fake-model")
+        monkeypatch.setenv("AUTOPATCH_LLM_API_KEY", "sk-test")
+        code, out = _eval(tmp_path_factory, "--json", "--mode", "live", "--seed", str(SEED))
+        bodies = [request.body for request in server.requests]
+    assert code == 0, out[-2000:]
+    data = json.loads(out)
+    assert data["mode"] == "live" and data["invariants_ok"]
+    assert data["totals"]["tp"] == 0 and data["details"]["pipeline_steps"]["succeeded_no_output"] > 50
+    assert bodies and all(body["model"] == "fake-model" and body.get("temperature") == 0 for body in bodies)
+    assert not any(body.get("stream") for body in bodies)
