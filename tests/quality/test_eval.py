@@ -145,3 +145,27 @@ def test_live_mode_runs_through_the_real_client(
     assert data["totals"]["tp"] == 0 and data["details"]["pipeline_steps"]["succeeded_no_output"] > 50
     assert bodies and all(body["model"] == "fake-model" and body.get("temperature") == 0 for body in bodies)
     assert not any(body.get("stream") for body in bodies)
+
+
+def test_an_invariant_break_exits_non_zero(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from autopatch_j.memory.quality import evaluate as evaluate_module
+
+    def broken(corpus: Any, **options: Any) -> evaluate_module.EvalReport:
+        invariants = {
+            "illegal_provenance": 1,
+            "repair_memory_leakage": 0,
+            "cross_repo_leakage": 0,
+            "forgotten_rebuilt": 0,
+            "provenance_completeness": 0.98,
+        }
+        return evaluate_module.EvalReport(
+            mode="offline", seed=SEED, corpus_version=corpus.version, cases=[], invariants=invariants,
+            details={}, elapsed_s=0.0,
+        )  # fmt: skip
+
+    monkeypatch.setattr(evaluate_module, "evaluate", broken)
+    code, out = _eval(tmp_path_factory, "--json")
+    assert code == 1
+    assert json.loads(out)["invariants_ok"] is False
