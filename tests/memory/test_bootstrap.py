@@ -37,6 +37,7 @@ def _seed_healthy(root: Path) -> Path:
     assert m.open().ok
     ticket = m.begin_turn("From now on, answer first.", Intent.GENERAL_CHAT)
     m.complete_turn(ticket, "OK.")
+    m.close()
     conn = sqlite3.connect(m.paths.db)
     with conn:
         conn.execute("UPDATE memory_meta SET generation = ?", (META_GENERATION,))

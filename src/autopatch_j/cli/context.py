@@ -62,7 +62,7 @@ class AppContext:
 
     def close(self) -> None:
         if self._manager is not None:
-            self._manager.stop_heartbeat()
+            self._manager.close()
 
 
 def _project_root(root: Path | None) -> Path:

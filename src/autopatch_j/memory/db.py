@@ -72,6 +72,23 @@ class Database:
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
         self._trace = trace
+        self._keeper: sqlite3.Connection | None = None
+
+    def keep_open(self) -> None:
+        """Hold one idle connection for the process's lifetime.
+
+        In WAL mode the last connection to close checkpoints and deletes the WAL, and the next one
+        recreates it; with short connections that would happen on every transaction. An idle
+        keeper (no transaction, so it blocks nobody) avoids it — measured by bench/admission_bench.py.
+        """
+        if self._keeper is None:
+            with translate_errors("open the Memory database"):
+                self._keeper = self.connect()
+
+    def close(self) -> None:
+        if self._keeper is not None:
+            self._keeper.close()
+            self._keeper = None
 
     def set_trace(self, trace: Callable[[str], None] | None) -> None:
         """Record every statement sent on connections opened from now on (tests assert them)."""

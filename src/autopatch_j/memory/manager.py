@@ -63,12 +63,18 @@ class MemoryManager:
         """Bootstrap (create or verify), then the startup recoveries of M-51 when healthy."""
         self._health = bootstrap(db=self.db, paths=self.paths, clock=self.clock)
         if self._health.ok:
+            self.db.keep_open()
             # A writer holding the lock past the busy timeout must not make the store look broken:
             # recovery is idempotent and runs again on the next start or worker poll.
             with contextlib.suppress(StorageBusyError):
                 self.recover_expired_turns()
                 self.recover_jobs()
         return self._health
+
+    def close(self) -> None:
+        """Stop the heartbeat and release the idle connection; the manager can be reopened."""
+        self.stop_heartbeat()
+        self.db.close()
 
     @property
     def health(self) -> Health:
@@ -216,6 +222,9 @@ class MemoryManager:
         if not confirm:
             raise NotConfirmedError()
         self.paths.state_dir.mkdir(parents=True, exist_ok=True)
+        self.db.close()  # a rebuilt file must not be shadowed by a connection to the old inode
         result = clear_memory(db=self.db, clock=self.clock)
         self._health = bootstrap(db=self.db, paths=self.paths, clock=self.clock)
+        if self._health.ok:
+            self.db.keep_open()
         return result
