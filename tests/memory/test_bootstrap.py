@@ -47,6 +47,12 @@ def _seed_healthy(root: Path) -> Path:
             " created_at, updated_at) VALUES (1, 1, 'user_preference', 'Answer first', 'Give the conclusion first.',"
             " 0, 'active', 'create', 1, 1)"
         )
+        conn.execute(
+            "INSERT INTO memory_candidates (id, thread_id, extraction_job_id, kind, content, non_factual, status,"
+            " created_at) VALUES (1, 1, 1, 'user_preference', 'Answer first', 0, 'applied', 1)"
+        )
+        conn.execute("INSERT INTO candidate_sources VALUES (1, 0, ?, 'user', 'answer first')", (ticket.turn_id,))
+        conn.execute("INSERT INTO memory_item_candidates VALUES (1, 1)")
         index_item_in_tx(conn, item_id=1, title="Answer first", aliases=(), keywords=(), content="conclusion first")
     conn.close()
     return m.paths.db
@@ -169,7 +175,10 @@ def test_corrupted_store_is_degraded_with_reason_and_untouched(corrupted: tuple[
     assert _file_digest(db) == before, "verification or diagnosis changed the degraded file"
     assert not Path(str(db) + "-wal").exists() or Path(str(db) + "-wal").stat().st_size == 0
 
+    inode = db.stat().st_ino
     result = m.clear(confirm=True)
+    if case.items_readable:  # an openable file is rebuilt in place: other processes keep a valid file
+        assert db.stat().st_ino == inode
     if case.expected_generation is not None:
         assert result.generation == case.expected_generation
     assert result.generation >= 1

@@ -1,7 +1,8 @@
 """`/memory clear --confirm` (M-31): fence old workers, delete every Memory row, start one empty thread.
 
 Works on a degraded store. When the catalog still matches v2 the clear is one IMMEDIATE
-transaction in place; when the file is not a usable v2 database (drift, garbage, truncation) it is
+transaction in place. On catalog drift every schema object is dropped and v2 recreated in one
+transaction, still in the same file. Only a file SQLite cannot rewrite (garbage, truncation) is
 rebuilt beside the old one and atomically swapped in. Either way the new generation is
 `max(meta generation, max job generation, 0) + 1`, so a batch claimed before the clear can never
 commit, and a valid old `created_at` is kept.
@@ -37,6 +38,11 @@ _DELETE_ALL = (
     "DELETE FROM threads",
     "DELETE FROM memory_meta",
 )
+# Triggers and views first, then indexes, then tables: nothing is dropped from under a dependant.
+_SCHEMA_OBJECTS = (
+    "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
+    "ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 WHEN 'index' THEN 2 ELSE 3 END, name"
+)
 _INSERT_META = "INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, ?, ?, ?)"
 _INSERT_THREAD = "INSERT INTO threads (status, created_at) VALUES ('active', ?) RETURNING id"
 
@@ -56,7 +62,46 @@ def clear_memory(*, db: Database, clock: Clock) -> ClearResult:
                 conn.execute(statement)
             thread_id = _seed(conn, generation=generation, created_at=created_at, now=clock.now())
         return ClearResult(generation=generation, thread_id=thread_id, rebuilt=False)
+    if db.path.exists():
+        rebuilt = _rebuild_in_place(db, clock)
+        if rebuilt is not None:
+            return rebuilt
     return _rebuild(db, clock)
+
+
+def _rebuild_in_place(db: Database, clock: Clock) -> ClearResult | None:
+    """Drop every schema object and recreate v2 in one transaction, keeping the file (and its inode).
+
+    Keeping the inode matters: another process may still hold a connection to this file, and a
+    file swapped under it could later lose its WAL to that connection's close. Returns None when
+    the file is too damaged for SQLite to rewrite; the caller then replaces it.
+    """
+    try:
+        conn = db.connect()
+    except sqlite3.Error:
+        return None
+    try:
+        generation, created_at = _salvage(conn, clock)
+        conn.execute("PRAGMA foreign_keys = OFF")  # tables are dropped wholesale, in any order
+        conn.execute("BEGIN IMMEDIATE")
+        objects = conn.execute(_SCHEMA_OBJECTS).fetchall()
+        for kind, name in objects:
+            conn.execute(f'DROP {kind.upper()} IF EXISTS "{name.replace(chr(34), chr(34) * 2)}"')
+        for statement in schema_statements():
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        thread_id = _seed(conn, generation=generation, created_at=created_at, now=clock.now())
+        if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            conn.execute("ROLLBACK")
+            return None
+        conn.execute("COMMIT")
+        return ClearResult(generation=generation, thread_id=thread_id, rebuilt=True)
+    except sqlite3.Error:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        return None
+    finally:
+        conn.close()
 
 
 def _catalog_is_v2(db: Database) -> bool:
