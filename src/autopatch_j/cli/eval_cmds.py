@@ -50,10 +50,18 @@ def _live_provider(app: AppContext) -> Any:
     return OpenAIProvider(settings=settings)
 
 
-def run_eval(app: AppContext, *, mode: str, corpus_file: Path | None, seed: int | None, as_json: bool) -> int:
+def run_eval(
+    app: AppContext,
+    *,
+    mode: str,
+    corpus_file: Path | None,
+    seed: int | None,
+    as_json: bool,
+    retry_rounds: int | None = None,
+) -> int:
     """Run the evaluation and render it; returns the exit code (1 when an invariant breaks)."""
     from autopatch_j.memory.quality.corpus import load_corpus
-    from autopatch_j.memory.quality.evaluate import MODES, evaluate
+    from autopatch_j.memory.quality.evaluate import DEFAULT_RETRY_ROUNDS, MODES, evaluate
 
     if mode not in MODES:
         say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}.")
@@ -63,7 +71,8 @@ def run_eval(app: AppContext, *, mode: str, corpus_file: Path | None, seed: int 
     chosen = _seed(app, seed)
     if not as_json:
         say(app.err_console, f"eval: {len(corpus.cases)} cases, corpus {corpus.version}, mode {mode}, seed {chosen}")
-    report = evaluate(corpus, mode=mode, seed=chosen, live_provider=provider)  # type: ignore[arg-type]
+    rounds = retry_rounds if retry_rounds is not None else DEFAULT_RETRY_ROUNDS
+    report = evaluate(corpus, mode=mode, seed=chosen, live_provider=provider, retry_rounds=rounds)  # type: ignore[arg-type]
     payload = report.to_dict()
     if as_json:
         emit_json(app.console, payload)
@@ -134,8 +143,16 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[
             int | None, typer.Option("--seed", help="Seed of the randomized choices (default: AUTOPATCH_EVAL_SEED).")
         ] = None,
+        retry_rounds: Annotated[
+            int | None,
+            typer.Option(
+                "--retry-rounds", help="Drains per step for failing jobs (default 6; fewer for a slow live model)."
+            ),
+        ] = None,
     ) -> None:
         """Measure Memory quality on the zh/en corpus: precision/recall per category and the invariants."""
-        code = run_eval(app_context(ctx), mode=mode, corpus_file=corpus, seed=seed, as_json=as_json)
+        code = run_eval(
+            app_context(ctx), mode=mode, corpus_file=corpus, seed=seed, as_json=as_json, retry_rounds=retry_rounds
+        )
         if code:
             raise typer.Exit(code)

@@ -50,7 +50,7 @@ from autopatch_j.workspace.store import ReviewWorkspace
 Mode = Literal["offline", "canned", "live"]
 MODES: tuple[str, ...] = ("offline", "canned", "live")
 DEFAULT_ADVERSARIAL_RATE = 0.35
-_RETRY_ROUNDS = 6
+DEFAULT_RETRY_ROUNDS = 6  # drains per step: past every backoff of a job that keeps failing
 _APP_PY = "import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n"
 
 
@@ -89,6 +89,7 @@ class CaseRun:
     stage_requests: Callable[[], list[ChatRequest]]
     script: ScriptedModel | None
     batched: bool
+    retry_rounds: int = DEFAULT_RETRY_ROUNDS
     turn_ids: list[int] = field(default_factory=list)
     old_evidence: list[tuple[int, str, str]] = field(default_factory=list)
     forgotten_memory_ids: list[int] = field(default_factory=list)
@@ -148,6 +149,7 @@ def evaluate(
     adversarial_rate: float = DEFAULT_ADVERSARIAL_RATE,
     workdir: Path | None = None,
     keep: bool = False,
+    retry_rounds: int = DEFAULT_RETRY_ROUNDS,
     on_case: Callable[[CaseScore], None] | None = None,
 ) -> EvalReport:
     """Run every case; return per-case scores, per-category figures and the five invariants."""
@@ -183,6 +185,8 @@ def evaluate(
                 _start(case, base / f"{index + n:03d}-{case.id}", mode, rng, live_provider, adversarial_rate)
                 for n, case in enumerate(pair)
             ]
+            for run in runs:
+                run.retry_rounds = max(1, retry_rounds)
             _interleave(runs)
             for run in runs:
                 _finish(run)
@@ -311,7 +315,7 @@ def _run_step(run: CaseRun, step: TurnStep | NewThreadStep | ForgetStep) -> None
 
 def _drain(run: CaseRun, *, thread_id: int | None = None) -> None:
     """Drain, and keep draining past backoff (fake clock) until no job is due or rounds run out."""
-    for _ in range(_RETRY_ROUNDS):
+    for _ in range(run.retry_rounds):
         report: DrainReport = drain(run.pipeline, thread_id=thread_id, budget_s=None)
         run.steps.extend(report.steps)
         if not any(step.outcome is Outcome.RETRY for step in report.steps):
