@@ -19,17 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from autopatch_j.cli.context import AppContext
 from autopatch_j.cli.render import emit_json, say
-from autopatch_j.memory.drain import DrainReport, drain
-from autopatch_j.memory.extractor import Extractor, ExtractorChoice, choose_extractor
-from autopatch_j.memory.ingest import ingest, read_conversation
-from autopatch_j.memory.jobs import Recovery
-from autopatch_j.memory.pipeline import Outcome, Pipeline
+
+if TYPE_CHECKING:  # the pipeline stack is imported when a command needs it (CLI cold start)
+    from autopatch_j.memory.drain import DrainReport
+    from autopatch_j.memory.extractor import Extractor
+    from autopatch_j.memory.jobs import Recovery
+    from autopatch_j.memory.pipeline import Pipeline
 
 EXTRACTOR_ENV = "AUTOPATCH_MEMORY_EXTRACTOR"
 
@@ -38,6 +39,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON inst
 
 def extractor_for(app: AppContext) -> Extractor:
     """The extractor chosen by AUTOPATCH_MEMORY_EXTRACTOR and the LLM configuration (read once, here)."""
+    from autopatch_j.memory.extractor import ExtractorChoice, choose_extractor
+
     mode = app.environ.get(EXTRACTOR_ENV)
     if (mode or "").strip().lower() == ExtractorChoice.RULES:
         return choose_extractor(mode=mode, provider=None)
@@ -50,6 +53,8 @@ def extractor_for(app: AppContext) -> Extractor:
 
 
 def pipeline_for(app: AppContext, extractor: Extractor | None = None) -> Pipeline:
+    from autopatch_j.memory.pipeline import Pipeline
+
     return Pipeline.for_manager(app.manager(), extractor=extractor or extractor_for(app))
 
 
@@ -59,6 +64,8 @@ def recover_jobs(app: AppContext, pipeline: Pipeline | None = None) -> Recovery:
 
 
 def run_ingest(app: AppContext, path: Path, *, as_json: bool) -> None:
+    from autopatch_j.memory.ingest import ingest, read_conversation
+
     exchanges = read_conversation(path)  # the whole file is validated before anything is admitted
     report = ingest(app.manager(), exchanges)
     if as_json:
@@ -79,6 +86,9 @@ def drain_payload(report: DrainReport, *, extractor: str, recovery: Recovery, de
 
 
 def run_drain(app: AppContext, *, as_json: bool, extractor: Extractor | None = None) -> DrainReport:
+    from autopatch_j.memory.drain import drain
+    from autopatch_j.memory.pipeline import Outcome
+
     pipeline = pipeline_for(app, extractor)
     recovery = pipeline.recover()
     report = drain(pipeline, budget_s=None)
