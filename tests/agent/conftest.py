@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,20 @@ from autopatch_j.workspace.store import ReviewWorkspace
 from tests.support.fixtures import openai_server  # noqa: F401
 
 APP_PY = "import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n"
+AUDIT_WITH_PATCH = json.dumps(
+    {
+        "summary": "Command injection risk.",
+        "findings": [
+            {"path": "src/app.py", "line": 5, "severity": "high", "title": "shell=True", "detail": "Use a list."}
+        ],
+        "patch": {
+            "path": "src/app.py",
+            "search": "subprocess.call(cmd, shell=True)",
+            "replace": "subprocess.call(cmd)",
+            "explanation": "Do not run through a shell.",
+        },
+    }
+)
 
 
 @pytest.fixture

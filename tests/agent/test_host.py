@@ -21,23 +21,8 @@ from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent, MemoryKind, TurnTicket
 from autopatch_j.workspace.errors import NoPendingPatch, WorkspaceStorageError
 from autopatch_j.workspace.store import ReviewWorkspace
-from tests.agent.conftest import turn_rows
+from tests.agent.conftest import AUDIT_WITH_PATCH, turn_rows
 from tests.memory.item_factory import add_item, add_turn
-
-AUDIT_WITH_PATCH = json.dumps(
-    {
-        "summary": "Command injection risk.",
-        "findings": [
-            {"path": "src/app.py", "line": 5, "severity": "high", "title": "shell=True", "detail": "Use a list."}
-        ],
-        "patch": {
-            "path": "src/app.py",
-            "search": "subprocess.call(cmd, shell=True)",
-            "replace": "subprocess.call(cmd)",
-            "explanation": "Do not run through a shell.",
-        },
-    }
-)
 
 
 def extraction_jobs(manager: MemoryManager, turn_id: int) -> int:

@@ -8,7 +8,6 @@ Memory stored. Slow answers block on events, never on sleeps.
 from __future__ import annotations
 
 import io
-import json
 import signal
 import sqlite3
 import threading
@@ -35,6 +34,7 @@ from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.errors import LLMProviderError
 from autopatch_j.llm.provider import ChatRequest, Purpose
 from autopatch_j.workspace.patch import propose
+from tests.agent.conftest import APP_PY, AUDIT_WITH_PATCH
 
 WAIT_S = 10.0  # upper bound for events that normally fire within milliseconds
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "repl.md"
@@ -108,21 +108,6 @@ def session(tmp_path: Path) -> Iterator[Session]:
 
 # -- the real agent host over a canned provider -------------------------------------------------------------
 
-APP_PY = "import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n"
-AUDIT_WITH_PATCH = json.dumps(
-    {
-        "summary": "Command injection risk.",
-        "findings": [
-            {"path": "src/app.py", "line": 5, "severity": "high", "title": "shell=True", "detail": "Use a list."}
-        ],
-        "patch": {
-            "path": "src/app.py",
-            "search": "subprocess.call(cmd, shell=True)",
-            "replace": "subprocess.call(cmd)",
-            "explanation": "Do not run through a shell.",
-        },
-    }
-)
 GENERAL_CHAT = '{"intent": "general_chat"}'
 
 
