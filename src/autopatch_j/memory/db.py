@@ -7,6 +7,7 @@ readers use a deferred `BEGIN` for a consistent snapshot. Driver errors are tran
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,6 +16,14 @@ from pathlib import Path
 from autopatch_j.memory.errors import StorageBusyError, StorageError
 
 DEFAULT_BUSY_TIMEOUT_MS = 10_000
+# Past this size a writer, after its commit, asks for a RESTART checkpoint, waiting at most
+# CHECKPOINT_WAIT_MS for readers of older snapshots: readers that overlap back to back would
+# otherwise keep SQLite's automatic (passive) checkpoints from ever resetting the WAL.
+WAL_RESTART_BYTES = 8 * 1024 * 1024
+CHECKPOINT_WAIT_MS = 100
+# After a checkpoint that could not finish (a long reader), wait for this much more growth before
+# trying again, so a pinned reader costs a few waits rather than one per commit.
+CHECKPOINT_RETRY_GROWTH_BYTES = 4 * 1024 * 1024
 
 _PRAGMAS = (
     "PRAGMA foreign_keys = ON",
@@ -75,6 +84,7 @@ class Database:
         self.busy_timeout_ms = busy_timeout_ms
         self._trace = trace
         self._keeper: sqlite3.Connection | None = None
+        self._checkpoint_at_bytes = WAL_RESTART_BYTES
 
     def keep_open(self) -> None:
         """Hold one idle connection for the process's lifetime.
@@ -128,8 +138,29 @@ class Database:
                         conn.execute("ROLLBACK")
                     raise
                 conn.execute("COMMIT")
+                self._bound_wal(conn)
             finally:
                 conn.close()
+
+    def _bound_wal(self, conn: sqlite3.Connection) -> None:
+        """Reset an oversized WAL after a commit; never fails the write that triggered it."""
+        try:
+            size = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return
+        if size <= self._checkpoint_at_bytes:
+            return
+        conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+        try:
+            busy = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()[0]
+        except sqlite3.Error:
+            busy = 1
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+        if busy:
+            self._checkpoint_at_bytes = size + CHECKPOINT_RETRY_GROWTH_BYTES
+        else:
+            self._checkpoint_at_bytes = WAL_RESTART_BYTES
 
     @contextmanager
     def read(self, action: str) -> Iterator[sqlite3.Connection]:
