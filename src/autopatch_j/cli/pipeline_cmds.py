@@ -3,8 +3,8 @@
 `extractor_for(app)` reads `AUTOPATCH_MEMORY_EXTRACTOR` once (`rules` → offline; `llm` → the LLM,
 which must be configured; unset → the LLM when one is configured, else offline) and
 `pipeline_for(app)` builds the project's `Pipeline` on the opened Memory. The REPL starts a
-`Worker(pipeline=pipeline_for(app))` after `recover_jobs(app)`, calls `drain_thread` before `/new`
-archives a thread and `drain_at_exit` on the way out.
+`Worker(pipeline=pipeline_for(app))` (startup recovery already ran in `MemoryManager.open()`),
+calls `drain_thread` before `/new` archives a thread and `drain_at_exit` on the way out.
 
 JSON output (`--json`) is stable:
 
@@ -56,11 +56,6 @@ def pipeline_for(app: AppContext, extractor: Extractor | None = None) -> Pipelin
     from autopatch_j.memory.pipeline import Pipeline
 
     return Pipeline.for_manager(app.manager(), extractor=extractor or extractor_for(app))
-
-
-def recover_jobs(app: AppContext, pipeline: Pipeline | None = None) -> Recovery:
-    """M-51's job recovery, after `manager.open()` (which already recovered expired open turns)."""
-    return (pipeline or pipeline_for(app)).recover()
 
 
 def run_ingest(app: AppContext, path: Path, *, as_json: bool) -> None:

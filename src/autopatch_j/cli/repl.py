@@ -56,7 +56,7 @@ class MemoryRuntime(Protocol):
     """The Memory pipeline as the REPL drives it (integration point for `memory/pipeline`)."""
 
     def start(self) -> None:
-        """Startup job recovery, then the background worker thread."""
+        """Start the background worker thread (startup recovery ran in `MemoryManager.open()`)."""
 
     def one_chance(self, thread_id: int) -> list[str]:
         """`/new`: give the old thread's pending jobs one processing chance; warnings for jobs left in retry."""

@@ -4,9 +4,10 @@ Three small steps, each usable (and tested) alone:
 
 - `connect_llm(app)` — the provider from `ask_cmds.provider_factory` (environment, then
   `.autopatch-j/config.toml`), or `None` and the one sentence saying what to set (H-1);
-- `connect_memory_runtime(app, provider)` — `PipelineRuntime`: startup job recovery and the background
-  worker thread, `/new`'s one processing chance for the old thread, the exit drain (M-52). The
-  extractor is the LLM when configured, else the offline rules (`AUTOPATCH_MEMORY_EXTRACTOR` chooses);
+- `connect_memory_runtime(app, provider)` — `PipelineRuntime`: the background worker thread
+  (startup recovery already ran in `MemoryManager.open()`, M-51), `/new`'s one processing chance
+  for the old thread, the exit drain (M-52). The extractor is the LLM when configured, else the
+  offline rules (`AUTOPATCH_MEMORY_EXTRACTOR` chooses);
 - `run_repl(app)` — builds the host with `ask_cmds.build_host` and runs the `Repl` on the terminal.
 """
 
@@ -51,7 +52,6 @@ class PipelineRuntime:
                 pipeline = self._connect()
             except MemorySchemaError:
                 return None  # degraded: the banner says so; jobs wait until the store is healthy
-            pipeline.recover()  # M-51: reclaim expired job leases, wake due retries
             self.pipeline = pipeline
             if self.background:
                 self.worker = Worker(pipeline=pipeline)
