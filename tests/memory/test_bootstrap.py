@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from autopatch_j.memory.catalog import manifest, read_catalog
 from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.errors import MemorySchemaError, StorageError
 from autopatch_j.memory.manager import MemoryManager
@@ -130,6 +131,21 @@ CASES = {
     "user_version_3": Case(_sql("PRAGMA user_version = 3"), "schema version 3", True, 8),
     "garbage_bytes": Case(_garbage, "not a valid SQLite database", False, 1),
     "truncated": Case(_truncate, "", False, None),
+    # `_` is a LIKE wildcard: objects merely *resembling* SQLite's internal names are still unknown (issue 9.1).
+    "lookalike_table": Case(_sql("CREATE TABLE sqlite1tab (x TEXT)"), "unknown table 'sqlite1tab'", True, 8),
+    "lookalike_index": Case(
+        _sql("CREATE INDEX sqlite1idx ON turns (user_text)"), "unknown index 'sqlite1idx'", True, 8
+    ),
+    "lookalike_trigger": Case(
+        _sql(
+            "CREATE TRIGGER sqlite1trg AFTER INSERT ON turns "
+            "BEGIN UPDATE turns SET user_text = 'rewritten' WHERE id = new.id; END"
+        ),
+        "unknown trigger 'sqlite1trg'",
+        True,
+        8,
+    ),
+    "lookalike_view": Case(_sql("CREATE VIEW sqlite1view AS SELECT 1"), "unknown view 'sqlite1view'", True, 8),
 }
 
 
@@ -184,6 +200,12 @@ def test_corrupted_store_is_degraded_with_reason_and_untouched(corrupted: tuple[
     assert result.generation >= 1
     assert m.health.ok
     assert m.list_items() == []
+    conn = sqlite3.connect(db)
+    try:
+        assert read_catalog(conn) == manifest(), "clear --confirm left an object outside the v2 schema"
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE 'sqlite1%'").fetchone()[0] == 0
+    finally:
+        conn.close()
     fresh = MemoryManager(root=root, clock=FakeClock())
     assert fresh.open().ok
 

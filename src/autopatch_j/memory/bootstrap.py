@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import sqlite3
 
-from autopatch_j.memory.catalog import SCHEMA_VERSION, catalog_drift, read_catalog, schema_statements
+from autopatch_j.memory.catalog import USER_OBJECTS, SCHEMA_VERSION, catalog_drift, read_catalog, schema_statements
 from autopatch_j.memory.clock import Clock
 from autopatch_j.memory.db import Database, translate_errors
 from autopatch_j.memory.errors import ProjectRootError, StorageError
 from autopatch_j.memory.paths import ProjectPaths
 from autopatch_j.memory.records import Health
 
-_COUNT_OBJECTS = "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+_COUNT_OBJECTS = f"SELECT count(*) FROM sqlite_master WHERE {USER_OBJECTS}"
 _INSERT_META = "INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, ?, ?, ?)"
 _INSERT_ACTIVE_THREAD = "INSERT INTO threads (status, created_at) VALUES ('active', ?)"
 _META_ROWS = "SELECT count(*) FROM memory_meta"

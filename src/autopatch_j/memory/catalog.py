@@ -12,7 +12,16 @@ from autopatch_j.memory.db import iter_statements
 
 SCHEMA_VERSION = 2
 
-_CATALOG_SQL = "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+# SQLite's own objects, matched exactly (never with LIKE, where `_` is a wildcard and `sqlite1trg`
+# would pass as internal): the automatic indexes of UNIQUE/PRIMARY KEY constraints (no SQL text,
+# covered by their table's definition) and the bookkeeping tables. Everything else is a user object
+# and must match the manifest.
+USER_OBJECTS = (
+    "NOT (type = 'index' AND sql IS NULL AND name GLOB 'sqlite_autoindex_*') "
+    "AND NOT (type = 'table' AND name IN ('sqlite_sequence', 'sqlite_stat1', 'sqlite_stat2', 'sqlite_stat3', "
+    "'sqlite_stat4'))"
+)
+_CATALOG_SQL = f"SELECT type, name, tbl_name, sql FROM sqlite_master WHERE {USER_OBJECTS} ORDER BY type, name"
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -16,7 +16,7 @@ import sqlite3
 import uuid
 from dataclasses import dataclass
 
-from autopatch_j.memory.catalog import SCHEMA_VERSION, catalog_drift, read_catalog, schema_statements
+from autopatch_j.memory.catalog import USER_OBJECTS, SCHEMA_VERSION, catalog_drift, read_catalog, schema_statements
 from autopatch_j.memory.clock import Clock
 from autopatch_j.memory.db import Database, translate_errors
 
@@ -40,7 +40,7 @@ _DELETE_ALL = (
 )
 # Triggers and views first, then indexes, then tables: nothing is dropped from under a dependant.
 _SCHEMA_OBJECTS = (
-    "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
+    f"SELECT type, name FROM sqlite_master WHERE {USER_OBJECTS} "
     "ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 WHEN 'index' THEN 2 ELSE 3 END, name"
 )
 _INSERT_META = "INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, ?, ?, ?)"

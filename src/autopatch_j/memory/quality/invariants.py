@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from autopatch_j.llm.provider import ChatRequest
+from autopatch_j.memory.catalog import USER_OBJECTS
 from autopatch_j.memory.terms import normalize
 
 MEMORY_TOOL_NAMES = frozenset({"memory_search", "memory_read"})
@@ -243,10 +244,7 @@ def foreign_texts(haystacks: Iterable[str], *, foreign: Iterable[str], own: Iter
 def database_texts(conn: sqlite3.Connection) -> list[str]:
     """Every text value stored in a Memory database (for cross-repo scans)."""
     texts: list[str] = []
-    tables = [
-        row[0]
-        for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    ]
+    tables = [row[0] for row in conn.execute(f"SELECT name FROM sqlite_master WHERE type = 'table' AND {USER_OBJECTS}")]
     for table in tables:
         for row in conn.execute(f'SELECT * FROM "{table}"'):  # table names come from sqlite_master
             texts.extend(value for value in tuple(row) if isinstance(value, str))
