@@ -16,7 +16,7 @@ import sqlite3
 import uuid
 from dataclasses import dataclass
 
-from autopatch_j.memory.catalog import USER_OBJECTS, SCHEMA_VERSION, catalog_drift, read_catalog, schema_statements
+from autopatch_j.memory.catalog import SCHEMA_VERSION, USER_OBJECTS, catalog_drift, read_catalog, schema_statements
 from autopatch_j.memory.clock import Clock
 from autopatch_j.memory.db import Database, translate_errors
 
