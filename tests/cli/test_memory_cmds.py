@@ -171,3 +171,38 @@ def test_new_gives_old_jobs_one_chance_and_aborts_the_pending_patch(
         statuses = {row[0] for row in conn.execute("SELECT status FROM memory_jobs WHERE kind = 'extraction'")}
     assert statuses <= {"succeeded", "succeeded_no_output"}
     assert [i["title"] for i in cli("memory", "list", "--json").json()]  # the preference survived /new
+
+
+@pytest.mark.parametrize("memory_id", ["9223372036854775808", "-9223372036854775809", str(10**40)])
+def test_out_of_range_id_is_the_ordinary_no_memory_error(cli: CliRunner, memory_id: str) -> None:
+    """Issue 9.8: ids SQLite cannot hold are simply ids no memory has (no OverflowError traceback)."""
+    for command in ("show", "forget"):
+        result = cli("memory", command, "--", memory_id)
+        assert result.code == 1, result.err
+        assert result.err.startswith("error: No ") and "Traceback" not in result.err
+
+
+def test_version_flag_prints_the_package_version(cli: CliRunner) -> None:
+    from importlib.metadata import version
+
+    result = cli("--version")
+    assert result.code == 0
+    assert result.out.strip() == f"autopatch-j {version('autopatch-j')}"
+
+
+def test_reset_text_agrees_with_json_about_the_workspace(cli: CliRunner, project: Path) -> None:
+    """Issue 9.12: with no workspace on disk, text must not claim it cleared one (JSON says false)."""
+    nothing = cli("reset")
+    assert nothing.code == 0 and "Cleared" not in nothing.out and "no review workspace" in nothing.out.lower()
+    assert cli("reset", "--json").json()["workspace_cleared"] is False
+    (project / ".autopatch-j" / "workspace").mkdir()
+    cleared = cli("reset")
+    assert "Cleared the review workspace" in cleared.out
+
+
+def test_degraded_status_text_prints_only_what_is_known(cli: CliRunner, project: Path) -> None:
+    cli("memory", "status")
+    (project / ".autopatch-j" / "memory.db").write_bytes(b"not a database" * 100)
+    result = cli("memory", "status")
+    assert "degraded" in result.out
+    assert "None" not in result.out

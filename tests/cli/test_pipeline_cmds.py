@@ -118,3 +118,16 @@ def test_commands_have_help(cli: CliRunner) -> None:
     for command in ("ingest", "drain"):
         result = cli("memory", command, "--help")
         assert result.code == 0 and "--json" in result.out
+
+
+def test_lone_surrogate_on_a_later_line_admits_nothing_and_leaves_no_open_turn(
+    cli: CliRunner, project: Path, tmp_path: Path
+) -> None:
+    """Issue 9.7: encodability is validated up front; no traceback, no line 1, no leased open turn."""
+    bad = tmp_path / "talk.jsonl"
+    bad.write_text('{"user": "以后先给结论。", "assistant": "好的。"}\n{"user": "\\ud800", "assistant": "b"}\n')
+    result = cli("memory", "ingest", str(bad))
+    assert result.code == 1
+    assert "line 2" in result.err and result.err.count("\n") == 1
+    status = cli("memory", "status", "--json").json()
+    assert status["counts"]["turns"] == 0 and status["jobs"] == {}

@@ -150,3 +150,23 @@ def test_ids_are_not_reused_after_clear(manager: MemoryManager) -> None:
     manager.clear(confirm=True)
     again = manager.begin_turn("two", Intent.GENERAL_CHAT)
     assert again.turn_id > ticket.turn_id and again.thread_id > old_thread
+
+
+def test_complete_turn_fails_loudly_when_the_meta_row_vanished(manager: MemoryManager) -> None:
+    """Issue 9.13: the operational guard runs on every finishing write; no silent missing job."""
+    import sqlite3
+
+    from autopatch_j.memory.errors import MemorySchemaError
+
+    ticket = manager.begin_turn("hello", Intent.GENERAL_CHAT)
+    conn = sqlite3.connect(manager.paths.db)
+    with conn:
+        conn.execute("DELETE FROM memory_meta")
+    conn.close()
+    with pytest.raises(MemorySchemaError, match="memory_meta"):
+        manager.complete_turn(ticket, "answer")
+    with pytest.raises(MemorySchemaError, match="memory_meta"):
+        manager.fail_turn(ticket, "boom")
+    conn = sqlite3.connect(manager.paths.db)
+    assert conn.execute("SELECT status FROM turns WHERE id = ?", (ticket.turn_id,)).fetchone()[0] == "open"
+    conn.close()

@@ -75,3 +75,27 @@ def test_nothing_is_admitted_when_a_later_line_is_bad(manager: MemoryManager, tm
     with pytest.raises(IngestFormatError, match="line 2"):
         ingest(manager, read_conversation(path))
     assert rows(manager, "SELECT count(*) FROM turns")[0][0] == 0
+
+
+def test_a_failure_midway_rolls_back_the_whole_file(manager: MemoryManager) -> None:
+    """Issue 9.7: one transaction for the whole file: exchange 2 is refused, exchange 1 is not kept either."""
+    from autopatch_j.memory.errors import InvalidInputError
+    from autopatch_j.memory.ingest import Exchange
+
+    exchanges = [
+        Exchange(line=1, user="以后先给结论。", assistant="好的。", intent=Intent.GENERAL_CHAT),
+        Exchange(line=2, user="   ", assistant="b", intent=Intent.GENERAL_CHAT),  # refused by admission
+    ]
+    with pytest.raises(InvalidInputError):
+        ingest(manager, exchanges)
+    assert rows(manager, "SELECT count(*) FROM turns")[0][0] == 0
+    assert jobs(manager) == []
+
+
+def test_live_admission_refuses_text_sqlite_cannot_store(manager: MemoryManager) -> None:
+    """A lone surrogate is one clear InvalidInputError, never a UnicodeEncodeError from the driver."""
+    from autopatch_j.memory.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="not valid Unicode"):
+        manager.begin_turn("hi \ud800", Intent.GENERAL_CHAT)
+    assert rows(manager, "SELECT count(*) FROM turns")[0][0] == 0

@@ -35,7 +35,19 @@ def test_propose_refuses_edits_that_are_not_exactly_one_change(root: Path, searc
         propose(root, path=APP, search=search, replace=replace, explanation="")
 
 
-@pytest.mark.parametrize("path", ["../x.py", "/etc/passwd", ".autopatch-j/memory.db", "src/app.py\x00"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../x.py",
+        "/etc/passwd",
+        ".autopatch-j/memory.db",
+        "src/app.py\x00",
+        # On a case-insensitive file system (macOS, Windows) these ARE the state directory (issue 9.12).
+        ".AUTOPATCH-J/memory.db",
+        ".Autopatch-J/exports/x.json",
+        ".autopatch-j./memory.db",
+    ],
+)
 def test_propose_refuses_paths_outside_the_project(root: Path, path: str) -> None:
     with pytest.raises(PathOutsideProject):
         propose(root, path=path, search="a", replace="b", explanation="")

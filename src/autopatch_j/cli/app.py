@@ -23,12 +23,28 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("autopatch-j")
+        except PackageNotFoundError:
+            number = "unknown"
+        typer.echo(f"autopatch-j {number}")
+        raise typer.Exit()
+
+
 @app.callback(invoke_without_command=True)
 def root(
     ctx: typer.Context,
     project: Annotated[
         Path | None, typer.Option("--project", "-C", help="Project root (default: the current directory).")
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
 ) -> None:
     """A coding-agent CLI whose ordinary conversation continues across restarts."""
     if ctx.invoked_subcommand == "cloud":

@@ -50,22 +50,31 @@ def status_payload(report: StatusReport, *, debug: bool) -> dict[str, Any]:
 
 
 def run_status(app: AppContext, *, as_json: bool) -> None:
-    payload = status_payload(app.manager().status(), debug=app.debug)
+    report = app.manager().status()
+    payload = status_payload(report, debug=app.debug)
     if as_json:
         emit_json(app.console, payload)
         return
     c = app.console
     health_style = "green" if payload["health"] == "healthy" else "bold red"
     say(c, f"Memory: {payload['health']}" + (f" — {payload['reason']}" if payload["reason"] else ""), health_style)
-    say(
-        c,
-        f"schema version {payload['schema_version']}, generation {payload['generation']}, "
-        f"active thread {payload['active_thread_id']}",
-    )
+    known = [
+        f"{label} {payload[key]}"
+        for label, key in (
+            ("schema version", "schema_version"),
+            ("generation", "generation"),
+            ("active thread", "active_thread_id"),
+        )
+        if payload[key] is not None
+    ]
+    if known:  # a degraded store may not tell: print only what is known
+        say(c, ", ".join(known))
     counts = payload["counts"]
-    say(c, f"turns {counts['turns']}, active memories {counts['active_items']}, candidates {counts['candidates']}")
-    jobs = ", ".join(f"{k} {v}" for k, v in payload["jobs"].items()) or "none"
-    say(c, f"background jobs: {jobs}")
+    if report.counts:  # unreadable counts are not zeros
+        say(c, f"turns {counts['turns']}, active memories {counts['active_items']}, candidates {counts['candidates']}")
+    if report.health.ok or report.counts or report.jobs:
+        jobs = ", ".join(f"{k} {v}" for k, v in payload["jobs"].items()) or "none"
+        say(c, f"background jobs: {jobs}")
     if payload["last_error"]:
         say(c, f"last error: {payload['last_error']}", "yellow")
         if payload["hint"]:
@@ -239,7 +248,10 @@ def run_reset(app: AppContext, *, as_json: bool) -> None:
     if as_json:
         emit_json(app.console, {"workspace_cleared": existed, "memory_kept": True})
         return
-    say(app.console, "Cleared the review workspace, scan results, code index and request cache.")
+    if existed:
+        say(app.console, "Cleared the review workspace, scan results, code index and request cache.")
+    else:
+        say(app.console, "There was no review workspace to clear (no scan results, code index or request cache).")
     say(
         app.console,
         "Memory was kept. To clear it too, run `autopatch-j memory clear --confirm` "

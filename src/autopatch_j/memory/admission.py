@@ -50,11 +50,22 @@ class TurnOutcome(enum.Enum):
     LEASE_LOST = "lease_lost"
 
 
+def require_storable(text: str, what: str) -> None:
+    """SQLite stores UTF-8: text with a lone surrogate cannot be stored and is refused in one sentence."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"The {what} is not valid Unicode (a lone surrogate at character {exc.start}); it cannot be stored."
+        ) from None
+
+
 def begin_turn_in_tx(conn: sqlite3.Connection, *, user_text: str, intent: Intent, owner: str, now: float) -> TurnTicket:
     if intent not in ORDINARY_INTENTS:
         raise InvalidInputError(f"Intent {intent.value} never uses Memory and is not admitted (M-1).")
     if not user_text.strip():
         raise InvalidInputError("The message is empty.")
+    require_storable(user_text, "message")
     op = require_operational(conn)
     seq = conn.execute(_NEXT_SEQ, (op.active_thread_id,)).fetchone()[0]
     cursor = conn.execute(
@@ -69,6 +80,8 @@ def begin_turn_in_tx(conn: sqlite3.Connection, *, user_text: str, intent: Intent
 def complete_turn_in_tx(
     conn: sqlite3.Connection, *, ticket: TurnTicket, assistant_text: str, now: float
 ) -> TurnOutcome:
+    require_operational(conn)  # a vanished meta row fails loudly instead of silently creating no job
+    require_storable(assistant_text, "answer")
     changed = conn.execute(_COMPLETE_TURN, (assistant_text, now, ticket.turn_id, ticket.owner)).rowcount
     if changed != 1:
         return TurnOutcome.LEASE_LOST
@@ -77,6 +90,8 @@ def complete_turn_in_tx(
 
 
 def fail_turn_in_tx(conn: sqlite3.Connection, *, ticket: TurnTicket, error: str, now: float) -> TurnOutcome:
+    require_operational(conn)
+    error = error.encode("utf-8", "replace").decode("utf-8")  # an error text is diagnostic: never refuse it
     changed = conn.execute(_FAIL_TURN, (error[:MAX_ERROR_CHARS], now, ticket.turn_id, ticket.owner)).rowcount
     if changed != 1:
         return TurnOutcome.LEASE_LOST

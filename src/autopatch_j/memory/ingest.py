@@ -2,20 +2,22 @@
 
 The file is JSONL, one exchange per line: `{"user": "...", "assistant": "...", "intent": "general_chat"}`
 (`intent` optional, `code_explain` or `general_chat`; blank lines are skipped). The WHOLE file is
-validated before anything is admitted — a malformed line is one sentence naming its line number
-and nothing is stored. Valid exchanges then go through the same `begin_turn` / `complete_turn`
-admission as live turns, so each gets its extraction job exactly like a live one.
+validated before anything is admitted (JSON shape, and text SQLite can store: no lone surrogates) —
+a malformed line is one sentence naming its line number and nothing is stored. Valid exchanges
+then go through the same `begin_turn` / `complete_turn` admission as live turns, all of them in ONE
+transaction (a failure rolls back the whole file), so each gets its extraction job like a live one.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from autopatch_j.memory.admission import TurnOutcome
-from autopatch_j.memory.errors import IngestFormatError
+from autopatch_j.memory.admission import require_storable
+from autopatch_j.memory.errors import IngestFormatError, InvalidInputError
 from autopatch_j.memory.records import ORDINARY_INTENTS, Intent, TurnTicket
 
 _KEYS = frozenset({"user", "assistant", "intent"})
@@ -38,9 +40,7 @@ class IngestReport:
 class Admitter(Protocol):
     """The admission half of `MemoryManager` that ingest needs."""
 
-    def begin_turn(self, user_text: str, intent: Intent) -> TurnTicket: ...
-
-    def complete_turn(self, ticket: TurnTicket, assistant_text: str) -> TurnOutcome: ...
+    def admit_completed_turns(self, exchanges: Sequence[tuple[str, str, Intent]]) -> list[TurnTicket]: ...
 
 
 def parse_conversation(text: str, *, source: str = "the file") -> list[Exchange]:
@@ -70,6 +70,11 @@ def _parse_line(line: str, number: int, source: str) -> Exchange:
         raise IngestFormatError(f'{where} needs a non-empty string "user".')
     if not isinstance(assistant, str):
         raise IngestFormatError(f'{where} needs a string "assistant".')
+    for name, text in (("user", user), ("assistant", assistant)):
+        try:
+            require_storable(text, f'"{name}" text')
+        except InvalidInputError as exc:
+            raise IngestFormatError(f"{where}: {exc}") from None
     raw_intent = value.get("intent", Intent.GENERAL_CHAT.value)
     allowed = sorted(i.value for i in ORDINARY_INTENTS)
     if not isinstance(raw_intent, str) or raw_intent not in allowed:
@@ -88,12 +93,8 @@ def read_conversation(path: Path) -> list[Exchange]:
 
 
 def ingest(admitter: Admitter, exchanges: list[Exchange]) -> IngestReport:
-    """Admit already-validated exchanges, in order, through the live admission path."""
-    turn_ids: list[int] = []
-    thread_id: int | None = None
-    for exchange in exchanges:
-        ticket = admitter.begin_turn(exchange.user, exchange.intent)
-        admitter.complete_turn(ticket, exchange.assistant)
-        turn_ids.append(ticket.turn_id)
-        thread_id = ticket.thread_id
-    return IngestReport(turn_ids=tuple(turn_ids), thread_id=thread_id)
+    """Admit already-validated exchanges, in order, through the live admission path, in one transaction."""
+    tickets = admitter.admit_completed_turns([(e.user, e.assistant, e.intent) for e in exchanges])
+    return IngestReport(
+        turn_ids=tuple(t.turn_id for t in tickets), thread_id=tickets[-1].thread_id if tickets else None
+    )

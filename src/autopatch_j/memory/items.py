@@ -29,15 +29,28 @@ _SUPPRESS_CANDIDATES = (
 )
 
 
+# SQLite integers are signed 64-bit; an id outside that range names no memory.
+_MIN_ID, _MAX_ID = -(2**63), 2**63 - 1
+
+
+def _unknown(memory_id: int, *, active: bool = False) -> UnknownMemoryError:
+    which = "active memory" if active else "memory"
+    return UnknownMemoryError(
+        f"No {which} with id {memory_id}; `autopatch-j memory list` shows the{' active' if active else ''} ids."
+    )
+
+
 def list_active_in_tx(conn: sqlite3.Connection, *, thread_id: int) -> list[Item]:
     """Active preferences and decisions of the repo, and the active thread's discussions."""
     return [Item.from_row(row) for row in conn.execute(_LIST_ACTIVE, (thread_id,))]
 
 
 def show_in_tx(conn: sqlite3.Connection, *, memory_id: int) -> ItemDetail:
+    if not _MIN_ID <= memory_id <= _MAX_ID:
+        raise _unknown(memory_id)
     revisions = tuple(Item.from_row(row) for row in conn.execute(_REVISIONS, (memory_id,)))
     if not revisions:
-        raise UnknownMemoryError(f"No memory with id {memory_id}; `autopatch-j memory list` shows the ids.")
+        raise _unknown(memory_id)
     current = revisions[-1]
     sources = tuple(Source.from_row(row) for row in conn.execute(_SOURCES_OF_REVISION, (current.id,)))
     return ItemDetail(item=current, revisions=revisions, sources=sources)
@@ -45,11 +58,11 @@ def show_in_tx(conn: sqlite3.Connection, *, memory_id: int) -> ItemDetail:
 
 def forget_in_tx(conn: sqlite3.Connection, *, memory_id: int, now: float) -> Item:
     """Take the memory out of routing and retrieval and suppress its candidates (M-46)."""
+    if not _MIN_ID <= memory_id <= _MAX_ID:
+        raise _unknown(memory_id, active=True)
     rows = conn.execute(_FORGET_ITEM, (now, memory_id)).fetchall()
     if not rows:
-        raise UnknownMemoryError(
-            f"No active memory with id {memory_id}; `autopatch-j memory list` shows the active ids."
-        )
+        raise _unknown(memory_id, active=True)
     conn.execute(_DROP_TERMS, (memory_id,))
     conn.execute(_SUPPRESS_CANDIDATES, (memory_id,))
     return Item.from_row(conn.execute("SELECT * FROM memory_items WHERE id = ?", (rows[0][0],)).fetchone())

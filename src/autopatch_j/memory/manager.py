@@ -12,7 +12,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -112,6 +112,18 @@ class MemoryManager:
             return admission.complete_turn_in_tx(
                 conn, ticket=ticket, assistant_text=assistant_text, now=self.clock.now()
             )
+
+    def admit_completed_turns(self, exchanges: Sequence[tuple[str, str, Intent]]) -> list[TurnTicket]:
+        """Admit finished (user, assistant, intent) exchanges in ONE transaction: all of them or none."""
+        self._require_healthy()
+        tickets: list[TurnTicket] = []
+        with self.db.write("store the conversation") as conn:
+            for user_text, assistant_text, intent in exchanges:
+                now = self.clock.now()
+                ticket = admission.begin_turn_in_tx(conn, user_text=user_text, intent=intent, owner=self.owner, now=now)
+                admission.complete_turn_in_tx(conn, ticket=ticket, assistant_text=assistant_text, now=now)
+                tickets.append(ticket)
+        return tickets
 
     def fail_turn(self, ticket: TurnTicket, error: str) -> admission.TurnOutcome:
         with self.db.write("mark the turn failed") as conn:

@@ -3,7 +3,8 @@
 `resolve_inside(root, raw)` accepts a project-relative path (or an absolute path that is inside the
 root) and returns the resolved absolute path. It refuses NUL bytes, over-long names, paths that
 escape through `..` or through symlinks resolving outside the root, and anything inside the
-project's own state directory `.autopatch-j/` (Memory, exports, the workspace).
+project's own state directory `.autopatch-j/` (Memory, exports, the workspace) — in any letter case,
+since on a case-insensitive file system `.AUTOPATCH-J/` is the same directory.
 """
 
 from __future__ import annotations
@@ -38,9 +39,16 @@ def resolve_inside(root: Path, raw: str) -> Path:
         relative = resolved.relative_to(base)
     except ValueError:
         raise PathOutsideProject(f"The path {raw!r} is outside the project.") from None
-    if relative.parts and relative.parts[0] == STATE_DIR_NAME:
+    if relative.parts and _is_state_dir(relative.parts[0]):
         raise PathOutsideProject(f"The path {raw!r} is inside {STATE_DIR_NAME}/, which the agents never read.")
     return resolved
+
+
+def _is_state_dir(name: str) -> bool:
+    """`.autopatch-j` as a case-insensitive file system (macOS, Windows) sees it: any case, and with
+    the trailing dots and spaces Windows ignores. Refusing such a name on a case-sensitive system
+    costs nothing."""
+    return name.rstrip(" .").casefold() == STATE_DIR_NAME.casefold()
 
 
 def relative_name(root: Path, path: Path) -> str:
