@@ -66,7 +66,7 @@ def _export(root: str, start: float, results: mp.Queue) -> None:  # type: ignore
     try:
         m = MemoryManager(root=Path(root), clock=FakeClock(start))
         m.open()
-        results.put(("ok", str(m.export())))
+        results.put(("ok", str(m.export().path)))
     except Exception:
         results.put(("error", traceback.format_exc()))
 

@@ -21,7 +21,7 @@ def test_export_contains_turns_last_error_and_every_audit_relation(manager: Memo
     with conn:
         conn.execute("UPDATE memory_meta SET last_error = 'TimeoutError: provider took too long'")
     conn.close()
-    data = json.loads(manager.export().read_text(encoding="utf-8"))
+    data = json.loads(manager.export().path.read_text(encoding="utf-8"))
     assert data["format"] == "autopatch-j.memory.export/1"
     assert "unredacted" in data["notice"]
     assert data["last_error"] == "TimeoutError: provider took too long"
@@ -40,8 +40,8 @@ def test_export_contains_turns_last_error_and_every_audit_relation(manager: Memo
 
 
 def test_export_never_overwrites_and_leaves_no_temp_files(manager: MemoryManager) -> None:
-    first = manager.export()
-    second = manager.export()  # same fake-clock instant
+    first = manager.export().path
+    second = manager.export().path  # same fake-clock instant
     assert first != second and first.exists() and second.exists()
     assert sorted(p.name for p in manager.paths.exports.iterdir()) == sorted([first.name, second.name])
 
@@ -77,7 +77,7 @@ def test_clear_requires_confirmation_and_changes_nothing_without_it(manager: Mem
 
 
 def test_clear_in_place_bumps_generation_keeps_created_at_and_exports(manager: MemoryManager, clock: FakeClock) -> None:
-    export = manager.export()
+    export = manager.export().path
     conn = sqlite3.connect(manager.paths.db)
     created_at = conn.execute("SELECT created_at FROM memory_meta").fetchone()[0]
     conn.close()

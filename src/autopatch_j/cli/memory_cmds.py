@@ -175,25 +175,44 @@ def run_forget(app: AppContext, memory_id: int, *, as_json: bool) -> None:
 
 def run_clear(app: AppContext, *, confirm: bool, as_json: bool) -> None:
     result = app.manager().clear(confirm=confirm)
+    copy = str(result.damaged_copy) if result.damaged_copy else None
     if as_json:
         emit_json(
-            app.console, {"generation": result.generation, "thread_id": result.thread_id, "rebuilt": result.rebuilt}
+            app.console,
+            {
+                "generation": result.generation,
+                "thread_id": result.thread_id,
+                "rebuilt": result.rebuilt,
+                "damaged_copy": copy,
+            },
         )
         return
     say(app.console, f"Memory cleared: generation {result.generation}, new empty thread {result.thread_id}.")
     if result.rebuilt:
         say(app.console, "The degraded database file was replaced by a fresh v2 database.")
+    if copy:
+        say(app.console, f"The damaged file was kept in {copy}.")
+        say(
+            app.console,
+            f"RAW turns may still be salvageable from it: `sqlite3 {copy}/memory.db .recover > recovered.sql`.",
+        )
     say(app.console, "Export files and CLI history were kept.")
 
 
 def run_export(app: AppContext, *, as_json: bool) -> None:
     from autopatch_j.memory.export import RAW_NOTICE
 
-    path = app.manager().export()
+    result = app.manager().export()
     if as_json:
-        emit_json(app.console, {"path": str(path), "notice": RAW_NOTICE})
+        emit_json(app.console, {"path": str(result.path), "notice": RAW_NOTICE, "unreadable": list(result.unreadable)})
         return
-    say(app.console, str(path))
+    say(app.console, str(result.path))
+    if result.unreadable:
+        say(
+            app.err_console,
+            f"warning: these tables could not be read and are missing from the export: {', '.join(result.unreadable)}",
+            "yellow",
+        )
     say(app.err_console, RAW_NOTICE, "dim")
 
 

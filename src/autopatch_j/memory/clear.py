@@ -1,24 +1,30 @@
 """`/memory clear --confirm` (M-31): fence old workers, delete every Memory row, start one empty thread.
 
-Works on a degraded store. When the catalog still matches v2 the clear is one IMMEDIATE
-transaction in place. On catalog drift every schema object is dropped and v2 recreated in one
-transaction, still in the same file. Only a file SQLite cannot rewrite (garbage, truncation) is
-rebuilt beside the old one and atomically swapped in. Either way the new generation is
-`max(meta generation, max job generation, 0) + 1`, so a batch claimed before the clear can never
-commit, and a valid old `created_at` is kept.
+Works on every degraded store. Before a damaged file is rewritten or replaced, its bytes (main file
+and `-wal`) are copied to `.autopatch-j/damaged/<UTC time>/`: RAW turns may still be salvageable
+(`sqlite3 … .recover`). When the catalog still matches v2 the clear is one IMMEDIATE transaction in
+place. If that fails (catalog drift, or data pages SQLite reports as malformed), every schema object
+is dropped and v2 recreated in one transaction, still in the same file. Only a file SQLite cannot
+rewrite (garbage, truncation, corrupt pages) is rebuilt beside the old one and atomically swapped
+in. Either way the new generation is `max(meta generation, max job generation, 0) + 1`, so a batch
+claimed before the clear can never commit, and a valid old `created_at` is kept.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
+import shutil
 import sqlite3
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, USER_OBJECTS, catalog_drift, read_catalog, schema_statements
 from autopatch_j.memory.clock import Clock
 from autopatch_j.memory.db import Database, translate_errors
+from autopatch_j.memory.errors import StorageBusyError, StorageError
 
 _MAX_GENERATION = (
     "SELECT max(coalesce((SELECT max(generation) FROM memory_meta), 0), "
@@ -52,21 +58,50 @@ class ClearResult:
     generation: int
     thread_id: int
     rebuilt: bool
+    damaged_copy: Path | None = None  # where the damaged file's bytes were kept, if it was damaged
 
 
-def clear_memory(*, db: Database, clock: Clock) -> ClearResult:
+def clear_memory(*, db: Database, clock: Clock, damaged: bool, damaged_dir: Path) -> ClearResult:
+    """Clear Memory; `damaged` (the store was degraded) keeps a copy of the file before anything is written."""
+    copy = keep_damaged(db, damaged_dir, clock) if damaged and db.path.exists() else None
     if db.path.exists() and _catalog_is_v2(db):
-        with db.write("clear Memory") as conn:
-            generation, created_at = _salvage(conn, clock)
-            for statement in _DELETE_ALL:
-                conn.execute(statement)
-            thread_id = _seed(conn, generation=generation, created_at=created_at, now=clock.now())
-        return ClearResult(generation=generation, thread_id=thread_id, rebuilt=False)
+        try:
+            with db.write("clear Memory") as conn:
+                generation, created_at = _salvage(conn, clock)
+                for statement in _DELETE_ALL:
+                    conn.execute(statement)
+                thread_id = _seed(conn, generation=generation, created_at=created_at, now=clock.now())
+            return ClearResult(generation=generation, thread_id=thread_id, rebuilt=False, damaged_copy=copy)
+        except StorageBusyError:
+            raise
+        except StorageError:  # e.g. "database disk image is malformed": the file is damaged after all
+            pass
     if db.path.exists():
+        copy = copy or keep_damaged(db, damaged_dir, clock)
         rebuilt = _rebuild_in_place(db, clock)
         if rebuilt is not None:
-            return rebuilt
-    return _rebuild(db, clock)
+            return ClearResult(rebuilt.generation, rebuilt.thread_id, rebuilt=True, damaged_copy=copy)
+    result = _rebuild(db, clock)
+    return ClearResult(result.generation, result.thread_id, rebuilt=True, damaged_copy=copy)
+
+
+def keep_damaged(db: Database, damaged_dir: Path, clock: Clock) -> Path:
+    """Copy the database file and its `-wal` to a new `damaged_dir/<UTC time>/`; nothing else is touched."""
+    stamp = dt.datetime.fromtimestamp(clock.now(), tz=dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    with translate_errors("keep a copy of the damaged Memory file (nothing was changed)"):
+        damaged_dir.mkdir(parents=True, exist_ok=True)
+        for attempt in range(1000):
+            target = damaged_dir / (stamp if attempt == 0 else f"{stamp}-{attempt}")
+            try:
+                target.mkdir(mode=0o700)
+            except FileExistsError:
+                continue
+            for suffix in ("", "-wal"):
+                source = db.path.with_name(db.path.name + suffix)
+                if source.exists():
+                    shutil.copyfile(source, target / source.name)
+            return target
+    raise StorageError(f"Could not find a free directory name in {damaged_dir}; nothing was changed.")
 
 
 def _rebuild_in_place(db: Database, clock: Clock) -> ClearResult | None:

@@ -106,8 +106,27 @@ class Database:
         """Record every statement sent on connections opened from now on (tests assert them)."""
         self._trace = trace
 
+    def orphaned_wal_bytes(self) -> int:
+        """Bytes of a non-empty `-wal` beside a 0-byte main file, else 0.
+
+        SQLite opening a 0-byte database deletes the WAL beside it, and that WAL may be the only copy
+        of the data (a main file truncated or replaced). Such a pair is never opened (issue 9.4).
+        """
+        try:
+            if self.path.stat().st_size != 0:
+                return 0
+            return os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return 0
+
     def connect(self, *, create: bool = False) -> sqlite3.Connection:
         """Open a connection; without `create`, a missing file is an error rather than a new file."""
+        if wal_bytes := self.orphaned_wal_bytes():
+            # Raised as a driver error so every reader (status, export, clear) treats it as unreadable.
+            raise sqlite3.DatabaseError(
+                f"{self.path.name} is empty but {self.path.name}-wal beside it holds {wal_bytes} bytes that may be "
+                "its data; it is left untouched"
+            )
         mode = "rwc" if create else "rw"
         conn = sqlite3.connect(
             f"file:{self.path}?mode={mode}",

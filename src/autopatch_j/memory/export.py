@@ -3,7 +3,9 @@
 The final name is reserved exclusively (O_CREAT|O_EXCL, with a numeric suffix on collision), the
 snapshot is written to a unique temp file in the same directory, fsynced, and published over the
 reservation with an atomic rename. On any failure both the temp file and the reservation are removed.
-It also works on a degraded store: tables that cannot be read are listed under `unreadable`.
+It also works on a degraded store: what can be read is exported, and every table that cannot be read
+is named under `unreadable`. When no table at all can be read, nothing is written and the export
+fails (`StorageError`): an empty export of a non-empty file is never reported as a success.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import os
 import sqlite3
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +43,21 @@ _TABLES: tuple[tuple[str, str], ...] = (
 _MAX_NAME_ATTEMPTS = 1000
 
 
-def export_snapshot(*, db: Database, exports_dir: Path, clock: Clock) -> Path:
-    """Write a new snapshot file and return its path."""
+@dataclass(frozen=True, slots=True)
+class ExportResult:
+    path: Path
+    unreadable: tuple[str, ...]  # tables that could not be read (empty for a healthy store)
+
+
+def export_snapshot(*, db: Database, exports_dir: Path, clock: Clock) -> ExportResult:
+    """Write a new snapshot file; `StorageError` (and no file) when nothing at all could be read."""
     data = _collect(db, clock)
+    if not data["tables"]:
+        reason = next(iter(data["unreadable"].values()), "unknown error")
+        raise StorageError(
+            f"Nothing could be read from {db.path} ({reason}); no export was written. "
+            "`autopatch-j memory clear --confirm` keeps a copy of the damaged file and starts over."
+        )
     stamp = dt.datetime.fromtimestamp(clock.now(), tz=dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     with translate_errors("create the exports directory"):
         exports_dir.mkdir(parents=True, exist_ok=True)
@@ -53,7 +68,7 @@ def export_snapshot(*, db: Database, exports_dir: Path, clock: Clock) -> Path:
         with contextlib.suppress(FileNotFoundError):
             final.unlink()
         raise
-    return final
+    return ExportResult(path=final, unreadable=tuple(sorted(data["unreadable"])))
 
 
 def _collect(db: Database, clock: Clock) -> dict[str, Any]:
@@ -74,12 +89,17 @@ def _collect(db: Database, clock: Clock) -> dict[str, Any]:
                 unreadable["database"] = str(exc)
             for table, order in _TABLES:
                 if "database" in unreadable:
-                    break
+                    unreadable[table] = unreadable["database"]
+                    continue
                 _read_table(conn, table, order, tables, unreadable)
         finally:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             conn.close()
+    if "database" in unreadable:
+        for table, _ in _TABLES:
+            unreadable.setdefault(table, unreadable["database"])
+        del unreadable["database"]
     meta = tables.get("memory_meta") or [{}]
     return {
         "format": EXPORT_FORMAT,

@@ -22,7 +22,7 @@ from autopatch_j.memory.clear import ClearResult, clear_memory
 from autopatch_j.memory.clock import Clock, SystemClock
 from autopatch_j.memory.db import DEFAULT_BUSY_TIMEOUT_MS, Database
 from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, StorageBusyError
-from autopatch_j.memory.export import export_snapshot
+from autopatch_j.memory.export import ExportResult, export_snapshot
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import Recovery
 from autopatch_j.memory.paths import ProjectPaths
@@ -227,7 +227,7 @@ class MemoryManager:
     def status(self) -> StatusReport:
         return read_status(db=self.db, health=self._health)
 
-    def export(self) -> Path:
+    def export(self) -> ExportResult:
         return export_snapshot(db=self.db, exports_dir=self.paths.exports, clock=self.clock)
 
     def clear(self, *, confirm: bool) -> ClearResult:
@@ -235,7 +235,7 @@ class MemoryManager:
             raise NotConfirmedError()
         self.paths.state_dir.mkdir(parents=True, exist_ok=True)
         self.db.close()  # a rebuilt file must not be shadowed by a connection to the old inode
-        result = clear_memory(db=self.db, clock=self.clock)
+        result = clear_memory(db=self.db, clock=self.clock, damaged=not self._health.ok, damaged_dir=self.paths.damaged)
         self._health = bootstrap(db=self.db, paths=self.paths, clock=self.clock)
         if self._health.ok:
             self.db.keep_open()

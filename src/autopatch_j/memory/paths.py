@@ -33,6 +33,11 @@ class ProjectPaths:
         return self.state_dir / "exports"
 
     @property
+    def damaged(self) -> Path:
+        """Where `clear --confirm` keeps the bytes of a damaged database before rewriting it."""
+        return self.state_dir / "damaged"
+
+    @property
     def workspace(self) -> Path:
         return self.state_dir / "workspace"
 
