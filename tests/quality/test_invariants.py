@@ -133,3 +133,23 @@ def test_bare_confirmations() -> None:
         assert inv.is_bare_confirmation(text), text
     for text in (PREF, "From now on, answer first.", ""):
         assert not inv.is_bare_confirmation(text), text
+
+
+def test_an_assistant_sourced_memory_rebuilt_from_forgotten_evidence_is_counted(manager: MemoryManager) -> None:
+    turn = _turn(manager, "订单服务怎么拆？", "方案甲用消息队列解耦订单服务。")
+    memory = _fabricate(manager, sources=[(turn, "assistant", "方案甲用消息队列解耦订单服务")])
+    evidence = [(turn, "assistant", "方案甲用消息队列解耦订单服务")]
+    with manager.db.read("t") as conn:
+        assert inv.forgotten_rebuilt(conn, old_evidence=evidence) == [memory]
+
+
+def test_a_compaction_still_quoting_forgotten_evidence_is_counted(manager: MemoryManager) -> None:
+    turn = _turn(manager, "订单服务怎么拆？", "方案甲用消息队列解耦订单服务。")
+    evidence = [(turn, "assistant", "方案甲用消息队列解耦订单服务")]
+    with manager.db.write("t") as conn:
+        conn.execute("UPDATE threads SET compaction = '讨论：方案甲用消息队列解耦订单服务'")
+    with manager.db.read("t") as conn:
+        assert inv.forgotten_in_compaction(conn, old_evidence=evidence) == [1]
+    _turn(manager, "我再说一次：方案甲用消息队列解耦订单服务", "好的。")  # a new turn repeats it: legitimate
+    with manager.db.read("t") as conn:
+        assert inv.forgotten_in_compaction(conn, old_evidence=evidence) == []

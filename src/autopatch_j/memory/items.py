@@ -22,6 +22,15 @@ _FORGET_ITEM = (
     "RETURNING id"
 )
 _DROP_TERMS = "DELETE FROM memory_terms WHERE item_id IN (SELECT id FROM memory_items WHERE memory_id = ?)"
+# The compaction of every thread the memory's evidence came from is invalidated: it may quote the
+# forgotten text, and the next Stage 1 rebuilds it from what is not forgotten (issue 9.6).
+_INVALIDATE_COMPACTIONS = (
+    "UPDATE threads SET compaction = '' WHERE id IN ("
+    "SELECT i.thread_id FROM memory_items i WHERE i.memory_id = :memory_id AND i.thread_id IS NOT NULL "
+    "UNION SELECT t.thread_id FROM memory_items i JOIN memory_item_candidates ic ON ic.item_id = i.id "
+    "JOIN candidate_sources s ON s.candidate_id = ic.candidate_id JOIN turns t ON t.id = s.turn_id "
+    "WHERE i.memory_id = :memory_id)"
+)
 _SUPPRESS_CANDIDATES = (
     "UPDATE memory_candidates SET status = 'suppressed' WHERE id IN ("
     "SELECT ic.candidate_id FROM memory_item_candidates ic JOIN memory_items i ON i.id = ic.item_id "
@@ -57,7 +66,8 @@ def show_in_tx(conn: sqlite3.Connection, *, memory_id: int) -> ItemDetail:
 
 
 def forget_in_tx(conn: sqlite3.Connection, *, memory_id: int, now: float) -> Item:
-    """Take the memory out of routing and retrieval and suppress its candidates (M-46)."""
+    """Take the memory out of routing and retrieval, suppress its candidates (M-46) and invalidate the
+    compaction of the threads its evidence came from."""
     if not _MIN_ID <= memory_id <= _MAX_ID:
         raise _unknown(memory_id, active=True)
     rows = conn.execute(_FORGET_ITEM, (now, memory_id)).fetchall()
@@ -65,4 +75,5 @@ def forget_in_tx(conn: sqlite3.Connection, *, memory_id: int, now: float) -> Ite
         raise _unknown(memory_id, active=True)
     conn.execute(_DROP_TERMS, (memory_id,))
     conn.execute(_SUPPRESS_CANDIDATES, (memory_id,))
+    conn.execute(_INVALIDATE_COMPACTIONS, {"memory_id": memory_id})
     return Item.from_row(conn.execute("SELECT * FROM memory_items WHERE id = ?", (rows[0][0],)).fetchone())

@@ -10,7 +10,8 @@ compaction or the other candidates:
   "just this once"), not an undecided question, not speculation and not a current code fact — or a
   short confirmation ("同意", "ok let's do that") quoted together with the adjacent assistant
   proposal, which must carry a proposal signal and anchor the content;
-* evidence already covered by a suppressed (forgotten) candidate never forms a candidate again;
+* evidence already covered by a suppressed (forgotten) candidate — user or assistant — never forms a
+  candidate again, and its quotes are cut out of the new compaction;
 * `discussion_context` is always non-factual and bound to the batch's thread.
 """
 
@@ -102,7 +103,21 @@ def validate_extraction(output: ExtractionOutput, request: ExtractionRequest, le
                 extraction_job_id=_owning_job(sources, request),
             )
         )
-    return ValidatedExtraction(compaction=output.compaction, candidates=tuple(kept), filtered=tuple(filtered))
+    return ValidatedExtraction(
+        compaction=scrub_forgotten(output.compaction, request.suppressed),
+        candidates=tuple(kept),
+        filtered=tuple(filtered),
+    )
+
+
+FORGOTTEN_MARK = "[forgotten]"
+
+
+def scrub_forgotten(compaction: str, suppressed: tuple[Source, ...]) -> str:
+    """The compaction with every quote of a forgotten memory's evidence (visible in this batch) cut out."""
+    for quote in sorted({src.quote for src in suppressed if src.quote.strip()}, key=len, reverse=True):
+        compaction = compaction.replace(quote, FORGOTTEN_MARK)
+    return compaction
 
 
 def _structural(index: int, raw: CandidateOut, request: ExtractionRequest) -> tuple[Source, ...]:
@@ -133,8 +148,8 @@ def _structural(index: int, raw: CandidateOut, request: ExtractionRequest) -> tu
 def _semantic_reason(
     raw: CandidateOut, sources: tuple[Source, ...], request: ExtractionRequest, lexicon: Lexicon
 ) -> str | None:
-    if any(_suppressed(src, request) for src in sources if src.role is SourceRole.USER):
-        return "its user evidence belongs to a forgotten memory"
+    if any(_suppressed(src, request) for src in sources):  # every role: an assistant quote too (issue 9.5)
+        return "its evidence belongs to a forgotten memory"
     if raw.kind == MemoryKind.DISCUSSION_CONTEXT.value:
         return None
     batch = {turn.id: turn for turn in request.turns}

@@ -333,11 +333,7 @@ def _forget(run: CaseRun, step: ForgetStep) -> None:
         texts = [item.title, item.content, *(source.quote for source in detail.sources)]
         if not any(needle in text.casefold() for text in texts):
             continue
-        run.old_evidence.extend(
-            (source.turn_id, source.role.value, source.quote)
-            for source in detail.sources
-            if source.role.value == "user"
-        )
+        run.old_evidence.extend((source.turn_id, source.role.value, source.quote) for source in detail.sources)
         run.manager.forget(item.memory_id)
         run.forgotten_memory_ids.append(item.memory_id)
         if run.script is not None:
@@ -435,6 +431,7 @@ def _score(run: CaseRun, totals: dict[str, Any]) -> CaseScore:
         illegal = inv.illegal_provenance(conn)
         completeness = inv.provenance_completeness(conn)
         rebuilt = inv.forgotten_rebuilt(conn, old_evidence=run.old_evidence)
+        stale_compactions = inv.forgotten_in_compaction(conn, old_evidence=run.old_evidence)
     forgotten_still = all(
         manager.show_item(memory_id).item.status is ItemStatus.FORGOTTEN for memory_id in run.forgotten_memory_ids
     )
@@ -447,6 +444,7 @@ def _score(run: CaseRun, totals: dict[str, Any]) -> CaseScore:
     totals["forgotten"] += len(run.forgotten_memory_ids)
     totals["replay_probes"] += 1 if run.old_evidence else 0
     totals["rebuilt"].extend(f"{run.case.id}: memory {m}" for m in rebuilt)
+    totals["rebuilt"].extend(f"{run.case.id}: compaction of thread {t}" for t in stale_compactions)
     totals["complete"] += completeness.complete
     totals["total"] += completeness.total
     for step in run.steps:
@@ -457,7 +455,9 @@ def _score(run: CaseRun, totals: dict[str, Any]) -> CaseScore:
         totals["semantic_injected"] += run.script.counts.semantic_injected
         totals["replays"] += run.script.counts.replays
     score.notes.extend(run.notes)
-    score.invariant_breaks = len(illegal) + len(run.repair_leaks) + len(run.cross_repo_leaks) + len(rebuilt)
+    score.invariant_breaks = (
+        len(illegal) + len(run.repair_leaks) + len(run.cross_repo_leaks) + len(rebuilt) + len(stale_compactions)
+    )
     score.invariant_breaks += len(completeness.incomplete)
     score.drain = "batched" if run.batched else "each turn"
     return score

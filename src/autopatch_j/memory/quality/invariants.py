@@ -10,7 +10,8 @@ Each can fail: tests feed them fabricated leaks and illegal sources.
   confirmation without the adjacent assistant proposal.
 - provenance completeness: active preferences and decisions whose current revision has ≥ 1 source,
   every source an exact substring of a stored RAW turn, and ≥ 1 user source.
-- forgotten rebuilt: active memories whose user evidence is only evidence of forgotten memories.
+- forgotten rebuilt: active memories whose evidence (any role) is only evidence of forgotten
+  memories, and thread compactions that still quote forgotten evidence no other turn repeats.
 - repair leakage: repair-path requests that carry Memory: a memory tool schema, the routing context
   heading, or any fingerprint (RAW turn text, memory title/content, source quote) of the project.
 - cross-repo leakage: fingerprints of one scratch repo found in the other's database, search results,
@@ -169,7 +170,7 @@ def provenance_completeness(conn: sqlite3.Connection) -> Completeness:
 
 
 def forgotten_rebuilt(conn: sqlite3.Connection, *, old_evidence: Iterable[tuple[int, str, str]]) -> list[int]:
-    """Active memories whose user evidence is only (turn, role, quote) evidence of forgotten memories.
+    """Active memories whose evidence, of any role, is only (turn, role, quote) evidence of forgotten memories.
 
     `old_evidence` is what the forgotten memories rested on, captured at the moment of the forget.
     A memory that also cites a newer explicit user turn is a legitimate re-statement (M-46).
@@ -183,13 +184,32 @@ def forgotten_rebuilt(conn: sqlite3.Connection, *, old_evidence: Iterable[tuple[
 
     by_memory: dict[int, list[sqlite3.Row]] = {}
     for row in conn.execute(_ACTIVE_ITEM_SOURCES):
-        if row["turn_id"] is not None and row["role"] == "user":
+        if row["turn_id"] is not None:
             by_memory.setdefault(row["memory_id"], []).append(row)
     return sorted(
         memory_id
         for memory_id, rows in by_memory.items()
         if rows and all(is_old(row["turn_id"], row["role"], row["quote"]) for row in rows)
     )
+
+
+def forgotten_in_compaction(conn: sqlite3.Connection, *, old_evidence: Iterable[tuple[int, str, str]]) -> list[int]:
+    """Threads whose compaction still quotes forgotten evidence that no other turn of the thread repeats."""
+    evidence = list(old_evidence)
+    old_turns = {turn_id for turn_id, _, _ in evidence}
+    flagged: list[int] = []
+    for thread_id, compaction in conn.execute("SELECT id, compaction FROM threads ORDER BY id").fetchall():
+        quotes = [quote for _, _, quote in evidence if quote and quote in compaction]
+        if not quotes:
+            continue
+        others = [
+            f"{row[1] or ''}\n{row[2] or ''}"
+            for row in conn.execute("SELECT id, user_text, assistant_text FROM turns WHERE thread_id = ?", (thread_id,))
+            if row[0] not in old_turns
+        ]
+        if any(not any(quote in text for text in others) for quote in quotes):
+            flagged.append(thread_id)
+    return flagged
 
 
 def fingerprints(conn: sqlite3.Connection) -> set[str]:
