@@ -129,8 +129,30 @@ def test_ask_uses_the_configured_openai_compatible_endpoint(
         "AUTOPATCH_LLM_BASE_URL": openai_server.base_url,
         "AUTOPATCH_LLM_MODEL": FAKE_MODEL,
     }
-    result = cli("ask", "hello", env=env)
+    result = cli("ask", "hello", "--no-drain", env=env)  # only the main request reaches the server
     assert (result.code, result.out) == (0, "Hi there.\n")
     (request,) = openai_server.requests
     assert request.body["model"] == FAKE_MODEL and request.body["stream"] is True
     assert request.headers["authorization"] == f"Bearer {FAKE_API_KEY}"
+
+
+def test_ask_runs_the_bounded_exit_drain_so_memory_list_shows_the_result(
+    cli: CliRunner, canned: CannedProvider
+) -> None:
+    """Issue 9.11: `ask` then `memory list` shows what the exchange taught, like the REPL's exit drain."""
+    canned.enqueue(Purpose.MAIN, "好的，以后先给结论。")
+    rules = {"AUTOPATCH_MEMORY_EXTRACTOR": "rules"}
+    result = cli("ask", "以后回答先给结论，再写细节。", "--intent", "general_chat", env=rules)
+    assert result.code == 0, result.err
+    listed = cli("memory", "list", "--json").json()
+    assert [item["kind"] for item in listed] == ["user_preference"]
+    assert cli("memory", "status", "--json").json()["jobs"] == {"succeeded": 2}
+
+
+def test_ask_no_drain_leaves_the_jobs_pending(cli: CliRunner, canned: CannedProvider) -> None:
+    canned.enqueue(Purpose.MAIN, "好的。")
+    rules = {"AUTOPATCH_MEMORY_EXTRACTOR": "rules"}
+    result = cli("ask", "以后回答先给结论，再写细节。", "--intent", "general_chat", "--no-drain", env=rules)
+    assert result.code == 0, result.err
+    assert cli("memory", "list", "--json").json() == []
+    assert cli("memory", "status", "--json").json()["jobs"] == {"pending": 1}

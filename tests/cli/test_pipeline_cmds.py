@@ -131,3 +131,43 @@ def test_lone_surrogate_on_a_later_line_admits_nothing_and_leaves_no_open_turn(
     assert "line 2" in result.err and result.err.count("\n") == 1
     status = cli("memory", "status", "--json").json()
     assert status["counts"]["turns"] == 0 and status["jobs"] == {}
+
+
+def _lease_one_batch_elsewhere(project: Path, owner: str = "otherhost:4242:deadbeef") -> None:
+    import time
+
+    from autopatch_j.memory.jobs import claim_extraction_in_tx
+
+    m = MemoryManager(root=project, owner=owner)
+    assert m.open().ok
+    with m.db.write("test: a process that crashed holding a batch") as conn:
+        assert claim_extraction_in_tx(conn, owner=owner, now=time.time(), force=True) is not None
+    m.close()
+
+
+def test_drain_text_says_what_is_left_and_why(cli: CliRunner, project: Path) -> None:
+    """Issue 9.10: "Ran 0 job(s)" with jobs pending always comes with the reason and the time."""
+    cli("memory", "ingest", str(EXAMPLE))
+    _lease_one_batch_elsewhere(project)
+    out = cli("memory", "drain")
+    assert "Ran 0 job(s)" in out.out
+    assert "leased by another process (otherhost:4242:deadbeef) until" in out.out
+    assert "12 job(s) waiting" in out.out and "wait behind" in out.out
+
+
+def test_drain_text_names_retry_wait_until(cli: CliRunner, project: Path) -> None:
+    cli("memory", "ingest", str(EXAMPLE))
+    m = MemoryManager(root=project)
+    m.open()
+    with m.db.write("test: back off") as conn:
+        conn.execute("UPDATE memory_jobs SET status = 'retry_wait', attempts = 1, next_attempt_at = 4102444800")
+    m.close()
+    out = cli("memory", "drain")
+    assert "Ran 0 job(s)" in out.out
+    assert "12 in retry_wait until 2100-01-01" in out.out
+
+
+def test_drain_that_leaves_nothing_says_nothing_more(cli: CliRunner) -> None:
+    cli("memory", "ingest", str(EXAMPLE))
+    out = cli("memory", "drain")
+    assert "waiting" not in out.out

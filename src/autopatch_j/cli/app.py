@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from autopatch_j.cli import ask_cmds, eval_cmds, pipeline_cmds, search_cmds
+from autopatch_j.cli import ask_cmds, eval_cmds, pipeline_cmds, search_cmds, signals
 from autopatch_j.cli.cloud import cloud_app
 from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.errors import exit_code_for, message_for
@@ -70,13 +71,21 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI; every known failure becomes one sentence and a non-zero exit code.
 
     Usage errors are reported by typer itself (exit 2); our packages' exceptions are mapped here,
-    in one place (cli/errors.py). An unknown exception is a bug and keeps its traceback.
+    in one place (cli/errors.py). An unknown exception is a bug and keeps its traceback. Ctrl-C
+    exits with 130 and SIGTERM with 143, after `AppContext.close` released this process's job leases.
     """
-    try:
-        app(args=argv, prog_name="autopatch-j")
-    except Exception as exc:
-        code = exit_code_for(exc)
-        if code is None:
+    with signals.exit_signals():
+        try:
+            app(args=argv, prog_name="autopatch-j")
+        except signals.Terminated:
+            sys.exit(signals.EXIT_SIGTERM)
+        except SystemExit as exc:
+            if signals.received() == signal.SIGINT and exc.code == 1:  # click's "Aborted!" after Ctrl-C
+                sys.exit(signals.EXIT_SIGINT)
             raise
-        sys.stderr.write(f"error: {message_for(exc)}\n")
-        sys.exit(code)
+        except Exception as exc:
+            code = exit_code_for(exc)
+            if code is None:
+                raise
+            sys.stderr.write(f"error: {message_for(exc)}\n")
+            sys.exit(code)

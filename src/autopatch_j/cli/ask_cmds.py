@@ -8,6 +8,10 @@ provider built from `load_llm_settings` (environment, then `.autopatch-j/config.
 replace the module attribute `provider_factory` (or pass `provider=`) to inject a canned or
 loopback provider. No LLM configured → `LLMConfigError` naming the variables to set (exit 5).
 
+After the answer, `ask` runs the REPL's bounded exit drain (M-52: every due Memory job gets one
+chance, ≤ 60 s) so `memory list` shows what the exchange taught; `--no-drain` skips it. Its
+warnings go to stderr and never change the exit code.
+
 JSON output (`--json`) is stable:
 
     ask:   {"intent", "route": {"source", "fallback_reason"}, "answer", "turn_id", "thread_id",
@@ -148,6 +152,24 @@ def run_ask(
     return result
 
 
+def run_exit_drain(app: AppContext, provider: LLMProvider | None) -> list[str]:
+    """`ask`'s exit drain (M-52, issue 9.11): the REPL's bounded round (≤ 60 s), so the turn's memories
+    exist when `ask` returns. Warnings are returned; jobs left over wait for the next drain."""
+    from autopatch_j.cli.errors import message_for
+    from autopatch_j.cli.pipeline_cmds import EXTRACTOR_ENV
+    from autopatch_j.memory.drain import drain_at_exit
+    from autopatch_j.memory.errors import MemoryEngineError
+    from autopatch_j.memory.extractor import choose_extractor
+    from autopatch_j.memory.pipeline import Pipeline
+
+    try:
+        extractor = choose_extractor(mode=app.environ.get(EXTRACTOR_ENV), provider=provider)
+        pipeline = Pipeline.for_manager(app.manager(), extractor=extractor)
+    except MemoryEngineError as exc:
+        return [f"Memory jobs were left for later: {message_for(exc)}"]
+    return list(drain_at_exit(pipeline).warnings)
+
+
 def run_patch_show(app: AppContext, *, as_json: bool) -> None:
     from autopatch_j.workspace.patch import patch_state
 
@@ -221,8 +243,17 @@ def register(app: typer.Typer) -> None:
             typer.Option("--intent", case_sensitive=False, help="Skip routing and use this intent."),
         ] = None,
         as_json: JsonOption = False,
+        no_drain: Annotated[
+            bool,
+            typer.Option("--no-drain", help="Skip the exit drain (≤ 60 s) that turns this exchange into memories."),
+        ] = False,
     ) -> None:
         """Send one request through the same admission and agent path as the REPL; the answer goes to stdout."""
-        run_ask(app_context(ctx), text, intent=intent, as_json=as_json)
+        app = app_context(ctx)
+        provider = provider_factory(app)
+        run_ask(app, text, intent=intent, as_json=as_json, host=build_host(app, provider=provider))
+        if not no_drain:
+            for warning in run_exit_drain(app, provider):
+                say(app.err_console, f"warning: {warning}", "yellow")
 
     app.add_typer(patch_app, name="patch")

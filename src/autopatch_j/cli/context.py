@@ -61,8 +61,30 @@ class AppContext:
         return self._manager
 
     def close(self) -> None:
+        """Release this process's job leases (a no-op unless a signal cut a step short), then close."""
         if self._manager is not None:
+            self._release_leases()
             self._manager.close()
+
+    def _release_leases(self) -> None:
+        from autopatch_j.cli import signals
+        from autopatch_j.memory.errors import MemoryEngineError
+
+        manager = self._manager
+        assert manager is not None
+        try:
+            released = manager.release_leases()
+            if not released and signals.received() is None:
+                return
+            waiting = manager.waiting_jobs().total
+        except MemoryEngineError:
+            return  # degraded or locked: the leases expire on their own (120 s)
+        note = f"released {len(released)} job lease(s); " if released else ""
+        self.err_console.print(
+            f"Memory: {note}{waiting} job(s) waiting; `autopatch-j memory drain` or the next session runs them.",
+            markup=False,
+            style="yellow",
+        )
 
 
 def _project_root(root: Path | None) -> Path:

@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from autopatch_j.cli.context import AppContext
-from autopatch_j.cli.render import emit_json, say
+from autopatch_j.cli.render import emit_json, say, timestamp
 
 if TYPE_CHECKING:  # the pipeline stack is imported when a command needs it (CLI cold start)
     from autopatch_j.memory.drain import DrainReport
     from autopatch_j.memory.extractor import Extractor
     from autopatch_j.memory.jobs import Recovery
     from autopatch_j.memory.pipeline import Pipeline
+    from autopatch_j.memory.waiting import WaitingJobs
 
 EXTRACTOR_ENV = "AUTOPATCH_MEMORY_EXTRACTOR"
 
@@ -92,6 +93,8 @@ def run_drain(app: AppContext, *, as_json: bool, extractor: Extractor | None = N
         emit_json(app.console, payload)
     else:
         _render_drain(app, payload)
+        for line in waiting_lines(app.manager().waiting_jobs()):
+            say(app.console, line)
     if any(step.outcome is Outcome.RETRY for step in report.steps) or report.warnings:
         raise typer.Exit(1)
     return report
@@ -114,6 +117,31 @@ def _render_drain(app: AppContext, payload: dict[str, Any]) -> None:
         say(app.err_console, warning, "yellow")
     if payload["errors"] and not app.debug:
         say(app.err_console, "Set AUTOPATCH_DEBUG=true to see the RAW error text.", "dim")
+
+
+def waiting_lines(waiting: WaitingJobs) -> list[str]:
+    """What is left after a drain and why, one line per reason; nothing when nothing waits (issue 9.10)."""
+    if waiting.total == 0:
+        return []
+    lines = [f"{waiting.total} job(s) waiting:"]
+    for hold in waiting.leases:
+        lines.append(
+            f"  {hold.jobs} leased by another process ({hold.owner}) until {timestamp(hold.until)}; "
+            "they become runnable when that lease expires"
+        )
+    if waiting.blocked:
+        lines.append(
+            f"  {waiting.blocked} wait behind those leases (one extraction batch per thread, "
+            "one consolidation at a time)"
+        )
+    if waiting.retrying:
+        lines.append(
+            f"  {waiting.retrying} in retry_wait until {timestamp(waiting.next_retry_at)} (the earliest) "
+            "after a failure; `autopatch-j memory status` shows the last error"
+        )
+    if waiting.runnable:
+        lines.append(f"  {waiting.runnable} runnable now (created during this drain); run `memory drain` again")
+    return lines
 
 
 def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext]) -> None:

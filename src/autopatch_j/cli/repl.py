@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import select
+import signal
 import threading
 import traceback
 from collections.abc import Callable, Sequence
@@ -234,6 +235,11 @@ class Repl:
         say(c, "Type /help for commands; Ctrl-C cancels an answer, Ctrl-D or /quit exits.", "dim")
 
     def _finish(self) -> None:
+        from autopatch_j.cli import signals
+
+        if signals.received() == signal.SIGTERM:  # asked to stop: no 60 s exit drain, no worker join
+            say(self.console, "Terminated; pending Memory jobs wait for the next session.", "bold yellow")
+            return
         self._join_detached()
         try:
             with self.console.status("Finishing pending Memory jobs…"):

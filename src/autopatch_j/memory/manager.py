@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autopatch_j.memory import admission, items, jobs, threads
+from autopatch_j.memory import admission, items, jobs, threads, waiting
 from autopatch_j.memory.bootstrap import bootstrap
 from autopatch_j.memory.clear import ClearResult, clear_memory
 from autopatch_j.memory.clock import Clock, SystemClock
@@ -97,6 +97,23 @@ class MemoryManager:
         self._require_healthy()
         with self.db.write("recover Memory jobs") as conn:
             return jobs.recover_jobs_in_tx(conn, now=self.clock.now())
+
+    def release_leases(self) -> tuple[int, ...]:
+        """On SIGINT/SIGTERM: this owner's job leases back to `pending`, attempts unchanged; never raises
+        for a degraded store (there is nothing to release then)."""
+        if not self._health.ok:
+            return ()
+        with self.db.read("look for this process's Memory job leases") as conn:
+            if not waiting.holds_leases_in_tx(conn, owner=self.owner):
+                return ()  # the usual case: no write lock taken at exit
+        with self.db.write("release this process's Memory job leases") as conn:
+            return waiting.release_own_leases_in_tx(conn, owner=self.owner, now=self.clock.now())
+
+    def waiting_jobs(self) -> waiting.WaitingJobs:
+        """How many jobs wait, and why (leased elsewhere until T, retry_wait until T, behind a lease)."""
+        self._require_healthy()
+        with self.db.read("summarise waiting Memory jobs") as conn:
+            return waiting.waiting_jobs_in_tx(conn, now=self.clock.now())
 
     # -- admission -------------------------------------------------------------------------
 

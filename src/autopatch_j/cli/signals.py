@@ -1,0 +1,56 @@
+"""SIGINT and SIGTERM for one CLI process: remember which arrived, and unwind like Ctrl-C.
+
+`exit_signals()` wraps a whole command (installed only in the main thread, restored afterwards).
+SIGINT keeps Python's behaviour (KeyboardInterrupt, which the REPL may still handle as "cancel");
+SIGTERM raises `Terminated`, which nothing handles as a cancel, so the process unwinds, releases its
+Memory job leases (`AppContext.close`) and exits with 143. `received()` tells the cleanup which one
+came.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
+
+_received: list[int] = []
+
+
+class Terminated(BaseException):
+    """SIGTERM: the process was asked to stop."""
+
+
+def received() -> int | None:
+    """The last SIGINT/SIGTERM this process received inside `exit_signals()`, or None."""
+    return _received[-1] if _received else None
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+    raise KeyboardInterrupt
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+    raise Terminated
+
+
+@contextmanager
+def exit_signals() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _received.clear()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, _on_sigint)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

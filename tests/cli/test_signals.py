@@ -1,0 +1,147 @@
+"""SIGINT / SIGTERM during `memory drain` and `ask` (issue 9.10): the process releases the job leases it
+holds (back to pending, attempt count unchanged), says how many jobs wait, and exits 130 / 143 —
+so the next `memory drain` runs them at once instead of finding them leased for 120 s.
+
+Run as real subprocesses against an LLM endpoint that accepts the connection and never answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
+
+
+@pytest.fixture
+def silent_llm() -> Iterator[str]:
+    """A base URL whose server accepts connections (kernel backlog) and never replies."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+    finally:
+        server.close()
+
+
+def _env(base_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOPATCH_")}
+    env |= {
+        "AUTOPATCH_LLM_API_KEY": "test-key",
+        "AUTOPATCH_LLM_BASE_URL": base_url,
+        "AUTOPATCH_LLM_MODEL": "silent",
+        "AUTOPATCH_MEMORY_EXTRACTOR": "llm",
+    }
+    return env
+
+
+def _cli(project: Path, *args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "autopatch_j", "-C", str(project), *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _jobs(project: Path) -> list[tuple[str, int, str | None]]:
+    conn = sqlite3.connect(project / ".autopatch-j" / "memory.db")
+    try:
+        return conn.execute("SELECT status, attempts, owner FROM memory_jobs ORDER BY id").fetchall()
+    finally:
+        conn.close()
+
+
+def _wait_for_a_lease(project: Path, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the CLI ended early: {process.communicate()}")
+        if any(status == "leased" for status, _, _ in _jobs(project)):
+            return
+        time.sleep(0.05)
+    pytest.fail("the drain never leased a job")
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_during_drain_releases_the_leases_and_says_what_waits(
+    tmp_path: Path, silent_llm: str, signum: int, code: int
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    env = _env(silent_llm)
+    ingest = subprocess.run(
+        [sys.executable, "-m", "autopatch_j", "-C", str(project), "memory", "ingest", str(EXAMPLE)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ingest.returncode == 0, ingest.stderr
+    drain = _cli(project, "memory", "drain", env=env)
+    _wait_for_a_lease(project, drain)
+    drain.send_signal(signum)
+    out, err = drain.communicate(timeout=30)
+    assert drain.returncode == code, (out, err)
+    assert "Traceback" not in err
+    assert "released 4 job lease(s); 12 job(s) waiting" in err
+    assert all(status == "pending" and attempts == 0 and owner is None for status, attempts, owner in _jobs(project))
+
+    rules = env | {"AUTOPATCH_MEMORY_EXTRACTOR": "rules"}
+    again = subprocess.run(
+        [sys.executable, "-m", "autopatch_j", "-C", str(project), "memory", "drain", "--json"],
+        env=rules,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["jobs_run"] == 15  # nothing waited for an expired lease
+    assert all(status.startswith("succeeded") for status, _, _ in _jobs(project))
+
+
+def _wait_for_an_open_turn(project: Path, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 30
+    db = project / ".autopatch-j" / "memory.db"
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the CLI ended early: {process.communicate()}")
+        if db.exists():
+            conn = sqlite3.connect(db)
+            try:
+                if conn.execute("SELECT count(*) FROM turns").fetchone()[0]:
+                    return
+            except sqlite3.Error:
+                pass
+            finally:
+                conn.close()
+        time.sleep(0.05)
+    pytest.fail("ask never admitted its turn")
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_during_ask_exits_with_the_signal_code_and_no_traceback(
+    tmp_path: Path, silent_llm: str, signum: int, code: int
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    ask = _cli(project, "ask", "--intent", "general_chat", "hello", env=_env(silent_llm))
+    _wait_for_an_open_turn(project, ask)
+    time.sleep(0.2)
+    ask.send_signal(signum)
+    out, err = ask.communicate(timeout=30)
+    assert ask.returncode == code, (out, err)
+    assert "Traceback" not in err
+    assert "job(s) waiting" in err
