@@ -171,3 +171,15 @@ def test_drain_that_leaves_nothing_says_nothing_more(cli: CliRunner) -> None:
     cli("memory", "ingest", str(EXAMPLE))
     out = cli("memory", "drain")
     assert "waiting" not in out.out
+
+
+def test_a_20_mb_turn_is_refused_at_ingest_in_one_sentence(cli: CliRunner, tmp_path: Path) -> None:
+    """Issue 9.9: the size limit is checked before anything is admitted; the error names it."""
+    import json
+
+    big = tmp_path / "big.jsonl"
+    big.write_text(json.dumps({"user": "以后先给结论。" + "x" * 20_000_000, "assistant": "好"}) + "\n")
+    result = cli("memory", "ingest", str(big))
+    assert result.code == 1
+    assert "line 1" in result.err and "100,000" in result.err and result.err.count("\n") == 1
+    assert cli("memory", "status", "--json").json()["counts"]["turns"] == 0

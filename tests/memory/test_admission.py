@@ -170,3 +170,15 @@ def test_complete_turn_fails_loudly_when_the_meta_row_vanished(manager: MemoryMa
     conn = sqlite3.connect(manager.paths.db)
     assert conn.execute("SELECT status FROM turns WHERE id = ?", (ticket.turn_id,)).fetchone()[0] == "open"
     conn.close()
+
+
+def test_a_message_over_the_size_limit_is_refused_before_anything_is_stored(manager: MemoryManager) -> None:
+    """Issue 9.9: one clear sentence, nothing admitted; a message at the limit is admitted."""
+    from autopatch_j.memory.admission import MAX_TURN_CHARS
+
+    with pytest.raises(InvalidInputError, match="at most 100,000 characters"):
+        manager.begin_turn("x" * (MAX_TURN_CHARS + 1), Intent.GENERAL_CHAT)
+    conn = sqlite3.connect(manager.paths.db)
+    assert conn.execute("SELECT count(*) FROM turns").fetchone()[0] == 0
+    conn.close()
+    manager.begin_turn("x" * MAX_TURN_CHARS, Intent.GENERAL_CHAT)

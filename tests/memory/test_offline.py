@@ -179,3 +179,18 @@ def test_choose_extractor() -> None:
         choose_extractor(mode="llm", provider=None)
     with pytest.raises(ExtractorConfigError):
         choose_extractor(mode="magic", provider=llm)
+
+
+def test_a_turn_with_more_statements_than_one_batch_may_hold_still_drains(manager: MemoryManager) -> None:
+    """Issue 9.9: the rules extractor never produces an output the validator must reject whole (> 32
+    candidates), which would put the job in retry forever; the latest statements are kept."""
+    from autopatch_j.memory.drain import drain
+    from autopatch_j.memory.pipeline import Outcome
+    from autopatch_j.memory.validation import MAX_CANDIDATES
+    from tests.memory.pipeline_support import admit, pipeline_for
+
+    statements = "".join(f"以后回答先给结论，规则{n}。" for n in range(MAX_CANDIDATES + 8))
+    admit(manager, [(statements, "好的。")])
+    report = drain(pipeline_for(manager), budget_s=None)
+    assert [step.outcome for step in report.steps][:1] == [Outcome.SUCCEEDED], report.warnings
+    assert report.warnings == ()

@@ -16,6 +16,10 @@ from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import enqueue_extraction_in_tx
 from autopatch_j.memory.records import ORDINARY_INTENTS, Intent, TurnTicket
 
+# The largest message Memory admits (issue 9.9). It bounds what one turn can cost every later stage
+# (admission, the offline extractor — about 12 ms per 1,000 characters, bench/large_turn_bench.py —,
+# compaction, consolidation), and no useful prompt is larger. Checked before anything is stored.
+MAX_TURN_CHARS = 100_000
 TURN_LEASE_SECONDS = 120.0
 HEARTBEAT_SECONDS = 30.0
 MAX_ERROR_CHARS = 20_000
@@ -60,12 +64,22 @@ def require_storable(text: str, what: str) -> None:
         ) from None
 
 
+def require_admissible(text: str, what: str) -> None:
+    """Storable, and at most `MAX_TURN_CHARS` characters (one sentence naming the limit otherwise)."""
+    if len(text) > MAX_TURN_CHARS:
+        raise InvalidInputError(
+            f"The {what} has {len(text):,} characters; Memory admits at most {MAX_TURN_CHARS:,} characters per "
+            "turn; send a shorter message, or point to a file in the project instead of pasting it."
+        )
+    require_storable(text, what)
+
+
 def begin_turn_in_tx(conn: sqlite3.Connection, *, user_text: str, intent: Intent, owner: str, now: float) -> TurnTicket:
     if intent not in ORDINARY_INTENTS:
         raise InvalidInputError(f"Intent {intent.value} never uses Memory and is not admitted (M-1).")
     if not user_text.strip():
         raise InvalidInputError("The message is empty.")
-    require_storable(user_text, "message")
+    require_admissible(user_text, "message")
     op = require_operational(conn)
     seq = conn.execute(_NEXT_SEQ, (op.active_thread_id,)).fetchone()[0]
     cursor = conn.execute(

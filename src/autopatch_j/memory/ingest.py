@@ -2,7 +2,8 @@
 
 The file is JSONL, one exchange per line: `{"user": "...", "assistant": "...", "intent": "general_chat"}`
 (`intent` optional, `code_explain` or `general_chat`; blank lines are skipped). The WHOLE file is
-validated before anything is admitted (JSON shape, and text SQLite can store: no lone surrogates) —
+validated before anything is admitted (JSON shape, and text SQLite can store: no lone surrogates, at
+most `MAX_TURN_CHARS` characters per side) —
 a malformed line is one sentence naming its line number and nothing is stored. Valid exchanges
 then go through the same `begin_turn` / `complete_turn` admission as live turns, all of them in ONE
 transaction (a failure rolls back the whole file), so each gets its extraction job like a live one.
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from autopatch_j.memory.admission import require_storable
+from autopatch_j.memory.admission import require_admissible
 from autopatch_j.memory.errors import IngestFormatError, InvalidInputError
 from autopatch_j.memory.records import ORDINARY_INTENTS, Intent, TurnTicket
 
@@ -72,7 +73,7 @@ def _parse_line(line: str, number: int, source: str) -> Exchange:
         raise IngestFormatError(f'{where} needs a string "assistant".')
     for name, text in (("user", user), ("assistant", assistant)):
         try:
-            require_storable(text, f'"{name}" text')
+            require_admissible(text, f'"{name}" text')
         except InvalidInputError as exc:
             raise IngestFormatError(f"{where}: {exc}") from None
     raw_intent = value.get("intent", Intent.GENERAL_CHAT.value)

@@ -30,7 +30,7 @@ from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, 
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.terms import normalize
-from autopatch_j.memory.validation import MAX_COMPACTION_CHARS
+from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+?(?:[。！？!?；;]+|\.(?=\s|$)|\n|$)")
 _DIGEST_CHARS = 160
@@ -63,7 +63,8 @@ class RulesExtractor:
                 candidates.append(confirmed)
             else:
                 candidates.extend(self._statements(turn))
-        return ExtractionOutput(compaction=self._compaction(request), candidates=candidates)
+        # More than one output may hold would be rejected whole and retried forever: keep the latest.
+        return ExtractionOutput(compaction=self._compaction(request), candidates=candidates[-MAX_CANDIDATES:])
 
     def _statements(self, turn: Turn) -> list[CandidateOut]:
         found: list[CandidateOut] = []
