@@ -145,3 +145,30 @@ def test_a_signal_during_ask_exits_with_the_signal_code_and_no_traceback(
     assert ask.returncode == code, (out, err)
     assert "Traceback" not in err
     assert "job(s) waiting" in err
+
+
+def test_sigterm_stops_the_repl_at_once_without_the_exit_drain(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOPATCH_")} | {
+        "AUTOPATCH_MEMORY_EXTRACTOR": "rules"
+    }
+    repl = subprocess.Popen(
+        [sys.executable, "-m", "autopatch_j", "-C", str(project)],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not (project / ".autopatch-j" / "memory.db").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # the session is at its prompt
+    started = time.monotonic()
+    repl.send_signal(signal.SIGTERM)
+    out, err = repl.communicate(timeout=30)
+    assert repl.returncode == 143, (out, err)
+    assert "Terminated; pending Memory jobs wait for the next session." in out
+    assert "Traceback" not in err
+    assert time.monotonic() - started < 20  # no 60 s exit drain, no worker join
