@@ -182,3 +182,10 @@ def test_a_message_over_the_size_limit_is_refused_before_anything_is_stored(mana
     assert conn.execute("SELECT count(*) FROM turns").fetchone()[0] == 0
     conn.close()
     manager.begin_turn("x" * MAX_TURN_CHARS, Intent.GENERAL_CHAT)
+
+
+def test_memory_read_of_an_id_sqlite_cannot_hold_is_simply_not_found(manager: MemoryManager) -> None:
+    """Issue 9.8, the agent's `memory_read` path: no OverflowError from the driver."""
+    thread_id = manager.active_thread().id
+    assert manager.read_memory(thread_id=thread_id, memory_id=2**63) is None
+    assert manager.read_memory(thread_id=thread_id, memory_id=-(2**63) - 1) is None

@@ -42,6 +42,11 @@ _SUPPRESS_CANDIDATES = (
 _MIN_ID, _MAX_ID = -(2**63), 2**63 - 1
 
 
+def in_id_range(memory_id: int) -> bool:
+    """Whether SQLite can hold the id at all (outside the range no memory has it)."""
+    return _MIN_ID <= memory_id <= _MAX_ID
+
+
 def _unknown(memory_id: int, *, active: bool = False) -> UnknownMemoryError:
     which = "active memory" if active else "memory"
     return UnknownMemoryError(
@@ -55,7 +60,7 @@ def list_active_in_tx(conn: sqlite3.Connection, *, thread_id: int) -> list[Item]
 
 
 def show_in_tx(conn: sqlite3.Connection, *, memory_id: int) -> ItemDetail:
-    if not _MIN_ID <= memory_id <= _MAX_ID:
+    if not in_id_range(memory_id):
         raise _unknown(memory_id)
     revisions = tuple(Item.from_row(row) for row in conn.execute(_REVISIONS, (memory_id,)))
     if not revisions:
@@ -68,7 +73,7 @@ def show_in_tx(conn: sqlite3.Connection, *, memory_id: int) -> ItemDetail:
 def forget_in_tx(conn: sqlite3.Connection, *, memory_id: int, now: float) -> Item:
     """Take the memory out of routing and retrieval, suppress its candidates (M-46) and invalidate the
     compaction of the threads its evidence came from."""
-    if not _MIN_ID <= memory_id <= _MAX_ID:
+    if not in_id_range(memory_id):
         raise _unknown(memory_id, active=True)
     rows = conn.execute(_FORGET_ITEM, (now, memory_id)).fetchall()
     if not rows:

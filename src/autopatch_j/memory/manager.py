@@ -220,6 +220,8 @@ class MemoryManager:
         from autopatch_j.memory.search import read_in_tx
 
         self._require_healthy()
+        if not items.in_id_range(memory_id):
+            return None  # no memory has an id SQLite cannot hold
         with self.db.read("read a memory") as conn:
             return read_in_tx(conn, thread_id=thread_id, memory_id=memory_id)
 
