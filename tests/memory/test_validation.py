@@ -266,3 +266,12 @@ def test_confirmation_needs_the_turn_right_before_even_inside_a_gapped_batch() -
         "project_decision", "统一用 uv 管理依赖", (1, "assistant", "我建议项目统一用 uv 管理依赖"), (3, "user", "同意")
     )
     assert kept(req, c) == []
+
+
+def test_scrubbing_forgotten_quotes_never_grows_the_compaction() -> None:
+    """Issue 9.6: the compaction's 4,000-character bound (a CHECK in the schema) survives the scrub."""
+    from autopatch_j.memory.validation import MAX_COMPACTION_CHARS, scrub_forgotten
+
+    compaction = "好" * MAX_COMPACTION_CHARS
+    scrubbed = scrub_forgotten(compaction, (Source(turn_id=1, role=SourceRole.ASSISTANT, quote="好"),))
+    assert len(scrubbed) <= MAX_COMPACTION_CHARS and "好" not in scrubbed

@@ -110,7 +110,7 @@ def validate_extraction(output: ExtractionOutput, request: ExtractionRequest, le
     )
 
 
-FORGOTTEN_MARK = "[forgotten]"
+FORGOTTEN_MARK = "…"  # one character: a scrubbed compaction never grows past its bound
 
 
 def scrub_forgotten(compaction: str, suppressed: tuple[Source, ...]) -> str:
