@@ -140,7 +140,7 @@ def waiting_lines(waiting: WaitingJobs) -> list[str]:
             "after a failure; `autopatch-j memory status` shows the last error"
         )
     if waiting.runnable:
-        lines.append(f"  {waiting.runnable} runnable now (created during this drain); run `memory drain` again")
+        lines.append(f"  {waiting.runnable} runnable now (they arrived during this drain); run `memory drain` again")
     return lines
 
 
