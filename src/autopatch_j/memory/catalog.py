@@ -10,7 +10,7 @@ from importlib import resources
 
 from autopatch_j.memory.db import iter_statements
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _CATALOG_SQL = "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
 
