@@ -43,10 +43,9 @@ def project(tmp_path: Path) -> Path:
     return root.resolve()
 
 
-@pytest.fixture
-def agent_home(tmp_path: Path, project: Path) -> AgentHome:
+def lay_out(home: AgentHome) -> AgentHome:
     """Every fixture placed where each agent keeps it, plus sessions of another project."""
-    home = AgentHome(home=tmp_path / "home", project=project)
+    project = home.project
     for session in CLAUDE_SESSIONS:
         install_fixture(f"claude-code/{session}.jsonl", home.claude_dir / f"{session}.jsonl", project)
     install_fixture("claude-code/agent-a1b2c3.jsonl", home.claude_dir / "agent-a1b2c3.jsonl", project)
@@ -59,14 +58,10 @@ def agent_home(tmp_path: Path, project: Path) -> AgentHome:
     other = project.parent / "my-proj-v2"
     install_fixture(f"claude-code/{CLAUDE_SESSIONS[0]}.jsonl", home.claude_dir / "other-session.jsonl", other)
     sessions = home.codex_home / "sessions"
-    install_fixture(
-        f"codex/new-{CODEX_NEW}.jsonl",
-        sessions / "2025/09/14" / f"rollout-2025-09-14T10-00-00-{CODEX_NEW}.jsonl",
-        project,
-    )
-    install_fixture(
-        f"codex/old-{CODEX_OLD}.jsonl", sessions / f"rollout-2025-05-01T09-00-00-{CODEX_OLD}.jsonl", project
-    )
+    dated = sessions / "2025/09/14" / f"rollout-2025-09-14T10-00-00-{CODEX_NEW}.jsonl"
+    install_fixture(f"codex/new-{CODEX_NEW}.jsonl", dated, project)
+    flat = sessions / f"rollout-2025-05-01T09-00-00-{CODEX_OLD}.jsonl"  # the older flat layout
+    install_fixture(f"codex/old-{CODEX_OLD}.jsonl", flat, project)
     install_fixture(
         f"codex/malformed-{CODEX_BAD}.jsonl",
         sessions / "2025/09/15" / f"rollout-2025-09-15T08-00-00-{CODEX_BAD}.jsonl",
@@ -78,6 +73,11 @@ def agent_home(tmp_path: Path, project: Path) -> AgentHome:
         other,
     )
     return home
+
+
+@pytest.fixture
+def agent_home(tmp_path: Path, project: Path) -> AgentHome:
+    return lay_out(AgentHome(home=tmp_path / "home", project=project))
 
 
 @pytest.fixture

@@ -38,9 +38,9 @@ def _log_problem(root: Path, agent: str, message: str) -> None:
     sys.stderr.write(f"autopatch-j hook {agent}: {message}\n")
     try:
         log = root / ".autopatch-j" / HOOK_LOG
-        if log.parent.is_dir():
-            with log.open("a", encoding="utf-8") as handle:
-                handle.write(line + "\n")
+        log.parent.mkdir(exist_ok=True)
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
     except OSError:
         pass
 
