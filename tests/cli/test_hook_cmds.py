@@ -195,3 +195,30 @@ def test_install_codex_refuses_to_clobber_another_notify(cli: CliRunner, tmp_pat
     assert config.read_text() == 'notify = ["notify-send", "Codex"]\n'
     scoped = cli("hook", "install", "codex", "--project", env={"HOME": str(tmp_path), "CODEX_HOME": str(codex_home)})
     assert scoped.code == 1 and "use --user" in scoped.err
+
+
+def test_the_hooks_start_without_typer_or_rich(agents: AgentHome) -> None:
+    code = (
+        "import sys\n"
+        "from autopatch_j.cli.launch import main\n"
+        "main(['hook', 'codex', '{\"type\": \"approval-requested\"}'])\n"
+        "print(sorted(m for m in ('typer', 'rich', 'click', 'openai') if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_typer_commands_run_the_same_hooks(cli: CliRunner, agents: AgentHome, project: Path) -> None:
+    notify = {
+        "type": "agent-turn-complete",
+        "thread-id": "t-typer",
+        "turn-id": "1",
+        "input-messages": ["Prefer explicit imports."],
+        "last-assistant-message": "OK.",
+    }
+    result = cli("hook", "codex", json.dumps(notify))  # no cwd: the -C project is the root
+    assert (result.code, result.err) == (0, "")
+    assert _turns(project) == ["Prefer explicit imports."]
+    broken = cli("hook", "codex", "{nope")
+    assert broken.code == 0 and "not valid JSON" in broken.err

@@ -58,7 +58,7 @@ def iter_lines(
             if not raw.strip():
                 continue
             try:
-                value = json.loads(raw)
+                value = json.loads(raw.decode("utf-8"))
             except (json.JSONDecodeError, UnicodeDecodeError):
                 stats.skipped[MALFORMED] += 1
                 continue
