@@ -67,3 +67,36 @@ def test_bad_input_is_one_sentence(cli: CliRunner, agents: AgentHome, tmp_path: 
 def test_no_sessions_found(cli: CliRunner, tmp_path: Path, project: Path) -> None:
     result = cli("memory", "import", env={"HOME": str(tmp_path / "empty"), "CODEX_HOME": str(tmp_path / "none")})
     assert result.code == 0 and "No Claude Code or Codex sessions found for" in result.out
+
+
+def test_imported_turns_go_through_the_ordinary_pipeline(cli: CliRunner, agents: AgentHome) -> None:
+    assert cli("memory", "import", "--json", env=_env(agents)).code == 0
+    drained = cli("memory", "drain", "--json")
+    assert drained.code == 0, drained.err
+    listed = cli("memory", "list", "--json").json()
+    found = cli("memory", "search", "SQLite", "--json").json()
+    assert listed and found, (listed, found)
+    shown = cli("memory", "show", str(found[0]["id"]), "--json").json()
+    assert any("SQLite" in source["quote"] for source in shown["sources"])  # an exact quote of the Codex turn
+
+
+def test_progress_bar_only_on_a_terminal(agents: AgentHome, project: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from autopatch_j.cli.context import AppContext
+    from autopatch_j.cli.import_cmds import run_import
+
+    out, err = io.StringIO(), io.StringIO()
+    app = AppContext(
+        root=project.resolve(),
+        environ=_env(agents),
+        console=Console(file=out, force_terminal=True, width=100),
+        err_console=Console(file=err, force_terminal=True, width=100),
+    )
+    try:
+        run_import(app, [], source="auto", dry_run=False, as_json=False)
+    finally:
+        app.close()
+    assert "importing" in err.getvalue() and "Imported 12 turn(s)" in out.getvalue()

@@ -151,3 +151,24 @@ def test_own_turns_keep_going_to_the_active_thread(manager: MemoryManager, agent
     _import_all(manager, agent_home)
     ticket = manager.begin_turn("hello", Intent.GENERAL_CHAT)
     assert ticket.thread_id == manager.active_thread().id and ticket.seq == 1
+
+
+def test_clear_deletes_imports_and_cursors_so_a_later_import_starts_over(
+    manager: MemoryManager, agent_home: AgentHome
+) -> None:
+    assert _import_all(manager, agent_home) == 12
+    manager.clear(confirm=True)
+    assert _rows(manager, "SELECT count(*) FROM import_sessions") == [(0,)]
+    assert _rows(manager, "SELECT count(*) FROM turns") == [(0,)]
+    assert _import_all(manager, agent_home) == 12
+
+
+def test_a_rewritten_shorter_file_is_read_again_without_duplicates(manager: MemoryManager, tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(claude_lines(0, 3, session="rewrite1", cwd="/p")))
+    session = SessionFile(source=Source.CLAUDE_CODE, path=path, session_id="rewrite1")
+    importer = Importer(manager=manager)
+    assert importer.import_session(session).turns_admitted == 3
+    path.write_text("".join(claude_lines(0, 1, session="rewrite1", cwd="/p")))
+    report = importer.import_session(session)
+    assert report.restarted and (report.turns_admitted, report.turns_already_known) == (0, 1)
