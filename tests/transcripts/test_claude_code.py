@@ -84,3 +84,21 @@ def test_a_rewind_after_the_cursor_imports_the_new_branch_only(tmp_path: Path) -
         handle.write("".join(fork))
     again, _ = _parse(path, first.resume_offset)
     assert [t.turn.key for t in again.turns] == ["uuid:abcdefgh-5-p"]
+
+
+def test_a_local_command_ends_the_turn_before_it(tmp_path: Path) -> None:
+    lines = claude_lines(0, 2, session="commands", cwd="/p")
+    command = (
+        '{"type": "user", "uuid": "cmd", "parentUuid": "commands-0-a2", "isSidechain": false, "cwd": "/p", '
+        '"message": {"role": "user", "content": "<command-name>/review</command-name><command-args></command-args>"}}\n'
+        '{"type": "assistant", "uuid": "cmd-a", "parentUuid": "cmd", "isSidechain": false, "cwd": "/p", '
+        '"message": {"role": "assistant", "content": [{"type": "text", "text": "Review output."}]}}\n'
+    )
+    lines[4] = lines[4].replace('"parentUuid": "commands-0-a2"', '"parentUuid": "cmd-a"')
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(lines[:4]) + command + "".join(lines[4:]))
+    parsed, _ = _parse(path)
+    assert _pairs(parsed) == [
+        ("Decision 0: from now on use option 0.", "Option 0 it is."),  # not "Review output."
+        ("Decision 1: from now on use option 1.", "Option 1 it is."),
+    ]

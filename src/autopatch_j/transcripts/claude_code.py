@@ -10,8 +10,10 @@ The rules (docs/import.md):
   `<local-command-…>` wrappers, interruption markers) are removed.
 * Its answer is the text the assistant showed after its last tool round: the text blocks of the
   assistant records after the turn's last `tool_use`/`tool_result`. Thinking is never imported.
-* A turn is finished when the next prompt follows it, or — for the last turn — when its last record
-  on the chain is assistant text with no tool round after it (what the Stop hook sees).
+* A turn is finished when the next prompt follows it, or something the user did that is not a
+  prompt (a local command, an interruption, an image alone: what the assistant says after it is not
+  the turn's answer), or — for the last turn — when its last record on the chain is assistant text
+  with no tool round after it (what the Stop hook sees).
 
 Reading resumes at a byte offset: the chain walk stops at the first parent that lies before it.
 """
@@ -42,7 +44,7 @@ class _Node:
     uuid: str
     offset: int
     end: int
-    kind: str  # "prompt", "answer", "tool", "other"
+    kind: str  # "prompt", "answer", "tool", "barrier", "other"
     parent: str | None
     text: str = ""
     texts: list[str] = field(default_factory=list)
@@ -112,7 +114,9 @@ def _node(line: Line, stats: LineStats) -> tuple[str, _Node] | None:
             node.kind = "tool"
         elif not record.get("isMeta") and not record.get("isCompactSummary"):
             node.text = typed_text(content)
-            node.kind = "prompt" if node.text else "other"
+            # Something the user did that is not a prompt (a local command, an interruption, an
+            # image alone) ends the turn before it: what the assistant says next is not its answer.
+            node.kind = "prompt" if node.text else "barrier"
     elif kind == "assistant" and isinstance(content, list):
         node.kind = "answer"
         for block in content:
@@ -146,27 +150,34 @@ def parse(lines: Iterable[Line], *, start: int, stats: LineStats) -> Parsed:
 
 
 def _turns(chain: list[_Node], *, region_end: int, start: int) -> Parsed:
-    turns: list[ParsedTurn] = []
+    finished: list[tuple[_Node, list[str]]] = []
     prompt: _Node | None = None
     answer: list[str] = []
     last_kind = ""
     for node in chain:
         if node.kind == "prompt":
             if prompt is not None:
-                turns.append(_finished(prompt, answer, resume_after=node.offset))
-            prompt, answer = node, []
+                finished.append((prompt, answer))
+            prompt, answer, last_kind = node, [], "prompt"
+        elif prompt is None:
+            continue
+        elif node.kind == "barrier":
+            finished.append((prompt, answer))
+            prompt = None
         elif node.kind == "tool":
-            answer = []
+            answer, last_kind = [], "tool"
         elif node.kind == "answer":
             answer.extend(node.texts)
-        if node.kind != "other":
-            last_kind = node.kind
-    if prompt is None:
-        return Parsed(turns=tuple(turns), resume_offset=region_end)
-    if last_kind == "answer" and answer:
-        turns.append(_finished(prompt, answer, resume_after=region_end))
-        return Parsed(turns=tuple(turns), resume_offset=region_end)
-    return Parsed(turns=tuple(turns), resume_offset=max(prompt.offset, start))
+            last_kind = "answer"
+    if prompt is not None and last_kind == "answer" and answer:
+        finished.append((prompt, answer))
+        prompt = None
+    resume = max(prompt.offset, start) if prompt is not None else region_end
+    turns = tuple(
+        _finished(p, a, resume_after=finished[i + 1][0].offset if i + 1 < len(finished) else resume)
+        for i, (p, a) in enumerate(finished)
+    )
+    return Parsed(turns=turns, resume_offset=resume)
 
 
 def _finished(prompt: _Node, answer: list[str], *, resume_after: int) -> ParsedTurn:
