@@ -91,6 +91,7 @@ class _State:
     turns: list[_Turn] = field(default_factory=list)
     open: _Turn | None = None
     pending_id: str | None = None
+    pending_at: int | None = None  # where the turn_context of a turn not yet started was read
     boundary: int = 0  # just after the last record of the open turn (where the next turn's preamble starts)
 
 
@@ -112,6 +113,8 @@ def parse(lines: Iterable[Line], *, start: int, stats: LineStats) -> Parsed:
 
 
 def _result(state: _State, *, end: int) -> Parsed:
+    # A turn_context read for a turn whose user message has not arrived must be read again.
+    end = state.pending_at if state.pending_at is not None else end
     trailing = state.open
     parsed: list[ParsedTurn] = []
     for index, turn in enumerate(state.turns):
@@ -154,6 +157,7 @@ def _step(state: _State, line: Line, events_mode: bool) -> None:
                 state.open.turn_id = turn_id
             else:
                 state.pending_id = turn_id
+                state.pending_at = line.offset if state.pending_at is None else state.pending_at
         return
     user = _user_text(kind, item, payload, events_mode)
     if user is not None:
@@ -206,7 +210,7 @@ def _open(state: _State, line: Line, user: str) -> None:
         state.turns.append(state.open)
     begin = state.boundary if state.open is not None else state.start
     state.open = _Turn(offset=line.offset, start=begin, user=user, turn_id=state.pending_id)
-    state.pending_id = None
+    state.pending_id = state.pending_at = None
     state.boundary = line.end
 
 
