@@ -1,3 +1,3 @@
-from autopatch_j.cli.app import main
+from autopatch_j.cli.launch import main
 
 main()

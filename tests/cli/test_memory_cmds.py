@@ -43,7 +43,7 @@ def test_status_json_on_a_new_project(cli: CliRunner) -> None:
     assert result.code == 0, result.err
     payload = result.json()
     assert payload["health"] == "healthy" and payload["reason"] is None
-    assert payload["schema_version"] == 2 and payload["generation"] == 1
+    assert payload["schema_version"] == 3 and payload["generation"] == 1
     assert payload["counts"] == {"turns": 0, "active_items": 0, "candidates": 0}
     assert payload["jobs"] == {} and payload["last_error"] is None
 

@@ -207,7 +207,7 @@ def test_session_with_command_answer_ctrl_c_new_and_exit(session: Session) -> No
     )
 
     out = session.out
-    assert "schema version 2" in out and "LLM: canned model" in out and "pending patch: none" in out
+    assert "schema version 3" in out and "LLM: canned model" in out and "pending patch: none" in out
     assert "The entry point is run()." in out  # rendered as Markdown, not as raw `**` and backticks
     assert "Cancelled." in out
     assert "an answer nobody will see" not in out

@@ -26,6 +26,9 @@ EXPECTED_TABLES = {
     "memory_terms",
     "memory_term_grams",
     "memory_gram_stats",
+    # v3 (docs/import.md): imported sessions and the keys their turns are known by.
+    "import_sessions",
+    "imported_turns",
 }
 
 
@@ -43,7 +46,7 @@ def test_database_created_by_bootstrap_matches_the_manifest_exactly(manager: Mem
     conn = sqlite3.connect(manager.paths.db)
     try:
         assert read_catalog(conn) == manifest()
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     finally:
         conn.close()
 

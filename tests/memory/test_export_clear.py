@@ -34,6 +34,8 @@ def test_export_contains_turns_last_error_and_every_audit_relation(manager: Memo
         "candidate_sources",
         "memory_items",
         "memory_item_candidates",
+        "import_sessions",
+        "imported_turns",
     }
     assert data["tables"]["turns"][0]["user_text"] == "以后先给结论 [bold]raw[/]"
     assert data["unreadable"] == {}

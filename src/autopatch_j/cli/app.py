@@ -9,10 +9,11 @@ from typing import Annotated
 
 import typer
 
-from autopatch_j.cli import ask_cmds, eval_cmds, pipeline_cmds, search_cmds, signals
+from autopatch_j.cli import ask_cmds, eval_cmds, import_cmds, pipeline_cmds, search_cmds, signals
 from autopatch_j.cli.cloud import cloud_app
 from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.errors import exit_code_for, message_for
+from autopatch_j.cli.hook_cmds import hook_app
 from autopatch_j.cli.memory_cmds import memory_app, register_top_level
 
 app = typer.Typer(
@@ -60,11 +61,13 @@ def root(
 
 search_cmds.register(memory_app, app_context)
 pipeline_cmds.register(memory_app, app_context)
+import_cmds.register(memory_app, app_context)
 app.add_typer(memory_app, name="memory")
 register_top_level(app)
 ask_cmds.register(app)
 eval_cmds.register(app)
 app.add_typer(cloud_app, name="cloud")
+app.add_typer(hook_app, name="hook")
 
 
 def main(argv: list[str] | None = None) -> None:

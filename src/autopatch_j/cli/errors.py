@@ -15,6 +15,7 @@ def _table() -> list[tuple[type[BaseException], int]]:
     from autopatch_j.cloud.errors import CloudError
     from autopatch_j.llm.errors import LLMConfigError, LLMError
     from autopatch_j.memory.errors import MemoryEngineError, MemorySchemaError, StorageError
+    from autopatch_j.transcripts.errors import TranscriptError
     from autopatch_j.workspace.errors import WorkspaceError
 
     rows: list[tuple[type[BaseException], int]] = [
@@ -26,6 +27,7 @@ def _table() -> list[tuple[type[BaseException], int]]:
         (AgentError, EXIT_FAILED),
         (WorkspaceError, EXIT_FAILED),
         (CloudError, EXIT_FAILED),
+        (TranscriptError, EXIT_FAILED),
     ]
     return rows
 

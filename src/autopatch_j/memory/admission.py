@@ -74,21 +74,25 @@ def require_admissible(text: str, what: str) -> None:
     require_storable(text, what)
 
 
-def begin_turn_in_tx(conn: sqlite3.Connection, *, user_text: str, intent: Intent, owner: str, now: float) -> TurnTicket:
+def begin_turn_in_tx(
+    conn: sqlite3.Connection, *, user_text: str, intent: Intent, owner: str, now: float, thread_id: int | None = None
+) -> TurnTicket:
+    """Store the RAW user text as an open turn of the active thread (or of `thread_id`: an import's own thread)."""
     if intent not in ORDINARY_INTENTS:
         raise InvalidInputError(f"Intent {intent.value} never uses Memory and is not admitted (M-1).")
     if not user_text.strip():
         raise InvalidInputError("The message is empty.")
     require_admissible(user_text, "message")
     op = require_operational(conn)
-    seq = conn.execute(_NEXT_SEQ, (op.active_thread_id,)).fetchone()[0]
+    thread = op.active_thread_id if thread_id is None else thread_id
+    seq = conn.execute(_NEXT_SEQ, (thread,)).fetchone()[0]
     cursor = conn.execute(
         _INSERT_TURN,
-        (op.active_thread_id, seq, intent.value, user_text, owner, now + TURN_LEASE_SECONDS, now, now),
+        (thread, seq, intent.value, user_text, owner, now + TURN_LEASE_SECONDS, now, now),
     )
     turn_id = cursor.lastrowid
     assert turn_id is not None
-    return TurnTicket(turn_id=turn_id, thread_id=op.active_thread_id, seq=seq, owner=owner)
+    return TurnTicket(turn_id=turn_id, thread_id=thread, seq=seq, owner=owner)
 
 
 def complete_turn_in_tx(

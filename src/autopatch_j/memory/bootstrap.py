@@ -14,6 +14,7 @@ from autopatch_j.memory.db import Database, translate_errors
 from autopatch_j.memory.errors import ProjectRootError, StorageError
 from autopatch_j.memory.paths import ProjectPaths
 from autopatch_j.memory.records import Health
+from autopatch_j.memory.upgrade import UPGRADABLE_FROM, upgrade_in_place
 
 _COUNT_OBJECTS = f"SELECT count(*) FROM sqlite_master WHERE {USER_OBJECTS}"
 _INSERT_META = "INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, ?, ?, ?)"
@@ -102,6 +103,11 @@ def _open_existing(db: Database, clock: Clock) -> Health:
                 )
             with translate_errors("initialize the Memory database"):
                 _initialize_if_blank(conn, clock)
+        elif version == UPGRADABLE_FROM:
+            with translate_errors("upgrade the Memory database"):
+                upgraded = upgrade_in_place(conn)
+            if not upgraded.ok:
+                return Health.degraded(f"{upgraded.problem}; the supported version is {SCHEMA_VERSION}")
         elif version != SCHEMA_VERSION:
             return Health.degraded(f"schema version {version} is not the supported version {SCHEMA_VERSION}")
     finally:

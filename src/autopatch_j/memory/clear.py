@@ -32,6 +32,8 @@ _MAX_GENERATION = (
 )
 _OLD_CREATED_AT = "SELECT created_at FROM memory_meta WHERE id = 1 AND typeof(created_at) IN ('real', 'integer')"
 _DELETE_ALL = (
+    "DELETE FROM imported_turns",
+    "DELETE FROM import_sessions",
     "DELETE FROM memory_term_grams",
     "DELETE FROM memory_gram_stats",
     "DELETE FROM memory_terms",

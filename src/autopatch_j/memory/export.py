@@ -39,6 +39,8 @@ _TABLES: tuple[tuple[str, str], ...] = (
     ("candidate_sources", "candidate_id, ordinal"),
     ("memory_items", "id"),
     ("memory_item_candidates", "item_id, candidate_id"),
+    ("import_sessions", "id"),
+    ("imported_turns", "session_row, external_id"),
 )
 _MAX_NAME_ATTEMPTS = 1000
 

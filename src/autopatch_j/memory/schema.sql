@@ -180,3 +180,32 @@ CREATE TRIGGER memory_term_grams_count_delete AFTER DELETE ON memory_term_grams
 BEGIN
     UPDATE memory_gram_stats SET terms = terms - 1 WHERE gram = OLD.gram;
 END;
+
+-- v3: imports of other agents' sessions (docs/import.md). One row per imported session: its own
+-- (archived) thread and the cursor where the import stopped, moved in the same transaction as the
+-- turns it covers. Added by memory/upgrade.py to v2 stores.
+CREATE TABLE import_sessions (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    source      TEXT    NOT NULL CHECK (source IN ('claude-code', 'codex')),
+    session_id  TEXT    NOT NULL CHECK (length(session_id) BETWEEN 1 AND 200),
+    thread_id   INTEGER NOT NULL REFERENCES threads (id),
+    path        TEXT,
+    byte_offset INTEGER NOT NULL DEFAULT 0 CHECK (byte_offset >= 0),
+    created_at  REAL    NOT NULL,
+    updated_at  REAL    NOT NULL,
+    UNIQUE (source, session_id)
+) STRICT;
+
+-- Every key an imported turn is known by (a record uuid, a Codex turn id, a line offset), so a turn
+-- that arrives again (a re-run, or the hook and the transcript import) finds itself and is skipped.
+CREATE TABLE imported_turns (
+    session_row INTEGER NOT NULL REFERENCES import_sessions (id),
+    external_id TEXT    NOT NULL CHECK (length(external_id) BETWEEN 1 AND 300),
+    turn_id     INTEGER NOT NULL REFERENCES turns (id),
+    fingerprint TEXT    NOT NULL,
+    PRIMARY KEY (session_row, external_id)
+) WITHOUT ROWID, STRICT;
+
+CREATE INDEX imported_turns_fingerprint ON imported_turns (session_row, fingerprint);
+
+CREATE INDEX imported_turns_turn ON imported_turns (turn_id);

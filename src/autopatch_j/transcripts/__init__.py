@@ -1,0 +1,1 @@
+"""Importers of other coding agents' session transcripts (Claude Code, Codex) into Memory (docs/import.md)."""

@@ -1,0 +1,91 @@
+"""The explicit v2 → v3 upgrade: additive, one transaction, every RAW turn kept, exact catalog after."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from autopatch_j.memory.catalog import SCHEMA_VERSION, manifest, read_catalog, schema_statements
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.upgrade import upgrade_statements, v2_manifest
+
+_TURNS = "SELECT id, thread_id, seq, intent, status, user_text, assistant_text, created_at FROM turns ORDER BY id"
+
+
+def _v2_store(root: Path, *, extra_sql: str | None = None) -> Path:
+    """A version-2 store as the previous release created it, holding RAW turns of two threads."""
+    db = root / ".autopatch-j" / "memory.db"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db, isolation_level=None)
+    v3_only = set(upgrade_statements())
+    for statement in schema_statements():
+        if statement not in v3_only:
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version = 2")
+    conn.execute("INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, 1, 1, 1)")
+    conn.execute("INSERT INTO threads (status, created_at, archived_at) VALUES ('archived', 1, 2)")
+    conn.execute("INSERT INTO threads (status, created_at) VALUES ('active', 2)")
+    for n, (thread, text) in enumerate([(1, "以后先给结论。"), (2, "From now on, answer first."), (2, "raw [b]x[/]")]):
+        conn.execute(
+            "INSERT INTO turns (thread_id, seq, intent, status, user_text, assistant_text, created_at, updated_at) "
+            "VALUES (?, ?, 'general_chat', 'completed', ?, 'ok', ?, ?)",
+            (thread, n + 1, text, n, n),
+        )
+    if extra_sql:
+        conn.execute(extra_sql)
+    assert read_catalog(conn) == (v2_manifest() if extra_sql is None else read_catalog(conn))
+    conn.close()
+    return db
+
+
+def _read(db: Path, sql: str) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(db)
+    try:
+        return [tuple(row) for row in conn.execute(sql)]
+    finally:
+        conn.close()
+
+
+def test_v2_manifest_is_the_v3_manifest_without_the_import_tables() -> None:
+    added = {e.name for e in manifest() - v2_manifest()}
+    assert added == {"import_sessions", "imported_turns", "imported_turns_fingerprint", "imported_turns_turn"}
+    assert SCHEMA_VERSION == 3
+
+
+def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: Path) -> None:
+    db = _v2_store(tmp_path)
+    before = _read(db, _TURNS)
+    statements: list[str] = []
+    manager = MemoryManager(root=tmp_path, trace=statements.append)
+    assert manager.open().ok
+    manager.close()
+    assert _read(db, _TURNS) == before
+    assert _read(db, "PRAGMA user_version") == [(3,)]
+    conn = sqlite3.connect(db)
+    try:
+        assert read_catalog(conn) == manifest()  # the exact catalog check holds after the upgrade
+    finally:
+        conn.close()
+    begin = statements.index("BEGIN IMMEDIATE")
+    commit = statements.index("COMMIT", begin)
+    inside = statements[begin:commit]
+    assert [s for s in inside if "CREATE " in s] == list(upgrade_statements())  # the 4 additions, nothing else
+    assert "PRAGMA user_version = 3" in inside
+
+
+def test_the_upgraded_store_works_and_imports(tmp_path: Path) -> None:
+    _v2_store(tmp_path)
+    manager = MemoryManager(root=tmp_path)
+    assert manager.open().ok
+    status = manager.status()
+    assert status.schema_version == 3 and status.counts["turns"] == 3
+    assert manager.active_thread().id == 2
+
+
+def test_a_v2_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) -> None:
+    db = _v2_store(tmp_path, extra_sql="CREATE TABLE stray (x)")
+    manager = MemoryManager(root=tmp_path)
+    health = manager.open()
+    assert not health.ok and "does not match the v2 catalog" in (health.reason or "")
+    assert _read(db, "PRAGMA user_version") == [(2,)]
+    assert _read(db, "SELECT name FROM sqlite_master WHERE name LIKE 'import%'") == []
