@@ -10,6 +10,8 @@ minute.
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import click
@@ -68,6 +70,7 @@ def test_arbitrary_arguments_never_give_a_traceback(
     cli: CliRunner, project: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...], args: list[str]
 ) -> None:
     monkeypatch.chdir(project)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # hooks read stdin; an agent may send nothing
     for name in ("AUTOPATCH_CLOUD_DB", "AUTOPATCH_MEMORY_EXTRACTOR"):
         monkeypatch.delenv(name, raising=False)
     argv = [*command, *(["unexpected-positional"] if command in LONG_RUNNING else []), *args]
