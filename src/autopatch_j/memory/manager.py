@@ -13,6 +13,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,14 @@ from autopatch_j.memory.status import StatusReport, read_status
 if TYPE_CHECKING:
     from autopatch_j.memory.context import HistoryTurn
     from autopatch_j.memory.search import ReadResult, SearchHit
+
+
+@dataclass(frozen=True, slots=True)
+class Released:
+    """What `release_leases` gave back: job ids made due again, turn ids marked interrupted."""
+
+    jobs: tuple[int, ...]
+    turns: tuple[int, ...]
 
 
 def new_owner_id() -> str:
@@ -97,6 +106,17 @@ class MemoryManager:
         self._require_healthy()
         with self.db.write("recover Memory jobs") as conn:
             return jobs.recover_jobs_in_tx(conn, now=self.clock.now())
+
+    def release_leases(self) -> Released:
+        """Give up this process's leases on the way out (SIGTERM, EOF): its job leases become due
+        again at once and its open turns are interrupted, instead of waiting for the leases to expire."""
+        if not self._health.ok:
+            return Released(jobs=(), turns=())
+        now = self.clock.now()
+        with self.db.write("release this process's leases") as conn:
+            turns = admission.interrupt_owner_turns_in_tx(conn, owner=self.owner, now=now)
+            released = jobs.release_owner_leases_in_tx(conn, owner=self.owner, now=now)
+        return Released(jobs=released, turns=tuple(turns))
 
     # -- admission -------------------------------------------------------------------------
 
