@@ -29,7 +29,7 @@ from typing import Any, Literal
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, Resource
 from pydantic import ValidationError
 
@@ -92,12 +92,15 @@ class MemoryMCPServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        """Bad arguments answer with one sentence (pydantic's report names every rule it checked)."""
+        """A tool error is exactly one sentence: ours as the CLI prints it, bad arguments in one line."""
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(argument_sentence(name, exc.__cause__)) from exc.__cause__
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                raise ToolError(argument_sentence(name, cause)) from cause
+            if isinstance(cause, ToolError) and not isinstance(cause, UnexpectedToolError):
+                raise ToolError(str(cause)) from cause  # ours: the CLI's sentence, without the SDK's prefix
             raise
 
     async def list_resources(self) -> list[Resource]:
