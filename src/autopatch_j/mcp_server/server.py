@@ -1,11 +1,12 @@
-"""`autopatch-j mcp`: build the server over one project's Memory, run it, and give everything back at the end.
+"""`autopatch-j mcp`: build the server over one project's Memory, run it, give everything back at the end.
 
     serve(app, ServeOptions(read_only=False))        # stdio until EOF, SIGTERM or SIGINT
 
 Start: Memory is opened exactly as every CLI start opens it (`AppContext.manager()`); the REPL's
 background `Worker` (same pipeline, same extractor choice) runs while the server is up, so recorded
 turns are distilled without a separate `memory drain`. End — EOF on stdin, SIGTERM or SIGINT (and
-Ctrl-C / SIGTERM under streamable HTTP): the worker stops after its current step (≤ 5 s), then
+Ctrl-C / SIGTERM under streamable HTTP): the worker gets ≤ 1 s to finish its step (MCP clients kill a
+server 2 s after closing its stdin), then
 `MemoryManager.release_leases()` makes this process's leased jobs due again at once and interrupts
 its open turns, so another process picks the work up without waiting for a lease to expire.
 
@@ -48,7 +49,7 @@ SERVER_NAME = "autopatch-j"
 log = logging.getLogger("autopatch_j.mcp")
 # On the way out the worker gets this long to finish its step; a step still running after it (a slow
 # LLM call) loses its lease to `release_leases` and its result is discarded by the fence, never half-written.
-STOP_WAIT_SECONDS = 5.0
+STOP_WAIT_SECONDS = 1.0
 
 INSTRUCTIONS = """\
 autopatch-j Memory for this project: the user's stated preferences, confirmed project decisions and the
