@@ -34,6 +34,7 @@ SUITE: dict[str, tuple[str, list[str], int, int]] = {
     "search": ("search_bench.py", [], 90, 1800),
     "pipeline": ("pipeline_bench.py", [], 60, 900),
     "cold_start": ("cold_start_bench.py", [], 60, 300),
+    "mcp": ("mcp_bench.py", [], 180, 900),
     "cloud": ("cloud_bench.py", [], 120, 1800),
     "faults": ("fault_report.py", [], 120, 3600),
 }
