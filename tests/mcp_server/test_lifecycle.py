@@ -122,7 +122,8 @@ def test_shutdown_gives_back_the_leases_it_holds(project: Path, slow_llm: FakeOp
         rest = process.stdout.read()
         err = process.stderr.read().decode()
     assert code == 0, err
-    assert "Traceback" not in err and f"released {len(leased)} job lease(s)" in err, err
+    assert "Traceback" not in err, err
+    assert f"stopped; released {len(leased)} job lease(s), interrupted 0 open turn(s)" in err, err
     assert all(line.startswith(b"{") for line in rest.splitlines())  # stdout carried protocol only
     statuses = _rows(project, "SELECT status, owner FROM memory_jobs ORDER BY id")
     assert statuses and all(status == "pending" and owner is None for status, owner in statuses), statuses

@@ -141,10 +141,11 @@ class Lifecycle:
             except MemoryEngineError as exc:
                 log.warning("could not release this process's leases (they expire on their own): %s", exc)
                 return
-            if released.jobs or released.turns:
-                log.warning(
-                    "released %d job lease(s) and interrupted %d open turn(s)", len(released.jobs), len(released.turns)
-                )
+            sys.stderr.write(
+                f"autopatch-j mcp: stopped; released {len(released.jobs)} job lease(s), "
+                f"interrupted {len(released.turns)} open turn(s)\n"
+            )
+            sys.stderr.flush()
 
 
 def background_worker(app: AppContext) -> Worker | None:
