@@ -71,12 +71,15 @@ def cli_sentence(result: Cli) -> str:
 
 @asynccontextmanager
 async def mcp_session(
-    project: Path, *args: str, env: Mapping[str, str] | None = None, errlog: Any = None
+    project: Path, *args: str, env: Mapping[str, str] | None = None, errlog: Any = None, on_message: Any = None
 ) -> AsyncIterator[ClientSession]:
     command = server_command(project, *args)
     params = StdioServerParameters(command=command[0], args=command[1:], env=offline_env(env))
     with open(os.devnull, "w") if errlog is None else errlog as log:
-        async with stdio_client(params, errlog=log) as (read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog=log) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
             await session.initialize()
             yield session
 

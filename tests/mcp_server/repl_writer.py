@@ -3,8 +3,9 @@
 It wires Memory exactly as `autopatch-j` with no subcommand does (`AppContext`, then the REPL's
 `connect_memory_runtime`: the background worker while it runs, the exit drain at the end) and admits
 COUNT ordinary turns the way the agent host does around its LLM call (`begin_turn`, then
-`complete_turn`), notifying the worker after each. With AFTER it first waits (≤ 60 s) until a turn whose
-text starts with AFTER is stored, so that it races that other writer. An exception exits non-zero.
+`complete_turn`), notifying the worker after each. It prints `ready` once wired; with AFTER it then
+waits (≤ 60 s) until a turn whose text starts with AFTER is stored, so that it races that other
+writer. An exception exits non-zero.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def main(root: str, count: int, prefix: str, after: str | None) -> int:
     runtime, warning = connect_memory_runtime(app, None)
     assert warning is None, warning
     runtime.start()
+    print("ready", flush=True)
     if after:
         wait_for(manager.paths.db, after)
     try:

@@ -46,6 +46,9 @@ def test_mcp_server_repl_and_ingest_at_once_lose_nothing(project: Path, tmp_path
                         command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
                     )
                 )
+                if len(started) == 1:  # the writer is wired (and waiting for ingest) before ingest starts
+                    line = await anyio.to_thread.run_sync(started[0].stdout.readline)  # type: ignore[union-attr]
+                    assert line.strip() == "ready", line
             n = 0
             while n < COUNT or any(p.poll() is None for p in started):  # record until both others are done
                 result = await session.call_tool(

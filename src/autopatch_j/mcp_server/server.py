@@ -37,6 +37,7 @@ from pydantic import ValidationError
 from autopatch_j import __version__
 from autopatch_j.cli.context import AppContext
 from autopatch_j.cli.errors import message_for
+from autopatch_j.mcp_server.notifications import ListChangedNotifier
 from autopatch_j.mcp_server.resources import memory_resources, register_resources
 from autopatch_j.mcp_server.service import MemoryService
 from autopatch_j.mcp_server.tools import argument_sentence, register_tools
@@ -167,6 +168,7 @@ def background_worker(app: AppContext) -> Worker | None:
 
 
 def build_server(service: MemoryService, *, read_only: bool, debug: bool) -> MemoryMCPServer:
+    notifier = ListChangedNotifier(service.app.manager().items_fingerprint)
     server = MemoryMCPServer(
         SERVER_NAME,
         title="autopatch-j Memory",
@@ -174,6 +176,9 @@ def build_server(service: MemoryService, *, read_only: bool, debug: bool) -> Mem
         version=__version__,
         service=service,
         log_level="DEBUG" if debug else "WARNING",
+        subscriptions=notifier.bus,
+        lifespan=notifier.running,
+        middleware=[notifier.middleware],
     )
     register_tools(server, service, read_only=read_only)
     register_resources(server, service)

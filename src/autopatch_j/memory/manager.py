@@ -192,6 +192,12 @@ class MemoryManager:
         with self.db.read("read the memory") as conn:
             return items.show_in_tx(conn, memory_id=memory_id)
 
+    def items_fingerprint(self) -> tuple[int, int, int, int, float]:
+        """A value that changes whenever `list_items()` may have changed (see `items.fingerprint_in_tx`)."""
+        self._require_healthy()
+        with self.db.read("check for Memory changes") as conn:
+            return items.fingerprint_in_tx(conn)
+
     def forget(self, memory_id: int) -> Item:
         self._require_healthy()
         with self.db.write("forget the memory") as conn:
