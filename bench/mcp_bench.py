@@ -10,7 +10,8 @@ same queries (search_bench's mix: exact, prefix, substring, content, misses, lon
 
 The ratio p50(stdio) / p50(in-process) is the protocol's overhead. Also measured, N times: server
 start to first response — spawning `autopatch-j mcp` until `initialize` is answered and until the
-first `memory_search` is answered — beside a cold `autopatch-j memory status` process in the same run.
+first `memory_search` is answered — beside a cold `autopatch-j memory status` process in the same run,
+on the 10k store and on an empty project (opening Memory costs more on a large store).
 
     python bench/mcp_bench.py [--quick] [--json] [--queries N] [--starts N] [--seed S]
 """
@@ -128,11 +129,18 @@ def run(*, n_queries: int, starts: int, seed: int) -> dict[str, Any]:
         queries = build_store(root, seed)[:n_queries]
         local = in_process(root, queries)
         remote, hits = anyio.run(over_stdio, root, queries)
+        empty = root / "empty-project"
+        empty.mkdir()
+        cold_status(empty)  # create its Memory once (not timed)
         start_samples: list[tuple[float, float]] = []
         status_samples: list[float] = []
-        for _ in range(starts):  # interleaved: machine noise hits both alike
+        empty_starts: list[tuple[float, float]] = []
+        empty_status: list[float] = []
+        for _ in range(starts):  # interleaved: machine noise hits all of them alike
             start_samples.append(anyio.run(one_start, root))
             status_samples.append(cold_status(root))
+            empty_starts.append(anyio.run(one_start, empty))
+            empty_status.append(cold_status(empty))
     local_p50, remote_p50 = _pct(local, 0.5), _pct(remote, 0.5)
     init_ms = statistics.median(s[0] for s in start_samples)
     first_ms = statistics.median(s[1] for s in start_samples)
@@ -153,6 +161,8 @@ def run(*, n_queries: int, starts: int, seed: int) -> dict[str, Any]:
             "to_first_search_ms": round(first_ms, 1),
             "cold_memory_status_ms": round(status_ms, 1),
             "ratio_first_search_to_memory_status": round(first_ms / status_ms, 2) if status_ms else None,
+            "empty_project_to_first_search_ms": round(statistics.median(s[1] for s in empty_starts), 1),
+            "empty_project_cold_memory_status_ms": round(statistics.median(empty_status), 1),
         },
     }
 
@@ -183,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  spawn → first memory_search     {start['to_first_search_ms']:8.1f} ms")
     print(f"  cold `memory status` (baseline) {start['cold_memory_status_ms']:8.1f} ms")
     print(f"  ratio first search / memory status: x{start['ratio_first_search_to_memory_status']}")
+    print(f"  empty project: first memory_search {start['empty_project_to_first_search_ms']:.1f} ms, cold `memory status`")
+    print(f"                 {start['empty_project_cold_memory_status_ms']:.1f} ms")
     return 0
 
 
