@@ -193,8 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  spawn → first memory_search     {start['to_first_search_ms']:8.1f} ms")
     print(f"  cold `memory status` (baseline) {start['cold_memory_status_ms']:8.1f} ms")
     print(f"  ratio first search / memory status: x{start['ratio_first_search_to_memory_status']}")
-    print(f"  empty project: first memory_search {start['empty_project_to_first_search_ms']:.1f} ms, cold `memory status`")
-    print(f"                 {start['empty_project_cold_memory_status_ms']:.1f} ms")
+    print(f"  empty project: spawn → first memory_search {start['empty_project_to_first_search_ms']:8.1f} ms")
+    print(f"  empty project: cold `memory status`        {start['empty_project_cold_memory_status_ms']:8.1f} ms")
     return 0
 
 
