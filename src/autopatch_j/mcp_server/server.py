@@ -85,7 +85,8 @@ def check_host(host: str, *, allow_remote: bool) -> None:
 
 
 class MemoryMCPServer(MCPServer[Any]):
-    """`MCPServer` whose resource list includes every active memory at the time of the call."""
+    """`MCPServer` with two public methods refined: `call_tool` (tool errors as one sentence) and
+    `list_resources` (the static context resource plus every active memory at the time of the call)."""
 
     def __init__(self, *args: Any, service: MemoryService, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
