@@ -186,3 +186,15 @@ def test_resources_are_the_active_memories_and_the_context(seeded: Path) -> None
                     raise AssertionError(f"{bad} was readable")
 
     anyio.run(main)
+
+
+def test_debug_mode_is_the_cli_debug_mode(seeded: Path) -> None:
+    """AUTOPATCH_DEBUG=true: memory_status reports debug (RAW last errors), as `memory status --json` does."""
+    expected = cli(seeded, "memory", "status", "--json", env={"AUTOPATCH_DEBUG": "true"}).json()
+
+    async def main() -> None:
+        async with mcp_session(seeded, env={"AUTOPATCH_DEBUG": "true"}) as session:
+            status = payload(await session.call_tool("memory_status", {}))
+        assert status["debug"] is True and expected["debug"] is True and status["hint"] is None
+
+    anyio.run(main)
