@@ -4,7 +4,7 @@ Each command runs as a fresh process (`python -m autopatch_j …`, the same entr
 `autopatch-j` script) N times in a scratch project; the median wall time is compared with a bare
 `python -c pass` measured in the same run, interleaved with the commands so machine noise hits all
 of them alike. Target (issue 4): `memory status` ≤ 300 ms. Also reported: the modules imported by
-`memory status` that are known to be heavy (openai, fastapi, sqlalchemy, prompt_toolkit, httpx),
+`memory status` that are known to be heavy (openai, fastapi, sqlalchemy, prompt_toolkit, httpx, mcp),
 which should be imported only on the paths that need them.
 
     python bench/cold_start_bench.py [--quick] [--json] [--runs N]
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 TARGET_MS = 300.0
-HEAVY = ("openai", "fastapi", "sqlalchemy", "prompt_toolkit", "httpx", "uvicorn", "alembic", "pydantic_settings")
+HEAVY = ("openai", "fastapi", "sqlalchemy", "prompt_toolkit", "httpx", "uvicorn", "alembic", "pydantic_settings", "mcp")
 
 COMMANDS: dict[str, list[str]] = {
     "baseline: python -c pass": [sys.executable, "-c", "pass"],

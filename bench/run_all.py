@@ -35,6 +35,7 @@ SUITE: dict[str, tuple[str, list[str], int, int]] = {
     "pipeline": ("pipeline_bench.py", [], 60, 900),
     "cold_start": ("cold_start_bench.py", [], 60, 300),
     "import": ("import_bench.py", [], 120, 900),
+    "mcp": ("mcp_bench.py", [], 180, 900),
     "cloud": ("cloud_bench.py", [], 120, 1800),
     "faults": ("fault_report.py", [], 120, 3600),
 }

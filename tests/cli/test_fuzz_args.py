@@ -24,7 +24,7 @@ from autopatch_j.cli.app import app
 from tests.cli.conftest import CliRunner
 
 DOCUMENTED_EXIT_CODES = {0, 1, 2, 3, 4, 5}
-LONG_RUNNING = {("eval",), ("cloud", "serve"), ("cloud", "worker")}
+LONG_RUNNING = {("eval",), ("cloud", "serve"), ("cloud", "worker"), ("mcp",)}
 
 
 def _commands(command: click.Command, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:

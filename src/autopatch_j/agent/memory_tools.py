@@ -8,12 +8,15 @@ new thread (M-22). Repair agents never get these tools, not even their schemas (
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from autopatch_j.agent.tools import Tool
 from autopatch_j.llm.provider import ToolSpec
 from autopatch_j.memory.manager import MemoryManager
+
+if TYPE_CHECKING:
+    from autopatch_j.memory.search import ReadResult, SearchHit
 
 MEMORY_TOOL_NAMES = frozenset({"memory_search", "memory_read"})
 
@@ -58,11 +61,7 @@ class MemoryTools:
         if not isinstance(query, str):
             raise ValueError("`query` must be a string")
         hits = self._manager.search(thread_id=self.thread_id, query=query)
-        payload = [
-            {"id": h.memory_id, "kind": str(h.kind), "title": h.title, "synopsis": h.synopsis, "match": h.match}
-            for h in hits
-        ]
-        return json.dumps(payload, ensure_ascii=False)
+        return json.dumps(search_payload(hits), ensure_ascii=False)
 
     def _read(self, arguments: Mapping[str, Any]) -> str:
         memory_id = arguments.get("memory_id")
@@ -73,12 +72,24 @@ class MemoryTools:
         result = self._manager.read_memory(thread_id=self.thread_id, memory_id=memory_id)
         if result is None:
             return json.dumps({"error": f"no readable memory with id {memory_id}"})
-        payload = {
-            "id": result.memory_id,
-            "kind": str(result.kind),
-            "title": result.title,
-            "content": result.content,
-            "non_factual": result.non_factual,
-            "excerpts": [{"turn_id": s.turn_id, "role": str(s.role), "quote": s.quote} for s in result.excerpts],
-        }
-        return json.dumps(payload, ensure_ascii=False)
+        return json.dumps(read_payload(result), ensure_ascii=False)
+
+
+def search_payload(hits: Sequence[SearchHit]) -> list[dict[str, Any]]:
+    """`memory_search`'s answer: at most 5 `{id, kind, title, synopsis, match}` (also served over MCP)."""
+    return [
+        {"id": h.memory_id, "kind": str(h.kind), "title": h.title, "synopsis": h.synopsis, "match": h.match}
+        for h in hits
+    ]
+
+
+def read_payload(result: ReadResult) -> dict[str, Any]:
+    """`memory_read`'s bounded answer: content and ≤ 3 source excerpts of ≤ 800 chars (also served over MCP)."""
+    return {
+        "id": result.memory_id,
+        "kind": str(result.kind),
+        "title": result.title,
+        "content": result.content,
+        "non_factual": result.non_factual,
+        "excerpts": [{"turn_id": s.turn_id, "role": str(s.role), "quote": s.quote} for s in result.excerpts],
+    }

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from autopatch_j.cli import ask_cmds, eval_cmds, import_cmds, pipeline_cmds, search_cmds, signals
+from autopatch_j.cli import ask_cmds, eval_cmds, import_cmds, mcp_cmds, pipeline_cmds, search_cmds, signals
 from autopatch_j.cli.cloud import cloud_app
 from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.errors import exit_code_for, message_for
@@ -66,6 +66,7 @@ app.add_typer(memory_app, name="memory")
 register_top_level(app)
 ask_cmds.register(app)
 eval_cmds.register(app)
+mcp_cmds.register(app)
 app.add_typer(cloud_app, name="cloud")
 app.add_typer(hook_app, name="hook")
 

@@ -74,12 +74,12 @@ class AppContext:
         assert manager is not None
         try:
             released = manager.release_leases()
-            if not released and signals.received() is None:
+            if not released.jobs and signals.received() is None:
                 return
             waiting = manager.waiting_jobs().total
         except MemoryEngineError:
             return  # degraded or locked: the leases expire on their own (120 s)
-        note = f"released {len(released)} job lease(s); " if released else ""
+        note = f"released {len(released.jobs)} job lease(s); " if released.jobs else ""
         self.err_console.print(
             f"Memory: {note}{waiting} job(s) waiting; `autopatch-j memory drain` or the next session runs them.",
             markup=False,

@@ -43,6 +43,7 @@ _INTERRUPT_TURN = (
     "UPDATE turns SET status = 'interrupted', owner = NULL, lease_expires_at = NULL, updated_at = ? "
     "WHERE id = ? AND status = 'open'"
 )
+_OWNER_OPEN_TURNS = "SELECT id, thread_id FROM turns WHERE status = 'open' AND owner = ? ORDER BY id"
 _TURN_THREAD = "SELECT thread_id FROM turns WHERE id = ?"
 
 
@@ -131,3 +132,13 @@ def recover_expired_turns_in_tx(conn: sqlite3.Connection, *, now: float) -> list
             enqueue_extraction_in_tx(conn, thread_id=row["thread_id"], turn_id=row["id"], now=now)
             recovered.append(row["id"])
     return recovered
+
+
+def interrupt_owner_turns_in_tx(conn: sqlite3.Connection, *, owner: str, now: float) -> list[int]:
+    """A process shutting down gives up its open turns at once (as lease expiry would later): `interrupted`."""
+    interrupted: list[int] = []
+    for row in conn.execute(_OWNER_OPEN_TURNS, (owner,)).fetchall():
+        if conn.execute(_INTERRUPT_TURN, (now, row["id"])).rowcount == 1:
+            enqueue_extraction_in_tx(conn, thread_id=row["thread_id"], turn_id=row["id"], now=now)
+            interrupted.append(row["id"])
+    return interrupted

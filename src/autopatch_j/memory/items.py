@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from autopatch_j.memory.errors import UnknownMemoryError
+from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.records import Item, ItemDetail, Source
 
 _LIST_ACTIVE = (
@@ -21,6 +22,7 @@ _FORGET_ITEM = (
     "UPDATE memory_items SET status = 'forgotten', updated_at = ? WHERE memory_id = ? AND status = 'active' "
     "RETURNING id"
 )
+_FINGERPRINT = "SELECT count(*), coalesce(max(id), 0), coalesce(max(updated_at), 0) FROM memory_items"
 _DROP_TERMS = "DELETE FROM memory_terms WHERE item_id IN (SELECT id FROM memory_items WHERE memory_id = ?)"
 # The compaction of every thread the memory's evidence came from is invalidated: it may quote the
 # forgotten text, and the next Stage 1 rebuilds it from what is not forgotten (issue 9.6).
@@ -82,3 +84,14 @@ def forget_in_tx(conn: sqlite3.Connection, *, memory_id: int, now: float) -> Ite
     conn.execute(_SUPPRESS_CANDIDATES, (memory_id,))
     conn.execute(_INVALIDATE_COMPACTIONS, {"memory_id": memory_id})
     return Item.from_row(conn.execute("SELECT * FROM memory_items WHERE id = ?", (rows[0][0],)).fetchone())
+
+
+def fingerprint_in_tx(conn: sqlite3.Connection) -> tuple[int, int, int, int, float]:
+    """Changes whenever the current memories may have: a new revision, a forget, `/new`, `clear`.
+
+    One cheap statement (generation, active thread, row count, newest row id, newest update), for
+    watchers that poll — not a content hash.
+    """
+    op = require_operational(conn)
+    count, max_id, max_updated = conn.execute(_FINGERPRINT).fetchone()
+    return (op.generation, op.active_thread_id, int(count), int(max_id), float(max_updated))

@@ -94,6 +94,10 @@ _RECLAIM_EXPIRED = (
     "UPDATE memory_jobs SET status = 'pending', owner = NULL, lease_expires_at = NULL, next_attempt_at = :now, "
     "updated_at = :now WHERE status = 'leased' AND lease_expires_at <= :now RETURNING id"
 )
+_RELEASE_OWNER = (
+    "UPDATE memory_jobs SET status = 'pending', owner = NULL, lease_expires_at = NULL, next_attempt_at = :now, "
+    "updated_at = :now WHERE status = 'leased' AND owner = :owner RETURNING id"
+)
 _WAKE_DUE = (
     "UPDATE memory_jobs SET status = 'pending', updated_at = :now "
     "WHERE status = 'retry_wait' AND next_attempt_at <= :now RETURNING id"
@@ -305,6 +309,17 @@ def recover_jobs_in_tx(conn: sqlite3.Connection, *, now: float) -> Recovery:
     if reclaimed or woken:
         recompute_last_error_in_tx(conn, now=now)
     return Recovery(reclaimed=tuple(sorted(reclaimed)), woken=tuple(sorted(woken)))
+
+
+def release_owner_leases_in_tx(conn: sqlite3.Connection, *, owner: str, now: float) -> tuple[int, ...]:
+    """Give back every job lease `owner` holds (a process shutting down): each job is due again at once.
+
+    A step of this owner still running afterwards cannot commit: its fence needs `owner` and the batch.
+    """
+    released = tuple(sorted(row[0] for row in conn.execute(_RELEASE_OWNER, {"owner": owner, "now": now}).fetchall()))
+    if released:
+        recompute_last_error_in_tx(conn, now=now)
+    return released
 
 
 def recompute_last_error_in_tx(conn: sqlite3.Connection, *, now: float) -> None:

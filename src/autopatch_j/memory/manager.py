@@ -13,6 +13,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,14 @@ from autopatch_j.memory.status import StatusReport, read_status
 if TYPE_CHECKING:
     from autopatch_j.memory.context import HistoryTurn
     from autopatch_j.memory.search import ReadResult, SearchHit
+
+
+@dataclass(frozen=True, slots=True)
+class Released:
+    """What `release_leases` gave back: job ids made due again, turn ids marked interrupted."""
+
+    jobs: tuple[int, ...]
+    turns: tuple[int, ...]
 
 
 def new_owner_id() -> str:
@@ -98,16 +107,20 @@ class MemoryManager:
         with self.db.write("recover Memory jobs") as conn:
             return jobs.recover_jobs_in_tx(conn, now=self.clock.now())
 
-    def release_leases(self) -> tuple[int, ...]:
-        """On SIGINT/SIGTERM: this owner's job leases back to `pending`, attempts unchanged; never raises
-        for a degraded store (there is nothing to release then)."""
+    def release_leases(self) -> Released:
+        """Give up this process's leases on the way out (a signal, EOF): its job leases become due again at
+        once with their attempt count unchanged, and its open turns are interrupted (kept, as lease expiry
+        would do 120 s later). Never raises for a degraded store: there is nothing to release then."""
         if not self._health.ok:
-            return ()
-        with self.db.read("look for this process's Memory job leases") as conn:
+            return Released(jobs=(), turns=())
+        with self.db.read("look for this process's Memory leases") as conn:
             if not waiting.holds_leases_in_tx(conn, owner=self.owner):
-                return ()  # the usual case: no write lock taken at exit
-        with self.db.write("release this process's Memory job leases") as conn:
-            return waiting.release_own_leases_in_tx(conn, owner=self.owner, now=self.clock.now())
+                return Released(jobs=(), turns=())  # the usual case: no write lock taken at exit
+        now = self.clock.now()
+        with self.db.write("release this process's Memory leases") as conn:
+            turns = admission.interrupt_owner_turns_in_tx(conn, owner=self.owner, now=now)
+            released = jobs.release_owner_leases_in_tx(conn, owner=self.owner, now=now)
+        return Released(jobs=released, turns=tuple(turns))
 
     def waiting_jobs(self) -> waiting.WaitingJobs:
         """How many jobs wait, and why (leased elsewhere until T, retry_wait until T, behind a lease)."""
@@ -200,6 +213,12 @@ class MemoryManager:
         """Works on a degraded store, as long as the item tables can be read."""
         with self.db.read("read the memory") as conn:
             return items.show_in_tx(conn, memory_id=memory_id)
+
+    def items_fingerprint(self) -> tuple[int, int, int, int, float]:
+        """A value that changes whenever `list_items()` may have changed (see `items.fingerprint_in_tx`)."""
+        self._require_healthy()
+        with self.db.read("check for Memory changes") as conn:
+            return items.fingerprint_in_tx(conn)
 
     def forget(self, memory_id: int) -> Item:
         self._require_healthy()

@@ -12,11 +12,10 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-_RELEASE_OWN_LEASES = (
-    "UPDATE memory_jobs SET status = 'pending', owner = NULL, lease_expires_at = NULL, next_attempt_at = :now, "
-    "updated_at = :now WHERE status = 'leased' AND owner = :owner RETURNING id"
+_HOLDS_LEASES = (
+    "SELECT EXISTS (SELECT 1 FROM memory_jobs WHERE status = 'leased' AND owner = :owner) "
+    "OR EXISTS (SELECT 1 FROM turns WHERE status = 'open' AND owner = :owner)"
 )
-_HOLDS_LEASES = "SELECT EXISTS (SELECT 1 FROM memory_jobs WHERE status = 'leased' AND owner = :owner)"
 _LIVE_LEASES = (
     "SELECT owner, count(*) AS n, max(lease_expires_at) AS until FROM memory_jobs "
     "WHERE status = 'leased' AND lease_expires_at > :now GROUP BY owner ORDER BY until, owner"
@@ -77,11 +76,6 @@ def waiting_jobs_in_tx(conn: sqlite3.Connection, *, now: float) -> WaitingJobs:
         retrying=retry["n"],
         next_retry_at=retry["first"],
     )
-
-
-def release_own_leases_in_tx(conn: sqlite3.Connection, *, owner: str, now: float) -> tuple[int, ...]:
-    """This owner's leased jobs back to `pending` with their attempt count unchanged (a signal is no failure)."""
-    return tuple(sorted(row[0] for row in conn.execute(_RELEASE_OWN_LEASES, {"owner": owner, "now": now})))
 
 
 def holds_leases_in_tx(conn: sqlite3.Connection, *, owner: str) -> bool:

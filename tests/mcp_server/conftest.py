@@ -1,0 +1,111 @@
+"""Drive `autopatch-j mcp` as a real subprocess with the SDK's own client (`stdio_client` + `ClientSession`).
+
+    async with mcp_session(project) as session:
+        result = await session.call_tool("memory_search", {"query": "Python"})
+
+`cli(project, *args)` runs the real CLI in a subprocess (for "the same sentence the CLI prints").
+Everything runs offline: the LLM variables are removed and the rules extractor is chosen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.types import CallToolResult, TextContent
+
+from tests.support.fixtures import openai_server  # noqa: F401
+
+REPO = Path(__file__).resolve().parents[2]
+CONVERSATION = REPO / "examples" / "conversation.jsonl"
+LLM_VARS = ("AUTOPATCH_LLM_API_KEY", "AUTOPATCH_LLM_BASE_URL", "AUTOPATCH_LLM_MODEL", "AUTOPATCH_DEBUG")
+
+
+def offline_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in LLM_VARS}
+    env["AUTOPATCH_MEMORY_EXTRACTOR"] = "rules"
+    env.update(extra or {})
+    return env
+
+
+def server_command(project: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "autopatch_j", "-C", str(project), "mcp", *args]
+
+
+@dataclass(frozen=True)
+class Cli:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def cli(project: Path, *args: str, env: Mapping[str, str] | None = None) -> Cli:
+    done = subprocess.run(
+        [sys.executable, "-m", "autopatch_j", "-C", str(project), *args],
+        capture_output=True,
+        text=True,
+        env=offline_env(env),
+        timeout=120,
+        check=False,
+    )
+    return Cli(done.returncode, done.stdout, done.stderr)
+
+
+def cli_sentence(result: Cli) -> str:
+    """What the CLI printed after `error: ` (one sentence)."""
+    assert result.code != 0 and result.err.startswith("error: "), result
+    return result.err.removeprefix("error: ").strip()
+
+
+@asynccontextmanager
+async def mcp_session(
+    project: Path, *args: str, env: Mapping[str, str] | None = None, errlog: Any = None, on_message: Any = None
+) -> AsyncIterator[ClientSession]:
+    command = server_command(project, *args)
+    params = StdioServerParameters(command=command[0], args=command[1:], env=offline_env(env))
+    with open(os.devnull, "w") if errlog is None else errlog as log:
+        async with (
+            stdio_client(params, errlog=log) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+def text_of(result: CallToolResult) -> str:
+    assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
+    return result.content[0].text
+
+
+def payload(result: CallToolResult) -> Any:
+    assert not result.is_error, text_of(result)
+    return json.loads(text_of(result))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def seeded(project: Path) -> Path:
+    """The bundled zh/en conversation, ingested and distilled: a project with real memories."""
+    assert cli(project, "memory", "ingest", str(CONVERSATION)).code == 0
+    drained = cli(project, "memory", "drain", "--json")
+    assert drained.code == 0, drained.err
+    assert cli(project, "memory", "list", "--json").json(), "the bundled conversation yields memories"
+    return project
