@@ -23,13 +23,13 @@ from importlib import resources
 from typing import Any
 
 from autopatch_j.memory.quality.corpus import (
+    Case,
     ChangelogEntry,
     Corpus,
     Expectation,
     GoldMemory,
     GoldSource,
     TurnStep,
-    Case,
     case_problems,
 )
 
@@ -212,6 +212,18 @@ def _unproposed(language: str) -> Template:
     return make
 
 
+class _Draw:
+    """Draws one word per class for one utterance (the same class gives the same word twice)."""
+
+    def __init__(self, classes: dict[str, list[str]], rng: random.Random) -> None:
+        self._classes, self._rng, self._drawn = classes, rng, dict[str, str]()
+
+    def __call__(self, name: str) -> str:
+        if name not in self._drawn:
+            self._drawn[name] = self._rng.choice(self._classes[name])
+        return self._drawn[name]
+
+
 def generate(*, seed: int = DEFAULT_SEED, per_side: int = DEFAULT_PER_SIDE) -> list[Utterance]:
     """`per_side` distinct positive and `per_side` distinct negative utterances, reproducibly."""
     vocab = load_vocab()
@@ -226,14 +238,7 @@ def generate(*, seed: int = DEFAULT_SEED, per_side: int = DEFAULT_PER_SIDE) -> l
         if attempts > per_side * 200:
             raise RuntimeError("the paraphrase vocabulary is too small for the requested size")
         template = templates[rng.randrange(len(templates))]
-        drawn: dict[str, str] = {}
-
-        def word(name: str) -> str:
-            if name not in drawn:
-                drawn[name] = rng.choice(classes[name])
-            return drawn[name]
-
-        utterance = template(word)
+        utterance = template(_Draw(classes, rng))
         side = found[utterance.kind is not None]
         if len(side) < per_side:
             side.setdefault(utterance.turns, utterance)
@@ -249,7 +254,9 @@ def to_case(utterance: Utterance, index: int) -> Case:
         if utterance.proposal:
             sources.insert(0, GoldSource(turn=0, role="assistant", quote=utterance.proposal))
         content = utterance.proposal or steps[last].user
-        memories.append(GoldMemory(key="m1", kind=utterance.kind, sources=sources, title=utterance.template, content=content))  # type: ignore[arg-type]
+        memories.append(
+            GoldMemory(key="m1", kind=utterance.kind, sources=sources, title=utterance.template, content=content)
+        )  # type: ignore[arg-type]
     expect = Expectation(
         kinds=[utterance.kind] if utterance.kind else [],  # type: ignore[list-item]
         forbidden_kinds=[] if utterance.kind else _PD,  # type: ignore[arg-type]
