@@ -72,6 +72,12 @@ class RulesExtractor:
             subject = self.lexicon.subject_of(sentence)
             if self.lexicon.supports_statement(sentence):
                 kind = subject.kind if subject else self.lexicon.kind_hint(sentence)
+                same = next((c for c in found if subject and c.subject == subject.key and c.kind == kind), None)
+                if same is not None:  # one turn, one subject: one statement quoting each of its sentences
+                    found[found.index(same)] = same.model_copy(
+                        update={"content": f"{same.content} {sentence}", "sources": [*same.sources, *source]}
+                    )
+                    continue
                 found.append(
                     CandidateOut(kind=kind, content=sentence, subject=subject.key if subject else "", sources=source)  # type: ignore[arg-type]
                 )
@@ -141,6 +147,8 @@ class RulesExtractor:
         target = None
         if candidate.subject:
             target = next((r for r in same_kind if candidate.subject in r.subjects), None)
+        if target is None and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
+            target = self._switched_from(candidate, same_kind)
         if target is None:
             return OperationOut(
                 op="create",
@@ -160,6 +168,15 @@ class RulesExtractor:
             keywords=keywords,
             content=candidate.content,
         )
+
+    def _switched_from(self, candidate: Candidate, same_kind: list[RelatedItem]) -> RelatedItem | None:
+        """The related memory a switch ("改用 Vue，不用 React 了") replaces: the latest one naming a
+        thing (a Latin word of ≥ 3 letters) the new statement names too."""
+        if not self.lexicon.is_switch(candidate.content):
+            return None
+        names = {t for t in self.lexicon.anchor_tokens(candidate.content) if len(t) >= 3 and t.isascii()}
+        sharing = [r for r in same_kind if names & self.lexicon.anchor_tokens(r.item.content)]
+        return max(sharing, key=lambda r: r.item.memory_id, default=None)
 
     def _subject(self, candidate: Candidate) -> Subject | None:
         return next((s for s in self.lexicon.subjects if s.key == candidate.subject), None)
