@@ -24,7 +24,7 @@ def _lexicon_entries() -> set[str]:
         elif isinstance(node, list):
             for value in node:
                 walk(value, key)
-        elif isinstance(node, str) and key not in ("patterns", "key", "kind", "note", "pattern"):
+        elif isinstance(node, str) and key not in ("patterns", "key", "kind", "note", "anchor_blank_classes"):
             entries.add(fold(node).strip())
 
     walk(data)

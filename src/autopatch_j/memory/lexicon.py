@@ -99,6 +99,8 @@ class Lexicon:
     code_facts: PhraseSet
     preference_hints: PhraseSet
     decision_hints: PhraseSet
+    norm_hints: PhraseSet
+    topic_hints: PhraseSet
     scope_hints: PhraseSet
     switch_markers: PhraseSet
     discussion_markers: PhraseSet
@@ -127,6 +129,8 @@ class Lexicon:
                 "code_facts",
                 "preference_hints",
                 "decision_hints",
+                "norm_hints",
+                "topic_hints",
                 "scope_hints",
                 "switch_markers",
                 "discussion_markers",
@@ -231,20 +235,23 @@ class Lexicon:
     def kind_hint(self, text: str) -> str:
         """'user_preference' or 'project_decision' for an explicit statement without a known subject.
 
-        The kind rule (docs/pipeline.md): a collective decision ("我们决定…", "let's …", "we will …")
-        is a project decision; otherwise a statement that addresses the assistant or states the
-        user's own preference — how to answer, explain, or work for this user, including standing
-        workflow instructions such as "以后跑测试先跑单测再跑集成" — is a user preference; otherwise
-        a rule about the project's own artefacts (its API, services, versions, licence, a switch
-        of tool) is a project decision; anything else is a user preference.
+        The kind rule (docs/pipeline.md), first match wins: a collective decision ("我们决定…",
+        "团队…改用…", "let's …", "we will …") → decision; the user speaking of themselves or to the
+        assistant (我/你, I/you, "I'd rather …") → preference; a norm on a thing ("新代码必须使用…",
+        "All services must use …") → decision; a topic of answering (回答, 格式, examples …) →
+        preference; the project's own artefacts or a switch of tool → decision; else preference.
+        Standing workflow instructions ("以后跑测试先跑单测再跑集成") are therefore preferences.
         """
         folded = fold(text)
-        if self.decision_hints.search(folded):
-            return "project_decision"
-        if self.preference_hints.search(folded):
-            return "user_preference"
-        if self.scope_hints.search(folded):
-            return "project_decision"
+        for hints, kind in (
+            (self.decision_hints, "project_decision"),
+            (self.preference_hints, "user_preference"),
+            (self.norm_hints, "project_decision"),
+            (self.topic_hints, "user_preference"),
+            (self.scope_hints, "project_decision"),
+        ):
+            if hints.search(folded):
+                return kind
         return "user_preference"
 
     def is_switch(self, text: str) -> bool:
