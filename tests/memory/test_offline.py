@@ -224,20 +224,21 @@ def test_undecided_past_factual_and_one_off_forms_stay_out(text: str) -> None:
     assert extracted(turn(1, text)) == []
 
 
+PROPOSAL = "我建议项目统一用 structlog 记录日志。"
+
+
 @pytest.mark.parametrize(
     "confirmation",
     ["同意，按你说的改。", "行，照这个方案来。", "Sounds right, let's go that way.", "Yes — ship it like that."],
 )
 def test_confirmations_by_structure(confirmation: str) -> None:
-    prior = turn(1, "日志怎么处理？", "有两种做法。我建议项目统一用 structlog 记录日志。")
-    assert extracted(turn(2, confirmation), prior=prior) == [
-        ("project_decision", "我建议项目统一用 structlog 记录日志。")
-    ]
+    prior = turn(1, "日志怎么处理？", f"有两种做法。{PROPOSAL}")
+    assert extracted(turn(2, confirmation), prior=prior) == [("project_decision", PROPOSAL)]
 
 
 @pytest.mark.parametrize("reply", ["好，但是先别改。", "No, let's not.", "不，先别这样。", "OK, but later."])
 def test_hedged_or_refusing_replies_are_not_confirmations(reply: str) -> None:
-    prior = turn(1, "日志怎么处理？", "有两种做法。我建议项目统一用 structlog 记录日志。")
+    prior = turn(1, "日志怎么处理？", f"有两种做法。{PROPOSAL}")
     assert extracted(turn(2, reply), prior=prior) == []
 
 
