@@ -38,12 +38,17 @@ def fold(text: str) -> str:
 
 
 def alternation(spec: dict[str, Any], classes: dict[str, str]) -> str:
-    """One regex source for a class or category: zh entries as substrings, en entries on word
-    boundaries (longest first), then its patterns with every `{class}` replaced by that class."""
-    zh = [re.escape(fold(p)) for p in spec.get("zh", [])]
-    en = [r"(?<![a-z0-9'])" + re.escape(fold(p)) + r"(?![a-z0-9])" for p in spec.get("en", [])]
-    patterns = [_CLASS_REF.sub(lambda m: _class(classes, m.group(1)), p) for p in spec.get("patterns", [])]
-    parts = sorted(zh + en, key=len, reverse=True) + patterns
+    """One regex source for a class or category: its patterns with every `{class}` replaced by that
+    class, then zh entries as substrings and en entries on word boundaries (longest first)."""
+    zh = sorted((re.escape(fold(p)) for p in spec.get("zh", [])), key=len, reverse=True)
+    en = sorted((re.escape(fold(p)) for p in spec.get("en", [])), key=len, reverse=True)
+    # Structures first: where a structure and a listed word start at the same place, the structure
+    # (the longer match) is what `blank` removes ("fine by me" before "fine").
+    parts = [_CLASS_REF.sub(lambda m: _class(classes, m.group(1)), p) for p in spec.get("patterns", [])]
+    if zh:
+        parts.append("|".join(zh))
+    if en:  # one pair of word boundaries around the whole English list (cheaper to compile)
+        parts.append(r"(?<![a-z0-9'])(?:" + "|".join(en) + r")(?![a-z0-9])")
     return "|".join(f"(?:{p})" for p in parts)
 
 
@@ -53,24 +58,35 @@ def _class(classes: dict[str, str], name: str) -> str:
     return f"(?:{classes[name]})"
 
 
-@dataclass(frozen=True, slots=True)
 class PhraseSet:
-    """One lexicon category compiled into a single alternation (longest phrases first)."""
+    """One lexicon category compiled into a single alternation, compiled on first use (a process
+    that never extracts never pays for it)."""
 
-    name: str
-    regex: re.Pattern[str] | None
+    __slots__ = ("_regex", "name", "source")
+
+    def __init__(self, name: str, source: str) -> None:
+        self.name = name
+        self.source = source
+        self._regex: re.Pattern[str] | None = None
 
     @classmethod
     def build(cls, name: str, spec: dict[str, Any], classes: dict[str, str] | None = None) -> PhraseSet:
-        source = alternation(spec, classes or {})
-        return cls(name=name, regex=re.compile(source) if source else None)
+        return cls(name, alternation(spec, classes or {}))
+
+    @property
+    def regex(self) -> re.Pattern[str] | None:
+        if self._regex is None and self.source:
+            self._regex = re.compile(self.source)
+        return self._regex
 
     def search(self, folded: str) -> bool:
-        return self.regex is not None and self.regex.search(folded) is not None
+        regex = self.regex
+        return regex is not None and regex.search(folded) is not None
 
     def blank(self, folded: str) -> str:
         """`folded` with every match replaced by a space."""
-        return folded if self.regex is None else self.regex.sub(" ", folded)
+        regex = self.regex
+        return folded if regex is None else regex.sub(" ", folded)
 
 
 @dataclass(frozen=True, slots=True)
