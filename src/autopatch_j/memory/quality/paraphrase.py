@@ -22,16 +22,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from autopatch_j.memory.quality.corpus import (
-    Case,
-    ChangelogEntry,
-    Corpus,
-    Expectation,
-    GoldMemory,
-    GoldSource,
-    TurnStep,
-    case_problems,
-)
+from autopatch_j.memory.quality.corpus import Case, ChangelogEntry, Corpus, case_problems
 
 VOCAB_FILE = "paraphrase_vocab.json"
 DEFAULT_SEED = 11
@@ -246,29 +237,31 @@ def generate(*, seed: int = DEFAULT_SEED, per_side: int = DEFAULT_PER_SIDE) -> l
 
 
 def to_case(utterance: Utterance, index: int) -> Case:
-    steps = [TurnStep(user=user, assistant=assistant) for user, assistant in utterance.turns]
-    memories: list[GoldMemory] = []
+    """The utterance as a corpus case (built as the corpus file would state it, then validated)."""
+    steps = [{"user": user, "assistant": assistant} for user, assistant in utterance.turns]
+    memories: list[dict[str, Any]] = []
     if utterance.kind is not None:
         last = len(steps) - 1
-        sources = [GoldSource(turn=last, role="user", quote=steps[last].user)]
+        sources = [{"turn": last, "role": "user", "quote": steps[last]["user"]}]
         if utterance.proposal:
-            sources.insert(0, GoldSource(turn=0, role="assistant", quote=utterance.proposal))
-        content = utterance.proposal or steps[last].user
+            sources.insert(0, {"turn": 0, "role": "assistant", "quote": utterance.proposal})
+        content = utterance.proposal or steps[last]["user"]
         memories.append(
-            GoldMemory(key="m1", kind=utterance.kind, sources=sources, title=utterance.template, content=content)
-        )  # type: ignore[arg-type]
-    expect = Expectation(
-        kinds=[utterance.kind] if utterance.kind else [],  # type: ignore[list-item]
-        forbidden_kinds=[] if utterance.kind else _PD,  # type: ignore[arg-type]
-    )
-    return Case(
-        id=f"gen-{index:04d}-{utterance.template}",
-        category=utterance.category,
-        language=utterance.language,  # type: ignore[arg-type]
-        note="generated",
-        steps=steps,
-        memories=memories,
-        expect=expect,
+            {"key": "m1", "kind": utterance.kind, "sources": sources, "title": utterance.template, "content": content}
+        )
+    return Case.model_validate(
+        {
+            "id": f"gen-{index:04d}-{utterance.template}",
+            "category": utterance.category,
+            "language": utterance.language,
+            "note": "generated",
+            "steps": steps,
+            "memories": memories,
+            "expect": {
+                "kinds": [utterance.kind] if utterance.kind else [],
+                "forbidden_kinds": [] if utterance.kind else _PD,
+            },
+        }
     )
 
 
