@@ -14,8 +14,8 @@ normalized content equals a related memory is rejected as a duplicate; one whose
 related memory of the same kind supersedes it (discussion context is revised instead); a switch
 without a known subject ("改用 Vue，不用 React 了") supersedes the latest related memory of its kind that
 names the same thing; anything else is created. Kinds follow the lexicon's kind rule
-(`Lexicon.kind_hint`, docs/pipeline.md). Titles, aliases and keywords come from the subject table (Chinese and English) and
-the content's own words.
+(`Lexicon.kind_hint`, docs/pipeline.md). Titles, aliases and keywords come from the subject table
+(Chinese and English) and the content's own words.
 """
 
 from __future__ import annotations
