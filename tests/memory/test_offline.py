@@ -194,3 +194,74 @@ def test_a_turn_with_more_statements_than_one_batch_may_hold_still_drains(manage
     report = drain(pipeline_for(manager), budget_s=None)
     assert [step.outcome for step in report.steps][:1] == [Outcome.SUCCEEDED], report.warnings
     assert report.warnings == ()
+
+
+# -- issue 11: speech acts recognized by structure, not by listed phrases ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("团队决定改用 Gradle 构建。", "project_decision"),
+        ("项目决定采用 MIT 许可证。", "project_decision"),
+        ("老的配置格式不再支持，迁移脚本也不写了。", "project_decision"),
+        ("Our team agreed to drop Python 3.8 support.", "project_decision"),
+        ("The API will use snake_case from here.", "project_decision"),
+        ("All services must use structured logging.", "project_decision"),
+        ("We no longer support Windows 8.", "project_decision"),
+        ("以后跑测试先跑单测再跑集成。", "user_preference"),
+        ("From now on, run the linters before the tests.", "user_preference"),
+        ("I'd rather you show the diff before explaining it.", "user_preference"),
+        ("以后不用再解释基础概念了。", "user_preference"),
+    ],
+)
+def test_decisions_and_preferences_by_structure(text: str, kind: str) -> None:
+    assert extracted(turn(1, text)) == [(kind, text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "团队还没决定要不要改用 Gradle。",
+        "我们的服务最近不稳定。",
+        "我们之前用过 Gradle，坑很多。",
+        "后端已经在用 Redis 了。",
+        "We tried to migrate to Gradle last year.",
+        "Our team never agreed to drop Python 3.8.",
+        "The team has not decided whether to adopt Kotlin.",
+        "It will use too much memory.",
+        "Rewrite this function with a list comprehension.",
+        "The build will fail if you remove that flag?",
+        "We may eventually adopt Rust.",
+    ],
+)
+def test_undecided_past_factual_and_one_off_forms_stay_out(text: str) -> None:
+    assert extracted(turn(1, text)) == []
+
+
+PROPOSAL = "我建议项目统一用 structlog 记录日志。"
+
+
+@pytest.mark.parametrize(
+    "confirmation",
+    ["同意，按你说的改。", "行，照这个方案来。", "Sounds right, let's go that way.", "Yes — ship it like that."],
+)
+def test_confirmations_by_structure(confirmation: str) -> None:
+    prior = turn(1, "日志怎么处理？", f"有两种做法。{PROPOSAL}")
+    assert extracted(turn(2, confirmation), prior=prior) == [("project_decision", PROPOSAL)]
+
+
+@pytest.mark.parametrize("reply", ["好，但是先别改。", "No, let's not.", "不，先别这样。", "OK, but later."])
+def test_hedged_or_refusing_replies_are_not_confirmations(reply: str) -> None:
+    prior = turn(1, "日志怎么处理？", f"有两种做法。{PROPOSAL}")
+    assert extracted(turn(2, reply), prior=prior) == []
+
+
+def test_a_switch_supersedes_the_decision_it_replaces_without_a_known_subject(manager: MemoryManager) -> None:
+    pipeline = pipeline_for(manager)
+    admit(manager, [("我们决定前端用 React。", "好的。")])
+    drain(pipeline)
+    admit(manager, [("我们决定改用 Vue，不用 React 了。", "好的。")])
+    drain(pipeline)
+    active = [i for i in manager.list_items() if i.kind is MemoryKind.PROJECT_DECISION]
+    assert [i.content for i in active] == ["我们决定改用 Vue，不用 React 了。"]

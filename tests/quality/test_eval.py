@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from autopatch_j.cli.eval_cmds import register
-from autopatch_j.memory.quality.corpus import MIN_CASES
+from autopatch_j.memory.quality.corpus import MIN_CASES, bundled_part_exists
 
 SEED = 6
 
@@ -40,17 +40,26 @@ def _eval(tmp_path_factory: pytest.TempPathFactory, *args: str) -> tuple[int, st
 
 
 @pytest.fixture(scope="module")
-def offline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def offline_parts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     code, out = _eval(tmp_path_factory, "--json", "--mode", "offline", "--seed", str(SEED))
     assert code == 0, out[-2000:]
-    return json.loads(out)
+    data = json.loads(out)
+    assert data["mode"] == "offline" and data["invariants_ok"]
+    return data
+
+
+@pytest.fixture(scope="module")
+def offline(offline_parts: dict[str, Any]) -> dict[str, Any]:
+    return offline_parts["parts"]["dev"]
 
 
 @pytest.fixture(scope="module")
 def canned(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    code, out = _eval(tmp_path_factory, "--json", "--mode", "canned", "--seed", str(SEED))
+    code, out = _eval(tmp_path_factory, "--json", "--mode", "canned", "--part", "dev", "--seed", str(SEED))
     assert code == 0, out[-2000:]
-    return json.loads(out)
+    data = json.loads(out)
+    assert list(data["parts"]) == ["dev"]
+    return data["parts"]["dev"]
 
 
 def _check(data: dict[str, Any]) -> None:
@@ -74,6 +83,23 @@ def _check(data: dict[str, Any]) -> None:
 
 def test_offline_mode_holds_every_invariant(offline: dict[str, Any]) -> None:
     _check(offline)
+
+
+def test_each_part_is_reported_separately_with_its_own_invariants(offline_parts: dict[str, Any]) -> None:
+    """dev always; the held-out test part whenever this build bundles it (issue 11)."""
+    expected = ["dev", "test"] if bundled_part_exists("test") else ["dev"]
+    assert list(offline_parts["parts"]) == expected
+    for name, part in offline_parts["parts"].items():
+        assert part["part"] == name and part["invariants_ok"], (name, part["invariants"])
+        assert part["totals"]["cases"] == len(part["cases"]) > 0
+        assert part["invariants"]["provenance_completeness"] == 1.0
+        assert part["details"]["repair_requests_scanned"] >= 3 * len(part["cases"])
+
+
+def test_an_unknown_part_is_refused(tmp_path_factory: pytest.TempPathFactory) -> None:
+    code, out = _eval(tmp_path_factory, "--part", "train")
+    assert code == 2
+    assert "--part takes dev, test, generated" in out
 
 
 def test_canned_mode_holds_every_invariant(canned: dict[str, Any]) -> None:
@@ -137,11 +163,12 @@ def test_live_mode_runs_through_the_real_client(
         monkeypatch.setenv("AUTOPATCH_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("AUTOPATCH_LLM_MODEL", "fake-model")
         monkeypatch.setenv("AUTOPATCH_LLM_API_KEY", "sk-test")
-        code, out = _eval(tmp_path_factory, "--json", "--mode", "live", "--seed", str(SEED))
+        code, out = _eval(tmp_path_factory, "--json", "--mode", "live", "--part", "dev", "--seed", str(SEED))
         bodies = [request.body for request in server.requests]
     assert code == 0, out[-2000:]
     data = json.loads(out)
     assert data["mode"] == "live" and data["invariants_ok"]
+    data = data["parts"]["dev"]
     assert data["totals"]["tp"] == 0 and data["details"]["pipeline_steps"]["succeeded_no_output"] > 50
     assert bodies and all(body["model"] == "fake-model" and body.get("temperature") == 0 for body in bodies)
     assert not any(body.get("stream") for body in bodies)

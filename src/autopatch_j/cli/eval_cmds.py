@@ -1,8 +1,10 @@
-"""`autopatch-j eval [--json] [--corpus FILE] [--mode offline|canned|live] [--seed N]` (M-81 … M-83).
+"""`autopatch-j eval [--json] [--part P] [--corpus FILE] [--mode offline|canned|live] [--seed N]` (M-81 … M-83).
 
 Runs the quality corpus through the real pipeline in scratch projects (never the current project's
-Memory) and prints per-category precision/recall and the five invariants of M-82. Exit code 1 when
-any invariant breaks — CI runs the offline and canned modes. The live mode calls the configured
+Memory) and prints per-category precision/recall and the five invariants of M-82, for each part
+separately (issue 11): `dev` (tuned on), `test` (held out, never tuned on) and `generated` (the
+paraphrase set). Exit code 1 when any invariant breaks in any part — CI runs the offline and canned
+modes. The live mode calls the configured
 OpenAI-compatible model for extraction and consolidation, and only when `AUTOPATCH_LIVE_EVAL=1`
 (M-83); it never runs in default CI.
 """
@@ -50,6 +52,23 @@ def _live_provider(app: AppContext) -> Any:
     return OpenAIProvider(settings=settings)
 
 
+DEFAULT_PARTS = "dev,test"
+
+
+def _parts(app: AppContext, raw: str) -> list[str] | None:
+    """The parts named by `--part` ("dev", "test", "generated", comma-separated, or "all")."""
+    from autopatch_j.memory.quality.corpus import PARTS, bundled_part_exists
+
+    names = list(PARTS) if raw.strip() == "all" else [p.strip() for p in raw.split(",") if p.strip()]
+    unknown = [p for p in names if p not in PARTS]
+    if not names or unknown:
+        say(app.err_console, f"error: --part takes {', '.join(PARTS)} (comma-separated) or all, not {raw!r}.")
+        return None
+    if raw == DEFAULT_PARTS:  # the default runs the test part only when this build bundles it
+        names = [p for p in names if p == "dev" or bundled_part_exists(p)]
+    return list(dict.fromkeys(names))
+
+
 def run_eval(
     app: AppContext,
     *,
@@ -58,27 +77,54 @@ def run_eval(
     seed: int | None,
     as_json: bool,
     retry_rounds: int | None = None,
+    part: str = DEFAULT_PARTS,
 ) -> int:
     """Run the evaluation and render it; returns the exit code (1 when an invariant breaks)."""
-    from autopatch_j.memory.quality.corpus import load_corpus
+    from autopatch_j.memory.quality.corpus import Corpus, load_corpus, load_part
     from autopatch_j.memory.quality.evaluate import DEFAULT_RETRY_ROUNDS, MODES, evaluate
 
     if mode not in MODES:
         say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}.")
         return 2
+    if corpus_file is not None:
+        named: list[str] = ["file"]
+    else:
+        chosen_parts = _parts(app, part)
+        if chosen_parts is None:
+            return 2
+        named = chosen_parts
     provider = _live_provider(app) if mode == "live" else None
-    corpus = load_corpus(corpus_file)
+    corpora: dict[str, Corpus] = {
+        name: load_corpus(corpus_file) if name == "file" else load_part(name) for name in named
+    }
     chosen = _seed(app, seed)
-    if not as_json:
-        say(app.err_console, f"eval: {len(corpus.cases)} cases, corpus {corpus.version}, mode {mode}, seed {chosen}")
     rounds = retry_rounds if retry_rounds is not None else DEFAULT_RETRY_ROUNDS
-    report = evaluate(corpus, mode=mode, seed=chosen, live_provider=provider, retry_rounds=rounds)  # type: ignore[arg-type]
-    payload = report.to_dict()
+    reports: dict[str, dict[str, Any]] = {}
+    ok = True
+    for name, corpus in corpora.items():
+        if not as_json:
+            say(
+                app.err_console,
+                f"eval {name}: {len(corpus.cases)} cases, corpus {corpus.version}, mode {mode}, seed {chosen}",
+            )
+        report = evaluate(corpus, mode=mode, seed=chosen, live_provider=provider, retry_rounds=rounds)  # type: ignore[arg-type]
+        reports[name] = {"part": name, **report.to_dict()}
+        ok = ok and report.invariants_ok
+    payload = {"mode": mode, "seed": chosen, "invariants_ok": ok, "parts": reports}
     if as_json:
         emit_json(app.console, payload)
     else:
-        _render(app, payload)
-    return 0 if report.invariants_ok else 1
+        for name, report_dict in reports.items():
+            say(app.console, f"== part {name} ==", "bold")
+            _render(app, report_dict)
+        if len(reports) > 1:
+            say(app.console, "summary: " + "; ".join(_summary(n, r) for n, r in reports.items()), "bold")
+    return 0 if ok else 1
+
+
+def _summary(name: str, report: dict[str, Any]) -> str:
+    t = report["totals"]
+    return f"{name} {t['passed']}/{t['cases']} passed, precision {_fmt(t['precision'])}, recall {_fmt(t['recall'])}"
 
 
 def _fmt(value: float | None) -> str:
@@ -149,10 +195,24 @@ def register(app: typer.Typer) -> None:
                 "--retry-rounds", help="Drains per step for failing jobs (default 6; fewer for a slow live model)."
             ),
         ] = None,
+        part: Annotated[
+            str,
+            typer.Option(
+                "--part",
+                help="Corpus parts, each reported separately: dev, test, generated (comma-separated) or all "
+                "(default: dev,test — test when bundled). Ignored with --corpus.",
+            ),
+        ] = DEFAULT_PARTS,
     ) -> None:
         """Measure Memory quality on the zh/en corpus: precision/recall per category and the invariants."""
         code = run_eval(
-            app_context(ctx), mode=mode, corpus_file=corpus, seed=seed, as_json=as_json, retry_rounds=retry_rounds
+            app_context(ctx),
+            mode=mode,
+            corpus_file=corpus,
+            seed=seed,
+            as_json=as_json,
+            retry_rounds=retry_rounds,
+            part=part,
         )
         if code:
             raise typer.Exit(code)

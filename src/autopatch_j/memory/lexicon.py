@@ -1,10 +1,15 @@
 """The versioned zh/en lexicon (`lexicon.json`) behind the semantic gates and the offline extractor.
 
-Every phrase list lives in the data file, never as scattered literals: speech acts, temporary
-expressions, undecided questions, speculation, proposal signals, confirmations (and the filler words
-allowed around them), code-fact patterns, kind hints, discussion markers, anchor stop words and the
-normalized subjects the offline consolidator deduplicates by. Chinese phrases match as substrings,
-English phrases on word boundaries, `patterns` are regular expressions; all on NFKC-casefolded text.
+Version 3 (issue 11) holds *word classes* (`classes`: standing markers, collective subjects, verbs of
+deciding, of adopting and of retiring, modal verbs, preference verbs, words addressing the agent,
+the project's own artefacts) and states the categories as *structures* over them: a category's
+pattern may name a class as `{class}`, e.g. `{collective}…{decide}` ("团队决定…", "our team agreed
+to …") or `{modal}…{adopt}` ("新代码必须使用…", "All services must use …"). Every list lives in the
+data file, never as scattered literals: speech acts, temporary expressions, undecided questions,
+speculation, proposal signals, confirmations (and the filler words allowed around them), code-fact
+patterns, kind hints, discussion markers, anchor stop words and the normalized subjects the offline
+consolidator deduplicates by. Chinese entries match as substrings, English entries on word
+boundaries, `patterns` are regular expressions; all on NFKC-casefolded text.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(f"[^\\W_{_CJK}]+", re.UNICODE)
 _QUESTION_END = re.compile(r"([?？]|[吗呢嘛][\s。.!！]*)\s*$")
 _LEFTOVER = re.compile(r"[\s\W_]+", re.UNICODE)
+_CLASS_REF = re.compile(r"\{([a-z_]+)\}")
 
 
 def fold(text: str) -> str:
@@ -31,26 +37,56 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'").replace("\u2018", "'")
 
 
-@dataclass(frozen=True, slots=True)
-class PhraseSet:
-    """One lexicon category compiled into a single alternation (longest phrases first)."""
+def alternation(spec: dict[str, Any], classes: dict[str, str]) -> str:
+    """One regex source for a class or category: its patterns with every `{class}` replaced by that
+    class, then zh entries as substrings and en entries on word boundaries (longest first)."""
+    zh = sorted((re.escape(fold(p)) for p in spec.get("zh", [])), key=len, reverse=True)
+    en = sorted((re.escape(fold(p)) for p in spec.get("en", [])), key=len, reverse=True)
+    # Structures first: where a structure and a listed word start at the same place, the structure
+    # (the longer match) is what `blank` removes ("fine by me" before "fine").
+    parts = [_CLASS_REF.sub(lambda m: _class(classes, m.group(1)), p) for p in spec.get("patterns", [])]
+    if zh:
+        parts.append("|".join(zh))
+    if en:  # one pair of word boundaries around the whole English list (cheaper to compile)
+        parts.append(r"(?<![a-z0-9'])(?:" + "|".join(en) + r")(?![a-z0-9])")
+    return "|".join(f"(?:{p})" for p in parts)
 
-    name: str
-    regex: re.Pattern[str] | None
+
+def _class(classes: dict[str, str], name: str) -> str:
+    if name not in classes:
+        raise ValueError(f"the lexicon names an unknown word class {{{name}}}")
+    return f"(?:{classes[name]})"
+
+
+class PhraseSet:
+    """One lexicon category compiled into a single alternation, compiled on first use (a process
+    that never extracts never pays for it)."""
+
+    __slots__ = ("_regex", "name", "source")
+
+    def __init__(self, name: str, source: str) -> None:
+        self.name = name
+        self.source = source
+        self._regex: re.Pattern[str] | None = None
 
     @classmethod
-    def build(cls, name: str, spec: dict[str, Any]) -> PhraseSet:
-        zh = [re.escape(fold(p)) for p in spec.get("zh", [])]
-        en = [r"(?<![a-z0-9'])" + re.escape(fold(p)) + r"(?![a-z0-9])" for p in spec.get("en", [])]
-        parts = sorted(zh + en, key=len, reverse=True) + list(spec.get("patterns", []))
-        return cls(name=name, regex=re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None)
+    def build(cls, name: str, spec: dict[str, Any], classes: dict[str, str] | None = None) -> PhraseSet:
+        return cls(name, alternation(spec, classes or {}))
+
+    @property
+    def regex(self) -> re.Pattern[str] | None:
+        if self._regex is None and self.source:
+            self._regex = re.compile(self.source)
+        return self._regex
 
     def search(self, folded: str) -> bool:
-        return self.regex is not None and self.regex.search(folded) is not None
+        regex = self.regex
+        return regex is not None and regex.search(folded) is not None
 
     def blank(self, folded: str) -> str:
         """`folded` with every match replaced by a space."""
-        return folded if self.regex is None else self.regex.sub(" ", folded)
+        regex = self.regex
+        return folded if regex is None else regex.sub(" ", folded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,17 +111,28 @@ class Lexicon:
     proposal_signals: PhraseSet
     confirmations: PhraseSet
     confirmation_fillers: PhraseSet
+    confirmation_blockers: PhraseSet
     code_facts: PhraseSet
     preference_hints: PhraseSet
     decision_hints: PhraseSet
+    norm_hints: PhraseSet
+    topic_hints: PhraseSet
+    scope_hints: PhraseSet
+    switch_markers: PhraseSet
     discussion_markers: PhraseSet
+    anchor_blanks: PhraseSet
     anchor_stopwords: frozenset[str]
     subjects: tuple[Subject, ...]
+    slack_words: int = 0
+    slack_chars: int = 0
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Lexicon:
+        classes: dict[str, str] = {}
+        for class_name, spec in data.get("classes", {}).items():  # a class may use the classes before it
+            classes[class_name] = alternation(spec, classes)
         sets = {
-            name: PhraseSet.build(name, data.get(name, {}))
+            name: PhraseSet.build(name, data.get(name, {}), classes)
             for name in (
                 "speech_acts",
                 "temporary",
@@ -94,12 +141,26 @@ class Lexicon:
                 "proposal_signals",
                 "confirmations",
                 "confirmation_fillers",
+                "confirmation_blockers",
                 "code_facts",
                 "preference_hints",
                 "decision_hints",
+                "norm_hints",
+                "topic_hints",
+                "scope_hints",
+                "switch_markers",
                 "discussion_markers",
             )
         }
+        # Anchors drop the words of the speech-act classes and phrase lists, never a structure's span.
+        words = [data.get(name, {}) for name in ("speech_acts", "temporary", "confirmations", "proposal_signals")] + [
+            data["classes"][name] for name in data.get("anchor_blank_classes", [])
+        ]
+        blanks = {
+            "zh": [w for spec in words for w in spec.get("zh", [])],
+            "en": [w for spec in words for w in spec.get("en", [])],
+        }
+        sets["anchor_blanks"] = PhraseSet.build("anchor_blanks", blanks)
         subjects = tuple(
             Subject(
                 key=s["key"],
@@ -111,8 +172,11 @@ class Lexicon:
             )
             for s in data.get("subjects", [])
         )
+        slack = data.get("confirmation_slack", {})
         return cls(
             version=int(data["version"]),
+            slack_words=int(slack.get("latin_words", 0)),
+            slack_chars=int(slack.get("cjk_chars", 0)),
             anchor_stopwords=frozenset(fold(w) for w in data.get("anchor_stopwords", [])),
             subjects=subjects,
             **sets,
@@ -143,10 +207,19 @@ class Lexicon:
         return self.proposal_signals.search(fold(text))
 
     def is_confirmation(self, text: str) -> bool:
-        """Nothing but confirmation phrases and fillers ("同意", "好的，就这么办", "OK, let's do that.")."""
+        """Confirmation phrases and fillers, with at most a word of slack ("同意", "好的，就这么办",
+        "Perfect, let's go that way.") and nothing in that slack that negates or defers."""
         folded = fold(text)
+        if not _LEFTOVER.sub("", folded) or not self.confirmations.search(folded):
+            return False
         rest = self.confirmation_fillers.blank(self.confirmations.blank(folded))
-        return bool(_LEFTOVER.sub("", folded)) and not _LEFTOVER.sub("", rest)
+        if not _LEFTOVER.sub("", rest):
+            return True
+        if self.confirmation_blockers.search(rest):
+            return False
+        words = _WORD.findall(rest)
+        chars = sum(len(run) for run in _CJK_RUN.findall(rest))
+        return len(words) <= self.slack_words and chars <= self.slack_chars and len(words) + chars > 0
 
     def is_discussion(self, text: str) -> bool:
         return self.discussion_markers.search(fold(text))
@@ -165,9 +238,7 @@ class Lexicon:
 
     def anchor_tokens(self, text: str) -> frozenset[str]:
         """Content words of `text` without speech acts, hedges and confirmations: Latin words and CJK bigrams."""
-        folded = fold(text)
-        for phrases in (self.speech_acts, self.temporary, self.confirmations, self.proposal_signals):
-            folded = phrases.blank(folded)
+        folded = self.anchor_blanks.blank(fold(text))
         tokens = {w for w in _WORD.findall(folded) if len(w) >= 2 and w not in self.anchor_stopwords}
         for run in _CJK_RUN.findall(folded):
             tokens.update(run[i : i + 2] for i in range(len(run) - 1))
@@ -178,13 +249,30 @@ class Lexicon:
         return bool(self.anchor_tokens(content) & self.anchor_tokens(quote))
 
     def kind_hint(self, text: str) -> str:
-        """'user_preference' or 'project_decision' for an explicit statement (preference hints win)."""
+        """'user_preference' or 'project_decision' for an explicit statement without a known subject.
+
+        The kind rule (docs/pipeline.md), first match wins: a collective decision ("我们决定…",
+        "团队…改用…", "let's …", "we will …") → decision; the user speaking of themselves or to the
+        assistant (我/你, I/you, "I'd rather …") → preference; a norm on a thing ("新代码必须使用…",
+        "All services must use …") → decision; a topic of answering (回答, 格式, examples …) →
+        preference; the project's own artefacts or a switch of tool → decision; else preference.
+        Standing workflow instructions ("以后跑测试先跑单测再跑集成") are therefore preferences.
+        """
         folded = fold(text)
-        if self.preference_hints.search(folded):
-            return "user_preference"
-        if self.decision_hints.search(folded):
-            return "project_decision"
+        for hints, kind in (
+            (self.decision_hints, "project_decision"),
+            (self.preference_hints, "user_preference"),
+            (self.norm_hints, "project_decision"),
+            (self.topic_hints, "user_preference"),
+            (self.scope_hints, "project_decision"),
+        ):
+            if hints.search(folded):
+                return kind
         return "user_preference"
+
+    def is_switch(self, text: str) -> bool:
+        """Replaces or retires something ("改用 Vue，不用 React 了", "switch to Vue instead of React")."""
+        return self.switch_markers.search(fold(text))
 
     def subject_of(self, text: str) -> Subject | None:
         folded = fold(text)

@@ -5,14 +5,17 @@ temporary, not a question, not speculation and not a current code fact becomes a
 that sentence (kind from the subject table, else from the kind hints); a user turn that is only a
 short confirmation, right after an assistant answer with a proposal sentence, becomes a
 `project_decision` quoting both the proposal and the confirmation; a user sentence comparing options
-becomes `discussion_context`. The compaction is a bounded rolling digest of the turns.
+becomes `discussion_context`. Sentences of one turn that state the same subject form one candidate
+quoting each of them. The compaction is a bounded rolling digest of the turns.
 
 Stage 2: candidates are grouped by normalized subject ("python_version", "answer_order" …); within
 one batch the latest statement of a subject wins and earlier ones are rejected; a candidate whose
 normalized content equals a related memory is rejected as a duplicate; one whose subject matches a
-related memory of the same kind supersedes it (discussion context is revised instead); anything
-else is created. Titles, aliases and keywords come from the subject table (Chinese and English) and
-the content's own words.
+related memory of the same kind supersedes it (discussion context is revised instead); a switch
+without a known subject ("改用 Vue，不用 React 了") supersedes the latest related memory of its kind that
+names the same thing; anything else is created. Kinds follow the lexicon's kind rule
+(`Lexicon.kind_hint`, docs/pipeline.md). Titles, aliases and keywords come from the subject table
+(Chinese and English) and the content's own words.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, 
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.terms import normalize
-from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS
+from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+?(?:[。！？!?；;]+|\.(?=\s|$)|\n|$)")
 _DIGEST_CHARS = 160
@@ -73,6 +76,14 @@ class RulesExtractor:
             subject = self.lexicon.subject_of(sentence)
             if self.lexicon.supports_statement(sentence):
                 kind = subject.kind if subject else self.lexicon.kind_hint(sentence)
+                same = next(
+                    (c for c in reversed(found) if subject and c.subject == subject.key and c.kind == kind), None
+                )
+                if same is not None and _fits(same, sentence):  # one turn, one subject: one statement quoting each
+                    found[found.index(same)] = same.model_copy(
+                        update={"content": f"{same.content} {sentence}", "sources": [*same.sources, *source]}
+                    )
+                    continue
                 found.append(
                     CandidateOut(kind=kind, content=sentence, subject=subject.key if subject else "", sources=source)  # type: ignore[arg-type]
                 )
@@ -142,6 +153,8 @@ class RulesExtractor:
         target = None
         if candidate.subject:
             target = next((r for r in same_kind if candidate.subject in r.subjects), None)
+        if target is None and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
+            target = self._switched_from(candidate, same_kind)
         if target is None:
             return OperationOut(
                 op="create",
@@ -161,6 +174,15 @@ class RulesExtractor:
             keywords=keywords,
             content=candidate.content,
         )
+
+    def _switched_from(self, candidate: Candidate, same_kind: list[RelatedItem]) -> RelatedItem | None:
+        """The related memory a switch ("改用 Vue，不用 React 了") replaces: the latest one naming a
+        thing (a Latin word of ≥ 3 letters) the new statement names too."""
+        if not self.lexicon.is_switch(candidate.content):
+            return None
+        names = {t for t in self.lexicon.anchor_tokens(candidate.content) if len(t) >= 3 and t.isascii()}
+        sharing = [r for r in same_kind if names & self.lexicon.anchor_tokens(r.item.content)]
+        return max(sharing, key=lambda r: r.item.memory_id, default=None)
 
     def _subject(self, candidate: Candidate) -> Subject | None:
         return next((s for s in self.lexicon.subjects if s.key == candidate.subject), None)
@@ -190,3 +212,9 @@ def _clip(text: str, limit: int) -> str:
 def _bounded(values: list[str], limit: int = 16) -> list[str]:
     cleaned = [v.strip()[:160] for v in values if v.strip()]
     return list(dict.fromkeys(cleaned))[:limit]
+
+
+def _fits(candidate: CandidateOut, sentence: str) -> bool:
+    """A same-subject sentence joins a candidate only while the result stays within the validator's
+    limits; past them it starts a new candidate (Stage 2 keeps the latest statement of a subject)."""
+    return len(candidate.sources) < MAX_SOURCES and len(candidate.content) + 1 + len(sentence) <= MAX_CONTENT_CHARS

@@ -1,0 +1,52 @@
+"""Lexicon v3 (issue 11): word classes, structures over them, and what it must keep from v2."""
+
+from __future__ import annotations
+
+import pytest
+
+from autopatch_j.memory.lexicon import Lexicon, default_lexicon
+
+# The speech acts of lexicon v2 (f5a85c1): each must still be an explicit speech act on its own.
+V2_SPEECH_ACTS = [
+    "以后", "今后", "往后", "从现在起", "从今以后", "从今天起", "默认", "统一", "一律", "每次都", "不要再", "别再",
+    "永远不要", "再也不要", "我们决定", "决定用", "决定采用", "决定了", "就用", "改用", "换成", "约定", "规定",
+    "我更喜欢", "我喜欢", "我偏好", "我希望你",
+    "from now on", "going forward", "from here on", "in the future", "by default", "as a rule", "let's use",
+    "lets use", "let's go with", "let's switch to", "let's standardize on", "we decided", "we've decided",
+    "we have decided", "we will use", "we'll use", "we're using", "i prefer", "i'd prefer", "i would prefer",
+    "i like", "don't ever", "do not ever", "stop using", "standardize on", "switch to",
+]  # fmt: skip
+LEX = default_lexicon()
+
+
+@pytest.mark.parametrize("phrase", V2_SPEECH_ACTS)
+def test_every_v2_speech_act_is_still_explicit(phrase: str) -> None:
+    assert LEX.is_explicit(f"{phrase} X")
+
+
+def test_the_bundled_lexicon_is_version_3_with_word_classes() -> None:
+    assert LEX.version == 3
+    assert LEX.decision_hints.search("团队决定改用 gradle")
+
+
+def test_a_structure_naming_an_unknown_class_is_refused() -> None:
+    data = {"version": 3, "classes": {}, "speech_acts": {"patterns": ["{nothing}"]}}
+    with pytest.raises(ValueError, match="unknown word class"):
+        Lexicon.from_data(data)
+
+
+def test_a_class_is_shared_by_every_structure_that_names_it() -> None:
+    data = {
+        "version": 3,
+        "classes": {"crew": {"zh": ["小队"], "en": ["crew"]}, "pick": {"zh": ["拍定"], "en": ["picked"]}},
+        "speech_acts": {"patterns": ["{crew}.{0,4}{pick}"]},
+    }
+    lexicon = Lexicon.from_data(data)
+    assert lexicon.is_explicit("小队拍定 X") and lexicon.is_explicit("The crew picked X")
+    assert not lexicon.is_explicit("拍定 X") and not lexicon.is_explicit("the crew X")
+
+
+def test_structures_win_over_listed_words_when_blanking() -> None:
+    """ "fine by me" is one confirmation, not "fine" plus two words of slack."""
+    assert LEX.is_confirmation("Fine by me, do it that way.")
+    assert not LEX.is_confirmation("Fine, but not today.")
