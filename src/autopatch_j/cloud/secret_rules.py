@@ -48,7 +48,7 @@ _B64 = r"A-Za-z0-9+/"
 # --- key = value forms ---------------------------------------------------------------------------
 
 _STRONG = (
-    r"api[_-]?key|apikey|passw(?:or)?d|passwd|secret|credentials?|access[_-]?key|private[_-]?key|auth[_-]?key"
+    r"api[_-]?key|apikey|passw(?:or)?d|passwd|secret(?![_-]?(?:name|ref|arn|id)(?![a-z]))|credentials?|access[_-]?key|private[_-]?key|auth[_-]?key"
     r"|token(?!s|iz|[_-]?(?:type|count|len|limit|usage|ids?)(?![a-z]))|pass(?<![a-z]pass)(?![a-z])|pwd(?<![a-z]pwd)(?![a-z])"
 )
 _CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str"
@@ -76,8 +76,9 @@ _NOT_PASSWORDS = frozenset({"pwd", "oldpwd"})
 
 
 def _value(match: re.Match[str]) -> tuple[str, Span] | None:
+    groups = match.groupdict()
     for group in ("dq", "sq", "bq", "v"):
-        if match.group(group) is not None:
+        if groups.get(group) is not None:
             return match.group(group), match.span(group)
     return None
 
@@ -88,8 +89,8 @@ def _is_reference(view: str, key: str, value: str, end: int) -> bool:
         return True
     if end < len(view) and view[end] in "([":  # os.environ[...], get_token(...)
         return True
-    last = value.rsplit(".", 1)[-1].lower()
-    return "." in value and bool(re.fullmatch(r"[\w.]+", value)) and key.lower().endswith(last)
+    last = value.rsplit(".", 1)[-1].lower()  # self.api_key = api_key, secret = settings.secret
+    return bool(re.fullmatch(r"[A-Za-z_][\w.]*", value)) and key.lower().rsplit(".", 1)[-1] == last
 
 
 def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callable[[str], Iterator[Span]]:
