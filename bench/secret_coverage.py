@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.cloud.secret_corpus import build, score  # noqa: E402
+from tests.cloud.secret_corpus import build, score
 
 RECALL_TARGET = 0.99
 FP_TARGET = 0.02
