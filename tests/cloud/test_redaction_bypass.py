@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import event
 
 from autopatch_j.cloud import redaction
@@ -244,3 +246,22 @@ def test_sigterm_stops_a_real_worker_that_is_redacting_a_huge_result(db_url: str
     engine.dispose()
     assert done["status"] == "completed"  # SIGTERM finishes the current task, then the worker exits
     assert "FAKE0EXAMPLE" not in done["result_text"] and REDACTED in done["result_text"]
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(
+    family=st.sampled_from(sorted(FAKE_SECRETS)),
+    before=st.text(max_size=40),
+    after=st.text(max_size=40),
+    as_json=st.booleans(),
+)
+def test_no_surrounding_text_or_json_encoding_hides_a_secret(
+    family: str, before: str, after: str, as_json: bool
+) -> None:
+    secret = FAKE_SECRETS[family]
+    text = before + secret + after
+    if as_json:
+        text = json.dumps({"text": text}, ensure_ascii=bool(len(before) % 2))
+    out = redact(text)
+    assert secret[4:] not in out
+    assert redact(out) == out
