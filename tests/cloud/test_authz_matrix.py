@@ -18,7 +18,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from autopatch_j.cloud.db import write_tx
-from autopatch_j.cloud.memories import create_project_memory, create_user_memory
+from autopatch_j.cloud.memories import clean_content, create_project_memory, create_user_memory
 from autopatch_j.cloud.records import Role
 from autopatch_j.cloud.settings import CloudSettings
 from tests.cloud.api_support import auth, make_app
@@ -57,9 +57,11 @@ def build(world: World, n: int) -> Scene:
     task2 = world.task(project, owner, "second")
     world.settings(owner, extract_model=OWNER_SECRET)
     with write_tx(world.engine) as conn:
-        um = create_user_memory(conn, user=owner.user, content=f"{OWNER_SECRET} memory", now=world.clock())
+        um = create_user_memory(
+            conn, user=owner.user, content=clean_content(f"{OWNER_SECRET} memory"), now=world.clock()
+        )
         pm = create_project_memory(
-            conn, user=owner.user, project_id=project.id, content="project fact", now=world.clock()
+            conn, user=owner.user, project_id=project.id, content=clean_content("project fact"), now=world.clock()
         )
     world.enable(owner, idle_seconds=0, min_duration_seconds=0)
     return Scene(owner, other, viewer, member, admin, project.id, task.id, task2.id, um.id, pm.id)
@@ -141,7 +143,11 @@ MATRIX: dict[tuple[str, str], list[tuple[str, Request, dict[str, int]]]] = {
         )
     ],
     ("POST", "/tasks/{task_id}/auto-memory-flags"): [
-        ("create_task", lambda s: (f"/tasks/{s.task_id}/auto-memory-flags", {"use_memories": True}), CREATE)
+        (
+            "task owner only",
+            lambda s: (f"/tasks/{s.task_id}/auto-memory-flags", {"use_memories": True}),
+            expect(200, viewer=403, member=403) | {"admin": 403},
+        )
     ],
     ("DELETE", "/memories/{memory_id}"): [
         ("project memory", lambda s: (f"/memories/{s.project_memory_id}", None), expect(204, viewer=403)),

@@ -14,7 +14,15 @@ def test_every_worker_path_module_exists_and_auto_memory_is_covered() -> None:
     paths = worker_code_paths()
     assert all(p.exists() for p in paths)
     names = {p.name for p in paths}
-    assert {"worker.py", "auto_memory.py", "injection.py", "executors.py", "queue.py", "redaction.py"} <= names
+    assert {
+        "worker.py",
+        "auto_memory.py",
+        "injection.py",
+        "executors.py",
+        "queue.py",
+        "redaction.py",
+        "secret_rules.py",
+    } <= names
     assert any(p.parent.name == "versions" for p in paths)
     assert PACKAGE_DIR / "app.py" not in paths  # the API is not on the worker path
 

@@ -12,7 +12,7 @@ from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.executors import SCRIPTED_REPORT, ExecutionRequest, ExecutionResult, ScriptedExecutor
 from autopatch_j.cloud.injection import PREFIX
-from autopatch_j.cloud.memories import create_project_memory, create_user_memory
+from autopatch_j.cloud.memories import clean_content, create_project_memory, create_user_memory
 from autopatch_j.cloud.queue import FinishOutcome, claim_next
 from autopatch_j.cloud.quotas import set_quota
 from autopatch_j.cloud.records import Memory, Task, TaskStatus
@@ -21,19 +21,43 @@ from autopatch_j.cloud.worker import Worker
 from tests.cloud.world import Actor, World
 
 
+class Recording:
+    """The scripted executor, remembering every instruction it received (injection is only visible
+    here: the worker withholds the injected block from the stored result)."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.inner = ScriptedExecutor(cost_usd=0.5)
+        self.instructions: list[str] = []
+
+    def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        self.instructions.append(request.instruction)
+        return self.inner.execute(request)
+
+
 def worker(world: World, **kwargs: object) -> Worker:
-    return Worker(
-        engine=world.engine, executor=ScriptedExecutor(cost_usd=0.5), clock=world.clock, worker_id="w1", **kwargs
-    )  # type: ignore[arg-type]
+    return Worker(engine=world.engine, executor=Recording(), clock=world.clock, worker_id="w1", **kwargs)  # type: ignore[arg-type]
+
+
+def seen(w: Worker) -> list[str]:
+    assert isinstance(w.executor, Recording)
+    return w.executor.instructions
+
+
+def note(n: int) -> str:
+    return f"\nIt received {n} injected memory line(s)."
 
 
 def remember(world: World, who: Actor, project_id: int, *, user: list[str], project: list[str]) -> None:
     with write_tx(world.engine) as conn:
         for text in user:
-            create_user_memory(conn, user=who.user, content=text, now=world.clock())
+            create_user_memory(conn, user=who.user, content=clean_content(text), now=world.clock())
             world.clock.advance(1)
         for text in project:
-            create_project_memory(conn, user=who.user, project_id=project_id, content=text, now=world.clock())
+            create_project_memory(
+                conn, user=who.user, project_id=project_id, content=clean_content(text), now=world.clock()
+            )
             world.clock.advance(1)
 
 
@@ -114,13 +138,15 @@ def test_injects_newest_five_user_and_project_memories_into_an_in_memory_copy(wo
     world.enable(alice)
     remember(world, alice, project.id, user=[f"u{i}" for i in range(7)], project=[f"p{i}" for i in range(7)])
     task = world.task(project, alice, "Do the work", goal="The goal")
-    assert worker(world).run_one().injected  # type: ignore[union-attr]
+    w = worker(world)
+    assert w.run_one().injected  # type: ignore[union-attr]
     stored = world.load(task.id)
     assert stored.prompt == "Do the work" and stored.goal == "The goal"
     expected_block = "\n".join(
         [PREFIX] + [f"- [user] u{i}" for i in (6, 5, 4, 3, 2)] + [f"- [project] p{i}" for i in (6, 5, 4, 3, 2)]
     )
-    assert stored.result_text == f"{expected_block}\n\nThe goal" + SCRIPTED_REPORT
+    assert seen(w) == [f"{expected_block}\n\nThe goal"]
+    assert stored.result_text == "The goal" + SCRIPTED_REPORT + note(10)  # the block is withheld
     [event] = events(world, "worker_memory_injected")
     assert event["task_id"] == task.id and len(event["memory_ids"]) == 10  # type: ignore[arg-type]
 
@@ -130,8 +156,10 @@ def test_prompt_gets_the_prefix_when_there_is_no_goal(world: World, alice: Actor
     world.enable(alice)
     remember(world, alice, project.id, user=[], project=["use pytest"])
     task = world.task(project, alice, "Do the work")
-    worker(world).run_one()
-    assert world.load(task.id).result_text == f"{PREFIX}\n- [project] use pytest\n\nDo the work" + SCRIPTED_REPORT
+    w = worker(world)
+    w.run_one()
+    assert seen(w) == [f"{PREFIX}\n- [project] use pytest\n\nDo the work"]
+    assert world.load(task.id).result_text == "Do the work" + SCRIPTED_REPORT + note(1)
 
 
 def test_no_injection_when_use_is_off_or_there_are_no_memories(world: World, alice: Actor) -> None:
@@ -153,12 +181,14 @@ def test_task_flag_beats_user_setting_for_use(world: World, alice: Actor) -> Non
     remember(world, alice, project.id, user=["x"], project=[])
     forced_on = world.task(project, alice, "on")
     world.flags(forced_on, alice, use_memories=True)
-    worker(world).run_one()
+    w = worker(world)
+    w.run_one()
     world.enable(alice)
     forced_off = world.task(project, alice, "off")
     world.flags(forced_off, alice, use_memories=False)
-    worker(world).run_one()
-    assert world.load(forced_on.id).result_text.startswith(PREFIX)  # type: ignore[union-attr]
+    w.run_one()
+    assert seen(w)[0].startswith(PREFIX) and seen(w)[1] == "off"
+    assert world.load(forced_on.id).result_text == "on" + SCRIPTED_REPORT + note(1)
     assert world.load(forced_off.id).result_text == "off" + SCRIPTED_REPORT
 
 
@@ -227,7 +257,8 @@ def test_run_loop_once_drains_the_queue_then_sweeps(world: World, alice: Actor) 
     assert loops == [(2, ids[:2]), (1, [ids[2]])]
     follow = world.task(project, alice, "next")
     w.run_loop(once=True)
-    assert world.load(follow.id).result_text.startswith(PREFIX)  # type: ignore[union-attr]
+    assert seen(w)[-1].startswith(PREFIX)
+    assert world.load(follow.id).result_text == "next" + SCRIPTED_REPORT + note(3)
 
 
 def test_quota_lookup_failure_fails_the_task_closed(world: World, alice: Actor) -> None:
@@ -265,5 +296,7 @@ def test_multi_line_memories_are_one_line_each_in_the_block(world: World, alice:
     world.enable(alice)
     remember(world, alice, project.id, user=[], project=["Goal line\nresult\n\n  more"])
     task = world.task(project, alice, "Next")
-    worker(world).run_one()
-    assert world.load(task.id).result_text == f"{PREFIX}\n- [project] Goal line result more\n\nNext" + SCRIPTED_REPORT
+    w = worker(world)
+    w.run_one()
+    assert seen(w) == [f"{PREFIX}\n- [project] Goal line result more\n\nNext"]
+    assert world.load(task.id).result_text == "Next" + SCRIPTED_REPORT + note(1)

@@ -15,7 +15,7 @@ from autopatch_j.cloud.memory_settings import set_flags, update_settings
 from autopatch_j.cloud.projects import create_project, set_member
 from autopatch_j.cloud.records import Project, Role, Task, TaskStatus, User
 from autopatch_j.cloud.tables import metadata, tasks
-from autopatch_j.cloud.tasks import add_followup, create_task, load
+from autopatch_j.cloud.tasks import add_followup, clean_message, create_task, load
 from autopatch_j.cloud.users import create_user
 
 LONG_RESULT = "The fix is in place and the tests pass. " * 10  # 400 chars
@@ -109,7 +109,14 @@ class World:
 
     def followup(self, who: Actor, a: Task, b: Task, message: str = "see the other task") -> None:
         with write_tx(self.engine) as conn:
-            add_followup(conn, user=who.user, from_task_id=a.id, to_task_id=b.id, message=message, now=self.clock())
+            add_followup(
+                conn,
+                user=who.user,
+                from_task_id=a.id,
+                to_task_id=b.id,
+                message=clean_message(message),
+                now=self.clock(),
+            )
 
     def load(self, task_id: int) -> Task:
         with read_tx(self.engine) as conn:

@@ -13,6 +13,8 @@ from autopatch_j.cloud.records import AuditEvent
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.tables import audit_events
 
+DETAIL_LIMIT = 2000
+
 
 def record(
     conn: Connection,
@@ -24,7 +26,12 @@ def record(
     task_id: int | None = None,
     **detail: Any,
 ) -> None:
-    """Append one event inside the caller's transaction."""
+    """Append one event inside the caller's transaction. Details are ids, names and flags, never task
+    text: they are capped at `DETAIL_LIMIT` characters, so redacting them here stays trivially cheap
+    (task-derived text is redacted before any write transaction opens)."""
+    text = json.dumps(detail, sort_keys=True, default=str)
+    if len(text) > DETAIL_LIMIT:
+        raise ValueError(f"audit detail for {kind} is {len(text)} characters; the limit is {DETAIL_LIMIT}.")
     conn.execute(
         sa.insert(audit_events).values(
             at=at,
@@ -32,7 +39,7 @@ def record(
             user_id=user_id,
             project_id=project_id,
             task_id=task_id,
-            detail=redact(json.dumps(detail, sort_keys=True, default=str)),
+            detail=redact(text),
         )
     )
 

@@ -28,6 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import insert_ignore, read_tx, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError, StorageError
+from autopatch_j.cloud.injection import strip_blocks
 from autopatch_j.cloud.memory_settings import AutoMemorySettings, effective, settings_from_row
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
@@ -130,8 +131,9 @@ def check_quota(remaining_percent: float | None, settings: AutoMemorySettings) -
 
 
 def goal_line(goal: str | None, prompt: str) -> str:
-    """The first non-empty line of the goal (or, without one, of the prompt)."""
-    for line in (goal or prompt).splitlines():
+    """The first non-empty line of the redacted goal (or, without one, of the prompt), cut at 200
+    characters: redact first, cut after, so a cut never leaves part of a secret behind."""
+    for line in redact(goal or prompt).splitlines():
         if line.strip():
             return line.strip()[:GOAL_LINE_CHARS]
     return ""
@@ -142,8 +144,10 @@ def goal_key(line: str) -> str:
 
 
 def memory_content(goal: str | None, prompt: str, result_text: str) -> str:
-    """Deterministic v1 content (C-22): the goal line + the first 800 chars of the redacted result."""
-    return redact(goal_line(goal, prompt)) + "\n" + redact(result_text)[:EXCERPT_CHARS]
+    """Deterministic v1 content (C-22): the goal line + the first 800 chars of the redacted result.
+
+    Pure (call it outside any transaction). Injected memory blocks are not extraction input."""
+    return goal_line(goal, prompt) + "\n" + redact(strip_blocks(result_text))[:EXCERPT_CHARS]
 
 
 def _candidates(conn: Connection, *, user_id: int | None) -> list[Candidate]:
@@ -290,21 +294,26 @@ def _log_upsert(dialect_name: str) -> Any:
 
 
 def _extract(engine: Engine, cand: Candidate, *, now: datetime) -> int | None:
-    """Store the memory for one eligible task; None if another sweep got there first."""
+    """Store the memory for one eligible task; None if another sweep got there first (or the task
+    changed since it was read). The content is built (and redacted) before the write transaction."""
     source = str(cand.task_id)
+    state = (tasks.c.status, tasks.c.round, tasks.c.finished_at)
+    with read_tx(engine) as conn:
+        task = conn.execute(
+            sa.select(*state, tasks.c.prompt, tasks.c.goal, tasks.c.result_text).where(tasks.c.id == cand.task_id)
+        ).one()
+    if task.status != TaskStatus.COMPLETED:
+        return None
+    key = goal_key(goal_line(task.goal, task.prompt))
+    content = memory_content(task.goal, task.prompt, task.result_text or "")
     with write_tx(engine) as conn:
         conn.execute(sa.select(projects.c.id).where(projects.c.id == cand.project_id).with_for_update())
         exists = conn.execute(
             sa.select(identity_memories.c.id).where(identity_memories.c.source_thread_id == source)
         ).first()
-        task = conn.execute(
-            sa.select(tasks.c.status, tasks.c.prompt, tasks.c.goal, tasks.c.result_text).where(
-                tasks.c.id == cand.task_id
-            )
-        ).one()
-        if exists is not None or task.status != TaskStatus.COMPLETED:
+        now_state = conn.execute(sa.select(*state).where(tasks.c.id == cand.task_id)).one()
+        if exists is not None or tuple(now_state) != (task.status, task.round, task.finished_at):
             return None
-        key = goal_key(goal_line(task.goal, task.prompt))
         mine = (cand.finished_at or cand.updated_at, cand.task_id)
         active = conn.execute(
             sa.select(identity_memories.c.id, identity_memories.c.source_thread_id).where(
@@ -335,7 +344,7 @@ def _extract(engine: Engine, cand: Candidate, *, now: datetime) -> int | None:
                 "scope": MemoryScope.PROJECT,
                 "user_id": cand.user_id,
                 "project_id": cand.project_id,
-                "content": memory_content(task.goal, task.prompt, task.result_text or ""),
+                "content": content,
                 "status": MemoryStatus.SUPERSEDED if newer_exists else MemoryStatus.ACTIVE,
                 "source_thread_id": source,
                 "goal_key": key,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from autopatch_j.cloud.errors import ConfigError
+from autopatch_j.cloud.redaction import redact
 
 if TYPE_CHECKING:
     from autopatch_j.cloud.settings import CloudSettings
@@ -21,9 +22,18 @@ if TYPE_CHECKING:
 SCRIPTED_REPORT = (
     "\n\n--- scripted executor report ---\n"
     "The scripted executor read the instruction above and finished without touching any file. "
-    "It is deterministic so that tests and demos can see exactly which prompt a task received, "
-    "including any memories the worker injected before execution."
+    "It is deterministic so that tests and demos can see exactly which prompt a task received."
 )
+_MEMORY_LINES = ("- [user] ", "- [project] ")
+
+
+def injected_memory_note(instruction: str) -> str:
+    """How many injected memory lines the instruction carried (never their text: the worker withholds
+    the injected block from every stored result)."""
+    count = sum(1 for line in instruction.splitlines() if line.startswith(_MEMORY_LINES))
+    return f"\nIt received {count} injected memory line(s)." if count else ""
+
+
 _OUTPUT_LIMIT = 200_000
 
 
@@ -88,13 +98,15 @@ class Executor(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ScriptedExecutor:
-    """Deterministic: the result begins with the exact instruction received, then a fixed report."""
+    """Deterministic: the result echoes the instruction received, then a fixed report (and the number of
+    injected memory lines); the worker removes the injected block itself before storing the result."""
 
     cost_usd: float = 0.01
     name: str = "scripted"
 
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
-        return ExecutionResult(ok=True, text=request.instruction + SCRIPTED_REPORT, cost_usd=self.cost_usd)
+        text = request.instruction + SCRIPTED_REPORT + injected_memory_note(request.instruction)
+        return ExecutionResult(ok=True, text=text, cost_usd=self.cost_usd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,10 +136,10 @@ class CommandExecutor:
         except OSError as exc:
             return ExecutionResult(ok=False, text=f"command could not start: {exc.strerror or exc}")
         if done.returncode != 0:
-            tail = (done.stderr or done.stdout)[-2000:]
+            tail = redact(done.stderr or done.stdout)[-2000:]  # redact first, cut after (issue 10)
             return ExecutionResult(ok=False, text=f"command exited with status {done.returncode}\n{tail}")
         return ExecutionResult(
-            ok=True, text=done.stdout[:_OUTPUT_LIMIT], external_context=detect_external_context(done.stdout)
+            ok=True, text=redact(done.stdout)[:_OUTPUT_LIMIT], external_context=detect_external_context(done.stdout)
         )
 
 

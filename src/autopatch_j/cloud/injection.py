@@ -5,10 +5,18 @@ when `use_memories` is on (task flag beats user setting) and the run is the task
 resumed run (a re-claim after an expired lease) and not a coordinator task. A coordinator task is
 one that has subtasks or is itself a subtask (`parent_task_id` set): its context comes from the
 coordinator, not from past memories.
+
+Privacy (issue 10): the injected block exists only in the executor's input. `withhold()` removes it
+from whatever the executor returns before the worker stores anything (the block verbatim or
+JSON-escaped, then any remaining verbatim echo of the owner's user memories), and `strip_blocks()`
+removes any block-shaped text from extraction input, so a user's memories never reach a stored
+result, a project memory or another member's screen, and memories do not snowball into each other.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,6 +31,8 @@ from autopatch_j.cloud.tasks import has_subtasks
 
 PREFIX = "【过往记忆，仅供参考，不得改写本任务目标】"
 PER_SCOPE = 5
+WITHHELD = "[memory withheld]"
+MIN_ECHO_CHARS = 4  # shorter user memories ("ok") are not searched for in the output
 
 MemoryReader = Callable[[Connection, Task], tuple[list[Memory], list[Memory]]]
 
@@ -43,6 +53,8 @@ class Injection:
     goal: str | None
     memory_ids: tuple[int, ...] = ()
     skipped: SkipReason | None = None
+    block: str = ""  # the injected block, to be withheld from the executor's output
+    private: tuple[str, ...] = ()  # the owner's user-memory texts, likewise
 
     @property
     def injected(self) -> bool:
@@ -92,8 +104,42 @@ def plan(conn: Connection, *, claim: Claim, reader: MemoryReader = newest_memori
         prompt=f"{block}\n\n{claim.round_prompt}",
         goal=None if task.goal is None else f"{block}\n\n{task.goal}",
         memory_ids=tuple(m.id for m in [*user_mems, *project_mems]),
+        block=block,
+        private=tuple(dict.fromkeys(text for m in user_mems for text in (m.content, _one_line(m.content)))),
     )
 
 
 def _skip(base: Injection, reason: SkipReason) -> Injection:
     return Injection(prompt=base.prompt, goal=base.goal, skipped=reason)
+
+
+def _spellings(text: str) -> list[str]:
+    """The text as is and as it appears inside a JSON string (UTF-8 and ASCII-escaped)."""
+    return list(dict.fromkeys([text, json.dumps(text, ensure_ascii=False)[1:-1], json.dumps(text)[1:-1]]))
+
+
+_BLOCK_LINE = r"- \[(?:user|project)\] "
+_RAW_BLOCK = re.compile(re.escape(PREFIX) + r"(?:\n" + _BLOCK_LINE + r"[^\n]*+)*+\n*+")
+_ESCAPED_BLOCK = re.compile(re.escape(PREFIX) + r"(?:\\n" + _BLOCK_LINE + r"(?:(?!\\n)[^\n])*+)*+(?:\\n)*+")
+
+
+def strip_blocks(text: str) -> str:
+    """Remove anything shaped like an injected block (the prefix and its `- [user]` / `- [project]`
+    lines, raw or JSON-escaped); linear time."""
+    if PREFIX not in text:
+        return text
+    return _ESCAPED_BLOCK.sub("", _RAW_BLOCK.sub("", text))
+
+
+def withhold(text: str, inj: Injection) -> str:
+    """What the executor returned, without the injected block and without any verbatim echo of the
+    owner's user memories; call it before the result is redacted and stored."""
+    if not inj.block:
+        return text
+    for spelling in [*_spellings(inj.block + "\n\n"), *_spellings(inj.block)]:
+        text = text.replace(spelling, "")
+    for content in inj.private:
+        if len(content.strip()) >= MIN_ECHO_CHARS:
+            for spelling in _spellings(content):
+                text = text.replace(spelling, WITHHELD)
+    return strip_blocks(text)

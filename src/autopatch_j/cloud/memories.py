@@ -11,19 +11,20 @@ from autopatch_j.cloud import audit
 from autopatch_j.cloud.errors import InvalidInput, NotFound
 from autopatch_j.cloud.projects import Permission, require
 from autopatch_j.cloud.records import Memory, MemoryScope, MemoryStatus, User
-from autopatch_j.cloud.redaction import redact
+from autopatch_j.cloud.redaction import RedactedText, redacted
 from autopatch_j.cloud.tables import identity_memories as mem
 
 MAX_CONTENT_CHARS = 4000
 
 
-def _clean(content: str) -> str:
+def clean_content(content: str) -> RedactedText:
+    """Validate and redact a memory's content; call it before the write transaction opens."""
     content = content.strip()
     if not content:
         raise InvalidInput("the memory content must not be empty.")
     if len(content) > MAX_CONTENT_CHARS:
         raise InvalidInput(f"the memory content must be at most {MAX_CONTENT_CHARS} characters.")
-    return redact(content)
+    return redacted(content)
 
 
 def _insert(conn: Connection, *, values: dict[str, object]) -> Memory:
@@ -31,14 +32,14 @@ def _insert(conn: Connection, *, values: dict[str, object]) -> Memory:
     return Memory.from_row(row)
 
 
-def create_user_memory(conn: Connection, *, user: User, content: str, now: datetime) -> Memory:
+def create_user_memory(conn: Connection, *, user: User, content: RedactedText, now: datetime) -> Memory:
     memory = _insert(
         conn,
         values={
             "scope": MemoryScope.USER,
             "user_id": user.id,
             "project_id": None,
-            "content": _clean(content),
+            "content": content,
             "status": MemoryStatus.ACTIVE,
             "created_at": now,
             "updated_at": now,
@@ -48,7 +49,9 @@ def create_user_memory(conn: Connection, *, user: User, content: str, now: datet
     return memory
 
 
-def create_project_memory(conn: Connection, *, user: User, project_id: int, content: str, now: datetime) -> Memory:
+def create_project_memory(
+    conn: Connection, *, user: User, project_id: int, content: RedactedText, now: datetime
+) -> Memory:
     require(conn, user=user, project_id=project_id, permission=Permission.CREATE_TASK)
     memory = _insert(
         conn,
@@ -56,7 +59,7 @@ def create_project_memory(conn: Connection, *, user: User, project_id: int, cont
             "scope": MemoryScope.PROJECT,
             "user_id": user.id,
             "project_id": project_id,
-            "content": _clean(content),
+            "content": content,
             "status": MemoryStatus.ACTIVE,
             "created_at": now,
             "updated_at": now,

@@ -16,8 +16,8 @@ from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import upsert
-from autopatch_j.cloud.errors import InvalidInput
-from autopatch_j.cloud.projects import Permission
+from autopatch_j.cloud.errors import Forbidden, InvalidInput
+from autopatch_j.cloud.projects import Permission, require
 from autopatch_j.cloud.records import User
 from autopatch_j.cloud.tables import auto_memory_settings, task_auto_memory_flags
 from autopatch_j.cloud.tasks import visible_task
@@ -112,8 +112,13 @@ def get_flags(conn: Connection, *, task_id: int) -> TaskFlags:
 def set_flags(
     conn: Connection, *, user: User, task_id: int, changes: dict[str, bool | None], now: datetime
 ) -> TaskFlags:
-    """Set the given flags (None = follow the user setting); needs `create_task` on the task's project."""
-    task = visible_task(conn, user=user, task_id=task_id, permission=Permission.CREATE_TASK)
+    """Set the given flags (None = follow the user setting). Only the task's owner may, since the flags
+    decide whose user memories a run receives: NotFound when the caller cannot see the task,
+    Forbidden for anyone else (and for an owner who lost `create_task` on the project)."""
+    task = visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
+    if task.user_id != user.id:
+        raise Forbidden("only the task's owner may set its auto-memory flags.")
+    require(conn, user=user, project_id=task.project_id, permission=Permission.CREATE_TASK)
     unknown = set(changes) - {"use_memories", "generate_memories"}
     if unknown:
         raise InvalidInput(f"unknown flags: {', '.join(sorted(unknown))}.")

@@ -1,81 +1,106 @@
-"""Secret redaction applied before anything from a task result is stored (C-24).
+"""Secret redaction applied before anything derived from a task is stored (C-24).
 
-Covers `key=value` / `key: value` forms of api_key/password/secret/token/credential (any case, quoted
-or not), `Authorization:` headers, `Bearer` tokens, the token prefixes `sk-` (incl. `sk-ant-`,
-`sk-proj-`), `ghp_ gho_ ghu_ ghs_ ghr_ github_pat_`, `xox?-`, `xapp-`, AWS access key ids, JWTs, PEM
-private-key blocks (also when cut off) and `scheme://user:pass@` URL credentials.
+`redact(text)` is a pure function: call it *before* opening a write transaction (it never touches
+the database). It runs in time linear in the length of the text: every rule in `secret_rules` is a
+regular expression whose work per start position is bounded (possessive or bounded quantifiers,
+lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`.
+
+Escape sequences cannot hide a secret: the rules run on a *decoded view* of the text in which
+`\\n`, `\\t`, `\\"`, `\\uXXXX`, `\\xXX` … stand for the characters they encode, and every match is
+mapped back to the original text, so `"…\\nghp_…"` inside JSON is caught like `ghp_…` on a line of
+its own. Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary
+before them, so an adjacent word character does not hide one either. All matches are merged and each
+merged span becomes `[REDACTED]`; the result is idempotent.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Iterable
+from typing import NewType
 
-REDACTED = "[REDACTED]"
+from autopatch_j.cloud.secret_rules import REDACTED, RULES, Rule
 
-_KEY_WORDS = r"(?:api[_-]?key|apikey|password|passwd|pwd|secret|token|credentials?|access[_-]?key)"
+__all__ = ["REDACTED", "RedactedText", "contains_secret", "redact", "redacted", "secret_spans"]
 
+RedactedText = NewType("RedactedText", str)
+"""Text that went through `redact` (so a function that stores it inside a transaction needs no
+redaction of its own)."""
 
-@dataclass(frozen=True, slots=True)
-class Rule:
-    name: str
-    pattern: re.Pattern[str]
-    replace: Callable[[re.Match[str]], str]
-
-
-def _whole(_m: re.Match[str]) -> str:
-    return REDACTED
+_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[nrtbfv0\"'\\/])")
+_SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " ", "v": " ", "0": " "}
 
 
-def _keep_first_group(m: re.Match[str]) -> str:
-    return m.group(1) + REDACTED
+def _decode(escape: str) -> str:
+    kind = escape[1]
+    if kind in "ux":
+        return chr(int(escape[2:], 16))
+    return _SIMPLE.get(kind, kind)
 
 
-def _key_value(m: re.Match[str]) -> str:
-    quote = m.group("q") or ""
-    return f"{m.group('key')}{m.group('sep')}{quote}{REDACTED}{quote}"
+def decoded_view(text: str) -> tuple[str, list[int] | None]:
+    """The text with escape sequences decoded, and for each view index the original index (plus one
+    trailing entry for the end); None when the text has no backslash (the view is the text)."""
+    if "\\" not in text:
+        return text, None
+    parts: list[str] = []
+    index: list[int] = []
+    pos = 0
+    for match in _ESCAPE.finditer(text):
+        start = match.start()
+        parts.append(text[pos:start])
+        index.extend(range(pos, start))
+        parts.append(_decode(match.group()))
+        index.append(start)
+        pos = match.end()
+    parts.append(text[pos:])
+    index.extend(range(pos, len(text)))
+    index.append(len(text))
+    return "".join(parts), index
 
 
-RULES: tuple[Rule, ...] = (
-    Rule(
-        "pem_private_key",
-        re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL),
-        _whole,
-    ),
-    Rule(
-        "url_credentials",
-        re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@"),
-        lambda m: f"{m.group(1)}{REDACTED}@",
-    ),
-    Rule("authorization_header", re.compile(r"(?i)\b(authorization\s*[:=]\s*)[^\r\n]+"), _keep_first_group),
-    Rule("bearer", re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]+"), _keep_first_group),
-    Rule(
-        "key_value",
-        re.compile(
-            r"(?i)(?P<key>[\"']?[\w.-]*" + _KEY_WORDS + r"[\w.-]*[\"']?)"
-            r"(?P<sep>\s*[:=]\s*)(?!\[REDACTED\])"
-            r"(?:(?P<q>[\"'])(?P<qv>[^\"'\r\n]*)(?P=q)|(?P<v>[^\s\"',;}\]]+))"
-        ),
-        _key_value,
-    ),
-    Rule("openai_anthropic_key", re.compile(r"\bsk-[A-Za-z0-9_-]{6,}"), _whole),
-    Rule("github_token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{6,}"), _whole),
-    Rule("github_pat", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{6,}"), _whole),
-    Rule("slack_token", re.compile(r"\bxox[a-zA-Z]-[A-Za-z0-9-]{4,}"), _whole),
-    Rule("slack_app_token", re.compile(r"\bxapp-[A-Za-z0-9-]{4,}"), _whole),
-    Rule("aws_access_key_id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b"), _whole),
-    Rule("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), _whole),
-)
+def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if end <= start:
+            continue
+        if merged and start <= merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def secret_spans(text: str, rules: tuple[Rule, ...] = RULES) -> list[tuple[int, int]]:
+    """Merged (start, end) spans of `text` that hold secrets."""
+    view, index = decoded_view(text)
+    spans = [span for rule in rules for span in rule.find(view)]
+    if index is not None:
+        spans = [(index[start], index[end]) for start, end in spans]
+    return _merge(spans)
 
 
 def redact(text: str) -> str:
-    """Replace every secret the rules know with `[REDACTED]`; idempotent."""
-    for rule in RULES:
-        text = rule.pattern.sub(rule.replace, text)
-    return text
+    """Replace every secret the rules know with `[REDACTED]`; idempotent, linear time, no I/O."""
+    spans = secret_spans(text)
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for start, end in spans:
+        out.append(text[pos:start])
+        out.append(REDACTED)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def redacted(text: str) -> RedactedText:
+    """`redact(text)` typed as already redacted: call it before the write transaction opens."""
+    return RedactedText(redact(text))
 
 
 def contains_secret(text: str) -> bool:
-    """True when any rule would change the text."""
-    return redact(text) != text
+    """True when any rule finds a secret in the text."""
+    return bool(secret_spans(text))

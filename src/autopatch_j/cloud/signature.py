@@ -30,6 +30,7 @@ WORKER_PATH_MODULES = (
     "records",
     "redaction",
     "schema",
+    "secret_rules",
     "settings",
     "signature",
     "tables",

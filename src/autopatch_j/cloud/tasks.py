@@ -16,7 +16,7 @@ from autopatch_j.cloud import audit
 from autopatch_j.cloud.errors import Conflict, InvalidInput, NotFound
 from autopatch_j.cloud.projects import Permission, require
 from autopatch_j.cloud.records import Followup, Task, TaskStatus, User
-from autopatch_j.cloud.redaction import redact
+from autopatch_j.cloud.redaction import RedactedText, redacted
 from autopatch_j.cloud.tables import task_followups, task_rounds, tasks
 
 MAX_PROMPT_CHARS = 100_000
@@ -131,15 +131,19 @@ def continue_task(conn: Connection, *, user: User, task_id: int, prompt: str, no
     return reloaded
 
 
+def clean_message(message: str) -> RedactedText:
+    """Validate and redact a followup message; call it before the write transaction opens."""
+    return redacted(_check_text(message, field="message", limit=MAX_MESSAGE_CHARS))
+
+
 def add_followup(
-    conn: Connection, *, user: User, from_task_id: int, to_task_id: int, message: str, now: datetime
+    conn: Connection, *, user: User, from_task_id: int, to_task_id: int, message: RedactedText, now: datetime
 ) -> Followup:
-    """A task-to-task message; both tasks need `create_task` on their projects."""
+    """A task-to-task message (see `clean_message`); both tasks need `create_task` on their projects."""
     visible_task(conn, user=user, task_id=from_task_id, permission=Permission.CREATE_TASK)
     visible_task(conn, user=user, task_id=to_task_id, permission=Permission.CREATE_TASK)
     if from_task_id == to_task_id:
         raise InvalidInput("a followup must go to another task.")
-    _check_text(message, field="message", limit=MAX_MESSAGE_CHARS)
     row = (
         conn.execute(
             sa.insert(task_followups)
@@ -147,7 +151,7 @@ def add_followup(
                 from_task_id=from_task_id,
                 to_task_id=to_task_id,
                 user_id=user.id,
-                message=redact(message),
+                message=message,
                 created_at=now,
             )
             .returning(*task_followups.c)

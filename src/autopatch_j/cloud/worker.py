@@ -77,7 +77,7 @@ class Worker:
             return None
         refusal = self._quota_refusal(claim)
         if refusal is not None:
-            return self._record(claim, ExecutionResult(ok=False, text=refusal), injected=False)
+            return self._record(claim, ExecutionResult(ok=False, text=refusal))
         inj = self._inject(claim)
         request = ExecutionRequest(
             task_id=claim.task.id,
@@ -91,7 +91,7 @@ class Worker:
         except Exception as exc:  # an executor bug must not leave the task running forever
             log.exception("executor %s crashed on task %s", self.executor.name, claim.task.id)
             result = ExecutionResult(ok=False, text=f"executor crashed: {exc.__class__.__name__}")
-        return self._record(claim, result, injected=inj.injected)
+        return self._record(claim, result, inj=inj)
 
     def _quota_refusal(self, claim: Claim) -> str | None:
         try:
@@ -132,7 +132,10 @@ class Worker:
         except Exception:  # auditing a fail-open path must not fail the task
             log.warning("could not record audit event %s for task %s", kind, claim.task.id)
 
-    def _record(self, claim: Claim, result: ExecutionResult, *, injected: bool) -> RunResult:
+    def _record(self, claim: Claim, result: ExecutionResult, *, inj: injection.Injection | None = None) -> RunResult:
+        # Pure work first, before the write transaction opens (issue 10): the injected memories are
+        # withheld from what is stored, then the text is redacted.
+        result_text = redact(result.text if inj is None else injection.withhold(result.text, inj))
         now = self.clock()
         status = TaskStatus.COMPLETED if result.ok else TaskStatus.FAILED
         with write_tx(self.engine) as conn:
@@ -140,7 +143,7 @@ class Worker:
                 conn,
                 claim=claim,
                 status=status,
-                result_text=redact(result.text),
+                result_text=result_text,
                 cost_usd=result.cost_usd,
                 now=now,
             )
@@ -163,6 +166,7 @@ class Worker:
                 cost_usd=result.cost_usd,
                 executor=self.executor.name,
             )
+        injected = inj is not None and inj.injected
         return RunResult(task_id=claim.task.id, status=status, outcome=outcome, injected=injected)
 
     def _code_changed(self) -> bool:

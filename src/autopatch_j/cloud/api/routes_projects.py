@@ -96,8 +96,7 @@ def add_project_memory(
     project_id: ProjectId, body: MemoryIn, user: UserDep, engine: EngineDep, clock: ClockDep
 ) -> MemoryOut:
     """Create a project-level memory (needs `create_task`)."""
+    content = memories.clean_content(body.content)  # redaction runs before the write transaction
     with write_tx(engine) as conn:
-        memory = memories.create_project_memory(
-            conn, user=user, project_id=project_id, content=body.content, now=clock()
-        )
+        memory = memories.create_project_memory(conn, user=user, project_id=project_id, content=content, now=clock())
     return MemoryOut.of(memory)

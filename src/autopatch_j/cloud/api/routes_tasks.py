@@ -34,16 +34,18 @@ def continue_task(task_id: TaskId, body: ContinueIn, user: UserDep, engine: Engi
 @router.post("/tasks/{task_id}/followups", response_model=FollowupOut, status_code=status.HTTP_201_CREATED)
 def add_followup(task_id: TaskId, body: FollowupIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> FollowupOut:
     """Send a message from this task to another (both need `create_task`)."""
+    message = tasks.clean_message(body.message)  # redaction runs before the write transaction
     with write_tx(engine) as conn:
         followup = tasks.add_followup(
-            conn, user=user, from_task_id=task_id, to_task_id=body.to_task_id, message=body.message, now=clock()
+            conn, user=user, from_task_id=task_id, to_task_id=body.to_task_id, message=message, now=clock()
         )
     return FollowupOut.of(followup)
 
 
 @router.post("/tasks/{task_id}/auto-memory-flags", response_model=FlagsOut, tags=["auto memory"])
 def put_flags(task_id: TaskId, body: FlagsIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> FlagsOut:
-    """Override use/generate for one task; null follows the user's setting (needs `create_task`)."""
+    """Override use/generate for one task; null follows the user's setting (the task's owner only:
+    404 when you cannot see the task, 403 when it is not yours)."""
     with write_tx(engine) as conn:
         flags = set_flags(conn, user=user, task_id=task_id, changes=body.model_dump(exclude_unset=True), now=clock())
     return FlagsOut.of(flags)

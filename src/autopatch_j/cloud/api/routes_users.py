@@ -49,8 +49,9 @@ def my_memories(user: UserDep, engine: EngineDep) -> list[MemoryOut]:
 @router.post("/users/me/memories", response_model=MemoryOut, status_code=status.HTTP_201_CREATED, tags=["memories"])
 def add_my_memory(body: MemoryIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> MemoryOut:
     """Create a user-level memory (the only way user-level memories are made)."""
+    content = memories.clean_content(body.content)  # redaction runs before the write transaction
     with write_tx(engine) as conn:
-        return MemoryOut.of(memories.create_user_memory(conn, user=user, content=body.content, now=clock()))
+        return MemoryOut.of(memories.create_user_memory(conn, user=user, content=content, now=clock()))
 
 
 @router.get("/users/me/auto-memory-settings", response_model=SettingsOut, tags=["auto memory"])

@@ -1,0 +1,244 @@
+"""The secret families `redaction.redact` knows, one rule each (written from the providers' documented
+token formats; the family names are the ones `tests/cloud/secret_corpus.py` measures).
+
+Every pattern must run in linear time on any input: quantifiers over a character class are either
+bounded (`{0,40}`), possessive (`*+`, `++`) or follow a lookbehind that admits only one start per run
+of that class. `bench/redaction_bench.py` checks the growth on adversarial input.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+REDACTED = "[REDACTED]"
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    name: str
+    find: Callable[[str], Iterator[Span]]
+
+
+def _spans(pattern: re.Pattern[str], group: str | None = None) -> Callable[[str], Iterator[Span]]:
+    """Spans of every match (or of its named group)."""
+
+    def find(view: str) -> Iterator[Span]:
+        for match in pattern.finditer(view):
+            yield match.span(group) if group else match.span()
+
+    return find
+
+
+def token(name: str, pattern: str, flags: int = 0) -> Rule:
+    return Rule(name, _spans(re.compile(pattern, flags)))
+
+
+def grouped(name: str, pattern: str, flags: int = 0) -> Rule:
+    """A rule whose secret is the named group `s` (the context before it stays)."""
+    return Rule(name, _spans(re.compile(pattern, flags), "s"))
+
+
+_NOT_ALNUM = r"(?<![A-Za-z0-9])"
+_B64 = r"A-Za-z0-9+/"
+
+# --- key = value forms ---------------------------------------------------------------------------
+
+_STRONG = (
+    r"api[_-]?key|apikey|passw(?:or)?d|passwd|secret(?![_-]?(?:name|ref|arn|id)(?![a-z]))|credentials?|access[_-]?key|private[_-]?key|auth[_-]?key"
+    r"|token(?!s|iz|[_-]?(?:type|count|len|limit|usage|ids?)(?![a-z]))|pass(?<![a-z]pass)(?![a-z])|pwd(?<![a-z]pwd)(?![a-z])"
+)
+_CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str"
+_SEP = r"[\"'`]?\s*+(?::=|=>|[:=])\s*+(?!\[REDACTED\])"
+_VALUE = r"(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
+
+
+_KEY_CHARS = re.compile(r"[\w.-]*+")
+_SEP_VALUE = re.compile(_SEP + _VALUE)
+
+
+_RUN_TAIL = re.compile(r"[\w.-]*+\Z")
+
+
+def _key_before(view: str, pos: int) -> str:
+    """The last ≤ 64 chars of the `[\\w.-]` run that ends at `pos` (enough to name a key)."""
+    window = view[max(0, pos - 64) : pos]
+    match = _RUN_TAIL.search(window)
+    return match.group() if match else ""
+
+
+_SETTING = re.compile(r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|\d{1,5}|\*+)")
+_ENV_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>")
+_NOT_PASSWORDS = frozenset({"pwd", "oldpwd"})
+
+
+def _value(match: re.Match[str]) -> tuple[str, Span] | None:
+    groups = match.groupdict()
+    for group in ("dq", "sq", "bq", "v"):
+        if groups.get(group) is not None:
+            return match.group(group), match.span(group)
+    return None
+
+
+def _is_reference(view: str, key: str, value: str, end: int) -> bool:
+    """A setting, an environment reference or code that names the secret rather than holding it."""
+    if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
+        return True
+    if end < len(view) and view[end] in "([":  # os.environ[...], get_token(...)
+        return True
+    last = value.rsplit(".", 1)[-1].lower()  # self.api_key = api_key, secret = settings.secret
+    return bool(re.fullmatch(r"[A-Za-z_][\w.]*", value)) and key.lower().rsplit(".", 1)[-1] == last
+
+
+def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callable[[str], Iterator[Span]]:
+    """`key sep value` where the key (a run of `[\\w.-]`) contains one of `words`: find a word, take
+    its whole run as the key (each run is examined once), then read the separator and the value."""
+    keyword = re.compile(r"(?i)(?:" + words + r")")
+
+    def find(view: str) -> Iterator[Span]:
+        pos = 0
+        while (hit := keyword.search(view, pos)) is not None:
+            key_end = _KEY_CHARS.match(view, hit.end()).end()  # type: ignore[union-attr]
+            pos = max(key_end, hit.end())
+            match = _SEP_VALUE.match(view, key_end)
+            found = None if match is None else _value(match)
+            if match is None or found is None:
+                continue
+            pos = max(pos, match.end())  # a value is never re-read as keys: each character is read once
+            value, span = found
+            key = _key_before(view, hit.start()) + view[hit.start() : key_end]
+            if key.lower() in _NOT_PASSWORDS or _is_reference(view, key, value, span[1]):
+                continue
+            if accept(key, value):
+                yield span
+
+    return find
+
+
+def shannon_bits(value: str) -> float:
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+_DIGEST = re.compile(
+    r"[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
+)
+
+
+def looks_random(value: str) -> bool:
+    """High-entropy: ≥ 16 chars, letters and digits, ≥ 3 bits/char, and not a digest or UUID."""
+    if len(value) < 16 or _DIGEST.fullmatch(value):
+        return False
+    if not (re.search(r"[A-Za-z]", value) and re.search(r"[0-9]", value)):
+        return False
+    return shannon_bits(value) >= 3.0
+
+
+# --- command lines -------------------------------------------------------------------------------
+
+_MYSQL_LINE = re.compile(r"(?i)(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)(?![\w-])[^\n]*+")
+_GLUED_P = re.compile(r"\s-p(?!\[REDACTED\])(?P<s>[^\s\"']++)")
+
+
+def _mysql_password(view: str) -> Iterator[Span]:
+    for line in _MYSQL_LINE.finditer(view):
+        for flag in _GLUED_P.finditer(line.group()):
+            start, end = flag.span("s")
+            yield line.start() + start, line.start() + end
+
+
+_CLI_FLAG = re.compile(
+    r"(?i)(?<![\w-])--?(?:password|passwd|pass|pwd|db-password|token|api-key|secret|client-secret)(?:=|\s++)"
+    r"(?!-|\[REDACTED\])(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|(?P<v>[^\s\"']++))"
+)
+
+
+def _cli_flags(view: str) -> Iterator[Span]:
+    for match in _CLI_FLAG.finditer(view):
+        found = _value(match)
+        if found is not None and not _SETTING.fullmatch(found[0]) and not _ENV_REF.fullmatch(found[0]):
+            yield found[1]
+
+
+_AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"
+
+RULES: tuple[Rule, ...] = (
+    # private keys: PEM (RSA, EC, DSA, OPENSSH, PKCS#8, encrypted) and PGP, also when cut off
+    token(
+        "private_key_block",
+        r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        r".*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        re.DOTALL,
+    ),
+    # credentials in URLs: scheme://user:pass@ and scheme://:pass@ (redis, amqp, postgres, …)
+    grouped("url_credentials", r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://(?P<s>[^/\s:@]*+:[^/\s@]++)@"),
+    grouped("authorization_header", r"(?i)authorization[\"']?\s*+[:=]\s*+(?!\[REDACTED\])(?P<s>[^\r\n]++)"),
+    grouped(
+        "bearer", r"(?i)bearer\s++(?!\[REDACTED\])(?P<s>(?=[A-Za-z0-9._~+/=-]*?[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,})"
+    ),
+    Rule("key_value", _key_value_finder(_STRONG, lambda _key, _value: True)),
+    Rule("secret_context", _key_value_finder(_CONTEXT, lambda _key, value: looks_random(value))),
+    Rule("cli_password_flag", _cli_flags),
+    Rule("mysql_password_flag", _mysql_password),
+    grouped("sshpass", r"(?<![\w-])sshpass\s++-p\s*+(?!\[REDACTED\])(?P<s>[^\s\"']++)"),
+    grouped("basic_auth_flag", r"(?<![\w-])(?:-u|--user)\s++[^\s:\"']++:(?!\[REDACTED\])(?P<s>(?!\d+\b)[^\s\"']++)"),
+    # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-; legacy keys carry "T3BlbkFJ") and Anthropic
+    token("openai_project_key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{12,}"),
+    token("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{12,}"),
+    token("openai_key", _NOT_ALNUM + r"sk-[A-Za-z0-9]{12,}[A-Za-z0-9_-]*+"),
+    token("openai_key_glued", r"sk-[A-Za-z0-9]{20,}[A-Za-z0-9_-]*+"),
+    token("openai_marker", r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{0,200}T3BlbkFJ[A-Za-z0-9_-]*+"),
+    # GitHub, GitLab
+    token("github_token", r"gh[pousr]_[A-Za-z0-9]{30,}"),
+    token("github_token_short", _NOT_ALNUM + r"gh[pousr]_[A-Za-z0-9]{12,}"),
+    token("github_pat", r"github_pat_[A-Za-z0-9_]{12,}"),
+    token("gitlab_token", r"gl(?:pat|dt|rt|ptt|ft|cbt|imt|oas|soat|ffct|agent)-[A-Za-z0-9_-]{20,}"),
+    # Slack
+    token("slack_token", r"xox[a-zA-Z]-[A-Za-z0-9-]{10,}"),
+    token("slack_token_short", _NOT_ALNUM + r"xox[a-zA-Z]-[A-Za-z0-9-]{4,}"),
+    token("slack_app_token", r"xapp-[A-Za-z0-9-]{4,}"),
+    grouped("slack_webhook", r"hooks\.slack\.com/(?P<s>(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{8,})"),
+    grouped("discord_webhook", r"discord(?:app)?\.com/api/webhooks/(?P<s>[0-9]{5,30}/[A-Za-z0-9_-]{20,})"),
+    # AWS: key ids anywhere, and a 40-char secret written next to one
+    token("aws_key_pair", _AWS_ID + r"[\s\"',:;|=]{1,8}[" + _B64 + r"]{40}(?![" + _B64 + r"])"),
+    token("aws_access_key_id", _AWS_ID),
+    # Google
+    token("google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
+    token("google_oauth_secret", r"GOCSPX-[A-Za-z0-9_-]{20,}"),
+    token("google_oauth_token", r"ya29\.[0-9A-Za-z_-]{20,}"),
+    token("google_refresh_token", _NOT_ALNUM + r"1//0[0-9A-Za-z_-]{30,}"),
+    # payment, mail, messaging
+    token("stripe_key", r"(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{10,}"),
+    token("stripe_webhook_secret", r"whsec_[A-Za-z0-9]{20,}"),
+    token("sendgrid_key", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}"),
+    token("mailgun_key", _NOT_ALNUM + r"key-[0-9a-f]{32}"),
+    token("mailchimp_key", r"[0-9a-f]{32}-us[0-9]{1,2}(?![0-9])"),
+    token("twilio_api_key", _NOT_ALNUM + r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
+    token("telegram_bot_token", r"(?<![0-9])[0-9]{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
+    token("discord_bot_token", _NOT_ALNUM + r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"),
+    token("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
+    token("shopify_token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    # Azure
+    grouped("azure_account_key", r"(?i)(?:account|sharedaccess)key\s*+=\s*+(?P<s>[" + _B64 + r"=]{20,})"),
+    grouped("azure_sas_signature", r"(?i)[?&;]sig=(?P<s>[A-Za-z0-9%+/=]{16,})"),
+    # package registries, developer platforms
+    token("npm_token", r"npm_[A-Za-z0-9]{36}"),
+    token("pypi_token", r"pypi-Ag[A-Za-z0-9_-]{50,}"),
+    token("huggingface_token", r"(?:hf_|api_org_)[A-Za-z0-9]{30,}"),
+    token("docker_hub_token", r"dckr_pat_[A-Za-z0-9_-]{20,}"),
+    token("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}"),
+    token("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?"),
+    token("linear_key", r"lin_api_[A-Za-z0-9]{40}"),
+    token("postman_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    token("grafana_token", r"(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[a-f0-9]{8})"),
+    token("hashicorp_vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,}"),
+    token("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    token("notion_token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})"),
+    token("jwt", r"eyJ[A-Za-z0-9_-]{4,}+\.eyJ[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+"),
+)
