@@ -103,6 +103,11 @@ def test_indexing_stores_meta_grams_and_content_terms(manager: MemoryManager) ->
     assert [tuple(r) for r in rows] == [
         ("meta", "answer"),
         ("meta", "ab"),
+        # word keys of the metadata: words, stems and zh/en equivalents, marked with "#", without grams
+        *(("meta", f"#{key}") for key in ["answer", "回答", "答复", "reply", "repli", "response", "respons", "ab"]),
+        # content: the equivalents of 结论 first, then words and CJK suffixes in text order
+        ("content", "conclusion"),
+        ("content", "conclus"),
         ("content", "以后先给结论"),
         ("content", "后先给结论"),
         ("content", "先给结论"),

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
-from autopatch_j.memory.terms import GRAM, MAX_QUERY_CHARS, grams, normalize
+from autopatch_j.memory.terms import GRAM, KEY_MARK, MAX_QUERY_CHARS, grams, normalize, prefix_end
+from autopatch_j.memory.words import QueryTerm, query_terms
 
-MatchType = Literal["exact", "prefix", "substring", "content"]
+MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 5
@@ -96,17 +97,54 @@ hits AS (
     + _SELECT_HITS
 )
 
-# (3) exact + prefix over bounded content terms (CJK runs are stored as suffixes, see terms.py).
-_CONTENT_SQL = (
-    """
-WITH hits AS (
-    SELECT t.item_id, 0 AS rank
-    FROM memory_terms t
-    WHERE t.source = 'content' AND t.term >= :q AND t.term < :q_end
-    GROUP BY t.item_id
-)"""
-    + _SELECT_HITS
+# (3) words (issue 18): each query term is a set of key ranges [lo, hi) over content rows and the
+# `#`-marked metadata keys (see words.py). An item must match at least :min_match distinct terms, so it
+# matches one of the :drivers rarest terms (rarity = a count capped at :cap); only those terms'
+# newest :cap items are candidates, each probed per range on the (item_id, source, term) index.
+# Order: distinct terms matched, then terms matched in title/aliases/keywords, then recency.
+_WORDS_SQL = """
+WITH r(n, src, lo, hi) AS (
+    SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(:ranges)
+),
+freq(n, f) AS (
+    SELECT r.n, sum((
+        SELECT count(*) FROM (
+            SELECT 1 FROM memory_terms t WHERE t.source = r.src AND t.term >= r.lo AND t.term < r.hi LIMIT :cap
+        )
+    ))
+    FROM r GROUP BY r.n
+),
+drivers(n) AS (SELECT n FROM freq ORDER BY f, n LIMIT :drivers),
+cand(item_id) AS (
+    SELECT DISTINCT t.item_id
+    FROM drivers d
+    CROSS JOIN r ON r.n = d.n
+    CROSS JOIN memory_terms t ON t.source = r.src AND t.term >= r.lo AND t.term < r.hi
+    ORDER BY t.item_id DESC
+    LIMIT :cap
+),
+scored(item_id, matched, in_meta) AS (
+    SELECT i.id, count(DISTINCT r.n), count(DISTINCT CASE WHEN r.src = 'meta' THEN r.n END)
+    FROM cand c
+    CROSS JOIN memory_items i ON i.id = c.item_id
+    CROSS JOIN r
+    WHERE i.status = 'active'
+      AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
+      AND i.memory_id NOT IN (SELECT value FROM json_each(:excluded))
+      AND EXISTS (
+          SELECT 1 FROM memory_terms t
+          WHERE t.item_id = i.id AND t.source = r.src AND t.term >= r.lo AND t.term < r.hi
+      )
+    GROUP BY i.id
+    HAVING count(DISTINCT r.n) >= :min_match
 )
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, s.in_meta
+FROM scored s CROSS JOIN memory_items i ON i.id = s.item_id
+ORDER BY s.matched DESC, s.in_meta DESC, i.updated_at DESC, i.memory_id DESC
+LIMIT :limit
+"""
+# Candidates per words statement: bounds its work whatever the store's size.
+WORDS_CANDIDATES = 256
 
 _READ_ITEM_SQL = """
 SELECT id, memory_id, kind, title, content, non_factual
@@ -154,21 +192,6 @@ def clip(text: str, limit: int) -> str:
     return text[: max(limit - 1, 0)].rstrip() + ELLIPSIS if limit > 0 else ""
 
 
-def prefix_end(q: str) -> str:
-    """The smallest string greater than every string starting with `q` (exclusive upper bound).
-
-    SQLite compares TEXT as UTF-8 bytes, whose order is code point order, so bumping the last
-    code point works; surrogates cannot be encoded and are skipped.
-    """
-    for cut in range(len(q), 0, -1):
-        code = ord(q[cut - 1]) + 1
-        if 0xD800 <= code <= 0xDFFF:
-            code = 0xE000
-        if code <= 0x10FFFF:
-            return q[: cut - 1] + chr(code)
-    return "\U0010ffff" * (len(q) + 1)
-
-
 def search_in_tx(
     conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT
 ) -> list[SearchHit]:
@@ -195,7 +218,7 @@ def search_in_tx(
                     kind=MemoryKind(kind),
                     title=title,
                     synopsis=clip(synopsis, SYNOPSIS_CHARS),
-                    match=ranks[rank],
+                    match=ranks[min(rank, len(ranks) - 1)],
                 )
             )
 
@@ -207,8 +230,27 @@ def search_in_tx(
             params["grams"] = json.dumps(query_grams(q))
             run(_SUBSTRING_RARE_GRAM_SQL, ("substring",))
     if len(hits) < limit:
-        run(_CONTENT_SQL, ("content",))
+        terms, total = query_terms(query)
+        min_match = -(-total // 2)  # at least half of the query's distinct terms
+        if terms and min_match <= len(terms):
+            params.update(
+                ranges=json.dumps(word_ranges(terms), ensure_ascii=False),
+                min_match=min_match,
+                drivers=len(terms) - min_match + 1,
+                cap=WORDS_CANDIDATES,
+            )
+            run(_WORDS_SQL, ("content", "words"))
     return hits
+
+
+def word_ranges(terms: list[QueryTerm]) -> list[tuple[int, str, str, str]]:
+    """(term number, source, lo, hi) rows: each range over content rows and over `#` metadata keys."""
+    return [
+        row
+        for n, term in enumerate(terms)
+        for lo, hi in term.ranges
+        for row in ((n, "content", lo, hi), (n, "meta", KEY_MARK + lo, KEY_MARK + hi))
+    ]
 
 
 def query_grams(q: str) -> list[str]:
