@@ -97,20 +97,31 @@ hits AS (
     + _SELECT_HITS
 )
 
-# (3) words (issue 18): each query term is a set of key ranges [lo, hi) over content rows and the
-# `#`-marked metadata keys (see words.py). An item must match at least :min_match distinct terms, so it
-# matches one of the :drivers rarest terms (rarity = a count capped at :cap); only those terms'
-# newest :cap items are candidates, each probed per range on the (item_id, source, term) index.
-# Order: distinct terms matched, then terms matched in title/aliases/keywords, then recency.
+# (3a) words, a query of one term (issue 18): its key ranges [lo, hi) over content rows and the
+# `#`-marked metadata keys (words.py) — the word as a prefix, its stem exactly. Rank 0: found in the
+# title, aliases or keywords; rank 1: only in the content.
+_ONE_WORD_SQL = (
+    """
+WITH r(src, lo, hi) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:ranges)),
+hits AS (
+    SELECT t.item_id, min(r.src <> 'meta') AS rank
+    FROM r CROSS JOIN memory_terms t ON t.source = r.src AND t.term >= r.lo AND t.term < r.hi
+    GROUP BY t.item_id
+)"""
+    + _SELECT_HITS
+)
+
+# (3b) words, a query of several terms: each term's key matched exactly over content rows and
+# metadata keys. An item must match at least :min_match distinct terms, so it matches one of the
+# :drivers rarest terms (rarity: a count capped at :cap). Candidates are the :cap newest items of
+# each driver key (a backward range on the (source, term, item_id) index, never the whole list);
+# each candidate is probed once per key on the (item_id, source, term) index. Order: distinct terms
+# matched, then terms matched in title/aliases/keywords, then recency.
 _WORDS_SQL = """
-WITH r(n, src, lo, hi) AS (
-    SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(:ranges)
-),
+WITH r(n, src, key) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)),
 freq(n, f) AS (
     SELECT r.n, sum((
-        SELECT count(*) FROM (
-            SELECT 1 FROM memory_terms t WHERE t.source = r.src AND t.term >= r.lo AND t.term < r.hi LIMIT :cap
-        )
+        SELECT count(*) FROM (SELECT 1 FROM memory_terms t WHERE t.source = r.src AND t.term = r.key LIMIT :cap)
     ))
     FROM r GROUP BY r.n
 ),
@@ -119,32 +130,30 @@ cand(item_id) AS (
     SELECT DISTINCT t.item_id
     FROM drivers d
     CROSS JOIN r ON r.n = d.n
-    CROSS JOIN memory_terms t ON t.source = r.src AND t.term >= r.lo AND t.term < r.hi
-    ORDER BY t.item_id DESC
-    LIMIT :cap
+    CROSS JOIN memory_terms t ON t.source = r.src AND t.term = r.key AND t.item_id >= coalesce((
+        SELECT t2.item_id FROM memory_terms t2 WHERE t2.source = r.src AND t2.term = r.key
+        ORDER BY t2.item_id DESC LIMIT 1 OFFSET :cap - 1
+    ), 0)
 ),
 scored(item_id, matched, in_meta) AS (
     SELECT i.id, count(DISTINCT r.n), count(DISTINCT CASE WHEN r.src = 'meta' THEN r.n END)
     FROM cand c
     CROSS JOIN memory_items i ON i.id = c.item_id
     CROSS JOIN r
+    CROSS JOIN memory_terms t ON t.item_id = i.id AND t.source = r.src AND t.term = r.key
     WHERE i.status = 'active'
       AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
       AND i.memory_id NOT IN (SELECT value FROM json_each(:excluded))
-      AND EXISTS (
-          SELECT 1 FROM memory_terms t
-          WHERE t.item_id = i.id AND t.source = r.src AND t.term >= r.lo AND t.term < r.hi
-      )
     GROUP BY i.id
     HAVING count(DISTINCT r.n) >= :min_match
 )
-SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, s.in_meta
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, s.in_meta = 0
 FROM scored s CROSS JOIN memory_items i ON i.id = s.item_id
 ORDER BY s.matched DESC, s.in_meta DESC, i.updated_at DESC, i.memory_id DESC
 LIMIT :limit
 """
-# Candidates per words statement: bounds its work whatever the store's size.
-WORDS_CANDIDATES = 256
+# Candidates per driver key of a words statement: bounds its work whatever the store's size.
+WORDS_CANDIDATES = 128
 
 _READ_ITEM_SQL = """
 SELECT id, memory_id, kind, title, content, non_factual
@@ -232,25 +241,28 @@ def search_in_tx(
     if len(hits) < limit:
         terms, total = query_terms(query)
         min_match = -(-total // 2)  # at least half of the query's distinct terms
-        if terms and min_match <= len(terms):
+        if len(terms) == 1:
+            params["ranges"] = json.dumps(one_term_ranges(terms[0]), ensure_ascii=False)
+            run(_ONE_WORD_SQL, ("words", "content"))
+        elif terms and min_match <= len(terms):
             params.update(
-                ranges=json.dumps(word_ranges(terms), ensure_ascii=False),
+                keys=json.dumps(term_keys(terms), ensure_ascii=False),
                 min_match=min_match,
                 drivers=len(terms) - min_match + 1,
                 cap=WORDS_CANDIDATES,
             )
-            run(_WORDS_SQL, ("content", "words"))
+            run(_WORDS_SQL, ("words", "content"))
     return hits
 
 
-def word_ranges(terms: list[QueryTerm]) -> list[tuple[int, str, str, str]]:
-    """(term number, source, lo, hi) rows: each range over content rows and over `#` metadata keys."""
-    return [
-        row
-        for n, term in enumerate(terms)
-        for lo, hi in term.ranges
-        for row in ((n, "content", lo, hi), (n, "meta", KEY_MARK + lo, KEY_MARK + hi))
-    ]
+def one_term_ranges(term: QueryTerm) -> list[tuple[str, str, str]]:
+    """(source, lo, hi): each of the term's ranges over content rows and over `#` metadata keys."""
+    return [row for lo, hi in term.ranges for row in (("content", lo, hi), ("meta", KEY_MARK + lo, KEY_MARK + hi))]
+
+
+def term_keys(terms: list[QueryTerm]) -> list[tuple[int, str, str]]:
+    """(term number, source, key): each term's key in the content rows and in the `#` metadata keys."""
+    return [row for n, t in enumerate(terms) for row in ((n, "content", t.key), (n, "meta", KEY_MARK + t.key))]
 
 
 def query_grams(q: str) -> list[str]:

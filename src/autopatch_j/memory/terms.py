@@ -29,7 +29,6 @@ MAX_TERM_CHARS = 160
 MAX_CONTENT_TERMS = 256
 MAX_QUERY_CHARS = 256
 MAX_META_KEYS = 256
-MAX_CONTENT_EXTRAS = 64
 GRAM = 3
 CJK_SUFFIX_CHARS = 16
 KEY_MARK = "#"  # metadata word keys: never the first character of a normalized query
@@ -90,13 +89,10 @@ def meta_keys(title: str, aliases: Iterable[str], keywords: Iterable[str]) -> li
 
 
 def content_rows(content: str) -> list[str]:
-    """Content terms plus the content's other word keys (stems, identifiers, equivalents), ≤ 256 in all."""
-    from autopatch_j.memory.words import extra_keys
+    """The content rows of an item: its word keys (words.keys), at most 256."""
+    from autopatch_j.memory.words import keys
 
-    terms = content_terms(content)
-    known = set(terms)
-    extras = [key for key in extra_keys(content) if key not in known][:MAX_CONTENT_EXTRAS]
-    return [*extras, *terms][:MAX_CONTENT_TERMS]
+    return keys(content)[:MAX_CONTENT_TERMS]
 
 
 def _content_terms(text: str) -> Iterator[str]:

@@ -93,9 +93,11 @@ _EXACT_END = "\x01"  # no stored key contains a control character, so [k, k + "\
 
 @dataclass(frozen=True, slots=True)
 class QueryTerm:
-    """One word of a query and the key ranges `[lo, hi)` that count as a match for it."""
+    """One term of a query: `key` is matched exactly when the query has several terms; a query of one
+    term is matched by `ranges` (`[lo, hi)` over keys: the word as a prefix, and its stem exactly)."""
 
     text: str
+    key: str
     ranges: tuple[tuple[str, str], ...]
 
 
@@ -166,36 +168,26 @@ def _word_keys(word: str) -> Iterator[str]:
         yield stemmed
 
 
-def _cjk_suffixes(run: str) -> Iterator[str]:
+def _cjk_keys(run: str) -> Iterator[str]:
+    """Every suffix (cut to 16 characters: a prefix lookup on it is a substring lookup) and every bigram."""
     for start in range(len(run) - 1):
         yield run[start : start + CJK_SUFFIX_CHARS]
+        yield run[start : start + 2]
 
 
 def keys(text: str) -> list[str]:
-    """Every key of a text: identifiers, words and stems, CJK suffixes, then the equivalents' keys."""
-    return _keys(text, plain=True)
-
-
-def extra_keys(text: str) -> list[str]:
-    """The keys that plain content terms lack: identifiers, stems that differ, equivalents."""
-    return _keys(text, plain=False)
-
-
-def _keys(text: str, *, plain: bool) -> list[str]:
-    out = [match.group() for match in _IDENTIFIER.finditer(fold(text))]
-    words: list[str] = []
-    runs: list[str] = []
-    for match in _TOKEN.finditer(normalize(text)):
-        token = match.group()
-        if match.group("cjk") is not None:
-            runs.append(token)
-            out.extend(_cjk_suffixes(token) if plain else ())
+    """Every key of a text: identifiers, the equivalents' keys, then words, stems and CJK keys in text order."""
+    found = [match.group() for match in _IDENTIFIER.finditer(fold(text))]
+    tokens = [(match.group(), match.group("cjk") is not None) for match in _TOKEN.finditer(normalize(text))]
+    words = [token for token, cjk in tokens if not cjk and len(token) >= 2]
+    for member in equivalents(words, (token for token, cjk in tokens if cjk)):
+        found.extend(_word_keys(member) if member[0].isascii() else (member, *_cjk_keys(member)))
+    for token, cjk in tokens:
+        if cjk:
+            found.extend(_cjk_keys(token))
         elif len(token) >= 2:
-            words.append(token)
-            out.extend(_word_keys(token) if plain else (stem(token),))
-    for member in equivalents(words, runs):
-        out.extend(_word_keys(member) if member[0].isascii() else (member, *_cjk_suffixes(member)))
-    return list(dict.fromkeys(key[:MAX_TERM_CHARS] for key in out if key))
+            found.extend(_word_keys(token))
+    return list(dict.fromkeys(key[:MAX_TERM_CHARS] for key in found))
 
 
 def _prefix(key: str) -> tuple[str, str]:
@@ -203,34 +195,30 @@ def _prefix(key: str) -> tuple[str, str]:
 
 
 def query_terms(query: str) -> tuple[list[QueryTerm], int]:
-    """The distinct terms of a query (at most 8) and how many terms it had in all.
+    """The distinct terms of a query (at most 8) and how many it had in all.
 
-    A Latin word matches by its stem exactly, or as a prefix of a key (typing `postg` finds
-    `postgresql`); one or two letters match only exactly unless it is the whole query.
+    Identifiers whole; Latin words minus function words, by stem; CJK runs of two characters as they
+    are, longer runs as their overlapping bigrams. A lone CJK character counts only when it is the
+    whole query (a one-character word in a longer query is mostly a particle: 的, 用, 和).
     """
     folded = fold(query)
-    texts: list[str] = [match.group() for match in _IDENTIFIER.finditer(folded)]
-    kinds: dict[str, str] = dict.fromkeys(texts, "identifier")
+    found: dict[str, QueryTerm] = {}
+    for match in _IDENTIFIER.finditer(folded):
+        found.setdefault(match.group(), QueryTerm(match.group(), match.group(), (_prefix(match.group()),)))
+    singles: list[str] = []
     for match in _TOKEN.finditer(normalize(_IDENTIFIER.sub(" ", folded))):
-        run = match.group("cjk")
-        if run is None:
-            if match.group() not in _STOPWORDS:
-                texts.append(match.group())
-                kinds.setdefault(match.group(), "word")
-            continue
-        parts = [run] if len(run) <= 2 else [run[i : i + 2] for i in range(len(run) - 1)]
-        texts.extend(parts)
-        kinds.update({part: "cjk" for part in parts if part not in kinds})
-    distinct = list(dict.fromkeys(text[:MAX_TERM_CHARS] for text in texts))
-    whole = len(distinct) == 1
-    terms = []
-    for text in distinct[:MAX_QUERY_TERMS]:
-        if kinds.get(text) != "word":
-            terms.append(QueryTerm(text, (_prefix(text),)))
-            continue
-        stemmed = stem(text)
-        ranges = [_prefix(text) if len(text) >= 3 or whole else (text, text + _EXACT_END)]
-        if stemmed != text:
-            ranges.append((stemmed, stemmed + _EXACT_END))
-        terms.append(QueryTerm(text, tuple(ranges)))
-    return terms, len(distinct)
+        token = match.group()[:MAX_TERM_CHARS]
+        if match.group("cjk") is None:
+            if token not in _STOPWORDS and token not in found:
+                stemmed = stem(token)
+                exact = ((stemmed, stemmed + _EXACT_END),) if stemmed != token else ()
+                found[token] = QueryTerm(token, stemmed, (_prefix(token), *exact))
+        elif len(token) == 1:
+            singles.append(token)
+        else:
+            for bigram in [token] if len(token) == 2 else [token[i : i + 2] for i in range(len(token) - 1)]:
+                found.setdefault(bigram, QueryTerm(bigram, bigram, (_prefix(bigram),)))
+    if not found and len(singles) == 1:
+        found[singles[0]] = QueryTerm(singles[0], singles[0], (_prefix(singles[0]),))
+    terms = list(found.values())
+    return terms[:MAX_QUERY_TERMS], len(terms)
