@@ -153,7 +153,7 @@ ORDER BY s.matched DESC, s.in_meta DESC, i.updated_at DESC, i.memory_id DESC
 LIMIT :limit
 """
 # Candidates per driver key of a words statement: bounds its work whatever the store's size.
-WORDS_CANDIDATES = 128
+WORDS_CANDIDATES = 32
 
 _READ_ITEM_SQL = """
 SELECT id, memory_id, kind, title, content, non_factual

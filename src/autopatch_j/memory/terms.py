@@ -20,6 +20,7 @@ vs "回答先给" normalize alike).
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import unicodedata
@@ -135,3 +136,23 @@ def index_item_in_tx(
 def drop_item_terms_in_tx(conn: sqlite3.Connection, *, item_id: int) -> None:
     """Remove a revision from retrieval (it was revised, superseded or forgotten)."""
     conn.execute(_DROP_TERMS, (item_id,))
+
+
+_ACTIVE_ITEMS = "SELECT id, title, aliases, keywords, content FROM memory_items WHERE status = 'active' ORDER BY id"
+
+
+def reindex_in_tx(conn: sqlite3.Connection) -> int:
+    """Rebuild every term row from the active revisions (terms are derived data); returns the items indexed.
+
+    Used once by stores whose terms were written before word keys existed (`autopatch-j memory
+    reindex`). Only `memory_terms` and its grams change: RAW turns, candidates, items and the schema
+    (the exact catalog) stay as they are. The gram counts follow through the schema's triggers.
+    """
+    conn.execute("DELETE FROM memory_terms")
+    rows = conn.execute(_ACTIVE_ITEMS).fetchall()
+    for item_id, title, aliases, keywords, content in rows:
+        aliases_list, keywords_list = json.loads(aliases), json.loads(keywords)
+        index_item_in_tx(
+            conn, item_id=item_id, title=title, aliases=aliases_list, keywords=keywords_list, content=content
+        )
+    return len(rows)

@@ -206,7 +206,8 @@ def query_terms(query: str) -> tuple[list[QueryTerm], int]:
     for match in _IDENTIFIER.finditer(folded):
         found.setdefault(match.group(), QueryTerm(match.group(), match.group(), (_prefix(match.group()),)))
     singles: list[str] = []
-    for match in _TOKEN.finditer(normalize(_IDENTIFIER.sub(" ", folded))):
+    # Spaces split CJK runs here ("版本 镜像" is two words), unlike `normalize`, which joins them.
+    for match in _TOKEN.finditer(_IDENTIFIER.sub(" ", folded)):
         token = match.group()[:MAX_TERM_CHARS]
         if match.group("cjk") is None:
             if token not in _STOPWORDS and token not in found:
