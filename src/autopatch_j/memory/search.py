@@ -9,12 +9,15 @@ per-item query, no bootstrap query; the caller passes the admission-bound thread
    `memory_term_grams` finds them; longer queries look up only their rarest gram (from
    `memory_gram_stats`) and verify the few candidate terms exactly with `instr` — a query gram
    missing from the stats means no term contains the query;
-3. only if still short: exact + prefix over bounded content terms, excluding items already found.
+3. only if still short: words (issue 18), excluding items already found. The query is split into
+   terms (words.py); one term is looked up by its key ranges, several by their exact keys, an item
+   needing at least half of the terms, with candidates from the rarest terms' newest items only.
 
 Matching is one-directional: the stored term is compared with the query (term = q, term starts
 with q, term contains q), so a long query never hits because it contains a short common word.
 Scope (M-63): active revisions only; repo preferences and decisions, and discussions of the bound
-thread only. Order: match quality, then `updated_at DESC, memory_id DESC`; zero text hits → `[]`.
+thread only. Order: match quality (for words: terms matched, then in the metadata), then
+`updated_at DESC, memory_id DESC`; zero text hits → `[]`.
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 Index side (`keys`): Latin words and their English stems (Snowball, via PyStemmer), identifiers kept
 whole (`snake_case`, `src/app.py`, `3.10`, `pip-tools`), every suffix of each CJK run cut to 16
-characters (so a prefix lookup is a substring lookup), and the zh/en equivalents of the words found
-(`equivalents.json`: `缓存` ↔ `cache`, `简短` ↔ `brief`, …).
+characters (so a prefix lookup is a substring lookup) and every CJK bigram (exact lookups), and the
+zh/en equivalents of the words found (`equivalents.json`: `缓存` ↔ `cache`, `简短` ↔ `brief`, …).
 
-Query side (`query_terms`): identifiers whole; Latin words, minus a few function words, each matched by
-its stem exactly or by the word as a prefix; CJK runs of one or two characters as they are, longer
-runs as their overlapping bigrams, so `简短回答` also finds `回答简短`. A query term is a set of key
-ranges `[lo, hi)`; an item matches the term when one of its keys falls in one of the ranges.
+Query side (`query_terms`): identifiers whole; Latin words, minus a few function words, by stem;
+CJK runs (split at spaces) of two characters as they are, longer runs as their overlapping bigrams,
+so `简短回答` also finds `回答简短`. A query of several terms matches each term's key exactly; a
+query of one term matches its ranges `[lo, hi)` (the word as a prefix, its stem exactly).
 
 The stemmer is imported on first use only, so commands that never index or search (`memory status`)
 never load it.
