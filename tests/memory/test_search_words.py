@@ -220,3 +220,23 @@ def test_reindex_upgrades_an_old_store_and_keeps_raw_turns_and_the_catalog(words
     assert stale == 0
     reopened = MemoryManager(root=words.paths.root)
     assert reopened.open().ok  # the exact catalog check still passes
+
+
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [
+        ("版本 镜像", ["版本", "镜像"]),  # a space splits CJK words in a query
+        ("本地缓存", ["本地", "地缓", "缓存"]),
+        ("用 Redis 和 缓存", ["redis", "缓存"]),  # lone characters in a longer query are particles
+        ("用", ["用"]),
+        ("How do we deploy the services?", ["deploy", "services"]),
+    ],
+)
+def test_query_terms(query: str, terms: list[str]) -> None:
+    assert [t.text for t in query_terms(query)[0]] == terms
+
+
+def test_at_most_eight_terms_are_used_but_all_count_toward_half(words: MemoryManager) -> None:
+    used, total = query_terms("alpha beta gamma delta epsilon zeta eta theta iota kappa")
+    assert (len(used), total) == (8, 10)
+    assert titles(words, "postgresql backend services alpha beta gamma delta epsilon zeta eta") == []  # 3 of 10
