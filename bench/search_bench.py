@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sqlite3
 import statistics
 import sys
@@ -33,7 +34,8 @@ from pathlib import Path
 
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.search import prefix_end, search_in_tx
-from autopatch_j.memory.terms import content_terms, grams, metadata_terms, normalize
+from autopatch_j.memory.terms import content_rows, content_terms, grams, meta_keys, metadata_terms, normalize
+from autopatch_j.memory.words import fold
 
 # -- generated content ------------------------------------------------------------------------------
 
@@ -118,7 +120,7 @@ class Store:
     thread_id: int
     next_term_id: int = 1
     loaded: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: {"meta": 0, "content": 0, "grams": 0})
+    counts: dict[str, int] = field(default_factory=lambda: {"meta": 0, "meta keys": 0, "content": 0, "grams": 0})
 
 
 _ITEM_SQL = (
@@ -139,6 +141,9 @@ def open_store(tmp: Path) -> Store:
     conn.execute(
         "CREATE VIRTUAL TABLE bench_fts USING fts5(term, item_id UNINDEXED, tokenize = 'trigram')"
     )  # the baseline, in the scratch database only
+    # The multi-term baseline: one document per active item (title, aliases, keywords, content) with
+    # Porter stemming, CJK runs cut into overlapping bigrams; rowid = item id.
+    conn.execute("CREATE VIRTUAL TABLE bench_fts_docs USING fts5(doc, tokenize = 'porter unicode61')")
     return Store(path=manager.paths.db, conn=conn, thread_id=thread_id)
 
 
@@ -149,7 +154,7 @@ def load(store: Store, items: list[GenItem]) -> float:
     trigger = conn.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'memory_term_grams_count_insert'"
     ).fetchone()[0]
-    item_rows, term_rows, gram_rows = [], [], []
+    item_rows, term_rows, gram_rows, fts_rows, doc_rows = [], [], [], [], []
     for it in items:
         item_rows.append(
             (
@@ -169,15 +174,23 @@ def load(store: Store, items: list[GenItem]) -> float:
         )
         if it.status != "active":
             continue  # only active revisions have terms
+        # The same rows as terms.index_item_in_tx: metadata terms with grams, metadata word keys, content rows.
         for term in metadata_terms(it.title, it.aliases, it.keywords):
             term_rows.append((store.next_term_id, it.id, "meta", term))
             gram_rows.extend((gram, store.next_term_id, it.id) for gram in grams(term))
+            fts_rows.append((term, it.id))
             store.next_term_id += 1
             store.counts["meta"] += 1
-        for term in content_terms(it.content):
+        for key in meta_keys(it.title, it.aliases, it.keywords):
+            term_rows.append((store.next_term_id, it.id, "meta", key))
+            store.next_term_id += 1
+            store.counts["meta keys"] += 1
+        for term in content_rows(it.content):
             term_rows.append((store.next_term_id, it.id, "content", term))
             store.next_term_id += 1
             store.counts["content"] += 1
+        fts_rows.extend((term, it.id) for term in content_terms(it.content))
+        doc_rows.append((it.id, fts_doc(" ".join([it.title, *it.aliases, *it.keywords, it.content]))))
     store.counts["grams"] += len(gram_rows)
     conn.execute("BEGIN")
     conn.execute("DROP TRIGGER memory_term_grams_count_insert")
@@ -190,11 +203,46 @@ def load(store: Store, items: list[GenItem]) -> float:
         "INSERT INTO memory_gram_stats (gram, terms) SELECT gram, count(*) FROM memory_term_grams GROUP BY gram"
     )
     conn.execute(trigger)
-    conn.executemany("INSERT INTO bench_fts (term, item_id) VALUES (?, ?)", ((r[3], r[1]) for r in term_rows))
+    conn.executemany("INSERT INTO bench_fts (term, item_id) VALUES (?, ?)", fts_rows)
+    conn.executemany("INSERT INTO bench_fts_docs (rowid, doc) VALUES (?, ?)", doc_rows)
     conn.execute("COMMIT")
     store.loaded += len(items)
     return time.perf_counter() - started
 
+
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+
+
+def fts_doc(text: str) -> str:
+    """Text for the FTS5 multi-term baseline: CJK runs become their overlapping bigrams (as CJK analyzers do)."""
+
+    def bigrams(match: re.Match[str]) -> str:
+        run = match.group()
+        return " ".join(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
+
+    return _CJK_RUN.sub(lambda m: f" {bigrams(m)} ", fold(text))
+
+
+def fts_match(query: str) -> str | None:
+    """The FTS5 AND-of-terms expression of a query: CJK bigrams, Latin words as prefixes; None if empty."""
+    parts = []
+    for token in re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[0-9a-z]+", fts_doc(query)):
+        parts.append(f'"{token}"' if _CJK_RUN.fullmatch(token) else f'"{token}"*')
+    return " AND ".join(dict.fromkeys(parts)) or None
+
+
+def multi_term_query(item: GenItem, rng: random.Random) -> str:
+    """2–3 words of one item in a shuffled order, English ones sometimes inflected ("commits", "cached")."""
+    text = fold(f"{item.title} {item.content}")
+    latin = [w for w in re.findall(r"[a-z]{4,}", text) if w not in _FILLER_WORDS]
+    chinese = [w for w in ZH_TOPICS if len(w) == 2 and w in text]
+    pool = list(dict.fromkeys(latin + chinese))
+    words = rng.sample(pool, min(len(pool), rng.randint(2, 3)))
+    words = [w + rng.choice(("s", "ed", "")) if w.isascii() and not w.endswith(("s", "e")) else w for w in words]
+    return " ".join(words)
+
+
+_FILLER_WORDS = frozenset(" ".join(EN_FILLERS).split()) | {"from", "this", "every"}
 
 # -- queries ------------------------------------------------------------------------------------------
 
@@ -215,6 +263,7 @@ def make_queries(items: list[GenItem], rng: random.Random, n: int) -> list[tuple
             lambda: rng.choice(["kubernetes operator 配额", "zqxj", "区块链共识", "quantum annealing", "无关问题"]),
         ),
         ("long sentence", lambda: "请帮我解释一下为什么这个接口在高并发下会超时 and how python logging works here"),
+        ("multi-term", lambda: multi_term_query(rng.choice(active), rng)),
     ]
     for i in range(n):
         name, make = makers[i % len(makers)]
@@ -243,6 +292,26 @@ LIMIT 5
 """
 
 
+# The multi-term baseline: FTS5 does AND-of-terms natively; ranked by recency and scoped like ours.
+_FTS_AND_SQL = """
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, 161)
+FROM bench_fts_docs f CROSS JOIN memory_items i ON i.id = f.rowid
+WHERE bench_fts_docs MATCH :m
+  AND i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
+ORDER BY i.updated_at DESC, i.memory_id DESC
+LIMIT 5
+"""
+
+
+def baseline(conn: sqlite3.Connection, name: str, q: str, thread_id: int) -> list[sqlite3.Row]:
+    """The FTS5 baseline of a query class: AND-of-terms for multi-term queries, trigram LIKE otherwise."""
+    if name == "multi-term":
+        expression = fts_match(q)
+        return conn.execute(_FTS_AND_SQL, {"m": expression, "thread_id": thread_id}).fetchall() if expression else []
+    nq = normalize(q)
+    return conn.execute(_FTS_SQL, {"q": nq, "thread_id": thread_id}).fetchall() if nq else []
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -253,26 +322,35 @@ def measure(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
     statements: list[int] = []
     ours: list[float] = []
     fts: list[float] = []
+    cpu_ours: dict[str, list[float]] = {}  # thread CPU time: robust to other processes on a shared machine
+    cpu_fts: dict[str, list[float]] = {}
     by_class: dict[str, list[float]] = {}
     fts_by_class: dict[str, list[float]] = {}
     hit_counts: list[int] = []
     fts_missed = 0  # FTS5 trigram returns no rows for patterns under 3 characters
     sent: list[str] = []
-    for _, q in queries[:50]:  # warm the page cache for both
+    hits_by_class: dict[str, list[int]] = {}
+    for name, q in queries[:50]:  # warm the page cache for both
         search_in_tx(conn, thread_id=store.thread_id, query=q)
-        conn.execute(_FTS_SQL, {"q": normalize(q), "thread_id": store.thread_id}).fetchall()
+        baseline(conn, name, q, store.thread_id)
     for name, q in queries:
         conn.execute("BEGIN")
         sent.clear()
         conn.set_trace_callback(sent.append)
-        t0 = time.perf_counter()
+        c0, t0 = time.thread_time(), time.perf_counter()
         hits = search_in_tx(conn, thread_id=store.thread_id, query=q)
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.thread_time()
         conn.set_trace_callback(None)
-        nq = normalize(q)
-        t2 = time.perf_counter()
-        fts_hits = conn.execute(_FTS_SQL, {"q": nq, "thread_id": store.thread_id}).fetchall() if nq else []
-        t3 = time.perf_counter()
+        c2, t2 = time.thread_time(), time.perf_counter()
+        fts_hits = baseline(conn, name, q, store.thread_id)
+        t3, c3 = time.perf_counter(), time.thread_time()
+        for bucket in (name, "all"):
+            cpu_ours.setdefault(bucket, []).append((c1 - c0) * 1000)
+            cpu_fts.setdefault(bucket, []).append((c3 - c2) * 1000)
+        counts = hits_by_class.setdefault(name, [0, 0, 0])
+        counts[0] += 1
+        counts[1] += bool(hits)
+        counts[2] += bool(fts_hits)
         if hits and not fts_hits:
             fts_missed += 1
         conn.execute("ROLLBACK")
@@ -293,6 +371,8 @@ def measure(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
         "fts5_p99_ms": percentile(fts, 0.99),
         "ratio_p50": statistics.median(ours) / max(statistics.median(fts), 1e-9),
         "ratio_p99": percentile(ours, 0.99) / max(percentile(fts, 0.99), 1e-9),
+        "cpu_p50_ms": statistics.median(cpu_ours["all"]),
+        "fts5_cpu_p50_ms": statistics.median(cpu_fts["all"]),
         "statements_max": max(statements),
         "statements_mean": statistics.fmean(statements),
         "queries_with_hits": sum(1 for n in hit_counts if n),
@@ -303,6 +383,11 @@ def measure(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
                 "p99_ms": percentile(v, 0.99),
                 "fts5_p50_ms": statistics.median(fts_by_class[name]),
                 "fts5_p99_ms": percentile(fts_by_class[name], 0.99),
+                "cpu_p50_ms": statistics.median(cpu_ours[name]),
+                "fts5_cpu_p50_ms": statistics.median(cpu_fts[name]),
+                "queries": hits_by_class[name][0],
+                "with_hits": hits_by_class[name][1],
+                "fts5_with_hits": hits_by_class[name][2],
             }
             for name, v in sorted(by_class.items())
         },
@@ -413,6 +498,18 @@ def run(*, quick: bool, n_queries: int, seed: int) -> dict[str, object]:
         "p50_at_10k_le_1ms": by_size[10_000]["p50_ms"] <= 1.0,
         "p50_at_100k_le_2x_fts5": by_size[100_000]["ratio_p50"] <= 2.0 if 100_000 in by_size else None,
         "statements_le_3": all(r["statements_max"] <= 3 for r in by_size.values()),
+        "multi_term_cpu_p50_at_100k_le_2x_fts5": (
+            by_size[100_000]["by_class"]["multi-term"]["cpu_p50_ms"]
+            <= 2 * by_size[100_000]["by_class"]["multi-term"]["fts5_cpu_p50_ms"]
+            if 100_000 in by_size
+            else None
+        ),
+        "multi_term_p50_at_100k_le_2x_fts5": (
+            by_size[100_000]["by_class"]["multi-term"]["p50_ms"]
+            <= 2 * by_size[100_000]["by_class"]["multi-term"]["fts5_p50_ms"]
+            if 100_000 in by_size
+            else None
+        ),
     }
     return report
 
@@ -420,20 +517,27 @@ def run(*, quick: bool, n_queries: int, seed: int) -> dict[str, object]:
 def print_report(report: dict[str, object]) -> None:
     print(f"memory_search benchmark (seed {report['seed']}, SQLite {report['sqlite']})")
     header = f"{'items':>8} {'p50 ms':>8} {'p99 ms':>8} {'fts5 p50':>9} {'fts5 p99':>9} {'x p50':>6} {'x p99':>6}"
+    header += f" {'cpu p50':>8} {'fts5 cpu':>8}"
     print(header + f" {'stmts max':>9} {'mean':>5} {'hits':>6} {'fts miss':>8} {'load s':>7}")
     for r in report["sizes"]:  # type: ignore[attr-defined]
         print(
             f"{r['items']:>8} {r['p50_ms']:>8.3f} {r['p99_ms']:>8.3f} "
             f"{r['fts5_p50_ms']:>9.3f} {r['fts5_p99_ms']:>9.3f} "
-            f"{r['ratio_p50']:>6.2f} {r['ratio_p99']:>6.2f} {r['statements_max']:>9} {r['statements_mean']:>5.2f} "
+            f"{r['ratio_p50']:>6.2f} {r['ratio_p99']:>6.2f} {r['cpu_p50_ms']:>8.3f} {r['fts5_cpu_p50_ms']:>8.3f} "
+            f"{r['statements_max']:>9} {r['statements_mean']:>5.2f} "
             f"{r['queries_with_hits']:>6} {r['fts5_empty_where_we_hit']:>8} {r['load_s']:>7.1f}"
         )
-    last = report["sizes"][-1]  # type: ignore[index]
-    print(f"\nper query class at {last['items']} items (ours p50/p99 | fts5 p50/p99, ms):")
-    for name, c in last["by_class"].items():
+    for r in report["sizes"]:  # type: ignore[attr-defined]
         print(
-            f"  {name:<16} {c['p50_ms']:>7.3f} {c['p99_ms']:>7.3f} | {c['fts5_p50_ms']:>7.3f} {c['fts5_p99_ms']:>7.3f}"
+            f"\nper query class at {r['items']} items "
+            "(ours p50/p99 | fts5 p50/p99 | cpu p50 ours/fts5, ms | with hits: ours, fts5):"
         )
+        for name, c in r["by_class"].items():
+            print(
+                f"  {name:<16} {c['p50_ms']:>7.3f} {c['p99_ms']:>7.3f} | {c['fts5_p50_ms']:>7.3f} "
+                f"{c['fts5_p99_ms']:>7.3f} | {c['cpu_p50_ms']:>7.3f} {c['fts5_cpu_p50_ms']:>7.3f} | "
+                f"{c['with_hits']:>4} {c['fts5_with_hits']:>4} of {c['queries']}"
+            )
     print("\ntargets: " + ", ".join(f"{k} {v}" for k, v in report["targets"].items()))  # type: ignore[attr-defined]
     tok = report.get("tokenizers_10k")
     if tok:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,34 @@ def test_search_has_help(cli: CliRunner) -> None:
     result = cli("memory", "search", "--help")
     assert result.code == 0
     assert "QUERY" in result.out and "--json" in result.out
+
+
+def test_words_in_any_order_and_either_language(cli: CliRunner, seeded: MemoryManager) -> None:
+    result = cli("memory", "search", "conclusion answers", "--json")
+    assert result.code == 0, result.err
+    assert [(hit["title"], hit["match"]) for hit in result.json()] == [("回答先给结论", "words")]
+
+
+def test_reindex_rebuilds_the_terms_and_reports_the_count(cli: CliRunner, seeded: MemoryManager) -> None:
+    with seeded.db.write("test: drop the terms") as conn:
+        conn.execute("DELETE FROM memory_terms")
+    assert cli("memory", "search", "结论", "--json").json() == []
+    result = cli("memory", "reindex", "--json")
+    assert result.code == 0, result.err
+    assert result.json() == {"indexed": 2, "raw_turns_kept": True}
+    assert [hit["title"] for hit in cli("memory", "search", "结论", "--json").json()] == ["回答先给结论"]
+    text = cli("memory", "reindex")
+    assert text.code == 0 and "Rebuilt the search terms of 2 active memories" in text.out
+
+
+def test_memory_status_does_not_import_the_stemmer(project: Path) -> None:
+    code = (
+        "import sys\n"
+        "from autopatch_j.cli.app import main\n"
+        "try:\n    main(['memory', 'status', '--json'])\nexcept SystemExit:\n    pass\n"
+        "print('Stemmer' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip().splitlines()[-1] == "False"

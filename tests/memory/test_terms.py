@@ -103,11 +103,26 @@ def test_indexing_stores_meta_grams_and_content_terms(manager: MemoryManager) ->
     assert [tuple(r) for r in rows] == [
         ("meta", "answer"),
         ("meta", "ab"),
-        ("content", "以后先给结论"),
-        ("content", "后先给结论"),
-        ("content", "先给结论"),
+        # word keys of the metadata (no grams), marked with "#": the zh/en equivalents of "answer" first,
+        # then the words and their stems
+        *(("meta", f"#{key}") for key in ["回答", "答复", "answer", "reply", "repli", "response", "respons", "ab"]),
+        # content: the equivalents of 结论, then every suffix and bigram of the CJK run in text order
+        *(
+            ("content", key)
+            for key in [
+                "结论",
+                "conclusion",
+                "conclus",
+                "以后先给结论",
+                "以后",
+                "后先给结论",
+                "后先",
+                "先给结论",
+                "先给",
+            ]
+        ),
         ("content", "给结论"),
-        ("content", "结论"),
+        ("content", "给结"),
     ]
     assert sorted(g[0] for g in gram_rows) == sorted([*grams("answer"), *grams("ab")])
     assert stats["ans"] == 1 and stats["b"] == 1

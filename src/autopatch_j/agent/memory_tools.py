@@ -24,7 +24,8 @@ MEMORY_SEARCH_SPEC = ToolSpec(
     name="memory_search",
     description=(
         "Search the project's Memory (the user's preferences, confirmed project decisions and the current "
-        "discussion) by words from a title or topic. Returns at most 5 hits: id, kind, title, synopsis, match. "
+        "discussion) by a few words in any order, Chinese or English. "
+        "Returns at most 5 hits: id, kind, title, synopsis, match. "
         "Memory is not evidence about the code: read the code itself for facts."
     ),
     parameters={

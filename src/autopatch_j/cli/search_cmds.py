@@ -1,4 +1,5 @@
-"""`autopatch-j memory search QUERY [--json]`: the agent's `memory_search`, for people and scripts.
+"""`autopatch-j memory search QUERY [--json]`: the agent's `memory_search`, for people and scripts;
+`autopatch-j memory reindex [--json]` rebuilds the search terms (derived data) from the active memories.
 
 JSON output is a list of `{id, kind, title, synopsis, match}` (`[]` when nothing matches — never
 padded, M-65). The search runs in the current active thread, exactly as an ordinary request
@@ -45,6 +46,14 @@ def run_search(app: AppContext, query: str, *, as_json: bool) -> None:
     app.console.print(table)
 
 
+def run_reindex(app: AppContext, *, as_json: bool) -> None:
+    indexed = app.manager().reindex()
+    if as_json:
+        emit_json(app.console, {"indexed": indexed, "raw_turns_kept": True})
+        return
+    say(app.console, f"Rebuilt the search terms of {indexed} active memories. RAW turns and memories are unchanged.")
+
+
 def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext]) -> None:
     """Add `search` to the `memory` command group."""
 
@@ -56,3 +65,11 @@ def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], App
     ) -> None:
         """Search the current memories (what `memory_search` gives the agent); [] when nothing matches."""
         run_search(get_context(ctx), query, as_json=as_json)
+
+    @memory_app.command("reindex")
+    def reindex_command(
+        ctx: typer.Context,
+        as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON instead of a sentence.")] = False,
+    ) -> None:
+        """Rebuild the search terms of every active memory (once, for stores made before word search)."""
+        run_reindex(get_context(ctx), as_json=as_json)

@@ -226,6 +226,15 @@ class MemoryManager:
             require_operational(conn)
             return items.forget_in_tx(conn, memory_id=memory_id, now=self.clock.now())
 
+    def reindex(self) -> int:
+        """Rebuild the search terms of every active memory (issue 18); returns how many were indexed."""
+        from autopatch_j.memory.terms import reindex_in_tx
+
+        self._require_healthy()
+        with self.db.write("rebuild the search terms") as conn:
+            require_operational(conn)
+            return reindex_in_tx(conn)
+
     # -- retrieval and context (bound to the admission-time thread id, M-22) ----------------------
 
     def search(self, *, thread_id: int, query: str, limit: int = 5) -> list[SearchHit]:

@@ -9,12 +9,15 @@ per-item query, no bootstrap query; the caller passes the admission-bound thread
    `memory_term_grams` finds them; longer queries look up only their rarest gram (from
    `memory_gram_stats`) and verify the few candidate terms exactly with `instr` — a query gram
    missing from the stats means no term contains the query;
-3. only if still short: exact + prefix over bounded content terms, excluding items already found.
+3. only if still short: words (issue 18), excluding items already found. The query is split into
+   terms (words.py); one term is looked up by its key ranges, several by their exact keys, an item
+   needing at least half of the terms, with candidates from the rarest terms' newest items only.
 
 Matching is one-directional: the stored term is compared with the query (term = q, term starts
 with q, term contains q), so a long query never hits because it contains a short common word.
 Scope (M-63): active revisions only; repo preferences and decisions, and discussions of the bound
-thread only. Order: match quality, then `updated_at DESC, memory_id DESC`; zero text hits → `[]`.
+thread only. Order: match quality (for words: terms matched, then in the metadata), then
+`updated_at DESC, memory_id DESC`; zero text hits → `[]`.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
-from autopatch_j.memory.terms import GRAM, MAX_QUERY_CHARS, grams, normalize
+from autopatch_j.memory.terms import GRAM, KEY_MARK, MAX_QUERY_CHARS, grams, normalize, prefix_end
+from autopatch_j.memory.words import QueryTerm, query_terms
 
-MatchType = Literal["exact", "prefix", "substring", "content"]
+MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 5
@@ -96,17 +100,63 @@ hits AS (
     + _SELECT_HITS
 )
 
-# (3) exact + prefix over bounded content terms (CJK runs are stored as suffixes, see terms.py).
-_CONTENT_SQL = (
+# (3a) words, a query of one term (issue 18): its key ranges [lo, hi) over content rows and the
+# `#`-marked metadata keys (words.py) — the word as a prefix, its stem exactly. Rank 0: found in the
+# title, aliases or keywords; rank 1: only in the content.
+_ONE_WORD_SQL = (
     """
-WITH hits AS (
-    SELECT t.item_id, 0 AS rank
-    FROM memory_terms t
-    WHERE t.source = 'content' AND t.term >= :q AND t.term < :q_end
+WITH r(src, lo, hi) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:ranges)),
+hits AS (
+    SELECT t.item_id, min(r.src <> 'meta') AS rank
+    FROM r CROSS JOIN memory_terms t ON t.source = r.src AND t.term >= r.lo AND t.term < r.hi
     GROUP BY t.item_id
 )"""
     + _SELECT_HITS
 )
+
+# (3b) words, a query of several terms: each term's key matched exactly over content rows and
+# metadata keys. An item must match at least :min_match distinct terms, so it matches one of the
+# :drivers rarest terms (rarity: a count capped at :cap). Candidates are the :cap newest items of
+# each driver key (a backward range on the (source, term, item_id) index, never the whole list);
+# each candidate is probed once per key on the (item_id, source, term) index. Order: distinct terms
+# matched, then terms matched in title/aliases/keywords, then recency.
+_WORDS_SQL = """
+WITH r(n, src, key) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)),
+freq(n, f) AS (
+    SELECT r.n, sum((
+        SELECT count(*) FROM (SELECT 1 FROM memory_terms t WHERE t.source = r.src AND t.term = r.key LIMIT :cap)
+    ))
+    FROM r GROUP BY r.n
+),
+drivers(n) AS (SELECT n FROM freq ORDER BY f, n LIMIT :drivers),
+cand(item_id) AS (
+    SELECT DISTINCT t.item_id
+    FROM drivers d
+    CROSS JOIN r ON r.n = d.n
+    CROSS JOIN memory_terms t ON t.source = r.src AND t.term = r.key AND t.item_id >= coalesce((
+        SELECT t2.item_id FROM memory_terms t2 WHERE t2.source = r.src AND t2.term = r.key
+        ORDER BY t2.item_id DESC LIMIT 1 OFFSET :cap - 1
+    ), 0)
+),
+scored(item_id, matched, in_meta) AS (
+    SELECT i.id, count(DISTINCT r.n), count(DISTINCT CASE WHEN r.src = 'meta' THEN r.n END)
+    FROM cand c
+    CROSS JOIN memory_items i ON i.id = c.item_id
+    CROSS JOIN r
+    CROSS JOIN memory_terms t ON t.item_id = i.id AND t.source = r.src AND t.term = r.key
+    WHERE i.status = 'active'
+      AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
+      AND i.memory_id NOT IN (SELECT value FROM json_each(:excluded))
+    GROUP BY i.id
+    HAVING count(DISTINCT r.n) >= :min_match
+)
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, s.in_meta = 0
+FROM scored s CROSS JOIN memory_items i ON i.id = s.item_id
+ORDER BY s.matched DESC, s.in_meta DESC, i.updated_at DESC, i.memory_id DESC
+LIMIT :limit
+"""
+# Candidates per driver key of a words statement: bounds its work whatever the store's size.
+WORDS_CANDIDATES = 32
 
 _READ_ITEM_SQL = """
 SELECT id, memory_id, kind, title, content, non_factual
@@ -154,21 +204,6 @@ def clip(text: str, limit: int) -> str:
     return text[: max(limit - 1, 0)].rstrip() + ELLIPSIS if limit > 0 else ""
 
 
-def prefix_end(q: str) -> str:
-    """The smallest string greater than every string starting with `q` (exclusive upper bound).
-
-    SQLite compares TEXT as UTF-8 bytes, whose order is code point order, so bumping the last
-    code point works; surrogates cannot be encoded and are skipped.
-    """
-    for cut in range(len(q), 0, -1):
-        code = ord(q[cut - 1]) + 1
-        if 0xD800 <= code <= 0xDFFF:
-            code = 0xE000
-        if code <= 0x10FFFF:
-            return q[: cut - 1] + chr(code)
-    return "\U0010ffff" * (len(q) + 1)
-
-
 def search_in_tx(
     conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT
 ) -> list[SearchHit]:
@@ -195,7 +230,7 @@ def search_in_tx(
                     kind=MemoryKind(kind),
                     title=title,
                     synopsis=clip(synopsis, SYNOPSIS_CHARS),
-                    match=ranks[rank],
+                    match=ranks[min(rank, len(ranks) - 1)],
                 )
             )
 
@@ -207,8 +242,30 @@ def search_in_tx(
             params["grams"] = json.dumps(query_grams(q))
             run(_SUBSTRING_RARE_GRAM_SQL, ("substring",))
     if len(hits) < limit:
-        run(_CONTENT_SQL, ("content",))
+        terms, total = query_terms(query)
+        min_match = -(-total // 2)  # at least half of the query's distinct terms
+        if len(terms) == 1:
+            params["ranges"] = json.dumps(one_term_ranges(terms[0]), ensure_ascii=False)
+            run(_ONE_WORD_SQL, ("words", "content"))
+        elif terms and min_match <= len(terms):
+            params.update(
+                keys=json.dumps(term_keys(terms), ensure_ascii=False),
+                min_match=min_match,
+                drivers=len(terms) - min_match + 1,
+                cap=WORDS_CANDIDATES,
+            )
+            run(_WORDS_SQL, ("words", "content"))
     return hits
+
+
+def one_term_ranges(term: QueryTerm) -> list[tuple[str, str, str]]:
+    """(source, lo, hi): each of the term's ranges over content rows and over `#` metadata keys."""
+    return [row for lo, hi in term.ranges for row in (("content", lo, hi), ("meta", KEY_MARK + lo, KEY_MARK + hi))]
+
+
+def term_keys(terms: list[QueryTerm]) -> list[tuple[int, str, str]]:
+    """(term number, source, key): each term's key in the content rows and in the `#` metadata keys."""
+    return [row for n, t in enumerate(terms) for row in ((n, "content", t.key), (n, "meta", KEY_MARK + t.key))]
 
 
 def query_grams(q: str) -> list[str]:

@@ -1,0 +1,225 @@
+"""Words of an indexed text and of a query (issue 18; issue 11 item 2): search by words, not by one substring.
+
+Index side (`keys`): Latin words and their English stems (Snowball, via PyStemmer), identifiers kept
+whole (`snake_case`, `src/app.py`, `3.10`, `pip-tools`), every suffix of each CJK run cut to 16
+characters (so a prefix lookup is a substring lookup) and every CJK bigram (exact lookups), and the
+zh/en equivalents of the words found (`equivalents.json`: `缓存` ↔ `cache`, `简短` ↔ `brief`, …).
+
+Query side (`query_terms`): identifiers whole; Latin words, minus a few function words, by stem;
+CJK runs (split at spaces) of two characters as they are, longer runs as their overlapping bigrams,
+so `简短回答` also finds `回答简短`. A query of several terms matches each term's key exactly; a
+query of one term matches its ranges `[lo, hi)` (the word as a prefix, its stem exactly).
+
+The stemmer is imported on first use only, so commands that never index or search (`memory status`)
+never load it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from importlib import resources
+
+from autopatch_j.memory.terms import CJK_SUFFIX_CHARS, MAX_TERM_CHARS, normalize, prefix_end
+
+MAX_QUERY_TERMS = 8
+
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN = re.compile(f"(?P<cjk>[{_CJK}]+)|(?P<word>[^\\W_{_CJK}]+)", re.UNICODE)
+# Identifiers, paths and versions: ASCII letters/digits joined by `_ . / -` (after NFKC + casefold).
+_IDENTIFIER = re.compile(r"[0-9a-z]+(?:[._/\-]+[0-9a-z]+)+")
+# Function words that say nothing about a memory; a query never needs to match them.
+_STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "should",
+        "so",
+        "that",
+        "the",
+        "this",
+        "these",
+        "those",
+        "to",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    }
+)
+_EXACT_END = "\x01"  # no stored key contains a control character, so [k, k + "\x01") holds k alone
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerm:
+    """One term of a query: `key` is matched exactly when the query has several terms; a query of one
+    term is matched by `ranges` (`[lo, hi)` over keys: the word as a prefix, and its stem exactly)."""
+
+    text: str
+    key: str
+    ranges: tuple[tuple[str, str], ...]
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@functools.cache
+def _stemmer() -> object:
+    import Stemmer  # PyStemmer: Snowball in C; imported only by indexing and search
+
+    return Stemmer.Stemmer("english")
+
+
+@functools.lru_cache(maxsize=8192)
+def stem(word: str) -> str:
+    """The English Snowball stem of a lowercase word ("services" → "servic"); other scripts unchanged."""
+    if not word.isascii() or not word.isalpha() or len(word) < 3:
+        return word
+    return str(_stemmer().stemWord(word))  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class _Equivalents:
+    latin: dict[str, tuple[int, ...]]  # stem of a Latin member → its groups
+    cjk: tuple[tuple[str, tuple[int, ...]], ...]  # CJK member → its groups, longest first
+    groups: tuple[tuple[str, ...], ...]
+
+
+@functools.cache
+def _equivalents() -> _Equivalents:
+    raw = json.loads(resources.files("autopatch_j.memory").joinpath("equivalents.json").read_text(encoding="utf-8"))
+    groups = tuple(tuple(normalize(member) for member in group) for group in raw["groups"])
+    latin: dict[str, list[int]] = {}
+    cjk: dict[str, list[int]] = {}
+    for n, group in enumerate(groups):
+        for member in group:
+            if _TOKEN.fullmatch(member) and member[0].isascii():
+                latin.setdefault(stem(member), []).append(n)
+            elif re.fullmatch(f"[{_CJK}]+", member):
+                cjk.setdefault(member, []).append(n)
+            else:
+                raise ValueError(f"equivalents.json: {member!r} is neither one Latin word nor one CJK run")
+    return _Equivalents(
+        latin={k: tuple(v) for k, v in latin.items()},
+        cjk=tuple(sorted(((k, tuple(v)) for k, v in cjk.items()), key=lambda kv: -len(kv[0]))),
+        groups=groups,
+    )
+
+
+def equivalents(words: Iterable[str], cjk_runs: Iterable[str]) -> list[str]:
+    """The zh/en equivalents of the given words (by stem) and of the CJK words inside the runs."""
+    table = _equivalents()
+    found: list[int] = []
+    for word in words:
+        found.extend(table.latin.get(stem(word), ()))
+    runs = list(cjk_runs)
+    for member, groups in table.cjk:
+        if any(member in run for run in runs):
+            found.extend(groups)
+    return [member for n in dict.fromkeys(found) for member in table.groups[n]]
+
+
+def _word_keys(word: str) -> Iterator[str]:
+    yield word
+    stemmed = stem(word)
+    if stemmed != word:
+        yield stemmed
+
+
+def _cjk_keys(run: str) -> Iterator[str]:
+    """Every suffix (cut to 16 characters: a prefix lookup on it is a substring lookup) and every bigram."""
+    for start in range(len(run) - 1):
+        yield run[start : start + CJK_SUFFIX_CHARS]
+        yield run[start : start + 2]
+
+
+def keys(text: str) -> list[str]:
+    """Every key of a text: identifiers, the equivalents' keys, then words, stems and CJK keys in text order."""
+    found = [match.group() for match in _IDENTIFIER.finditer(fold(text))]
+    tokens = [(match.group(), match.group("cjk") is not None) for match in _TOKEN.finditer(normalize(text))]
+    words = [token for token, cjk in tokens if not cjk and len(token) >= 2]
+    for member in equivalents(words, (token for token, cjk in tokens if cjk)):
+        found.extend(_word_keys(member) if member[0].isascii() else (member, *_cjk_keys(member)))
+    for token, cjk in tokens:
+        if cjk:
+            found.extend(_cjk_keys(token))
+        elif len(token) >= 2:
+            found.extend(_word_keys(token))
+    return list(dict.fromkeys(key[:MAX_TERM_CHARS] for key in found))
+
+
+def _prefix(key: str) -> tuple[str, str]:
+    return (key, prefix_end(key))
+
+
+def query_terms(query: str) -> tuple[list[QueryTerm], int]:
+    """The distinct terms of a query (at most 8) and how many it had in all.
+
+    Identifiers whole; Latin words minus function words, by stem; CJK runs of two characters as they
+    are, longer runs as their overlapping bigrams. A lone CJK character counts only when it is the
+    whole query (a one-character word in a longer query is mostly a particle: 的, 用, 和).
+    """
+    folded = fold(query)
+    found: dict[str, QueryTerm] = {}
+    for match in _IDENTIFIER.finditer(folded):
+        found.setdefault(match.group(), QueryTerm(match.group(), match.group(), (_prefix(match.group()),)))
+    singles: list[str] = []
+    # Spaces split CJK runs here ("版本 镜像" is two words), unlike `normalize`, which joins them.
+    for match in _TOKEN.finditer(_IDENTIFIER.sub(" ", folded)):
+        token = match.group()[:MAX_TERM_CHARS]
+        if match.group("cjk") is None:
+            if token not in _STOPWORDS and token not in found:
+                stemmed = stem(token)
+                exact = ((stemmed, stemmed + _EXACT_END),) if stemmed != token else ()
+                found[token] = QueryTerm(token, stemmed, (_prefix(token), *exact))
+        elif len(token) == 1:
+            singles.append(token)
+        else:
+            for bigram in [token] if len(token) == 2 else [token[i : i + 2] for i in range(len(token) - 1)]:
+                found.setdefault(bigram, QueryTerm(bigram, bigram, (_prefix(bigram),)))
+    if not found and len(singles) == 1:
+        found[singles[0]] = QueryTerm(singles[0], singles[0], (_prefix(singles[0]),))
+    terms = list(found.values())
+    return terms[:MAX_QUERY_TERMS], len(terms)
