@@ -4,7 +4,8 @@ Sources, highest first: the environment (`AUTOPATCH_LLM_API_KEY`, `AUTOPATCH_LLM
 `AUTOPATCH_LLM_MODEL`, `AUTOPATCH_LLM_EXTRA_BODY`, `AUTOPATCH_DEBUG`, and the limits
 `AUTOPATCH_LLM_CONTEXT_TOKENS`, `AUTOPATCH_LLM_MAX_OUTPUT_TOKENS`, `AUTOPATCH_LLM_DEADLINE_SECONDS`), then
 the project's `.autopatch-j/config.toml` with the same keys in lowercase without the prefix (`api_key`,
-`base_url`, `model`, `extra_body`, `debug`, `context_tokens`, `max_output_tokens`, `deadline_seconds`). Nothing configured means no LLM (Memory still works offline);
+`base_url`, `model`, `extra_body`, `debug`, `context_tokens`, `max_output_tokens`, `deadline_seconds`).
+Nothing configured means no LLM (Memory still works offline);
 anything half-configured or invalid is an `LLMConfigError` whose message is one sentence saying what
 to set. Only the CLI entry point calls `load_llm_settings`; the core never reads the environment.
 """
@@ -133,7 +134,7 @@ def load_llm_limits(
             continue
         source = env_name(key) if environ.get(env_name(key), "").strip() else f"`{key}` in {config_file}"
         try:
-            value = float(raw) if not isinstance(raw, bool) else float("nan")
+            value = float(raw) if isinstance(raw, str | int | float) and not isinstance(raw, bool) else float("nan")
         except (TypeError, ValueError):
             value = float("nan")
         integral = key != "deadline_seconds"
