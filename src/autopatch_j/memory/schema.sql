@@ -55,7 +55,7 @@ CREATE TABLE memory_jobs (
     turn_id          INTEGER UNIQUE REFERENCES turns (id),
     parent_job_id    INTEGER REFERENCES memory_jobs (id),
     status           TEXT    NOT NULL
-        CHECK (status IN ('pending', 'leased', 'retry_wait', 'succeeded', 'succeeded_no_output')),
+        CHECK (status IN ('pending', 'leased', 'retry_wait', 'succeeded', 'succeeded_no_output', 'failed')),
     generation       INTEGER NOT NULL CHECK (generation >= 1),
     owner            TEXT,
     lease_expires_at REAL,
