@@ -256,6 +256,36 @@ def test_ctrl_c_delivered_as_sigint_cancels_too(session: Session) -> None:
     assert [t["status"] for t in session.turns()] == ["failed", "completed"]
 
 
+def test_one_ctrl_c_while_the_classifier_is_busy_returns_at_once_and_keeps_the_text(session: Session) -> None:
+    """Issue 17 item 4: the provider never answers the classifier; a single Ctrl-C abandons it."""
+    provider = CannedProvider()
+    host = host_for(session, provider)
+    release = threading.Event()
+    answered = threading.Event()
+
+    def busy_classifier(request: ChatRequest) -> str:
+        session.pipe.send_text("\x03")  # one Ctrl-C while routing
+        release.wait(WAIT_S)  # a busy provider: it answers only when the test lets it
+        answered.set()
+        return GENERAL_CHAT
+
+    provider.enqueue(Purpose.CLASSIFIER, busy_classifier)
+    chat(provider, "second answer")
+    try:
+        session.run("which approach is better here?\nnext question\n\x04", host=host)
+        assert not answered.is_set()  # the prompt came back without waiting for the provider
+    finally:
+        release.set()
+    assert "Cancelled." in session.out and "second answer" in session.out
+    first, second = session.turns()
+    assert (first["status"], first["user_text"], first["error"]) == (
+        "failed",
+        "which approach is better here?",
+        "cancelled by the user",
+    )
+    assert (second["status"], second["user_text"]) == ("completed", "next question")
+
+
 def test_streamed_answer_renders_live_then_as_markdown(session: Session) -> None:
     provider = chat(CannedProvider(), "# Summary\n\nIt **works** with [bold]literal[/] brackets.")
     session.run("summarize\n\x04", host=host_for(session, provider), terminal=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from autopatch_j.llm.errors import LLMConfigError, LLMError
+from autopatch_j.llm.errors import LLMCancelled, LLMConfigError, LLMError
 from autopatch_j.llm.json_contract import StrictModel, parse_json_object
 from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose
 from autopatch_j.memory.records import Intent
@@ -93,13 +93,21 @@ class Router:
         self._provider = provider
         self._root = root.resolve()
 
-    def route(self, text: str, *, has_pending_patch: bool, explicit: Intent | None = None) -> RouteDecision:
+    def route(
+        self,
+        text: str,
+        *,
+        has_pending_patch: bool,
+        explicit: Intent | None = None,
+        provider: LLMProvider | None = None,
+    ) -> RouteDecision:
+        """`provider` overrides the router's own for this call (a request's cancellable view)."""
         if explicit is not None:
             return RouteDecision(Intent(explicit), "explicit")
         rule = self.rule(text, has_pending_patch=has_pending_patch)
         if rule is not None:
             return RouteDecision(rule, "rule")
-        return self.classify(text, has_pending_patch=has_pending_patch)
+        return self.classify(text, has_pending_patch=has_pending_patch, provider=provider)
 
     # -- rules --------------------------------------------------------------------------------------
 
@@ -126,7 +134,7 @@ class Router:
 
     # -- classifier ---------------------------------------------------------------------------------
 
-    def classify(self, text: str, *, has_pending_patch: bool) -> RouteDecision:
+    def classify(self, text: str, *, has_pending_patch: bool, provider: LLMProvider | None = None) -> RouteDecision:
         pending = "A patch is pending." if has_pending_patch else "No patch is pending."
         request = ChatRequest(
             purpose=Purpose.CLASSIFIER,
@@ -136,10 +144,10 @@ class Router:
             ),
         )
         try:
-            response = self._provider.complete(request)
+            response = (provider or self._provider).complete(request)
             reply = parse_json_object(response.content, ClassifierReply)
-        except LLMConfigError:
-            raise  # no LLM at all: the main call could not run either
+        except (LLMConfigError, LLMCancelled):
+            raise  # no LLM at all (the main call could not run either), or the user cancelled
         except LLMError as exc:
             return _fallback(f"classifier failed: {type(exc).__name__}: {exc}")
         intent = Intent(reply.intent)
