@@ -286,6 +286,18 @@ def test_one_ctrl_c_while_the_classifier_is_busy_returns_at_once_and_keeps_the_t
     assert (second["status"], second["user_text"]) == ("completed", "next question")
 
 
+def test_a_classifier_fallback_is_stated_once_per_session(session: Session) -> None:
+    """Issue 17 item 5: a small model that never answers the classifier contract is not reported every turn."""
+    provider = CannedProvider()
+    for answer in ("first answer", "second answer", "third answer"):
+        provider.enqueue(Purpose.CLASSIFIER, "I think it is a chat.")
+        provider.enqueue(Purpose.MAIN, answer)
+    session.run("one\ntwo\nthree\n\x04", host=host_for(session, provider))
+    out = session.out
+    assert "first answer" in out and "second answer" in out and "third answer" in out
+    assert out.count("route: general_chat (fallback)") == 1
+
+
 def test_streamed_answer_renders_live_then_as_markdown(session: Session) -> None:
     provider = chat(CannedProvider(), "# Summary\n\nIt **works** with [bold]literal[/] brackets.")
     session.run("summarize\n\x04", host=host_for(session, provider), terminal=True)

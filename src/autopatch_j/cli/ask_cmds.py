@@ -139,7 +139,7 @@ def run_ask(
     if not result.answer.endswith("\n"):
         out.write("\n")
         out.flush()
-    if app.debug or result.route.source == "fallback":
+    if app.debug or (result.route.source == "fallback" and result.route.announce):
         payload = route_payload(result.route, debug=app.debug)
         note = f"route: {result.intent.value} ({payload['source']})"
         if payload["fallback_reason"]:
