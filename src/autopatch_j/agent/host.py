@@ -60,6 +60,9 @@ current discussion. Memory is not evidence about the code, and the user's curren
 wins over anything remembered. Answer in the user's language, in Markdown, concisely."""
 
 MEMORY_CONTEXT_HEADING = "## Memory context"
+TRUNCATED_NOTE = (
+    "The answer stopped at the output cap (AUTOPATCH_LLM_MAX_OUTPUT_TOKENS); ask for the rest, or raise the cap."
+)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class RequestResult:
     turn_id: int | None
     thread_id: int | None
     pending_patch: PendingPatch | None
+    truncated: bool = False  # the answer stopped at the output cap (AUTOPATCH_LLM_MAX_OUTPUT_TOKENS)
 
 
 class AgentHost:
@@ -174,6 +178,7 @@ class AgentHost:
             turn_id=ticket.turn_id,
             thread_id=ticket.thread_id,
             pending_patch=None,
+            truncated=result.truncated,
         )
 
     def _ordinary_messages(self, ticket: TurnTicket, text: str) -> Sequence[Message]:

@@ -139,6 +139,10 @@ def run_ask(
     if not result.answer.endswith("\n"):
         out.write("\n")
         out.flush()
+    if result.truncated:
+        from autopatch_j.agent.host import TRUNCATED_NOTE
+
+        say(app.err_console, TRUNCATED_NOTE, "yellow")
     if app.debug or (result.route.source == "fallback" and result.route.announce):
         payload = route_payload(result.route, debug=app.debug)
         note = f"route: {result.intent.value} ({payload['source']})"
