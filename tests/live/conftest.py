@@ -53,6 +53,7 @@ def _script(command: str) -> str | None:
 
 
 def _unavailable(reason: str) -> None:
+    reason = os.environ.get("AUTOPATCH_LLM_LIVE_UNAVAILABLE") or reason
     if os.environ.get(REQUIRE) == "1":
         pytest.fail(f"{REQUIRE}=1 but {reason}; run `bash scripts/llm_server.sh install`")
     pytest.skip(f"{reason}: run `bash scripts/llm_server.sh install` to enable the llm_live tier")
