@@ -6,8 +6,8 @@ the stage input in the claim's transaction, calls the extractor with no transact
 heartbeat renews the lease, validates the answer, and commits it through the fence in one short
 transaction. A failure of the extractor or of validation is judged by `failures.decide` (issue 17):
 usually the whole claim goes to `retry_wait` with the RAW error (≤ 20,000 chars) and the backoff
-time; a batch the provider rejects as too large, or whose answer breaks the contract, is split in
-halves that run at once; a job that cannot succeed (too large alone, the same contract violation
+time; a batch the provider rejects as too large, or whose answer breaks the contract identically
+twice, is split in halves that run at once; a job that cannot succeed (too large alone, the same contract violation
 twice, or `max_attempts` used up) ends `failed` — terminal — and its input still goes through the
 offline rules extractor (same validators, same fenced commit), so an explicit preference is not lost
 because the model could not answer. A lost lease or a `clear` in between discards the result, and
