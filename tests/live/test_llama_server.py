@@ -25,7 +25,7 @@ from autopatch_j.memory.failures import FailureKind, classify
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.pipeline import Pipeline
 from autopatch_j.memory.prompt_budget import PromptBudget
-from autopatch_j.memory.records import Intent, JobStatus
+from autopatch_j.memory.records import Intent, Job, JobStatus
 from tests.live.conftest import LlamaServer
 
 pytestmark = pytest.mark.llm_live
@@ -90,17 +90,22 @@ def test_a_cancelled_stream_returns_at_once_and_the_server_keeps_serving(llama_s
 
 
 def test_a_drain_against_the_real_server_ends_in_terminal_states(llama_server: LlamaServer, tmp_path: Path) -> None:
-    """The issue's scenario: a long answer and an explicit preference in one batch, a model whose
-    context is smaller than configured. Every job must end (succeeded or failed), never loop."""
+    """The issue's scenario: a long pasted log and an explicit preference in one batch, a model whose
+    context (1,024) is smaller than configured (8,192). The batch overflows and is split; the turn
+    that cannot fit alone ends `failed` (with the offline rules applied); every job ends, never loops.
+    What the 270M model answers for the short turn is not asserted — only that it ends."""
     clock = FakeClock()
     manager = MemoryManager(root=tmp_path, clock=clock, owner="live-test")
     assert manager.open().ok
+    log = "ERROR [main] o.a.m.Build - plugin shade failed at step 42, retrying. " * 3_000
+    turn_ids = []
     for user, assistant in [
         ("From now on, always answer in English.", "OK."),
-        ("Explain the build.", "The build runs Maven with the shade plugin, then the tests. " * 3_300),
+        (f"Why does the build fail? Here is the log:\n{log}", "The shade plugin fails at step 42."),
     ]:
         ticket = manager.begin_turn(user, Intent.GENERAL_CHAT)
         manager.complete_turn(ticket, assistant)
+        turn_ids.append(ticket.turn_id)
     provider = OpenAIProvider(settings=llama_server.settings())
     # Told 8,192 tokens, the server has 1,024: requests overflow as they did for the issue's reporter.
     extractor = LLMExtractor(provider=provider, budget=PromptBudget(context_tokens=8_192))
@@ -115,29 +120,19 @@ def test_a_drain_against_the_real_server_ends_in_terminal_states(llama_server: L
             if report.jobs_run == 0:
                 break
             clock.advance(3_700)  # past every backoff step (M-48)
-        statuses = [job.status for job in _jobs(manager)]
-        assert set(statuses) <= TERMINAL, statuses
+        jobs = _jobs(manager)
+        assert {job.status for job in jobs} <= TERMINAL, [(job.id, job.status) for job in jobs]
         assert drain(pipeline, budget_s=None).jobs_run == 0  # a terminal state, not a loop
         assert rounds < 6
-        assert JobStatus.FAILED in statuses
-        quotes = [row[0] for row in _rows(manager, "SELECT quote FROM candidate_sources")]
-        assert any("always answer in English" in quote for quote in quotes)  # the preference survived
+        (long_job,) = [job for job in jobs if job.turn_id == turn_ids[1]]
+        assert long_job.status is JobStatus.FAILED
+        assert "context" in (long_job.last_error or "").lower()  # llama.cpp's own overflow message
     finally:
         provider.close()
         manager.close()
 
 
-def _rows(manager: MemoryManager, sql: str) -> list[tuple[object, ...]]:
-    conn = manager.db.connect()
-    try:
-        return [tuple(row) for row in conn.execute(sql)]
-    finally:
-        conn.close()
-
-
-def _jobs(manager: MemoryManager) -> list[object]:
-    from autopatch_j.memory.records import Job
-
+def _jobs(manager: MemoryManager) -> list[Job]:
     conn = manager.db.connect()
     try:
         return [Job.from_row(row) for row in conn.execute("SELECT * FROM memory_jobs ORDER BY id")]
