@@ -315,3 +315,29 @@ def test_a_cancelled_repair_request_stores_nothing_anywhere(
     with pytest.raises(RequestCancelled):
         host.handle("audit src/app.py", cancel=cancel)
     assert turn_rows(manager) == [] and workspace.pending_patch() is None
+
+
+def test_ctrl_c_while_the_classifier_routes_keeps_the_text_as_a_failed_turn(
+    host: AgentHost, canned: CannedProvider, manager: MemoryManager
+) -> None:
+    """Issue 17 item 4 (`ask`: Ctrl-C arrives as KeyboardInterrupt in the blocked classifier call)."""
+    canned.enqueue(Purpose.CLASSIFIER, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        host.handle("which of the two designs should we keep?")
+    (row,) = turn_rows(manager)
+    assert (row["user_text"], row["status"], row["error"]) == (
+        "which of the two designs should we keep?",
+        "failed",
+        "cancelled by the user",
+    )
+
+
+def test_a_cancel_set_before_an_ordinary_request_keeps_the_text(
+    host: AgentHost, canned: CannedProvider, manager: MemoryManager
+) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(RequestCancelled):
+        host.handle("hello", cancel=cancel)  # a rule route: no model call at all
+    assert [(r["user_text"], r["status"]) for r in turn_rows(manager)] == [("hello", "failed")]
+    assert canned.requests == []

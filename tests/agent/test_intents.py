@@ -91,7 +91,8 @@ def test_an_explicit_intent_skips_rules_and_classifier(router: Router, canned: C
         (LLMProviderError("[bold]boom[/]", status=500), "LLMProviderError"),
         ("I think this is code_audit", "not a JSON object"),
         ('{"intent": "delete_everything"}', "ClassifierReply"),
-        ('{"intent": "general_chat", "confidence": 0.9}', "ClassifierReply"),
+        ('{"intent": "general_chat", "route": "code_audit"}', "ClassifierReply"),  # two intents: no guess
+        ('{"topic": "general_chat"}', "ClassifierReply"),
         ('{"intent": "patch_revise"}', "no patch is pending"),
     ],
 )
@@ -104,6 +105,37 @@ def test_classifier_failure_falls_back_to_general_chat_keeping_the_reason(
     assert decision.source == "fallback"
     assert decision.fallback_reason is not None and reason_part in decision.fallback_reason
     assert reason_part in decision.describe()
+
+
+@pytest.mark.parametrize(
+    ("reply", "intent"),
+    [
+        ('{"intent": "general_chat", "confidence": 0.9}', Intent.GENERAL_CHAT),
+        ('Sure! {"intent": "code_explain"} is my answer.', Intent.CODE_EXPLAIN),
+        ('```json\n{"Intent": "Code Explain"}\n```', Intent.CODE_EXPLAIN),
+        ('{"label": "code-audit"}', Intent.CODE_AUDIT),
+    ],
+)
+def test_small_model_near_misses_that_name_one_intent_are_accepted(
+    router: Router, canned: CannedProvider, reply: str, intent: Intent
+) -> None:
+    canned.enqueue(Purpose.CLASSIFIER, reply)
+    assert router.route("something ambiguous", has_pending_patch=False) == RouteDecision(intent, "classifier")
+    assert canned.requests[-1].purpose is Purpose.CLASSIFIER
+
+
+def test_the_fallback_is_stated_once_and_a_failing_classifier_is_not_asked_all_session(
+    router: Router, canned: CannedProvider
+) -> None:
+    canned.enqueue(Purpose.CLASSIFIER, "I cannot answer in JSON.")
+    canned.enqueue(Purpose.CLASSIFIER, '{"intent": "general_chat"}')  # a success resets the count
+    canned.enqueue(Purpose.CLASSIFIER, "still no JSON")
+    canned.enqueue(Purpose.CLASSIFIER, "no JSON either")
+    decisions = [router.route(f"ambiguous {n}", has_pending_patch=False) for n in range(5)]
+    assert [d.source for d in decisions] == ["fallback", "classifier", "fallback", "fallback", "fallback"]
+    assert [d.announce for d in decisions if d.source == "fallback"] == [True, False, False, False]
+    assert len(canned.requests) == 4  # the fifth message was routed without asking the classifier again
+    assert decisions[-1].fallback_reason is not None and "off for this session" in decisions[-1].fallback_reason
 
 
 def test_a_missing_llm_configuration_is_not_hidden_by_the_fallback(router: Router, canned: CannedProvider) -> None:

@@ -156,3 +156,38 @@ def test_ask_no_drain_leaves_the_jobs_pending(cli: CliRunner, canned: CannedProv
     assert result.code == 0, result.err
     assert cli("memory", "list", "--json").json() == []
     assert cli("memory", "status", "--json").json()["jobs"] == {"pending": 1}
+
+
+def test_ask_sends_the_output_cap_and_says_when_the_answer_hit_it(
+    cli: CliRunner,
+    openai_server: FakeOpenAIServer,  # noqa: F811 - the shared fixture imported above
+) -> None:
+    """Issue 17 item 3: `max_tokens` from AUTOPATCH_LLM_MAX_OUTPUT_TOKENS; a `length` stop is reported."""
+    openai_server.reply_stream(["A long ", "answer that"], finish_reason="length")
+    env = {
+        "AUTOPATCH_LLM_BASE_URL": openai_server.base_url,
+        "AUTOPATCH_LLM_MODEL": FAKE_MODEL,
+        "AUTOPATCH_LLM_MAX_OUTPUT_TOKENS": "64",
+    }
+    result = cli("ask", "hello", env=env)
+    assert result.code == 0 and result.out == "A long answer that\n"
+    assert "stopped at the output cap (AUTOPATCH_LLM_MAX_OUTPUT_TOKENS)" in result.err
+    assert openai_server.last_request().body["max_tokens"] == 64
+
+
+def test_ask_past_its_deadline_fails_with_a_clear_message_and_keeps_the_turn(
+    cli: CliRunner,
+    openai_server: FakeOpenAIServer,  # noqa: F811 - the shared fixture imported above
+) -> None:
+    openai_server.reply_stream([f"word{i} " for i in range(40)], chunk_delay_s=0.2)
+    env = {
+        "AUTOPATCH_LLM_BASE_URL": openai_server.base_url,
+        "AUTOPATCH_LLM_MODEL": FAKE_MODEL,
+        "AUTOPATCH_LLM_DEADLINE_SECONDS": "1",
+    }
+    result = cli("ask", "tell me everything", "--intent", "general_chat", env=env)
+    assert result.code != 0
+    assert "deadline" in result.err and "AUTOPATCH_LLM_DEADLINE_SECONDS" in result.err
+    assert "Traceback" not in result.err
+    status = cli("memory", "status", "--json").json()
+    assert status["counts"]["turns"] == 1

@@ -183,3 +183,38 @@ def test_a_20_mb_turn_is_refused_at_ingest_in_one_sentence(cli: CliRunner, tmp_p
     assert result.code == 1
     assert "line 1" in result.err and "100,000" in result.err and result.err.count("\n") == 1
     assert cli("memory", "status", "--json").json()["counts"]["turns"] == 0
+
+
+def test_a_provider_that_rejects_every_batch_as_too_large_ends_in_failed_not_a_loop(
+    cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17: split, then terminal `failed`; the offline rules still build the memories; retry on demand."""
+    from autopatch_j.llm.errors import LLMProviderError
+
+    def too_large(request: object) -> str:
+        raise LLMProviderError("prompt is too long for the context", status=400, code="context_length_exceeded")
+
+    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: CannedProvider(default=too_large))
+    cli("memory", "ingest", str(EXAMPLE))
+    result = cli("memory", "drain", "--json", env=LLM_ENV)
+    assert result.code == 1
+    report = result.json()
+    # 12 extraction jobs, then the consolidation children of the offline candidates fail the same way
+    assert len(report["failed"]) == 12 + report["consolidations"] and report["retrying"] == []
+    assert report["operations"] == {"create": 6, "supersede": 1}  # the offline fallback kept every memory
+    assert any("--retry-failed" in warning for warning in report["warnings"])
+    again = cli("memory", "drain", "--json", env=LLM_ENV).json()
+    assert again["jobs_run"] == 0  # terminal: nothing is retried behind the user's back
+    status = cli("memory", "status", "--json").json()
+    assert status["jobs"]["failed"] == len(report["failed"]) and len(status["failed_jobs"]) == 10
+    assert status["failed_jobs"][0]["error"] == "LLMProviderError"
+    assert "--retry-failed" in status["failed_hint"]
+    text = cli("memory", "status").out
+    assert "failed: job" in text and "memory drain --retry-failed" in text
+
+    canned = CannedProvider(default=lambda request: '{"compaction": "c", "candidates": []}')
+    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: canned)
+    retried = cli("memory", "drain", "--retry-failed", "--json", env=LLM_ENV)
+    assert retried.code == 0, retried.err
+    assert retried.json()["revived"] == report["failed"] and retried.json()["failed"] == []
+    assert "failed" not in cli("memory", "status", "--json").json()["jobs"]

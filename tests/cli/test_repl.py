@@ -256,6 +256,48 @@ def test_ctrl_c_delivered_as_sigint_cancels_too(session: Session) -> None:
     assert [t["status"] for t in session.turns()] == ["failed", "completed"]
 
 
+def test_one_ctrl_c_while_the_classifier_is_busy_returns_at_once_and_keeps_the_text(session: Session) -> None:
+    """Issue 17 item 4: the provider never answers the classifier; a single Ctrl-C abandons it."""
+    provider = CannedProvider()
+    host = host_for(session, provider)
+    release = threading.Event()
+    answered = threading.Event()
+
+    def busy_classifier(request: ChatRequest) -> str:
+        session.pipe.send_text("\x03")  # one Ctrl-C while routing
+        release.wait(WAIT_S)  # a busy provider: it answers only when the test lets it
+        answered.set()
+        return GENERAL_CHAT
+
+    provider.enqueue(Purpose.CLASSIFIER, busy_classifier)
+    chat(provider, "second answer")
+    try:
+        session.run("which approach is better here?\nnext question\n\x04", host=host)
+        assert not answered.is_set()  # the prompt came back without waiting for the provider
+    finally:
+        release.set()
+    assert "Cancelled." in session.out and "second answer" in session.out
+    first, second = session.turns()
+    assert (first["status"], first["user_text"], first["error"]) == (
+        "failed",
+        "which approach is better here?",
+        "cancelled by the user",
+    )
+    assert (second["status"], second["user_text"]) == ("completed", "next question")
+
+
+def test_a_classifier_fallback_is_stated_once_per_session(session: Session) -> None:
+    """Issue 17 item 5: a small model that never answers the classifier contract is not reported every turn."""
+    provider = CannedProvider()
+    for answer in ("first answer", "second answer", "third answer"):
+        provider.enqueue(Purpose.CLASSIFIER, "I think it is a chat.")
+        provider.enqueue(Purpose.MAIN, answer)
+    session.run("one\ntwo\nthree\n\x04", host=host_for(session, provider))
+    out = session.out
+    assert "first answer" in out and "second answer" in out and "third answer" in out
+    assert out.count("route: general_chat (fallback)") == 1
+
+
 def test_streamed_answer_renders_live_then_as_markdown(session: Session) -> None:
     provider = chat(CannedProvider(), "# Summary\n\nIt **works** with [bold]literal[/] brackets.")
     session.run("summarize\n\x04", host=host_for(session, provider), terminal=True)

@@ -59,7 +59,8 @@ def test_main_streams_text_deltas_then_one_final_response(openai_server, provide
     assert (final.usage.prompt_tokens, final.usage.completion_tokens) == (4, 3)
     body = openai_server.last_request().body
     assert body["stream"] is True
-    assert "temperature" not in body and "max_tokens" not in body and "response_format" not in body
+    assert "temperature" not in body and "response_format" not in body
+    assert body["max_tokens"] == 4096  # the default output cap of the main answer (issue 17)
 
 
 def test_streamed_tool_call_deltas_are_accumulated(openai_server, provider):

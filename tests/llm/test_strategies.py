@@ -7,11 +7,11 @@ import pytest
 from autopatch_j.llm.provider import REQUEST_TIMEOUT_S, Purpose, RequestStrategy, strategy_for
 
 EXPECTED = {
-    #                        stream reasoning temp  max_out timeout json
-    Purpose.MAIN: RequestStrategy(True, True, None, None, 60.0, False),
-    Purpose.CLASSIFIER: RequestStrategy(False, False, 0.0, 200, 60.0, True),
-    Purpose.EXTRACTION: RequestStrategy(False, False, 0.0, 1800, 60.0, True),
-    Purpose.CONSOLIDATION: RequestStrategy(False, False, 0.0, 2200, 60.0, True),
+    #                        stream reasoning temp  max_out timeout json  deadline (issue 17)
+    Purpose.MAIN: RequestStrategy(True, True, None, 4096, 60.0, False, 300.0),
+    Purpose.CLASSIFIER: RequestStrategy(False, False, 0.0, 200, 60.0, True, 120.0),
+    Purpose.EXTRACTION: RequestStrategy(False, False, 0.0, 1800, 60.0, True, 120.0),
+    Purpose.CONSOLIDATION: RequestStrategy(False, False, 0.0, 2200, 60.0, True, 120.0),
 }
 
 

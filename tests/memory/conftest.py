@@ -8,6 +8,7 @@ import pytest
 
 from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
+from tests.support.fixtures import openai_server  # noqa: F401
 
 
 @pytest.fixture

@@ -70,9 +70,9 @@ def test_drift_describes_unknown_missing_and_changed_objects(manager: MemoryMana
     conn = sqlite3.connect(manager.paths.db)
     try:
         conn.execute("CREATE VIEW v AS SELECT 1")
-        assert catalog_drift(read_catalog(conn)) == "unknown view 'v' is not part of the Memory v2 schema"
+        assert catalog_drift(read_catalog(conn)) == "unknown view 'v' is not part of the Memory schema"
         conn.execute("DROP VIEW v")
         conn.execute("DROP INDEX turns_open_lease")
-        assert catalog_drift(read_catalog(conn)) == "index 'turns_open_lease' of the Memory v2 schema is missing"
+        assert catalog_drift(read_catalog(conn)) == "index 'turns_open_lease' of the Memory schema is missing"
     finally:
         conn.close()

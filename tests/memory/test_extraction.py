@@ -109,7 +109,7 @@ def test_bad_model_output_goes_to_retry_with_raw_error_and_writes_nothing(manage
         LLMProviderError("rate limited", status=429, response_text='{"error": "slow down [bold]"}'),
     ]
     canned = CannedProvider()
-    pipeline = llm_pipeline(manager, canned)
+    pipeline = llm_pipeline(manager, canned, max_attempts=len(bad_outputs) + 1)  # the bound: test_job_states
     before = table_counts(manager)
     for attempt, bad in enumerate(bad_outputs, start=1):
         canned.enqueue(Purpose.EXTRACTION, bad)

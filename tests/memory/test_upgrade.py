@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from autopatch_j.memory.catalog import SCHEMA_VERSION, manifest, read_catalog, schema_statements
+from autopatch_j.memory.catalog import SCHEMA_VERSION, manifest, read_catalog
 from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.upgrade import upgrade_statements, v2_manifest
+from autopatch_j.memory.upgrade import upgrade_statements, v2_manifest, v2_statements
 
 _TURNS = "SELECT id, thread_id, seq, intent, status, user_text, assistant_text, created_at FROM turns ORDER BY id"
 
@@ -17,10 +17,8 @@ def _v2_store(root: Path, *, extra_sql: str | None = None) -> Path:
     db = root / ".autopatch-j" / "memory.db"
     db.parent.mkdir(parents=True)
     conn = sqlite3.connect(db, isolation_level=None)
-    v3_only = set(upgrade_statements())
-    for statement in schema_statements():
-        if statement not in v3_only:
-            conn.execute(statement)
+    for statement in v2_statements():  # the released v2 schema (schema_v2.sql, frozen)
+        conn.execute(statement)
     conn.execute("PRAGMA user_version = 2")
     conn.execute("INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, 1, 1, 1)")
     conn.execute("INSERT INTO threads (status, created_at, archived_at) VALUES ('archived', 1, 2)")
@@ -46,10 +44,38 @@ def _read(db: Path, sql: str) -> list[tuple[object, ...]]:
         conn.close()
 
 
-def test_v2_manifest_is_the_v3_manifest_without_the_import_tables() -> None:
-    added = {e.name for e in manifest() - v2_manifest()}
-    assert added == {"import_sessions", "imported_turns", "imported_turns_fingerprint", "imported_turns_turn"}
+def test_v3_adds_the_import_tables_and_widens_only_the_job_status_check() -> None:
+    new = {e.name for e in manifest() - v2_manifest()}
+    old = {e.name for e in v2_manifest() - manifest()}
+    assert new == {
+        "import_sessions",
+        "imported_turns",
+        "imported_turns_fingerprint",
+        "imported_turns_turn",
+        "memory_jobs",
+    }
+    assert old == {"memory_jobs"}  # its CHECK admits 'failed' now; nothing else of v2 changed
+    (v2_jobs,) = (e.sql for e in v2_manifest() if e.name == "memory_jobs")
+    (v3_jobs,) = (e.sql for e in manifest() if e.name == "memory_jobs")
+    assert v3_jobs == v2_jobs.replace("'succeeded_no_output')", "'succeeded_no_output','failed')")
     assert SCHEMA_VERSION == 3
+
+
+def test_an_upgraded_store_accepts_failed_jobs_and_keeps_them(tmp_path: Path) -> None:
+    db = _v2_store(tmp_path)
+    manager = MemoryManager(root=tmp_path)
+    assert manager.open().ok
+    manager.close()
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute(
+            "INSERT INTO memory_jobs (kind, thread_id, turn_id, status, generation, attempts, next_attempt_at, "
+            "created_at, updated_at) VALUES ('extraction', 1, 1, 'failed', 1, 6, 0, 0, 0)"
+        )
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        conn.close()
+    assert MemoryManager(root=tmp_path).open().ok
 
 
 def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: Path) -> None:
@@ -69,7 +95,10 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     begin = statements.index("BEGIN IMMEDIATE")
     commit = statements.index("COMMIT", begin)
     inside = statements[begin:commit]
-    assert [s for s in inside if "CREATE " in s] == list(upgrade_statements())  # the 4 additions, nothing else
+    creates = [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))]
+    assert creates == list(upgrade_statements())  # the 4 additions, nothing else
+    rewrites = [s for s in inside if s.startswith("UPDATE sqlite_master")]
+    assert len(rewrites) == 1 and "WHERE type = 'table' AND name = 'memory_jobs'" in rewrites[0]  # the widened CHECK
     assert "PRAGMA user_version = 3" in inside
 
 

@@ -174,6 +174,41 @@ def test_live_mode_runs_through_the_real_client(
     assert not any(body.get("stream") for body in bodies)
 
 
+def test_a_live_sample_shows_progress_and_writes_partial_results(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17 item 6: `--sample N` (stratified), a progress line per case, partial JSON lines as it goes."""
+    from tests.support.openai_server import FakeOpenAIServer, Reply, completion_body
+
+    def answer(request: Any) -> Reply:
+        system = request.body["messages"][0]["content"]
+        content = {"operations": []} if system.startswith("You consolidate") else {"compaction": "", "candidates": []}
+        return Reply(body=json.dumps(completion_body(json.dumps(content))).encode())
+
+    partial = tmp_path_factory.mktemp("out") / "partial.jsonl"
+    with FakeOpenAIServer() as server:
+        for _ in range(500):
+            server.enqueue(answer)
+        monkeypatch.setenv("AUTOPATCH_LIVE_EVAL", "1")
+        monkeypatch.setenv("AUTOPATCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("AUTOPATCH_LLM_MODEL", "fake-model")
+        code, out = _eval(tmp_path_factory, "--mode", "live", "--sample", "8", "--partial", str(partial))
+    assert code == 0, out[-2000:]
+    assert "eval: 8 cases (a stratified sample of" in out
+    assert "[1/8]" in out and "[8/8]" in out
+    lines = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
+    assert [line["done"] for line in lines[:-1]] == list(range(1, 9))
+    assert len({line["case"]["category"] for line in lines[:-1]}) == 8  # one case from each of 8 categories
+    assert lines[-1]["final"] is True and lines[-1]["invariants_ok"] is True
+
+
+def test_eval_help_names_the_live_switch_and_the_slow_model_options() -> None:
+    result = CliRunner().invoke(_app(), ["eval", "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    for needle in ("AUTOPATCH_LIVE_EVAL=1", "--sample", "--partial"):
+        assert needle in result.output
+
+
 def test_an_invariant_break_exits_non_zero(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

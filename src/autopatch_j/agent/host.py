@@ -15,6 +15,12 @@
   admission, no history, no routing context, no Memory tools.
 
 The classifier call is not a turn. The route (with a fallback reason, M-73) is part of the result.
+
+Cancellation (issue 17): with a `cancel` event every model call of the request goes through
+`CancellableProvider`, so setting it abandons a busy provider at once instead of waiting for it.
+A cancellation while the classifier is still routing keeps the user's text too: the message is
+admitted as the fallback route (`general_chat`, the route an unclassified message takes) and marked
+failed "cancelled by the user" before `RequestCancelled` is raised — as docs/repl.md promises.
 """
 
 from __future__ import annotations
@@ -33,8 +39,9 @@ from autopatch_j.agent.repair import RepairAgents, RepairOutcome
 from autopatch_j.agent.scanner import SemgrepScanner
 from autopatch_j.agent.tools import ProjectTools, Toolbox
 from autopatch_j.llm.diagnostics import ErrorRecord
-from autopatch_j.llm.errors import LLMError
+from autopatch_j.llm.errors import LLMCancelled, LLMError
 from autopatch_j.llm.provider import LLMProvider, Message
+from autopatch_j.llm.pump import CancellableProvider
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent, TurnTicket
@@ -53,6 +60,9 @@ current discussion. Memory is not evidence about the code, and the user's curren
 wins over anything remembered. Answer in the user's language, in Markdown, concisely."""
 
 MEMORY_CONTEXT_HEADING = "## Memory context"
+TRUNCATED_NOTE = (
+    "The answer stopped at the output cap (AUTOPATCH_LLM_MAX_OUTPUT_TOKENS); ask for the rest, or raise the cap."
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,7 @@ class RequestResult:
     turn_id: int | None
     thread_id: int | None
     pending_patch: PendingPatch | None
+    truncated: bool = False  # the answer stopped at the output cap (AUTOPATCH_LLM_MAX_OUTPUT_TOKENS)
 
 
 class AgentHost:
@@ -91,7 +102,7 @@ class AgentHost:
 
     # -- requests -----------------------------------------------------------------------------------
 
-    def route(self, text: str, *, intent: Intent | None = None) -> RouteDecision:
+    def route(self, text: str, *, intent: Intent | None = None, provider: LLMProvider | None = None) -> RouteDecision:
         """Route without running anything (the classifier call may run).
 
         An unreadable pending-patch file counts as "no patch" here so that ordinary chat keeps
@@ -101,7 +112,7 @@ class AgentHost:
             pending = self.pending_patch() is not None
         except WorkspaceStorageError:
             pending = False
-        return self._router.route(text, has_pending_patch=pending, explicit=intent)
+        return self._router.route(text, has_pending_patch=pending, explicit=intent, provider=provider)
 
     def handle(
         self,
@@ -113,15 +124,35 @@ class AgentHost:
     ) -> RequestResult:
         if not text.strip():
             raise EmptyRequest()
-        route = self.route(text, intent=intent)
+        provider = self._provider if cancel is None else CancellableProvider(self._provider, cancel)
+        try:
+            route = self.route(text, intent=intent, provider=provider)
+        except (LLMCancelled, KeyboardInterrupt) as exc:
+            self._keep_cancelled(text, Intent.GENERAL_CHAT)  # the route an unclassified message takes
+            if isinstance(exc, LLMCancelled):
+                raise RequestCancelled() from exc
+            raise
         if cancel is not None and cancel.is_set():
+            if route.intent.uses_memory:  # a repair request never touches Memory (M-1)
+                self._keep_cancelled(text, route.intent)
             raise RequestCancelled()
         if route.intent.uses_memory:
-            return self._ordinary(text, route, on_delta, cancel)
-        return self._repair_request(text, route, on_delta, cancel)
+            return self._ordinary(text, route, on_delta, cancel, provider)
+        return self._repair_request(text, route, on_delta, cancel, provider)
+
+    def _keep_cancelled(self, text: str, intent: Intent) -> None:
+        """A request cancelled before its model call: keep the text as a failed ordinary turn."""
+        with contextlib.suppress(MemoryEngineError):  # a degraded store: nothing can be kept anyway
+            ticket = self._manager.begin_turn(text, intent)
+            self._fail(ticket, RequestCancelled())
 
     def _ordinary(
-        self, text: str, route: RouteDecision, on_delta: DeltaSink | None, cancel: threading.Event | None
+        self,
+        text: str,
+        route: RouteDecision,
+        on_delta: DeltaSink | None,
+        cancel: threading.Event | None,
+        provider: LLMProvider,
     ) -> RequestResult:
         ticket = self._manager.begin_turn(text, route.intent)  # RAW text first (M-20)
         try:
@@ -132,10 +163,12 @@ class AgentHost:
                     *MemoryTools(manager=self._manager, thread_id=ticket.thread_id).tools(),
                 ]
             )
-            agent = ReactAgent(provider=self._provider, toolbox=toolbox, max_rounds=self._max_rounds)
+            agent = ReactAgent(provider=provider, toolbox=toolbox, max_rounds=self._max_rounds)
             result = agent.run(messages, on_delta=on_delta, cancel=cancel)
         except BaseException as exc:
             self._fail(ticket, exc)
+            if isinstance(exc, LLMCancelled):
+                raise RequestCancelled() from exc
             raise
         self._manager.complete_turn(ticket, result.answer)
         return RequestResult(
@@ -145,6 +178,7 @@ class AgentHost:
             turn_id=ticket.turn_id,
             thread_id=ticket.thread_id,
             pending_patch=None,
+            truncated=result.truncated,
         )
 
     def _ordinary_messages(self, ticket: TurnTicket, text: str) -> Sequence[Message]:
@@ -162,7 +196,7 @@ class AgentHost:
         return messages
 
     def _fail(self, ticket: TurnTicket, exc: BaseException) -> None:
-        if isinstance(exc, RequestCancelled | KeyboardInterrupt):
+        if isinstance(exc, RequestCancelled | LLMCancelled | KeyboardInterrupt):
             error = "cancelled by the user"
         elif isinstance(exc, LLMError):
             error = ErrorRecord.from_exception(exc).render()
@@ -172,16 +206,25 @@ class AgentHost:
             self._manager.fail_turn(ticket, error)
 
     def _repair_request(
-        self, text: str, route: RouteDecision, on_delta: DeltaSink | None, cancel: threading.Event | None
+        self,
+        text: str,
+        route: RouteDecision,
+        on_delta: DeltaSink | None,
+        cancel: threading.Event | None,
+        provider: LLMProvider,
     ) -> RequestResult:
         outcome: RepairOutcome
+        repair = self._repair if provider is self._provider else self._repair.with_provider(provider)
         with self._patch_lock:
-            if route.intent is Intent.CODE_AUDIT:
-                outcome = self._repair.audit(text, on_delta=on_delta, cancel=cancel)
-            elif route.intent is Intent.PATCH_EXPLAIN:
-                outcome = self._repair.explain_patch(text, on_delta=on_delta, cancel=cancel)
-            else:
-                outcome = self._repair.revise_patch(text, on_delta=on_delta, cancel=cancel)
+            try:
+                if route.intent is Intent.CODE_AUDIT:
+                    outcome = repair.audit(text, on_delta=on_delta, cancel=cancel)
+                elif route.intent is Intent.PATCH_EXPLAIN:
+                    outcome = repair.explain_patch(text, on_delta=on_delta, cancel=cancel)
+                else:
+                    outcome = repair.revise_patch(text, on_delta=on_delta, cancel=cancel)
+            except LLMCancelled as exc:
+                raise RequestCancelled() from exc
         return RequestResult(
             intent=route.intent,
             route=route,

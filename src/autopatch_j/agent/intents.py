@@ -6,10 +6,17 @@
 - `rule`       — an obvious input: "audit src/app.py" / "审计 src/app.py" with a path that exists in
                  the project, "explain the patch" / "解释补丁" and "revise the patch" / "修改补丁" while
                  a patch is pending, "explain src/app.py" / "解释 app.py", greetings and thanks;
-- `classifier` — one `Purpose.CLASSIFIER` call answering strict JSON `{"intent": "…"}`;
+- `classifier` — one `Purpose.CLASSIFIER` call answering JSON `{"intent": "…"}` (JSON mode, so a
+                 server that supports `response_format` constrains the output); small models'
+                 near-misses are accepted when they name exactly one intent: extra keys, a fenced
+                 or embedded object, `"Code Explain"` for `code_explain` (issue 17);
 - `fallback`   — the classifier failed (LLM error, broken contract, or a patch intent with no
                  pending patch): the safe route `general_chat` (the ReAct agent), with the reason kept
-                 in `fallback_reason` even when the fallback call then succeeds (M-73).
+                 in `fallback_reason` even when the fallback call then succeeds (M-73). After
+                 `MAX_CLASSIFIER_FAILURES` failures in a row the router stops asking the classifier
+                 for the rest of the session (a small model that never answers the contract costs a
+                 call per message for nothing). Only the first fallback of a session has
+                 `announce=True`: the CLI states it once per session, not on every turn.
 
 The classifier sees only the current message and whether a patch is pending: no history, no
 Memory (it is not a turn). The fallback never routes to a repair agent.
@@ -17,19 +24,21 @@ Memory (it is not a turn). The fallback never routes to a repair agent.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
-from autopatch_j.llm.errors import LLMConfigError, LLMError
-from autopatch_j.llm.json_contract import StrictModel, parse_json_object
+from autopatch_j.llm.errors import LLMCancelled, LLMConfigError, LLMError
+from autopatch_j.llm.json_contract import StrictModel, parse_json_object, strip_fence
 from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose
 from autopatch_j.memory.records import Intent
 from autopatch_j.workspace.confine import resolve_inside
 from autopatch_j.workspace.errors import WorkspaceError
 
 RouteSource = Literal["explicit", "rule", "classifier", "fallback"]
+MAX_CLASSIFIER_FAILURES = 2
 MAX_CLASSIFIER_INPUT_CHARS = 4_000
 MAX_REASON_CHARS = 500
 MAX_RULE_CHARS = 2_000
@@ -40,6 +49,7 @@ class RouteDecision:
     intent: Intent
     source: RouteSource
     fallback_reason: str | None = None
+    announce: bool = True  # False for a later fallback of the same session (stated once, issue 17)
 
     def describe(self) -> str:
         text = f"{self.intent.value} ({self.source})"
@@ -58,7 +68,12 @@ Answer with exactly one JSON object: {"intent": "<intent>"} where <intent> is on
 - "code_audit": the user asks to audit, review or scan files or folders for bugs or security problems.
 - "patch_explain": the user asks about the pending patch (only if a patch is pending).
 - "patch_revise": the user asks to change the pending patch (only if a patch is pending).
+Examples: "how is the config loaded?" -> {"intent": "code_explain"}; "thanks, what do you think of
+Rust?" -> {"intent": "general_chat"}; "check src/ for SQL injection" -> {"intent": "code_audit"}.
 No other keys, no prose."""
+_EMBEDDED_OBJECT = re.compile(r"\{[^{}]*\}")
+_INTENT_KEYS = frozenset({"intent", "route", "label", "category", "class"})
+_INTENT_NAMES = frozenset(get_args(ClassifierReply.model_fields["intent"].annotation))
 
 _LEAD = r"^\s*(?:please\s+|pls\s+|can you\s+|could you\s+|请|帮我|麻烦|你)?\s*"
 _AUDIT_EN = re.compile(_LEAD + r"(?:security[- ]?)?(?:audit|review|scan|inspect)\b", re.IGNORECASE)
@@ -92,14 +107,24 @@ class Router:
     def __init__(self, *, provider: LLMProvider, root: Path) -> None:
         self._provider = provider
         self._root = root.resolve()
+        self._failures_in_a_row = 0
+        self._fallback_stated = False
 
-    def route(self, text: str, *, has_pending_patch: bool, explicit: Intent | None = None) -> RouteDecision:
+    def route(
+        self,
+        text: str,
+        *,
+        has_pending_patch: bool,
+        explicit: Intent | None = None,
+        provider: LLMProvider | None = None,
+    ) -> RouteDecision:
+        """`provider` overrides the router's own for this call (a request's cancellable view)."""
         if explicit is not None:
             return RouteDecision(Intent(explicit), "explicit")
         rule = self.rule(text, has_pending_patch=has_pending_patch)
         if rule is not None:
             return RouteDecision(rule, "rule")
-        return self.classify(text, has_pending_patch=has_pending_patch)
+        return self.classify(text, has_pending_patch=has_pending_patch, provider=provider)
 
     # -- rules --------------------------------------------------------------------------------------
 
@@ -126,7 +151,18 @@ class Router:
 
     # -- classifier ---------------------------------------------------------------------------------
 
-    def classify(self, text: str, *, has_pending_patch: bool) -> RouteDecision:
+    def classify(self, text: str, *, has_pending_patch: bool, provider: LLMProvider | None = None) -> RouteDecision:
+        if self._failures_in_a_row >= MAX_CLASSIFIER_FAILURES:
+            return self._fallback(f"classifier off for this session after {MAX_CLASSIFIER_FAILURES} failures in a row")
+        decision = self._ask_classifier(text, has_pending_patch=has_pending_patch, provider=provider)
+        self._failures_in_a_row = self._failures_in_a_row + 1 if decision.source == "fallback" else 0
+        return decision
+
+    def _fallback(self, reason: str) -> RouteDecision:
+        announce, self._fallback_stated = not self._fallback_stated, True
+        return RouteDecision(Intent.GENERAL_CHAT, "fallback", reason[:MAX_REASON_CHARS], announce=announce)
+
+    def _ask_classifier(self, text: str, *, has_pending_patch: bool, provider: LLMProvider | None) -> RouteDecision:
         pending = "A patch is pending." if has_pending_patch else "No patch is pending."
         request = ChatRequest(
             purpose=Purpose.CLASSIFIER,
@@ -136,20 +172,41 @@ class Router:
             ),
         )
         try:
-            response = self._provider.complete(request)
-            reply = parse_json_object(response.content, ClassifierReply)
-        except LLMConfigError:
-            raise  # no LLM at all: the main call could not run either
+            response = (provider or self._provider).complete(request)
+        except (LLMConfigError, LLMCancelled):
+            raise  # no LLM at all (the main call could not run either), or the user cancelled
         except LLMError as exc:
-            return _fallback(f"classifier failed: {type(exc).__name__}: {exc}")
-        intent = Intent(reply.intent)
+            return self._fallback(f"classifier failed: {type(exc).__name__}: {exc}")
+        try:
+            intent = Intent(parse_json_object(response.content, ClassifierReply).intent)
+        except LLMError as exc:
+            lenient = lenient_intent(response.content)
+            if lenient is None:
+                return self._fallback(f"classifier failed: {type(exc).__name__}: {exc}")
+            intent = lenient
         if intent in (Intent.PATCH_EXPLAIN, Intent.PATCH_REVISE) and not has_pending_patch:
-            return _fallback(f"classifier chose {intent.value} but no patch is pending")
+            return self._fallback(f"classifier chose {intent.value} but no patch is pending")
         return RouteDecision(intent, "classifier")
 
 
-def _fallback(reason: str) -> RouteDecision:
-    return RouteDecision(Intent.GENERAL_CHAT, "fallback", reason[:MAX_REASON_CHARS])
+def lenient_intent(text: str) -> Intent | None:
+    """The intent of a near-miss answer: a JSON object (fenced, embedded in prose, with extra keys)
+    whose intent-like field names exactly one intent, spelled loosely. None for anything else."""
+    for candidate in (strip_fence(text), *_EMBEDDED_OBJECT.findall(text)):
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        names = {
+            re.sub(r"[\s-]+", "_", value.strip().lower())
+            for key, value in data.items()
+            if isinstance(value, str) and key.strip().lower() in _INTENT_KEYS
+        }
+        if len(names) == 1 and (name := names.pop()) in _INTENT_NAMES:
+            return Intent(name)
+    return None
 
 
 def project_paths(root: Path, text: str, *, limit: int = 20) -> list[str]:

@@ -36,6 +36,7 @@ class ReactResult:
     answer: str
     rounds: int
     tool_calls: int
+    truncated: bool = False  # the last round stopped at the output cap (finish_reason "length")
 
 
 class ReactAgent:
@@ -86,7 +87,8 @@ class ReactAgent:
                     )
                 if not answer.strip():
                     raise EmptyAnswer()
-                return ReactResult(answer=answer, rounds=round_no, tool_calls=tool_calls)
+                truncated = response.finish_reason == "length"
+                return ReactResult(answer=answer, rounds=round_no, tool_calls=tool_calls, truncated=truncated)
             conversation.append(
                 Message(role="assistant", content=response.content or None, tool_calls=response.tool_calls)
             )

@@ -136,6 +136,10 @@ class RepairAgents:
         self._scanner = scanner
         self._files = ProjectTools(root=self._root)
 
+    def with_provider(self, provider: LLMProvider) -> RepairAgents:
+        """The same agents asking `provider` (one request's cancellable view of the model)."""
+        return RepairAgents(provider=provider, root=self._root, workspace=self._workspace, scanner=self._scanner)
+
     # -- code_audit ---------------------------------------------------------------------------------
 
     def audit(self, text: str, *, on_delta: DeltaSink | None, cancel: threading.Event | None) -> RepairOutcome:

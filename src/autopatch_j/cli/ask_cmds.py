@@ -143,7 +143,11 @@ def run_ask(
     if not result.answer.endswith("\n"):
         out.write("\n")
         out.flush()
-    if app.debug or result.route.source == "fallback":
+    if result.truncated:
+        from autopatch_j.agent.host import TRUNCATED_NOTE
+
+        say(app.err_console, TRUNCATED_NOTE, "yellow")
+    if app.debug or (result.route.source == "fallback" and result.route.announce):
         payload = route_payload(result.route, debug=app.debug)
         note = f"route: {result.intent.value} ({payload['source']})"
         if payload["fallback_reason"]:

@@ -1,4 +1,5 @@
-"""`autopatch-j eval [--json] [--part P] [--corpus FILE] [--mode offline|canned|live] [--seed N]` (M-81 … M-83).
+"""`autopatch-j eval [--json] [--part P] [--corpus FILE] [--mode offline|canned|live] [--seed N] [--sample N]
+[--partial FILE]` (M-81 … M-83).
 
 Runs the quality corpus through the real pipeline in scratch projects (never the current project's
 Memory) and prints per-category precision/recall and the five invariants of M-82, for each part
@@ -7,12 +8,20 @@ paraphrase set). Exit code 1 when any invariant breaks in any part — CI runs t
 modes. The live mode calls the configured
 OpenAI-compatible model for extraction and consolidation, and only when `AUTOPATCH_LIVE_EVAL=1`
 (M-83); it never runs in default CI.
+
+For slow models (issue 17): a progress line per finished case on stderr (unless `--json`);
+`--partial FILE` appends one JSON line per finished case as it goes (flushed), then a final summary
+line — the live mode writes `.autopatch-j/eval-live.partial.jsonl` by default — so a time cap still
+leaves figures; `--sample N` runs a stratified sample of N cases (spread over the categories,
+chosen by the seed).
 """
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import IO, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -25,6 +34,7 @@ LIVE_SWITCH = "AUTOPATCH_LIVE_EVAL"
 SEED_ENV = "AUTOPATCH_EVAL_SEED"
 
 
+LIVE_PARTIAL_FILE = Path(".autopatch-j") / "eval-live.partial.jsonl"
 DEFAULT_SEED = 6  # fixed, so CI runs are reproducible; every report prints the seed it used
 
 
@@ -78,13 +88,18 @@ def run_eval(
     as_json: bool,
     retry_rounds: int | None = None,
     part: str = DEFAULT_PARTS,
+    sample: int | None = None,
+    partial: Path | None = None,
 ) -> int:
     """Run the evaluation and render it; returns the exit code (1 when an invariant breaks)."""
-    from autopatch_j.memory.quality.corpus import Corpus, load_corpus, load_part
+    from autopatch_j.memory.quality.corpus import Corpus, load_corpus, load_part, stratified_sample
     from autopatch_j.memory.quality.evaluate import DEFAULT_RETRY_ROUNDS, MODES, evaluate
 
     if mode not in MODES:
         say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}.")
+        return 2
+    if sample is not None and sample < 1:
+        say(app.err_console, f"error: --sample must be a positive number of cases, not {sample}.")
         return 2
     if corpus_file is not None:
         named: list[str] = ["file"]
@@ -99,17 +114,36 @@ def run_eval(
     }
     chosen = _seed(app, seed)
     rounds = retry_rounds if retry_rounds is not None else DEFAULT_RETRY_ROUNDS
+    totals = {name: len(corpus.cases) for name, corpus in corpora.items()}
+    if sample is not None:
+        corpora = {name: stratified_sample(corpus, sample, seed=chosen) for name, corpus in corpora.items()}
+    if partial is None and mode == "live":
+        partial = app.root / LIVE_PARTIAL_FILE
+    if not as_json and partial is not None:
+        say(app.err_console, f"eval: partial results are written to {partial} as cases finish")
     reports: dict[str, dict[str, Any]] = {}
     ok = True
-    for name, corpus in corpora.items():
-        if not as_json:
-            say(
-                app.err_console,
-                f"eval {name}: {len(corpus.cases)} cases, corpus {corpus.version}, mode {mode}, seed {chosen}",
+    with _PartialResults(partial, app, quiet=as_json, total=sum(len(c.cases) for c in corpora.values())) as progress:
+        for name, corpus in corpora.items():
+            if not as_json:
+                sampled = f" (a stratified sample of {totals[name]})" if len(corpus.cases) < totals[name] else ""
+                say(
+                    app.err_console,
+                    f"eval {name}: {len(corpus.cases)} cases{sampled}, corpus {corpus.version}, mode {mode}, "
+                    f"seed {chosen}",
+                )
+            progress.part = name
+            report = evaluate(
+                corpus,
+                mode=mode,  # type: ignore[arg-type]
+                seed=chosen,
+                live_provider=provider,
+                retry_rounds=rounds,
+                on_case=progress.case_done,
             )
-        report = evaluate(corpus, mode=mode, seed=chosen, live_provider=provider, retry_rounds=rounds)  # type: ignore[arg-type]
-        reports[name] = {"part": name, **report.to_dict()}
-        ok = ok and report.invariants_ok
+            reports[name] = {"part": name, **report.to_dict()}
+            progress.finish(reports[name])
+            ok = ok and report.invariants_ok
     payload = {"mode": mode, "seed": chosen, "invariants_ok": ok, "parts": reports}
     if as_json:
         emit_json(app.console, payload)
@@ -125,6 +159,60 @@ def run_eval(
 def _summary(name: str, report: dict[str, Any]) -> str:
     t = report["totals"]
     return f"{name} {t['passed']}/{t['cases']} passed, precision {_fmt(t['precision'])}, recall {_fmt(t['recall'])}"
+
+
+class _PartialResults:
+    """Progress on stderr and, with a file, one flushed JSON line per finished case, then a summary."""
+
+    def __init__(self, path: Path | None, app: AppContext, *, quiet: bool, total: int) -> None:
+        self._path = path
+        self._app = app
+        self._quiet = quiet
+        self._total = total
+        self._done = 0
+        self._passed = 0
+        self._started = time.monotonic()
+        self._file: IO[str] | None = None
+        self.part = ""
+
+    def __enter__(self) -> _PartialResults:
+        if self._path is not None:
+            try:
+                self._path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = self._path.open("w", encoding="utf-8")
+            except OSError as exc:
+                say(self._app.err_console, f"error: cannot write {self._path}: {exc.strerror or exc}.")
+                raise typer.Exit(2) from exc
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._file is not None:
+            self._file.close()
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self._file is not None:
+            self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._file.flush()
+
+    def case_done(self, score: Any) -> None:
+        self._done += 1
+        self._passed += int(score.passed)
+        elapsed = round(time.monotonic() - self._started, 1)
+        self._write(
+            {"part": self.part, "case": score.to_dict(), "done": self._done, "of": self._total, "elapsed_s": elapsed}
+        )
+        if not self._quiet:
+            verdict = "passed" if score.passed else "FAILED"
+            say(
+                self._app.err_console,
+                f"[{self._done}/{self._total}] {score.id} ({score.category}) {verdict} · "
+                f"{self._passed} passed so far · {elapsed} s",
+                "dim",
+            )
+
+    def finish(self, payload: dict[str, Any]) -> None:
+        summary = {k: payload[k] for k in ("mode", "seed", "invariants", "invariants_ok", "totals", "elapsed_s")}
+        self._write({"final": True, "part": self.part, **summary})
 
 
 def _fmt(value: float | None) -> str:
@@ -184,7 +272,12 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--corpus", help="A corpus JSON file (default: the bundled corpus).")
         ] = None,
         mode: Annotated[
-            str, typer.Option("--mode", help="offline (rules extractor), canned (scripted model), or live.")
+            str,
+            typer.Option(
+                "--mode",
+                help="offline (rules extractor), canned (scripted model), or live (the configured model; "
+                f"needs {LIVE_SWITCH}=1).",
+            ),
         ] = "offline",
         seed: Annotated[
             int | None, typer.Option("--seed", help="Seed of the randomized choices (default: AUTOPATCH_EVAL_SEED).")
@@ -203,8 +296,24 @@ def register(app: typer.Typer) -> None:
                 "(default: dev,test — test when bundled). Ignored with --corpus.",
             ),
         ] = DEFAULT_PARTS,
+        sample: Annotated[
+            int | None,
+            typer.Option("--sample", help="Run a stratified sample of N cases (spread over the categories)."),
+        ] = None,
+        partial: Annotated[
+            Path | None,
+            typer.Option(
+                "--partial",
+                help="Append one JSON line per finished case to FILE as it goes "
+                f"(live mode default: {LIVE_PARTIAL_FILE}).",
+            ),
+        ] = None,
     ) -> None:
-        """Measure Memory quality on the zh/en corpus: precision/recall per category and the invariants."""
+        """Measure Memory quality on the zh/en corpus: precision/recall per category and the invariants.
+
+        The live mode calls the configured model and runs only with AUTOPATCH_LIVE_EVAL=1; it shows
+        progress per case and writes partial results as it goes.
+        """
         code = run_eval(
             app_context(ctx),
             mode=mode,
@@ -213,6 +322,8 @@ def register(app: typer.Typer) -> None:
             as_json=as_json,
             retry_rounds=retry_rounds,
             part=part,
+            sample=sample,
+            partial=partial,
         )
         if code:
             raise typer.Exit(code)

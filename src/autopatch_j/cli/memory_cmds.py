@@ -18,7 +18,7 @@ from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.errors import message_for
 from autopatch_j.cli.render import emit_json, say, timestamp
 from autopatch_j.memory.records import Item, ItemDetail
-from autopatch_j.memory.status import DEBUG_HINT, StatusReport, concise_error
+from autopatch_j.memory.status import DEBUG_HINT, RETRY_FAILED_HINT, StatusReport, concise_error
 
 memory_app = typer.Typer(help="Inspect and manage the project's Memory.", no_args_is_help=True)
 
@@ -46,6 +46,17 @@ def status_payload(report: StatusReport, *, debug: bool) -> dict[str, Any]:
         "last_succeeded_at": timestamp(report.last_succeeded_at),
         "debug": debug,
         "hint": DEBUG_HINT if raw and not debug else None,
+        "failed_jobs": [
+            {
+                "id": job.id,
+                "kind": job.kind,
+                "turn_id": job.turn_id,
+                "attempts": job.attempts,
+                "error": (job.last_error if debug else concise_error(job.last_error)) if job.last_error else None,
+            }
+            for job in report.failed
+        ],
+        "failed_hint": RETRY_FAILED_HINT if report.failed else None,
     }
 
 
@@ -81,6 +92,11 @@ def run_status(app: AppContext, *, as_json: bool) -> None:
             say(c, payload["hint"], "dim")
     else:
         say(c, "last error: none")
+    for job in payload["failed_jobs"]:
+        turn = f", turn {job['turn_id']}" if job["turn_id"] is not None else ""
+        say(c, f"failed: job {job['id']} ({job['kind']}{turn}, {job['attempts']} attempt(s)): {job['error']}", "yellow")
+    if payload["failed_hint"]:
+        say(c, payload["failed_hint"], "dim")
 
 
 # -- list / show / forget --------------------------------------------------------------------------

@@ -11,8 +11,11 @@ JSON output (`--json`) is stable:
     ingest: {"turns": int, "turn_ids": [int], "thread_id": int}
     drain:  {"extractor": "rules"|"llm", "jobs_run", "extraction_batches", "consolidations", "candidates",
              "filtered", "operations": {op: n}, "memory_ids": [int], "retrying": [job id], "lease_lost":
-             [job id], "left": [job id], "errors": [str], "warnings": [str], "recovered": {"reclaimed":
-             [job id], "woken": [job id]}}
+             [job id], "failed": [job id], "revived": [job id], "left": [job id], "errors": [str],
+             "warnings": [str], "recovered": {"reclaimed": [job id], "woken": [job id]}}
+
+`failed` jobs (issue 17) ended for good this run — the offline rules extractor processed their turns
+instead; `--retry-failed` first puts every failed job back to `pending` (listed in `revived`).
 """
 
 from __future__ import annotations
@@ -81,13 +84,15 @@ def drain_payload(report: DrainReport, *, extractor: str, recovery: Recovery, de
     return payload
 
 
-def run_drain(app: AppContext, *, as_json: bool, extractor: Extractor | None = None) -> DrainReport:
-    from autopatch_j.memory.drain import drain
+def run_drain(
+    app: AppContext, *, as_json: bool, extractor: Extractor | None = None, retry_failed: bool = False
+) -> DrainReport:
+    from autopatch_j.memory import drain as drains
     from autopatch_j.memory.pipeline import Outcome
 
     pipeline = pipeline_for(app, extractor)
     recovery = pipeline.recover()
-    report = drain(pipeline, budget_s=None)
+    report = drains.retry_failed(pipeline) if retry_failed else drains.drain(pipeline, budget_s=None)
     payload = drain_payload(report, extractor=pipeline.extractor.name, recovery=recovery, debug=app.debug)
     if as_json:
         emit_json(app.console, payload)
@@ -95,7 +100,8 @@ def run_drain(app: AppContext, *, as_json: bool, extractor: Extractor | None = N
         _render_drain(app, payload)
         for line in waiting_lines(app.manager().waiting_jobs()):
             say(app.console, line)
-    if any(step.outcome is Outcome.RETRY for step in report.steps) or report.warnings:
+    failing = (Outcome.RETRY, Outcome.FAILED)
+    if any(leaf.outcome in failing for step in report.steps for leaf in step.leaves()) or report.warnings:
         raise typer.Exit(1)
     return report
 
@@ -111,6 +117,8 @@ def _render_drain(app: AppContext, payload: dict[str, Any]) -> None:
     say(c, f"candidates {payload['candidates']} (filtered {payload['filtered']}), operations: {ops}")
     if payload["memory_ids"]:
         say(c, f"memories written: {', '.join(str(m) for m in payload['memory_ids'])}")
+    if payload["revived"]:
+        say(c, f"failed job(s) put back in the queue: {', '.join(str(j) for j in payload['revived'])}")
     for error in payload["errors"]:
         say(app.err_console, f"error: {error}", "yellow")
     for warning in payload["warnings"]:
@@ -157,6 +165,16 @@ def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], App
         run_ingest(get_context(ctx), file, as_json=as_json)
 
     @memory_app.command("drain")
-    def drain_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    def drain_command(
+        ctx: typer.Context,
+        as_json: JsonOption = False,
+        retry_failed: Annotated[
+            bool,
+            typer.Option(
+                "--retry-failed",
+                help="First put every job that ended `failed` (see `memory status`) back in the queue.",
+            ),
+        ] = False,
+    ) -> None:
         """Run every due background job now and report jobs, candidates, operations and errors."""
-        run_drain(get_context(ctx), as_json=as_json)
+        run_drain(get_context(ctx), as_json=as_json, retry_failed=retry_failed)

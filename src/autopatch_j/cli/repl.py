@@ -334,7 +334,11 @@ class Repl:
         if answer:
             c.print(Markdown(answer))
             c.print()
-        if self.app.debug or result.route.source == "fallback":
+        if result.truncated:
+            from autopatch_j.agent.host import TRUNCATED_NOTE
+
+            say(c, TRUNCATED_NOTE, "yellow")
+        if self.app.debug or (result.route.source == "fallback" and result.route.announce):  # once a session
             reason = result.route.fallback_reason
             if reason and not self.app.debug:
                 reason = reason.split(":", 1)[0]  # concise in normal mode (M-72, M-73)

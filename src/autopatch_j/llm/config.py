@@ -1,9 +1,11 @@
 """LLM settings (H-1): read once at the edge, passed down as a frozen value.
 
 Sources, highest first: the environment (`AUTOPATCH_LLM_API_KEY`, `AUTOPATCH_LLM_BASE_URL`,
-`AUTOPATCH_LLM_MODEL`, `AUTOPATCH_LLM_EXTRA_BODY`, `AUTOPATCH_DEBUG`), then the project's
-`.autopatch-j/config.toml` with the same keys in lowercase without the prefix (`api_key`, `base_url`,
-`model`, `extra_body`, `debug`). Nothing configured means no LLM (Memory still works offline);
+`AUTOPATCH_LLM_MODEL`, `AUTOPATCH_LLM_EXTRA_BODY`, `AUTOPATCH_DEBUG`, and the limits
+`AUTOPATCH_LLM_CONTEXT_TOKENS`, `AUTOPATCH_LLM_MAX_OUTPUT_TOKENS`, `AUTOPATCH_LLM_DEADLINE_SECONDS`), then
+the project's `.autopatch-j/config.toml` with the same keys in lowercase without the prefix (`api_key`,
+`base_url`, `model`, `extra_body`, `debug`, `context_tokens`, `max_output_tokens`, `deadline_seconds`).
+Nothing configured means no LLM (Memory still works offline);
 anything half-configured or invalid is an `LLMConfigError` whose message is one sentence saying what
 to set. Only the CLI entry point calls `load_llm_settings`; the core never reads the environment.
 """
@@ -21,6 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from autopatch_j.llm.errors import LLMConfigError
+from autopatch_j.llm.provider import MAIN_DEADLINE_S, MAIN_MAX_OUTPUT_TOKENS
 
 ENV_PREFIX = "AUTOPATCH_LLM_"
 DEBUG_ENV = "AUTOPATCH_DEBUG"
@@ -29,12 +32,26 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "no-key"  # sent to loopback servers (llama.cpp, Ollama) when no key is set
 
 _KEYS = ("api_key", "base_url", "model", "extra_body")
+_LIMIT_KEYS = ("context_tokens", "max_output_tokens", "deadline_seconds")
+DEFAULT_MAX_OUTPUT_TOKENS = MAIN_MAX_OUTPUT_TOKENS  # the main answer's cap: a model cannot fill its context
+DEFAULT_DEADLINE_SECONDS = MAIN_DEADLINE_S  # the main answer's overall deadline, whatever the gaps between events
+MIN_CONTEXT_TOKENS = 1024
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
 
 
 def _empty_body() -> Mapping[str, Any]:
     return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class LLMLimits:
+    """Bounds of every request (issue 17): the model's context when known, the main answer's output
+    cap and its overall deadline (the 60 s request timeout only bounds the gaps between events)."""
+
+    context_tokens: int | None = None
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
+    deadline_s: float = DEFAULT_DEADLINE_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +63,7 @@ class LLMSettings:
     model: str
     extra_body: Mapping[str, Any] = field(default_factory=_empty_body)
     debug: bool = False
+    limits: LLMLimits = field(default_factory=LLMLimits)
 
     def describe(self) -> str:
         """A one-line, key-free description for status output."""
@@ -98,7 +116,39 @@ def load_llm_settings(environ: Mapping[str, str], config_file: Path | None = Non
             )
         api_key = LOCAL_PLACEHOLDER_KEY
     extra_body = _parse_extra_body(values.get("extra_body"), where)
-    return LLMSettings(api_key=api_key, base_url=base_url, model=model, extra_body=extra_body, debug=debug)
+    limits = load_llm_limits(environ, file_values, config_file)
+    return LLMSettings(
+        api_key=api_key, base_url=base_url, model=model, extra_body=extra_body, debug=debug, limits=limits
+    )
+
+
+def load_llm_limits(
+    environ: Mapping[str, str], file_values: Mapping[str, object] | None = None, config_file: Path | None = None
+) -> LLMLimits:
+    """The request bounds; each must be a positive number, else one sentence saying what to set."""
+    file_values = file_values or {}
+    found: dict[str, float] = {}
+    for key in _LIMIT_KEYS:
+        raw: object = environ.get(env_name(key), "").strip() or file_values.get(key)
+        if raw is None or raw == "":
+            continue
+        source = env_name(key) if environ.get(env_name(key), "").strip() else f"`{key}` in {config_file}"
+        try:
+            value = float(raw) if isinstance(raw, str | int | float) and not isinstance(raw, bool) else float("nan")
+        except (TypeError, ValueError):
+            value = float("nan")
+        integral = key != "deadline_seconds"
+        if not value > 0 or value == float("inf") or (integral and value != int(value)):
+            kind = "a positive whole number" if integral else "a positive number of seconds"
+            raise LLMConfigError(f"{source} must be {kind}, not {raw!r}: fix it or unset it.")
+        if key == "context_tokens" and value < MIN_CONTEXT_TOKENS:
+            raise LLMConfigError(f"{source} must be at least {MIN_CONTEXT_TOKENS} tokens, not {raw!r}.")
+        found[key] = value
+    return LLMLimits(
+        context_tokens=int(found["context_tokens"]) if "context_tokens" in found else None,
+        max_output_tokens=int(found.get("max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS)),
+        deadline_s=found.get("deadline_seconds", DEFAULT_DEADLINE_SECONDS),
+    )
 
 
 def _read_config_file(path: Path) -> dict[str, object]:

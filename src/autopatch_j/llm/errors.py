@@ -56,3 +56,7 @@ class CannedQueueEmpty(LLMError):
     def __init__(self, purpose: str) -> None:
         super().__init__(f"no canned LLM response queued for purpose {purpose!r}")
         self.purpose = purpose
+
+
+class LLMCancelled(LLMError):
+    """The request was cancelled; it was abandoned without waiting for the provider."""

@@ -4,7 +4,10 @@ Works with any endpoint that speaks `POST {base_url}/chat/completions`: OpenAI, 
 Qwen/DashScope, vLLM, llama.cpp server, Ollama, LM Studio … Every call follows
 `strategy_for(purpose)` (M-70) whichever method is used: the main answer is streamed (`complete()`
 streams and accumulates), the short calls are one non-streamed request at temperature 0 with a
-bounded `max_tokens`, JSON mode, and no reasoning parameter. `settings.extra_body` is merged into
+bounded `max_tokens`, JSON mode, and no reasoning parameter. The main answer is capped too
+(`max_tokens` = `settings.limits.max_output_tokens`), and every request runs under an overall deadline
+(`llm.pump`: the main answer's is `settings.limits.deadline_s`) — a clear `LLMTimeoutError` when hit,
+however steadily the provider streams. `settings.extra_body` is merged into
 every request body but never overrides a parameter the strategy sets. SDK exceptions are translated
 here into `LLMError` subclasses. `openai` is imported on the first call, not at module import.
 """
@@ -31,6 +34,7 @@ from autopatch_j.llm.provider import (
     ChatRequest,
     ChatResponse,
     Message,
+    Purpose,
     RequestStrategy,
     StreamEvent,
     TextDelta,
@@ -39,6 +43,7 @@ from autopatch_j.llm.provider import (
     Usage,
     strategy_for,
 )
+from autopatch_j.llm.pump import pump
 
 ClientFactory = Callable[[LLMSettings], Any]
 """Builds the SDK client (an `openai.OpenAI` or anything with `.chat.completions.create`)."""
@@ -77,6 +82,11 @@ class OpenAIProvider:
     def strategy(self, request: ChatRequest) -> RequestStrategy:
         """The strategy this provider applies to `request` (M-70), as recorded in diagnostics."""
         strategy = strategy_for(request.purpose)
+        if request.purpose is Purpose.MAIN:
+            limits = self._settings.limits
+            strategy = dataclasses.replace(
+                strategy, max_output_tokens=limits.max_output_tokens, deadline_s=limits.deadline_s
+            )
         if self._timeout_override is not None:
             strategy = dataclasses.replace(strategy, timeout_s=self._timeout_override)
         return strategy
@@ -94,17 +104,24 @@ class OpenAIProvider:
         strategy = self.strategy(request)
         timer = CallTimer(self._diagnostics, request.purpose, strategy, model=self._settings.model)
         try:
-            if strategy.stream:
-                yield from self._streamed(request, strategy)
-            else:
-                response = self._single(request, strategy)
-                if response.content:
-                    yield TextDelta(response.content)
-                yield response
+            yield from pump(
+                lambda: self._events(request, strategy),
+                deadline_s=strategy.deadline_s,
+                on_deadline=lambda: LLMTimeoutError(deadline_message(request.purpose, strategy)),
+            )
         except BaseException as exc:
             timer.failed(exc)
             raise
         timer.ok()
+
+    def _events(self, request: ChatRequest, strategy: RequestStrategy) -> Iterator[StreamEvent]:
+        if strategy.stream:
+            yield from self._streamed(request, strategy)
+            return
+        response = self._single(request, strategy)
+        if response.content:
+            yield TextDelta(response.content)
+        yield response
 
     def close(self) -> None:
         """Close the SDK client's connections, if a client was built."""
@@ -176,6 +193,15 @@ class OpenAIProvider:
         if builder.chunks == 0:
             raise LLMResponseError("the LLM provider answered a streamed request without any stream event")
         yield builder.response()
+
+
+def deadline_message(purpose: Purpose, strategy: RequestStrategy) -> str:
+    """One sentence for a request that ran past its overall deadline."""
+    setting = " (AUTOPATCH_LLM_DEADLINE_SECONDS)" if purpose is Purpose.MAIN else ""
+    return (
+        f"the LLM request ({purpose.value}) did not finish within its {strategy.deadline_s:g} s deadline{setting}; "
+        "it was abandoned — ask a narrower question, or use a faster model"
+    )
 
 
 def translate_sdk_error(exc: Exception, timeout_s: float) -> LLMError:

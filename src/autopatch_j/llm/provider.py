@@ -3,7 +3,10 @@
 Four purposes call a model (M-70): the main answer, the intent classifier, memory extraction and
 memory consolidation. The three short purposes never stream, never ask for reasoning, run at
 temperature 0 with a bounded output and a 60 s request timeout; `strategy_for` is the single place
-that says so, and diagnostics record the strategy each call used.
+that says so, and diagnostics record the strategy each call used. Every purpose also has an output
+cap and an overall deadline (issue 17): the request timeout bounds only the gaps between events; the
+main answer's cap and deadline come from the settings (`AUTOPATCH_LLM_MAX_OUTPUT_TOKENS`,
+`AUTOPATCH_LLM_DEADLINE_SECONDS`) and are applied by the provider.
 """
 
 from __future__ import annotations
@@ -31,18 +34,23 @@ class RequestStrategy:
     max_output_tokens: int | None
     timeout_s: float
     json_output: bool
+    deadline_s: float | None = None  # the whole request, from sending it to its last event
 
 
 REQUEST_TIMEOUT_S = 60.0
+SHORT_DEADLINE_S = 120.0  # a short purpose answers at most ~2,200 tokens
+MAIN_DEADLINE_S = 300.0
+MAIN_MAX_OUTPUT_TOKENS = 4096
 
 _STRATEGIES: Mapping[Purpose, RequestStrategy] = {
     Purpose.MAIN: RequestStrategy(
         stream=True,
         reasoning=True,
         temperature=None,
-        max_output_tokens=None,
+        max_output_tokens=MAIN_MAX_OUTPUT_TOKENS,
         timeout_s=REQUEST_TIMEOUT_S,
         json_output=False,
+        deadline_s=MAIN_DEADLINE_S,
     ),
     Purpose.CLASSIFIER: RequestStrategy(
         stream=False,
@@ -51,6 +59,7 @@ _STRATEGIES: Mapping[Purpose, RequestStrategy] = {
         max_output_tokens=200,
         timeout_s=REQUEST_TIMEOUT_S,
         json_output=True,
+        deadline_s=SHORT_DEADLINE_S,
     ),
     Purpose.EXTRACTION: RequestStrategy(
         stream=False,
@@ -59,6 +68,7 @@ _STRATEGIES: Mapping[Purpose, RequestStrategy] = {
         max_output_tokens=1800,
         timeout_s=REQUEST_TIMEOUT_S,
         json_output=True,
+        deadline_s=SHORT_DEADLINE_S,
     ),
     Purpose.CONSOLIDATION: RequestStrategy(
         stream=False,
@@ -67,6 +77,7 @@ _STRATEGIES: Mapping[Purpose, RequestStrategy] = {
         max_output_tokens=2200,
         timeout_s=REQUEST_TIMEOUT_S,
         json_output=True,
+        deadline_s=SHORT_DEADLINE_S,
     ),
 }
 

@@ -144,10 +144,16 @@ def _terms(where: str, name: str, values: list[str]) -> tuple[str, ...]:
 
 
 def apply_consolidation_in_tx(
-    conn: sqlite3.Connection, *, claim: Claim, plan: ConsolidationPlan, now: float
+    conn: sqlite3.Connection,
+    *,
+    claim: Claim,
+    plan: ConsolidationPlan,
+    now: float,
+    final_status: JobStatus | None = None,
 ) -> ConsolidationCommitted | LeaseLost:
-    """Fence, re-check ids and statuses against the database, then apply every operation."""
-    status = JobStatus.SUCCEEDED if plan.operations else JobStatus.SUCCEEDED_NO_OUTPUT
+    """Fence, re-check ids and statuses against the database, then apply every operation
+    (`final_status` `failed`: the offline fallback of a terminally failed job, issue 17)."""
+    status = final_status or (JobStatus.SUCCEEDED if plan.operations else JobStatus.SUCCEEDED_NO_OUTPUT)
     lost = fence_in_tx(conn, claim=claim, status=status, now=now)
     if lost is not None:
         return lost

@@ -5,11 +5,14 @@ at most once; a consolidation child created by a successful snapshot extraction 
 allow-list and may run in the same round. The allow-list and the thread condition are applied by
 the claim SQL itself, before its `ORDER BY`/`LIMIT`, so concurrent unrelated jobs neither block
 nor join the drain. The trigger (2 turns / 30 s) is ignored; retry times are not. A failure or a
-timeout leaves the job in `retry_wait`, adds a warning to the report, and the caller carries on.
+timeout leaves the job in `retry_wait` (or, once it cannot succeed, `failed` with the offline rules
+fallback applied — issue 17), adds a warning to the report, and the caller carries on.
+`retry_failed` (`memory drain --retry-failed`) first puts every `failed` job back to `pending`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -29,6 +32,11 @@ class DrainReport:
     steps: tuple[StepResult, ...]
     warnings: tuple[str, ...]
     left: frozenset[int]  # snapshot jobs not tried (out of time, or storage trouble)
+    revived: tuple[int, ...] = ()  # `failed` jobs put back to `pending` first (--retry-failed)
+
+    def _ids(self, outcome: Outcome) -> list[int]:
+        leaves = (leaf for step in self.steps for leaf in step.leaves())
+        return sorted(j for leaf in leaves if leaf.outcome is outcome for j in leaf.job_ids)
 
     @property
     def jobs_run(self) -> int:
@@ -59,8 +67,10 @@ class DrainReport:
             "filtered": sum(step.filtered for step in self.steps),
             "operations": self.operations,
             "memory_ids": sorted({m for step in self.steps for m in step.memory_ids}),
-            "retrying": sorted(j for s in self.steps if s.outcome is Outcome.RETRY for j in s.job_ids),
-            "lease_lost": sorted(j for s in self.steps if s.outcome is Outcome.LEASE_LOST for j in s.job_ids),
+            "retrying": self._ids(Outcome.RETRY),
+            "lease_lost": self._ids(Outcome.LEASE_LOST),
+            "failed": self._ids(Outcome.FAILED),
+            "revived": sorted(self.revived),
             "left": sorted(self.left),
             "errors": list(self.errors),
             "warnings": list(self.warnings),
@@ -98,18 +108,37 @@ def drain(
             break
         steps.append(step)
         tried.update(step.job_ids)
-        if step.outcome is Outcome.RETRY:
-            warnings.append(f"Memory: job(s) {list(step.job_ids)} failed and will be retried: {step.error}")
-        elif step.outcome is Outcome.LEASE_LOST:
-            warnings.append(f"Memory: job(s) {list(step.job_ids)} were taken over or cleared; result discarded.")
-        if step.consolidation_job_id is not None:
-            allowed.add(step.consolidation_job_id)
+        for leaf in step.leaves():
+            warnings.extend(_warning(leaf))
+            if leaf.consolidation_job_id is not None:
+                allowed.add(leaf.consolidation_job_id)
     return DrainReport(
         snapshot=snapshot,
         steps=tuple(steps),
         warnings=tuple(warnings),
         left=frozenset(snapshot - tried),
     )
+
+
+def _warning(step: StepResult) -> list[str]:
+    ids = list(step.job_ids)
+    if step.outcome is Outcome.RETRY:
+        return [f"Memory: job(s) {ids} failed and will be retried: {step.error}"]
+    if step.outcome is Outcome.LEASE_LOST:
+        return [f"Memory: job(s) {ids} were taken over or cleared; result discarded."]
+    if step.outcome is Outcome.FAILED:
+        fallback = "; the offline rules extractor processed them instead" if step.fallback else ""
+        return [
+            f"Memory: job(s) {ids} failed for good ({step.error}){fallback}. "
+            "`autopatch-j memory drain --retry-failed` tries them again."
+        ]
+    return []
+
+
+def retry_failed(pipeline: Pipeline, *, budget_s: float | None = None) -> DrainReport:
+    """`memory drain --retry-failed`: revive every `failed` job, then drain as usual."""
+    revived = pipeline.retry_failed()
+    return dataclasses.replace(drain(pipeline, budget_s=budget_s), revived=revived)
 
 
 def drain_at_exit(pipeline: Pipeline, *, budget_s: float = EXIT_BUDGET_SECONDS) -> DrainReport:

@@ -4,6 +4,8 @@ In one transaction: the batch's jobs are finished through the fence (or `LeaseLo
 the caller rolls back), the thread's rolling compaction is replaced, and — only when candidates
 exist — the candidates with their exact quotes and one serialized consolidation job are created.
 No candidates → the jobs end `succeeded_no_output`; their turns are never processed again.
+The offline fallback of a terminally failed batch (issue 17) commits the same way with `final_status`
+`failed`: its candidates are kept, the jobs stay visibly failed.
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ def commit_extraction_in_tx(
     request: ExtractionRequest,
     result: ValidatedExtraction,
     now: float,
+    final_status: JobStatus | None = None,
 ) -> ExtractionCommitted | LeaseLost:
     status = JobStatus.SUCCEEDED if result.candidates else JobStatus.SUCCEEDED_NO_OUTPUT
+    status = final_status or status
     lost = fence_in_tx(conn, claim=claim, status=status, now=now)
     if lost is not None:
         return lost

@@ -5,21 +5,27 @@ An extractor turns a Stage-1 request into an `ExtractionOutput` and a Stage-2 re
 returns goes through the same validators and the same fenced transactions, whether it is the
 `LLMExtractor` (purposes EXTRACTION / CONSOLIDATION; strategies from `strategy_for`, M-70) or the
 offline `RulesExtractor`. The CLI reads `AUTOPATCH_MEMORY_EXTRACTOR` and passes the choice in.
+
+Every request the `LLMExtractor` sends is bounded (issue 17, `prompt_budget`): each text is an
+excerpt of verbatim pieces of its RAW text (quotes stay verifiable against the full text) and the
+whole user message fits the character budget and, when the model's context is known, the token
+budget; the per-field caps shrink until it does.
 """
 
 from __future__ import annotations
 
 import enum
-import json
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from autopatch_j.llm.contracts import CONSOLIDATION_SHAPE, EXTRACTION_SHAPE, ConsolidationOutput, ExtractionOutput
 from autopatch_j.llm.json_contract import parse_json_object
-from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose
+from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose, strategy_for
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest
 from autopatch_j.memory.errors import ExtractorConfigError
 from autopatch_j.memory.lexicon import Lexicon, default_lexicon
 from autopatch_j.memory.offline import RulesExtractor
+from autopatch_j.memory.prompt_budget import PromptBudget, excerpt, fit
 from autopatch_j.memory.records import Turn
 
 MAX_PROVENANCE_PER_ITEM = 3
@@ -65,33 +71,76 @@ CONSOLIDATION_SYSTEM = (
 )
 
 
-def _turn_json(turn: Turn) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """Characters allowed per text of one request, at scale 1 (they shrink together to fit the budget)."""
+
+    compaction: int = 4_000
+    user: int = 6_000
+    assistant: int = 3_000
+    context_text: int = 1_500  # each text of the turn just before the batch
+    content: int = 2_000
+    quote: int = 800
+    related: int = 20
+
+    def scaled(self, scale: float) -> Caps:
+        def s(value: int, floor: int) -> int:
+            return max(floor, int(value * scale))
+
+        return Caps(
+            compaction=s(self.compaction, 200),
+            user=s(self.user, 300),
+            assistant=s(self.assistant, 200),
+            context_text=s(self.context_text, 200),
+            content=s(self.content, 200),
+            quote=s(self.quote, 120),
+            related=s(self.related, 2),
+        )
+
+
+def _turn_json(turn: Turn, lexicon: Lexicon, *, user_cap: int, assistant_cap: int) -> dict[str, Any]:
     return {
         "turn_id": turn.id,
         "seq": turn.seq,
         "status": turn.status.value,
-        "user": turn.user_text,
-        "assistant": turn.assistant_text,
+        "user": excerpt(turn.user_text, user_cap, important=lambda s: _user_signal(lexicon, s)),
+        "assistant": None
+        if turn.assistant_text is None
+        else excerpt(turn.assistant_text, assistant_cap, important=lexicon.has_proposal_signal),
     }
 
 
-def extraction_payload(request: ExtractionRequest) -> dict[str, Any]:
+def _user_signal(lexicon: Lexicon, sentence: str) -> bool:
+    return lexicon.is_explicit(sentence) or lexicon.is_confirmation(sentence)
+
+
+def extraction_payload(
+    request: ExtractionRequest, *, caps: Caps = Caps(), lexicon: Lexicon | None = None
+) -> dict[str, Any]:
+    lex = lexicon or default_lexicon()
+    prior = request.prior_turn
     return {
-        "previous_compaction": request.compaction,
-        "context_turn": _turn_json(request.prior_turn) if request.prior_turn else None,
-        "turns": [_turn_json(turn) for turn in request.turns],
+        "previous_compaction": excerpt(request.compaction, caps.compaction),
+        "context_turn": _turn_json(prior, lex, user_cap=caps.context_text, assistant_cap=caps.context_text)
+        if prior
+        else None,
+        "turns": [_turn_json(t, lex, user_cap=caps.user, assistant_cap=caps.assistant) for t in request.turns],
     }
 
 
-def consolidation_payload(request: ConsolidationRequest) -> dict[str, Any]:
+def _sources_json(sources: Any, caps: Caps) -> list[dict[str, Any]]:
+    return [{"turn_id": s.turn_id, "role": s.role.value, "quote": excerpt(s.quote, caps.quote)} for s in sources]
+
+
+def consolidation_payload(request: ConsolidationRequest, *, caps: Caps = Caps()) -> dict[str, Any]:
     return {
         "candidates": [
             {
                 "id": c.id,
                 "kind": c.kind.value,
-                "content": c.content,
+                "content": excerpt(c.content, caps.content),
                 "subject": c.subject,
-                "sources": [{"turn_id": s.turn_id, "role": s.role.value, "quote": s.quote} for s in c.sources],
+                "sources": _sources_json(c.sources, caps),
             }
             for c in request.candidates
         ],
@@ -100,16 +149,13 @@ def consolidation_payload(request: ConsolidationRequest) -> dict[str, Any]:
                 "memory_id": r.item.memory_id,
                 "kind": r.item.kind.value,
                 "title": r.item.title,
-                "content": r.item.content,
+                "content": excerpt(r.item.content, caps.content),
                 "aliases": list(r.item.aliases),
                 "keywords": list(r.item.keywords),
                 "subjects": list(r.subjects),
-                "sources": [
-                    {"turn_id": s.turn_id, "role": s.role.value, "quote": s.quote}
-                    for s in r.sources[:MAX_PROVENANCE_PER_ITEM]
-                ],
+                "sources": _sources_json(r.sources[:MAX_PROVENANCE_PER_ITEM], caps),
             }
-            for r in request.related
+            for r in request.related[: caps.related]
         ],
     }
 
@@ -119,22 +165,32 @@ class LLMExtractor:
 
     name = ExtractorChoice.LLM.value
 
-    def __init__(self, *, provider: LLMProvider) -> None:
+    def __init__(
+        self, *, provider: LLMProvider, budget: PromptBudget | None = None, lexicon: Lexicon | None = None
+    ) -> None:
         self._provider = provider
+        self.budget = budget or PromptBudget()
+        self._lexicon = lexicon or default_lexicon()
 
-    def _ask(self, purpose: Purpose, system: str, payload: dict[str, Any]) -> str:
-        messages = (
-            Message(role="system", content=system),
-            Message(role="user", content=json.dumps(payload, ensure_ascii=False)),
-        )
+    def _ask(self, purpose: Purpose, system: str, build: Any) -> str:
+        """`build(caps)` → payload; the largest caps whose JSON fits the budget are sent."""
+        cap = strategy_for(purpose).max_output_tokens or 0
+        user = fit(lambda scale: build(Caps().scaled(scale)), self.budget, system=system, max_output_tokens=cap)
+        messages = (Message(role="system", content=system), Message(role="user", content=user))
         return self._provider.complete(ChatRequest(purpose=purpose, messages=messages)).content
 
     def extract(self, request: ExtractionRequest) -> ExtractionOutput:
-        text = self._ask(Purpose.EXTRACTION, EXTRACTION_SYSTEM, extraction_payload(request))
+        text = self._ask(
+            Purpose.EXTRACTION,
+            EXTRACTION_SYSTEM,
+            lambda caps: extraction_payload(request, caps=caps, lexicon=self._lexicon),
+        )
         return parse_json_object(text, ExtractionOutput)
 
     def consolidate(self, request: ConsolidationRequest) -> ConsolidationOutput:
-        text = self._ask(Purpose.CONSOLIDATION, CONSOLIDATION_SYSTEM, consolidation_payload(request))
+        text = self._ask(
+            Purpose.CONSOLIDATION, CONSOLIDATION_SYSTEM, lambda caps: consolidation_payload(request, caps=caps)
+        )
         return parse_json_object(text, ConsolidationOutput)
 
 
@@ -147,4 +203,10 @@ def choose_extractor(*, mode: str | None, provider: LLMProvider | None, lexicon:
         return RulesExtractor(lexicon=lexicon or default_lexicon())
     if provider is None:
         raise ExtractorConfigError()
-    return LLMExtractor(provider=provider)
+    return LLMExtractor(provider=provider, budget=budget_for(provider), lexicon=lexicon)
+
+
+def budget_for(provider: LLMProvider) -> PromptBudget:
+    """The request budget of a provider that exposes its settings (the model's context, when configured)."""
+    limits = getattr(getattr(provider, "settings", None), "limits", None)
+    return PromptBudget(context_tokens=getattr(limits, "context_tokens", None))

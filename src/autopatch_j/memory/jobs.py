@@ -8,7 +8,10 @@ batch id; the model is called outside any transaction; the result is committed o
 `LeaseLost` — the caller then rolls back, so nothing partial is ever written.
 
 Eligible ("due") jobs: `pending` or `retry_wait` whose `next_attempt_at` has come, and `leased`
-jobs whose lease expired. The snapshot allow-list and the thread condition of the exit drain are
+jobs whose lease expired. `failed` is terminal (issue 17): such a job is never due again until
+`retry_failed_in_tx` (`memory drain --retry-failed`) puts it back to `pending`. A claim can be split
+into smaller claims (`split_claim_in_tx`), each under a fresh batch id, so a batch the provider
+rejects as too large is retried in parts. The snapshot allow-list and the thread condition of the exit drain are
 applied in the same `WHERE`, before `ORDER BY`/`LIMIT` (M-52).
 """
 
@@ -89,6 +92,20 @@ _FAIL = (
     "UPDATE memory_jobs SET status = 'retry_wait', owner = NULL, lease_expires_at = NULL, "
     "attempts = attempts + 1, last_error = :error, next_attempt_at = :next, updated_at = :now "
     f"WHERE id = :id {_FENCED}"
+)
+_FAIL_TERMINAL = (
+    "UPDATE memory_jobs SET status = 'failed', owner = NULL, lease_expires_at = NULL, "
+    "attempts = attempts + 1, last_error = :error, updated_at = :now "
+    f"WHERE id = :id {_FENCED}"
+)
+_RECORD_ERROR = (
+    "UPDATE memory_jobs SET attempts = attempts + 1, last_error = :error, updated_at = :now "
+    "WHERE id IN (SELECT value FROM json_each(:ids)) AND status = 'failed'"
+)
+_REBATCH = f"UPDATE memory_jobs SET batch_id = :new WHERE id IN (SELECT value FROM json_each(:ids)) {_FENCED}"
+_RETRY_FAILED = (
+    "UPDATE memory_jobs SET status = 'pending', attempts = 0, next_attempt_at = :now, updated_at = :now "
+    "WHERE status = 'failed' AND (:thread IS NULL OR thread_id = :thread) RETURNING id"
 )
 _RECLAIM_EXPIRED = (
     "UPDATE memory_jobs SET status = 'pending', owner = NULL, lease_expires_at = NULL, next_attempt_at = :now, "
@@ -280,25 +297,66 @@ def fence_in_tx(conn: sqlite3.Connection, *, claim: Claim, status: JobStatus, no
     changed = conn.execute(_FINISH, claim._fence(status=status.value, now=now)).rowcount
     if changed != len(claim.jobs):
         return LeaseLost(claim.job_ids)
-    conn.execute(_MARK_SUCCEEDED, {"now": now})
+    if status is not JobStatus.FAILED:
+        conn.execute(_MARK_SUCCEEDED, {"now": now})
     recompute_last_error_in_tx(conn, now=now)
     return None
 
 
 def fail_in_tx(
-    conn: sqlite3.Connection, *, claim: Claim, error: str, now: float, backoff: Backoff = Backoff()
+    conn: sqlite3.Connection,
+    *,
+    claim: Claim,
+    error: str,
+    now: float,
+    backoff: Backoff = Backoff(),
+    terminal: bool = False,
 ) -> LeaseLost | None:
-    """Every job of the claim → `retry_wait` with attempts + 1, the RAW error and the backoff time."""
+    """Every job of the claim → `retry_wait` (or, `terminal`, `failed`) with attempts + 1, the RAW
+    error and the backoff time."""
     require_operational(conn)
     error = error[:MAX_ERROR_CHARS]
     changed = 0
     for job in claim.jobs:
+        if terminal:
+            changed += conn.execute(_FAIL_TERMINAL, claim._fence(id=job.id, error=error, now=now)).rowcount
+            continue
         next_at = backoff.next_attempt_at(now=now, failed_attempts=job.attempts + 1)
         changed += conn.execute(_FAIL, claim._fence(id=job.id, error=error, next=next_at, now=now)).rowcount
     if changed != len(claim.jobs):
         return LeaseLost(claim.job_ids)
     recompute_last_error_in_tx(conn, now=now)
     return None
+
+
+def record_terminal_error_in_tx(conn: sqlite3.Connection, *, job_ids: Sequence[int], error: str, now: float) -> None:
+    """After a `failed` fence in the same transaction: count the attempt and keep the RAW error."""
+    conn.execute(_RECORD_ERROR, {"ids": _ids_json(job_ids), "error": error[:MAX_ERROR_CHARS], "now": now})
+
+
+def split_claim_in_tx(
+    conn: sqlite3.Connection, *, claim: Claim, parts: Sequence[Sequence[Job]]
+) -> tuple[Claim, ...] | LeaseLost:
+    """The claim as smaller claims (same owner, lease and generation), each under a fresh batch id."""
+    require_operational(conn)
+    claims: list[Claim] = []
+    for part in parts:
+        batch = uuid.uuid4().hex
+        ids = [job.id for job in part]
+        changed = conn.execute(_REBATCH, claim._fence(new=batch, ids=_ids_json(ids))).rowcount
+        if changed != len(ids):
+            return LeaseLost(claim.job_ids)
+        claims.append(Claim(claim.kind, batch, claim.owner, claim.generation, claim.thread_id, tuple(part)))
+    return tuple(claims)
+
+
+def retry_failed_in_tx(conn: sqlite3.Connection, *, now: float, thread_id: int | None = None) -> tuple[int, ...]:
+    """`memory drain --retry-failed`: every `failed` job back to `pending` with a fresh attempt count."""
+    require_operational(conn)
+    ids = tuple(sorted(row[0] for row in conn.execute(_RETRY_FAILED, {"now": now, "thread": thread_id})))
+    if ids:
+        recompute_last_error_in_tx(conn, now=now)
+    return ids
 
 
 def recover_jobs_in_tx(conn: sqlite3.Connection, *, now: float) -> Recovery:

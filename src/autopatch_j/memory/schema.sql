@@ -1,4 +1,4 @@
--- Memory v2 schema: the single source of truth. The catalog manifest that bootstrap verifies is
+-- Memory schema (v3): the single source of truth. The catalog manifest that bootstrap verifies is
 -- derived from this file by applying it to an in-memory database (see catalog.py).
 -- Times are UNIX seconds (REAL). Ids are INTEGER PRIMARY KEY. One database per repository.
 
@@ -55,7 +55,7 @@ CREATE TABLE memory_jobs (
     turn_id          INTEGER UNIQUE REFERENCES turns (id),
     parent_job_id    INTEGER REFERENCES memory_jobs (id),
     status           TEXT    NOT NULL
-        CHECK (status IN ('pending', 'leased', 'retry_wait', 'succeeded', 'succeeded_no_output')),
+        CHECK (status IN ('pending', 'leased', 'retry_wait', 'succeeded', 'succeeded_no_output', 'failed')),
     generation       INTEGER NOT NULL CHECK (generation >= 1),
     owner            TEXT,
     lease_expires_at REAL,

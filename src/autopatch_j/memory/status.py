@@ -1,4 +1,5 @@
-"""`/memory status` (M-17, M-72): health, counts, jobs by state and the persisted last error."""
+"""`/memory status` (M-17, M-72): health, counts, jobs by state, the persisted last error, and the
+jobs that ended `failed` (issue 17) with their reasons."""
 
 from __future__ import annotations
 
@@ -17,7 +18,25 @@ _COUNTS = (
 _JOBS_BY_STATUS = "SELECT status, count(*) AS n FROM memory_jobs GROUP BY status ORDER BY status"
 _META = "SELECT generation, last_error, last_succeeded_at FROM memory_meta WHERE id = 1"
 _ACTIVE_THREAD = "SELECT id FROM threads WHERE status = 'active' ORDER BY id LIMIT 1"
+_FAILED_JOBS = (
+    "SELECT id, kind, turn_id, attempts, last_error FROM memory_jobs WHERE status = 'failed' "
+    "ORDER BY updated_at DESC, id DESC LIMIT ?"
+)
+MAX_FAILED_SHOWN = 10
 DEBUG_HINT = "Set AUTOPATCH_DEBUG=true to see the RAW error text."
+RETRY_FAILED_HINT = (
+    "Failed jobs are not retried on their own; the offline rules extractor processed their turns instead. "
+    "Run `autopatch-j memory drain --retry-failed` to try the LLM again."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FailedJob:
+    id: int
+    kind: str
+    turn_id: int | None
+    attempts: int
+    last_error: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +49,7 @@ class StatusReport:
     jobs: dict[str, int] = field(default_factory=dict)
     last_error: str | None = None
     last_succeeded_at: float | None = None
+    failed: tuple[FailedJob, ...] = ()  # the newest `MAX_FAILED_SHOWN`
 
 
 def concise_error(raw: str) -> str:
@@ -50,6 +70,7 @@ def read_status(*, db: Database, health: Health) -> StatusReport:
     counts: dict[str, int] = {}
     jobs: dict[str, int] = {}
     last_error = last_ok = None
+    failed: tuple[FailedJob, ...] = ()
     try:
         with contextlib.suppress(sqlite3.Error):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -68,6 +89,8 @@ def read_status(*, db: Database, health: Health) -> StatusReport:
             counts = dict(conn.execute(_COUNTS).fetchone())
         with contextlib.suppress(sqlite3.Error):
             jobs = {row["status"]: row["n"] for row in conn.execute(_JOBS_BY_STATUS)}
+        with contextlib.suppress(sqlite3.Error):
+            failed = tuple(FailedJob(*row) for row in conn.execute(_FAILED_JOBS, (MAX_FAILED_SHOWN,)))
     finally:
         conn.close()
     return StatusReport(
@@ -79,4 +102,5 @@ def read_status(*, db: Database, health: Health) -> StatusReport:
         jobs=jobs,
         last_error=last_error,
         last_succeeded_at=last_ok,
+        failed=failed,
     )

@@ -19,6 +19,7 @@ pydantic, then every cross-reference — so a broken case fails loudly before an
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -291,3 +292,26 @@ def _selected(contains: str, memory: GoldMemory) -> bool:
     needle = contains.casefold()
     haystacks = [memory.content, memory.title, *(source.quote for source in memory.sources)]
     return any(needle in text.casefold() for text in haystacks)
+
+
+def stratified_sample(corpus: Corpus, size: int, *, seed: int) -> Corpus:
+    """`size` cases spread over the categories (round robin, seeded order within each), for a slow
+    live model (`eval --sample N`, issue 17). The whole corpus when `size` covers it."""
+    if size < 1:
+        raise ValueError("the sample size must be at least 1")
+    if size >= len(corpus.cases):
+        return corpus
+    rng = random.Random(seed)
+    by_category: dict[str, list[Case]] = {}
+    for case in corpus.cases:
+        by_category.setdefault(case.category, []).append(case)
+    for cases in by_category.values():
+        rng.shuffle(cases)
+    order = [category for category in CATEGORIES if category in by_category]
+    chosen: list[Case] = []
+    while len(chosen) < size:
+        for category in order:
+            if by_category[category] and len(chosen) < size:
+                chosen.append(by_category[category].pop())
+    ids = {case.id for case in chosen}
+    return corpus.model_copy(update={"cases": [case for case in corpus.cases if case.id in ids]})
