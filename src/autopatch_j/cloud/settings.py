@@ -28,6 +28,7 @@ class CloudSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     lease_seconds: float = Field(default=300.0, gt=0)
+    max_attempts: int = Field(default=5, ge=1, le=100)
     poll_seconds: float = Field(default=1.0, gt=0)
     worker_id: str | None = None
     executor: ExecutorName = "scripted"

@@ -136,6 +136,7 @@ class TaskOut(Out):
     parent_task_id: int | None
     cost_usd: float
     round: int
+    attempt: int = Field(description="How many times a worker claimed the task (capped; see docs/cloud.md).")
     created_at: datetime
     updated_at: datetime
 

@@ -1,0 +1,123 @@
+"""Helpers for tests that run real `cloud worker` processes and a real agent command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from autopatch_j.cloud.db import make_engine, read_tx, write_tx
+from autopatch_j.cloud.tables import tasks
+
+# The agent: `agent.py <instruction>`; the instruction is `<name>:<seconds>`. It appends `name` to
+# runs.log, writes its pid and the pid of a grandchild `sleep` to pids/<name>, then sleeps.
+AGENT = """\
+import os, subprocess, sys, time
+name, seconds = sys.argv[-1].rsplit(":", 1)
+out = os.environ["AGENT_OUT"]
+with open(os.path.join(out, "runs.log"), "a") as log:
+    log.write(name + "\\n")
+grandchild = subprocess.Popen(["sleep", "300"])
+tmp = os.path.join(out, "pids", name + ".tmp")
+with open(tmp, "w") as f:
+    f.write(f"{os.getpid()} {grandchild.pid}")
+os.replace(tmp, os.path.join(out, "pids", name))
+time.sleep(float(seconds))
+print("agent finished", name)
+"""
+
+
+def write_agent(tmp_path: Path) -> tuple[Path, Path]:
+    out = tmp_path / "agent-out"
+    (out / "pids").mkdir(parents=True)
+    script = tmp_path / "agent.py"
+    script.write_text(AGENT, encoding="utf-8")
+    return script, out
+
+
+def worker_env(db_url: str, tmp_path: Path, script: Path, out: Path, **settings: str) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "AUTOPATCH_CLOUD_DB": db_url,
+        "AUTOPATCH_CLOUD_EXECUTOR": "command",
+        "AUTOPATCH_CLOUD_COMMAND": f"{sys.executable} {script}",
+        "AUTOPATCH_CLOUD_WORK_DIR": str(tmp_path / "work"),
+        "AUTOPATCH_CLOUD_POLL_SECONDS": "0.1",
+        "AGENT_OUT": str(out),
+    }
+    env.update({f"AUTOPATCH_CLOUD_{key.upper()}": value for key, value in settings.items()})
+    return env
+
+
+def start_worker(env: dict[str, str], *args: str, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as sink:
+        return subprocess.Popen(
+            [sys.executable, "-m", "autopatch_j", "cloud", "worker", *args],
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def wait_until(predicate: Callable[[], Any], *, timeout: float, what: str) -> Any:
+    """Poll `predicate` every 0.1 s until it returns something truthy; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(0.1)
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def pids(out: Path, name: str) -> list[int] | None:
+    path = out / "pids" / name
+    return [int(p) for p in path.read_text().split()] if path.exists() else None
+
+
+def runs(out: Path) -> list[str]:
+    path = out / "runs.log"
+    return path.read_text().split() if path.exists() else []
+
+
+def task_row(db_url: str, task_id: int) -> dict[str, Any]:
+    engine = make_engine(db_url)
+    try:
+        with read_tx(engine) as conn:
+            return dict(conn.execute(sa.select(tasks).where(tasks.c.id == task_id)).mappings().one())
+    finally:
+        engine.dispose()
+
+
+def steal_lease(db_url: str, task_id: int) -> None:
+    """What another worker's reclaim does to the row: a new owner and attempt."""
+    engine = make_engine(db_url)
+    try:
+        with write_tx(engine) as conn:
+            conn.execute(
+                sa.update(tasks).where(tasks.c.id == task_id).values(lease_owner="thief", attempt=tasks.c.attempt + 1)
+            )
+    finally:
+        engine.dispose()
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(10)
