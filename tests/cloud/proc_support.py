@@ -121,3 +121,63 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
         proc.kill()
     proc.wait(10)
+
+
+class ThrowawayPostgres:
+    """A PostgreSQL cluster of the test's own (initdb + pg_ctl on a free loopback port), so the test
+    can stop and start the server under running workers without touching the shared one."""
+
+    def __init__(self) -> None:
+        import shutil
+        import tempfile
+
+        bindir = os.environ.get("PG_BINDIR") or next(
+            (str(p) for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), ""
+        )
+        if not bindir or not (Path(bindir) / "initdb").exists():
+            raise FileNotFoundError("initdb not found")
+        self.bindir = Path(bindir)
+        self.os_user = "postgres" if os.getuid() == 0 else None
+        self.root = Path(tempfile.mkdtemp(prefix="autopatch-pg-"))
+        self.root.chmod(0o755)
+        if self.os_user:
+            shutil.chown(self.root, self.os_user)
+        self.data = self.root / "data"
+        self.port = _free_port()
+        self._as_owner(f"'{self.bindir}/initdb' -D '{self.data}' -U autopatch --auth=trust -N --encoding=UTF8 --no-locale")
+        self.start()
+        subprocess.run(
+            [str(self.bindir / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "autopatch", "cloud"],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        self.url = f"postgresql+psycopg://autopatch@127.0.0.1:{self.port}/cloud"
+
+    def _as_owner(self, command: str) -> None:
+        argv = ["su", "-s", "/bin/sh", self.os_user, "-c", command] if self.os_user else ["sh", "-c", command]
+        subprocess.run(argv, check=True, capture_output=True, timeout=120)
+
+    def start(self) -> None:
+        options = f"-h 127.0.0.1 -p {self.port} -k '{self.root}' -c fsync=off"
+        self._as_owner(f"'{self.bindir}/pg_ctl' -D '{self.data}' -l '{self.root}/server.log' -w -t 60 start -o \"{options}\"")
+
+    def stop(self) -> None:
+        self._as_owner(f"'{self.bindir}/pg_ctl' -D '{self.data}' -m fast -w -t 60 stop")
+
+    def remove(self) -> None:
+        import shutil
+
+        try:
+            self.stop()
+        except subprocess.CalledProcessError:
+            pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

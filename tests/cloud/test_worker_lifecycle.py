@@ -8,6 +8,7 @@ Short leases (1 s) and bounded polls; no test sleeps for a fixed time to decide 
 from __future__ import annotations
 
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -126,3 +127,50 @@ def test_attempts_are_capped_and_shown_in_the_task_api(world: World) -> None:
         body = Api(client, alice.token)("GET", f"/tasks/{task.id}").json()
     assert body["status"] == TaskStatus.FAILED and body["attempt"] == 3
     assert body["result_text"].startswith("attempts_exhausted:")
+
+
+@pytest.mark.postgres
+def test_workers_survive_a_postgres_restart_and_every_task_runs_once(tmp_path: Path, agent: tuple[Path, Path]) -> None:
+    from autopatch_j.cloud.clock import utc_now
+    from autopatch_j.cloud.db import make_engine
+    from autopatch_j.cloud.schema import migrate
+    from tests.cloud.proc_support import ThrowawayPostgres
+
+    try:
+        pg = ThrowawayPostgres()
+    except (FileNotFoundError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"cannot start a PostgreSQL cluster of our own: {exc}")
+    try:
+        engine = make_engine(pg.url)
+        migrate(engine)
+        world = World(engine=engine, clock=utc_now)  # type: ignore[arg-type]
+        alice = world.user("alice")
+        project = world.project(alice)
+        before = [world.task(project, alice, f"before{i}:0.3").id for i in range(4)]
+        engine.dispose()
+        env = worker_env(pg.url, tmp_path, *agent, lease_seconds="30")
+        logs = [tmp_path / "w1.log", tmp_path / "w2.log"]
+        workers = [start_worker(env, log=log) for log in logs]
+        try:
+            for log in logs:
+                wait_until(lambda log=log: "started (executor" in log.read_text(), timeout=30, what="a worker start")
+            wait_until(lambda: len(runs(agent[1])) >= 1, timeout=30, what="the first run")
+            pg.stop()
+            wait_until(
+                lambda: all("database refused" in log.read_text() for log in logs), timeout=30, what="both to notice"
+            )
+            marks = [len(log.read_text()) for log in logs]
+            pg.start()
+            after = [world.task(project, alice, f"after{i}:1").id for i in range(6)]
+            for task_id in before + after:
+                wait_until(lambda: task_row(pg.url, task_id)["status"] == "completed", timeout=90, what="all tasks")
+            assert [proc.poll() for proc in workers] == [None, None]
+            resumed = [log.read_text()[mark:] for log, mark in zip(logs, marks, strict=True)]
+            assert all("ran " in text for text in resumed), resumed
+        finally:
+            for proc in workers:
+                stop(proc)
+            engine.dispose()
+        assert sorted(runs(agent[1])) == sorted([f"before{i}" for i in range(4)] + [f"after{i}" for i in range(6)])
+    finally:
+        pg.remove()
