@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -144,7 +145,9 @@ class ThrowawayPostgres:
             shutil.chown(self.root, self.os_user)
         self.data = self.root / "data"
         self.port = _free_port()
-        self._as_owner(f"'{self.bindir}/initdb' -D '{self.data}' -U autopatch --auth=trust -N --encoding=UTF8 --no-locale")
+        self._as_owner(
+            f"'{self.bindir}/initdb' -D '{self.data}' -U autopatch --auth=trust -N --encoding=UTF8 --no-locale"
+        )
         self.start()
         subprocess.run(
             [str(self.bindir / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "autopatch", "cloud"],
@@ -160,7 +163,9 @@ class ThrowawayPostgres:
 
     def start(self) -> None:
         options = f"-h 127.0.0.1 -p {self.port} -k '{self.root}' -c fsync=off"
-        self._as_owner(f"'{self.bindir}/pg_ctl' -D '{self.data}' -l '{self.root}/server.log' -w -t 60 start -o \"{options}\"")
+        self._as_owner(
+            f"'{self.bindir}/pg_ctl' -D '{self.data}' -l '{self.root}/server.log' -w -t 60 start -o \"{options}\""
+        )
 
     def stop(self) -> None:
         self._as_owner(f"'{self.bindir}/pg_ctl' -D '{self.data}' -m fast -w -t 60 stop")
@@ -168,10 +173,8 @@ class ThrowawayPostgres:
     def remove(self) -> None:
         import shutil
 
-        try:
+        with contextlib.suppress(subprocess.CalledProcessError):
             self.stop()
-        except subprocess.CalledProcessError:
-            pass
         shutil.rmtree(self.root, ignore_errors=True)
 
 

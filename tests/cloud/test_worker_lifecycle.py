@@ -163,7 +163,11 @@ def test_workers_survive_a_postgres_restart_and_every_task_runs_once(tmp_path: P
             pg.start()
             after = [world.task(project, alice, f"after{i}:1").id for i in range(6)]
             for task_id in before + after:
-                wait_until(lambda: task_row(pg.url, task_id)["status"] == "completed", timeout=90, what="all tasks")
+                wait_until(
+                    lambda task_id=task_id: task_row(pg.url, task_id)["status"] == "completed",
+                    timeout=90,
+                    what="all tasks",
+                )
             assert [proc.poll() for proc in workers] == [None, None]
             resumed = [log.read_text()[mark:] for log, mark in zip(logs, marks, strict=True)]
             assert all("ran " in text for text in resumed), resumed

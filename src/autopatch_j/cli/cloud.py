@@ -183,6 +183,8 @@ def worker(
         worker_id=settings.worker_id,
         lease_seconds=settings.lease_seconds,
         max_attempts=settings.max_attempts,
+        sweep_batch=settings.sweep_batch,
+        sweep_pass_seconds=settings.sweep_pass_seconds,
         signature=signer(),
     )
 

@@ -77,6 +77,8 @@ class Worker:
         tasks_per_loop: int = 50,
         signature: Callable[[], str] | None = None,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        sweep_batch: int = 200,
+        sweep_pass_seconds: float = 30.0,
     ) -> None:
         self.engine = engine
         self.executor = executor
@@ -89,6 +91,10 @@ class Worker:
         self.signature = signature
         self.started_signature = signature() if signature is not None else None
         self.max_attempts = max_attempts
+        self.sweep_batch = sweep_batch
+        self.sweep_pass_seconds = sweep_pass_seconds
+        self._sweep_after = 0  # the watermark: the next sweep batch reads task ids above it
+        self._next_pass_at = 0.0  # monotonic time before which an idle worker starts no new pass
         self.code_changed = False
 
     def run_one(self, stop: threading.Event | None = None) -> RunResult | None:
@@ -224,8 +230,30 @@ class Worker:
             self.code_changed = True
         return self.code_changed
 
-    def sweep(self) -> SweepReport:
-        return process_auto_memories(self.engine, clock=self.clock, quotas=self.quotas)
+    def sweep(self, *, new_work: bool = True) -> SweepReport:
+        """One bounded batch of the auto-memory sweep (C-20), continuing a pass over the task ids.
+
+        A pass reads at most `sweep_batch` candidates per call, above a watermark, of users (or tasks)
+        with generation on. When a pass is complete the watermark goes back to 0; an idle worker
+        (`new_work` false) then starts the next pass only after `sweep_pass_seconds`, so 1-second
+        idle polls do not rescan the table.
+        """
+        if self._sweep_after == 0 and not new_work and time.monotonic() < self._next_pass_at:
+            return SweepReport()
+        report = process_auto_memories(
+            self.engine,
+            clock=self.clock,
+            quotas=self.quotas,
+            only_generating=True,
+            after_task_id=self._sweep_after,
+            limit=self.sweep_batch,
+        )
+        if report.complete or report.last_task_id is None:
+            self._sweep_after = 0
+            self._next_pass_at = time.monotonic() + self.sweep_pass_seconds
+        else:
+            self._sweep_after = report.last_task_id
+        return report
 
     def run_loop(
         self,
@@ -251,7 +279,7 @@ class Worker:
                         ran += 1
                     if self._code_changed():
                         break
-                report = self.sweep()
+                report = self.sweep(new_work=ran > 0)
             except _STORAGE_ERRORS as exc:
                 total += ran
                 backoff = min(max(backoff * 2, poll_seconds), MAX_BACKOFF_SECONDS)
