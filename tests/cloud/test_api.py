@@ -57,7 +57,9 @@ def test_projects_and_members(world: World, client: TestClient, as_alice: Api) -
     assert added.json() == {"project_id": pid, "user_id": bob.user.id, "role": "member"}
     assert [p["role"] for p in as_bob("GET", "/projects").json()] == ["member"]
     assert as_bob("POST", f"/projects/{pid}/members", {"user_id": bob.user.id, "role": "admin"}).status_code == 403
-    assert as_alice("POST", f"/projects/{pid}/members", {"user_id": 999, "role": "viewer"}).status_code == 404
+    unknown = as_alice("POST", f"/projects/{pid}/members", {"user_id": 999, "role": "viewer"})
+    assert unknown.status_code == 200  # issue 10, item 13: the same answer as for a real user id
+    assert 999 not in {row["user_id"] for row in world.rows("project_members")}
     bad = as_alice("POST", f"/projects/{pid}/members", {"user_id": bob.user.id, "role": "owner"})
     assert bad.status_code == 422 and "role" in bad.json()["detail"]
 

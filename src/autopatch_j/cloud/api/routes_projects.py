@@ -25,6 +25,7 @@ from autopatch_j.cloud.records import Role
 
 router = APIRouter(tags=["projects"])
 ProjectId = Annotated[int, Path(ge=1, le=MAX_ID)]
+UserId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 @router.post("/projects", response_model=ProjectOut, status_code=status.HTTP_201_CREATED)
@@ -44,10 +45,20 @@ def list_projects(user: UserDep, engine: EngineDep) -> list[ProjectOut]:
 
 @router.post("/projects/{project_id}/members", response_model=MemberOut)
 def set_member(project_id: ProjectId, body: MemberIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> MemberOut:
-    """Add a member or change a member's role (project admins only)."""
+    """Add a member or change a member's role (project admins only; the creator cannot be demoted).
+
+    An unknown user id gets the same answer as a known one and nothing is stored (site admins get 404).
+    """
     with write_tx(engine) as conn:
         projects.set_member(conn, actor=user, project_id=project_id, user_id=body.user_id, role=body.role, now=clock())
     return MemberOut(project_id=project_id, user_id=body.user_id, role=body.role)
+
+
+@router.delete("/projects/{project_id}/members/{user_id}", status_code=status.HTTP_204_NO_CONTENT)
+def remove_member(project_id: ProjectId, user_id: UserId, user: UserDep, engine: EngineDep, clock: ClockDep) -> None:
+    """Remove a member (project admins only; the project's creator cannot be removed)."""
+    with write_tx(engine) as conn:
+        projects.remove_member(conn, actor=user, project_id=project_id, user_id=user_id, now=clock())
 
 
 @router.post("/projects/{project_id}/tasks", response_model=TaskOut, status_code=status.HTTP_201_CREATED)
