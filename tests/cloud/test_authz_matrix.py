@@ -142,6 +142,7 @@ MATRIX: dict[tuple[str, str], list[tuple[str, Request, dict[str, int]]]] = {
         ("create_task", lambda s: (f"/projects/{s.project_id}/memories", {"content": "fact"}), CREATED)
     ],
     ("GET", "/tasks/{task_id}"): [("view", lambda s: (f"/tasks/{s.task_id}", None), VIEW)],
+    ("GET", "/tasks/{task_id}/rounds"): [("view", lambda s: (f"/tasks/{s.task_id}/rounds", None), VIEW)],
     ("POST", "/tasks/{task_id}/continue"): [
         ("create_task", lambda s: (f"/tasks/{s.task_id}/continue", {"prompt": "more"}), CREATE)
     ],

@@ -19,8 +19,8 @@ from sqlalchemy.engine import Connection, Engine
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import write_tx
 from autopatch_j.cloud.records import Task, TaskStatus
-from autopatch_j.cloud.tables import tasks
-from autopatch_j.cloud.tasks import load, round_prompt
+from autopatch_j.cloud.tables import task_rounds, tasks
+from autopatch_j.cloud.tasks import load, load_round
 
 _MAX_RACES = 5
 DEFAULT_MAX_ATTEMPTS = 5
@@ -34,6 +34,7 @@ class Claim:
     round_prompt: str
     worker_id: str
     attempt: int
+    payer_id: int  # who asked for this round and pays for it (the task's owner for round 1)
 
     @property
     def resumed(self) -> bool:
@@ -142,11 +143,13 @@ def _claimed(conn: Connection, *, task_id: int, worker_id: str, now: datetime, r
         round=task.round,
         resumed=resumed,
     )
+    current = load_round(conn, task_id=task.id, round_no=task.round)
     return Claim(
         task=task,
-        round_prompt=round_prompt(conn, task_id=task.id, round_no=task.round),
+        round_prompt=current.prompt,
         worker_id=worker_id,
         attempt=task.attempt,
+        payer_id=task.user_id if current.user_id is None else current.user_id,
     )
 
 
@@ -178,7 +181,20 @@ def finish(
             updated_at=now,
         )
     ).rowcount
-    return FinishOutcome.RECORDED if changed else FinishOutcome.LEASE_LOST
+    if not changed:
+        return FinishOutcome.LEASE_LOST
+    conn.execute(  # the round keeps its own outcome: a later round never overwrites it
+        sa.update(task_rounds)
+        .where(task_rounds.c.task_id == claim.task.id, task_rounds.c.round == claim.task.round)
+        .values(
+            status=status,
+            result_text=result_text,
+            cost_usd=cost_usd,
+            started_at=claim.task.started_at,
+            finished_at=now,
+        )
+    )
+    return FinishOutcome.RECORDED
 
 
 def extend_lease(engine: Engine, *, claim: Claim, now: datetime, lease_seconds: float) -> FinishOutcome:

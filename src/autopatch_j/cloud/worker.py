@@ -137,7 +137,7 @@ class Worker:
     def _quota_refusal(self, claim: Claim) -> str | None:
         try:
             with read_tx(self.engine) as conn:
-                status = self.quotas.status(conn, user_id=claim.task.user_id, now=self.clock())
+                status = self.quotas.status(conn, user_id=claim.payer_id, now=self.clock())
         except QuotaLookupError:
             return "quota_check_failed: the monthly quota could not be read, so the task was not run"
         if status.exhausted:

@@ -7,8 +7,17 @@ from typing import Annotated
 from fastapi import APIRouter, Path, status
 
 from autopatch_j.cloud import tasks
-from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
-from autopatch_j.cloud.api.schemas import MAX_ID, ContinueIn, FlagsIn, FlagsOut, FollowupIn, FollowupOut, TaskOut
+from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, UserDep
+from autopatch_j.cloud.api.schemas import (
+    MAX_ID,
+    ContinueIn,
+    FlagsIn,
+    FlagsOut,
+    FollowupIn,
+    FollowupOut,
+    RoundOut,
+    TaskOut,
+)
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.memory_settings import set_flags
 from autopatch_j.cloud.projects import Permission
@@ -24,11 +33,22 @@ def get_task(task_id: TaskId, user: UserDep, engine: EngineDep) -> TaskOut:
         return TaskOut.of(tasks.visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW))
 
 
+@router.get("/tasks/{task_id}/rounds", response_model=list[RoundOut])
+def list_rounds(task_id: TaskId, user: UserDep, engine: EngineDep) -> list[RoundOut]:
+    """Every round of the task with its payer and its own result, oldest first (needs `view`)."""
+    with read_tx(engine) as conn:
+        return [RoundOut.of(r) for r in tasks.list_rounds(conn, user=user, task_id=task_id)]
+
+
 @router.post("/tasks/{task_id}/continue", response_model=TaskOut)
-def continue_task(task_id: TaskId, body: ContinueIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> TaskOut:
-    """Queue the next round of a completed task with a new prompt (needs `create_task`)."""
+def continue_task(
+    task_id: TaskId, body: ContinueIn, user: UserDep, engine: EngineDep, clock: ClockDep, quotas: QuotasDep
+) -> TaskOut:
+    """Queue the next round of a completed task (needs `create_task`); the caller pays for the round,
+    and a caller whose monthly quota is exhausted gets 429."""
     with write_tx(engine) as conn:
-        return TaskOut.of(tasks.continue_task(conn, user=user, task_id=task_id, prompt=body.prompt, now=clock()))
+        task = tasks.continue_task(conn, user=user, task_id=task_id, prompt=body.prompt, now=clock(), quotas=quotas)
+    return TaskOut.of(task)
 
 
 @router.post("/tasks/{task_id}/followups", response_model=FollowupOut, status_code=status.HTTP_201_CREATED)

@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from autopatch_j.cloud.auto_memory import LogEntry
 from autopatch_j.cloud.memory_settings import AutoMemorySettings, TaskFlags
 from autopatch_j.cloud.quotas import QuotaStatus
-from autopatch_j.cloud.records import Followup, Memory, Project, Role, Task, User
+from autopatch_j.cloud.records import Followup, Memory, Project, Role, Round, Task, User
 
 MAX_ID = 2**31 - 1
 
@@ -145,6 +145,23 @@ class TaskOut(Out):
         fields: dict[str, Any] = {name: getattr(task, name) for name in cls.model_fields}
         fields["status"] = task.status.value
         return cls(**fields)
+
+
+class RoundOut(Out):
+    task_id: int
+    round: int
+    prompt: str
+    user_id: int | None = Field(description="Who asked for the round; their quota pays for it.")
+    status: str | None
+    result_text: str | None
+    cost_usd: float
+    started_at: datetime | None
+    finished_at: datetime | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, r: Round) -> RoundOut:
+        return cls(**{name: getattr(r, name) for name in cls.model_fields})
 
 
 class FollowupOut(Out):
