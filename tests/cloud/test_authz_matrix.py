@@ -128,7 +128,7 @@ MATRIX: dict[tuple[str, str], list[tuple[str, Request, dict[str, int]]]] = {
         (
             "the creator stays",
             lambda s: (f"/projects/{s.project_id}/members/{s.owner.user.id}", None),
-            {"anonymous": 401, "owner": 422, "other": 404, "viewer": 403, "member": 403, "admin": 403},
+            {"anonymous": 401, "owner": 409, "other": 404, "viewer": 403, "member": 403, "admin": 403},
         ),
     ],
     ("POST", "/projects/{project_id}/tasks"): [

@@ -36,7 +36,7 @@ def test_a_co_admin_cannot_demote_or_remove_the_creator(world: World) -> None:
             assert demoted.status_code == 403 and "creator" in demoted.json()["detail"]
         removed = as_co("DELETE", f"/projects/{project.id}/members/{owner.user.id}")
         assert removed.status_code == 403 and "creator" in removed.json()["detail"]
-        assert as_owner("DELETE", f"/projects/{project.id}/members/{owner.user.id}").status_code == 422
+        assert as_owner("DELETE", f"/projects/{project.id}/members/{owner.user.id}").status_code == 409
         assert [p["role"] for p in as_owner("GET", "/projects").json()] == ["admin"]
         assert as_owner("DELETE", f"/projects/{project.id}/members/{co.user.id}").status_code == 204
 

@@ -50,6 +50,7 @@ def create_app(
     app.state.settings = settings
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # outermost of ours: before auth
+    app.include_router(routes_users.health_router)
     for module in (routes_users, routes_projects, routes_tasks, routes_admin):
         app.include_router(module.router)
     return app

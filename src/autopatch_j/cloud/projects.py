@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import upsert
-from autopatch_j.cloud.errors import Forbidden, InvalidInput, NotFound
+from autopatch_j.cloud.errors import Conflict, Forbidden, InvalidInput, NotFound
 from autopatch_j.cloud.records import Project, Role, User
 from autopatch_j.cloud.tables import project_members, projects, users
 
@@ -90,7 +90,7 @@ def set_member(conn: Connection, *, actor: User, project_id: int, user_id: int, 
         audit.record(conn, kind="member_set_unknown_user", at=now, user_id=actor.id, project_id=project_id)
         return False
     if user_id == actor.id and role != Role.ADMIN:
-        raise InvalidInput("an admin cannot lower their own role.")
+        raise Conflict("an admin cannot lower their own role.")
     if role != Role.ADMIN and user_id == _creator(conn, project_id) != actor.id:
         raise Forbidden("the project's creator cannot be demoted by another admin.")
     upsert(
@@ -112,7 +112,7 @@ def remove_member(conn: Connection, *, actor: User, project_id: int, user_id: in
     creator = _creator(conn, project_id)
     if user_id == creator:
         if actor.id == creator:
-            raise InvalidInput("the project's creator cannot leave the project.")
+            raise Conflict("the project's creator cannot leave the project.")
         raise Forbidden("the project's creator cannot be removed by another admin.")
     membership = sa.and_(project_members.c.project_id == project_id, project_members.c.user_id == user_id)
     removed = conn.execute(sa.delete(project_members).where(membership)).rowcount

@@ -67,7 +67,7 @@ def create_task(
     if parent_task_id is not None:
         parent = load(conn, parent_task_id)
         if parent is None or parent.project_id != project_id:
-            raise InvalidInput("parent_task_id must name a task of the same project.")
+            raise Conflict("parent_task_id must name a task of the same project.")
     values = {
         "project_id": project_id,
         "user_id": user.id,
@@ -173,7 +173,7 @@ def add_followup(
     visible_task(conn, user=user, task_id=from_task_id, permission=Permission.CREATE_TASK)
     visible_task(conn, user=user, task_id=to_task_id, permission=Permission.CREATE_TASK)
     if from_task_id == to_task_id:
-        raise InvalidInput("a followup must go to another task.")
+        raise Conflict("a followup must go to another task.")
     _check_text(message, field="message", limit=MAX_MESSAGE_CHARS)
     row = (
         conn.execute(
