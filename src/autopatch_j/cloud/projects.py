@@ -107,7 +107,11 @@ def set_member(conn: Connection, *, actor: User, project_id: int, user_id: int, 
 
 
 def remove_member(conn: Connection, *, actor: User, project_id: int, user_id: int, now: datetime) -> None:
-    """Remove a member; needs `admin`. The creator cannot be removed (nor leave)."""
+    """Remove a member; needs `admin`. The creator cannot be removed (nor leave).
+
+    Idempotent: removing a user who is not a member (or does not exist) succeeds without a change,
+    so adding and then removing an id cannot reveal whether that user exists.
+    """
     require(conn, user=actor, project_id=project_id, permission=Permission.ADMIN)
     creator = _creator(conn, project_id)
     if user_id == creator:
@@ -115,10 +119,8 @@ def remove_member(conn: Connection, *, actor: User, project_id: int, user_id: in
             raise Conflict("the project's creator cannot leave the project.")
         raise Forbidden("the project's creator cannot be removed by another admin.")
     membership = sa.and_(project_members.c.project_id == project_id, project_members.c.user_id == user_id)
-    removed = conn.execute(sa.delete(project_members).where(membership)).rowcount
-    if not removed:
-        raise NotFound("the user is not a member of this project.")
-    audit.record(conn, kind="member_removed", at=now, user_id=actor.id, project_id=project_id, member=user_id)
+    if conn.execute(sa.delete(project_members).where(membership)).rowcount:
+        audit.record(conn, kind="member_removed", at=now, user_id=actor.id, project_id=project_id, member=user_id)
 
 
 def _creator(conn: Connection, project_id: int) -> int:
