@@ -41,8 +41,8 @@ def test_a_task_longer_than_its_lease_runs_once_under_two_workers(
     world: World, db_url: str, tmp_path: Path, agent: tuple[Path, Path]
 ) -> None:
     alice = world.user("alice")
-    task = world.task(world.project(alice), alice, "long:3")
-    env = worker_env(db_url, tmp_path, *agent, lease_seconds="1")
+    task = world.task(world.project(alice), alice, "long:5")  # 2.5 leases long
+    env = worker_env(db_url, tmp_path, *agent, lease_seconds="2")
     workers = [start_worker(env, log=tmp_path / f"w{i}.log") for i in range(2)]
     try:
         wait_until(lambda: task_row(db_url, task.id)["status"] == "completed", timeout=60, what="the task to finish")
