@@ -6,8 +6,11 @@ PostgreSQL runs when `--pg-url` or `AUTOPATCH_TEST_PG_URL` names a server (a thr
 is created and dropped). Everything is loopback-only and bounded; nothing is written into the
 test suite. Figures are medians of repeated runs where a run is cheap enough to repeat.
 
-1. Sweep: `process_auto_memories()` over N completed tasks (10,000; 1,000 with --quick), a mix of
-   eligible and ineligible ones: the first sweep (extracts), then steady-state sweeps (nothing new).
+1. Sweep over N completed tasks (10,000; 1,000 with --quick; half the users have generation on), a
+   mix of eligible and ineligible ones. Baseline, measured in the same run on an identical database:
+   the unbounded full-table sweep (`process_auto_memories()` over every user, as before issue 10).
+   After: the worker's sweep (`Worker.sweep()`: bounded batches above a watermark, generating users
+   only): its first call, the whole pass (every batch until the watermark wraps) and an idle poll.
 2. API: p50/p99 latency of a read/write mix under 50 concurrent clients against a real uvicorn
    server started with `autopatch-j cloud serve` on a free loopback port.
 3. Claims: tasks/s run by 4 worker processes with the scripted executor (1 worker as baseline).
@@ -152,25 +155,52 @@ def seed(url: str, *, completed: int, queued: int = 0, users: int = 4) -> dict[s
 # --- 1. sweep ------------------------------------------------------------------------------------
 
 
-def bench_sweep(url: str, *, tasks_n: int, repeats: int) -> dict[str, Any]:
-    seed(url, completed=tasks_n)
-    engine = make_engine(url)
-    t0 = time.perf_counter()
-    first = process_auto_memories(engine, clock=lambda: datetime.now(UTC))
-    first_s = time.perf_counter() - t0
-    steady = []
-    for _ in range(repeats):
+def bench_sweep(backend: str, pg_url: str | None, workdir: Path, *, tasks_n: int, repeats: int) -> dict[str, Any]:
+    clock = lambda: datetime.now(UTC)  # noqa: E731
+    with database(backend, pg_url, workdir) as url:
+        seed(url, completed=tasks_n)
+        engine = make_engine(url)
         t0 = time.perf_counter()
-        again = process_auto_memories(engine, clock=lambda: datetime.now(UTC))
-        steady.append(time.perf_counter() - t0)
-        assert again.extracted == []
-    engine.dispose()
+        baseline = process_auto_memories(engine, clock=clock)
+        baseline_s = time.perf_counter() - t0
+        steady = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            again = process_auto_memories(engine, clock=clock)
+            steady.append(time.perf_counter() - t0)
+            assert again.extracted == []
+        engine.dispose()
+    with database(backend, pg_url, workdir) as url:
+        seed(url, completed=tasks_n)
+        engine = make_engine(url)
+        worker = Worker(engine=engine, executor=ScriptedExecutor(), clock=clock)
+        t0 = time.perf_counter()
+        first = worker.sweep(new_work=False)
+        first_s = time.perf_counter() - t0
+        extracted, batches = len(first.extracted), 1
+        while worker._sweep_after:  # finish the pass: the sum of all batches
+            extracted += len(worker.sweep(new_work=False).extracted)
+            batches += 1
+        pass_s = time.perf_counter() - t0
+        idle = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            assert worker.sweep(new_work=False).scanned == 0
+            idle.append(time.perf_counter() - t0)
+        engine.dispose()
+    assert extracted == len(baseline.extracted), (extracted, len(baseline.extracted))
     return {
         "tasks": tasks_n,
-        "extracted": len(first.extracted),
-        "skipped": len(first.skipped),
-        "first_sweep_s": round(first_s, 3),
-        "steady_sweep_median_s": round(statistics.median(steady), 3),
+        "extracted": len(baseline.extracted),
+        "skipped": len(baseline.skipped),
+        "baseline_first_sweep_s": round(baseline_s, 3),
+        "baseline_steady_sweep_median_s": round(statistics.median(steady), 3),
+        "worker_first_sweep_s": round(first_s, 3),
+        "worker_first_sweep_vs_baseline": round(first_s / baseline_s, 3),
+        "worker_batch": worker.sweep_batch,
+        "worker_pass_batches": batches,
+        "worker_whole_pass_s": round(pass_s, 3),
+        "worker_idle_poll_median_s": round(statistics.median(idle), 6),
     }
 
 
@@ -306,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (about a minute)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--only", choices=["sweep", "api", "claims"], help="run one part only")
     parser.add_argument("--pg-url", default=os.environ.get("AUTOPATCH_TEST_PG_URL"), help="PostgreSQL admin URL")
     args = parser.parse_args(argv)
     sizes = (
@@ -319,16 +350,20 @@ def main(argv: list[str] | None = None) -> int:
         workdir = Path(tmp)
         for backend in backends:
             figures: dict[str, Any] = {}
-            with database(backend, args.pg_url, workdir) as url:
-                figures["sweep"] = bench_sweep(url, tasks_n=sizes["sweep"], repeats=sizes["repeats"])
-            with database(backend, args.pg_url, workdir) as url:
-                figures["api"] = bench_api(url, clients=sizes["clients"], requests_per_client=sizes["per_client"])
-            claims = []
-            for workers in (1, 4):
+            if args.only in (None, "sweep"):
+                figures["sweep"] = bench_sweep(
+                    backend, args.pg_url, workdir, tasks_n=sizes["sweep"], repeats=sizes["repeats"]
+                )
+            if args.only in (None, "api"):
                 with database(backend, args.pg_url, workdir) as url:
-                    claims.append(bench_claims(url, tasks_n=sizes["claims"], workers=workers))
-            figures["claims"] = claims
-            figures["claims_speedup_4_vs_1"] = round(claims[1]["tasks_per_s"] / claims[0]["tasks_per_s"], 2)
+                    figures["api"] = bench_api(url, clients=sizes["clients"], requests_per_client=sizes["per_client"])
+            if args.only in (None, "claims"):
+                claims = []
+                for workers in (1, 4):
+                    with database(backend, args.pg_url, workdir) as url:
+                        claims.append(bench_claims(url, tasks_n=sizes["claims"], workers=workers))
+                figures["claims"] = claims
+                figures["claims_speedup_4_vs_1"] = round(claims[1]["tasks_per_s"] / claims[0]["tasks_per_s"], 2)
             report["backends"][backend] = figures
             if not args.json:
                 print_backend(backend, figures)
@@ -338,19 +373,32 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_backend(backend: str, f: dict[str, Any]) -> None:
-    s, a = f["sweep"], f["api"]
     print(f"== {backend}")
-    print(
-        f"sweep: {s['tasks']} completed tasks → {s['extracted']} extracted, {s['skipped']} skipped; "
-        f"first sweep {s['first_sweep_s']} s, steady-state sweep median {s['steady_sweep_median_s']} s"
-    )
-    print(
-        f"api: {a['clients']} concurrent clients, {a['requests']} requests: p50 {a['p50_ms']} ms, "
-        f"p99 {a['p99_ms']} ms, {a['throughput_rps']} req/s"
-    )
-    for c in f["claims"]:
+    if "sweep" in f:
+        print_sweep(f["sweep"])
+    if "api" in f:
+        a = f["api"]
+        print(
+            f"api: {a['clients']} concurrent clients, {a['requests']} requests: p50 {a['p50_ms']} ms, "
+            f"p99 {a['p99_ms']} ms, {a['throughput_rps']} req/s"
+        )
+    for c in f.get("claims", []):
         print(f"claims: {c['workers']} worker(s), {c['tasks']} tasks in {c['wall_s']} s = {c['tasks_per_s']} tasks/s")
-    print(f"claims: 4 workers vs 1 = {f['claims_speedup_4_vs_1']}×")
+    if "claims" in f:
+        print(f"claims: 4 workers vs 1 = {f['claims_speedup_4_vs_1']}×")
+
+
+def print_sweep(s: dict[str, Any]) -> None:
+    print(
+        f"sweep baseline (unbounded, every user): {s['tasks']} completed tasks → {s['extracted']} extracted, "
+        f"{s['skipped']} skipped; first sweep {s['baseline_first_sweep_s']} s, "
+        f"steady-state median {s['baseline_steady_sweep_median_s']} s"
+    )
+    print(
+        f"sweep worker (batches of {s['worker_batch']}, generating users): first sweep {s['worker_first_sweep_s']} s "
+        f"({s['worker_first_sweep_vs_baseline']}× baseline); whole pass {s['worker_pass_batches']} batches "
+        f"{s['worker_whole_pass_s']} s; idle poll median {s['worker_idle_poll_median_s']} s"
+    )
 
 
 if __name__ == "__main__":

@@ -57,7 +57,9 @@ def test_projects_and_members(world: World, client: TestClient, as_alice: Api) -
     assert added.json() == {"project_id": pid, "user_id": bob.user.id, "role": "member"}
     assert [p["role"] for p in as_bob("GET", "/projects").json()] == ["member"]
     assert as_bob("POST", f"/projects/{pid}/members", {"user_id": bob.user.id, "role": "admin"}).status_code == 403
-    assert as_alice("POST", f"/projects/{pid}/members", {"user_id": 999, "role": "viewer"}).status_code == 404
+    unknown = as_alice("POST", f"/projects/{pid}/members", {"user_id": 999, "role": "viewer"})
+    assert unknown.status_code == 200  # issue 10, item 13: the same answer as for a real user id
+    assert 999 not in {row["user_id"] for row in world.rows("project_members")}
     bad = as_alice("POST", f"/projects/{pid}/members", {"user_id": bob.user.id, "role": "owner"})
     assert bad.status_code == 422 and "role" in bad.json()["detail"]
 
@@ -88,7 +90,7 @@ def test_parent_task_must_be_in_the_same_project(world: World, as_alice: Api, al
     p1, p2 = world.project(alice, "a"), world.project(alice, "b")
     foreign = world.task(p2, alice)
     response = as_alice("POST", f"/projects/{p1.id}/tasks", {"prompt": "x", "parent_task_id": foreign.id})
-    assert response.status_code == 422 and "same project" in response.json()["detail"]
+    assert response.status_code == 409 and "same project" in response.json()["detail"]
     ok = as_alice("POST", f"/projects/{p2.id}/tasks", {"prompt": "sub", "parent_task_id": foreign.id})
     assert ok.status_code == 201 and ok.json()["parent_task_id"] == foreign.id
 
@@ -113,7 +115,7 @@ def test_followups_link_two_visible_tasks(world: World, client: TestClient, as_a
     made = as_alice("POST", f"/tasks/{a.id}/followups", {"to_task_id": b.id, "message": "password=hunter2 ok"})
     assert made.status_code == 201
     assert made.json()["message"] == "password=[REDACTED] ok"
-    assert as_alice("POST", f"/tasks/{a.id}/followups", {"to_task_id": a.id, "message": "me"}).status_code == 422
+    assert as_alice("POST", f"/tasks/{a.id}/followups", {"to_task_id": a.id, "message": "me"}).status_code == 409
     eve = world.user("eve")
     theirs = world.task(world.project(eve), eve)
     assert as_alice("POST", f"/tasks/{a.id}/followups", {"to_task_id": theirs.id, "message": "x"}).status_code == 404

@@ -121,6 +121,18 @@ MATRIX: dict[tuple[str, str], list[tuple[str, Request, dict[str, int]]]] = {
             expect(200, viewer=403, member=403),
         )
     ],
+    ("DELETE", "/projects/{project_id}/members/{user_id}"): [
+        (
+            "admin permission",
+            lambda s: (f"/projects/{s.project_id}/members/{s.member.user.id}", None),
+            expect(204, viewer=403, member=403),
+        ),
+        (
+            "the creator stays",
+            lambda s: (f"/projects/{s.project_id}/members/{s.owner.user.id}", None),
+            {"anonymous": 401, "owner": 409, "other": 404, "viewer": 403, "member": 403, "admin": 403},
+        ),
+    ],
     ("POST", "/projects/{project_id}/tasks"): [
         ("create_task", lambda s: (f"/projects/{s.project_id}/tasks", {"prompt": "p"}), CREATED)
     ],
@@ -132,6 +144,7 @@ MATRIX: dict[tuple[str, str], list[tuple[str, Request, dict[str, int]]]] = {
         ("create_task", lambda s: (f"/projects/{s.project_id}/memories", {"content": "fact"}), CREATED)
     ],
     ("GET", "/tasks/{task_id}"): [("view", lambda s: (f"/tasks/{s.task_id}", None), VIEW)],
+    ("GET", "/tasks/{task_id}/rounds"): [("view", lambda s: (f"/tasks/{s.task_id}/rounds", None), VIEW)],
     ("POST", "/tasks/{task_id}/continue"): [
         ("create_task", lambda s: (f"/tasks/{s.task_id}/continue", {"prompt": "more"}), CREATE)
     ],

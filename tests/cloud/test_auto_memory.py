@@ -358,3 +358,25 @@ def test_gate_4_external_context_seen_inside_the_run(world: World, alice, projec
     assert sweep(world) == {task.id: Reason.EXTERNAL_CONTEXT_RUN}
     world.settings(alice, disable_on_external_context=0)
     assert sweep(world) == {task.id: Reason.EXTRACTED}
+
+
+def test_worker_sweep_is_bounded_incremental_and_reads_only_generating_users(world: World) -> None:
+    """Issue 10, item 10: batches above a watermark, users with generation off are not read, and an
+    idle worker does not start a new pass on every poll."""
+    from autopatch_j.cloud.executors import ScriptedExecutor
+    from autopatch_j.cloud.worker import Worker
+
+    on, off = world.user("on"), world.user("off")
+    p_on, p_off = world.project(on, "on"), world.project(off, "off")
+    world.enable(on)
+    mine = [world.complete(world.task(p_on, on, f"goal {i}")).id for i in range(5)]
+    for i in range(4):
+        world.complete(world.task(p_off, off, f"other {i}"))
+    worker = Worker(engine=world.engine, executor=ScriptedExecutor(), clock=world.clock, sweep_batch=2)
+    batches = [worker.sweep(new_work=False) for _ in range(3)]
+    assert [b.extracted for b in batches] == [mine[:2], mine[2:4], mine[4:]]
+    assert [b.scanned for b in batches] == [2, 2, 1]
+    assert worker.sweep(new_work=False).scanned == 0  # the pass is complete: idle polls do not rescan
+    assert {e.task_id for e in _log(world, off.user.id)} == set()  # never read, never logged
+    late = world.complete(world.task(p_on, on, "late"))
+    assert worker.sweep(new_work=True).extracted == [late.id]  # new work starts a new pass at once

@@ -10,7 +10,7 @@ from autopatch_j.cloud.db import make_engine
 from autopatch_j.cloud.schema import current_revision, migrate
 from autopatch_j.cloud.tables import metadata
 
-HEAD = "0002_task_external_context"
+HEAD = "0003_task_round_results"
 
 
 def test_migrated_database_matches_the_table_metadata(engine: Engine) -> None:

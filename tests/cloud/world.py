@@ -14,7 +14,7 @@ from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.memory_settings import set_flags, update_settings
 from autopatch_j.cloud.projects import create_project, set_member
 from autopatch_j.cloud.records import Project, Role, Task, TaskStatus, User
-from autopatch_j.cloud.tables import metadata, tasks
+from autopatch_j.cloud.tables import metadata, task_rounds, tasks
 from autopatch_j.cloud.tasks import add_followup, clean_message, create_task, load
 from autopatch_j.cloud.users import create_user
 
@@ -90,6 +90,17 @@ class World:
                     finished_at=finished,
                     cost_usd=cost,
                     updated_at=finished,
+                )
+            )
+            conn.execute(
+                sa.update(task_rounds)
+                .where(task_rounds.c.task_id == task.id, task_rounds.c.round == task.round)
+                .values(
+                    status=status,
+                    result_text=result,
+                    cost_usd=cost,
+                    started_at=finished - timedelta(seconds=duration),
+                    finished_at=finished,
                 )
             )
             done = load(conn, task.id)

@@ -182,6 +182,9 @@ def worker(
         executor=runner,
         worker_id=settings.worker_id,
         lease_seconds=settings.lease_seconds,
+        max_attempts=settings.max_attempts,
+        sweep_batch=settings.sweep_batch,
+        sweep_pass_seconds=settings.sweep_pass_seconds,
         signature=signer(),
     )
 
@@ -190,7 +193,7 @@ def worker(
             typer.echo(f"ran {ran} task(s); memories extracted from tasks {sweep.extracted or '[]'}")
 
     stop = threading.Event()
-    # SIGTERM (a supervisor's stop) finishes the current task and exits; its lease is never left behind.
+    # SIGTERM (a supervisor's stop) stops the running executor, gives its task back to the queue and exits.
     previous = signal.signal(signal.SIGTERM, lambda _signo, _frame: stop.set())
     typer.echo(f"worker {loop_worker.worker_id} started (executor {runner.name})")
     try:

@@ -27,6 +27,7 @@ def create_app(
 ) -> FastAPI:
     """Build the API; pass `engine` to share one (tests), otherwise it is made from `settings.db`."""
     from autopatch_j.cloud.api import errors, routes_admin, routes_projects, routes_tasks, routes_users
+    from autopatch_j.cloud.api.body_limit import BodyLimit
 
     owned = engine is None
     the_engine = engine if engine is not None else make_engine(settings.db)
@@ -48,6 +49,8 @@ def create_app(
     app.state.quotas = quotas or DbQuotas()
     app.state.settings = settings
     errors.install(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # outermost of ours: before auth
+    app.include_router(routes_users.health_router)
     for module in (routes_users, routes_projects, routes_tasks, routes_admin):
         app.include_router(module.router)
     return app

@@ -47,6 +47,7 @@ from autopatch_j.cloud.tables import (
 log = logging.getLogger(__name__)
 
 EXCERPT_CHARS = 800
+EXTRACT_CHUNK = 50  # extractions per write transaction
 GOAL_LINE_CHARS = 200
 
 
@@ -94,6 +95,14 @@ class SweepReport:
     scanned: int = 0
     extracted: list[int] = field(default_factory=list)
     skipped: dict[int, Reason] = field(default_factory=dict)
+    last_task_id: int | None = None  # the highest task id scanned (the next batch starts after it)
+    complete: bool = True  # False when `limit` cut the scan short
+
+
+def _generating() -> sa.ColumnElement[bool]:
+    """Gate 1 in SQL: the task flag beats the user setting (no settings row = off)."""
+    flag = task_auto_memory_flags.c.generate_memories
+    return sa.or_(flag == 1, sa.and_(flag.is_(None), auto_memory_settings.c.generate_memories == 1))
 
 
 def check_gates(candidate: Candidate, *, now: datetime, force: bool) -> Reason | None:
@@ -150,7 +159,14 @@ def memory_content(goal: str | None, prompt: str, result_text: str) -> str:
     return goal_line(goal, prompt) + "\n" + redact(strip_blocks(result_text))[:EXCERPT_CHARS]
 
 
-def _candidates(conn: Connection, *, user_id: int | None) -> list[Candidate]:
+def _candidates(
+    conn: Connection,
+    *,
+    user_id: int | None,
+    only_generating: bool = False,
+    after_task_id: int = 0,
+    limit: int | None = None,
+) -> list[Candidate]:
     has_memory = sa.exists().where(identity_memories.c.source_thread_id == sa.cast(tasks.c.id, sa.String))
     has_followups = sa.exists().where(
         sa.or_(task_followups.c.from_task_id == tasks.c.id, task_followups.c.to_task_id == tasks.c.id)
@@ -178,11 +194,15 @@ def _candidates(conn: Connection, *, user_id: int | None) -> list[Candidate]:
             .outerjoin(task_auto_memory_flags, task_auto_memory_flags.c.task_id == tasks.c.id)
             .outerjoin(auto_memory_log, auto_memory_log.c.task_id == tasks.c.id)
         )
-        .where(tasks.c.status == TaskStatus.COMPLETED, ~has_memory)
+        .where(tasks.c.status == TaskStatus.COMPLETED, ~has_memory, tasks.c.id > after_task_id)
         .order_by(tasks.c.id)
     )
     if user_id is not None:
         query = query.where(tasks.c.user_id == user_id)
+    if only_generating:
+        query = query.where(_generating())
+    if limit is not None:
+        query = query.limit(limit)
     out = []
     for row in conn.execute(query).mappings():
         flag = row["generate_flag"]
@@ -213,14 +233,26 @@ def process_auto_memories(
     quotas: QuotaLookup | None = None,
     user_id: int | None = None,
     force: bool = False,
+    only_generating: bool = False,
+    after_task_id: int = 0,
+    limit: int | None = None,
 ) -> SweepReport:
-    """One extraction sweep over completed tasks (all users, or only `user_id`'s)."""
+    """One extraction sweep over completed tasks (all users, or only `user_id`'s).
+
+    The worker's sweep is incremental and bounded: `only_generating` leaves out tasks whose generate
+    switch is off (gate 1 in SQL, so they are neither read nor logged), and at most `limit` candidates
+    with ids above `after_task_id` are read; `report.last_task_id` is where the next batch starts.
+    """
     quotas = quotas or DbQuotas()
     now = clock()
     report = SweepReport()
     with read_tx(engine) as conn:
-        candidates = _candidates(conn, user_id=user_id)
+        candidates = _candidates(
+            conn, user_id=user_id, only_generating=only_generating, after_task_id=after_task_id, limit=limit
+        )
     report.scanned = len(candidates)
+    report.last_task_id = candidates[-1].task_id if candidates else None
+    report.complete = limit is None or len(candidates) < limit
     remaining: dict[int, float | None] = {}
     eligible: list[Candidate] = []
     for cand in candidates:
@@ -234,15 +266,53 @@ def process_auto_memories(
         else:
             report.skipped[cand.task_id] = reason
     _log_skips(engine, candidates, report.skipped, now=now)
-    for cand in eligible:
+    ordered = sorted(eligible, key=lambda c: (c.project_id, c.task_id))  # one lock order: no deadlocks
+    for start in range(0, len(ordered), EXTRACT_CHUNK):
+        chunk = ordered[start : start + EXTRACT_CHUNK]
         try:
-            memory_id = _extract(engine, cand, now=now)
-        except (SQLAlchemyError, StorageError) as exc:  # one task's trouble must not stop the sweep
-            log.warning("auto memory: extraction of task %s failed, will retry: %s", cand.task_id, exc)
-            continue
-        if memory_id is not None:
-            report.extracted.append(cand.task_id)
+            report.extracted.extend(_extract_chunk(engine, chunk, now=now))
+        except (SQLAlchemyError, StorageError) as exc:  # one chunk's trouble must not stop the sweep
+            log.warning("auto memory: extraction of tasks %s failed, will retry: %s", [c.task_id for c in chunk], exc)
+    report.extracted.sort()
     return report
+
+
+_TASK_STATE = (tasks.c.status, tasks.c.round, tasks.c.finished_at)
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A task's memory, built (and redacted) before any write transaction, and the state it was built from."""
+
+    state: tuple[Any, ...]
+    key: str
+    content: str
+
+
+def _extract_chunk(engine: Engine, chunk: list[Candidate], *, now: datetime) -> list[int]:
+    """Store the memories of up to EXTRACT_CHUNK eligible tasks in one short write transaction; their
+    content is read and redacted first, outside it (issue 10: redaction never holds the write lock)."""
+    with read_tx(engine) as conn:
+        rows = conn.execute(
+            sa.select(tasks.c.id, *_TASK_STATE, tasks.c.prompt, tasks.c.goal, tasks.c.result_text).where(
+                tasks.c.id.in_([cand.task_id for cand in chunk])
+            )
+        ).all()
+    prepared = {
+        row.id: _Prepared(
+            state=(row.status, row.round, row.finished_at),
+            key=goal_key(goal_line(row.goal, row.prompt)),
+            content=memory_content(row.goal, row.prompt, row.result_text or ""),
+        )
+        for row in rows
+        if row.status == TaskStatus.COMPLETED
+    }
+    with write_tx(engine) as conn:
+        return [
+            cand.task_id
+            for cand in chunk
+            if cand.task_id in prepared and _extract(conn, cand, prepared[cand.task_id], now=now) is not None
+        ]
 
 
 def _remaining_percent(engine: Engine, quotas: QuotaLookup, *, user_id: int, now: datetime) -> float | None:
@@ -293,83 +363,74 @@ def _log_upsert(dialect_name: str) -> Any:
     )
 
 
-def _extract(engine: Engine, cand: Candidate, *, now: datetime) -> int | None:
+def _extract(conn: Connection, cand: Candidate, prep: _Prepared, *, now: datetime) -> int | None:
     """Store the memory for one eligible task; None if another sweep got there first (or the task
-    changed since it was read). The content is built (and redacted) before the write transaction."""
+    changed since its content was prepared)."""
     source = str(cand.task_id)
-    state = (tasks.c.status, tasks.c.round, tasks.c.finished_at)
-    with read_tx(engine) as conn:
-        task = conn.execute(
-            sa.select(*state, tasks.c.prompt, tasks.c.goal, tasks.c.result_text).where(tasks.c.id == cand.task_id)
-        ).one()
-    if task.status != TaskStatus.COMPLETED:
+    key, content = prep.key, prep.content
+    conn.execute(sa.select(projects.c.id).where(projects.c.id == cand.project_id).with_for_update())
+    exists = conn.execute(
+        sa.select(identity_memories.c.id).where(identity_memories.c.source_thread_id == source)
+    ).first()
+    now_state = conn.execute(sa.select(*_TASK_STATE).where(tasks.c.id == cand.task_id)).one()
+    if exists is not None or tuple(now_state) != prep.state:
         return None
-    key = goal_key(goal_line(task.goal, task.prompt))
-    content = memory_content(task.goal, task.prompt, task.result_text or "")
-    with write_tx(engine) as conn:
-        conn.execute(sa.select(projects.c.id).where(projects.c.id == cand.project_id).with_for_update())
-        exists = conn.execute(
-            sa.select(identity_memories.c.id).where(identity_memories.c.source_thread_id == source)
-        ).first()
-        now_state = conn.execute(sa.select(*state).where(tasks.c.id == cand.task_id)).one()
-        if exists is not None or tuple(now_state) != (task.status, task.round, task.finished_at):
-            return None
-        mine = (cand.finished_at or cand.updated_at, cand.task_id)
-        active = conn.execute(
-            sa.select(identity_memories.c.id, identity_memories.c.source_thread_id).where(
-                identity_memories.c.project_id == cand.project_id,
-                identity_memories.c.goal_key == key,
-                identity_memories.c.status == MemoryStatus.ACTIVE,
-            )
-        ).first()
-        active_order = None
-        if active is not None:
-            source_task = conn.execute(
-                sa.select(tasks.c.id, tasks.c.finished_at, tasks.c.updated_at).where(
-                    tasks.c.id == int(active.source_thread_id)
-                )
-            ).one()
-            active_order = (source_task.finished_at or source_task.updated_at, source_task.id)
-        newer_exists = active_order is not None and active_order > mine
-        if active is not None and not newer_exists:
-            conn.execute(
-                sa.update(identity_memories)
-                .where(identity_memories.c.id == active.id)
-                .values(status=MemoryStatus.SUPERSEDED, updated_at=now)
-            )
-        memory_id = insert_ignore(
-            conn,
-            identity_memories,
-            {
-                "scope": MemoryScope.PROJECT,
-                "user_id": cand.user_id,
-                "project_id": cand.project_id,
-                "content": content,
-                "status": MemoryStatus.SUPERSEDED if newer_exists else MemoryStatus.ACTIVE,
-                "source_thread_id": source,
-                "goal_key": key,
-                "created_at": now,
-                "updated_at": now,
-            },
-            conflict=["source_thread_id"],
+    mine = (cand.finished_at or cand.updated_at, cand.task_id)
+    active = conn.execute(
+        sa.select(identity_memories.c.id, identity_memories.c.source_thread_id).where(
+            identity_memories.c.project_id == cand.project_id,
+            identity_memories.c.goal_key == key,
+            identity_memories.c.status == MemoryStatus.ACTIVE,
         )
-        if memory_id is None:  # pragma: no cover - the lock and re-check above make this a belt and braces
-            return None
-        reason = Reason.EXTRACTED_SUPERSEDED if newer_exists else Reason.EXTRACTED
+    ).first()
+    active_order = None
+    if active is not None:
+        source_task = conn.execute(
+            sa.select(tasks.c.id, tasks.c.finished_at, tasks.c.updated_at).where(
+                tasks.c.id == int(active.source_thread_id)
+            )
+        ).one()
+        active_order = (source_task.finished_at or source_task.updated_at, source_task.id)
+    newer_exists = active_order is not None and active_order > mine
+    if active is not None and not newer_exists:
         conn.execute(
-            _log_upsert(conn.dialect.name),
-            _log_row(cand, outcome=Outcome.EXTRACTED, reason=reason, memory_id=memory_id, now=now),
+            sa.update(identity_memories)
+            .where(identity_memories.c.id == active.id)
+            .values(status=MemoryStatus.SUPERSEDED, updated_at=now)
         )
-        audit.record(
-            conn,
-            kind="auto_memory_extracted",
-            at=now,
-            user_id=cand.user_id,
-            project_id=cand.project_id,
-            task_id=cand.task_id,
-            memory_id=memory_id,
-            superseded=None if active is None or newer_exists else active.id,
-        )
+    memory_id = insert_ignore(
+        conn,
+        identity_memories,
+        {
+            "scope": MemoryScope.PROJECT,
+            "user_id": cand.user_id,
+            "project_id": cand.project_id,
+            "content": content,
+            "status": MemoryStatus.SUPERSEDED if newer_exists else MemoryStatus.ACTIVE,
+            "source_thread_id": source,
+            "goal_key": key,
+            "created_at": now,
+            "updated_at": now,
+        },
+        conflict=["source_thread_id"],
+    )
+    if memory_id is None:  # pragma: no cover - the lock and re-check above make this a belt and braces
+        return None
+    reason = Reason.EXTRACTED_SUPERSEDED if newer_exists else Reason.EXTRACTED
+    conn.execute(
+        _log_upsert(conn.dialect.name),
+        _log_row(cand, outcome=Outcome.EXTRACTED, reason=reason, memory_id=memory_id, now=now),
+    )
+    audit.record(
+        conn,
+        kind="auto_memory_extracted",
+        at=now,
+        user_id=cand.user_id,
+        project_id=cand.project_id,
+        task_id=cand.task_id,
+        memory_id=memory_id,
+        superseded=None if active is None or newer_exists else active.id,
+    )
     return memory_id
 
 

@@ -43,6 +43,10 @@ class Conflict(CloudError):
     """The object is not in a state that allows this operation."""
 
 
+class QuotaExhausted(CloudError):
+    """Your monthly quota is exhausted."""
+
+
 class QuotaLookupError(CloudError):
     """The monthly quota could not be looked up."""
 

@@ -7,9 +7,13 @@ else the prompt (both possibly with injected memories); a continuation round run
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
-from dataclasses import dataclass
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -35,6 +39,9 @@ def injected_memory_note(instruction: str) -> str:
 
 
 _OUTPUT_LIMIT = 200_000
+_GUARD = str(Path(__file__).with_name("process_guard.py"))
+_POLL_SECONDS = 0.2
+_REAP_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +51,8 @@ class ExecutionRequest:
     round: int
     prompt: str
     goal: str | None
+    # Set by the worker when the run must stop (lease lost, shutdown); executors that can stop do.
+    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
 
     @property
     def instruction(self) -> str:
@@ -111,7 +120,11 @@ class ScriptedExecutor:
 
 @dataclass(frozen=True, slots=True)
 class CommandExecutor:
-    """Runs `argv + [instruction]` (e.g. `codex exec …`) in `work_dir/task-<id>` with a timeout."""
+    """Runs `argv + [instruction]` (e.g. `codex exec …`) in `work_dir/task-<id>` with a timeout.
+
+    The command runs under `process_guard.py` in a process group of its own, tied to the worker by a
+    pipe: a timeout, a cancelled run or the worker's death (even SIGKILL) kills the whole group.
+    """
 
     argv: tuple[str, ...]
     work_dir: Path
@@ -121,26 +134,73 @@ class CommandExecutor:
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
         cwd = self.work_dir / f"task-{request.task_id}"
         cwd.mkdir(parents=True, exist_ok=True)
+        watch_fd, write_fd = os.pipe()
+        lifeline = _Lifeline(write_fd)
         try:
-            done = subprocess.run(
-                [*self.argv, request.instruction],
+            proc = subprocess.Popen(
+                [sys.executable, _GUARD, str(watch_fd), *self.argv, request.instruction],
                 cwd=cwd,
-                capture_output=True,
-                text=True,
-                timeout=self.timeout_seconds,
                 stdin=subprocess.DEVNULL,
-                check=False,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                errors="replace",
+                pass_fds=(watch_fd,),
+                start_new_session=True,
             )
-        except subprocess.TimeoutExpired:
-            return ExecutionResult(ok=False, text=f"command timed out after {self.timeout_seconds:g} seconds")
         except OSError as exc:
+            lifeline.close()
             return ExecutionResult(ok=False, text=f"command could not start: {exc.strerror or exc}")
-        if done.returncode != 0:
-            tail = redact(done.stderr or done.stdout)[-2000:]  # redact first, cut after (issue 10)
-            return ExecutionResult(ok=False, text=f"command exited with status {done.returncode}\n{tail}")
+        finally:
+            os.close(watch_fd)
+        try:
+            stdout, stderr, stopped = self._wait(proc, request.cancel, lifeline)
+        finally:
+            lifeline.close()
+        if stopped is not None:
+            return ExecutionResult(ok=False, text=stopped)
+        if proc.returncode != 0:
+            tail = redact(stderr or stdout)[-2000:]  # redact first, cut after (issue 10)
+            return ExecutionResult(ok=False, text=f"command exited with status {proc.returncode}\n{tail}")
         return ExecutionResult(
-            ok=True, text=redact(done.stdout)[:_OUTPUT_LIMIT], external_context=detect_external_context(done.stdout)
+            ok=True, text=redact(stdout)[:_OUTPUT_LIMIT], external_context=detect_external_context(stdout)
         )
+
+    def _wait(
+        self, proc: subprocess.Popen[str], cancel: threading.Event, lifeline: _Lifeline
+    ) -> tuple[str, str, str | None]:
+        """(stdout, stderr, why it was stopped or None); polls so a cancel is seen within 0.2 s."""
+        deadline = time.monotonic() + self.timeout_seconds
+        while True:
+            try:
+                stdout, stderr = proc.communicate(timeout=_POLL_SECONDS)
+                return stdout, stderr, None
+            except subprocess.TimeoutExpired:
+                if cancel.is_set():
+                    why = "command stopped: the worker lost the task's lease or is shutting down"
+                elif time.monotonic() >= deadline:
+                    why = f"command timed out after {self.timeout_seconds:g} seconds"
+                else:
+                    continue
+            lifeline.close()  # the guard sees EOF and kills the command's process group
+            try:
+                stdout, stderr = proc.communicate(timeout=_REAP_SECONDS)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                stdout, stderr = proc.communicate()
+            return stdout, stderr, why
+
+
+class _Lifeline:
+    """The worker's end of the guard's pipe; closing it (once) tells the guard to kill the command."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    def close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 Permissions by role: `view` (viewer, member, admin), `create_task` (member, admin), `admin` (admin).
 A non-member gets NotFound (no existence leak); a member lacking the permission gets Forbidden.
+A project's creator can be demoted or removed by nobody but themselves (and cannot leave it).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import upsert
-from autopatch_j.cloud.errors import Forbidden, InvalidInput, NotFound
+from autopatch_j.cloud.errors import Conflict, Forbidden, InvalidInput, NotFound
 from autopatch_j.cloud.records import Project, Role, User
 from autopatch_j.cloud.tables import project_members, projects, users
 
@@ -76,13 +77,22 @@ def list_projects(conn: Connection, *, user: User) -> list[tuple[Project, Role]]
     return [(Project.from_row(row), Role(row["role"])) for row in rows]
 
 
-def set_member(conn: Connection, *, actor: User, project_id: int, user_id: int, role: Role, now: datetime) -> None:
-    """Add a member or change their role; needs `admin` on the project."""
+def set_member(conn: Connection, *, actor: User, project_id: int, user_id: int, role: Role, now: datetime) -> bool:
+    """Add a member or change their role; needs `admin` on the project.
+
+    An unknown user id gets the same answer as a known one (nothing is stored, False is returned)
+    unless the actor is a site admin, so project admins cannot probe which user ids exist.
+    """
     require(conn, user=actor, project_id=project_id, permission=Permission.ADMIN)
     if conn.execute(sa.select(users.c.id).where(users.c.id == user_id)).first() is None:
-        raise NotFound("the user does not exist.")
+        if actor.is_admin:
+            raise NotFound("the user does not exist.")
+        audit.record(conn, kind="member_set_unknown_user", at=now, user_id=actor.id, project_id=project_id)
+        return False
     if user_id == actor.id and role != Role.ADMIN:
-        raise InvalidInput("an admin cannot lower their own role.")
+        raise Conflict("an admin cannot lower their own role.")
+    if role != Role.ADMIN and user_id == _creator(conn, project_id) != actor.id:
+        raise Forbidden("the project's creator cannot be demoted by another admin.")
     upsert(
         conn,
         project_members,
@@ -93,3 +103,25 @@ def set_member(conn: Connection, *, actor: User, project_id: int, user_id: int, 
     audit.record(
         conn, kind="member_set", at=now, user_id=actor.id, project_id=project_id, member=user_id, role=role.value
     )
+    return True
+
+
+def remove_member(conn: Connection, *, actor: User, project_id: int, user_id: int, now: datetime) -> None:
+    """Remove a member; needs `admin`. The creator cannot be removed (nor leave).
+
+    Idempotent: removing a user who is not a member (or does not exist) succeeds without a change,
+    so adding and then removing an id cannot reveal whether that user exists.
+    """
+    require(conn, user=actor, project_id=project_id, permission=Permission.ADMIN)
+    creator = _creator(conn, project_id)
+    if user_id == creator:
+        if actor.id == creator:
+            raise Conflict("the project's creator cannot leave the project.")
+        raise Forbidden("the project's creator cannot be removed by another admin.")
+    membership = sa.and_(project_members.c.project_id == project_id, project_members.c.user_id == user_id)
+    if conn.execute(sa.delete(project_members).where(membership)).rowcount:
+        audit.record(conn, kind="member_removed", at=now, user_id=actor.id, project_id=project_id, member=user_id)
+
+
+def _creator(conn: Connection, project_id: int) -> int:
+    return int(conn.execute(sa.select(projects.c.created_by).where(projects.c.id == project_id)).scalar_one())

@@ -3,7 +3,8 @@
 One function for both backends: the candidate is selected `FOR UPDATE SKIP LOCKED` (PostgreSQL; the
 clause is not rendered on SQLite, whose `BEGIN IMMEDIATE` already admits a single writer), then
 claimed by an UPDATE guarded on the state it was selected in. A running task whose lease expired is
-claimed again: that is a resumed run (`attempt` > 1).
+claimed again: that is a resumed run (`attempt` > 1). A task already claimed `max_attempts` times is
+not claimed again: it ends `failed` with an `attempts_exhausted` reason (issue 10, item 7).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from sqlalchemy.engine import Connection, Engine
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import write_tx
 from autopatch_j.cloud.records import Task, TaskStatus
-from autopatch_j.cloud.tables import tasks
-from autopatch_j.cloud.tasks import load, round_prompt
+from autopatch_j.cloud.tables import task_rounds, tasks
+from autopatch_j.cloud.tasks import load, load_round
 
 _MAX_RACES = 5
+DEFAULT_MAX_ATTEMPTS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,7 @@ class Claim:
     round_prompt: str
     worker_id: str
     attempt: int
+    payer_id: int  # who asked for this round and pays for it (the task's owner for round 1)
 
     @property
     def resumed(self) -> bool:
@@ -50,10 +53,18 @@ def _claimable(now: datetime) -> sa.ColumnElement[bool]:
     )
 
 
-def claim_next(engine: Engine, *, worker_id: str, now: datetime, lease_seconds: float) -> Claim | None:
+def claim_next(
+    engine: Engine,
+    *,
+    worker_id: str,
+    now: datetime,
+    lease_seconds: float,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> Claim | None:
     """Claim the oldest claimable task, or None when the queue is empty."""
     with write_tx(engine) as conn:
-        for _ in range(_MAX_RACES):
+        races = 0
+        while races < _MAX_RACES:
             candidate = conn.execute(
                 sa.select(tasks.c.id, tasks.c.status, tasks.c.attempt)
                 .where(_claimable(now))
@@ -63,10 +74,14 @@ def claim_next(engine: Engine, *, worker_id: str, now: datetime, lease_seconds: 
             ).first()
             if candidate is None:
                 return None
+            guard = sa.and_(tasks.c.id == candidate.id, tasks.c.attempt == candidate.attempt, _claimable(now))
+            if candidate.attempt >= max_attempts:
+                _give_up(conn, guard=guard, task_id=candidate.id, attempts=candidate.attempt, now=now)
+                continue
             resumed = candidate.status == TaskStatus.RUNNING
             changed = conn.execute(
                 sa.update(tasks)
-                .where(tasks.c.id == candidate.id, tasks.c.attempt == candidate.attempt, _claimable(now))
+                .where(guard)
                 .values(
                     status=TaskStatus.RUNNING,
                     lease_owner=worker_id,
@@ -78,7 +93,39 @@ def claim_next(engine: Engine, *, worker_id: str, now: datetime, lease_seconds: 
             ).rowcount
             if changed:
                 return _claimed(conn, task_id=candidate.id, worker_id=worker_id, now=now, resumed=resumed)
+            races += 1
     return None
+
+
+def _give_up(conn: Connection, *, guard: sa.ColumnElement[bool], task_id: int, attempts: int, now: datetime) -> None:
+    """Past the attempt cap the task ends `failed` with the reason in `result_text`; it is never billed."""
+    changed = conn.execute(
+        sa.update(tasks)
+        .where(guard)
+        .values(
+            status=TaskStatus.FAILED,
+            result_text=(
+                f"attempts_exhausted: the task was claimed {attempts} times without finishing "
+                "(each worker's lease expired or the worker stopped), so it was not run again"
+            ),
+            finished_at=now,
+            lease_owner=None,
+            lease_expires_at=None,
+            updated_at=now,
+        )
+    ).rowcount
+    if changed:
+        task = load(conn, task_id)
+        assert task is not None
+        audit.record(
+            conn,
+            kind="task_attempts_exhausted",
+            at=now,
+            user_id=task.user_id,
+            project_id=task.project_id,
+            task_id=task_id,
+            attempts=attempts,
+        )
 
 
 def _claimed(conn: Connection, *, task_id: int, worker_id: str, now: datetime, resumed: bool) -> Claim:
@@ -96,11 +143,13 @@ def _claimed(conn: Connection, *, task_id: int, worker_id: str, now: datetime, r
         round=task.round,
         resumed=resumed,
     )
+    current = load_round(conn, task_id=task.id, round_no=task.round)
     return Claim(
         task=task,
-        round_prompt=round_prompt(conn, task_id=task.id, round_no=task.round),
+        round_prompt=current.prompt,
         worker_id=worker_id,
         attempt=task.attempt,
+        payer_id=task.user_id if current.user_id is None else current.user_id,
     )
 
 
@@ -132,7 +181,20 @@ def finish(
             updated_at=now,
         )
     ).rowcount
-    return FinishOutcome.RECORDED if changed else FinishOutcome.LEASE_LOST
+    if not changed:
+        return FinishOutcome.LEASE_LOST
+    conn.execute(  # the round keeps its own outcome: a later round never overwrites it
+        sa.update(task_rounds)
+        .where(task_rounds.c.task_id == claim.task.id, task_rounds.c.round == claim.task.round)
+        .values(
+            status=status,
+            result_text=result_text,
+            cost_usd=cost_usd,
+            started_at=claim.task.started_at,
+            finished_at=now,
+        )
+    )
+    return FinishOutcome.RECORDED
 
 
 def extend_lease(engine: Engine, *, claim: Claim, now: datetime, lease_seconds: float) -> FinishOutcome:
@@ -148,4 +210,31 @@ def extend_lease(engine: Engine, *, claim: Claim, now: datetime, lease_seconds: 
             )
             .values(lease_expires_at=now + timedelta(seconds=lease_seconds), updated_at=now)
         ).rowcount
+    return FinishOutcome.RECORDED if changed else FinishOutcome.LEASE_LOST
+
+
+def release(engine: Engine, *, claim: Claim, now: datetime) -> FinishOutcome:
+    """Give a claimed task back to the queue (the worker is stopping); guarded like `finish`."""
+    with write_tx(engine) as conn:
+        changed = conn.execute(
+            sa.update(tasks)
+            .where(
+                tasks.c.id == claim.task.id,
+                tasks.c.lease_owner == claim.worker_id,
+                tasks.c.attempt == claim.attempt,
+                tasks.c.status == TaskStatus.RUNNING,
+            )
+            .values(status=TaskStatus.QUEUED, lease_owner=None, lease_expires_at=None, started_at=None, updated_at=now)
+        ).rowcount
+        if changed:
+            audit.record(
+                conn,
+                kind="task_released",
+                at=now,
+                user_id=claim.task.user_id,
+                project_id=claim.task.project_id,
+                task_id=claim.task.id,
+                worker=claim.worker_id,
+                attempt=claim.attempt,
+            )
     return FinishOutcome.RECORDED if changed else FinishOutcome.LEASE_LOST

@@ -1,6 +1,7 @@
 """Monthly USD quotas per user (C-6): no row → $10, a row with NULL limit → unlimited.
 
-Spending is the sum of `cost_usd` of the user's tasks that finished in the current UTC month.
+Spending is the sum of `cost_usd` of the task rounds the user asked for (and so pays for) that
+finished in the current UTC month: the member who continues a task pays for that round.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import upsert
 from autopatch_j.cloud.errors import InvalidInput, NotFound, QuotaLookupError
-from autopatch_j.cloud.tables import quotas, tasks, users
+from autopatch_j.cloud.tables import quotas, task_rounds, users
 
 DEFAULT_MONTHLY_LIMIT_USD = 10.0
 
@@ -58,8 +59,8 @@ class DbQuotas:
         try:
             row = conn.execute(sa.select(quotas.c.monthly_limit_usd).where(quotas.c.user_id == user_id)).first()
             spent = conn.execute(
-                sa.select(sa.func.coalesce(sa.func.sum(tasks.c.cost_usd), 0.0)).where(
-                    tasks.c.user_id == user_id, tasks.c.finished_at >= month_start(now)
+                sa.select(sa.func.coalesce(sa.func.sum(task_rounds.c.cost_usd), 0.0)).where(
+                    task_rounds.c.user_id == user_id, task_rounds.c.finished_at >= month_start(now)
                 )
             ).scalar_one()
         except SQLAlchemyError as exc:

@@ -113,6 +113,28 @@ class Memory:
 
 
 @dataclass(frozen=True, slots=True)
+class Round:
+    """One round of a task: its prompt, who asked for it (and pays), and its own outcome."""
+
+    task_id: int
+    round: int
+    prompt: str
+    user_id: int | None
+    status: str | None
+    result_text: str | None
+    cost_usd: float
+    started_at: datetime | None
+    finished_at: datetime | None
+    created_at: datetime
+
+    @classmethod
+    def from_row(cls, row: RowMapping) -> Self:
+        values = _pick(cls, row)
+        values["cost_usd"] = float(values["cost_usd"] or 0.0)
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
 class Followup:
     id: int
     from_task_id: int

@@ -10,6 +10,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from autopatch_j.cloud.errors import MigrationError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+_MIGRATION_LOCK = 0x61707A6A  # PostgreSQL advisory lock key: processes starting together migrate one at a time
 
 
 def _config(engine_conn: object) -> object:
@@ -27,9 +28,12 @@ def migrate(engine: Engine, *, revision: str = "head") -> None:
 
     try:
         with engine.connect().execution_options(immediate=True) as conn, conn.begin():
+            if conn.dialect.name == "postgresql":
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
             command.upgrade(_config(conn), revision)  # type: ignore[arg-type]
     except SQLAlchemyError as exc:
-        raise MigrationError(f"the cloud schema could not be migrated: {exc.__class__.__name__}.") from exc
+        detail = str(getattr(exc, "orig", None) or exc.__class__.__name__).strip().splitlines()[0]
+        raise MigrationError(f"the cloud schema could not be migrated: {detail}") from exc
 
 
 def current_revision(engine: Engine) -> str | None:

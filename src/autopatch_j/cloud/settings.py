@@ -27,7 +27,11 @@ class CloudSettings(BaseSettings):
     db: str = Field(default_factory=default_db_url, description="SQLAlchemy database URL.")
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
     lease_seconds: float = Field(default=300.0, gt=0)
+    max_attempts: int = Field(default=5, ge=1, le=100)
+    sweep_batch: int = Field(default=200, ge=1, le=100_000)
+    sweep_pass_seconds: float = Field(default=30.0, ge=0)
     poll_seconds: float = Field(default=1.0, gt=0)
     worker_id: str | None = None
     executor: ExecutorName = "scripted"

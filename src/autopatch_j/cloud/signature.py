@@ -24,6 +24,7 @@ WORKER_PATH_MODULES = (
     "injection",
     "memories",
     "memory_settings",
+    "process_guard",
     "projects",
     "queue",
     "quotas",

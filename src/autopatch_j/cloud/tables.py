@@ -108,6 +108,14 @@ task_rounds = sa.Table(
     sa.Column("round", sa.Integer, primary_key=True),
     sa.Column("prompt", sa.Text, nullable=False),
     sa.Column("created_at", TS, nullable=False),
+    # Who asked for the round and pays for it, and the round's own outcome (migration 0003).
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=True),
+    sa.Column("status", sa.String(16), nullable=True),
+    sa.Column("result_text", sa.Text, nullable=True),
+    sa.Column("cost_usd", sa.Float, nullable=False, default=0.0),
+    sa.Column("started_at", TS, nullable=True),
+    sa.Column("finished_at", TS, nullable=True),
+    sa.Index("ix_task_rounds_user_id_finished_at", "user_id", "finished_at"),
 )
 
 task_followups = sa.Table(

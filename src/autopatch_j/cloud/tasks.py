@@ -13,9 +13,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud import audit
-from autopatch_j.cloud.errors import Conflict, InvalidInput, NotFound
+from autopatch_j.cloud.errors import Conflict, InvalidInput, NotFound, QuotaExhausted
 from autopatch_j.cloud.projects import Permission, require
-from autopatch_j.cloud.records import Followup, Task, TaskStatus, User
+from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
+from autopatch_j.cloud.records import Followup, Round, Task, TaskStatus, User
 from autopatch_j.cloud.redaction import RedactedText, redacted
 from autopatch_j.cloud.tables import task_followups, task_rounds, tasks
 
@@ -66,7 +67,7 @@ def create_task(
     if parent_task_id is not None:
         parent = load(conn, parent_task_id)
         if parent is None or parent.project_id != project_id:
-            raise InvalidInput("parent_task_id must name a task of the same project.")
+            raise Conflict("parent_task_id must name a task of the same project.")
     values = {
         "project_id": project_id,
         "user_id": user.id,
@@ -82,7 +83,9 @@ def create_task(
     }
     row = conn.execute(sa.insert(tasks).values(**values).returning(*tasks.c)).mappings().one()
     task = Task.from_row(row)
-    conn.execute(sa.insert(task_rounds).values(task_id=task.id, round=1, prompt=prompt, created_at=now))
+    conn.execute(
+        sa.insert(task_rounds).values(task_id=task.id, round=1, prompt=prompt, user_id=user.id, created_at=now)
+    )
     audit.record(conn, kind="task_created", at=now, user_id=user.id, project_id=project_id, task_id=task.id)
     return task
 
@@ -95,19 +98,49 @@ def list_tasks(conn: Connection, *, user: User, project_id: int, limit: int, off
     return [Task.from_row(row) for row in conn.execute(query).mappings()]
 
 
-def round_prompt(conn: Connection, *, task_id: int, round_no: int) -> str:
-    prompt = conn.execute(
-        sa.select(task_rounds.c.prompt).where(task_rounds.c.task_id == task_id, task_rounds.c.round == round_no)
-    ).scalar_one_or_none()
-    if prompt is None:
+def load_round(conn: Connection, *, task_id: int, round_no: int) -> Round:
+    row = (
+        conn.execute(sa.select(task_rounds).where(task_rounds.c.task_id == task_id, task_rounds.c.round == round_no))
+        .mappings()
+        .first()
+    )
+    if row is None:
         raise NotFound(f"task {task_id} has no round {round_no}.")
-    return str(prompt)
+    return Round.from_row(row)
 
 
-def continue_task(conn: Connection, *, user: User, task_id: int, prompt: str, now: datetime) -> Task:
-    """Queue the next round of a completed task with a new prompt."""
+def round_prompt(conn: Connection, *, task_id: int, round_no: int) -> str:
+    return load_round(conn, task_id=task_id, round_no=round_no).prompt
+
+
+def list_rounds(conn: Connection, *, user: User, task_id: int) -> list[Round]:
+    """Every round of a task, oldest first (needs `view`)."""
+    visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
+    rows = conn.execute(
+        sa.select(task_rounds).where(task_rounds.c.task_id == task_id).order_by(task_rounds.c.round)
+    ).mappings()
+    return [Round.from_row(row) for row in rows]
+
+
+def continue_task(
+    conn: Connection,
+    *,
+    user: User,
+    task_id: int,
+    prompt: str,
+    now: datetime,
+    quotas: QuotaLookup | None = None,
+) -> Task:
+    """Queue the next round of a completed task with a new prompt; the caller pays for the round,
+    so a caller whose monthly quota is exhausted is refused (QuotaExhausted) and nothing changes."""
     task = visible_task(conn, user=user, task_id=task_id, permission=Permission.CREATE_TASK)
     _check_text(prompt, field="prompt", limit=MAX_PROMPT_CHARS)
+    quota = (quotas or DbQuotas()).status(conn, user_id=user.id, now=now)
+    if quota.exhausted:
+        raise QuotaExhausted(
+            f"your monthly quota is exhausted (${quota.spent_usd:.2f} of ${quota.limit_usd:.2f}); "
+            "the round was not queued."
+        )
     next_round = task.round + 1
     changed = conn.execute(
         sa.update(tasks)
@@ -116,7 +149,9 @@ def continue_task(conn: Connection, *, user: User, task_id: int, prompt: str, no
     ).rowcount
     if not changed:
         raise Conflict(f"only a completed task can be continued; this one is {task.status.value}.")
-    conn.execute(sa.insert(task_rounds).values(task_id=task_id, round=next_round, prompt=prompt, created_at=now))
+    conn.execute(
+        sa.insert(task_rounds).values(task_id=task_id, round=next_round, prompt=prompt, user_id=user.id, created_at=now)
+    )
     audit.record(
         conn,
         kind="task_continued",
@@ -143,7 +178,7 @@ def add_followup(
     visible_task(conn, user=user, task_id=from_task_id, permission=Permission.CREATE_TASK)
     visible_task(conn, user=user, task_id=to_task_id, permission=Permission.CREATE_TASK)
     if from_task_id == to_task_id:
-        raise InvalidInput("a followup must go to another task.")
+        raise Conflict("a followup must go to another task.")
     row = (
         conn.execute(
             sa.insert(task_followups)

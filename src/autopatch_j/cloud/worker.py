@@ -3,6 +3,11 @@
 One loop iteration runs claimed tasks until the queue is empty (or `tasks_per_loop` is reached),
 then calls `process_auto_memories()`. `run_loop(once=True)` stops after the first iteration that
 found the queue empty: the `--once` mode of the CLI.
+
+While an executor runs, a heartbeat thread renews the task's lease every third of the lease; when
+the lease is lost (another worker reclaimed the task) or the worker is stopping, it cancels the run.
+A storage error in the loop (database restarted, connection dropped) is logged and retried with a
+backoff instead of ending the worker (issue 10, items 7 and 9).
 """
 
 from __future__ import annotations
@@ -11,25 +16,38 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from autopatch_j.cloud import audit, injection
 from autopatch_j.cloud.auto_memory import SweepReport, process_auto_memories
 from autopatch_j.cloud.clock import Clock, utc_now
 from autopatch_j.cloud.db import read_tx, upsert, write_tx
-from autopatch_j.cloud.errors import QuotaLookupError
+from autopatch_j.cloud.errors import QuotaLookupError, StorageError
 from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult, Executor
-from autopatch_j.cloud.queue import Claim, FinishOutcome, claim_next, finish
+from autopatch_j.cloud.queue import (
+    DEFAULT_MAX_ATTEMPTS,
+    Claim,
+    FinishOutcome,
+    claim_next,
+    extend_lease,
+    finish,
+    release,
+)
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import TaskStatus
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.tables import task_external_context
 
 log = logging.getLogger(__name__)
+
+MAX_BACKOFF_SECONDS = 10.0
+_STORAGE_ERRORS = (StorageError, SQLAlchemyError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +56,7 @@ class RunResult:
     status: TaskStatus
     outcome: FinishOutcome
     injected: bool
+    released: bool = False  # the worker stopped mid-run and gave the task back to the queue
 
 
 def default_worker_id() -> str:
@@ -57,6 +76,9 @@ class Worker:
         memory_reader: injection.MemoryReader = injection.newest_memories,
         tasks_per_loop: int = 50,
         signature: Callable[[], str] | None = None,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        sweep_batch: int = 200,
+        sweep_pass_seconds: float = 30.0,
     ) -> None:
         self.engine = engine
         self.executor = executor
@@ -68,16 +90,28 @@ class Worker:
         self.tasks_per_loop = tasks_per_loop
         self.signature = signature
         self.started_signature = signature() if signature is not None else None
+        self.max_attempts = max_attempts
+        self.sweep_batch = sweep_batch
+        self.sweep_pass_seconds = sweep_pass_seconds
+        self._sweep_after = 0  # the watermark: the next sweep batch reads task ids above it
+        self._next_pass_at = 0.0  # monotonic time before which an idle worker starts no new pass
         self.code_changed = False
 
-    def run_one(self) -> RunResult | None:
+    def run_one(self, stop: threading.Event | None = None) -> RunResult | None:
         """Claim one task and run it to a recorded outcome; None when the queue is empty."""
-        claim = claim_next(self.engine, worker_id=self.worker_id, now=self.clock(), lease_seconds=self.lease_seconds)
+        stop = stop or threading.Event()
+        claim = claim_next(
+            self.engine,
+            worker_id=self.worker_id,
+            now=self.clock(),
+            lease_seconds=self.lease_seconds,
+            max_attempts=self.max_attempts,
+        )
         if claim is None:
             return None
         refusal = self._quota_refusal(claim)
         if refusal is not None:
-            return self._record(claim, ExecutionResult(ok=False, text=refusal))
+            return self._record(claim, ExecutionResult(ok=False, text=refusal), stop=stop)
         inj = self._inject(claim)
         request = ExecutionRequest(
             task_id=claim.task.id,
@@ -86,17 +120,24 @@ class Worker:
             prompt=inj.prompt,
             goal=inj.goal,
         )
-        try:
-            result = self.executor.execute(request)
-        except Exception as exc:  # an executor bug must not leave the task running forever
-            log.exception("executor %s crashed on task %s", self.executor.name, claim.task.id)
-            result = ExecutionResult(ok=False, text=f"executor crashed: {exc.__class__.__name__}")
-        return self._record(claim, result, inj=inj)
+        with LeaseHeartbeat(self, claim, cancel=request.cancel, stop=stop) as heartbeat:
+            try:
+                result = self.executor.execute(request)
+            except Exception as exc:  # an executor bug must not leave the task running forever
+                log.exception("executor %s crashed on task %s", self.executor.name, claim.task.id)
+                result = ExecutionResult(ok=False, text=f"executor crashed: {exc.__class__.__name__}")
+        if heartbeat.stopping and not result.ok:
+            outcome = release(self.engine, claim=claim, now=self.clock())
+            log.info("worker stopping: task %s given back to the queue (%s)", claim.task.id, outcome.value)
+            return RunResult(
+                task_id=claim.task.id, status=TaskStatus.QUEUED, outcome=outcome, injected=inj.injected, released=True
+            )
+        return self._record(claim, result, inj=inj, stop=stop)
 
     def _quota_refusal(self, claim: Claim) -> str | None:
         try:
             with read_tx(self.engine) as conn:
-                status = self.quotas.status(conn, user_id=claim.task.user_id, now=self.clock())
+                status = self.quotas.status(conn, user_id=claim.payer_id, now=self.clock())
         except QuotaLookupError:
             return "quota_check_failed: the monthly quota could not be read, so the task was not run"
         if status.exhausted:
@@ -132,10 +173,32 @@ class Worker:
         except Exception:  # auditing a fail-open path must not fail the task
             log.warning("could not record audit event %s for task %s", kind, claim.task.id)
 
-    def _record(self, claim: Claim, result: ExecutionResult, *, inj: injection.Injection | None = None) -> RunResult:
-        # Pure work first, before the write transaction opens (issue 10): the injected memories are
-        # withheld from what is stored, then the text is redacted.
+    def _record(
+        self,
+        claim: Claim,
+        result: ExecutionResult,
+        *,
+        inj: injection.Injection | None = None,
+        stop: threading.Event | None = None,
+    ) -> RunResult:
+        """Store the outcome; a storage error is retried with a backoff (the result is not thrown away).
+
+        Pure work first, before any write transaction opens (issue 10): the injected memories are
+        withheld from what is stored, then the text is redacted."""
         result_text = redact(result.text if inj is None else injection.withhold(result.text, inj))
+        injected = inj is not None and inj.injected
+        backoff = 0.25
+        while True:
+            try:
+                return self._record_once(claim, result, result_text, injected=injected)
+            except _STORAGE_ERRORS as exc:
+                if stop is not None and stop.is_set():
+                    raise
+                log.warning("could not record task %s, retrying in %.1f s: %s", claim.task.id, backoff, exc)
+                (stop or threading.Event()).wait(backoff)
+                backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+
+    def _record_once(self, claim: Claim, result: ExecutionResult, result_text: str, *, injected: bool) -> RunResult:
         now = self.clock()
         status = TaskStatus.COMPLETED if result.ok else TaskStatus.FAILED
         with write_tx(self.engine) as conn:
@@ -166,7 +229,6 @@ class Worker:
                 cost_usd=result.cost_usd,
                 executor=self.executor.name,
             )
-        injected = inj is not None and inj.injected
         return RunResult(task_id=claim.task.id, status=status, outcome=outcome, injected=injected)
 
     def _code_changed(self) -> bool:
@@ -178,8 +240,30 @@ class Worker:
             self.code_changed = True
         return self.code_changed
 
-    def sweep(self) -> SweepReport:
-        return process_auto_memories(self.engine, clock=self.clock, quotas=self.quotas)
+    def sweep(self, *, new_work: bool = True) -> SweepReport:
+        """One bounded batch of the auto-memory sweep (C-20), continuing a pass over the task ids.
+
+        A pass reads at most `sweep_batch` candidates per call, above a watermark, of users (or tasks)
+        with generation on. When a pass is complete the watermark goes back to 0; an idle worker
+        (`new_work` false) then starts the next pass only after `sweep_pass_seconds`, so 1-second
+        idle polls do not rescan the table.
+        """
+        if self._sweep_after == 0 and not new_work and time.monotonic() < self._next_pass_at:
+            return SweepReport()
+        report = process_auto_memories(
+            self.engine,
+            clock=self.clock,
+            quotas=self.quotas,
+            only_generating=True,
+            after_task_id=self._sweep_after,
+            limit=self.sweep_batch,
+        )
+        if report.complete or report.last_task_id is None:
+            self._sweep_after = 0
+            self._next_pass_at = time.monotonic() + self.sweep_pass_seconds
+        else:
+            self._sweep_after = report.last_task_id
+        return report
 
     def run_loop(
         self,
@@ -190,21 +274,32 @@ class Worker:
         on_loop: Callable[[int, SweepReport], None] | None = None,
     ) -> int:
         """Run until `stop` is set (or, with `once`, until the queue is empty, or until the worker code
-        changed on disk); returns the number of tasks run."""
+        changed on disk); returns the number of tasks run. Storage errors back off and retry."""
         stop = stop or threading.Event()
         total = 0
+        backoff = 0.0
         while not stop.is_set() and not self._code_changed():
             ran = 0
-            while ran < self.tasks_per_loop and not stop.is_set():
-                if self.run_one() is None:
-                    break
-                ran += 1
-                if self._code_changed():
-                    break
+            try:
+                while ran < self.tasks_per_loop and not stop.is_set():
+                    done = self.run_one(stop)
+                    if done is None:
+                        break
+                    if not done.released:
+                        ran += 1
+                    if self._code_changed():
+                        break
+                report = self.sweep(new_work=ran > 0)
+            except _STORAGE_ERRORS as exc:
+                total += ran
+                backoff = min(max(backoff * 2, poll_seconds), MAX_BACKOFF_SECONDS)
+                log.warning("storage error in the worker loop; retrying in %.1f s: %s", backoff, exc)
+                stop.wait(backoff)
+                continue
+            backoff = 0.0
             total += ran
             if self.code_changed:
                 break
-            report = self.sweep()
             if on_loop is not None:
                 on_loop(ran, report)
             if once and ran < self.tasks_per_loop:
@@ -212,3 +307,56 @@ class Worker:
             if ran == 0:
                 stop.wait(poll_seconds)
         return total
+
+
+class LeaseHeartbeat:
+    """A thread that renews a claim's lease every third of the lease while the executor runs.
+
+    It sets `cancel` when the lease is lost (`lost`) or when `stop` is set (`stopping`); a storage
+    error while renewing is logged and retried at the next beat (the lease may still be ours).
+    """
+
+    def __init__(self, worker: Worker, claim: Claim, *, cancel: threading.Event, stop: threading.Event) -> None:
+        self.worker = worker
+        self.claim = claim
+        self.cancel = cancel
+        self.stop = stop
+        self.lost = False
+        self.stopping = False
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"lease-{claim.task.id}", daemon=True)
+
+    def __enter__(self) -> LeaseHeartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        interval = self.worker.lease_seconds / 3
+        next_beat = time.monotonic() + interval
+        while not self._done.wait(min(0.1, interval)):
+            if self.stop.is_set():
+                self.stopping = True
+                self.cancel.set()
+                return
+            if time.monotonic() < next_beat:
+                continue
+            next_beat = time.monotonic() + interval
+            try:
+                outcome = extend_lease(
+                    self.worker.engine,
+                    claim=self.claim,
+                    now=self.worker.clock(),
+                    lease_seconds=self.worker.lease_seconds,
+                )
+            except _STORAGE_ERRORS as exc:
+                log.warning("could not renew the lease of task %s: %s", self.claim.task.id, exc)
+                continue
+            if outcome is FinishOutcome.LEASE_LOST:
+                log.warning("lost the lease of task %s; stopping its executor", self.claim.task.id)
+                self.lost = True
+                self.cancel.set()
+                return

@@ -12,6 +12,7 @@ from autopatch_j.cloud.errors import (
     Forbidden,
     InvalidInput,
     NotFound,
+    QuotaExhausted,
     QuotaLookupError,
     StorageError,
     Unauthorized,
@@ -23,6 +24,7 @@ STATUS: tuple[tuple[type[CloudError], int], ...] = (
     (NotFound, 404),
     (Conflict, 409),
     (InvalidInput, 422),
+    (QuotaExhausted, 429),
     (StorageError, 503),
     (QuotaLookupError, 503),
 )

@@ -8,15 +8,17 @@ from fastapi import APIRouter, Path, Response, status
 
 from autopatch_j.cloud import memories, quotas
 from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, UserDep
-from autopatch_j.cloud.api.schemas import MAX_ID, QuotaIn, QuotaOut
+from autopatch_j.cloud.api.schemas import COMMON_ERRORS, MAX_ID, QuotaIn, QuotaOut, errors
 from autopatch_j.cloud.db import write_tx
 from autopatch_j.cloud.errors import Forbidden
 
-router = APIRouter()
+router = APIRouter(responses=COMMON_ERRORS)
 ObjectId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
-@router.delete("/memories/{memory_id}", status_code=status.HTTP_204_NO_CONTENT, tags=["memories"])
+@router.delete(
+    "/memories/{memory_id}", status_code=status.HTTP_204_NO_CONTENT, tags=["memories"], responses=errors(403, 404)
+)
 def delete_memory(memory_id: ObjectId, user: UserDep, engine: EngineDep, clock: ClockDep) -> Response:
     """Soft-delete a memory: your own user-level ones, or project ones with `create_task`."""
     with write_tx(engine) as conn:
@@ -24,7 +26,7 @@ def delete_memory(memory_id: ObjectId, user: UserDep, engine: EngineDep, clock: 
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.put("/users/{user_id}/quota", response_model=QuotaOut, tags=["quotas"])
+@router.put("/users/{user_id}/quota", response_model=QuotaOut, tags=["quotas"], responses=errors(403, 404))
 def set_quota(
     user_id: ObjectId, body: QuotaIn, user: UserDep, engine: EngineDep, clock: ClockDep, lookup: QuotasDep
 ) -> QuotaOut:

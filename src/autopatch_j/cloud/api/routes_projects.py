@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, Query, status
 from autopatch_j.cloud import memories, projects, tasks
 from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
 from autopatch_j.cloud.api.schemas import (
+    COMMON_ERRORS,
     MAX_ID,
     MemberIn,
     MemberOut,
@@ -18,13 +19,15 @@ from autopatch_j.cloud.api.schemas import (
     ProjectOut,
     TaskIn,
     TaskOut,
+    errors,
 )
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.projects import Permission
 from autopatch_j.cloud.records import Role
 
-router = APIRouter(tags=["projects"])
+router = APIRouter(tags=["projects"], responses=COMMON_ERRORS)
 ProjectId = Annotated[int, Path(ge=1, le=MAX_ID)]
+UserId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 @router.post("/projects", response_model=ProjectOut, status_code=status.HTTP_201_CREATED)
@@ -42,15 +45,34 @@ def list_projects(user: UserDep, engine: EngineDep) -> list[ProjectOut]:
         return [ProjectOut.of(p, role) for p, role in projects.list_projects(conn, user=user)]
 
 
-@router.post("/projects/{project_id}/members", response_model=MemberOut)
+@router.post("/projects/{project_id}/members", response_model=MemberOut, responses=errors(403, 404, 409))
 def set_member(project_id: ProjectId, body: MemberIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> MemberOut:
-    """Add a member or change a member's role (project admins only)."""
+    """Add a member or change a member's role (project admins only; the creator cannot be demoted).
+
+    An unknown user id gets the same answer as a known one and nothing is stored (site admins get 404).
+    """
     with write_tx(engine) as conn:
         projects.set_member(conn, actor=user, project_id=project_id, user_id=body.user_id, role=body.role, now=clock())
     return MemberOut(project_id=project_id, user_id=body.user_id, role=body.role)
 
 
-@router.post("/projects/{project_id}/tasks", response_model=TaskOut, status_code=status.HTTP_201_CREATED)
+@router.delete(
+    "/projects/{project_id}/members/{user_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=errors(403, 404, 409),
+)
+def remove_member(project_id: ProjectId, user_id: UserId, user: UserDep, engine: EngineDep, clock: ClockDep) -> None:
+    """Remove a member (project admins only; the project's creator cannot be removed)."""
+    with write_tx(engine) as conn:
+        projects.remove_member(conn, actor=user, project_id=project_id, user_id=user_id, now=clock())
+
+
+@router.post(
+    "/projects/{project_id}/tasks",
+    response_model=TaskOut,
+    status_code=status.HTTP_201_CREATED,
+    responses=errors(403, 404, 409),
+)
 def create_task(project_id: ProjectId, body: TaskIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> TaskOut:
     """Queue a task (needs `create_task`: member or admin)."""
     with write_tx(engine) as conn:
@@ -66,7 +88,7 @@ def create_task(project_id: ProjectId, body: TaskIn, user: UserDep, engine: Engi
     return TaskOut.of(task)
 
 
-@router.get("/projects/{project_id}/tasks", response_model=list[TaskOut])
+@router.get("/projects/{project_id}/tasks", response_model=list[TaskOut], responses=errors(404))
 def list_tasks(
     project_id: ProjectId,
     user: UserDep,
@@ -81,7 +103,7 @@ def list_tasks(
         ]
 
 
-@router.get("/projects/{project_id}/memories", response_model=list[MemoryOut], tags=["memories"])
+@router.get("/projects/{project_id}/memories", response_model=list[MemoryOut], tags=["memories"], responses=errors(404))
 def list_project_memories(project_id: ProjectId, user: UserDep, engine: EngineDep) -> list[MemoryOut]:
     """The project's active memories, newest first (needs `view`)."""
     with read_tx(engine) as conn:
@@ -90,7 +112,11 @@ def list_project_memories(project_id: ProjectId, user: UserDep, engine: EngineDe
 
 
 @router.post(
-    "/projects/{project_id}/memories", response_model=MemoryOut, status_code=status.HTTP_201_CREATED, tags=["memories"]
+    "/projects/{project_id}/memories",
+    response_model=MemoryOut,
+    status_code=status.HTTP_201_CREATED,
+    tags=["memories"],
+    responses=errors(403, 404),
 )
 def add_project_memory(
     project_id: ProjectId, body: MemoryIn, user: UserDep, engine: EngineDep, clock: ClockDep

@@ -7,31 +7,58 @@ from typing import Annotated
 from fastapi import APIRouter, Path, status
 
 from autopatch_j.cloud import tasks
-from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
-from autopatch_j.cloud.api.schemas import MAX_ID, ContinueIn, FlagsIn, FlagsOut, FollowupIn, FollowupOut, TaskOut
+from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, UserDep
+from autopatch_j.cloud.api.schemas import (
+    COMMON_ERRORS,
+    MAX_ID,
+    ContinueIn,
+    FlagsIn,
+    FlagsOut,
+    FollowupIn,
+    FollowupOut,
+    RoundOut,
+    TaskOut,
+    errors,
+)
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.memory_settings import set_flags
 from autopatch_j.cloud.projects import Permission
 
-router = APIRouter(tags=["tasks"])
+router = APIRouter(tags=["tasks"], responses=COMMON_ERRORS)
 TaskId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
-@router.get("/tasks/{task_id}", response_model=TaskOut)
+@router.get("/tasks/{task_id}", response_model=TaskOut, responses=errors(404))
 def get_task(task_id: TaskId, user: UserDep, engine: EngineDep) -> TaskOut:
     """One task as stored: the original prompt and goal, never an injected copy (needs `view`)."""
     with read_tx(engine) as conn:
         return TaskOut.of(tasks.visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW))
 
 
-@router.post("/tasks/{task_id}/continue", response_model=TaskOut)
-def continue_task(task_id: TaskId, body: ContinueIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> TaskOut:
-    """Queue the next round of a completed task with a new prompt (needs `create_task`)."""
+@router.get("/tasks/{task_id}/rounds", response_model=list[RoundOut], responses=errors(404))
+def list_rounds(task_id: TaskId, user: UserDep, engine: EngineDep) -> list[RoundOut]:
+    """Every round of the task with its payer and its own result, oldest first (needs `view`)."""
+    with read_tx(engine) as conn:
+        return [RoundOut.of(r) for r in tasks.list_rounds(conn, user=user, task_id=task_id)]
+
+
+@router.post("/tasks/{task_id}/continue", response_model=TaskOut, responses=errors(403, 404, 409, 429))
+def continue_task(
+    task_id: TaskId, body: ContinueIn, user: UserDep, engine: EngineDep, clock: ClockDep, quotas: QuotasDep
+) -> TaskOut:
+    """Queue the next round of a completed task (needs `create_task`); the caller pays for the round,
+    and a caller whose monthly quota is exhausted gets 429."""
     with write_tx(engine) as conn:
-        return TaskOut.of(tasks.continue_task(conn, user=user, task_id=task_id, prompt=body.prompt, now=clock()))
+        task = tasks.continue_task(conn, user=user, task_id=task_id, prompt=body.prompt, now=clock(), quotas=quotas)
+    return TaskOut.of(task)
 
 
-@router.post("/tasks/{task_id}/followups", response_model=FollowupOut, status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/tasks/{task_id}/followups",
+    response_model=FollowupOut,
+    status_code=status.HTTP_201_CREATED,
+    responses=errors(403, 404, 409),
+)
 def add_followup(task_id: TaskId, body: FollowupIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> FollowupOut:
     """Send a message from this task to another (both need `create_task`)."""
     message = tasks.clean_message(body.message)  # redaction runs before the write transaction
@@ -42,7 +69,9 @@ def add_followup(task_id: TaskId, body: FollowupIn, user: UserDep, engine: Engin
     return FollowupOut.of(followup)
 
 
-@router.post("/tasks/{task_id}/auto-memory-flags", response_model=FlagsOut, tags=["auto memory"])
+@router.post(
+    "/tasks/{task_id}/auto-memory-flags", response_model=FlagsOut, tags=["auto memory"], responses=errors(403, 404)
+)
 def put_flags(task_id: TaskId, body: FlagsIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> FlagsOut:
     """Override use/generate for one task; null follows the user's setting (the task's owner only:
     404 when you cannot see the task, 403 when it is not yours)."""

@@ -7,6 +7,7 @@ from fastapi import APIRouter, status
 from autopatch_j.cloud import memories
 from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, UserDep
 from autopatch_j.cloud.api.schemas import (
+    COMMON_ERRORS,
     HealthOut,
     LogOut,
     MemoryIn,
@@ -17,15 +18,17 @@ from autopatch_j.cloud.api.schemas import (
     SettingsOut,
     SettingsPatch,
     UserOut,
+    errors,
 )
 from autopatch_j.cloud.auto_memory import log_for_user, process_auto_memories
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.memory_settings import get_settings, update_settings
 
-router = APIRouter()
+router = APIRouter(responses=COMMON_ERRORS)
+health_router = APIRouter()
 
 
-@router.get("/health", response_model=HealthOut, tags=["health"])
+@health_router.get("/health", response_model=HealthOut, tags=["health"], responses=errors(413, 503))
 def health(engine: EngineDep) -> HealthOut:
     """Liveness and database reachability; the only route without a token."""
     with read_tx(engine) as conn:

@@ -6,11 +6,12 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from autopatch_j.cloud.auto_memory import LogEntry
 from autopatch_j.cloud.memory_settings import AutoMemorySettings, TaskFlags
 from autopatch_j.cloud.quotas import QuotaStatus
-from autopatch_j.cloud.records import Followup, Memory, Project, Role, Task, User
+from autopatch_j.cloud.records import Followup, Memory, Project, Role, Round, Task, User
 
 MAX_ID = 2**31 - 1
 
@@ -26,7 +27,37 @@ def _storable(value: str) -> str:
 
 
 Text = Annotated[str, AfterValidator(_storable)]
+# What the OpenAPI schema promises for free text: no NUL and at least one non-blank character. The
+# checks themselves stay in `_storable` and the domain, which answer with clear sentences.
+_TEXT_PATTERN = r"^[^\x00]*[^\x00\s][^\x00]*$"
+NonBlank = Annotated[Text, Field(json_schema_extra={"pattern": _TEXT_PATTERN})]
 Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+class ErrorOut(BaseModel):
+    """Every error answer: one sentence."""
+
+    detail: str
+
+
+_DESCRIPTIONS = {
+    401: "A valid bearer token is required.",
+    403: "You can see the object, but your role lacks the permission.",
+    404: "The object does not exist or is not visible to you.",
+    409: "The request conflicts with the stored objects or a rule about them.",
+    413: "The request body is larger than the limit.",
+    422: "The request does not match the schema (nothing was written).",
+    429: "Your monthly quota is exhausted.",
+    503: "The database is unreachable.",
+}
+
+
+def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` for the error codes a route can answer, each with the ErrorOut body."""
+    return {code: {"model": ErrorOut, "description": _DESCRIPTIONS[code]} for code in codes}
+
+
+COMMON_ERRORS = errors(401, 413, 422, 503)
 
 
 class Body(BaseModel):
@@ -34,7 +65,7 @@ class Body(BaseModel):
 
 
 class ProjectIn(Body):
-    name: Annotated[Text, Field(min_length=1, max_length=200)]
+    name: Annotated[NonBlank, Field(min_length=1, max_length=200)]
 
 
 class MemberIn(Body):
@@ -43,36 +74,39 @@ class MemberIn(Body):
 
 
 class TaskIn(Body):
-    prompt: Annotated[Text, Field(min_length=1, max_length=100_000)]
-    goal: Annotated[Text, Field(min_length=1, max_length=100_000)] | None = None
+    prompt: Annotated[NonBlank, Field(min_length=1, max_length=100_000)]
+    goal: Annotated[NonBlank, Field(min_length=1, max_length=100_000)] | None = None
     parent_task_id: Id | None = None
 
 
 class ContinueIn(Body):
-    prompt: Annotated[Text, Field(min_length=1, max_length=100_000)]
+    prompt: Annotated[NonBlank, Field(min_length=1, max_length=100_000)]
 
 
 class FollowupIn(Body):
     to_task_id: Id
-    message: Annotated[Text, Field(min_length=1, max_length=20_000)]
+    message: Annotated[NonBlank, Field(min_length=1, max_length=20_000)]
 
 
 class MemoryIn(Body):
-    content: Annotated[Text, Field(min_length=1, max_length=4000)]
+    content: Annotated[NonBlank, Field(min_length=1, max_length=4000)]
 
 
 class SettingsPatch(Body):
-    """Any subset of the settings; omitted ones keep their value."""
+    """Any subset of the settings; omitted ones keep their value. The numbers have the ranges of
+    `AutoMemorySettings` and are not nullable (null is refused with 422); the model names may be null."""
 
-    generate_memories: int | None = None
-    use_memories: int | None = None
-    disable_on_external_context: int | None = None
-    min_rate_limit_remaining_percent: float | None = None
-    idle_seconds: int | None = None
-    min_duration_seconds: int | None = None
-    min_result_chars: int | None = None
-    extract_model: Text | None = None
-    consolidation_model: Text | None = None
+    generate_memories: Annotated[int, Field(ge=0, le=1)] | SkipJsonSchema[None] = None
+    use_memories: Annotated[int, Field(ge=0, le=1)] | SkipJsonSchema[None] = None
+    disable_on_external_context: Annotated[int, Field(ge=0, le=1)] | SkipJsonSchema[None] = None
+    min_rate_limit_remaining_percent: (
+        Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | SkipJsonSchema[None]
+    ) = None
+    idle_seconds: Annotated[int, Field(ge=0, le=31_536_000)] | SkipJsonSchema[None] = None
+    min_duration_seconds: Annotated[int, Field(ge=0, le=31_536_000)] | SkipJsonSchema[None] = None
+    min_result_chars: Annotated[int, Field(ge=0, le=1_000_000)] | SkipJsonSchema[None] = None
+    extract_model: Annotated[Text, Field(max_length=200)] | None = None
+    consolidation_model: Annotated[Text, Field(max_length=200)] | None = None
 
 
 class FlagsIn(Body):
@@ -136,6 +170,7 @@ class TaskOut(Out):
     parent_task_id: int | None
     cost_usd: float
     round: int
+    attempt: int = Field(description="How many times a worker claimed the task (capped; see docs/cloud.md).")
     created_at: datetime
     updated_at: datetime
 
@@ -144,6 +179,23 @@ class TaskOut(Out):
         fields: dict[str, Any] = {name: getattr(task, name) for name in cls.model_fields}
         fields["status"] = task.status.value
         return cls(**fields)
+
+
+class RoundOut(Out):
+    task_id: int
+    round: int
+    prompt: str
+    user_id: int | None = Field(description="Who asked for the round; their quota pays for it.")
+    status: str | None
+    result_text: str | None
+    cost_usd: float
+    started_at: datetime | None
+    finished_at: datetime | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, r: Round) -> RoundOut:
+        return cls(**{name: getattr(r, name) for name in cls.model_fields})
 
 
 class FollowupOut(Out):
