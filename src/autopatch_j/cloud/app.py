@@ -15,6 +15,7 @@ from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from autopatch_j.cloud.model_memory import ModelMemory
     from autopatch_j.cloud.settings import CloudSettings
 
 
@@ -24,6 +25,7 @@ def create_app(
     engine: Engine | None = None,
     clock: Clock = utc_now,
     quotas: QuotaLookup | None = None,
+    memory_model: ModelMemory | None = None,
 ) -> FastAPI:
     """Build the API; pass `engine` to share one (tests), otherwise it is made from `settings.db`."""
     from autopatch_j.cloud.api import errors, routes_admin, routes_projects, routes_tasks, routes_users
@@ -47,6 +49,7 @@ def create_app(
     app.state.clock = clock
     app.state.quotas = quotas or DbQuotas()
     app.state.settings = settings
+    app.state.memory_model = memory_model  # C-40; the CLI builds it with ModelMemory.from_settings
     errors.install(app)
     for module in (routes_users, routes_projects, routes_tasks, routes_admin):
         app.include_router(module.router)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -34,6 +34,7 @@ from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.tables import (
     auto_memory_log,
+    auto_memory_model_runs,
     auto_memory_settings,
     identity_memories,
     projects,
@@ -42,6 +43,9 @@ from autopatch_j.cloud.tables import (
     task_followups,
     tasks,
 )
+
+if TYPE_CHECKING:  # issue 14 (C-40): the model path is passed in, never imported at runtime here
+    from autopatch_j.cloud.model_memory import ModelMemory
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +97,7 @@ class SweepReport:
     scanned: int = 0
     extracted: list[int] = field(default_factory=list)
     skipped: dict[int, Reason] = field(default_factory=dict)
+    fallbacks: dict[int, str] = field(default_factory=dict)  # C-40: task → `model_fallback:<reason>`
 
 
 def check_gates(candidate: Candidate, *, now: datetime, force: bool) -> Reason | None:
@@ -175,6 +180,7 @@ def _candidates(conn: Connection, *, user_id: int | None) -> list[Candidate]:
             .outerjoin(auto_memory_log, auto_memory_log.c.task_id == tasks.c.id)
         )
         .where(tasks.c.status == TaskStatus.COMPLETED, ~has_memory)
+        .where(~sa.exists().where(auto_memory_model_runs.c.task_id == tasks.c.id))  # C-40: the model ran
         .order_by(tasks.c.id)
     )
     if user_id is not None:
@@ -209,6 +215,7 @@ def process_auto_memories(
     quotas: QuotaLookup | None = None,
     user_id: int | None = None,
     force: bool = False,
+    model: ModelMemory | None = None,
 ) -> SweepReport:
     """One extraction sweep over completed tasks (all users, or only `user_id`'s)."""
     quotas = quotas or DbQuotas()
@@ -230,9 +237,19 @@ def process_auto_memories(
         else:
             report.skipped[cand.task_id] = reason
     _log_skips(engine, candidates, report.skipped, now=now)
+    budget = model.budget(engine) if model is not None else None
     for cand in eligible:
         try:
-            memory_id = _extract(engine, cand, now=now)
+            # -- C-40 (issue 14): the model path first when the user names a model; else/then deterministic
+            fallback: str | None = None
+            if model is not None and budget is not None and model.wanted(cand.settings):
+                result = model.run(engine, cand, now=now, budget=budget)
+                if result.fallback is None:
+                    if result.memory_ids:
+                        report.extracted.append(cand.task_id)
+                    continue
+                fallback = report.fallbacks[cand.task_id] = f"model_fallback:{result.fallback.value}"
+            memory_id = _extract(engine, cand, now=now, reason=fallback)
         except (SQLAlchemyError, StorageError) as exc:  # one task's trouble must not stop the sweep
             log.warning("auto memory: extraction of task %s failed, will retry: %s", cand.task_id, exc)
             continue
@@ -262,13 +279,13 @@ def _log_skips(engine: Engine, candidates: list[Candidate], skipped: dict[int, R
 
 
 def _log_row(
-    cand: Candidate, *, outcome: Outcome, reason: Reason, memory_id: int | None, now: datetime
+    cand: Candidate, *, outcome: Outcome, reason: str, memory_id: int | None, now: datetime
 ) -> dict[str, object]:
     return {
         "task_id": cand.task_id,
         "user_id": cand.user_id,
         "outcome": outcome.value,
-        "reason": reason.value,
+        "reason": str(reason),
         "memory_id": memory_id,
         "at": now,
     }
@@ -289,7 +306,16 @@ def _log_upsert(dialect_name: str) -> Any:
     )
 
 
-def _extract(engine: Engine, cand: Candidate, *, now: datetime) -> int | None:
+def log_upsert_row(
+    conn: Connection, cand: Candidate, *, outcome: Outcome, reason: str, memory_id: int | None, now: datetime
+) -> None:
+    """Upsert the task's log row inside the caller's transaction (used by the model path, C-40)."""
+    conn.execute(
+        _log_upsert(conn.dialect.name), _log_row(cand, outcome=outcome, reason=reason, memory_id=memory_id, now=now)
+    )
+
+
+def _extract(engine: Engine, cand: Candidate, *, now: datetime, reason: str | None = None) -> int | None:
     """Store the memory for one eligible task; None if another sweep got there first."""
     source = str(cand.task_id)
     with write_tx(engine) as conn:
@@ -346,11 +372,8 @@ def _extract(engine: Engine, cand: Candidate, *, now: datetime) -> int | None:
         )
         if memory_id is None:  # pragma: no cover - the lock and re-check above make this a belt and braces
             return None
-        reason = Reason.EXTRACTED_SUPERSEDED if newer_exists else Reason.EXTRACTED
-        conn.execute(
-            _log_upsert(conn.dialect.name),
-            _log_row(cand, outcome=Outcome.EXTRACTED, reason=reason, memory_id=memory_id, now=now),
-        )
+        reason = reason or (Reason.EXTRACTED_SUPERSEDED if newer_exists else Reason.EXTRACTED)
+        log_upsert_row(conn, cand, outcome=Outcome.EXTRACTED, reason=reason, memory_id=memory_id, now=now)
         audit.record(
             conn,
             kind="auto_memory_extracted",

@@ -23,6 +23,7 @@ from autopatch_j.cloud.clock import Clock, utc_now
 from autopatch_j.cloud.db import read_tx, upsert, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError
 from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult, Executor
+from autopatch_j.cloud.model_memory import ModelMemory
 from autopatch_j.cloud.queue import Claim, FinishOutcome, claim_next, finish
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import TaskStatus
@@ -57,6 +58,7 @@ class Worker:
         memory_reader: injection.MemoryReader = injection.newest_memories,
         tasks_per_loop: int = 50,
         signature: Callable[[], str] | None = None,
+        memory_model: ModelMemory | None = None,
     ) -> None:
         self.engine = engine
         self.executor = executor
@@ -69,6 +71,7 @@ class Worker:
         self.signature = signature
         self.started_signature = signature() if signature is not None else None
         self.code_changed = False
+        self.memory_model = memory_model  # C-40: model-written memories, None = deterministic only
 
     def run_one(self) -> RunResult | None:
         """Claim one task and run it to a recorded outcome; None when the queue is empty."""
@@ -175,7 +178,7 @@ class Worker:
         return self.code_changed
 
     def sweep(self) -> SweepReport:
-        return process_auto_memories(self.engine, clock=self.clock, quotas=self.quotas)
+        return process_auto_memories(self.engine, clock=self.clock, quotas=self.quotas, model=self.memory_model)
 
     def run_loop(
         self,
