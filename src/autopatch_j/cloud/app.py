@@ -28,7 +28,14 @@ def create_app(
     memory_model: ModelMemory | None = None,
 ) -> FastAPI:
     """Build the API; pass `engine` to share one (tests), otherwise it is made from `settings.db`."""
-    from autopatch_j.cloud.api import errors, routes_admin, routes_projects, routes_tasks, routes_users
+    from autopatch_j.cloud.api import (
+        errors,
+        routes_admin,
+        routes_conversations,  # C-43 (issue 14)
+        routes_projects,
+        routes_tasks,
+        routes_users,
+    )
 
     owned = engine is None
     the_engine = engine if engine is not None else make_engine(settings.db)
@@ -51,6 +58,6 @@ def create_app(
     app.state.settings = settings
     app.state.memory_model = memory_model  # C-40; the CLI builds it with ModelMemory.from_settings
     errors.install(app)
-    for module in (routes_users, routes_projects, routes_tasks, routes_admin):
+    for module in (routes_users, routes_projects, routes_tasks, routes_admin, routes_conversations):
         app.include_router(module.router)
     return app

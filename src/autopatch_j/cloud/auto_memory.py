@@ -26,9 +26,10 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from autopatch_j.cloud import audit
+from autopatch_j.cloud.conversation_control import combine, with_conversation_controls
 from autopatch_j.cloud.db import insert_ignore, read_tx, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError, StorageError
-from autopatch_j.cloud.memory_settings import AutoMemorySettings, effective, settings_from_row
+from autopatch_j.cloud.memory_settings import AutoMemorySettings, settings_from_row
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
 from autopatch_j.cloud.redaction import redact
@@ -90,6 +91,7 @@ class Candidate:
     settings: AutoMemorySettings
     generate_flag: bool | None
     logged: tuple[str, str] | None
+    conversation_generate: bool | None = None  # C-43: the conversation's switch (None = follow)
 
 
 @dataclass(slots=True)
@@ -103,7 +105,7 @@ class SweepReport:
 def check_gates(candidate: Candidate, *, now: datetime, force: bool) -> Reason | None:
     """Gates 1–4 in order (C-21); the quota gate needs a lookup and is `check_quota`."""
     s = candidate.settings
-    if not effective(candidate.generate_flag, s.generate_memories):
+    if not combine(candidate.generate_flag, candidate.conversation_generate, s.generate_memories):  # C-43
         return Reason.GENERATE_DISABLED
     if not force:
         terminal_at = candidate.finished_at or candidate.updated_at
@@ -222,7 +224,7 @@ def process_auto_memories(
     now = clock()
     report = SweepReport()
     with read_tx(engine) as conn:
-        candidates = _candidates(conn, user_id=user_id)
+        candidates = with_conversation_controls(conn, _candidates(conn, user_id=user_id))  # C-43
     report.scanned = len(candidates)
     remaining: dict[int, float | None] = {}
     eligible: list[Candidate] = []
