@@ -41,7 +41,8 @@ from autopatch_j.cloud.db import make_engine, read_tx, write_tx
 from autopatch_j.cloud.memories import delete_memory
 from autopatch_j.cloud.memory_costs import Caps, Prices
 from autopatch_j.cloud.memory_settings import set_flags, update_settings
-from autopatch_j.cloud.model_memory import ModelMemory, ModelMemoryConfig, load_conversation
+from autopatch_j.cloud.model_memory import ModelMemory, ModelMemoryConfig
+from autopatch_j.cloud.model_memory_input import load_conversation
 from autopatch_j.cloud.projects import create_project
 from autopatch_j.cloud.records import MemoryStatus, TaskStatus, User
 from autopatch_j.cloud.schema import migrate
