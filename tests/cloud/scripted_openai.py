@@ -10,7 +10,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +31,7 @@ class ScriptedOpenAI:
     replies: deque[Reply] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
+    responder: Callable[[dict[str, Any]], Reply] | None = None  # answers by request when the script is empty
 
     def script(self, *replies: Reply | str) -> None:
         self.replies.extend(r if isinstance(r, Reply) else Reply(content=r) for r in replies)
@@ -48,7 +49,10 @@ def serve_scripted_openai() -> Iterator[ScriptedOpenAI]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
             fake.requests.append(body)
-            reply = fake.replies.popleft() if fake.replies else Reply(status=500)
+            if fake.replies:
+                reply = fake.replies.popleft()
+            else:
+                reply = fake.responder(body) if fake.responder else Reply(status=500)
             if reply.delay_s:
                 time.sleep(reply.delay_s)
             if reply.status != 200:

@@ -9,6 +9,7 @@ text holds, a timeout, 429 and 500, and the cost caps.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -253,3 +254,23 @@ def test_the_run_endpoint_uses_the_model(world: World, alice: Actor, server: Scr
         log = Api(client, alice.token)("GET", "/users/me/auto-memory-log").json()
     model.close()
     assert [(e["task_id"], e["reason"]) for e in log] == [(task_id, "model_extracted")]
+
+
+def test_two_racing_sweeps_write_one_set_of_memories_and_charge_once(
+    world: World, alice: Actor, server: ScriptedOpenAI
+) -> None:
+    task_id = finished_task(world, alice)
+    # both sweeps see the task before either commits, and both call the model for both stages
+    server.responder = lambda body: Reply(
+        content=VALID_EXTRACTION if body["max_tokens"] == 1800 else VALID_CONSOLIDATION, delay_s=0.3
+    )
+    reports: list[SweepReport] = []
+    threads = [threading.Thread(target=lambda: reports.append(sweep(world, model_for(server, world)))) for _ in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(len(r.extracted) for r in reports) == [0, 1] and len(server.requests) == 4
+    assert len(memories(world)) == 2 and len(world.rows("auto_memory_model_runs")) == 1
+    assert len(world.rows("auto_memory_charges")) == 2  # keyed by (task, stage): the loser's calls count once
+    assert log_reason(world, task_id) == "model_extracted"
