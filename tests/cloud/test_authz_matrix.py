@@ -162,6 +162,16 @@ MATRIX: dict[tuple[str, str], list[tuple[str, Request, dict[str, int]]]] = {
             expect(200, viewer=403, member=403) | {"admin": 403},
         )
     ],
+    ("GET", "/tasks/{task_id}/conversation-memory"): [  # C-43 (issue 14)
+        ("view", lambda s: (f"/tasks/{s.task_id}/conversation-memory", None), VIEW)
+    ],
+    ("POST", "/tasks/{task_id}/conversation-memory"): [
+        (
+            "conversation owner only",
+            lambda s: (f"/tasks/{s.task_id}/conversation-memory", {"use_memories": False}),
+            expect(200, viewer=403, member=403) | {"admin": 403},
+        )
+    ],
     ("DELETE", "/memories/{memory_id}"): [
         ("project memory", lambda s: (f"/memories/{s.project_memory_id}", None), expect(204, viewer=403)),
         (

@@ -10,7 +10,7 @@ from autopatch_j.cloud.db import make_engine
 from autopatch_j.cloud.schema import current_revision, migrate
 from autopatch_j.cloud.tables import metadata
 
-HEAD = "0003_task_round_results"
+HEAD = "0004_model_memory"
 
 
 def test_migrated_database_matches_the_table_metadata(engine: Engine) -> None:

@@ -23,6 +23,7 @@ def test_every_worker_path_module_exists_and_auto_memory_is_covered() -> None:
         "redaction.py",
         "secret_rules.py",
     } <= names
+    assert {"model_memory.py", "model_memory_input.py", "memory_costs.py", "conversation_control.py"} <= names
     assert any(p.parent.name == "versions" for p in paths)
     assert PACKAGE_DIR / "app.py" not in paths  # the API is not on the worker path
 

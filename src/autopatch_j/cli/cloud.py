@@ -142,7 +142,9 @@ def serve(
 
     settings = _settings(db, host=host, port=port)
     engine = _ready_engine(settings)
-    app = create_app(settings=settings, engine=engine)
+    from autopatch_j.cloud.model_memory import ModelMemory
+
+    app = create_app(settings=settings, engine=engine, memory_model=ModelMemory.from_settings(settings))
     try:
         uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
     finally:
@@ -169,6 +171,7 @@ def worker(
     import threading
 
     from autopatch_j.cloud.executors import make_executor
+    from autopatch_j.cloud.model_memory import ModelMemory
     from autopatch_j.cloud.signature import signer
     from autopatch_j.cloud.worker import Worker
 
@@ -186,6 +189,7 @@ def worker(
         sweep_batch=settings.sweep_batch,
         sweep_pass_seconds=settings.sweep_pass_seconds,
         signature=signer(),
+        memory_model=ModelMemory.from_settings(settings),  # C-40
     )
 
     def report(ran: int, sweep: Any) -> None:

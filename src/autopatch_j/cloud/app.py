@@ -15,6 +15,7 @@ from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from autopatch_j.cloud.model_memory import ModelMemory
     from autopatch_j.cloud.settings import CloudSettings
 
 
@@ -24,9 +25,17 @@ def create_app(
     engine: Engine | None = None,
     clock: Clock = utc_now,
     quotas: QuotaLookup | None = None,
+    memory_model: ModelMemory | None = None,
 ) -> FastAPI:
     """Build the API; pass `engine` to share one (tests), otherwise it is made from `settings.db`."""
-    from autopatch_j.cloud.api import errors, routes_admin, routes_projects, routes_tasks, routes_users
+    from autopatch_j.cloud.api import (
+        errors,
+        routes_admin,
+        routes_conversations,  # C-43 (issue 14)
+        routes_projects,
+        routes_tasks,
+        routes_users,
+    )
     from autopatch_j.cloud.api.body_limit import BodyLimit
 
     owned = engine is None
@@ -48,9 +57,10 @@ def create_app(
     app.state.clock = clock
     app.state.quotas = quotas or DbQuotas()
     app.state.settings = settings
+    app.state.memory_model = memory_model  # C-40; the CLI builds it with ModelMemory.from_settings
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # outermost of ours: before auth
     app.include_router(routes_users.health_router)
-    for module in (routes_users, routes_projects, routes_tasks, routes_admin):
+    for module in (routes_users, routes_projects, routes_tasks, routes_admin, routes_conversations):
         app.include_router(module.router)
     return app

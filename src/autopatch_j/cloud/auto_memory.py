@@ -19,23 +19,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from autopatch_j.cloud import audit
+from autopatch_j.cloud.conversation_control import combine, with_conversation_controls
 from autopatch_j.cloud.db import insert_ignore, read_tx, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError, StorageError
 from autopatch_j.cloud.injection import strip_blocks
-from autopatch_j.cloud.memory_settings import AutoMemorySettings, effective, settings_from_row
+from autopatch_j.cloud.memory_settings import AutoMemorySettings, settings_from_row
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.tables import (
     auto_memory_log,
+    auto_memory_model_runs,
     auto_memory_settings,
+    conversation_memory_controls,
     identity_memories,
     projects,
     task_auto_memory_flags,
@@ -43,6 +46,9 @@ from autopatch_j.cloud.tables import (
     task_followups,
     tasks,
 )
+
+if TYPE_CHECKING:  # issue 14 (C-40): the model path is passed in, never imported at runtime here
+    from autopatch_j.cloud.model_memory import ModelMemory
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +94,7 @@ class Candidate:
     settings: AutoMemorySettings
     generate_flag: bool | None
     logged: tuple[str, str] | None
+    conversation_generate: bool | None = None  # C-43: the conversation's switch (None = follow)
 
 
 @dataclass(slots=True)
@@ -97,18 +104,24 @@ class SweepReport:
     skipped: dict[int, Reason] = field(default_factory=dict)
     last_task_id: int | None = None  # the highest task id scanned (the next batch starts after it)
     complete: bool = True  # False when `limit` cut the scan short
+    fallbacks: dict[int, str] = field(default_factory=dict)  # C-40: task → `model_fallback:<reason>`
 
 
 def _generating() -> sa.ColumnElement[bool]:
-    """Gate 1 in SQL: the task flag beats the user setting (no settings row = off)."""
+    """Gate 1 in SQL, as a superset: the task flag on, or no flag and the user setting on, or the user
+    owns a conversation with generation on (C-43; `check_gates` then decides per task)."""
     flag = task_auto_memory_flags.c.generate_memories
-    return sa.or_(flag == 1, sa.and_(flag.is_(None), auto_memory_settings.c.generate_memories == 1))
+    conversation_on = sa.exists().where(
+        conversation_memory_controls.c.user_id == tasks.c.user_id,
+        conversation_memory_controls.c.generate_memories == 1,
+    )
+    return sa.or_(flag == 1, sa.and_(flag.is_(None), auto_memory_settings.c.generate_memories == 1), conversation_on)
 
 
 def check_gates(candidate: Candidate, *, now: datetime, force: bool) -> Reason | None:
     """Gates 1–4 in order (C-21); the quota gate needs a lookup and is `check_quota`."""
     s = candidate.settings
-    if not effective(candidate.generate_flag, s.generate_memories):
+    if not combine(candidate.generate_flag, candidate.conversation_generate, s.generate_memories):  # C-43
         return Reason.GENERATE_DISABLED
     if not force:
         terminal_at = candidate.finished_at or candidate.updated_at
@@ -195,6 +208,7 @@ def _candidates(
             .outerjoin(auto_memory_log, auto_memory_log.c.task_id == tasks.c.id)
         )
         .where(tasks.c.status == TaskStatus.COMPLETED, ~has_memory, tasks.c.id > after_task_id)
+        .where(~sa.exists().where(auto_memory_model_runs.c.task_id == tasks.c.id))  # C-40: the model ran
         .order_by(tasks.c.id)
     )
     if user_id is not None:
@@ -236,6 +250,7 @@ def process_auto_memories(
     only_generating: bool = False,
     after_task_id: int = 0,
     limit: int | None = None,
+    model: ModelMemory | None = None,
 ) -> SweepReport:
     """One extraction sweep over completed tasks (all users, or only `user_id`'s).
 
@@ -247,8 +262,11 @@ def process_auto_memories(
     now = clock()
     report = SweepReport()
     with read_tx(engine) as conn:
-        candidates = _candidates(
-            conn, user_id=user_id, only_generating=only_generating, after_task_id=after_task_id, limit=limit
+        candidates = with_conversation_controls(  # C-43
+            conn,
+            _candidates(
+                conn, user_id=user_id, only_generating=only_generating, after_task_id=after_task_id, limit=limit
+            ),
         )
     report.scanned = len(candidates)
     report.last_task_id = candidates[-1].task_id if candidates else None
@@ -266,13 +284,32 @@ def process_auto_memories(
         else:
             report.skipped[cand.task_id] = reason
     _log_skips(engine, candidates, report.skipped, now=now)
-    ordered = sorted(eligible, key=lambda c: (c.project_id, c.task_id))  # one lock order: no deadlocks
+    deterministic: list[tuple[Candidate, str | None]] = []
+    budget = model.budget(engine) if model is not None else None
+    for cand in eligible:
+        if model is None or budget is None or not model.wanted(cand.settings):
+            deterministic.append((cand, None))
+            continue
+        try:  # -- C-40 (issue 14): the model path first when the user names a model; else deterministic
+            result = model.run(engine, cand, now=now, budget=budget)
+        except (SQLAlchemyError, StorageError) as exc:  # one task's trouble must not stop the sweep
+            log.warning("auto memory: model extraction of task %s failed, will retry: %s", cand.task_id, exc)
+            continue
+        if result.fallback is None:
+            if result.memory_ids:
+                report.extracted.append(cand.task_id)
+            continue
+        report.fallbacks[cand.task_id] = f"model_fallback:{result.fallback.value}"
+        deterministic.append((cand, report.fallbacks[cand.task_id]))
+    ordered = sorted(deterministic, key=lambda cr: (cr[0].project_id, cr[0].task_id))  # one lock order
     for start in range(0, len(ordered), EXTRACT_CHUNK):
         chunk = ordered[start : start + EXTRACT_CHUNK]
         try:
             report.extracted.extend(_extract_chunk(engine, chunk, now=now))
         except (SQLAlchemyError, StorageError) as exc:  # one chunk's trouble must not stop the sweep
-            log.warning("auto memory: extraction of tasks %s failed, will retry: %s", [c.task_id for c in chunk], exc)
+            log.warning(
+                "auto memory: extraction of tasks %s failed, will retry: %s", [c.task_id for c, _ in chunk], exc
+            )
     report.extracted.sort()
     return report
 
@@ -289,13 +326,14 @@ class _Prepared:
     content: str
 
 
-def _extract_chunk(engine: Engine, chunk: list[Candidate], *, now: datetime) -> list[int]:
-    """Store the memories of up to EXTRACT_CHUNK eligible tasks in one short write transaction; their
-    content is read and redacted first, outside it (issue 10: redaction never holds the write lock)."""
+def _extract_chunk(engine: Engine, chunk: list[tuple[Candidate, str | None]], *, now: datetime) -> list[int]:
+    """Store the memories of up to EXTRACT_CHUNK eligible tasks (each with an optional log reason, a
+    model fallback) in one short write transaction; their content is read and redacted first, outside
+    it (issue 10: redaction never holds the write lock)."""
     with read_tx(engine) as conn:
         rows = conn.execute(
             sa.select(tasks.c.id, *_TASK_STATE, tasks.c.prompt, tasks.c.goal, tasks.c.result_text).where(
-                tasks.c.id.in_([cand.task_id for cand in chunk])
+                tasks.c.id.in_([cand.task_id for cand, _ in chunk])
             )
         ).all()
     prepared = {
@@ -310,8 +348,9 @@ def _extract_chunk(engine: Engine, chunk: list[Candidate], *, now: datetime) -> 
     with write_tx(engine) as conn:
         return [
             cand.task_id
-            for cand in chunk
-            if cand.task_id in prepared and _extract(conn, cand, prepared[cand.task_id], now=now) is not None
+            for cand, reason in chunk
+            if cand.task_id in prepared
+            and _extract(conn, cand, prepared[cand.task_id], now=now, reason=reason) is not None
         ]
 
 
@@ -336,13 +375,13 @@ def _log_skips(engine: Engine, candidates: list[Candidate], skipped: dict[int, R
 
 
 def _log_row(
-    cand: Candidate, *, outcome: Outcome, reason: Reason, memory_id: int | None, now: datetime
+    cand: Candidate, *, outcome: Outcome, reason: str, memory_id: int | None, now: datetime
 ) -> dict[str, object]:
     return {
         "task_id": cand.task_id,
         "user_id": cand.user_id,
         "outcome": outcome.value,
-        "reason": reason.value,
+        "reason": str(reason),
         "memory_id": memory_id,
         "at": now,
     }
@@ -363,9 +402,20 @@ def _log_upsert(dialect_name: str) -> Any:
     )
 
 
-def _extract(conn: Connection, cand: Candidate, prep: _Prepared, *, now: datetime) -> int | None:
+def log_upsert_row(
+    conn: Connection, cand: Candidate, *, outcome: Outcome, reason: str, memory_id: int | None, now: datetime
+) -> None:
+    """Upsert the task's log row inside the caller's transaction (used by the model path, C-40)."""
+    conn.execute(
+        _log_upsert(conn.dialect.name), _log_row(cand, outcome=outcome, reason=reason, memory_id=memory_id, now=now)
+    )
+
+
+def _extract(
+    conn: Connection, cand: Candidate, prep: _Prepared, *, now: datetime, reason: str | None = None
+) -> int | None:
     """Store the memory for one eligible task; None if another sweep got there first (or the task
-    changed since its content was prepared)."""
+    changed since its content was prepared). `reason` overrides the log reason (a model fallback)."""
     source = str(cand.task_id)
     key, content = prep.key, prep.content
     conn.execute(sa.select(projects.c.id).where(projects.c.id == cand.project_id).with_for_update())
@@ -416,11 +466,8 @@ def _extract(conn: Connection, cand: Candidate, prep: _Prepared, *, now: datetim
     )
     if memory_id is None:  # pragma: no cover - the lock and re-check above make this a belt and braces
         return None
-    reason = Reason.EXTRACTED_SUPERSEDED if newer_exists else Reason.EXTRACTED
-    conn.execute(
-        _log_upsert(conn.dialect.name),
-        _log_row(cand, outcome=Outcome.EXTRACTED, reason=reason, memory_id=memory_id, now=now),
-    )
+    reason = reason or (Reason.EXTRACTED_SUPERSEDED if newer_exists else Reason.EXTRACTED)
+    log_upsert_row(conn, cand, outcome=Outcome.EXTRACTED, reason=reason, memory_id=memory_id, now=now)
     audit.record(
         conn,
         kind="auto_memory_extracted",

@@ -23,8 +23,9 @@ from enum import StrEnum
 
 from sqlalchemy.engine import Connection
 
+from autopatch_j.cloud.conversation_control import combine, control_for_task
 from autopatch_j.cloud.memories import project_memories, user_memories
-from autopatch_j.cloud.memory_settings import effective, get_flags, get_settings
+from autopatch_j.cloud.memory_settings import get_flags, get_settings
 from autopatch_j.cloud.queue import Claim
 from autopatch_j.cloud.records import Memory, Task
 from autopatch_j.cloud.tasks import has_subtasks
@@ -87,7 +88,8 @@ def plan(conn: Connection, *, claim: Claim, reader: MemoryReader = newest_memori
     base = Injection(prompt=claim.round_prompt, goal=task.goal)
     flags = get_flags(conn, task_id=task.id)
     settings = get_settings(conn, user_id=task.user_id)
-    if not effective(flags.use_memories, settings.use_memories):
+    conversation = control_for_task(conn, task.id).use_memories  # C-43: off is sticky, see combine()
+    if not combine(flags.use_memories, conversation, settings.use_memories):
         return _skip(base, SkipReason.USE_DISABLED)
     if task.round > 1:
         return _skip(base, SkipReason.CONTINUATION)

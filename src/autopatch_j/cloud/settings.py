@@ -45,6 +45,15 @@ class CloudSettings(BaseSettings):
     llm_timeout_seconds: float = Field(default=120.0, gt=0)
     llm_input_usd_per_token: float = Field(default=0.00000015, ge=0)
     llm_output_usd_per_token: float = Field(default=0.0000006, ge=0)
+    # C-40 (issue 14): the service's memory LLM (any OpenAI-compatible endpoint; unset = deterministic
+    # only) and the caps of model-written memories, checked before every call and failing closed.
+    memory_llm_base_url: str | None = None
+    memory_llm_api_key: str = Field(default="not-needed", repr=False)
+    memory_llm_timeout_seconds: float = Field(default=60.0, gt=0)
+    memory_sweep_max_tokens: int = Field(default=200_000, ge=0)
+    memory_sweep_max_usd: float = Field(default=0.50, ge=0)
+    memory_user_daily_max_tokens: int = Field(default=500_000, ge=0)
+    memory_user_daily_max_usd: float = Field(default=1.00, ge=0)
 
     @field_validator("db")
     @classmethod

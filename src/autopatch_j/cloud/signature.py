@@ -18,13 +18,17 @@ WORKER_PATH_MODULES = (
     "audit",
     "auto_memory",
     "clock",
+    "conversation_control",  # C-43 (issue 14)
     "db",
     "errors",
     "executors",
     "injection",
     "memories",
+    "memory_costs",  # C-40 (issue 14)
     "memory_settings",
     "process_guard",
+    "model_memory",  # C-40 (issue 14)
+    "model_memory_input",  # C-40 (issue 14)
     "projects",
     "queue",
     "quotas",

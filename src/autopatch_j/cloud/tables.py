@@ -219,3 +219,50 @@ audit_events = sa.Table(
     sa.Column("task_id", sa.Integer, nullable=True),
     sa.Column("detail", sa.Text, nullable=False),
 )
+
+# -- C-40 / C-43 (issue 14): model-written memories, their proof and cost, conversation controls ----
+
+identity_memory_sources = sa.Table(
+    "identity_memory_sources",
+    metadata,
+    sa.Column("memory_id", sa.Integer, sa.ForeignKey("identity_memories.id"), primary_key=True),
+    sa.Column("ordinal", sa.Integer, primary_key=True),
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), nullable=False, index=True),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("quote", sa.Text, nullable=False),
+    sa.CheckConstraint("role IN ('user', 'assistant')", name="role"),
+)
+
+auto_memory_model_runs = sa.Table(
+    "auto_memory_model_runs",
+    metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("outcome", sa.String(32), nullable=False),
+    sa.Column("memory_ids", sa.Text, nullable=False),
+    sa.Column("at", TS, nullable=False),
+)
+
+auto_memory_charges = sa.Table(
+    "auto_memory_charges",
+    metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("stage", sa.String(16), primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("model", sa.String(200), nullable=False),
+    sa.Column("tokens", sa.Integer, nullable=False),
+    sa.Column("cost_usd", sa.Float, nullable=False),
+    sa.Column("at", TS, nullable=False),
+    sa.Index("ix_auto_memory_charges_user_at", "user_id", "at"),
+)
+
+conversation_memory_controls = sa.Table(
+    "conversation_memory_controls",
+    metadata,
+    sa.Column("root_task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("use_memories", sa.Integer, nullable=True),
+    sa.Column("generate_memories", sa.Integer, nullable=True),
+    sa.Column("updated_at", TS, nullable=False),
+)

@@ -30,6 +30,7 @@ from autopatch_j.cloud.clock import Clock, utc_now
 from autopatch_j.cloud.db import read_tx, upsert, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError, StorageError
 from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult, Executor
+from autopatch_j.cloud.model_memory import ModelMemory
 from autopatch_j.cloud.queue import (
     DEFAULT_MAX_ATTEMPTS,
     Claim,
@@ -79,6 +80,7 @@ class Worker:
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         sweep_batch: int = 200,
         sweep_pass_seconds: float = 30.0,
+        memory_model: ModelMemory | None = None,
     ) -> None:
         self.engine = engine
         self.executor = executor
@@ -96,6 +98,7 @@ class Worker:
         self._sweep_after = 0  # the watermark: the next sweep batch reads task ids above it
         self._next_pass_at = 0.0  # monotonic time before which an idle worker starts no new pass
         self.code_changed = False
+        self.memory_model = memory_model  # C-40: model-written memories, None = deterministic only
 
     def run_one(self, stop: threading.Event | None = None) -> RunResult | None:
         """Claim one task and run it to a recorded outcome; None when the queue is empty."""
@@ -257,6 +260,7 @@ class Worker:
             only_generating=True,
             after_task_id=self._sweep_after,
             limit=self.sweep_batch,
+            model=self.memory_model,
         )
         if report.complete or report.last_task_id is None:
             self._sweep_after = 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 
 from autopatch_j.cloud import memories
 from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, UserDep
@@ -74,10 +74,17 @@ def put_my_settings(body: SettingsPatch, user: UserDep, engine: EngineDep, clock
 
 @router.post("/users/me/auto-memory/run", response_model=RunOut, tags=["auto memory"])
 def run_my_sweep(
-    user: UserDep, engine: EngineDep, clock: ClockDep, quotas: QuotasDep, body: RunIn | None = None
+    request: Request, user: UserDep, engine: EngineDep, clock: ClockDep, quotas: QuotasDep, body: RunIn | None = None
 ) -> RunOut:
     """Run the extraction sweep over the caller's tasks now; `force` skips idle/duration/length gates."""
-    report = process_auto_memories(engine, clock=clock, quotas=quotas, user_id=user.id, force=bool(body and body.force))
+    report = process_auto_memories(
+        engine,
+        clock=clock,
+        quotas=quotas,
+        user_id=user.id,
+        force=bool(body and body.force),
+        model=request.app.state.memory_model,  # C-40
+    )
     return RunOut(
         scanned=report.scanned,
         extracted=report.extracted,

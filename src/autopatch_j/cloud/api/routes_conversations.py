@@ -1,0 +1,73 @@
+"""The per-conversation memory control (C-43): `GET`/`POST /tasks/{id}/conversation-memory`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy.engine import Connection
+
+from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
+from autopatch_j.cloud.api.schemas import MAX_ID
+from autopatch_j.cloud.conversation_control import ConversationControl, combine, control_for_task, set_control
+from autopatch_j.cloud.db import read_tx, write_tx
+from autopatch_j.cloud.memory_settings import get_flags, get_settings
+from autopatch_j.cloud.projects import Permission
+from autopatch_j.cloud.tasks import visible_task
+
+router = APIRouter(tags=["auto memory"])
+TaskId = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+class ConversationIn(BaseModel):
+    """Any subset; `null` = follow the task flags and the user's settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    use_memories: bool | None = None
+    generate_memories: bool | None = None
+
+
+class ConversationOut(BaseModel):
+    root_task_id: int
+    use_memories: bool | None
+    generate_memories: bool | None
+    effective_use_memories: bool
+    effective_generate_memories: bool
+
+
+def _out(conn: Connection, task_id: int, user_id: int, control: ConversationControl) -> ConversationOut:
+    flags = get_flags(conn, task_id=task_id)
+    settings = get_settings(conn, user_id=user_id)
+    return ConversationOut(
+        root_task_id=control.root_task_id,
+        use_memories=control.use_memories,
+        generate_memories=control.generate_memories,
+        effective_use_memories=combine(flags.use_memories, control.use_memories, settings.use_memories),
+        effective_generate_memories=combine(
+            flags.generate_memories, control.generate_memories, settings.generate_memories
+        ),
+    )
+
+
+@router.get("/tasks/{task_id}/conversation-memory", response_model=ConversationOut)
+def get_conversation_memory(task_id: TaskId, user: UserDep, engine: EngineDep) -> ConversationOut:
+    """The control of the conversation this task belongs to, and what it means for this task."""
+    with read_tx(engine) as conn:
+        task = visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
+        return _out(conn, task.id, task.user_id, control_for_task(conn, task.id))
+
+
+@router.post("/tasks/{task_id}/conversation-memory", response_model=ConversationOut)
+def set_conversation_memory(
+    task_id: TaskId, body: ConversationIn, user: UserDep, engine: EngineDep, clock: ClockDep
+) -> ConversationOut:
+    """Turn memory use/generation on, off or back to follow (null) for the whole conversation
+    (owner only). Off is sticky: it beats every task flag of the conversation."""
+    with write_tx(engine) as conn:
+        control = set_control(
+            conn, user=user, task_id=task_id, changes=body.model_dump(exclude_unset=True), now=clock()
+        )
+        task = visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
+        return _out(conn, task.id, task.user_id, control)

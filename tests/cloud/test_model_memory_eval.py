@@ -1,0 +1,65 @@
+"""Issue 14 item 3: the canned-mode eval of the cloud extractor runs, holds its invariants, and its
+detectors can fail (a fabricated quote and a foreign task are counted)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import sqlalchemy as sa
+
+from autopatch_j.cloud.clock import FakeClock
+from autopatch_j.cloud.db import make_engine, write_tx
+from autopatch_j.cloud.schema import migrate
+from autopatch_j.cloud.tables import identity_memory_sources
+from autopatch_j.memory.quality.corpus import load_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "bench" / "cloud_memory_eval.py"
+
+
+def _module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("cloud_memory_eval", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["cloud_memory_eval"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_eval_holds_its_invariants_on_the_first_cases() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--json", "--limit", "12"], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["invariants_ok"] is True and report["invariants"]["model_memories"] > 0
+
+
+def test_the_detectors_count_a_fabricated_quote_and_a_foreign_task(tmp_path: Path) -> None:
+    evaluation = _module()
+    engine = make_engine(f"sqlite:///{tmp_path / 'e.sqlite3'}")
+    migrate(engine)
+    clock = FakeClock()
+    cases = [c for c in load_corpus().cases if c.category == "explicit_preference"][:2]
+    runners = [evaluation.CaseRunner(engine, clock, case, random.Random(1), 0.0) for case in cases]
+    for runner in runners:
+        runner.run()
+    assert evaluation.invariants(engine, runners)["illegal_provenance"] == 0
+    with write_tx(engine) as conn:
+        memory_id, ordinal = conn.execute(
+            sa.select(identity_memory_sources.c.memory_id, identity_memory_sources.c.ordinal)
+        ).first()  # type: ignore[misc]
+        conn.execute(
+            sa.update(identity_memory_sources)
+            .where(identity_memory_sources.c.memory_id == memory_id, identity_memory_sources.c.ordinal == ordinal)
+            .values(quote="never said", task_id=runners[1].off_task)
+        )
+    broken = evaluation.invariants(engine, runners)
+    assert broken["illegal_provenance"] >= 1 and broken["cross_repo_leakage"] >= 1
+    engine.dispose()
