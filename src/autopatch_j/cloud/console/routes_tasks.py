@@ -1,0 +1,105 @@
+"""Console pages for projects, their tasks and per-task auto-memory flags.
+
+Visibility comes from `projects.require` / `tasks.visible_task`, exactly as in the API: a
+non-member gets 404 for a project or task id, a viewer gets 403 when changing flags.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import Response
+from sqlalchemy.engine import Connection
+
+from autopatch_j.cloud import projects, tasks
+from autopatch_j.cloud.console.deps import ClockDep, EngineDep, PostedDep, SignedDep
+from autopatch_j.cloud.console.render import page
+from autopatch_j.cloud.console.routes import go
+from autopatch_j.cloud.db import read_tx, write_tx
+from autopatch_j.cloud.errors import InvalidInput
+from autopatch_j.cloud.injection import Injection, plan
+from autopatch_j.cloud.memory_settings import effective, get_flags, get_settings, set_flags
+from autopatch_j.cloud.projects import GRANTS, Permission
+from autopatch_j.cloud.queue import Claim
+from autopatch_j.cloud.records import Task
+
+router = APIRouter()
+ObjectId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+FLAG_CHOICES = {"follow": None, "on": True, "off": False}
+
+
+@router.get("/projects")
+def projects_page(request: Request, signed: SignedDep, engine: EngineDep) -> Response:
+    """GET /projects: `projects.list_projects`."""
+    with read_tx(engine) as conn:
+        rows = projects.list_projects(conn, user=signed.user)
+    return page(request, "projects.html", user=signed.user, csrf=signed.session.csrf, rows=rows)
+
+
+@router.get("/projects/{project_id}")
+def project_page(request: Request, project_id: ObjectId, signed: SignedDep, engine: EngineDep) -> Response:
+    """GET /projects/{id}/tasks: `tasks.list_tasks` (needs `view`; 404 for non-members)."""
+    with read_tx(engine) as conn:
+        listed = tasks.list_tasks(conn, user=signed.user, project_id=project_id, limit=200, offset=0)
+        role = projects.require(conn, user=signed.user, project_id=project_id, permission=Permission.VIEW)
+        project = next(p for p, _ in projects.list_projects(conn, user=signed.user) if p.id == project_id)
+    return page(
+        request, "project.html", user=signed.user, csrf=signed.session.csrf, project=project, role=role, tasks=listed
+    )
+
+
+def preview_injection(conn: Connection, task: Task) -> Injection:
+    """What the worker's `injection.plan` would hand the executor for this round if it ran now."""
+    claim = Claim(
+        task=task,
+        round_prompt=tasks.round_prompt(conn, task_id=task.id, round_no=task.round),
+        worker_id="console-preview",
+        attempt=1,
+    )
+    return plan(conn, claim=claim)
+
+
+@router.get("/tasks/{task_id}")
+def task_page(request: Request, task_id: ObjectId, signed: SignedDep, engine: EngineDep) -> Response:
+    """GET /tasks/{id} (`tasks.visible_task`), its flags, and — for its owner only — the effective prompt."""
+    with read_tx(engine) as conn:
+        task = tasks.visible_task(conn, user=signed.user, task_id=task_id, permission=Permission.VIEW)
+        role = projects.require(conn, user=signed.user, project_id=task.project_id, permission=Permission.VIEW)
+        flags = get_flags(conn, task_id=task.id)
+        owner = task.user_id == signed.user.id
+        # The injected block carries the owner's user-level memories: never shown to anyone else.
+        injected = preview_injection(conn, task) if owner else None
+        mine = get_settings(conn, user_id=signed.user.id) if owner else None
+    resolved = None
+    if mine is not None:
+        resolved = {
+            "use_memories": effective(flags.use_memories, mine.use_memories),
+            "generate_memories": effective(flags.generate_memories, mine.generate_memories),
+        }
+    return page(
+        request,
+        "task.html",
+        user=signed.user,
+        csrf=signed.session.csrf,
+        task=task,
+        flags=flags,
+        owner=owner,
+        can_edit=Permission.CREATE_TASK in GRANTS[role],
+        injected=injected,
+        resolved=resolved,
+    )
+
+
+@router.post("/tasks/{task_id}/flags")
+def save_flags(request: Request, task_id: ObjectId, post: PostedDep, engine: EngineDep, clock: ClockDep) -> Response:
+    """Same call as POST /tasks/{id}/auto-memory-flags: `memory_settings.set_flags`."""
+    changes = {}
+    for name in ("use_memories", "generate_memories"):
+        choice = post.form.get(name, "follow")
+        if choice not in FLAG_CHOICES:
+            raise InvalidInput(f"{name} must be one of follow, on, off.")
+        changes[name] = FLAG_CHOICES[choice]
+    with write_tx(engine) as conn:
+        set_flags(conn, user=post.user, task_id=task_id, changes=changes, now=clock())
+    return go(request, f"/tasks/{task_id}")
