@@ -92,6 +92,7 @@ def settings_page(request: Request, signed: SignedDep, engine: EngineDep, saved:
         values=current.model_dump(),
         errors={},
         message="Settings saved." if saved else None,
+        failed=False,
     )
 
 
@@ -133,6 +134,7 @@ def save_settings(request: Request, post: PostedDep, engine: EngineDep, clock: C
             csrf=post.session.csrf,
             values=shown,
             errors=field_errors(exc),
+            failed=True,
             message=str(exc),
         )
     return go(request, "/settings?saved=1")
