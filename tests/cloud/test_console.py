@@ -254,3 +254,29 @@ def test_run_button_sweeps_like_the_api(world: World, client: TestClient, alice:
 def test_static_css_is_served_from_the_package(client: TestClient) -> None:
     response = client.get("/console/static/console.css")
     assert response.status_code == 200 and "mark.redacted" in response.text
+
+
+def test_members_page_for_project_admins(world: World, client: TestClient, alice: Actor) -> None:
+    bob, carol = world.user("bob"), world.user("carol")
+    project = world.project(alice, name="team")
+    csrf = sign_in(client, alice.token)
+    path = f"/console/projects/{project.id}/members"
+    assert post(client, path, csrf, user_id=str(bob.user.id), role="viewer").status_code == 303
+    assert post(client, path, csrf, user_id=str(bob.user.id), role="member").status_code == 303
+    api_roles = {p["id"]: p["role"] for p in Api(client, bob.token)("GET", "/projects").json()}
+    assert api_roles == {project.id: "member"}
+    missing = post(client, path, csrf, user_id="999999", role="member")
+    assert missing.status_code == 404 and "the user does not exist." in missing.text
+    own = post(client, path, csrf, user_id=str(alice.user.id), role="viewer")
+    assert own.status_code == 422 and "an admin cannot lower their own role." in own.text
+    bad = post(client, path, csrf, user_id="abc", role="owner")
+    assert bad.status_code == 422 and "positive whole number" in bad.text
+    html = client.get(path).text
+    assert "bob" in html and 'value="member" selected' in html
+    with TestClient(make_app(world), follow_redirects=False) as other:
+        bob_csrf = sign_in(other, bob.token)
+        assert other.get(path).status_code == 403
+        assert post(other, path, bob_csrf, user_id=str(bob.user.id), role="admin").status_code == 403
+        other.cookies.clear()
+        sign_in(other, carol.token)
+        assert other.get(path).status_code == 404

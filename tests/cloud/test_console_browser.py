@@ -257,3 +257,25 @@ def test_negative_cases(site: str, browser: Any, world: World, alice: Actor) -> 
     assert "alice only" not in browser.find_element(*by("main")).text
     browser.get(f"{site}/console/projects/{hidden.id}")
     assert "does not exist or is not visible to you" in browser.find_element(*by("[role=alert]")).text
+
+
+def test_admin_adds_a_member_and_changes_a_role(
+    site: str, browser: Any, world: World, alice: Actor, shots: Path
+) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    bob = world.user("bob")
+    project = world.project(alice, name="payments")
+    sign_in(browser, site, alice.token)
+    browser.get(f"{site}/console/projects/{project.id}")
+    click_and_wait(browser, "main p a[href$='/members']")
+    browser.find_element(*by("#new-user")).send_keys(str(bob.user.id))
+    Select(browser.find_element(*by("#new-role"))).select_by_value("viewer")
+    click_and_wait(browser, "form.card button")
+    Select(browser.find_element(*by(f"#role-{bob.user.id}"))).select_by_value("member")
+    click_and_wait(browser, f"tr:has(#role-{bob.user.id}) button")
+    assert [p["role"] for p in api_get(site, bob.token, "/projects")] == ["member"]
+    browser.find_element(*by("#new-user")).send_keys("424242")
+    click_and_wait(browser, "form.card button")
+    assert browser.find_element(*by("[role=alert]")).text == "the user does not exist."
+    shoot(browser, shots / "members.png")

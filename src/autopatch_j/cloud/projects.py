@@ -6,6 +6,7 @@ A non-member gets NotFound (no existence leak); a member lacking the permission 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
@@ -93,3 +94,22 @@ def set_member(conn: Connection, *, actor: User, project_id: int, user_id: int, 
     audit.record(
         conn, kind="member_set", at=now, user_id=actor.id, project_id=project_id, member=user_id, role=role.value
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    user_id: int
+    name: str
+    role: Role
+
+
+def list_members(conn: Connection, *, actor: User, project_id: int) -> list[Member]:
+    """The project's members with their names and roles; needs `admin` on the project (C-42 console)."""
+    require(conn, user=actor, project_id=project_id, permission=Permission.ADMIN)
+    rows = conn.execute(
+        sa.select(project_members.c.user_id, users.c.name, project_members.c.role)
+        .join(users, users.c.id == project_members.c.user_id)
+        .where(project_members.c.project_id == project_id)
+        .order_by(project_members.c.user_id)
+    )
+    return [Member(user_id=row.user_id, name=row.name, role=Role(row.role)) for row in rows]

@@ -10,19 +10,20 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from autopatch_j.cloud import projects, tasks
+from autopatch_j.cloud.api.errors import message, status_for
 from autopatch_j.cloud.console.deps import ClockDep, EngineDep, PostedDep, SignedDep
 from autopatch_j.cloud.console.render import page
 from autopatch_j.cloud.console.routes import go
 from autopatch_j.cloud.db import read_tx, write_tx
-from autopatch_j.cloud.errors import InvalidInput
+from autopatch_j.cloud.errors import InvalidInput, NotFound
 from autopatch_j.cloud.injection import Injection, plan
 from autopatch_j.cloud.memory_settings import effective, get_flags, get_settings, set_flags
 from autopatch_j.cloud.projects import GRANTS, Permission
 from autopatch_j.cloud.queue import Claim
-from autopatch_j.cloud.records import Task
+from autopatch_j.cloud.records import Role, Task, User
 
 router = APIRouter()
 ObjectId = Annotated[int, Path(ge=1, le=2**31 - 1)]
@@ -103,3 +104,60 @@ def save_flags(request: Request, task_id: ObjectId, post: PostedDep, engine: Eng
     with write_tx(engine) as conn:
         set_flags(conn, user=post.user, task_id=task_id, changes=changes, now=clock())
     return go(request, f"/tasks/{task_id}")
+
+
+def _members_page(
+    request: Request, engine: Engine, *, user: User, csrf: str, project_id: int, error: str | None, status_code: int
+) -> Response:
+    with read_tx(engine) as conn:
+        members = projects.list_members(conn, actor=user, project_id=project_id)
+        project = next(p for p, _ in projects.list_projects(conn, user=user) if p.id == project_id)
+    return page(
+        request,
+        "members.html",
+        status_code=status_code,
+        user=user,
+        csrf=csrf,
+        project=project,
+        members=members,
+        roles=[r.value for r in Role],
+        error=error,
+    )
+
+
+@router.get("/projects/{project_id}/members")
+def members_page(request: Request, project_id: ObjectId, signed: SignedDep, engine: EngineDep) -> Response:
+    """Project admins only (`projects.list_members` needs `admin`; 404 for non-members, 403 otherwise)."""
+    return _members_page(
+        request, engine, user=signed.user, csrf=signed.session.csrf, project_id=project_id, error=None, status_code=200
+    )
+
+
+@router.post("/projects/{project_id}/members")
+def save_member(
+    request: Request, project_id: ObjectId, post: PostedDep, engine: EngineDep, clock: ClockDep
+) -> Response:
+    """Same call as POST /projects/{id}/members: `projects.set_member` (add, or change a role)."""
+    raw_id, raw_role = post.form.get("user_id", "").strip(), post.form.get("role", "")
+    try:
+        if not raw_id.isdigit() or not 1 <= int(raw_id) <= 2**31 - 1:
+            raise InvalidInput("the user id must be a positive whole number.")
+        if raw_role not in {r.value for r in Role}:
+            raise InvalidInput("the role must be viewer, member or admin.")
+        with write_tx(engine) as conn:
+            projects.set_member(
+                conn, actor=post.user, project_id=project_id, user_id=int(raw_id), role=Role(raw_role), now=clock()
+            )
+    except (InvalidInput, NotFound) as exc:
+        with read_tx(engine) as conn:  # a non-admin or non-member still gets the API's 403/404 here
+            projects.require(conn, user=post.user, project_id=project_id, permission=Permission.ADMIN)
+        return _members_page(
+            request,
+            engine,
+            user=post.user,
+            csrf=post.session.csrf,
+            project_id=project_id,
+            error=message(exc),
+            status_code=status_for(exc),
+        )
+    return go(request, f"/projects/{project_id}/members")
