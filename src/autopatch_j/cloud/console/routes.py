@@ -11,8 +11,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
+from sqlalchemy.engine import Engine
+from starlette.concurrency import run_in_threadpool
 
 from autopatch_j.cloud import memories, projects
+from autopatch_j.cloud.api.schemas import MAX_ID
 from autopatch_j.cloud.auto_memory import Outcome, Reason, log_for_user, process_auto_memories
 from autopatch_j.cloud.console import csrf
 from autopatch_j.cloud.console.deps import ClockDep, EngineDep, PostedDep, QuotasDep, SignedDep, sessions
@@ -22,10 +25,11 @@ from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.errors import InvalidInput, Unauthorized
 from autopatch_j.cloud.memory_settings import SETTING_COLUMNS, get_settings, update_settings
 from autopatch_j.cloud.projects import GRANTS, Permission
+from autopatch_j.cloud.records import User
 from autopatch_j.cloud.users import user_for_token
 
 router = APIRouter()
-MemoryId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+MemoryId = Annotated[int, Path(ge=1, le=MAX_ID)]
 SWITCHES = ("generate_memories", "use_memories", "disable_on_external_context")
 OPTIONAL_TEXT = ("extract_model", "consolidation_model")
 
@@ -52,6 +56,11 @@ def _sign_in_page(request: Request, *, error: str | None, status_code: int) -> R
     return response
 
 
+def _user_for_token(engine: Engine, token: str) -> User:
+    with read_tx(engine) as conn:
+        return user_for_token(conn, token)
+
+
 @router.post("/sign-in")
 async def sign_in(request: Request, engine: EngineDep) -> Response:
     """Exchange an API token (checked by `users.user_for_token`, as the API does) for a session."""
@@ -59,8 +68,7 @@ async def sign_in(request: Request, engine: EngineDep) -> Response:
     form = await csrf.read_form(request)
     csrf.check_token(request.cookies.get(SIGN_IN_COOKIE, ""), form.get("csrf"))
     try:
-        with read_tx(engine) as conn:
-            user = user_for_token(conn, form.get("token", "").strip())
+        user = await run_in_threadpool(_user_for_token, engine, form.get("token", "").strip())
     except Unauthorized:
         return _sign_in_page(request, error="That API token is not valid.", status_code=401)
     sessions(request).drop(request.cookies.get(COOKIE))

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from autopatch_j.cloud import projects, tasks
 from autopatch_j.cloud.api.errors import message, status_for
+from autopatch_j.cloud.api.schemas import MAX_ID
 from autopatch_j.cloud.console.deps import ClockDep, EngineDep, PostedDep, SignedDep
 from autopatch_j.cloud.console.render import page
 from autopatch_j.cloud.console.routes import go
@@ -26,7 +27,7 @@ from autopatch_j.cloud.queue import Claim
 from autopatch_j.cloud.records import Role, Task, User
 
 router = APIRouter()
-ObjectId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+ObjectId = Annotated[int, Path(ge=1, le=MAX_ID)]
 FLAG_CHOICES = {"follow": None, "on": True, "off": False}
 
 
@@ -140,7 +141,7 @@ def save_member(
     """Same call as POST /projects/{id}/members: `projects.set_member` (add, or change a role)."""
     raw_id, raw_role = post.form.get("user_id", "").strip(), post.form.get("role", "")
     try:
-        if not raw_id.isdigit() or not 1 <= int(raw_id) <= 2**31 - 1:
+        if not raw_id.isdigit() or not 1 <= int(raw_id) <= MAX_ID:
             raise InvalidInput("the user id must be a positive whole number.")
         if raw_role not in {r.value for r in Role}:
             raise InvalidInput("the role must be viewer, member or admin.")
