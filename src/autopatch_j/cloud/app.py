@@ -63,4 +63,7 @@ def create_app(
     app.include_router(routes_users.health_router)
     for module in (routes_users, routes_projects, routes_tasks, routes_admin, routes_conversations):
         app.include_router(module.router)
+    from autopatch_j.cloud.console import create_console
+
+    app.mount("/console", create_console(engine=the_engine, clock=clock, quotas=app.state.quotas))
     return app

@@ -7,6 +7,7 @@ A project's creator can be demoted or removed by nobody but themselves (and cann
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
@@ -125,3 +126,22 @@ def remove_member(conn: Connection, *, actor: User, project_id: int, user_id: in
 
 def _creator(conn: Connection, project_id: int) -> int:
     return int(conn.execute(sa.select(projects.c.created_by).where(projects.c.id == project_id)).scalar_one())
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    user_id: int
+    name: str
+    role: Role
+
+
+def list_members(conn: Connection, *, actor: User, project_id: int) -> list[Member]:
+    """The project's members with their names and roles; needs `admin` on the project (C-42 console)."""
+    require(conn, user=actor, project_id=project_id, permission=Permission.ADMIN)
+    rows = conn.execute(
+        sa.select(project_members.c.user_id, users.c.name, project_members.c.role)
+        .join(users, users.c.id == project_members.c.user_id)
+        .where(project_members.c.project_id == project_id)
+        .order_by(project_members.c.user_id)
+    )
+    return [Member(user_id=row.user_id, name=row.name, role=Role(row.role)) for row in rows]
