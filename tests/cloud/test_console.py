@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from autopatch_j.cloud.auto_memory import process_auto_memories
 from autopatch_j.cloud.db import write_tx
-from autopatch_j.cloud.memories import create_project_memory, create_user_memory
+from autopatch_j.cloud.memories import clean_content, create_project_memory, create_user_memory
 from autopatch_j.cloud.records import Role
 from tests.cloud.api_support import Api, make_app
 from tests.cloud.console_support import csrf_of, post, sign_in
@@ -31,12 +31,13 @@ def alice(world: World) -> Actor:
 
 def user_memory(world: World, who: Actor, content: str) -> int:
     with write_tx(world.engine) as conn:
-        return create_user_memory(conn, user=who.user, content=content, now=world.clock()).id
+        return create_user_memory(conn, user=who.user, content=clean_content(content), now=world.clock()).id
 
 
 def project_memory(world: World, who: Actor, project_id: int, content: str) -> int:
     with write_tx(world.engine) as conn:
-        return create_project_memory(conn, user=who.user, project_id=project_id, content=content, now=world.clock()).id
+        memory = clean_content(content)
+        return create_project_memory(conn, user=who.user, project_id=project_id, content=memory, now=world.clock()).id
 
 
 def set_cookie_headers(response: object) -> list[str]:
@@ -213,7 +214,8 @@ def test_flags_form_sets_flags_and_viewers_are_refused(world: World, client: Tes
         page = as_vic.get(f"/console/tasks/{task.id}").text
         assert "Save flags" not in page and "Your role cannot change them." in page
         response = post(as_vic, f"/console/tasks/{task.id}/flags", vic_csrf, use_memories="on")
-        assert response.status_code == 403 and "lacks the &#39;create_task&#39; permission" in response.text
+        # the API's own refusal: only the task's owner may set its flags (issue 10)
+        assert response.status_code == 403 and "set its auto-memory flags" in response.text
 
 
 def test_redaction_is_shown_as_such(world: World, client: TestClient, alice: Actor) -> None:
@@ -266,9 +268,12 @@ def test_members_page_for_project_admins(world: World, client: TestClient, alice
     api_roles = {p["id"]: p["role"] for p in Api(client, bob.token)("GET", "/projects").json()}
     assert api_roles == {project.id: "member"}
     missing = post(client, path, csrf, user_id="999999", role="member")
-    assert missing.status_code == 404 and "the user does not exist." in missing.text
+    # as the API (issue 10): an unknown id answers like a known one and stores nothing, so a project
+    # admin cannot probe which user ids exist
+    assert missing.status_code == 303
+    assert not [row for row in world.rows("project_members") if row["user_id"] == 999999]
     own = post(client, path, csrf, user_id=str(alice.user.id), role="viewer")
-    assert own.status_code == 422 and "an admin cannot lower their own role." in own.text
+    assert own.status_code == 409 and "an admin cannot lower their own role." in own.text  # as the API
     bad = post(client, path, csrf, user_id="abc", role="owner")
     assert bad.status_code == 422 and "positive whole number" in bad.text
     html = client.get(path).text

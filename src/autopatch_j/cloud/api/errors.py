@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -42,13 +44,19 @@ def status_for(exc: CloudError) -> int:
     return 500
 
 
+# pydantic names the branch of a union in `loc` (`idle_seconds.constrained-int`, `….none`): not a field
+_UNION_BRANCH = re.compile(r"^(none|int|float|str|bool|constrained-[\w-]+|[\w-]+\[.*\])$")
+
+
 def describe(exc: RequestValidationError) -> str:
-    parts = []
-    for error in exc.errors():
-        loc = [str(item) for item in error.get("loc", ()) if item not in ("body",)]
+    """One message per field: the branches of an optional field's union collapse into the field's own
+    error (a value that is not None always fails the None branch too; saying so helps nobody)."""
+    found: dict[str, str] = {}
+    for error in sorted(exc.errors(), key=lambda e: e.get("type") == "none_required"):
+        loc = [str(item) for item in error.get("loc", ()) if item != "body" and not _UNION_BRANCH.match(str(item))]
         where = ".".join(loc) or "body"
-        parts.append(f"{where}: {error.get('msg', 'invalid')}")
-    return "invalid request — " + "; ".join(parts[:5]) + "."
+        found.setdefault(where, f"{where}: {error.get('msg', 'invalid')}")
+    return "invalid request — " + "; ".join(list(found.values())[:5]) + "."
 
 
 def install(app: FastAPI) -> None:

@@ -239,6 +239,7 @@ def generate(*, seed: int = DEFAULT_SEED, per_side: int = DEFAULT_PER_SIDE) -> l
 def to_case(utterance: Utterance, index: int) -> Case:
     """The utterance as a corpus case (built as the corpus file would state it, then validated)."""
     steps = [{"user": user, "assistant": assistant} for user, assistant in utterance.turns]
+    case_id = f"gen-{index:04d}-{utterance.template}"
     memories: list[dict[str, Any]] = []
     if utterance.kind is not None:
         last = len(steps) - 1
@@ -246,12 +247,12 @@ def to_case(utterance: Utterance, index: int) -> Case:
         if utterance.proposal:
             sources.insert(0, {"turn": 0, "role": "assistant", "quote": utterance.proposal})
         content = utterance.proposal or steps[last]["user"]
-        memories.append(
-            {"key": "m1", "kind": utterance.kind, "sources": sources, "title": utterance.template, "content": content}
-        )
+        # the title is the case id: the cross-repo invariant pairs cases and looks for one's texts in the
+        # other, so a title shared by every case of a template would count as a leak it is not
+        memories.append({"key": "m1", "kind": utterance.kind, "sources": sources, "title": case_id, "content": content})
     return Case.model_validate(
         {
-            "id": f"gen-{index:04d}-{utterance.template}",
+            "id": case_id,
             "category": utterance.category,
             "language": utterance.language,
             "note": "generated",
