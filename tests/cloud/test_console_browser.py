@@ -13,9 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
+from autopatch_j.cloud.auto_memory import process_auto_memories
 from autopatch_j.cloud.db import write_tx
 from autopatch_j.cloud.executors import ScriptedExecutor
-from autopatch_j.cloud.memories import create_project_memory, create_user_memory
+from autopatch_j.cloud.memories import clean_content, create_project_memory, create_user_memory
 from autopatch_j.cloud.records import Role
 from autopatch_j.cloud.worker import Worker
 from tests.cloud.api_support import auth, make_app
@@ -150,7 +151,9 @@ def test_flags_and_the_log_after_a_worker_run(site: str, browser: Any, world: Wo
     world.flags(skipped, alice, generate_memories=False)
     worker = Worker(engine=world.engine, executor=ScriptedExecutor(), clock=world.clock, worker_id="w1")
     assert worker.run_one() is not None and worker.run_one() is not None
-    worker.sweep()
+    # the manual run (C-12) logs every task of the caller; the worker's own sweep reads only tasks with
+    # generation on (issue 10), so it would not log the skipped one
+    process_auto_memories(world.engine, clock=world.clock, user_id=alice.user.id)
     sign_in(browser, site, alice.token)
     browser.get(f"{site}/console/projects")
     click_and_wait(browser, "main table a")
@@ -182,7 +185,7 @@ def test_deleting_a_memory_and_redaction_shown(
     with write_tx(world.engine) as conn:
         keep = create_user_memory(conn, user=alice.user, content="Prefers pytest -x -q", now=world.clock())
         drop = create_user_memory(
-            conn, user=alice.user, content="Deploy key: token=ghp_abcdef123456", now=world.clock()
+            conn, user=alice.user, content=clean_content("Deploy key: token=ghp_abcdef123456"), now=world.clock()
         )
         create_project_memory(
             conn, user=alice.user, project_id=project.id, content="Money is in cents", now=world.clock()
@@ -277,5 +280,6 @@ def test_admin_adds_a_member_and_changes_a_role(
     assert [p["role"] for p in api_get(site, bob.token, "/projects")] == ["member"]
     browser.find_element(*by("#new-user")).send_keys("424242")
     click_and_wait(browser, "form.card button")
-    assert browser.find_element(*by("[role=alert]")).text == "the user does not exist."
+    # as the API (issue 10): an unknown id is answered like a known one and nothing is stored
+    assert "424242" not in browser.find_element(*by("main table")).text
     shoot(browser, shots / "members.png")
