@@ -36,8 +36,9 @@ def user_memory(world: World, who: Actor, content: str) -> int:
 
 def project_memory(world: World, who: Actor, project_id: int, content: str) -> int:
     with write_tx(world.engine) as conn:
-        memory = clean_content(content)
-        return create_project_memory(conn, user=who.user, project_id=project_id, content=memory, now=world.clock()).id
+        return create_project_memory(
+            conn, user=who.user, project_id=project_id, content=clean_content(content), now=world.clock()
+        ).id
 
 
 def set_cookie_headers(response: object) -> list[str]:
@@ -119,7 +120,9 @@ def test_invalid_settings_show_the_api_message_inline_and_write_nothing(client: 
     response = post(client, "/console/settings", csrf, idle_seconds="-5", min_rate_limit_remaining_percent="abc")
     assert response.status_code == 422
     api_answer = Api(client, alice.token)("PUT", "/users/me/auto-memory-settings", {"idle_seconds": -5}).json()
-    assert "idle_seconds: Input should be greater than or equal to 0" in api_answer["detail"]
+    assert (
+        "idle_seconds" in api_answer["detail"] and "Input should be greater than or equal to 0" in api_answer["detail"]
+    )
     assert 'id="idle_seconds-error">Input should be greater than or equal to 0<' in response.text
     assert 'id="min_rate_limit_remaining_percent-error">' in response.text
     assert 'aria-invalid="true"' in response.text
@@ -212,10 +215,11 @@ def test_flags_form_sets_flags_and_viewers_are_refused(world: World, client: Tes
     with TestClient(make_app(world), follow_redirects=False) as as_vic:
         vic_csrf = sign_in(as_vic, viewer.token)
         page = as_vic.get(f"/console/tasks/{task.id}").text
-        assert "Save flags" not in page and "Your role cannot change them." in page
+        assert "Save flags" not in page and "Only the task's owner" in page
         response = post(as_vic, f"/console/tasks/{task.id}/flags", vic_csrf, use_memories="on")
-        # the API's own refusal: only the task's owner may set its flags (issue 10)
-        assert response.status_code == 403 and "set its auto-memory flags" in response.text
+        assert (
+            response.status_code == 403 and "only the task&#39;s owner may set its auto-memory flags." in response.text
+        )
 
 
 def test_redaction_is_shown_as_such(world: World, client: TestClient, alice: Actor) -> None:
@@ -267,13 +271,11 @@ def test_members_page_for_project_admins(world: World, client: TestClient, alice
     assert post(client, path, csrf, user_id=str(bob.user.id), role="member").status_code == 303
     api_roles = {p["id"]: p["role"] for p in Api(client, bob.token)("GET", "/projects").json()}
     assert api_roles == {project.id: "member"}
-    missing = post(client, path, csrf, user_id="999999", role="member")
-    # as the API (issue 10): an unknown id answers like a known one and stores nothing, so a project
-    # admin cannot probe which user ids exist
-    assert missing.status_code == 303
-    assert not [row for row in world.rows("project_members") if row["user_id"] == 999999]
+    stored = world.rows("project_members")
+    missing = post(client, path, csrf, user_id="999999", role="member")  # same answer as the API: no probing
+    assert missing.status_code == 303 and world.rows("project_members") == stored
     own = post(client, path, csrf, user_id=str(alice.user.id), role="viewer")
-    assert own.status_code == 409 and "an admin cannot lower their own role." in own.text  # as the API
+    assert own.status_code == 409 and 'id="member-error">an admin cannot lower their own role.<' in own.text
     bad = post(client, path, csrf, user_id="abc", role="owner")
     assert bad.status_code == 422 and "positive whole number" in bad.text
     html = client.get(path).text
@@ -285,3 +287,123 @@ def test_members_page_for_project_admins(world: World, client: TestClient, alice
         other.cookies.clear()
         sign_in(other, carol.token)
         assert other.get(path).status_code == 404
+
+
+def test_an_admin_removes_a_member_through_the_api_function(world: World, client: TestClient, alice: Actor) -> None:
+    bob, carol = world.user("bob"), world.user("carol")
+    project = world.project(alice, name="team")
+    world.member(project, alice, bob, Role.MEMBER)
+    csrf = sign_in(client, alice.token)
+    members = f"/console/projects/{project.id}/members"
+    assert f'action="/console/projects/{project.id}/members/{bob.user.id}/remove"' in client.get(members).text
+    response = post(client, f"{members}/{bob.user.id}/remove", csrf)
+    assert response.status_code == 303 and response.headers["location"] == members
+    assert Api(client, bob.token)("GET", "/projects").json() == []
+    assert "bob" not in client.get(members).text
+    assert post(client, f"{members}/{bob.user.id}/remove", csrf).status_code == 303  # idempotent, like the API
+    with TestClient(make_app(world), follow_redirects=False) as other:
+        world.member(project, alice, bob, Role.MEMBER)
+        bob_csrf = sign_in(other, bob.token)  # a plain member is refused with the API's 403
+        assert post(other, f"{members}/{alice.user.id}/remove", bob_csrf).status_code == 403
+        other.cookies.clear()
+        carol_csrf = sign_in(other, carol.token)  # an outsider gets the API's 404
+        assert post(other, f"{members}/{bob.user.id}/remove", carol_csrf).status_code == 404
+    assert {row["user_id"] for row in world.rows("project_members")} == {alice.user.id, bob.user.id}
+
+
+def test_the_creator_cannot_be_removed_by_a_co_admin(world: World, client: TestClient, alice: Actor) -> None:
+    bob = world.user("bob")
+    project = world.project(alice, name="team")
+    world.member(project, alice, bob, Role.ADMIN)
+    members = f"/console/projects/{project.id}/members"
+    before = world.rows("project_members")
+    bob_csrf = sign_in(client, bob.token)
+    refused = post(client, f"{members}/{alice.user.id}/remove", bob_csrf)
+    assert refused.status_code == 403
+    assert 'id="member-error">the project&#39;s creator cannot be removed by another admin.<' in refused.text
+    assert "Members of team" in refused.text  # the members page again, with the message inline
+    client.cookies.clear()
+    alice_csrf = sign_in(client, alice.token)
+    leaving = post(client, f"{members}/{alice.user.id}/remove", alice_csrf)
+    assert leaving.status_code == 409 and "the project&#39;s creator cannot leave the project." in leaving.text
+    assert world.rows("project_members") == before
+
+
+def test_the_conversation_owner_sets_the_conversation_control(world: World, client: TestClient, alice: Actor) -> None:
+    project = world.project(alice)
+    first = world.task(project, alice, prompt="first")
+    second = world.task(project, alice, prompt="second")
+    world.followup(alice, first, second)
+    world.enable(alice)  # the owner's setting: use and generate on
+    csrf = sign_in(client, alice.token)
+    page = client.get(f"/console/tasks/{second.id}").text
+    assert "Save conversation control" in page and f"started by task #{first.id}" in page
+    assert 'id="effective-use_memories">on<' in page
+    path = f"/console/tasks/{second.id}/conversation-memory"
+    assert post(client, path, csrf, use_memories="off", generate_memories="follow").status_code == 303
+    api = Api(client, alice.token)("GET", f"/tasks/{first.id}/conversation-memory").json()
+    assert api["root_task_id"] == first.id and api["use_memories"] is False and api["generate_memories"] is None
+    assert api["effective_use_memories"] is False and api["effective_generate_memories"] is True
+    page = client.get(f"/console/tasks/{second.id}").text
+    assert 'id="effective-use_memories">off<' in page and 'id="effective-generate_memories">on<' in page
+    assert '<option value="off" selected>Off for this conversation' in page
+    assert post(client, path, csrf, use_memories="never").status_code == 422
+
+
+def test_only_the_conversation_owner_may_change_it(world: World, client: TestClient, alice: Actor) -> None:
+    bob = world.user("bob")
+    project = world.project(alice)
+    world.member(project, alice, bob, Role.ADMIN)
+    task = world.task(project, alice)
+    alice_csrf = sign_in(client, alice.token)
+    assert (
+        post(client, f"/console/tasks/{task.id}/conversation-memory", alice_csrf, generate_memories="off").status_code
+        == 303
+    )
+    before = world.rows("conversation_memory_controls")
+    with TestClient(make_app(world), follow_redirects=False) as as_bob:
+        bob_csrf = sign_in(as_bob, bob.token)
+        page = as_bob.get(f"/console/tasks/{task.id}").text
+        assert "Save conversation control" not in page and "Only the conversation's owner can change this." in page
+        assert 'id="effective-generate_memories">off<' in page
+        response = post(as_bob, f"/console/tasks/{task.id}/conversation-memory", bob_csrf, generate_memories="on")
+        assert response.status_code == 403 and "only the owner of the conversation" in response.text
+    assert world.rows("conversation_memory_controls") == before
+
+
+def test_the_new_forms_need_the_csrf_token_and_this_origin(world: World, client: TestClient, alice: Actor) -> None:
+    bob = world.user("bob")
+    project = world.project(alice)
+    world.member(project, alice, bob, Role.MEMBER)
+    task = world.task(project, alice)
+    csrf = sign_in(client, alice.token)
+    remove = f"/console/projects/{project.id}/members/{bob.user.id}/remove"
+    control = f"/console/tasks/{task.id}/conversation-memory"
+    members, controls = world.rows("project_members"), world.rows("conversation_memory_controls")
+    for path, fields in ((remove, {"x": "1"}), (control, {"use_memories": "off"})):
+        assert client.post(path, data=fields).status_code == 403
+        assert client.post(path, data={"csrf": "guess", **fields}).status_code == 403
+        cross = client.post(path, data={"csrf": csrf, **fields}, headers={"Origin": "https://evil.example"})
+        assert cross.status_code == 403
+        assert (
+            client.post(path, data={"csrf": csrf, **fields}, headers={"Sec-Fetch-Site": "cross-site"}).status_code
+            == 403
+        )
+    assert world.rows("project_members") == members and world.rows("conversation_memory_controls") == controls
+    assert (
+        post(client, remove, csrf).status_code == 303
+        and post(client, control, csrf, use_memories="off").status_code == 303
+    )
+    assert world.rows("project_members") != members and world.rows("conversation_memory_controls") != controls
+
+
+def test_the_creator_cannot_be_demoted_by_a_co_admin(world: World, client: TestClient, alice: Actor) -> None:
+    bob = world.user("bob")
+    project = world.project(alice, name="team")
+    world.member(project, alice, bob, Role.ADMIN)
+    before = world.rows("project_members")
+    csrf = sign_in(client, bob.token)
+    refused = post(client, f"/console/projects/{project.id}/members", csrf, user_id=str(alice.user.id), role="viewer")
+    assert refused.status_code == 403
+    assert 'id="member-error">the project&#39;s creator cannot be demoted by another admin.<' in refused.text
+    assert world.rows("project_members") == before

@@ -13,7 +13,6 @@ from typing import Any
 import httpx
 import pytest
 
-from autopatch_j.cloud.auto_memory import process_auto_memories
 from autopatch_j.cloud.db import write_tx
 from autopatch_j.cloud.executors import ScriptedExecutor
 from autopatch_j.cloud.memories import clean_content, create_project_memory, create_user_memory
@@ -151,9 +150,7 @@ def test_flags_and_the_log_after_a_worker_run(site: str, browser: Any, world: Wo
     world.flags(skipped, alice, generate_memories=False)
     worker = Worker(engine=world.engine, executor=ScriptedExecutor(), clock=world.clock, worker_id="w1")
     assert worker.run_one() is not None and worker.run_one() is not None
-    # the manual run (C-12) logs every task of the caller; the worker's own sweep reads only tasks with
-    # generation on (issue 10), so it would not log the skipped one
-    process_auto_memories(world.engine, clock=world.clock, user_id=alice.user.id)
+    worker.sweep()
     sign_in(browser, site, alice.token)
     browser.get(f"{site}/console/projects")
     click_and_wait(browser, "main table a")
@@ -161,6 +158,9 @@ def test_flags_and_the_log_after_a_worker_run(site: str, browser: Any, world: Wo
     assert len(rows) == 2 and all("completed" in row.text for row in rows)
     shoot(browser, shots / "project.png")
     browser.get(f"{site}/console/log")
+    # the worker's sweep reads generating candidates only; the console's run button sweeps all of yours
+    assert f"#{skipped.id}" not in browser.find_element(*by("main table")).text
+    click_and_wait(browser, "form[action$='/log/run'] button")
     log_text = browser.find_element(*by("main table")).text
     assert f"#{kept.id}" in log_text and "extracted" in log_text and "generate_disabled" in log_text
     Select(browser.find_element(*by("#reason"))).select_by_value("generate_disabled")
@@ -171,10 +171,16 @@ def test_flags_and_the_log_after_a_worker_run(site: str, browser: Any, world: Wo
     browser.get(f"{site}/console/tasks/{kept.id}")
     Select(browser.find_element(*by("#use_memories"))).select_by_value("off")
     Select(browser.find_element(*by("#generate_memories"))).select_by_value("on")
-    click_and_wait(browser, "main form.card button")
+    click_and_wait(browser, "form[action$='/flags'] button")
     assert Select(browser.find_element(*by("#use_memories"))).first_selected_option.get_attribute("value") == "off"
     [row] = [r for r in world.rows("task_auto_memory_flags") if r["task_id"] == kept.id]
     assert row["use_memories"] == 0 and row["generate_memories"] == 1
+    assert browser.find_element(*by("#effective-generate_memories")).text == "on"
+    Select(browser.find_element(*by("#conversation-generate_memories"))).select_by_value("off")
+    click_and_wait(browser, "form[action$='/conversation-memory'] button")
+    assert browser.find_element(*by("#effective-generate_memories")).text == "off"  # off at the conversation wins
+    control = api_get(site, alice.token, f"/tasks/{kept.id}/conversation-memory")
+    assert control["generate_memories"] is False and control["effective_generate_memories"] is False
     shoot(browser, shots / "task.png")
 
 
@@ -183,12 +189,14 @@ def test_deleting_a_memory_and_redaction_shown(
 ) -> None:
     project = world.project(alice, name="payments")
     with write_tx(world.engine) as conn:
-        keep = create_user_memory(conn, user=alice.user, content="Prefers pytest -x -q", now=world.clock())
+        keep = create_user_memory(
+            conn, user=alice.user, content=clean_content("Prefers pytest -x -q"), now=world.clock()
+        )
         drop = create_user_memory(
             conn, user=alice.user, content=clean_content("Deploy key: token=ghp_abcdef123456"), now=world.clock()
         )
         create_project_memory(
-            conn, user=alice.user, project_id=project.id, content="Money is in cents", now=world.clock()
+            conn, user=alice.user, project_id=project.id, content=clean_content("Money is in cents"), now=world.clock()
         )
     sign_in(browser, site, alice.token)
     redacted = browser.find_element(*by(f"#memory-{drop.id} mark.redacted"))
@@ -227,7 +235,9 @@ def test_negative_cases(site: str, browser: Any, world: World, alice: Actor) -> 
     hostile = '<script>alert(1)</script> "><img src=x onerror=alert(2)> javascript:alert(3)'
     world.task(project, alice, prompt=hostile)
     with write_tx(world.engine) as conn:
-        secret = create_user_memory(conn, user=alice.user, content="alice only: " + hostile, now=world.clock())
+        secret = create_user_memory(
+            conn, user=alice.user, content=clean_content("alice only: " + hostile), now=world.clock()
+        )
     sign_in(browser, site, alice.token)
     for path in ("/console/memories", f"/console/projects/{project.id}"):
         browser.get(site + path)
@@ -262,12 +272,12 @@ def test_negative_cases(site: str, browser: Any, world: World, alice: Actor) -> 
     assert "does not exist or is not visible to you" in browser.find_element(*by("[role=alert]")).text
 
 
-def test_admin_adds_a_member_and_changes_a_role(
+def test_admin_adds_changes_and_removes_members(
     site: str, browser: Any, world: World, alice: Actor, shots: Path
 ) -> None:
     from selenium.webdriver.support.ui import Select
 
-    bob = world.user("bob")
+    bob, carol = world.user("bob"), world.user("carol")
     project = world.project(alice, name="payments")
     sign_in(browser, site, alice.token)
     browser.get(f"{site}/console/projects/{project.id}")
@@ -276,10 +286,15 @@ def test_admin_adds_a_member_and_changes_a_role(
     Select(browser.find_element(*by("#new-role"))).select_by_value("viewer")
     click_and_wait(browser, "form.card button")
     Select(browser.find_element(*by(f"#role-{bob.user.id}"))).select_by_value("member")
-    click_and_wait(browser, f"tr:has(#role-{bob.user.id}) button")
+    click_and_wait(browser, f"tr:has(#role-{bob.user.id}) form:not([action$='/remove']) button")
     assert [p["role"] for p in api_get(site, bob.token, "/projects")] == ["member"]
-    browser.find_element(*by("#new-user")).send_keys("424242")
+    browser.find_element(*by("#new-user")).send_keys(str(carol.user.id))
     click_and_wait(browser, "form.card button")
-    # as the API (issue 10): an unknown id is answered like a known one and nothing is stored
-    assert "424242" not in browser.find_element(*by("main table")).text
+    assert [p["role"] for p in api_get(site, carol.token, "/projects")] == ["member"]
+    click_and_wait(browser, f"#remove-{carol.user.id}")
+    assert api_get(site, carol.token, "/projects") == []
+    assert not browser.find_elements(*by(f"#role-{carol.user.id}"))
+    click_and_wait(browser, f"#remove-{alice.user.id}")
+    assert browser.find_element(*by("[role=alert]")).text == "the project's creator cannot leave the project."
+    assert {r["user_id"] for r in world.rows("project_members")} == {alice.user.id, bob.user.id}
     shoot(browser, shots / "members.png")

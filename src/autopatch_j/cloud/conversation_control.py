@@ -26,6 +26,7 @@ from sqlalchemy.engine import Connection
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import upsert
 from autopatch_j.cloud.errors import Forbidden, InvalidInput
+from autopatch_j.cloud.memory_settings import get_flags, get_settings
 from autopatch_j.cloud.projects import Permission
 from autopatch_j.cloud.records import User
 from autopatch_j.cloud.tables import conversation_memory_controls as controls
@@ -92,6 +93,27 @@ def control_for_task(conn: Connection, task_id: int) -> ConversationControl:
     return control_for_root(conn, conversation_root(conn, task_id))
 
 
+def conversation_owner(conn: Connection, root_task_id: int) -> int:
+    """The user who created the conversation's first task: the only one who may change its control."""
+    return int(conn.execute(sa.select(tasks.c.user_id).where(tasks.c.id == root_task_id)).scalar_one())
+
+
+@dataclass(frozen=True, slots=True)
+class Effective:
+    use_memories: bool
+    generate_memories: bool
+
+
+def effective_for_task(conn: Connection, *, task_id: int, owner_id: int, control: ConversationControl) -> Effective:
+    """What the task flags, the conversation control and the task owner's settings add up to."""
+    flags = get_flags(conn, task_id=task_id)
+    settings = get_settings(conn, user_id=owner_id)
+    return Effective(
+        use_memories=combine(flags.use_memories, control.use_memories, settings.use_memories),
+        generate_memories=combine(flags.generate_memories, control.generate_memories, settings.generate_memories),
+    )
+
+
 def with_conversation_controls(conn: Connection, candidates: list[Candidate]) -> list[Candidate]:
     """The sweep's candidates with their conversation's `generate_memories` (one query when no task
     has followups: a task without followups is its own root)."""
@@ -117,8 +139,7 @@ def set_control(
         raise InvalidInput(f"unknown switches: {', '.join(sorted(unknown))}.")
     visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
     root = conversation_root(conn, task_id)
-    owner = conn.execute(sa.select(tasks.c.user_id, tasks.c.project_id).where(tasks.c.id == root)).one()
-    if owner.user_id != user.id:
+    if conversation_owner(conn, root) != user.id:
         raise Forbidden("only the owner of the conversation (the user who created its first task) can change it.")
     current = control_for_root(conn, root)
     merged = ConversationControl(
@@ -147,7 +168,7 @@ def set_control(
         kind="conversation_memory_control_set",
         at=now,
         user_id=user.id,
-        project_id=owner.project_id,
+        project_id=conn.execute(sa.select(tasks.c.project_id).where(tasks.c.id == root)).scalar_one(),
         task_id=root,
         use_memories=merged.use_memories,
         generate_memories=merged.generate_memories,

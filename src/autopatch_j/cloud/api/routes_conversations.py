@@ -10,9 +10,13 @@ from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
 from autopatch_j.cloud.api.schemas import MAX_ID
-from autopatch_j.cloud.conversation_control import ConversationControl, combine, control_for_task, set_control
+from autopatch_j.cloud.conversation_control import (
+    ConversationControl,
+    control_for_task,
+    effective_for_task,
+    set_control,
+)
 from autopatch_j.cloud.db import read_tx, write_tx
-from autopatch_j.cloud.memory_settings import get_flags, get_settings
 from autopatch_j.cloud.projects import Permission
 from autopatch_j.cloud.tasks import visible_task
 
@@ -38,16 +42,13 @@ class ConversationOut(BaseModel):
 
 
 def _out(conn: Connection, task_id: int, user_id: int, control: ConversationControl) -> ConversationOut:
-    flags = get_flags(conn, task_id=task_id)
-    settings = get_settings(conn, user_id=user_id)
+    effective = effective_for_task(conn, task_id=task_id, owner_id=user_id, control=control)
     return ConversationOut(
         root_task_id=control.root_task_id,
         use_memories=control.use_memories,
         generate_memories=control.generate_memories,
-        effective_use_memories=combine(flags.use_memories, control.use_memories, settings.use_memories),
-        effective_generate_memories=combine(
-            flags.generate_memories, control.generate_memories, settings.generate_memories
-        ),
+        effective_use_memories=effective.use_memories,
+        effective_generate_memories=effective.generate_memories,
     )
 
 

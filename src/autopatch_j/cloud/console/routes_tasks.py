@@ -15,13 +15,20 @@ from sqlalchemy.engine import Connection, Engine
 from autopatch_j.cloud import projects, tasks
 from autopatch_j.cloud.api.errors import message, status_for
 from autopatch_j.cloud.api.schemas import MAX_ID
-from autopatch_j.cloud.console.deps import ClockDep, EngineDep, PostedDep, SignedDep
+from autopatch_j.cloud.console.deps import ClockDep, EngineDep, Posted, PostedDep, SignedDep
 from autopatch_j.cloud.console.render import page
 from autopatch_j.cloud.console.routes import go
+from autopatch_j.cloud.conversation_control import (
+    control_for_root,
+    conversation_owner,
+    conversation_root,
+    effective_for_task,
+    set_control,
+)
 from autopatch_j.cloud.db import read_tx, write_tx
-from autopatch_j.cloud.errors import InvalidInput, NotFound
+from autopatch_j.cloud.errors import CloudError, Conflict, Forbidden, InvalidInput, NotFound
 from autopatch_j.cloud.injection import Injection, plan
-from autopatch_j.cloud.memory_settings import effective, get_flags, get_settings, set_flags
+from autopatch_j.cloud.memory_settings import get_flags, set_flags
 from autopatch_j.cloud.projects import GRANTS, Permission
 from autopatch_j.cloud.queue import Claim
 from autopatch_j.cloud.records import Role, Task, User
@@ -65,21 +72,19 @@ def preview_injection(conn: Connection, task: Task) -> Injection:
 
 @router.get("/tasks/{task_id}")
 def task_page(request: Request, task_id: ObjectId, signed: SignedDep, engine: EngineDep) -> Response:
-    """GET /tasks/{id} (`tasks.visible_task`), its flags, and — for its owner only — the effective prompt."""
+    """GET /tasks/{id} (`tasks.visible_task`), its flags, its conversation's control (GET
+    /tasks/{id}/conversation-memory) and — for its owner only — the effective prompt."""
     with read_tx(engine) as conn:
         task = tasks.visible_task(conn, user=signed.user, task_id=task_id, permission=Permission.VIEW)
         role = projects.require(conn, user=signed.user, project_id=task.project_id, permission=Permission.VIEW)
         flags = get_flags(conn, task_id=task.id)
+        root = conversation_root(conn, task.id)
+        control = control_for_root(conn, root)
+        resolved = effective_for_task(conn, task_id=task.id, owner_id=task.user_id, control=control)
         owner = task.user_id == signed.user.id
         # The injected block carries the owner's user-level memories: never shown to anyone else.
         injected = preview_injection(conn, task) if owner else None
-        mine = get_settings(conn, user_id=signed.user.id) if owner else None
-    resolved = None
-    if mine is not None:
-        resolved = {
-            "use_memories": effective(flags.use_memories, mine.use_memories),
-            "generate_memories": effective(flags.generate_memories, mine.generate_memories),
-        }
+        owns_conversation = conversation_owner(conn, root) == signed.user.id
     return page(
         request,
         "task.html",
@@ -88,23 +93,42 @@ def task_page(request: Request, task_id: ObjectId, signed: SignedDep, engine: En
         task=task,
         flags=flags,
         owner=owner,
-        can_edit=Permission.CREATE_TASK in GRANTS[role],
+        can_edit=owner and Permission.CREATE_TASK in GRANTS[role],  # `set_flags` allows the owner only
         injected=injected,
         resolved=resolved,
+        control=control,
+        owns_conversation=owns_conversation,
     )
+
+
+def flag_choices(form: dict[str, str]) -> dict[str, bool | None]:
+    """The follow/on/off selects of a form as the API's null/true/false values."""
+    changes = {}
+    for name in ("use_memories", "generate_memories"):
+        choice = form.get(name, "follow")
+        if choice not in FLAG_CHOICES:
+            raise InvalidInput(f"{name} must be one of follow, on, off.")
+        changes[name] = FLAG_CHOICES[choice]
+    return changes
 
 
 @router.post("/tasks/{task_id}/flags")
 def save_flags(request: Request, task_id: ObjectId, post: PostedDep, engine: EngineDep, clock: ClockDep) -> Response:
     """Same call as POST /tasks/{id}/auto-memory-flags: `memory_settings.set_flags`."""
-    changes = {}
-    for name in ("use_memories", "generate_memories"):
-        choice = post.form.get(name, "follow")
-        if choice not in FLAG_CHOICES:
-            raise InvalidInput(f"{name} must be one of follow, on, off.")
-        changes[name] = FLAG_CHOICES[choice]
+    changes = flag_choices(post.form)
     with write_tx(engine) as conn:
         set_flags(conn, user=post.user, task_id=task_id, changes=changes, now=clock())
+    return go(request, f"/tasks/{task_id}")
+
+
+@router.post("/tasks/{task_id}/conversation-memory")
+def save_conversation_control(
+    request: Request, task_id: ObjectId, post: PostedDep, engine: EngineDep, clock: ClockDep
+) -> Response:
+    """Same call as POST /tasks/{id}/conversation-memory: `conversation_control.set_control` (owner only)."""
+    changes = flag_choices(post.form)
+    with write_tx(engine) as conn:
+        set_control(conn, user=post.user, task_id=task_id, changes=changes, now=clock())
     return go(request, f"/tasks/{task_id}")
 
 
@@ -150,16 +174,35 @@ def save_member(
             projects.set_member(
                 conn, actor=post.user, project_id=project_id, user_id=int(raw_id), role=Role(raw_role), now=clock()
             )
-    except (InvalidInput, NotFound) as exc:
-        with read_tx(engine) as conn:  # a non-admin or non-member still gets the API's 403/404 here
-            projects.require(conn, user=post.user, project_id=project_id, permission=Permission.ADMIN)
-        return _members_page(
-            request,
-            engine,
-            user=post.user,
-            csrf=post.session.csrf,
-            project_id=project_id,
-            error=message(exc),
-            status_code=status_for(exc),
-        )
+    except (InvalidInput, NotFound, Conflict, Forbidden) as exc:
+        return _members_error(request, engine, post=post, project_id=project_id, exc=exc)
     return go(request, f"/projects/{project_id}/members")
+
+
+@router.post("/projects/{project_id}/members/{user_id}/remove")
+def remove_member(
+    request: Request, project_id: ObjectId, user_id: ObjectId, post: PostedDep, engine: EngineDep, clock: ClockDep
+) -> Response:
+    """Same call as DELETE /projects/{id}/members/{user_id}: `projects.remove_member` (the creator stays)."""
+    try:
+        with write_tx(engine) as conn:
+            projects.remove_member(conn, actor=post.user, project_id=project_id, user_id=user_id, now=clock())
+    except (Forbidden, Conflict) as exc:
+        return _members_error(request, engine, post=post, project_id=project_id, exc=exc)
+    return go(request, f"/projects/{project_id}/members")
+
+
+def _members_error(request: Request, engine: Engine, *, post: Posted, project_id: int, exc: CloudError) -> Response:
+    """The members page with the service's message inline; a non-admin or non-member still gets the
+    API's 403/404 page instead (`projects.require` raises again here)."""
+    with read_tx(engine) as conn:
+        projects.require(conn, user=post.user, project_id=project_id, permission=Permission.ADMIN)
+    return _members_page(
+        request,
+        engine,
+        user=post.user,
+        csrf=post.session.csrf,
+        project_id=project_id,
+        error=message(exc),
+        status_code=status_for(exc),
+    )
