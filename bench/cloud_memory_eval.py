@@ -1,6 +1,8 @@
 """Canned-mode eval of the cloud memory extractor (C-40) on the Memory quality corpus (issue 14 item 3).
 
-    python bench/cloud_memory_eval.py [--json] [--seed 6] [--rate 0.35] [--limit N]
+    python bench/cloud_memory_eval.py [--json] [--seed 6] [--rate 0.35] [--limit N | --per-category K]
+    python bench/cloud_memory_eval.py --live-url http://127.0.0.1:PORT/v1 --model NAME --per-category 1
+
 
 Each corpus case gets its own user and project. Each thread of the case (split at `/new`) becomes one
 cloud task whose rounds are the thread's user turns and whose `result_text` is the thread's last
@@ -9,6 +11,13 @@ visible, so confirmations of an earlier proposal cannot be proven and fall back)
 the sweep runs with `ModelMemory` over a `CannedProvider` answered by Memory's own `ScriptedModel`
 (gold candidates plus seeded adversarial output: prose, unknown fields, fabricated quotes, unknown
 turns/candidates/targets, assistant-only claims). A `forget` step deletes the matching active memory.
+
+Live mode (`--live-url`, issue 14 item 4): the same cases and checks, but `ModelMemory` talks to a
+real OpenAI-compatible server (e.g. a local llama.cpp server) through the production `OpenAIProvider`
+with the model `--model`; the report adds the number of model calls and their duration. A model's
+invalid output is not an eval failure: it falls back to the deterministic path (counted per reason),
+and the invariants must hold either way. `--per-category K` takes the first K cases of every corpus
+category (a stratified sample small enough for a slow local model).
 
 Invariants (all must hold; exit 1 otherwise), the cloud analogues of `memory/quality/invariants.py`:
 - illegal_provenance = 0: every stored quote is an exact substring of the REDACTED text of its
@@ -31,7 +40,8 @@ import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from statistics import median
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -50,9 +60,15 @@ from autopatch_j.cloud.tables import identity_memories, identity_memory_sources,
 from autopatch_j.cloud.tasks import continue_task, create_task
 from autopatch_j.cloud.users import create_user
 from autopatch_j.llm.canned import CannedProvider
+from autopatch_j.llm.config import LLMSettings
+from autopatch_j.llm.openai_provider import OpenAIProvider
+from autopatch_j.llm.provider import ChatRequest, ChatResponse, LLMProvider, StreamEvent
 from autopatch_j.memory.quality.corpus import Case, ForgetStep, NewThreadStep, TurnStep, load_corpus
 from autopatch_j.memory.quality.scripted import ScriptedModel
 from autopatch_j.memory.records import SourceRole
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 UNLIMITED = Caps(sweep_tokens=10**12, sweep_usd=1e9, user_daily_tokens=10**12, user_daily_usd=1e9)
 SETTINGS = {
@@ -65,17 +81,53 @@ SETTINGS = {
 }
 
 
+class TimedProvider:
+    """Wraps the live provider to record each call's wall time (seconds)."""
+
+    def __init__(self, inner: LLMProvider) -> None:
+        self.inner = inner
+        self.seconds: list[float] = []
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        started = time.perf_counter()
+        try:
+            return self.inner.complete(request)
+        finally:
+            self.seconds.append(time.perf_counter() - started)
+
+    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
+        return self.inner.stream(request)
+
+
+def live_model(base_url: str, model: str, timeout_s: float) -> tuple[ModelMemory, TimedProvider]:
+    """The production model path against a real OpenAI-compatible server, timed per call."""
+    settings = LLMSettings(api_key="no-key", base_url=base_url, model=model)
+    timed = TimedProvider(OpenAIProvider(settings=settings, timeout_s=timeout_s))
+    config = ModelMemoryConfig(base_url=base_url, api_key="no-key", timeout_s=timeout_s, caps=UNLIMITED,
+                               prices=Prices(0, 0))  # fmt: skip
+    return ModelMemory(config, provider_for=lambda _model: timed), timed
+
+
 class CaseRunner:
-    def __init__(self, engine: sa.Engine, clock: FakeClock, case: Case, rng: random.Random, rate: float) -> None:
+    def __init__(
+        self, engine: sa.Engine, clock: FakeClock, case: Case, rng: random.Random, rate: float,
+        live: tuple[ModelMemory, str] | None = None,
+    ) -> None:  # fmt: skip
         self.engine, self.clock, self.case = engine, clock, case
         self.script = ScriptedModel(case=case, rng=rng, adversarial_rate=rate)
-        provider = CannedProvider(default=self.script)
-        config = ModelMemoryConfig(base_url="canned://", api_key="", timeout_s=1, caps=UNLIMITED, prices=Prices(0, 0))
-        self.model = ModelMemory(config, provider_for=lambda _model: provider)
+        if live is None:
+            provider = CannedProvider(default=self.script)
+            config = ModelMemoryConfig(base_url="canned://", api_key="", timeout_s=1, caps=UNLIMITED,
+                                       prices=Prices(0, 0))  # fmt: skip
+            self.model = ModelMemory(config, provider_for=lambda _model: provider)
+            settings = SETTINGS
+        else:  # the script only tracks turn ids and forgotten keys; the live server answers
+            self.model, model_name = live
+            settings = {**SETTINGS, "extract_model": model_name}
         with write_tx(engine) as conn:
             self.user: User = create_user(conn, name=f"u-{case.id}", is_admin=False, now=clock()).user
             self.project_id = create_project(conn, user=self.user, name=case.id, now=clock()).id
-            update_settings(conn, user=self.user, changes=SETTINGS, now=clock())
+            update_settings(conn, user=self.user, changes=settings, now=clock())
         self.fallbacks: dict[str, int] = {}
         self.deleted: list[tuple[int, set[tuple[int, int, str]]]] = []  # (deleted at memory id, evidence)
 
@@ -239,15 +291,35 @@ def recall(engine: sa.Engine, runners: list[CaseRunner]) -> tuple[int, int]:
     return found, total
 
 
+def stratified(cases: list[Case], per_category: int) -> list[Case]:
+    """The first `per_category` cases of every category, in corpus order."""
+    taken: dict[str, int] = {}
+    chosen = []
+    for case in cases:
+        if taken.get(case.category, 0) < per_category:
+            taken[case.category] = taken.get(case.category, 0) + 1
+            chosen.append(case)
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--seed", type=int, default=6)
     parser.add_argument("--rate", type=float, default=0.35, help="adversarial rate (Memory's canned default)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N cases")
+    parser.add_argument("--per-category", type=int, default=None, help="only the first K cases of each category")
+    parser.add_argument("--live-url", default=None, help="an OpenAI-compatible server (live mode), e.g. .../v1")
+    parser.add_argument("--model", default="gemma-3-270m", help="the model name sent in live mode")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per live call")
     args = parser.parse_args(argv)
     corpus = load_corpus()
-    cases = corpus.cases[: args.limit] if args.limit else corpus.cases
+    cases = list(corpus.cases)
+    if args.per_category:
+        cases = stratified(cases, args.per_category)
+    if args.limit:
+        cases = cases[: args.limit]
+    live = live_model(args.live_url, args.model, args.timeout) if args.live_url else None
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         engine = make_engine(f"sqlite:///{Path(tmp) / 'eval.sqlite3'}")
@@ -256,7 +328,8 @@ def main(argv: list[str] | None = None) -> int:
         rng = random.Random(args.seed)
         runners = []
         for case in cases:
-            runner = CaseRunner(engine, clock, case, random.Random(rng.random()), args.rate)
+            runner = CaseRunner(engine, clock, case, random.Random(rng.random()), args.rate,
+                                live=(live[0], args.model) if live else None)  # fmt: skip
             runner.run()
             runners.append(runner)
         result = invariants(engine, runners)
@@ -273,19 +346,32 @@ def main(argv: list[str] | None = None) -> int:
         and result["provenance_completeness"] == 1.0
         and result["repair_memory_leakage (generate-off analogue)"] == 0
     )
-    report = {
+    report: dict[str, Any] = {"mode": f"live {args.model} @ {args.live_url}" if live else "canned"}
+    report |= {
         "cases": len(cases),
+        "categories": len({c.category for c in cases}),
         "corpus_version": corpus.version,
         "seed": args.seed,
-        "adversarial_rate": args.rate,
         "invariants": result,
         "invariants_ok": ok,
         "recall_active_preferences_decisions": f"{found}/{total}",
         "fallbacks": dict(sorted(fallbacks.items())),
         "seconds": round(time.perf_counter() - started, 1),
     }
+    if live:
+        calls = live[1].seconds
+        report["model_calls"] = len(calls)
+        report["seconds_per_call"] = _spread(calls)
+    else:
+        report["adversarial_rate"] = args.rate
     print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else _text(report))
     return 0 if ok else 1
+
+
+def _spread(seconds: list[float]) -> dict[str, float]:
+    if not seconds:
+        return {}
+    return {"median": round(median(seconds), 2), "min": round(min(seconds), 2), "max": round(max(seconds), 2)}
 
 
 def _text(report: dict[str, Any]) -> str:

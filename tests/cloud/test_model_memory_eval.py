@@ -18,6 +18,7 @@ from autopatch_j.cloud.db import make_engine, write_tx
 from autopatch_j.cloud.schema import migrate
 from autopatch_j.cloud.tables import identity_memory_sources
 from autopatch_j.memory.quality.corpus import load_corpus
+from tests.cloud.scripted_openai import Reply, serve_scripted_openai
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "cloud_memory_eval.py"
@@ -63,3 +64,23 @@ def test_the_detectors_count_a_fabricated_quote_and_a_foreign_task(tmp_path: Pat
     broken = evaluation.invariants(engine, runners)
     assert broken["illegal_provenance"] >= 1 and broken["cross_repo_leakage"] >= 1
     engine.dispose()
+
+
+def test_the_live_mode_asks_the_server_and_falls_back_on_its_bad_output() -> None:
+    """Issue 14 item 4: `--live-url` sends every Stage-1 call to a real OpenAI-compatible server (here
+    the loopback fake answering prose); each task then falls back and the invariants still hold."""
+    with serve_scripted_openai() as fake:
+        fake.responder = lambda _body: Reply(content="Sure! Here are the memories you asked for.")
+        done = subprocess.run(
+            [sys.executable, str(SCRIPT), "--json", "--per-category", "1", "--limit", "2",
+             "--live-url", fake.base_url, "--model", "gemma-test", "--timeout", "10"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        sent = list(fake.requests)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["mode"].startswith("live gemma-test") and report["cases"] == 2 and report["categories"] == 2
+    assert report["model_calls"] == len(sent) > 0 and {body["model"] for body in sent} == {"gemma-test"}
+    assert report["fallbacks"] == {"model_fallback:invalid_json": len(sent)}
+    assert report["invariants_ok"] is True and report["invariants"]["model_memories"] == 0
+    assert report["seconds_per_call"]["max"] >= report["seconds_per_call"]["median"] > 0
