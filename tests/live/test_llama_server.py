@@ -97,7 +97,8 @@ def test_a_drain_against_the_real_server_ends_in_terminal_states(llama_server: L
     clock = FakeClock()
     manager = MemoryManager(root=tmp_path, clock=clock, owner="live-test")
     assert manager.open().ok
-    log = "ERROR [main] o.a.m.Build - plugin shade failed at step 42, retrying. " * 3_000
+    # ~97,000 characters: under the per-message limit (issue 9), far over the real context
+    log = "ERROR [main] o.a.m.Build - plugin shade failed at step 42, retrying. " * 1_400
     turn_ids = []
     for user, assistant in [
         ("From now on, always answer in English.", "OK."),

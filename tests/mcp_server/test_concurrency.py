@@ -89,8 +89,11 @@ def test_mcp_server_repl_and_ingest_at_once_lose_nothing(project: Path, tmp_path
     assert _admitted(texts, "ingest") == list(range(COUNT))
     assert len(rows) == len(recorded) + 2 * COUNT
     spans = {s: [at for text, at in rows if text.startswith(f"{s} ")] for s in ("mcp", "repl", "ingest")}
-    for a, b in (("mcp", "repl"), ("mcp", "ingest"), ("repl", "ingest")):  # the three really raced
-        assert max(min(spans[a]), min(spans[b])) < min(max(spans[a]), max(spans[b])), (a, b)
+    # they really raced: the MCP server wrote while the writer and while ingest wrote. `memory ingest`
+    # admits its whole file in one transaction (issue 9), and the writer starts once ingest's first turn
+    # is visible, i.e. after that transaction, so those two cannot overlap by design.
+    for a, b in (("mcp", "repl"), ("mcp", "ingest")):
+        assert max(min(spans[a]), min(spans[b])) <= min(max(spans[a]), max(spans[b])), (a, b)
     assert extraction_jobs == distinct_turns == len(rows)  # each turn has exactly one extraction job
     assert "leased" not in statuses, statuses  # every process gave its leases back
     drained = cli(project, "memory", "drain", "--json")

@@ -192,9 +192,11 @@ def test_a_live_sample_shows_progress_and_writes_partial_results(
         monkeypatch.setenv("AUTOPATCH_LIVE_EVAL", "1")
         monkeypatch.setenv("AUTOPATCH_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("AUTOPATCH_LLM_MODEL", "fake-model")
-        code, out = _eval(tmp_path_factory, "--mode", "live", "--sample", "8", "--partial", str(partial))
+        code, out = _eval(
+            tmp_path_factory, "--mode", "live", "--part", "dev", "--sample", "8", "--partial", str(partial)
+        )
     assert code == 0, out[-2000:]
-    assert "eval: 8 cases (a stratified sample of" in out
+    assert "eval dev: 8 cases (a stratified sample of 120)" in out
     assert "[1/8]" in out and "[8/8]" in out
     lines = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
     assert [line["done"] for line in lines[:-1]] == list(range(1, 9))

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
-from autopatch_j.cloud.api.schemas import MAX_ID
+from autopatch_j.cloud.api.schemas import COMMON_ERRORS, MAX_ID, errors
 from autopatch_j.cloud.conversation_control import (
     ConversationControl,
     control_for_task,
@@ -20,7 +20,7 @@ from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.projects import Permission
 from autopatch_j.cloud.tasks import visible_task
 
-router = APIRouter(tags=["auto memory"])
+router = APIRouter(tags=["auto memory"], responses=COMMON_ERRORS)
 TaskId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
@@ -52,7 +52,7 @@ def _out(conn: Connection, task_id: int, user_id: int, control: ConversationCont
     )
 
 
-@router.get("/tasks/{task_id}/conversation-memory", response_model=ConversationOut)
+@router.get("/tasks/{task_id}/conversation-memory", response_model=ConversationOut, responses=errors(404))
 def get_conversation_memory(task_id: TaskId, user: UserDep, engine: EngineDep) -> ConversationOut:
     """The control of the conversation this task belongs to, and what it means for this task."""
     with read_tx(engine) as conn:
@@ -60,7 +60,7 @@ def get_conversation_memory(task_id: TaskId, user: UserDep, engine: EngineDep) -
         return _out(conn, task.id, task.user_id, control_for_task(conn, task.id))
 
 
-@router.post("/tasks/{task_id}/conversation-memory", response_model=ConversationOut)
+@router.post("/tasks/{task_id}/conversation-memory", response_model=ConversationOut, responses=errors(403, 404))
 def set_conversation_memory(
     task_id: TaskId, body: ConversationIn, user: UserDep, engine: EngineDep, clock: ClockDep
 ) -> ConversationOut:
