@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.engine import Engine
 
+from autopatch_j.cloud.api.deps import get_clock, get_engine, get_quotas  # the API's own: request.app.state
 from autopatch_j.cloud.clock import Clock
 from autopatch_j.cloud.console import csrf
 from autopatch_j.cloud.console.session import COOKIE, Session, SessionStore
@@ -36,21 +37,6 @@ class Posted:
     user: User
     session: Session
     form: dict[str, str]
-
-
-async def get_engine(request: Request) -> Engine:
-    engine: Engine = request.app.state.engine
-    return engine
-
-
-async def get_clock(request: Request) -> Clock:
-    clock: Clock = request.app.state.clock
-    return clock
-
-
-async def get_quotas(request: Request) -> QuotaLookup:
-    quotas: QuotaLookup = request.app.state.quotas
-    return quotas
 
 
 def sessions(request: Request) -> SessionStore:
