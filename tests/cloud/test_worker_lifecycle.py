@@ -170,7 +170,9 @@ def test_workers_survive_a_postgres_restart_and_every_task_runs_once(tmp_path: P
                 )
             assert [proc.poll() for proc in workers] == [None, None]
             resumed = [log.read_text()[mark:] for log, mark in zip(logs, marks, strict=True)]
-            assert all("ran " in text for text in resumed), resumed
+            # both survived the outage (alive above) and work resumed; which of the two claims the tasks
+            # after the restart is up to the race for the claim, so one may get them all
+            assert any("ran " in text for text in resumed), resumed
         finally:
             for proc in workers:
                 stop(proc)
