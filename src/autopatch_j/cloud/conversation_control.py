@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import upsert
 from autopatch_j.cloud.errors import Forbidden, InvalidInput
-from autopatch_j.cloud.memory_settings import get_flags, get_settings
+from autopatch_j.cloud.memory_settings import flag_from_column, flag_to_column, get_flags, get_settings
 from autopatch_j.cloud.projects import Permission
 from autopatch_j.cloud.records import User
 from autopatch_j.cloud.tables import conversation_memory_controls as controls
@@ -74,18 +74,14 @@ def conversation_root(conn: Connection, task_id: int) -> int:
     return min(seen)
 
 
-def _as_bool(value: Any) -> bool | None:
-    return None if value is None else bool(value)
-
-
 def control_for_root(conn: Connection, root_task_id: int) -> ConversationControl:
     row = conn.execute(sa.select(controls).where(controls.c.root_task_id == root_task_id)).mappings().first()
     if row is None:
         return ConversationControl(root_task_id=root_task_id)
     return ConversationControl(
         root_task_id=root_task_id,
-        use_memories=_as_bool(row["use_memories"]),
-        generate_memories=_as_bool(row["generate_memories"]),
+        use_memories=flag_from_column(row["use_memories"]),
+        generate_memories=flag_from_column(row["generate_memories"]),
     )
 
 
@@ -121,7 +117,7 @@ def with_conversation_controls(conn: Connection, candidates: list[Candidate]) ->
     if not roots:
         return candidates
     found = {
-        row.root_task_id: _as_bool(row.generate_memories)
+        row.root_task_id: flag_from_column(row.generate_memories)
         for row in conn.execute(
             sa.select(controls.c.root_task_id, controls.c.generate_memories).where(
                 controls.c.root_task_id.in_(set(roots.values()))
@@ -148,17 +144,14 @@ def set_control(
         generate_memories=changes.get("generate_memories", current.generate_memories),
     )
 
-    def _int(value: bool | None) -> int | None:
-        return None if value is None else int(value)
-
     upsert(
         conn,
         controls,
         {
             "root_task_id": root,
             "user_id": user.id,
-            "use_memories": _int(merged.use_memories),
-            "generate_memories": _int(merged.generate_memories),
+            "use_memories": flag_to_column(merged.use_memories),
+            "generate_memories": flag_to_column(merged.generate_memories),
             "updated_at": now,
         },
         key=["root_task_id"],

@@ -90,8 +90,13 @@ class TaskFlags:
     generate_memories: bool | None = None
 
 
-def _as_bool(value: Any) -> bool | None:
+def flag_from_column(value: Any) -> bool | None:
+    """A stored override (NULL/0/1) as a flag: None follows the next level."""
     return None if value is None else bool(value)
+
+
+def flag_to_column(value: bool | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def get_flags(conn: Connection, *, task_id: int) -> TaskFlags:
@@ -104,8 +109,8 @@ def get_flags(conn: Connection, *, task_id: int) -> TaskFlags:
         return TaskFlags(task_id=task_id)
     return TaskFlags(
         task_id=task_id,
-        use_memories=_as_bool(row["use_memories"]),
-        generate_memories=_as_bool(row["generate_memories"]),
+        use_memories=flag_from_column(row["use_memories"]),
+        generate_memories=flag_from_column(row["generate_memories"]),
     )
 
 
@@ -129,16 +134,13 @@ def set_flags(
         generate_memories=changes.get("generate_memories", current.generate_memories),
     )
 
-    def _int(value: bool | None) -> int | None:
-        return None if value is None else int(value)
-
     upsert(
         conn,
         task_auto_memory_flags,
         {
             "task_id": task_id,
-            "use_memories": _int(merged.use_memories),
-            "generate_memories": _int(merged.generate_memories),
+            "use_memories": flag_to_column(merged.use_memories),
+            "generate_memories": flag_to_column(merged.generate_memories),
             "updated_at": now,
         },
         key=["task_id"],
