@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-category", type=int, default=None, help="only the first K cases of each category")
     parser.add_argument("--live-url", default=None, help="an OpenAI-compatible server (live mode), e.g. .../v1")
     parser.add_argument("--model", default="gemma-3-270m", help="the model name sent in live mode")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per live call")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per live call (whole call)")
     args = parser.parse_args(argv)
     corpus = load_corpus()
     cases = list(corpus.cases)

@@ -284,3 +284,28 @@ def test_a_stream_abandoned_midway_is_recorded_as_cancelled(openai_server, provi
     record = log.last()
     assert record is not None and not record.ok
     assert record.error is not None and record.error.exception_type == "Cancelled"
+
+
+def test_a_callers_timeout_is_the_whole_call_bound_of_a_short_purpose(openai_server, log):
+    """A caller allowing 300 s per call (cloud memory, `cloud_memory_eval --timeout 300`) was cut at
+    the short purposes' fixed 120 s deadline: the live eval's calls all ended at 120.0 s."""
+    patient = OpenAIProvider(settings=openai_server.settings(), diagnostics=log, timeout_s=300)
+    openai_server.reply_json("{}")
+    try:
+        patient.complete(_request(Purpose.EXTRACTION))
+    finally:
+        patient.close()
+    record = log.last()
+    assert record is not None and record.ok
+    assert (record.strategy.timeout_s, record.strategy.deadline_s) == (300, 300)
+
+
+def test_a_short_callers_timeout_also_shortens_the_deadline(openai_server):
+    openai_server.reply_json("{}", delay_s=5)
+    fast = OpenAIProvider(settings=openai_server.settings(), timeout_s=0.3)
+    try:
+        assert fast.strategy(_request(Purpose.CONSOLIDATION)).deadline_s == 0.3
+        with pytest.raises(LLMTimeoutError):
+            fast.complete(_request(Purpose.CONSOLIDATION))
+    finally:
+        fast.close()

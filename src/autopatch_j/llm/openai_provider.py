@@ -71,7 +71,10 @@ class OpenAIProvider:
         self._settings = settings
         self._factory: ClientFactory = client_factory or (lambda s: default_client_factory(s, max_retries=max_retries))
         self._diagnostics = diagnostics
-        self._timeout_override = timeout_s  # tests only; production uses the strategy's 60 s
+        # A caller's per-call bound (cloud memory's `memory_llm_timeout_seconds`, the eval's
+        # `--timeout`): it replaces the strategy's request timeout and, for the short purposes, their
+        # whole-call deadline too — a caller that allows 300 s per call must not be cut at 120 s.
+        self._timeout_override = timeout_s
         self._client: Any = None
         self._lock = threading.Lock()
 
@@ -88,7 +91,8 @@ class OpenAIProvider:
                 strategy, max_output_tokens=limits.max_output_tokens, deadline_s=limits.deadline_s
             )
         if self._timeout_override is not None:
-            strategy = dataclasses.replace(strategy, timeout_s=self._timeout_override)
+            deadline = strategy.deadline_s if request.purpose is Purpose.MAIN else self._timeout_override
+            strategy = dataclasses.replace(strategy, timeout_s=self._timeout_override, deadline_s=deadline)
         return strategy
 
     def complete(self, request: ChatRequest) -> ChatResponse:
