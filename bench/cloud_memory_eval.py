@@ -19,7 +19,7 @@ invalid output is not an eval failure: it falls back to the deterministic path (
 and the invariants must hold either way. `--per-category K` takes the first K cases of every corpus
 category (a stratified sample small enough for a slow local model).
 
-Invariants (all must hold; exit 1 otherwise), the cloud analogues of `memory/quality/invariants.py`:
+Invariants (all must hold; exit 1 otherwise), the cloud analogues of `quality/invariants.py`:
 - illegal_provenance = 0: every stored quote is an exact substring of the REDACTED text of its
   task round and role, the task is the memory's own (same user; same project for project scope), and
   every model memory has a user source;
@@ -63,9 +63,9 @@ from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.config import LLMSettings
 from autopatch_j.llm.openai_provider import OpenAIProvider
 from autopatch_j.llm.provider import ChatRequest, ChatResponse, LLMProvider, StreamEvent
-from autopatch_j.memory.quality.corpus import Case, ForgetStep, NewThreadStep, TurnStep, load_corpus
-from autopatch_j.memory.quality.scripted import ScriptedModel
 from autopatch_j.memory.records import SourceRole
+from autopatch_j.quality.corpus import Case, ForgetStep, NewThreadStep, TurnStep, load_corpus
+from autopatch_j.quality.scripted import ScriptedModel
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

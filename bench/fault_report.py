@@ -1,6 +1,6 @@
 """Crash and fault figures: kill -9 loop, many writers on one file (+ negative control), WAL growth.
 
-The same harnesses as `tests/faults` (`autopatch_j.memory.quality.faults`), printed as figures.
+The same harnesses as `tests/faults` (`autopatch_j.quality.faults`), printed as figures.
 Every run logs its seed; `--seed` replays one.
 
     python bench/fault_report.py [--quick | --full] [--json] [--seed N]
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from autopatch_j.memory.quality import faults
+from autopatch_j.quality import faults
 
 WAL_BOUND_BYTES = 16 * 1024 * 1024
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from autopatch_j.cloud.executors import (
     make_executor,
 )
 from autopatch_j.cloud.settings import CloudSettings
+from autopatch_j.llm.diagnostics import DiagnosticsLog
+from autopatch_j.llm.provider import Purpose
 from tests.cloud.fake_openai import FakeOpenAI, serve_fake_openai
 
 REQUEST = ExecutionRequest(task_id=7, project_id=1, round=1, prompt="the prompt", goal=None)
@@ -91,6 +94,30 @@ def test_llm_server_error_is_a_failed_result() -> None:
     with serve_fake_openai(FakeOpenAI(status=500)) as fake:
         result = _llm(fake.base_url).execute(REQUEST)
     assert not result.ok and "llm call failed" in result.text and len(fake.requests) == 1
+
+
+def test_llm_goes_through_the_llm_layer_and_its_diagnostics() -> None:
+    """Issue 16: one client, one diagnostics path — the call is the `llm` layer's `task` purpose."""
+    log = DiagnosticsLog()
+    with serve_fake_openai(FakeOpenAI(reply="done")) as fake:
+        ok = dataclasses.replace(_llm(fake.base_url), diagnostics=log).execute(REQUEST)
+    with serve_fake_openai(FakeOpenAI(status=500)) as fake:
+        failed = dataclasses.replace(_llm(fake.base_url), diagnostics=log).execute(REQUEST)
+    assert ok.ok and not failed.ok
+    first, second = log.for_purpose(Purpose.TASK)
+    assert first.ok and first.model == "m" and first.strategy.timeout_s == 5 and not first.strategy.stream
+    assert not second.ok and second.error is not None and second.error.status == 500
+    # the stored result names the error's kind and status, never the provider's own text ("boom")
+    assert failed.text == "llm call failed: LLMProviderError (HTTP 500)"
+    assert fake.requests[0].get("stream") is None and "max_tokens" not in fake.requests[0]
+
+
+def test_llm_stops_waiting_when_the_run_is_cancelled() -> None:
+    request = ExecutionRequest(task_id=7, project_id=1, round=1, prompt="the prompt", goal=None)
+    request.cancel.set()
+    with serve_fake_openai(FakeOpenAI(reply="too late")) as fake:
+        result = _llm(fake.base_url).execute(request)
+    assert not result.ok and result.text.startswith("llm call stopped")
 
 
 def test_make_executor_builds_each_kind_from_settings(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import make_engine, write_tx
 from autopatch_j.cloud.schema import migrate
 from autopatch_j.cloud.tables import identity_memory_sources
-from autopatch_j.memory.quality.corpus import load_corpus
+from autopatch_j.quality.corpus import load_corpus
 from tests.cloud.scripted_openai import Reply, serve_scripted_openai
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -28,6 +28,28 @@ def test_every_worker_path_module_exists_and_auto_memory_is_covered() -> None:
     assert PACKAGE_DIR / "app.py" not in paths  # the API is not on the worker path
 
 
+def test_the_worker_path_is_derived_from_the_package_not_a_hand_list() -> None:
+    paths = set(worker_code_paths())
+    top_level = {p for p in PACKAGE_DIR.glob("*.py") if p.name != "app.py"}
+    assert top_level <= paths  # every module of the package but the API's entry point
+    assert not any({"api", "console"} & set(p.relative_to(PACKAGE_DIR).parts) for p in paths)
+    assert PACKAGE_DIR / "migrations" / "env.py" in paths
+
+
+def test_a_new_module_is_on_the_worker_path_and_http_modules_are_not(tmp_path: Path) -> None:
+    for name in ("worker.py", "app.py", "api/routes.py", "console/render.py", "migrations/versions/0001_x.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n")
+    before = worker_code_paths(tmp_path)
+    assert [p.relative_to(tmp_path).as_posix() for p in before] == ["migrations/versions/0001_x.py", "worker.py"]
+    (tmp_path / "retry_policy.py").write_text("y = 2\n")  # a module added later, named nowhere
+    (tmp_path / "sweeps").mkdir()
+    (tmp_path / "sweeps" / "nightly.py").write_text("z = 3\n")
+    after = {p.relative_to(tmp_path).as_posix() for p in worker_code_paths(tmp_path)}
+    assert {"retry_policy.py", "sweeps/nightly.py"} <= after
+    assert code_signature(worker_code_paths(tmp_path)) != code_signature(before)
+
+
 def test_signature_changes_with_content_and_missing_files(tmp_path: Path) -> None:
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.memory.quality import faults
+from autopatch_j.quality import faults
 from tests.faults.conftest import full_only
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.memory.quality import faults
+from autopatch_j.quality import faults
+from autopatch_j.quality.faults import kill9
 from tests.faults.conftest import full_only, trials
 
 SHORT_TRIALS = 200
@@ -74,5 +75,5 @@ def test_the_checker_sees_a_lost_acknowledgement(tmp_path: Path) -> None:
         conn.execute("DELETE FROM memory_jobs WHERE turn_id = ?", (turn_id,))
         conn.execute("DELETE FROM turns WHERE id = ?", (turn_id,))
     acked = {turn_id: 0}
-    faults._check_after_crash(root, report, acked, set(), deep=True, at=10.0)
+    kill9._check_after_crash(root, report, acked, set(), deep=True, at=10.0)
     assert report.acknowledged_lost == 1

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.memory.quality import faults
+from autopatch_j.quality import faults
 from tests.faults.conftest import full_only
 
 WAL_BOUND_BYTES = 16 * 1024 * 1024

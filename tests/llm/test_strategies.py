@@ -12,6 +12,7 @@ EXPECTED = {
     Purpose.CLASSIFIER: RequestStrategy(False, False, 0.0, 200, 60.0, True, 120.0),
     Purpose.EXTRACTION: RequestStrategy(False, False, 0.0, 1800, 60.0, True, 120.0),
     Purpose.CONSOLIDATION: RequestStrategy(False, False, 0.0, 2200, 60.0, True, 120.0),
+    Purpose.TASK: RequestStrategy(False, True, None, None, 60.0, False, None),  # the cloud llm executor (C-8)
 }
 
 

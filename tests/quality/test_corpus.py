@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.memory.quality.corpus import (
+from autopatch_j.quality.corpus import (
     CATEGORIES,
     MIN_CASES,
     CorpusError,
@@ -20,7 +20,7 @@ from autopatch_j.memory.quality.corpus import (
 def corpus_text() -> str:
     from importlib import resources
 
-    return resources.files("autopatch_j.memory.quality").joinpath("corpus.json").read_text(encoding="utf-8")
+    return resources.files("autopatch_j.quality").joinpath("corpus.json").read_text(encoding="utf-8")
 
 
 def test_bundled_corpus_is_valid_and_versioned() -> None:

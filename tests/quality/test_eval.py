@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from autopatch_j.cli.eval_cmds import register
-from autopatch_j.memory.quality.corpus import MIN_CASES, bundled_part_exists
+from autopatch_j.quality.corpus import MIN_CASES, bundled_part_exists
 
 SEED = 6
 
@@ -128,7 +128,7 @@ def test_negative_categories_form_no_preference_or_decision(offline: dict[str, A
 
 
 def test_a_corpus_below_the_floor_is_refused(tmp_path_factory: pytest.TempPathFactory) -> None:
-    bundled = Path(__file__).parents[2] / "src" / "autopatch_j" / "memory" / "quality" / "corpus.json"
+    bundled = Path(__file__).parents[2] / "src" / "autopatch_j" / "quality" / "corpus.json"
     raw = json.loads(bundled.read_text(encoding="utf-8"))
     raw["cases"] = raw["cases"][:6]
     small = tmp_path_factory.mktemp("corpus") / "small.json"
@@ -214,7 +214,7 @@ def test_eval_help_names_the_live_switch_and_the_slow_model_options() -> None:
 def test_an_invariant_break_exits_non_zero(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from autopatch_j.memory.quality import evaluate as evaluate_module
+    from autopatch_j.quality import evaluate as evaluate_module
 
     def broken(corpus: Any, **options: Any) -> evaluate_module.EvalReport:
         invariants = {

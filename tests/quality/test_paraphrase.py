@@ -7,9 +7,9 @@ from importlib import resources
 from typing import Any
 
 from autopatch_j.memory.lexicon import LEXICON_FILE, fold
-from autopatch_j.memory.quality.corpus import Corpus
-from autopatch_j.memory.quality.evaluate import evaluate
-from autopatch_j.memory.quality.paraphrase import generate, generated_corpus, held_out_words
+from autopatch_j.quality.corpus import Corpus
+from autopatch_j.quality.evaluate import evaluate
+from autopatch_j.quality.paraphrase import generate, generated_corpus, held_out_words
 
 
 def _lexicon_entries() -> set[str]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from autopatch_j.agent.errors import AgentError
 from autopatch_j.llm.provider import ToolCall, ToolSpec
-from autopatch_j.memory.paths import STATE_DIR_NAME
+from autopatch_j.state_dir import STATE_DIR_NAME
 from autopatch_j.workspace.confine import relative_name, resolve_inside
 from autopatch_j.workspace.errors import WorkspaceError
 

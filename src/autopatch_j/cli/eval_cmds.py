@@ -67,7 +67,7 @@ DEFAULT_PARTS = "dev,test"
 
 def _parts(app: AppContext, raw: str) -> list[str] | None:
     """The parts named by `--part` ("dev", "test", "generated", comma-separated, or "all")."""
-    from autopatch_j.memory.quality.corpus import PARTS, bundled_part_exists
+    from autopatch_j.quality.corpus import PARTS, bundled_part_exists
 
     names = list(PARTS) if raw.strip() == "all" else [p.strip() for p in raw.split(",") if p.strip()]
     unknown = [p for p in names if p not in PARTS]
@@ -92,8 +92,8 @@ def run_eval(
     partial: Path | None = None,
 ) -> int:
     """Run the evaluation and render it; returns the exit code (1 when an invariant breaks)."""
-    from autopatch_j.memory.quality.corpus import Corpus, load_corpus, load_part, stratified_sample
-    from autopatch_j.memory.quality.evaluate import DEFAULT_RETRY_ROUNDS, MODES, evaluate
+    from autopatch_j.quality.corpus import Corpus, load_corpus, load_part, stratified_sample
+    from autopatch_j.quality.evaluate import DEFAULT_RETRY_ROUNDS, MODES, evaluate
 
     if mode not in MODES:
         say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}.")

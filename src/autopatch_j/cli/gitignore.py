@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autopatch_j.memory.errors import StorageError
-from autopatch_j.memory.paths import STATE_DIR_NAME
+from autopatch_j.state_dir import STATE_DIR_NAME
 
 ENTRY = f"{STATE_DIR_NAME}/"
 _MATCHING = {STATE_DIR_NAME, ENTRY, f"/{STATE_DIR_NAME}", f"/{ENTRY}"}

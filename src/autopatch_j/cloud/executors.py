@@ -1,4 +1,5 @@
-"""Pluggable executors (C-8): scripted (deterministic), command (an agent CLI), llm (OpenAI-compatible).
+"""Pluggable executors (C-8): scripted (deterministic), command (an agent CLI), llm (OpenAI-compatible,
+through the `llm` layer: the cloud never calls the `openai` SDK itself).
 
 An executor receives the effective instruction: for the first round the goal if the task has one,
 else the prompt (both possibly with injected memories); a continuation round runs its own prompt.
@@ -19,6 +20,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from autopatch_j.cloud.errors import ConfigError
 from autopatch_j.cloud.redaction import redact
+from autopatch_j.llm.config import LLMSettings
+from autopatch_j.llm.diagnostics import DiagnosticsLog
+from autopatch_j.llm.errors import LLMCancelled, LLMError
+from autopatch_j.llm.openai_provider import OpenAIProvider
+from autopatch_j.llm.provider import ChatRequest, Message, Purpose
+from autopatch_j.llm.pump import CancellableProvider
 
 if TYPE_CHECKING:
     from autopatch_j.cloud.settings import CloudSettings
@@ -205,36 +212,42 @@ class _Lifeline:
 
 @dataclass(frozen=True, slots=True)
 class LlmExecutor:
-    """One chat-completions call to an OpenAI-compatible endpoint; cost from token usage."""
+    """One non-streamed chat call to an OpenAI-compatible endpoint through the `llm` layer's provider
+    (`OpenAIProvider`, purpose `task`: one SDK client, SDK errors translated to `LLMError`, calls
+    recorded in `diagnostics` when given); cost from token usage. A cancelled run stops waiting."""
 
     base_url: str
-    api_key: str
+    api_key: str = field(repr=False)
     model: str
     timeout_seconds: float
     input_usd_per_token: float
     output_usd_per_token: float
     name: str = "llm"
+    diagnostics: DiagnosticsLog | None = field(default=None, compare=False)
 
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
-        import openai
-
-        client = openai.OpenAI(
-            base_url=self.base_url, api_key=self.api_key, timeout=self.timeout_seconds, max_retries=0
-        )
+        settings = LLMSettings(api_key=self.api_key, base_url=self.base_url, model=self.model)
+        provider = OpenAIProvider(settings=settings, diagnostics=self.diagnostics, timeout_s=self.timeout_seconds)
+        chat = ChatRequest(purpose=Purpose.TASK, messages=(Message(role="user", content=request.instruction),))
         try:
-            response = client.chat.completions.create(
-                model=self.model, messages=[{"role": "user", "content": request.instruction}]
+            response = CancellableProvider(provider, request.cancel).complete(chat)
+        except LLMCancelled:
+            return ExecutionResult(
+                ok=False, text="llm call stopped: the worker lost the task's lease or is shutting down"
             )
-        except openai.OpenAIError as exc:
-            return ExecutionResult(ok=False, text=f"llm call failed: {exc.__class__.__name__}")
+        except LLMError as exc:
+            return ExecutionResult(ok=False, text=f"llm call failed: {_failure(exc)}")
         finally:
-            client.close()
-        text = (response.choices[0].message.content or "") if response.choices else ""
+            provider.close()
         usage = response.usage
-        cost = 0.0
-        if usage is not None:
-            cost = usage.prompt_tokens * self.input_usd_per_token + usage.completion_tokens * self.output_usd_per_token
-        return ExecutionResult(ok=True, text=text, cost_usd=cost)
+        cost = usage.prompt_tokens * self.input_usd_per_token + usage.completion_tokens * self.output_usd_per_token
+        return ExecutionResult(ok=True, text=response.content, cost_usd=cost)
+
+
+def _failure(exc: LLMError) -> str:
+    """The error's kind and HTTP status, never its message: a provider's text is not stored in a result."""
+    status = getattr(exc, "status", None)
+    return exc.__class__.__name__ + (f" (HTTP {status})" if status is not None else "")
 
 
 def make_executor(name: str, *, settings: CloudSettings) -> Executor:

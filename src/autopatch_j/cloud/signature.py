@@ -1,9 +1,11 @@
 """Deployment safety (C-44): a signature of the code a worker runs.
 
-The signature is a sha256 over every module of the worker path, the auto-memory module included
-(the seed's v1 left it out), and the migrations. A worker computes it at start and again after each
-task; when the deployed code changed it finishes the current task and exits cleanly, so its
-supervisor restarts it on the new code.
+The signature is a sha256 over every module of the worker path and the migrations. The worker path is
+derived from the package, not listed by hand (a hand list drifted silently): every `.py` file under
+`autopatch_j/cloud/`, in every subpackage, except the HTTP side that only `cloud serve` runs
+(`HTTP_ONLY`: `app.py`, `api/`, `console/`). A new module is on the worker path the moment it exists.
+A worker computes the signature at start and again after each task; when the deployed code changed
+it finishes the current task and exits cleanly, so its supervisor restarts it on the new code.
 """
 
 from __future__ import annotations
@@ -14,42 +16,22 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
-WORKER_PATH_MODULES = (
-    "audit",
-    "auto_memory",
-    "clock",
-    "conversation_control",  # C-43 (issue 14)
-    "db",
-    "errors",
-    "executors",
-    "injection",
-    "memories",
-    "memory_costs",  # C-40 (issue 14)
-    "memory_settings",
-    "process_guard",
-    "model_memory",  # C-40 (issue 14)
-    "model_memory_input",  # C-40 (issue 14)
-    "projects",
-    "queue",
-    "quotas",
-    "records",
-    "redaction",
-    "schema",
-    "secret_rules",
-    "settings",
-    "signature",
-    "tables",
-    "tasks",
-    "users",
-    "worker",
-)
+#: Paths (relative to the package, POSIX) that only the HTTP server runs: a file equal to one of
+#: them, or under a directory named by one ending in `/`, is left out of the worker path.
+HTTP_ONLY = ("app.py", "api/", "console/")
+
+
+def _http_only(relative: str) -> bool:
+    return any(relative == entry or (entry.endswith("/") and relative.startswith(entry)) for entry in HTTP_ONLY)
 
 
 def worker_code_paths(package_dir: Path = PACKAGE_DIR) -> list[Path]:
-    """The files whose change must restart a worker."""
-    paths = [package_dir / f"{name}.py" for name in WORKER_PATH_MODULES]
-    paths += sorted((package_dir / "migrations" / "versions").glob("*.py"))
-    return paths
+    """The files whose change must restart a worker: every module of the package but the HTTP side."""
+    return sorted(
+        path
+        for path in package_dir.rglob("*.py")
+        if "__pycache__" not in path.parts and not _http_only(path.relative_to(package_dir).as_posix())
+    )
 
 
 def code_signature(paths: Iterable[Path]) -> str:

@@ -1,12 +1,13 @@
 """The provider protocol every LLM backend implements, and the values that cross it.
 
-Four purposes call a model (M-70): the main answer, the intent classifier, memory extraction and
-memory consolidation. The three short purposes never stream, never ask for reasoning, run at
+Four purposes call a model locally (M-70): the main answer, the intent classifier, memory extraction
+and memory consolidation. The three short purposes never stream, never ask for reasoning, run at
 temperature 0 with a bounded output and a 60 s request timeout; `strategy_for` is the single place
-that says so, and diagnostics record the strategy each call used. Every purpose also has an output
-cap and an overall deadline (issue 17): the request timeout bounds only the gaps between events; the
-main answer's cap and deadline come from the settings (`AUTOPATCH_LLM_MAX_OUTPUT_TOKENS`,
-`AUTOPATCH_LLM_DEADLINE_SECONDS`) and are applied by the provider.
+that says so, and diagnostics record the strategy each call used. Every local purpose also has an
+output cap and an overall deadline (issue 17): the request timeout bounds only the gaps between
+events; the main answer's cap and deadline come from the settings (`AUTOPATCH_LLM_MAX_OUTPUT_TOKENS`,
+`AUTOPATCH_LLM_DEADLINE_SECONDS`) and are applied by the provider. A fifth purpose, `task`, is the
+cloud `llm` executor's one non-streamed answer (C-8): no cap, bounded by the executor's own timeout.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class Purpose(enum.StrEnum):
     CLASSIFIER = "classifier"
     EXTRACTION = "extraction"
     CONSOLIDATION = "consolidation"
+    TASK = "task"  # the cloud `llm` executor (C-8): one non-streamed answer, no cap, its own timeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,17 @@ _STRATEGIES: Mapping[Purpose, RequestStrategy] = {
         timeout_s=REQUEST_TIMEOUT_S,
         json_output=True,
         deadline_s=SHORT_DEADLINE_S,
+    ),
+    # The executor passes its own request timeout (AUTOPATCH_CLOUD_LLM_TIMEOUT_SECONDS), which bounds
+    # the one non-streamed request; no output cap and no temperature: the model's defaults.
+    Purpose.TASK: RequestStrategy(
+        stream=False,
+        reasoning=True,
+        temperature=None,
+        max_output_tokens=None,
+        timeout_s=REQUEST_TIMEOUT_S,
+        json_output=False,
+        deadline_s=None,
     ),
 }
 

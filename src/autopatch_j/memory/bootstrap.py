@@ -12,9 +12,9 @@ from autopatch_j.memory.catalog import SCHEMA_VERSION, USER_OBJECTS, catalog_dri
 from autopatch_j.memory.clock import Clock
 from autopatch_j.memory.db import Database, translate_errors
 from autopatch_j.memory.errors import ProjectRootError, StorageError
-from autopatch_j.memory.paths import ProjectPaths
 from autopatch_j.memory.records import Health
 from autopatch_j.memory.upgrade import UPGRADABLE_FROM, upgrade_in_place
+from autopatch_j.state_dir import ProjectPaths
 
 _COUNT_OBJECTS = f"SELECT count(*) FROM sqlite_master WHERE {USER_OBJECTS}"
 _INSERT_META = "INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, ?, ?, ?)"

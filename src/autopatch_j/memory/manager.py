@@ -26,9 +26,9 @@ from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, Stor
 from autopatch_j.memory.export import ExportResult, export_snapshot
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import Recovery
-from autopatch_j.memory.paths import ProjectPaths
 from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, Thread, TurnTicket
 from autopatch_j.memory.status import StatusReport, read_status
+from autopatch_j.state_dir import ProjectPaths
 
 if TYPE_CHECKING:
     from autopatch_j.memory.context import HistoryTurn

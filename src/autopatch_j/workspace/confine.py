@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autopatch_j.memory.paths import STATE_DIR_NAME
+from autopatch_j.state_dir import STATE_DIR_NAME
 from autopatch_j.workspace.errors import PathOutsideProject
 
 MAX_PATH_CHARS = 1024

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autopatch_j.llm.provider import ChatRequest, Purpose
-from autopatch_j.memory.quality.corpus import Case, GoldMemory
+from autopatch_j.quality.corpus import Case, GoldMemory
 
 STRUCTURAL_EXTRACTION = ("prose", "unknown_field", "fabricated_quote", "unknown_turn")
 STRUCTURAL_CONSOLIDATION = ("unknown_candidate", "unknown_target", "unknown_op")

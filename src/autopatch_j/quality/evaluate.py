@@ -40,11 +40,11 @@ from autopatch_j.memory.extractor import Extractor, LLMExtractor
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.offline import RulesExtractor
 from autopatch_j.memory.pipeline import Outcome, Pipeline
-from autopatch_j.memory.quality import invariants as inv
-from autopatch_j.memory.quality.corpus import CATEGORIES, Case, Corpus, ForgetStep, NewThreadStep, TurnStep
-from autopatch_j.memory.quality.metrics import CaseScore, score_case, summarize
-from autopatch_j.memory.quality.scripted import ScriptedModel
 from autopatch_j.memory.records import Intent, ItemStatus
+from autopatch_j.quality import invariants as inv
+from autopatch_j.quality.corpus import CATEGORIES, Case, Corpus, ForgetStep, NewThreadStep, TurnStep
+from autopatch_j.quality.metrics import CaseScore, score_case, summarize
+from autopatch_j.quality.scripted import ScriptedModel
 from autopatch_j.workspace.store import ReviewWorkspace
 
 Mode = Literal["offline", "canned", "live"]

@@ -167,7 +167,7 @@ def load_corpus(path: Path | None = None, *, min_cases: int = MIN_CASES) -> Corp
     """Read and fully validate a corpus file (the bundled one by default)."""
     try:
         if path is None:
-            text = resources.files("autopatch_j.memory.quality").joinpath(BUNDLED).read_text(encoding="utf-8")
+            text = resources.files("autopatch_j.quality").joinpath(BUNDLED).read_text(encoding="utf-8")
         else:
             text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -176,20 +176,20 @@ def load_corpus(path: Path | None = None, *, min_cases: int = MIN_CASES) -> Corp
 
 
 def bundled_part_exists(part: str) -> bool:
-    return resources.files("autopatch_j.memory.quality").joinpath(PART_FILES[part]).is_file()
+    return resources.files("autopatch_j.quality").joinpath(PART_FILES[part]).is_file()
 
 
 def load_part(part: str) -> Corpus:
     """One bundled part: `dev`, `test` (a smaller floor: it is held out, not padded) or `generated`."""
     if part == "generated":
-        from autopatch_j.memory.quality.paraphrase import generated_corpus
+        from autopatch_j.quality.paraphrase import generated_corpus
 
         return generated_corpus()
     if part not in PART_FILES:
         raise CorpusError(f"Unknown corpus part {part!r}; choose one of {', '.join(PARTS)}.")
     if not bundled_part_exists(part):
         raise CorpusError(f"The {part} part of the corpus ({PART_FILES[part]}) is not bundled in this build.")
-    text = resources.files("autopatch_j.memory.quality").joinpath(PART_FILES[part]).read_text(encoding="utf-8")
+    text = resources.files("autopatch_j.quality").joinpath(PART_FILES[part]).read_text(encoding="utf-8")
     return parse_corpus(text, min_cases=MIN_CASES if part == "dev" else 1)
 
 

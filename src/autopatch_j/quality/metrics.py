@@ -20,9 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from autopatch_j.memory.quality.corpus import Case
 from autopatch_j.memory.records import Item, Source
 from autopatch_j.memory.search import SearchHit
+from autopatch_j.quality.corpus import Case
 
 _PD = ("user_preference", "project_decision")
 

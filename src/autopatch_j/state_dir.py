@@ -1,4 +1,9 @@
-"""Where a project's state lives: `.autopatch-j/` under the project root (H-2)."""
+"""Where a project's state lives: `.autopatch-j/` under the project root (H-2).
+
+The bottom layer (docs/architecture.md): it imports nothing from autopatch_j, so the Memory engine
+(the database, exports), the review workspace (path confinement keeps agents out of this directory),
+the agent tools and the CLI all share one name and one layout without importing each other.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,245 @@
+"""Layering (issue 16): every package imports only what docs/architecture.md allows.
+
+The rules are read from the tables in docs/architecture.md (written down once); every module's
+imports are read with `ast`: `import`, `from … import` (relative ones resolved), imports inside
+functions or under `TYPE_CHECKING`, and `importlib.import_module` / `__import__` with a literal name.
+The checker itself is tested on synthetic sources, so it cannot be a check that cannot fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "autopatch_j"
+DOC = ROOT / "docs" / "architecture.md"
+PACKAGE = "autopatch_j"
+NONE = "—"
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    allowed: Mapping[str, frozenset[str]]  # package -> the packages of ours it may import
+    sdk_owners: Mapping[str, frozenset[str]]  # third-party library -> the only packages that may import it
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    module: str  # e.g. "autopatch_j/memory/manager.py"
+    line: int
+    imported: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.module}:{self.line} imports {self.imported} ({self.why})"
+
+
+# -- the rules, from the document -------------------------------------------------------------------
+
+
+def _table(text: str, header: str) -> list[list[str]]:
+    """The body rows of the Markdown table whose header row starts with `header`, as cells."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def _names(cell: str) -> frozenset[str]:
+    return frozenset() if cell == NONE else frozenset(re.findall(r"`([^`]+)`", cell))
+
+
+def parse_rules(text: str) -> Rules:
+    allowed = {}
+    for cells in _table(text, "| Package |"):
+        [name] = _names(cells[0])
+        allowed[name] = _names(cells[-1])
+    owners = {}
+    for cells in _table(text, "| Library |"):
+        [library] = _names(cells[0])
+        owners[library] = _names(cells[-1])
+    return Rules(allowed=allowed, sdk_owners=owners)
+
+
+# -- the imports, from the source -------------------------------------------------------------------
+
+
+def _dotted(relative: Path) -> tuple[str, bool]:
+    """(`autopatch_j.memory.manager`, is_package) of a file path relative to `src/`."""
+    parts = list(relative.with_suffix("").parts)
+    if parts[-1] == "__init__":
+        return ".".join(parts[:-1]), True
+    return ".".join(parts), False
+
+
+def imported_names(source: str, module: str, *, is_package: bool) -> Iterator[tuple[int, str]]:
+    """(line, absolute dotted name) of everything `source` imports, wherever the statement is."""
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - (node.level - 1)])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            yield node.lineno, base
+            for alias in node.names:  # `from autopatch_j import memory` imports a package
+                if alias.name != "*":
+                    yield node.lineno, f"{base}.{alias.name}"
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                yield node.lineno, node.args[0].value
+
+
+def check_source(source: str, relative: Path, rules: Rules, units: frozenset[str]) -> list[Violation]:
+    """The imports of one module (path relative to `src/`) that its package's row does not allow."""
+    module, is_package = _dotted(relative)
+    unit = _unit(relative)
+    allowed = rules.allowed.get(unit, frozenset())
+    found: dict[tuple[int, str], Violation] = {}
+    for line, name in imported_names(source, module, is_package=is_package):
+        parts = name.split(".")
+        if parts[0] == PACKAGE:
+            if len(parts) < 2:
+                continue
+            target = parts[1] if parts[1] in units else "__init__"
+            if target not in (unit, "__init__") and target not in allowed:  # the root: `__version__`
+                why = f"{unit} may import {', '.join(sorted(allowed)) or 'nothing of ours'}"
+                found.setdefault((line, target), Violation(relative.as_posix(), line, name, why))
+        elif parts[0] in rules.sdk_owners and unit not in rules.sdk_owners[parts[0]]:
+            why = f"only {', '.join(sorted(rules.sdk_owners[parts[0]]))} may import {parts[0]}"
+            found.setdefault((line, parts[0]), Violation(relative.as_posix(), line, name, why))
+    return list(found.values())
+
+
+def _unit(relative: Path) -> str:
+    """The top-level package (or module) a file under `src/` belongs to."""
+    parts = relative.parts
+    return parts[1] if len(parts) > 2 else Path(parts[1]).stem
+
+
+def source_units() -> frozenset[str]:
+    return frozenset(_unit(path.relative_to(SRC.parent)) for path in SRC.rglob("*.py"))
+
+
+def violations_in(unit: str, rules: Rules) -> list[Violation]:
+    units = source_units()
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        relative = path.relative_to(SRC.parent)
+        if _unit(relative) == unit:
+            found += check_source(path.read_text(encoding="utf-8"), relative, rules, units)
+    return found
+
+
+RULES = parse_rules(DOC.read_text(encoding="utf-8"))
+
+
+# -- the real code ----------------------------------------------------------------------------------
+
+
+def test_the_table_places_every_package() -> None:
+    assert source_units() == set(RULES.allowed), "place every package of src/autopatch_j in docs/architecture.md"
+    for unit, allowed in RULES.allowed.items():
+        assert allowed <= set(RULES.allowed), f"{unit}'s row names a package that does not exist"
+
+
+@pytest.mark.parametrize("unit", sorted(source_units()))
+def test_each_package_imports_only_what_its_row_allows(unit: str) -> None:
+    violations = violations_in(unit, RULES)
+    assert not violations, "layering broken (docs/architecture.md):\n" + "\n".join(map(str, violations))
+
+
+FORBIDDEN = {  # issue 16, checked against the table so one edited cell cannot undo them
+    "memory": {"agent", "cli", "cloud", "workspace", "quality", "mcp_server", "transcripts"},
+    "workspace": {"memory"},
+    "llm": {"memory"},
+    "agent": {"cli"},
+    "cloud": {"cli", "agent"},
+    "state_dir": set(RULES.allowed),
+}
+
+
+@pytest.mark.parametrize("unit", sorted(FORBIDDEN))
+def test_the_issue_16_rules_hold_in_the_table(unit: str) -> None:
+    assert not RULES.allowed[unit] & FORBIDDEN[unit]
+    assert RULES.sdk_owners["openai"] == {"llm"}
+
+
+# -- the checker can fail -----------------------------------------------------------------------------
+
+SYNTHETIC = """
+from __future__ import annotations
+import importlib
+from typing import TYPE_CHECKING
+
+import autopatch_j.cli.app
+from autopatch_j.agent.host import AgentHost
+from ..workspace import store
+from .. import quality
+from autopatch_j import cloud
+from autopatch_j.llm.provider import Purpose
+from autopatch_j.state_dir import STATE_DIR_NAME
+from . import records
+from .errors import MemoryError_
+
+if TYPE_CHECKING:
+    from autopatch_j.transcripts.importer import Importer
+
+
+def later():
+    from autopatch_j.mcp_server import server
+    import openai
+    return importlib.import_module("autopatch_j.cli.repl")
+"""
+
+
+def test_the_checker_names_each_offending_module_and_import() -> None:
+    found = check_source(SYNTHETIC, Path("autopatch_j/memory/fake.py"), RULES, source_units())
+    by_line = {v.line: v.imported for v in found}
+    assert by_line == {
+        6: "autopatch_j.cli.app",
+        7: "autopatch_j.agent.host",
+        8: "autopatch_j.workspace",  # relative, two levels up
+        9: "autopatch_j.quality",  # `from .. import quality`
+        10: "autopatch_j.cloud",  # `from autopatch_j import cloud`
+        17: "autopatch_j.transcripts.importer",  # under TYPE_CHECKING
+        21: "autopatch_j.mcp_server",  # inside a function
+        22: "openai",  # a third-party SDK outside its package
+        23: "autopatch_j.cli.repl",  # importlib with a literal name
+    }
+    assert "autopatch_j/memory/fake.py:7 imports autopatch_j.agent.host (memory may import llm, state_dir)" in {
+        str(v) for v in found
+    }
+
+
+def test_the_checker_passes_a_module_that_keeps_to_its_row() -> None:
+    source = "from autopatch_j.llm.provider import Purpose\nfrom . import records\nimport sqlite3\n"
+    assert check_source(source, Path("autopatch_j/memory/fine.py"), RULES, source_units()) == []
+    assert check_source("import openai\n", Path("autopatch_j/llm/x.py"), RULES, source_units()) == []
+
+
+def test_the_rules_are_read_from_the_document() -> None:
+    text = "| Package | Role | May import |\n|--|--|--|\n| `a` | x | — |\n| `b` | y | `a` |\n\n"
+    text += "| Library | Only in |\n|--|--|\n| `openai` | `b` |\n"
+    rules = parse_rules(text)
+    assert rules.allowed == {"a": frozenset(), "b": frozenset({"a"})}
+    assert rules.sdk_owners == {"openai": frozenset({"b"})}
+    bad = check_source("from autopatch_j.b import x\n", Path("autopatch_j/a/m.py"), rules, frozenset({"a", "b"}))
+    assert [str(v) for v in bad] == ["autopatch_j/a/m.py:1 imports autopatch_j.b (a may import nothing of ours)"]
