@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, status
 
 from autopatch_j.cloud import tasks
-from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, UserDep
+from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, ReadsDep, UserDep
 from autopatch_j.cloud.api.schemas import (
     COMMON_ERRORS,
     MAX_ID,
@@ -29,10 +29,10 @@ TaskId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 @router.get("/tasks/{task_id}", response_model=TaskOut, responses=errors(404))
-def get_task(task_id: TaskId, user: UserDep, engine: EngineDep) -> TaskOut:
+async def get_task(task_id: TaskId, user: UserDep, reads: ReadsDep) -> TaskOut:
     """One task as stored: the original prompt and goal, never an injected copy (needs `view`)."""
-    with read_tx(engine) as conn:
-        return TaskOut.of(tasks.visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW))
+    task = await reads(lambda conn: tasks.visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW))
+    return TaskOut.of(task)
 
 
 @router.get("/tasks/{task_id}/rounds", response_model=list[RoundOut], responses=errors(404))
