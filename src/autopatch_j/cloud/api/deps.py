@@ -41,14 +41,19 @@ async def get_reads(request: Request) -> Reads:
     return reads
 
 
-async def current_user(
-    reads: Annotated[Reads, Depends(get_reads)],
+async def bearer_token(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-) -> User:
-    """The caller, looked up by the sha256 of the bearer token (see `reads.py` for where it runs)."""
+) -> str:
+    """The bearer token as sent (401 without one); whose it is is looked up by `user_for_token`."""
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise Unauthorized()
-    token = credentials.credentials
+    return credentials.credentials
+
+
+async def current_user(
+    reads: Annotated[Reads, Depends(get_reads)], token: Annotated[str, Depends(bearer_token)]
+) -> User:
+    """The caller, looked up by the sha256 of the bearer token (see `reads.py` for where it runs)."""
     return await reads(lambda conn: user_for_token(conn, token))
 
 
@@ -57,3 +62,4 @@ ClockDep = Annotated[Clock, Depends(get_clock)]
 QuotasDep = Annotated[QuotaLookup, Depends(get_quotas)]
 UserDep = Annotated[User, Depends(current_user)]
 ReadsDep = Annotated[Reads, Depends(get_reads)]
+TokenDep = Annotated[str, Depends(bearer_token)]
