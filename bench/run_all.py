@@ -37,6 +37,7 @@ SUITE: dict[str, tuple[str, list[str], int, int]] = {
     "import": ("import_bench.py", [], 120, 900),
     "mcp": ("mcp_bench.py", [], 180, 900),
     "cloud": ("cloud_bench.py", [], 120, 1800),
+    "cloud_api": ("cloud_api_bench.py", [], 120, 600),
     "faults": ("fault_report.py", [], 120, 3600),
 }
 

@@ -30,14 +30,41 @@ def captured(engine: Engine) -> Iterator[list[str]]:
         event.remove(engine, "before_cursor_execute", capture)
 
 
+@contextmanager
+def sent_to_sqlite(engine: Engine) -> Iterator[list[str]]:
+    """Every statement SQLite itself runs (its trace callback), connection set-up pragmas left out.
+
+    The transaction hook sends BEGIN straight to the driver, so only SQLite's own trace sees it."""
+    sent: list[str] = []
+
+    def trace(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.set_trace_callback(sent.append)
+
+    engine.dispose()  # every connection from now on is a new one, traced
+    event.listen(engine, "connect", trace)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "connect", trace)
+        engine.dispose()
+        sent[:] = [" ".join(s.split()) for s in sent if not s.startswith("PRAGMA")]
+
+
 def test_sqlite_writers_begin_immediate_and_readers_begin_deferred(tmp_path: Any) -> None:
     engine = make_engine(f"sqlite:///{tmp_path}/x.sqlite3")
-    with captured(engine) as statements:
+    with sent_to_sqlite(engine) as statements:
         with write_tx(engine) as conn:
             conn.exec_driver_sql("CREATE TABLE t (x INTEGER)")
         with read_tx(engine) as conn:
             conn.exec_driver_sql("SELECT * FROM t")
-    assert statements == ["BEGIN IMMEDIATE", "CREATE TABLE t (x INTEGER)", "BEGIN", "SELECT * FROM t"]
+    assert statements == [
+        "BEGIN IMMEDIATE",
+        "CREATE TABLE t (x INTEGER)",
+        "COMMIT",
+        "BEGIN",
+        "SELECT * FROM t",
+        "COMMIT",
+    ]
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
@@ -54,9 +81,20 @@ def test_claims_skip_locked_rows_on_postgres_only(world: World) -> None:
     if world.engine.dialect.name == "postgresql":
         assert selects[0].endswith("FOR UPDATE SKIP LOCKED")
     else:
-        assert "FOR UPDATE" not in selects[0] and statements[0] == "BEGIN IMMEDIATE"
+        assert "FOR UPDATE" not in selects[0]
     updates = [s for s in statements if s.startswith("UPDATE tasks SET")]
     assert len(updates) == 1 and "WHERE tasks.id = " in updates[0] and "tasks.attempt = " in updates[0]
+
+
+def test_sqlite_claims_run_in_an_immediate_transaction(world: World) -> None:
+    if world.engine.dialect.name != "sqlite":
+        pytest.skip("BEGIN IMMEDIATE is SQLite's")
+    alice = world.user()
+    world.task(world.project(alice), alice)
+    with sent_to_sqlite(world.engine) as statements:
+        assert claim_next(world.engine, worker_id="w", now=world.clock(), lease_seconds=5) is not None
+    assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+    assert any(s.startswith("UPDATE tasks SET") for s in statements)
 
 
 def test_values_are_bound_never_inlined(world: World) -> None:

@@ -134,19 +134,23 @@ def serve(
         str | None, typer.Option(help="Address to listen on. Default: $AUTOPATCH_CLOUD_HOST or 127.0.0.1.")
     ] = None,
     port: Annotated[int | None, typer.Option(help="Port to listen on. Default: $AUTOPATCH_CLOUD_PORT or 8000.")] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            help="Worker processes sharing the port (about one per core; see docs/cloud.md for sizing).",
+        ),
+    ] = 1,
 ) -> None:
     """Run the HTTP API (OpenAPI at /openapi.json) with uvicorn."""
-    import uvicorn
+    from autopatch_j.cloud.server import check_workers
+    from autopatch_j.cloud.server import serve as run_server
 
-    from autopatch_j.cloud.app import create_app
-
+    overrides = {key: value for key, value in {"db": db, "host": host, "port": port}.items() if value is not None}
     settings = _settings(db, host=host, port=port)
+    check_workers(settings, workers)
     engine = _ready_engine(settings)
-    from autopatch_j.cloud.model_memory import ModelMemory
-
-    app = create_app(settings=settings, engine=engine, memory_model=ModelMemory.from_settings(settings))
     try:
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
+        run_server(settings, engine=engine, overrides=overrides, workers=workers)
     finally:
         engine.dispose()
 

@@ -37,13 +37,16 @@ def create_app(
         routes_users,
     )
     from autopatch_j.cloud.api.body_limit import BodyLimit
+    from autopatch_j.cloud.api.reads import Reads
 
     owned = engine is None
     the_engine = engine if engine is not None else make_engine(settings.db)
+    reads = Reads(the_engine)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        reads.close()
         if owned:
             the_engine.dispose()
 
@@ -54,6 +57,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.engine = the_engine
+    app.state.reads = reads
     app.state.clock = clock
     app.state.quotas = quotas or DbQuotas()
     app.state.settings = settings

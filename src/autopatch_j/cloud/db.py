@@ -69,8 +69,9 @@ def _install_sqlite_hooks(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
+        # straight to the driver: a statement through SQLAlchemy's execution path costs as much as a query
         immediate = conn.get_execution_options().get("immediate", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        conn.connection.driver_connection.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")  # type: ignore[union-attr]
 
 
 def is_postgres(bind: Engine | Connection) -> bool:

@@ -60,7 +60,11 @@ def role_of(conn: Connection, *, project_id: int, user_id: int) -> Role | None:
 
 def require(conn: Connection, *, user: User, project_id: int, permission: Permission) -> Role:
     """The caller's role on the project if it grants `permission`; NotFound or Forbidden otherwise."""
-    role = role_of(conn, project_id=project_id, user_id=user.id)
+    return granted(role_of(conn, project_id=project_id, user_id=user.id), permission)
+
+
+def granted(role: Role | None, permission: Permission) -> Role:
+    """`role` if it grants `permission`: NotFound for no role (a non-member), Forbidden for too little."""
     if role is None:
         raise NotFound("the project does not exist or is not visible to you.")
     if permission not in GRANTS[role]:

@@ -14,15 +14,26 @@ from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.errors import Conflict, InvalidInput, NotFound, QuotaExhausted
-from autopatch_j.cloud.projects import Permission, require
+from autopatch_j.cloud.projects import Permission, granted, require
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
-from autopatch_j.cloud.records import Followup, Round, Task, TaskStatus, User
+from autopatch_j.cloud.records import Followup, Role, Round, Task, TaskStatus, User
 from autopatch_j.cloud.redaction import RedactedText, redacted
-from autopatch_j.cloud.tables import task_followups, task_rounds, tasks
+from autopatch_j.cloud.tables import project_members, task_followups, task_rounds, tasks
 
 MAX_PROMPT_CHARS = 100_000
 MAX_MESSAGE_CHARS = 20_000
 _HIDDEN = "the task does not exist or is not visible to you."
+# Built once (the hottest read of the API): the task and the caller's role on its project.
+_TASK_AND_ROLE = (
+    sa.select(tasks, project_members.c.role.label("caller_role"))
+    .outerjoin(
+        project_members,
+        sa.and_(
+            project_members.c.project_id == tasks.c.project_id, project_members.c.user_id == sa.bindparam("user_id")
+        ),
+    )
+    .where(tasks.c.id == sa.bindparam("task_id"))
+)
 
 
 def _check_text(value: str, *, field: str, limit: int) -> str:
@@ -39,15 +50,14 @@ def load(conn: Connection, task_id: int) -> Task | None:
 
 
 def visible_task(conn: Connection, *, user: User, task_id: int, permission: Permission) -> Task:
-    """The task if the caller holds `permission` on its project; NotFound for non-members."""
-    task = load(conn, task_id)
-    if task is None:
+    """The task if the caller holds `permission` on its project; NotFound for non-members.
+
+    One statement: the task with the caller's role on its project (NULL for a non-member)."""
+    row = conn.execute(_TASK_AND_ROLE, {"task_id": task_id, "user_id": user.id}).mappings().first()
+    if row is None or row["caller_role"] is None:
         raise NotFound(_HIDDEN)
-    try:
-        require(conn, user=user, project_id=task.project_id, permission=permission)
-    except NotFound as exc:
-        raise NotFound(_HIDDEN) from exc
-    return task
+    granted(Role(row["caller_role"]), permission)
+    return Task.from_row(row)
 
 
 def create_task(

@@ -18,6 +18,8 @@ from autopatch_j.cloud.tables import users
 
 TOKEN_PREFIX = "apj_"
 _NAME_MAX = 200
+# Built once: every authenticated request runs it, and building a statement costs more than running it.
+_BY_TOKEN_HASH = sa.select(users).where(users.c.token_hash == sa.bindparam("token_hash"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,7 @@ def user_for_token(conn: Connection, token: str | None) -> User:
     """The user owning this bearer token, or Unauthorized."""
     if not token:
         raise Unauthorized()
-    row = conn.execute(sa.select(users).where(users.c.token_hash == hash_token(token))).mappings().first()
+    row = conn.execute(_BY_TOKEN_HASH, {"token_hash": hash_token(token)}).mappings().first()
     if row is None:
         raise Unauthorized()
     return User.from_row(row)

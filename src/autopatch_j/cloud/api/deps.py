@@ -1,4 +1,4 @@
-"""Per-request dependencies: the engine and clock from `app.state`, and the authenticated caller.
+"""Per-request dependencies: the engine, reads and clock from `app.state`, and the authenticated caller.
 
 The trivial ones are `async def` so they run on the event loop instead of costing a thread hop.
 """
@@ -11,8 +11,8 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.engine import Engine
 
+from autopatch_j.cloud.api.reads import Reads
 from autopatch_j.cloud.clock import Clock
-from autopatch_j.cloud.db import read_tx
 from autopatch_j.cloud.errors import Unauthorized
 from autopatch_j.cloud.quotas import QuotaLookup
 from autopatch_j.cloud.records import User
@@ -36,17 +36,30 @@ async def get_quotas(request: Request) -> QuotaLookup:
     return quotas
 
 
-def current_user(
-    engine: Annotated[Engine, Depends(get_engine)],
+async def get_reads(request: Request) -> Reads:
+    reads: Reads = request.app.state.reads
+    return reads
+
+
+async def bearer_token(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-) -> User:
+) -> str:
+    """The bearer token as sent (401 without one); whose it is is looked up by `user_for_token`."""
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise Unauthorized()
-    with read_tx(engine) as conn:
-        return user_for_token(conn, credentials.credentials)
+    return credentials.credentials
+
+
+async def current_user(
+    reads: Annotated[Reads, Depends(get_reads)], token: Annotated[str, Depends(bearer_token)]
+) -> User:
+    """The caller, looked up by the sha256 of the bearer token (see `reads.py` for where it runs)."""
+    return await reads(lambda conn: user_for_token(conn, token))
 
 
 EngineDep = Annotated[Engine, Depends(get_engine)]
 ClockDep = Annotated[Clock, Depends(get_clock)]
 QuotasDep = Annotated[QuotaLookup, Depends(get_quotas)]
 UserDep = Annotated[User, Depends(current_user)]
+ReadsDep = Annotated[Reads, Depends(get_reads)]
+TokenDep = Annotated[str, Depends(bearer_token)]

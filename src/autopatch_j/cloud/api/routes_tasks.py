@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, status
+from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud import tasks
-from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, UserDep
+from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, ReadsDep, TokenDep, UserDep
 from autopatch_j.cloud.api.schemas import (
     COMMON_ERRORS,
     MAX_ID,
@@ -23,16 +24,22 @@ from autopatch_j.cloud.api.schemas import (
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.memory_settings import set_flags
 from autopatch_j.cloud.projects import Permission
+from autopatch_j.cloud.records import Task
+from autopatch_j.cloud.users import user_for_token
 
 router = APIRouter(tags=["tasks"], responses=COMMON_ERRORS)
 TaskId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 @router.get("/tasks/{task_id}", response_model=TaskOut, responses=errors(404))
-def get_task(task_id: TaskId, user: UserDep, engine: EngineDep) -> TaskOut:
+async def get_task(task_id: TaskId, token: TokenDep, reads: ReadsDep) -> TaskOut:
     """One task as stored: the original prompt and goal, never an injected copy (needs `view`)."""
-    with read_tx(engine) as conn:
-        return TaskOut.of(tasks.visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW))
+
+    def read(conn: Connection) -> Task:  # the caller and the task in one read transaction
+        user = user_for_token(conn, token)
+        return tasks.visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
+
+    return TaskOut.of(await reads(read))
 
 
 @router.get("/tasks/{task_id}/rounds", response_model=list[RoundOut], responses=errors(404))
