@@ -202,6 +202,6 @@ def test_debug_is_on_when_either_source_turns_it_on(tmp_path):
 def test_an_unreadable_file_is_a_config_error(tmp_path):
     path = tmp_path / "config.toml"
     path.mkdir()
-    with pytest.raises(LLMConfigError, match="config.toml") as caught:
+    with pytest.raises(LLMConfigError, match=r"config\.toml") as caught:
         load_llm_settings(FULL_ENV, path)
     assert _one_sentence(str(caught.value))
