@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -205,3 +207,16 @@ def test_an_unreadable_file_is_a_config_error(tmp_path):
     with pytest.raises(LLMConfigError, match=r"config\.toml") as caught:
         load_llm_settings(FULL_ENV, path)
     assert _one_sentence(str(caught.value))
+
+
+def test_nothing_to_read_does_not_load_the_settings_machinery(tmp_path):
+    """The offline case (no variable, no file) answers None without importing pydantic-settings."""
+    missing = str(tmp_path / "none.toml")
+    code = (
+        "import sys; from pathlib import Path; from autopatch_j.llm.config import load_llm_settings; "
+        f"env = {{'AUTOPATCH_DEBUG': '1', 'AUTOPATCH_LLM_MODEL': ' '}}; "
+        f"assert load_llm_settings(env, Path({missing!r})) is None; "
+        "print('pydantic_settings' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

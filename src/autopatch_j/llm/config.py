@@ -79,6 +79,8 @@ def env_name(key: str) -> str:
 
 def load_llm_settings(environ: Mapping[str, str], config_file: Path | None = None) -> LLMSettings | None:
     """Read the LLM settings once; None when no LLM is configured at all (H-1)."""
+    if not _anything_set(environ, config_file):
+        return None  # the common offline case, answered without loading pydantic-settings (cold start)
     from autopatch_j.llm.sources import read_llm_sources
 
     sources = read_llm_sources(environ, config_file)
@@ -113,6 +115,13 @@ def load_llm_limits(environ: Mapping[str, str], config_file: Path | None = None)
     from autopatch_j.llm.sources import read_llm_sources
 
     return _limits(read_llm_sources(environ, config_file))
+
+
+def _anything_set(environ: Mapping[str, str], config_file: Path | None) -> bool:
+    """Some `AUTOPATCH_LLM_*` variable is non-blank, or there is something at the file's place."""
+    if config_file is not None and config_file.exists():
+        return True
+    return any(name.upper().startswith(ENV_PREFIX) and value.strip() for name, value in environ.items())
 
 
 def _limits(sources: LLMSources) -> LLMLimits:
