@@ -101,7 +101,9 @@ def read_settings(
     toml_file: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> SettingsT:
-    """Read `cls` from the overrides (None = not given), `environ` and `toml_file`, in that order."""
+    """Read `cls` from the overrides (None = not given), `environ` and `toml_file`, in that order.
+
+    The overrides are a command's options; an error names one as `--field-name`."""
     given = {name: value for name, value in (overrides or {}).items() if value is not None}
     if toml_file is not None:
         _check_file(toml_file)
