@@ -173,6 +173,7 @@ FORBIDDEN = {  # issue 16, checked against the table so one edited cell cannot u
     "agent": {"cli"},
     "cloud": {"cli", "agent"},
     "state_dir": set(RULES.allowed),
+    "configuration": set(RULES.allowed),
 }
 
 

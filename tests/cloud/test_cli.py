@@ -85,9 +85,12 @@ def test_bad_input_is_one_sentence_and_exit_1(tmp_path: Path, capsys: pytest.Cap
     for argv, message in (
         (["cloud", "user", "add", "ann", "--db", db], "error: a user named 'ann' already exists."),
         (["cloud", "init", "--db", "mysql://x/y"], "error: the database backend 'mysql' is not supported"),
-        (["cloud", "init", "--db", "not a url"], "error: invalid cloud setting db"),
+        (["cloud", "init", "--db", "not a url"], "error: --db is 'not a url', but the database must be a URL"),
         (["cloud", "quota", "set", "1", "lots", "--db", db], "error: the limit must be a number of USD"),
-        (["cloud", "worker", "--db", db, "--executor", "magic", "--once"], "error: invalid cloud setting executor"),
+        (
+            ["cloud", "worker", "--db", db, "--executor", "magic", "--once"],
+            "error: --executor is 'magic', but input should be 'scripted'",
+        ),
     ):
         with pytest.raises(SystemExit) as exit_info:
             main(argv)

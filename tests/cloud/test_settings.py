@@ -61,3 +61,28 @@ def test_validation_accepts_exactly_the_documented_ranges(switch: int, percent: 
         assert describe_validation_error(exc).startswith("invalid auto-memory settings — ")
     else:
         assert ok
+
+
+def test_options_over_the_given_environment_over_defaults() -> None:
+    """Issue 16: the same mechanism as the LLM settings, over the mapping handed in (not os.environ)."""
+    from autopatch_j.cloud.settings import read_cloud_settings
+
+    environ = {"AUTOPATCH_CLOUD_DB": "sqlite:///env.db", "AUTOPATCH_CLOUD_PORT": " 9000 ", "AUTOPATCH_CLOUD_HOST": "  "}
+    s = read_cloud_settings(environ, db="sqlite:///option.db", port=None, executor="llm")
+    assert (s.db, s.port, s.host, s.executor) == ("sqlite:///option.db", 9000, "127.0.0.1", "llm")
+    assert read_cloud_settings({"autopatch_cloud_max_attempts": "7", "AUTOPATCH_CLOUD_NOPE": "x"}).max_attempts == 7
+
+
+def test_a_bad_value_is_one_sentence_naming_its_source() -> None:
+    from autopatch_j.cloud.errors import ConfigError
+    from autopatch_j.cloud.settings import read_cloud_settings
+
+    with pytest.raises(ConfigError, match=r"^AUTOPATCH_CLOUD_LEASE_SECONDS is '0', but .*: fix it or unset it\.$"):
+        read_cloud_settings({"AUTOPATCH_CLOUD_LEASE_SECONDS": "0"})
+    with pytest.raises(ConfigError, match=r"^--port is 70000, but .*: fix the option\.$"):
+        read_cloud_settings({"AUTOPATCH_CLOUD_PORT": "80"}, port=70000)
+    with pytest.raises(ConfigError) as caught:
+        read_cloud_settings(
+            {"AUTOPATCH_CLOUD_MEMORY_LLM_API_KEY": "sk-secret", "AUTOPATCH_CLOUD_MEMORY_LLM_TIMEOUT_SECONDS": "x"}
+        )
+    assert "sk-secret" not in str(caught.value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from autopatch_j.llm.config import (
     DEFAULT_BASE_URL,
     LOCAL_PLACEHOLDER_KEY,
+    LLMLimits,
     LLMSettings,
     debug_enabled,
     load_llm_settings,
@@ -143,3 +146,77 @@ def test_debug_switch(value, expected):
 def test_debug_from_file(tmp_path):
     settings = load_llm_settings(FULL_ENV, _file(tmp_path, "debug = true\n"))
     assert settings is not None and settings.debug is True
+
+
+def test_limits_environment_over_file_over_defaults(tmp_path):
+    path = _file(tmp_path, "context_tokens = 8192\nmax_output_tokens = 100\ndeadline_seconds = 30\n")
+    settings = load_llm_settings({**FULL_ENV, "AUTOPATCH_LLM_MAX_OUTPUT_TOKENS": "64"}, path)
+    assert settings is not None
+    assert settings.limits == LLMLimits(context_tokens=8192, max_output_tokens=64, deadline_s=30.0)
+    defaults = load_llm_settings(FULL_ENV, None)
+    assert defaults is not None and defaults.limits == LLMLimits()
+
+
+def test_unknown_keys_and_tables_are_ignored(tmp_path):
+    path = _file(tmp_path, "colour = 'blue'\n[memory]\nextractor = 'rules'\n")
+    settings = load_llm_settings({**FULL_ENV, "AUTOPATCH_LLM_COLOUR": "red"}, path)
+    assert settings == load_llm_settings(FULL_ENV, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("max_output_tokens = true\n", "max_output_tokens"),
+        ("max_output_tokens = 1.5\n", "max_output_tokens"),
+        ("context_tokens = 100\n", "context_tokens"),
+        ("deadline_seconds = 'soon'\n", "deadline_seconds"),
+        ("deadline_seconds = inf\n", "deadline_seconds"),
+        ("api_key = ['k']\n", "api_key"),
+        ("extra_body = [1]\n", "extra_body"),
+        ("debug = 'maybe'\n", "debug"),
+    ],
+)
+def test_a_wrong_typed_file_value_is_one_sentence_naming_key_and_file(tmp_path, text, key):
+    path = _file(tmp_path, text)
+    env = {name: value for name, value in FULL_ENV.items() if name != f"AUTOPATCH_LLM_{key.upper()}"}
+    with pytest.raises(LLMConfigError) as caught:
+        load_llm_settings(env, path)
+    message = str(caught.value)
+    assert f"`{key}` in {path}" in message
+    assert _one_sentence(message), message
+
+
+def test_the_environment_hides_a_bad_file_value(tmp_path):
+    path = _file(tmp_path, "max_output_tokens = 'lots'\nmodel = 3\n")
+    settings = load_llm_settings({**FULL_ENV, "AUTOPATCH_LLM_MAX_OUTPUT_TOKENS": "10"}, path)
+    assert settings is not None and settings.model == "deepseek-chat" and settings.limits.max_output_tokens == 10
+
+
+def test_debug_is_on_when_either_source_turns_it_on(tmp_path):
+    on_in_file = _file(tmp_path, "debug = true\n")
+    settings = load_llm_settings({**FULL_ENV, "AUTOPATCH_DEBUG": "0"}, on_in_file)
+    assert settings is not None and settings.debug is True
+    off_in_file = _file(tmp_path, "debug = false\n")
+    settings = load_llm_settings({**FULL_ENV, "AUTOPATCH_DEBUG": "yes"}, off_in_file)
+    assert settings is not None and settings.debug is True
+
+
+def test_an_unreadable_file_is_a_config_error(tmp_path):
+    path = tmp_path / "config.toml"
+    path.mkdir()
+    with pytest.raises(LLMConfigError, match=r"config\.toml") as caught:
+        load_llm_settings(FULL_ENV, path)
+    assert _one_sentence(str(caught.value))
+
+
+def test_nothing_to_read_does_not_load_the_settings_machinery(tmp_path):
+    """The offline case (no variable, no file) answers None without importing pydantic-settings."""
+    missing = str(tmp_path / "none.toml")
+    code = (
+        "import sys; from pathlib import Path; from autopatch_j.llm.config import load_llm_settings; "
+        f"env = {{'AUTOPATCH_DEBUG': '1', 'AUTOPATCH_LLM_MODEL': ' '}}; "
+        f"assert load_llm_settings(env, Path({missing!r})) is None; "
+        "print('pydantic_settings' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -4,7 +4,7 @@
 `build_host(app)` is the one place that assembles an `AgentHost` for a process: the project's
 Memory, the LLM provider, the review workspace under `.autopatch-j/workspace/` and Semgrep when it
 is installed. The provider comes from `provider_factory(app)` — by default the OpenAI-compatible
-provider built from `load_llm_settings` (environment, then `.autopatch-j/config.toml`); tests
+provider built from `app.llm_settings()` (docs/configuration.md: environment over `.autopatch-j/config.toml`); tests
 replace the module attribute `provider_factory` (or pass `provider=`) to inject a canned or
 loopback provider. No LLM configured → `LLMConfigError` naming the variables to set (exit 5).
 
@@ -51,10 +51,9 @@ ProviderFactory = Callable[[AppContext], "LLMProvider"]
 
 def default_provider_factory(app: AppContext) -> LLMProvider:
     """The OpenAI-compatible provider from the environment and config file (H-1)."""
-    from autopatch_j.llm.config import load_llm_settings
     from autopatch_j.llm.openai_provider import OpenAIProvider
 
-    settings = load_llm_settings(app.environ, app.manager().paths.config_file)
+    settings = app.llm_settings()
     if settings is None:
         raise LLMConfigError(NO_LLM_MESSAGE)
     return OpenAIProvider(settings=settings)

@@ -31,21 +31,13 @@ DbOption = Annotated[
 ]
 
 
-def _settings(db: str | None, **overrides: Any) -> CloudSettings:
-    from pydantic import ValidationError
+def _settings(db: str | None, **options: Any) -> CloudSettings:
+    """The settings, read once here from the options and the process environment."""
+    import os
 
-    from autopatch_j.cloud.errors import ConfigError
-    from autopatch_j.cloud.settings import CloudSettings
+    from autopatch_j.cloud.settings import read_cloud_settings
 
-    values = {key: value for key, value in overrides.items() if value is not None}
-    if db is not None:
-        values["db"] = db
-    try:
-        return CloudSettings(**values)
-    except ValidationError as exc:
-        problem = exc.errors()[0]
-        field = ".".join(str(part) for part in problem["loc"])
-        raise ConfigError(f"invalid cloud setting {field}: {problem['msg']}.") from exc
+    return read_cloud_settings(os.environ, db=db, **options)
 
 
 def _ready_engine(settings: CloudSettings) -> Any:

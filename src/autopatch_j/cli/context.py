@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -13,6 +14,9 @@ from rich.console import Console
 from autopatch_j.cli import gitignore
 from autopatch_j.memory.errors import ProjectRootError
 from autopatch_j.memory.manager import MemoryManager
+
+if TYPE_CHECKING:
+    from autopatch_j.llm.config import LLMSettings
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -31,6 +35,7 @@ class AppContext:
     err_console: Console
     debug: bool = False
     _manager: MemoryManager | None = field(default=None, repr=False)
+    _llm: tuple[LLMSettings | None] | None = field(default=None, repr=False)
 
     @classmethod
     def from_environment(cls, *, root: Path | None = None, environ: Mapping[str, str] | None = None) -> AppContext:
@@ -43,6 +48,17 @@ class AppContext:
             err_console=Console(stderr=True, highlight=False, soft_wrap=True),
             debug=flag(env, "AUTOPATCH_DEBUG"),
         )
+
+    def llm_settings(self) -> LLMSettings | None:
+        """The LLM settings (docs/configuration.md), read once per invocation from this context's
+        environment and the project's `.autopatch-j/config.toml`; None when no LLM is configured.
+        A bad configuration raises `LLMConfigError` (one sentence, exit 5)."""
+        if self._llm is None:
+            from autopatch_j.llm.config import load_llm_settings
+            from autopatch_j.memory.paths import ProjectPaths
+
+            self._llm = (load_llm_settings(self.environ, ProjectPaths.for_root(self.root).config_file),)
+        return self._llm[0]
 
     def manager(self) -> MemoryManager:
         """The project's Memory, opened (created or verified) on first use (M-14)."""

@@ -46,13 +46,12 @@ def _seed(app: AppContext, seed: int | None) -> int:
 
 
 def _live_provider(app: AppContext) -> Any:
-    from autopatch_j.llm.config import load_llm_settings
     from autopatch_j.llm.openai_provider import OpenAIProvider
 
     if not flag(app.environ, LIVE_SWITCH):
         say(app.err_console, f"error: the live evaluation calls a real model; set {LIVE_SWITCH}=1 to run it.")
         raise typer.Exit(2)
-    settings = load_llm_settings(app.environ, app.root / ".autopatch-j" / "config.toml")
+    settings = app.llm_settings()
     if settings is None:
         say(
             app.err_console,

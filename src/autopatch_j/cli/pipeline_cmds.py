@@ -49,9 +49,8 @@ def extractor_for(app: AppContext) -> Extractor:
     if (mode or "").strip().lower() == ExtractorChoice.RULES:
         return choose_extractor(mode=mode, provider=None)
     from autopatch_j.cli import ask_cmds
-    from autopatch_j.llm.config import load_llm_settings
 
-    configured = load_llm_settings(app.environ, app.manager().paths.config_file) is not None
+    configured = app.llm_settings() is not None
     provider = ask_cmds.provider_factory(app) if configured else None
     return choose_extractor(mode=mode, provider=provider)
 

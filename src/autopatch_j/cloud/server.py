@@ -69,10 +69,10 @@ def serve(settings: CloudSettings, *, engine: Engine, overrides: dict[str, Any],
 
 def app_from_environment() -> FastAPI:
     """A worker's app: the settings from the environment plus the command's options."""
-    from autopatch_j.cloud.settings import CloudSettings
+    from autopatch_j.cloud.settings import read_cloud_settings
 
     overrides = json.loads(os.environ.get(OVERRIDES_ENV, "{}"))
-    return _build(CloudSettings(**overrides), engine=None)
+    return _build(read_cloud_settings(os.environ, **overrides), engine=None)
 
 
 def _build(settings: CloudSettings, *, engine: Engine | None) -> FastAPI:

@@ -1,12 +1,21 @@
-"""Cloud settings, read once by the CLI or the app factory and passed down (never at import time)."""
+"""Cloud settings, read once by the CLI and passed down (never at import time).
+
+The same mechanism as the LLM settings (`autopatch_j.configuration`): the command's options over
+`AUTOPATCH_CLOUD_*` variables over the defaults. No TOML file: the control plane is a service, not
+a project, so it is configured the way services are deployed (environment and options); see
+docs/configuration.md.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from autopatch_j.cloud.errors import ConfigError
+from autopatch_j.configuration import ConfigurationError, LayeredSettings, read_settings, settings_config
 
 ExecutorName = Literal["scripted", "command", "llm"]
 
@@ -19,10 +28,10 @@ def default_db_url() -> str:
     return f"sqlite:///{data_dir / 'cloud.sqlite3'}"
 
 
-class CloudSettings(BaseSettings):
+class CloudSettings(LayeredSettings):
     """Every knob of the control plane; environment variables use the prefix `AUTOPATCH_CLOUD_`."""
 
-    model_config = SettingsConfigDict(env_prefix="AUTOPATCH_CLOUD_", extra="ignore", frozen=True)
+    model_config = settings_config("AUTOPATCH_CLOUD_")
 
     db: str = Field(default_factory=default_db_url, description="SQLAlchemy database URL.")
     host: str = "127.0.0.1"
@@ -61,3 +70,11 @@ class CloudSettings(BaseSettings):
         if "://" not in value:
             raise ValueError("the database must be a URL such as sqlite:///path or postgresql+psycopg://…")
         return value
+
+
+def read_cloud_settings(environ: Mapping[str, str], **options: Any) -> CloudSettings:
+    """Options (None = not given) over `environ` over defaults; a bad value is a one-sentence `ConfigError`."""
+    try:
+        return read_settings(CloudSettings, environ, overrides=options)
+    except ConfigurationError as exc:
+        raise ConfigError(str(exc)) from exc
