@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from autopatch_j.memory import search as search_module
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.terms import content_terms, grams, metadata_terms
@@ -130,6 +131,25 @@ def test_the_rarest_term_drives_even_when_another_term_is_everywhere(manager: Me
     hits = search(manager, "quokka python")
     assert hits[0].memory_id == target.memory_id
     assert len(hits) == 5  # then the newest items that match half of the terms
+
+
+@pytest.mark.parametrize("scan_max", [0, 1, 3, 10**6])
+def test_probing_and_reading_key_ranges_give_the_same_ranked_hits(
+    manager: MemoryManager, monkeypatch: pytest.MonkeyPatch, scan_max: int
+) -> None:
+    """A key with few rows from the oldest candidate on is read as a range, a denser one is probed per
+    candidate (search.WORDS_SCAN_MAX): 0 probes every key, 10**6 reads every key as a range."""
+    both = add_item(manager, kind=DECISION, title="Queue", content="kafka retries are capped", at=1_800_000_001.0)
+    in_title = add_item(manager, kind=DECISION, title="Kafka topics", content="named by team", at=1_800_000_100.0)
+    for n in range(6):
+        add_item(manager, kind=DECISION, title=f"Stream {n}", content=f"kafka only {n}", at=1_800_000_200.0 + n)
+    retries = add_item(manager, kind=DECISION, title="Backoff", content="retries double", at=1_800_000_300.0)
+    expected = [both.memory_id, in_title.memory_id, retries.memory_id]
+    monkeypatch.setattr(search_module, "WORDS_SCAN_MAX", scan_max)
+    hits = search(manager, "kafka retries")
+    assert [h.memory_id for h in hits][:3] == expected
+    assert [h.match for h in hits] == ["content", "words", "content", "content", "content"]
+    assert [h.title for h in hits][3:] == ["Stream 5", "Stream 4"]  # then the newest with one term
 
 
 # -- no padding, long queries, statements -------------------------------------------------------------------

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -40,16 +41,24 @@ MAX_EXCERPTS = 3
 MAX_EXCERPT_CHARS = 800
 ELLIPSIS = "…"
 
-# Scope and columns shared by the three statements. `h` is the per-item hit set (item_id, rank).
+# Scope, order and columns shared by the three statements. `h` is the per-item hit set (item_id, rank).
 # CROSS JOIN fixes the join order (SQLite never reorders it): lookups drive, items are probed by id.
-_SELECT_HITS = """
-SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, h.rank
-FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id
-WHERE i.status = 'active'
-  AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
-  AND i.memory_id NOT IN (SELECT value FROM json_each(:excluded))
-ORDER BY h.rank, i.updated_at DESC, i.memory_id DESC
-LIMIT :limit
+# Two steps: hits are scoped and ordered on narrow rows (`ranked`), and only the ≤ `limit` winners
+# read their title and content — the sorter never carries a synopsis for a hit that loses.
+_SCOPE = """i.status = 'active'
+      AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
+      AND i.memory_id NOT IN (SELECT value FROM json_each(:excluded))"""
+_SELECT_HITS = f""",
+ranked(item_id, rank, updated_at, memory_id) AS MATERIALIZED (
+    SELECT h.item_id, h.rank, i.updated_at, i.memory_id
+    FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id
+    WHERE {_SCOPE}
+    ORDER BY h.rank, i.updated_at DESC, i.memory_id DESC
+    LIMIT :limit
+)
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, r.rank
+FROM ranked r CROSS JOIN memory_items i ON i.id = r.item_id
+ORDER BY r.rank, r.updated_at DESC, r.memory_id DESC
 """
 
 # (1) exact (rank 0) and prefix (rank 1) over metadata terms: one range scan of the index.
@@ -117,11 +126,13 @@ hits AS (
 # (3b) words, a query of several terms: each term's key matched exactly over content rows and
 # metadata keys. An item must match at least :min_match distinct terms, so it matches one of the
 # :drivers rarest terms (rarity: a count capped at :cap). Candidates are the :cap newest items of
-# each driver key (a backward range on the (source, term, item_id) index, never the whole list);
-# each candidate is probed once per key on the (item_id, source, term) index. Order: distinct terms
-# matched, then terms matched in title/aliases/keywords, then recency.
+# each driver key (a backward range on the (source, term, item_id) index, never the whole list).
+# Which candidates hold which key: a key with at most :scan_max rows from the oldest candidate on is
+# read as that short range (sequential index steps); a denser key is probed once per candidate on
+# the (item_id, source, term) index — either way bounded, and the same matches. Order: distinct
+# terms matched, then terms matched in title/aliases/keywords, then recency.
 _WORDS_SQL = """
-WITH r(n, src, key) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)),
+WITH r(n, src, key) AS MATERIALIZED (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)),
 freq(n, f) AS (
     SELECT r.n, sum((
         SELECT count(*) FROM (SELECT 1 FROM memory_terms t WHERE t.source = r.src AND t.term = r.key LIMIT :cap)
@@ -129,7 +140,7 @@ freq(n, f) AS (
     FROM r GROUP BY r.n
 ),
 drivers(n) AS (SELECT n FROM freq ORDER BY f, n LIMIT :drivers),
-cand(item_id) AS (
+cand(item_id) AS MATERIALIZED (
     SELECT DISTINCT t.item_id
     FROM drivers d
     CROSS JOIN r ON r.n = d.n
@@ -138,25 +149,42 @@ cand(item_id) AS (
         ORDER BY t2.item_id DESC LIMIT 1 OFFSET :cap - 1
     ), 0)
 ),
+oldest(item_id) AS MATERIALIZED (SELECT min(item_id) FROM cand),
+keys(n, src, key, dense) AS MATERIALIZED (
+    SELECT r.n, r.src, r.key, (
+        SELECT count(*) FROM (
+            SELECT 1 FROM memory_terms t
+            WHERE t.source = r.src AND t.term = r.key AND t.item_id >= (SELECT item_id FROM oldest)
+            LIMIT :scan_max + 1
+        )
+    ) > :scan_max
+    FROM r
+),
+matches(item_id, n, meta) AS (
+    SELECT t.item_id, k.n, k.src = 'meta'
+    FROM keys k
+    CROSS JOIN memory_terms t ON t.source = k.src AND t.term = k.key AND t.item_id >= (SELECT item_id FROM oldest)
+    WHERE NOT k.dense AND t.item_id IN cand
+    UNION ALL
+    SELECT c.item_id, k.n, k.src = 'meta'
+    FROM keys k
+    CROSS JOIN cand c
+    CROSS JOIN memory_terms t ON t.item_id = c.item_id AND t.source = k.src AND t.term = k.key
+    WHERE k.dense
+),
+per_term(item_id, meta) AS (SELECT item_id, max(meta) FROM matches GROUP BY item_id, n),
 scored(item_id, matched, in_meta) AS (
-    SELECT i.id, count(DISTINCT r.n), count(DISTINCT CASE WHEN r.src = 'meta' THEN r.n END)
-    FROM cand c
-    CROSS JOIN memory_items i ON i.id = c.item_id
-    CROSS JOIN r
-    CROSS JOIN memory_terms t ON t.item_id = i.id AND t.source = r.src AND t.term = r.key
-    WHERE i.status = 'active'
-      AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
-      AND i.memory_id NOT IN (SELECT value FROM json_each(:excluded))
-    GROUP BY i.id
-    HAVING count(DISTINCT r.n) >= :min_match
-)
-SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, s.in_meta = 0
-FROM scored s CROSS JOIN memory_items i ON i.id = s.item_id
-ORDER BY s.matched DESC, s.in_meta DESC, i.updated_at DESC, i.memory_id DESC
-LIMIT :limit
-"""
+    SELECT item_id, count(*), sum(meta) FROM per_term GROUP BY item_id HAVING count(*) >= :min_match
+),
+hits(item_id, rank) AS (SELECT item_id, -(matched * 16 + in_meta) FROM scored)"""
+# rank: distinct terms matched, then terms in the metadata (≤ 8 terms, so in_meta < 16); the shared
+# select orders by it ascending, and its sign says where the best term was found (below).
+_WORDS_SQL += _SELECT_HITS
 # Candidates per driver key of a words statement: bounds its work whatever the store's size.
 WORDS_CANDIDATES = 32
+# Rows of a key (from the oldest candidate on) read as a range rather than probed per candidate: an
+# index step costs ~1/10 of a probe, so a short range beats ≤ 4 × 32 probes (bench/search_bench.py).
+WORDS_SCAN_MAX = 256
 
 _READ_ITEM_SQL = """
 SELECT id, memory_id, kind, title, content, non_factual
@@ -197,6 +225,27 @@ class ReadResult:
     excerpts: tuple[Source, ...]
 
 
+_KINDS = {kind.value: kind for kind in MemoryKind}
+
+
+def _exact_or_prefix(rank: int) -> MatchType:
+    return "exact" if rank == 0 else "prefix"
+
+
+def _substring(rank: int) -> MatchType:
+    return "substring"
+
+
+def _words_or_content(rank: int) -> MatchType:
+    """One word: rank 0 when found in the title, aliases or keywords."""
+    return "words" if rank == 0 else "content"
+
+
+def _terms_matched(rank: int) -> MatchType:
+    """Several words: rank is −(16 × terms matched + terms matched in the metadata)."""
+    return "words" if -rank % 16 else "content"
+
+
 def clip(text: str, limit: int) -> str:
     """At most `limit` characters; a cut text ends with an ellipsis inside the limit."""
     if len(text) <= limit:
@@ -220,41 +269,42 @@ def search_in_tx(
     }
     hits: list[SearchHit] = []
 
-    def run(sql: str, ranks: tuple[MatchType, ...]) -> None:
-        params["excluded"] = json.dumps([hit.memory_id for hit in hits])
+    def run(sql: str, match: Callable[[int], MatchType]) -> None:
+        params["excluded"] = json.dumps([hit.memory_id for hit in hits]) if hits else "[]"
         params["limit"] = limit - len(hits)
         for memory_id, kind, title, synopsis, rank in conn.execute(sql, params):
             hits.append(
                 SearchHit(
                     memory_id=memory_id,
-                    kind=MemoryKind(kind),
+                    kind=_KINDS[kind],
                     title=title,
                     synopsis=clip(synopsis, SYNOPSIS_CHARS),
-                    match=ranks[min(rank, len(ranks) - 1)],
+                    match=match(rank),
                 )
             )
 
-    run(_EXACT_PREFIX_SQL, ("exact", "prefix"))
+    run(_EXACT_PREFIX_SQL, _exact_or_prefix)
     if len(hits) < limit:
         if len(q) <= GRAM:
-            run(_SUBSTRING_SHORT_SQL, ("substring",))
+            run(_SUBSTRING_SHORT_SQL, _substring)
         else:
             params["grams"] = json.dumps(query_grams(q))
-            run(_SUBSTRING_RARE_GRAM_SQL, ("substring",))
+            run(_SUBSTRING_RARE_GRAM_SQL, _substring)
     if len(hits) < limit:
         terms, total = query_terms(query)
         min_match = -(-total // 2)  # at least half of the query's distinct terms
         if len(terms) == 1:
             params["ranges"] = json.dumps(one_term_ranges(terms[0]), ensure_ascii=False)
-            run(_ONE_WORD_SQL, ("words", "content"))
+            run(_ONE_WORD_SQL, _words_or_content)
         elif terms and min_match <= len(terms):
             params.update(
                 keys=json.dumps(term_keys(terms), ensure_ascii=False),
                 min_match=min_match,
                 drivers=len(terms) - min_match + 1,
                 cap=WORDS_CANDIDATES,
+                scan_max=WORDS_SCAN_MAX,
             )
-            run(_WORDS_SQL, ("words", "content"))
+            run(_WORDS_SQL, _terms_matched)
     return hits
 
 

@@ -135,9 +135,11 @@ def _equivalents() -> _Equivalents:
     cjk: dict[str, list[int]] = {}
     for n, group in enumerate(groups):
         for member in group:
-            if _TOKEN.fullmatch(member) and member[0].isascii():
+            # _TOKEN is compiled already; compiling another CJK class would cost the first search ~30 ms.
+            token = _TOKEN.fullmatch(member)
+            if token and token.group("word") and member[0].isascii():
                 latin.setdefault(stem(member), []).append(n)
-            elif re.fullmatch(f"[{_CJK}]+", member):
+            elif token and token.group("cjk"):
                 cjk.setdefault(member, []).append(n)
             else:
                 raise ValueError(f"equivalents.json: {member!r} is neither one Latin word nor one CJK run")
