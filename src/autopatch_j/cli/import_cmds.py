@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from autopatch_j.cli.context import AppContext
+from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.render import emit_json, say
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def _render_text(app: AppContext, report: ImportReport, *, searched_project: boo
         say(c, "Extraction runs in the background (the REPL, a worker, or `autopatch-j memory drain`).", "dim")
 
 
-def register(memory_app: typer.Typer, app_context: Callable[[typer.Context], AppContext]) -> None:
+def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext] = app_context) -> None:
     @memory_app.command("import")
     def import_command(
         ctx: typer.Context,
@@ -138,4 +138,4 @@ def register(memory_app: typer.Typer, app_context: Callable[[typer.Context], App
         as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON instead of text.")] = False,
     ) -> None:
         """Import Claude Code and Codex sessions as turns, exactly once (re-running adds nothing new)."""
-        run_import(app_context(ctx), list(paths or []), source=source.lower(), dry_run=dry_run, as_json=as_json)
+        run_import(get_context(ctx), list(paths or []), source=source.lower(), dry_run=dry_run, as_json=as_json)
