@@ -53,7 +53,8 @@ OTHER_COMMANDS = (
     "autopatch_j.memory.pipeline",
     "autopatch_j.memory.clear",
     "autopatch_j.memory.export",
-    "rich.table",
+    # rich: styled plain lines go through click (cli/render.py DeferredConsole); rich is for tables and live output
+    "rich",
 )
 
 _SCRIPT = """

@@ -11,7 +11,7 @@ import click
 import typer
 
 from autopatch_j.cli.context import AppContext, app_context
-from autopatch_j.cli.render import emit_json, say
+from autopatch_j.cli.render import emit_json, rich_console, say
 
 if TYPE_CHECKING:
     from autopatch_j.transcripts.discovery import SessionFile
@@ -78,7 +78,7 @@ def run_import(app: AppContext, paths: list[Path], *, source: str, dry_run: bool
             from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
             columns = (TextColumn("importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
-            with Progress(*columns, console=app.err_console, transient=True) as progress:
+            with Progress(*columns, console=rich_console(app.err_console), transient=True) as progress:
                 task = progress.add_task("import", total=total)
                 _run_all(importer, sessions, report, lambda n: progress.advance(task, n))
         else:
