@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pytest
 import typer.main
 
@@ -15,8 +16,14 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding=
 DOCS = {p.name: p.read_text(encoding="utf-8") for p in (Path(__file__).resolve().parents[1] / "docs").glob("*.md")}
 
 
-def _commands(group: object, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], object]]:
-    for name, command in sorted(getattr(group, "commands", {}).items()):
+def _commands(group: click.Command, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+    """Every command under `group`, through click's own listing (groups load their commands lazily)."""
+    if not isinstance(group, click.Group):
+        return
+    ctx = click.Context(group)
+    for name in sorted(group.list_commands(ctx)):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         path = (*prefix, name)
         yield path, command
         yield from _commands(command, path)

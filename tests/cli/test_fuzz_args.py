@@ -28,8 +28,10 @@ LONG_RUNNING = {("eval",), ("cloud", "serve"), ("cloud", "worker"), ("mcp",)}
 
 
 def _commands(command: click.Command, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    if isinstance(command, click.Group):
-        return [p for name, sub in sorted(command.commands.items()) for p in _commands(sub, (*path, name))]
+    if isinstance(command, click.Group):  # listed through click: groups load their commands lazily
+        ctx = click.Context(command)
+        subs = [(name, command.get_command(ctx, name)) for name in sorted(command.list_commands(ctx))]
+        return [p for name, sub in subs if sub is not None for p in _commands(sub, (*path, name))]
     return [path]
 
 

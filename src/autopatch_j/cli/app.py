@@ -5,20 +5,36 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import typer
 
-from autopatch_j.cli import ask_cmds, eval_cmds, import_cmds, mcp_cmds, pipeline_cmds, search_cmds, signals
-from autopatch_j.cli.cloud import cloud_app
-from autopatch_j.cli.context import AppContext, app_context
+from autopatch_j.cli import signals
 from autopatch_j.cli.errors import exit_code_for, message_for
-from autopatch_j.cli.hook_cmds import hook_app
-from autopatch_j.cli.memory_cmds import memory_app, register_top_level
+from autopatch_j.cli.lazy import LazyGroup
+
+
+class RootGroup(LazyGroup):
+    """The top-level commands, each imported only when it runs (or `--help` lists it)."""
+
+    lazy_commands: ClassVar[dict[str, str]] = {
+        "memory": "autopatch_j.cli.memory_cmds:register_group",
+        "new": "autopatch_j.cli.memory_cmds:register_top_level",
+        "gitignore": "autopatch_j.cli.memory_cmds:register_top_level",
+        "reset": "autopatch_j.cli.memory_cmds:register_top_level",
+        "ask": "autopatch_j.cli.ask_cmds:register",
+        "patch": "autopatch_j.cli.ask_cmds:register",
+        "eval": "autopatch_j.cli.eval_cmds:register",
+        "mcp": "autopatch_j.cli.mcp_cmds:register",
+        "cloud": "autopatch_j.cli.cloud:register",
+        "hook": "autopatch_j.cli.hook_cmds:register",
+    }
+
 
 app = typer.Typer(
     name="autopatch-j",
     help="A coding-agent CLI whose ordinary conversation continues across restarts.",
+    cls=RootGroup,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -51,24 +67,14 @@ def root(
     """A coding-agent CLI whose ordinary conversation continues across restarts."""
     if ctx.invoked_subcommand == "cloud":
         return
+    from autopatch_j.cli.context import AppContext
+
     ctx.obj = AppContext.from_environment(root=project)
     ctx.call_on_close(ctx.obj.close)
     if ctx.invoked_subcommand is None:
         from autopatch_j.cli.repl_entry import run_repl
 
         run_repl(ctx.obj)
-
-
-search_cmds.register(memory_app, app_context)
-pipeline_cmds.register(memory_app, app_context)
-import_cmds.register(memory_app, app_context)
-app.add_typer(memory_app, name="memory")
-register_top_level(app)
-ask_cmds.register(app)
-eval_cmds.register(app)
-mcp_cmds.register(app)
-app.add_typer(cloud_app, name="cloud")
-app.add_typer(hook_app, name="hook")
 
 
 def main(argv: list[str] | None = None) -> None:

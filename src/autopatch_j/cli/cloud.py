@@ -20,6 +20,12 @@ quota_app = typer.Typer(help="Manage monthly USD quotas.", no_args_is_help=True)
 cloud_app.add_typer(user_app, name="user")
 cloud_app.add_typer(quota_app, name="quota")
 
+
+def register(app: typer.Typer) -> None:
+    """Add the `cloud` command group to the root application."""
+    app.add_typer(cloud_app, name="cloud")
+
+
 DbOption = Annotated[
     str | None,
     typer.Option(

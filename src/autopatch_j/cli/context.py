@@ -9,13 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 
 from autopatch_j.cli import gitignore
+from autopatch_j.cli.render import DeferredConsole, say
 from autopatch_j.memory.errors import ProjectRootError
 from autopatch_j.memory.manager import MemoryManager
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from autopatch_j.llm.config import LLMSettings
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -31,8 +33,8 @@ class AppContext:
 
     root: Path
     environ: Mapping[str, str]
-    console: Console
-    err_console: Console
+    console: Console | DeferredConsole  # the CLI's own: rich only once something needs it (render.py)
+    err_console: Console | DeferredConsole
     debug: bool = False
     _manager: MemoryManager | None = field(default=None, repr=False)
     _llm: tuple[LLMSettings | None] | None = field(default=None, repr=False)
@@ -44,8 +46,8 @@ class AppContext:
         return cls(
             root=project,
             environ=env,
-            console=Console(highlight=False, soft_wrap=True),
-            err_console=Console(stderr=True, highlight=False, soft_wrap=True),
+            console=DeferredConsole(environ=env),
+            err_console=DeferredConsole(environ=env, stderr=True),
             debug=flag(env, "AUTOPATCH_DEBUG"),
         )
 
@@ -68,11 +70,11 @@ class AppContext:
             manager.open()
             self._manager = manager
             if first_use and gitignore.should_offer(self.root):
-                self.err_console.print(
+                say(
+                    self.err_console,
                     "Memory lives in .autopatch-j/ (RAW, unredacted conversation). "
                     "Run `autopatch-j gitignore` to add it to .gitignore.",
-                    markup=False,
-                    style="dim",
+                    "dim",
                 )
         return self._manager
 

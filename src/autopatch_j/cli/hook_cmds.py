@@ -19,6 +19,11 @@ from autopatch_j.cli.render import say
 hook_app = typer.Typer(help="Agent hooks: import Claude Code and Codex turns as they happen.", no_args_is_help=True)
 
 
+def register(app: typer.Typer) -> None:
+    """Add the `hook` command group to the root application."""
+    app.add_typer(hook_app, name="hook")
+
+
 class Agent(enum.Enum):
     CLAUDE_CODE = "claude-code"
     CODEX = "codex"

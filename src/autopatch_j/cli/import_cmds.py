@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from autopatch_j.cli.context import AppContext
-from autopatch_j.cli.render import emit_json, say
+from autopatch_j.cli.context import AppContext, app_context
+from autopatch_j.cli.render import emit_json, rich_console, say
 
 if TYPE_CHECKING:
     from autopatch_j.transcripts.discovery import SessionFile
@@ -78,7 +78,7 @@ def run_import(app: AppContext, paths: list[Path], *, source: str, dry_run: bool
             from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
             columns = (TextColumn("importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
-            with Progress(*columns, console=app.err_console, transient=True) as progress:
+            with Progress(*columns, console=rich_console(app.err_console), transient=True) as progress:
                 task = progress.add_task("import", total=total)
                 _run_all(importer, sessions, report, lambda n: progress.advance(task, n))
         else:
@@ -115,7 +115,7 @@ def _render_text(app: AppContext, report: ImportReport, *, searched_project: boo
         say(c, "Extraction runs in the background (the REPL, a worker, or `autopatch-j memory drain`).", "dim")
 
 
-def register(memory_app: typer.Typer, app_context: Callable[[typer.Context], AppContext]) -> None:
+def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext] = app_context) -> None:
     @memory_app.command("import")
     def import_command(
         ctx: typer.Context,
@@ -138,4 +138,4 @@ def register(memory_app: typer.Typer, app_context: Callable[[typer.Context], App
         as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON instead of text.")] = False,
     ) -> None:
         """Import Claude Code and Codex sessions as turns, exactly once (re-running adds nothing new)."""
-        run_import(app_context(ctx), list(paths or []), source=source.lower(), dry_run=dry_run, as_json=as_json)
+        run_import(get_context(ctx), list(paths or []), source=source.lower(), dry_run=dry_run, as_json=as_json)

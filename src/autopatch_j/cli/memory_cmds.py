@@ -9,18 +9,31 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import typer
-from rich.table import Table
 
 from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.errors import message_for
+from autopatch_j.cli.lazy import LazyGroup
 from autopatch_j.cli.render import emit_json, say, timestamp
 from autopatch_j.memory.records import Item, ItemDetail
 from autopatch_j.memory.status import DEBUG_HINT, RETRY_FAILED_HINT, StatusReport, concise_error
 
-memory_app = typer.Typer(help="Inspect and manage the project's Memory.", no_args_is_help=True)
+
+class MemoryGroup(LazyGroup):
+    """`memory …`: the commands below, and those of other modules, imported only when they run."""
+
+    lazy_commands: ClassVar[dict[str, str]] = {
+        "search": "autopatch_j.cli.search_cmds:register",
+        "reindex": "autopatch_j.cli.search_cmds:register",
+        "ingest": "autopatch_j.cli.pipeline_cmds:register",
+        "drain": "autopatch_j.cli.pipeline_cmds:register",
+        "import": "autopatch_j.cli.import_cmds:register",
+    }
+
+
+memory_app = typer.Typer(help="Inspect and manage the project's Memory.", cls=MemoryGroup, no_args_is_help=True)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON instead of text.")]
 
@@ -146,6 +159,8 @@ def run_list(app: AppContext, *, as_json: bool) -> None:
     if not items:
         say(app.console, "No memories yet.")
         return
+    from rich.table import Table  # only when there is a table to draw (issue 16: cold start)
+
     table = Table("id", "kind", "title", "content", "updated", show_lines=False)
     for item in items:
         table.add_row(str(item.memory_id), item.kind.value, item.title, item.content, timestamp(item.updated_at))
@@ -343,6 +358,11 @@ def clear_command(
 def export_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Write a new RAW JSON snapshot under .autopatch-j/exports/ and print its path."""
     run_export(app_context(ctx), as_json=as_json)
+
+
+def register_group(app: typer.Typer) -> None:
+    """Add the `memory` command group to the root application."""
+    app.add_typer(memory_app, name="memory")
 
 
 def register_top_level(app: typer.Typer) -> None:

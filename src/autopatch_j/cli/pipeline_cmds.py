@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from autopatch_j.cli.context import AppContext
+from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.render import emit_json, say, timestamp
 
 if TYPE_CHECKING:  # the pipeline stack is imported when a command needs it (CLI cold start)
@@ -151,7 +151,7 @@ def waiting_lines(waiting: WaitingJobs) -> list[str]:
     return lines
 
 
-def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext]) -> None:
+def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext] = app_context) -> None:
     """Add `ingest` and `drain` to the `memory` command group."""
 
     @memory_app.command("ingest")

@@ -40,7 +40,7 @@ from autopatch_j.agent.errors import RequestCancelled
 from autopatch_j.cli import ask_cmds, memory_cmds
 from autopatch_j.cli.context import AppContext
 from autopatch_j.cli.errors import exit_code_for, message_for
-from autopatch_j.cli.render import say
+from autopatch_j.cli.render import rich_console, say
 from autopatch_j.cli.repl_commands import COMMANDS, KEYS_HELP, BadUsage, Resolved, Unknown, is_command, resolve
 from autopatch_j.cli.repl_completion import SlashCompleter
 from autopatch_j.llm.errors import LLMError
@@ -284,7 +284,7 @@ class Repl:
     def _wait(self, request: _Request, *, start: Callable[[], None]) -> bool:
         """Start the request, render while it runs; False when the user stopped waiting (second Ctrl-C)."""
         live = (
-            Live(console=self.console, transient=True, auto_refresh=False, vertical_overflow="crop")
+            Live(console=rich_console(self.console), transient=True, auto_refresh=False, vertical_overflow="crop")
             if self.console.is_terminal
             else None
         )

@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from autopatch_j.cli.context import AppContext
+from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.render import emit_json, say
 from autopatch_j.memory.search import SearchHit
 
@@ -54,7 +54,7 @@ def run_reindex(app: AppContext, *, as_json: bool) -> None:
     say(app.console, f"Rebuilt the search terms of {indexed} active memories. RAW turns and memories are unchanged.")
 
 
-def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext]) -> None:
+def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], AppContext] = app_context) -> None:
     """Add `search` to the `memory` command group."""
 
     @memory_app.command("search")

@@ -6,7 +6,7 @@ import functools
 import re
 import sqlite3
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 
 from autopatch_j.memory.db import iter_statements
 
@@ -44,7 +44,7 @@ def normalize_sql(sql: str | None) -> str:
 @functools.cache
 def schema_sql() -> str:
     """The schema script, the single source of the catalog."""
-    return resources.files("autopatch_j.memory").joinpath("schema.sql").read_text(encoding="utf-8")
+    return Path(__file__).with_name("schema.sql").read_text(encoding="utf-8")  # a package file, no importlib.resources
 
 
 def schema_statements() -> tuple[str, ...]:

@@ -1,14 +1,23 @@
-"""Short SQLite connections with the Memory pragmas, and the two transaction shapes (M-19).
+"""SQLite connections with the Memory pragmas, and the two transaction shapes (M-19).
 
-Every public storage method opens one connection, runs one short transaction and closes it.
-Writers start with `BEGIN IMMEDIATE` so a read-then-write never deadlocks into SQLITE_BUSY;
-readers use a deferred `BEGIN` for a consistent snapshot. Driver errors are translated here.
+Every public storage method runs one short transaction. Writers start with `BEGIN IMMEDIATE` so a
+read-then-write never deadlocks into SQLITE_BUSY; readers use a deferred `BEGIN` for a consistent
+snapshot. Driver errors are translated here.
+
+Connections are short in the sense M-19 needs: none holds a transaction (or a lock) between calls.
+An opened store (`keep_open`) hands the idle connection of the previous write to the next write
+instead of closing it and opening another: a fresh connection costs a connect, four pragmas and a
+parse of the whole schema — most of what admission cost (issue 16, bench/admission_bench.py). An
+idle connection is reused only in the process that opened it, only while the file at the path is
+still the one it opened (same device and inode, not emptied), and never after a driver error in its
+transaction; otherwise a fresh one is opened. Reads always open a fresh connection (see `read`).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +33,14 @@ CHECKPOINT_WAIT_MS = 100
 # After a checkpoint that could not finish (a long reader), wait for this much more growth before
 # trying again, so a pinned reader costs a few waits rather than one per commit.
 CHECKPOINT_RETRY_GROWTH_BYTES = 4 * 1024 * 1024
+# Idle connections kept for reuse: one per thread that runs transactions at the same time (the
+# foreground and the heartbeat, a worker); more are closed when their transaction ends.
+MAX_IDLE_CONNECTIONS = 4
+# Connections a forked child inherited: never used and never closed there (closing could release
+# the parent's locks or remove its WAL), only kept referenced so the garbage collector leaves them.
+_INHERITED: list[sqlite3.Connection] = []
+
+FileId = tuple[int, int]  # (device, inode)
 
 _PRAGMAS = (
     "PRAGMA foreign_keys = ON",
@@ -71,7 +88,7 @@ def translate_errors(action: str) -> Iterator[None]:
 
 
 class Database:
-    """A Memory database file; hands out short connections and transactions."""
+    """A Memory database file; hands out short transactions."""
 
     def __init__(
         self,
@@ -83,27 +100,41 @@ class Database:
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
         self._trace = trace
-        self._keeper: sqlite3.Connection | None = None
         self._checkpoint_at_bytes = WAL_RESTART_BYTES
+        self._lock = threading.Lock()
+        self._reuse = False
+        self._idle: list[tuple[sqlite3.Connection, FileId]] = []  # each with the file it was opened on
+        self._retired: list[sqlite3.Connection] = []  # opened on a file no longer at the path
+        self._pid = os.getpid()
 
     def keep_open(self) -> None:
-        """Hold one idle connection for the process's lifetime.
+        """Hold one idle connection for the process's lifetime and reuse idle connections from now on.
 
         In WAL mode the last connection to close checkpoints and deletes the WAL, and the next one
-        recreates it; with short connections that would happen on every transaction. An idle
-        keeper (no transaction, so it blocks nobody) avoids it — measured by bench/admission_bench.py.
+        recreates it; the idle connection (no transaction, so it blocks nobody) avoids that, and handing
+        it to the next transaction saves opening one — measured by bench/admission_bench.py.
         """
-        if self._keeper is None:
-            with translate_errors("open the Memory database"):
-                self._keeper = self.connect()
+        with self._lock:
+            self._reuse = True
+            if self._idle:
+                return
+        with translate_errors("open the Memory database"):
+            self._release(*self._open_pooled())
 
     def close(self) -> None:
-        if self._keeper is not None:
-            self._keeper.close()
-            self._keeper = None
+        """Close the idle connections and stop reusing them (until the next `keep_open`)."""
+        with self._lock:
+            idle = [conn for conn, _ in self._idle] + self._retired
+            self._idle, self._retired, self._reuse = [], [], False
+            inherited = self._pid != os.getpid()
+        if inherited:
+            _INHERITED.extend(idle)
+            return
+        for conn in idle:
+            conn.close()
 
     def set_trace(self, trace: Callable[[str], None] | None) -> None:
-        """Record every statement sent on connections opened from now on (tests assert them)."""
+        """Record every statement sent from now on (tests assert them)."""
         self._trace = trace
 
     def orphaned_wal_bytes(self) -> int:
@@ -143,23 +174,74 @@ class Database:
             conn.execute(pragma)
         return conn
 
+    # -- reuse -------------------------------------------------------------------------------
+
+    def _file_identity(self) -> FileId | None:
+        """(device, inode) of a non-empty file at the path, else None (missing, or emptied)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino) if st.st_size else None
+
+    def _open_pooled(self) -> tuple[sqlite3.Connection, FileId | None]:
+        """A fresh connection and the file it opened (None when the file changed while it opened)."""
+        before = self._file_identity()
+        conn = self.connect()
+        return conn, (before if before == self._file_identity() else None)
+
+    def _acquire(self) -> tuple[sqlite3.Connection, FileId | None]:
+        """An idle connection to the file still at the path, or a fresh one."""
+        if not self._reuse:
+            return self.connect(), None
+        here = self._file_identity()
+        with self._lock:
+            if self._pid != os.getpid():  # a forked child: the parent's connections are not ours
+                _INHERITED.extend([conn for conn, _ in self._idle] + self._retired)
+                self._idle, self._retired, self._pid = [], [], os.getpid()
+            if self._idle and here is not None and self._idle[-1][1] == here:
+                conn, opened_on = self._idle.pop()
+                conn.set_trace_callback(self._trace)
+                return conn, opened_on
+            stale, self._idle = self._idle, []
+            # The file was replaced or emptied: never write through the old inode again, and do not close
+            # those connections yet either — closing the last one checkpoints and deletes the `-wal` at the
+            # path, which may now belong to the new file (or hold the only copy of the data). They are
+            # closed with the store, as the single kept connection always was.
+            self._retired.extend(conn for conn, _ in stale)
+        return self._open_pooled()
+
+    def _release(self, conn: sqlite3.Connection, opened_on: FileId | None) -> None:
+        """Keep the connection for the next transaction (reuse on, file known, no transaction open), else close it."""
+        with self._lock:
+            reusable = self._reuse and self._pid == os.getpid() and len(self._idle) < MAX_IDLE_CONNECTIONS
+            if reusable and opened_on is not None and not conn.in_transaction:
+                self._idle.append((conn, opened_on))
+                return
+        conn.close()
+
+    # -- transactions ----------------------------------------------------------------------
+
     @contextmanager
     def write(self, action: str) -> Iterator[sqlite3.Connection]:
-        """One short `BEGIN IMMEDIATE` transaction on a fresh connection."""
+        """One short `BEGIN IMMEDIATE` transaction."""
         with translate_errors(action):
-            conn = self.connect()
+            conn, opened_on = self._acquire()
+            reusable = False  # only a connection whose transaction ended cleanly serves the next one
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     yield conn
-                except BaseException:
+                except BaseException as exc:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
+                    reusable = not isinstance(exc, sqlite3.Error)  # a refusal of ours, rolled back
                     raise
                 conn.execute("COMMIT")
                 self._bound_wal(conn)
+                reusable = True
             finally:
-                conn.close()
+                self._release(conn, opened_on if reusable else None)
 
     def _bound_wal(self, conn: sqlite3.Connection) -> None:
         """Reset an oversized WAL after a commit; never fails the write that triggered it."""
@@ -171,19 +253,26 @@ class Database:
             return
         conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
         try:
-            busy = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()[0]
+            busy, frames, _ = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
         except sqlite3.Error:
-            busy = 1
+            busy, frames = 1, 0
         finally:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
-        if busy:
-            self._checkpoint_at_bytes = size + CHECKPOINT_RETRY_GROWTH_BYTES
-        else:
+        if not busy:
             self._checkpoint_at_bytes = WAL_RESTART_BYTES
+        elif frames != -1:
+            self._checkpoint_at_bytes = size + CHECKPOINT_RETRY_GROWTH_BYTES
+        # frames == -1: another connection was checkpointing at that moment (SQLite refused at once, without
+        # waiting); that is not a long reader, so the next commit tries again rather than waiting for growth.
 
     @contextmanager
     def read(self, action: str) -> Iterator[sqlite3.Connection]:
-        """One short deferred read transaction (a consistent snapshot) on a fresh connection."""
+        """One short deferred read transaction (a consistent snapshot) on a fresh connection.
+
+        Reads do not reuse connections: readers that reuse theirs run back to back with no gap, and
+        the writers' RESTART checkpoint then rarely finds a moment to reset the WAL (tests/faults/
+        test_wal.py: 17–23 MB against its 16 MiB bound; ≤ 13 MB with fresh reader connections).
+        """
         with translate_errors(action):
             conn = self.connect()
             try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
+import platform
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -19,11 +19,9 @@ from typing import TYPE_CHECKING
 
 from autopatch_j.memory import admission, items, jobs, threads, waiting
 from autopatch_j.memory.bootstrap import bootstrap
-from autopatch_j.memory.clear import ClearResult, clear_memory
 from autopatch_j.memory.clock import Clock, SystemClock
 from autopatch_j.memory.db import DEFAULT_BUSY_TIMEOUT_MS, Database
 from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, StorageBusyError
-from autopatch_j.memory.export import ExportResult, export_snapshot
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import Recovery
 from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, Thread, TurnTicket
@@ -31,7 +29,9 @@ from autopatch_j.memory.status import StatusReport, read_status
 from autopatch_j.state_dir import ProjectPaths
 
 if TYPE_CHECKING:
+    from autopatch_j.memory.clear import ClearResult
     from autopatch_j.memory.context import HistoryTurn
+    from autopatch_j.memory.export import ExportResult
     from autopatch_j.memory.search import ReadResult, SearchHit
 
 
@@ -45,7 +45,7 @@ class Released:
 
 def new_owner_id() -> str:
     """A lease owner id unique to this process and manager."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+    return f"{platform.node()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
 
 
 class MemoryManager:
@@ -275,9 +275,13 @@ class MemoryManager:
         return read_status(db=self.db, health=self._health)
 
     def export(self) -> ExportResult:
+        from autopatch_j.memory.export import export_snapshot
+
         return export_snapshot(db=self.db, exports_dir=self.paths.exports, clock=self.clock)
 
     def clear(self, *, confirm: bool) -> ClearResult:
+        from autopatch_j.memory.clear import clear_memory
+
         if not confirm:
             raise NotConfirmedError()
         self.paths.state_dir.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ import functools
 import re
 import sqlite3
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, CatalogEntry, catalog_of, read_catalog, schema_statements
 from autopatch_j.memory.db import iter_statements
@@ -53,7 +53,7 @@ def _created(statement: str) -> str | None:
 
 @functools.cache
 def v2_statements() -> tuple[str, ...]:
-    script = resources.files("autopatch_j.memory").joinpath("schema_v2.sql").read_text(encoding="utf-8")
+    script = Path(__file__).with_name("schema_v2.sql").read_text(encoding="utf-8")
     return tuple(iter_statements(script))
 
 

@@ -1,0 +1,104 @@
+"""`memory status`, `--version` and `--help` import only what they need (issue 16: CLI cold start).
+
+Each command runs in a fresh interpreter through the real entry point; the test then lists what is
+in `sys.modules`. Not a timing: bench/cold_start_bench.py measures the time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Packages no one of these commands needs: the LLM SDK, the cloud stack, the REPL, MCP, the stemmer.
+HEAVY_PACKAGES = (
+    "openai",
+    "httpx",
+    "pydantic",
+    "pydantic_settings",
+    "fastapi",
+    "starlette",
+    "sqlalchemy",
+    "alembic",
+    "uvicorn",
+    "psycopg",
+    "prompt_toolkit",
+    "mcp",
+    "Stemmer",
+)
+# Our own modules that belong to other commands: the agent, the LLM layer, the cloud, the other
+# command modules, and Memory's search and indexing.
+OTHER_COMMANDS = (
+    "autopatch_j.agent",
+    "autopatch_j.llm",
+    "autopatch_j.cloud",
+    "autopatch_j.mcp_server",
+    "autopatch_j.workspace",
+    "autopatch_j.transcripts",
+    "autopatch_j.cli.ask_cmds",
+    "autopatch_j.cli.eval_cmds",
+    "autopatch_j.cli.search_cmds",
+    "autopatch_j.cli.pipeline_cmds",
+    "autopatch_j.cli.import_cmds",
+    "autopatch_j.cli.hook_cmds",
+    "autopatch_j.cli.mcp_cmds",
+    "autopatch_j.cli.cloud",
+    "autopatch_j.cli.repl",
+    "autopatch_j.memory.search",
+    "autopatch_j.memory.terms",
+    "autopatch_j.memory.words",
+    "autopatch_j.memory.pipeline",
+    "autopatch_j.memory.clear",
+    "autopatch_j.memory.export",
+    # rich: styled plain lines go through click (cli/render.py DeferredConsole); rich is for tables and live output
+    "rich",
+)
+
+_SCRIPT = """
+import json, sys
+from autopatch_j.cli.launch import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\n" + json.dumps(sorted(sys.modules)))
+"""
+
+
+def _modules_after(args: list[str], cwd: Path) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=True
+    )
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if n in modules or any(m.startswith(n + ".") for m in modules))
+
+
+@pytest.mark.parametrize("args", [["memory", "status"], ["memory", "status", "--json"], ["--version"]])
+def test_the_command_imports_no_heavy_package_and_no_other_command(tmp_path: Path, args: list[str]) -> None:
+    modules = _modules_after(args, tmp_path)
+    assert "autopatch_j.cli.launch" in modules  # the script really ran the entry point
+    assert _loaded(modules, HEAVY_PACKAGES) == []
+    assert _loaded(modules, OTHER_COMMANDS) == []
+
+
+def test_memory_status_loads_only_the_memory_group(tmp_path: Path) -> None:
+    modules = _modules_after(["memory", "status"], tmp_path)
+    assert "autopatch_j.cli.memory_cmds" in modules and "autopatch_j.memory.status" in modules
+    assert (tmp_path / ".autopatch-j" / "memory.db").exists()  # and it did open (create) the Memory
+
+
+def test_help_still_lists_every_command_without_the_heavy_packages(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "autopatch_j", "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    for name in ("memory", "new", "gitignore", "reset", "ask", "patch", "eval", "mcp", "cloud", "hook"):
+        assert f"  {name} " in done.stdout, name
+    assert _loaded(_modules_after(["--help"], tmp_path), HEAVY_PACKAGES) == []
