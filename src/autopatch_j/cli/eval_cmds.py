@@ -169,8 +169,9 @@ def _by_file(part: str, cases: list[dict[str, Any]]) -> dict[str, dict[str, int]
     from autopatch_j.memory.quality.corpus import part_case_ids
 
     return {
-        name: {"cases": sum(c["id"] in ids for c in cases), "passed": sum(c["id"] in ids and c["passed"] for c in cases)}
+        name: {"cases": len(mine), "passed": sum(c["passed"] for c in mine)}
         for name, ids in part_case_ids(part).items()
+        for mine in [[c for c in cases if c["id"] in ids]]
     }
 
 
@@ -180,8 +181,7 @@ def _summary(name: str, report: dict[str, Any]) -> str:
     split = "; ".join(f"{f} {n['passed']}/{n['cases']}" for f, n in files.items()) if len(files) > 1 else ""
     split = f" ({split})" if split else ""
     return (
-        f"{name} {t['passed']}/{t['cases']} passed{split}, precision {_fmt(t['precision'])}, "
-        f"recall {_fmt(t['recall'])}"
+        f"{name} {t['passed']}/{t['cases']} passed{split}, precision {_fmt(t['precision'])}, recall {_fmt(t['recall'])}"
     )
 
 
