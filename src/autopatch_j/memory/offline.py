@@ -78,6 +78,8 @@ class RulesExtractor:
             source = [SourceOut(turn_id=turn.id, role="user", quote=sentence)]
             subject = self.lexicon.subject_of(sentence)
             joins, clause_of = clause_of, None
+            if not self.lexicon.anchor_tokens(sentence):
+                continue  # nothing but speech acts ("Sure, do that from now on."): no content to keep
             if self.lexicon.supports_statement(sentence):
                 kind = subject.kind if subject else self.lexicon.kind_hint(sentence)
                 same = next(
