@@ -290,6 +290,44 @@ N || 改主意了，我们前端还是用 React。
 - || Let's look at the stack trace first.
 - || 我们先看看日志吧。
 - || 先跑一下测试再说。
+P || 以后给我写代码的时候都加上注释。
+P || 请以后用表格对比方案。
+P || 今后回复请控制在五行以内。
+P || 我不喜欢太长的解释，以后简短点。
+P || 记住：我用的是 macOS，命令都给 zsh 版本的。
+P || 回答问题时先给出代码，再解释。
+P || 别再给我推荐付费工具了。
+P || 以后不要自动帮我提交代码。
+P || 我习惯用 vim 快捷键，给快捷键时按 vim 来。
+P || From here on, keep explanations to a paragraph.
+P || In future, ask before you delete any file.
+P || Remember that I'm on Windows, so give PowerShell commands.
+P || Please stop apologizing in every reply.
+P || I want you to cite the file and line for every claim.
+P || Default to Python examples unless I say otherwise.
+P || No more bullet lists, please write prose.
+P || Never run git push without asking me.
+N || 我们统一用 UTC 存储时间。
+N || 数据库主键一律用 UUID。
+N || 我们定了：日志保留 30 天。
+N || 决定了，下个版本开始不再兼容 Python 3.9。
+N || 团队已经达成一致，采用 monorepo。
+N || 项目文档统一放在 docs 目录下。
+N || 以后所有接口都必须有单元测试。
+N || The team decided that all dates are stored in UTC.
+- || We'll keep the monolith for now and revisit later.
+N || From now on, the main branch is protected and needs CI to pass.
+N || We agreed that feature flags live in LaunchDarkly.
+N || Our convention: tests go next to the code they test.
+N || Let's not use ORMs in this project; raw SQL only.
+N || We're dropping support for Node 16 in the next release.
+N || All timestamps will be stored in UTC.
+N || Services should communicate over gRPC from now on.
+- || No more questions, thanks.
+- || Let's not worry about the warnings.
+- || No more than three retries happened.
+- || 回答时间太长了。
+- || In future releases we might add SSO.
 """
 _KINDS = {"P": "user_preference", "N": "project_decision", "D": "discussion_context"}
 
