@@ -187,7 +187,7 @@ N || We switched our CI to GitHub Actions, and that's final.
 - || 是不是该升级到 Java 21 了？
 - || Should we move to pnpm?
 - || We haven't decided on the database yet.
-- || I'm not sure whether to use Redis or Memcached.
+D || I'm not sure whether to use Redis or Memcached.
 - || Maybe we should switch to Rust eventually.
 - || 也许以后可以考虑 Kotlin。
 # one-off requests
@@ -328,6 +328,20 @@ N || Services should communicate over gRPC from now on.
 - || No more than three retries happened.
 - || 回答时间太长了。
 - || In future releases we might add SSO.
+# discussion context: options being weighed
+D || 我们在纠结用 Kafka 还是 RabbitMQ。
+D || 前端框架在 React 和 Vue 之间犹豫。
+D || 我们在讨论 REST 和 GraphQL 哪个更适合。
+D || We're debating whether to use Kafka or RabbitMQ.
+D || We're torn between Flask and FastAPI for the API layer.
+D || I'm comparing Postgres and MySQL for this service.
+DD || Option A is a monolith, option B is microservices; which fits better?
+D || 方案一是单体，方案二是微服务，各有优缺点。
+- || 把这个选项关掉。
+- || 在两个函数之间加一行日志。
+- || Add CLI options for verbose output.
+- || Which one is the entry point?
+- || Are there alternatives to this regex?
 """
 _KINDS = {"P": "user_preference", "N": "project_decision", "D": "discussion_context"}
 

@@ -9,7 +9,8 @@ data file, never as scattered literals: speech acts, temporary expressions, unde
 speculation, proposal signals, confirmations (and the filler words allowed around them), code-fact
 patterns, kind hints, discussion markers, anchor stop words and the normalized subjects the offline
 consolidator deduplicates by. Chinese entries match as substrings, English entries on word
-boundaries, `patterns` are regular expressions; all on NFKC-casefolded text.
+boundaries (a spec with `"inflect": true` also in the regular forms of each entry's head word),
+`patterns` are regular expressions; all on NFKC-casefolded text.
 """
 
 from __future__ import annotations
@@ -62,14 +63,20 @@ def inflections(word: str) -> list[str]:
     return forms
 
 
-def _english_entry(entry: str, inflect: bool) -> list[str]:
-    """One en entry as regex sources: itself, or with its head word (the first) in every regular form."""
+def _english_entry(entry: str, inflect: bool) -> str:
+    """One en entry as a regex source: itself, or with its head word (the first) in every regular
+    form, written compactly as the forms' common prefix and a group of endings (`drop(?:ped|s|)`)."""
     folded = fold(entry)
     head, _, rest = folded.partition(" ")
-    if not inflect:
-        return [re.escape(folded)]
+    forms = inflections(head) if inflect else [head]
     tail = re.escape(" " + rest) if rest else ""
-    return [re.escape(form) + tail for form in inflections(head)]
+    if len(forms) == 1:
+        return re.escape(folded)
+    stem = forms[0][: min(len(f) for f in forms)]
+    while not all(f.startswith(stem) for f in forms):
+        stem = stem[:-1]
+    endings = sorted({form[len(stem) :] for form in forms}, key=len, reverse=True)  # the empty ending last
+    return re.escape(stem) + "(?:" + "|".join(re.escape(e) for e in endings) + ")" + tail
 
 
 def alternation(spec: dict[str, Any], classes: dict[str, str]) -> str:
@@ -78,7 +85,7 @@ def alternation(spec: dict[str, Any], classes: dict[str, str]) -> str:
     with `"inflect": true` matches the regular forms of each en entry's head word too."""
     zh = sorted((re.escape(fold(p)) for p in spec.get("zh", [])), key=len, reverse=True)
     inflect = bool(spec.get("inflect"))
-    en = sorted({form for p in spec.get("en", []) for form in _english_entry(p, inflect)}, key=len, reverse=True)
+    en = [_english_entry(p, inflect) for p in sorted(set(spec.get("en", [])), key=lambda p: len(fold(p)), reverse=True)]
     # Structures first: where a structure and a listed word start at the same place, the structure
     # (the longer match) is what `blank` removes ("fine by me" before "fine").
     parts = [_CLASS_REF.sub(lambda m: _class(classes, m.group(1)), p) for p in spec.get("patterns", [])]

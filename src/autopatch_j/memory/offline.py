@@ -4,16 +4,19 @@ Stage 1: in every user turn of the batch, each sentence with an explicit speech 
 temporary, not a question, not speculation and not a current code fact becomes a candidate quoting
 that sentence (kind from the subject table, else from the kind hints); a user turn that is only a
 short confirmation, right after an assistant answer with a proposal sentence, becomes a
-`project_decision` quoting both the proposal and the confirmation; a user sentence comparing options
-becomes `discussion_context`. Sentences of one turn that state the same subject form one candidate
-quoting each of them. The compaction is a bounded rolling digest of the turns.
+`project_decision` quoting both the proposal and the confirmation (a `user_preference` when the
+assistant promised standing conduct of its own, `Lexicon.proposal_kind`); a user sentence comparing
+options becomes `discussion_context`. Sentences of one turn that state the same subject form one
+candidate quoting each of them, and so do two statements of one kind joined by a semicolon. The
+compaction is a bounded rolling digest of the turns.
 
 Stage 2: candidates are grouped by normalized subject ("python_version", "answer_order" …); within
 one batch the latest statement of a subject wins and earlier ones are rejected; a candidate whose
 normalized content equals a related memory is rejected as a duplicate; one whose subject matches a
 related memory of the same kind supersedes it (discussion context is revised instead); a switch
 without a known subject ("改用 Vue，不用 React 了") supersedes the latest related memory of its kind that
-names the same thing; anything else is created. Kinds follow the lexicon's kind rule
+names the same thing (by English stem), or replaces an earlier candidate of the batch that does, and
+keeps the keywords of what it replaces; anything else is created. Kinds follow the lexicon's kind rule
 (`Lexicon.kind_hint`, docs/pipeline.md). Titles, aliases and keywords come from the subject table
 (Chinese and English) and the content's own words.
 """
