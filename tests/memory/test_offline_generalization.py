@@ -342,6 +342,12 @@ D || 方案一是单体，方案二是微服务，各有优缺点。
 - || Add CLI options for verbose output.
 - || Which one is the entry point?
 - || Are there alternatives to this regex?
+# imperative always/never with any verb
+P || Please never suggest Lombok annotations to me.
+P || You should always mention breaking changes.
+- || Never mind, I found it.
+- || It always crashes when I run the tests.
+- || The cache never expires?
 """
 _KINDS = {"P": "user_preference", "N": "project_decision", "D": "discussion_context"}
 
