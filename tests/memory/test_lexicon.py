@@ -50,3 +50,21 @@ def test_structures_win_over_listed_words_when_blanking() -> None:
     """ "fine by me" is one confirmation, not "fine" plus two words of slack."""
     assert LEX.is_confirmation("Fine by me, do it that way.")
     assert not LEX.is_confirmation("Fine, but not today.")
+
+
+def test_an_inflected_class_meets_the_regular_forms_of_its_head_words() -> None:
+    """Issue 11, second round: "we're standardizing on", "dropped support" and "trade-offs" without
+    an entry of their own; a class without `inflect` stays literal."""
+    from autopatch_j.memory.lexicon import inflections
+
+    assert inflections("drop") == ["drop", "drops", "droped", "droping", "dropped", "dropping"]
+    assert {"standardizes", "standardized", "standardizing"} <= set(inflections("standardize"))
+    data = {
+        "version": 3,
+        "classes": {"pick": {"en": ["settle on"], "inflect": True}, "flat": {"en": ["settle on"]}},
+        "speech_acts": {"patterns": ["\\bwe\\b.{0,6}{pick}"]},
+        "temporary": {"patterns": ["\\bwe\\b.{0,6}{flat}"]},
+    }
+    lexicon = Lexicon.from_data(data)
+    assert all(lexicon.is_explicit(f"We {v} Helm.") for v in ("settle on", "settled on", "are settling on"))
+    assert lexicon.is_temporary("We settle on Helm.") and not lexicon.is_temporary("We're settling on Helm.")

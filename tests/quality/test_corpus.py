@@ -95,3 +95,19 @@ def test_a_corpus_file_on_disk_loads(tmp_path: Path, corpus_text: str) -> None:
     path = tmp_path / "corpus.json"
     path.write_text(corpus_text, encoding="utf-8")
     assert len(load_corpus(path).cases) == len(load_corpus().cases)
+
+
+def test_the_dev_part_folds_in_the_retired_test_part() -> None:
+    """Issue 11, second round: corpus_test.json was measured (80/96 offline), then retired into dev."""
+    from autopatch_j.quality.corpus import RETIRED_TEST, load_part, part_case_ids
+
+    dev = load_part("dev")
+    ids = part_case_ids("dev")
+    assert len(dev.cases) == len(ids["corpus.json"]) + len(ids[RETIRED_TEST]) == 120 + 96
+    assert ids[RETIRED_TEST] == {case.id for case in dev.cases if case.id.startswith("t-")}
+    from importlib import resources
+
+    retired = parse_corpus(
+        resources.files("autopatch_j.quality").joinpath(RETIRED_TEST).read_text(encoding="utf-8"), min_cases=1
+    )
+    assert "Retired" in retired.changelog[-1].changes and "80/96" in retired.changelog[-1].changes

@@ -96,6 +96,31 @@ def test_each_part_is_reported_separately_with_its_own_invariants(offline_parts:
         assert part["details"]["repair_requests_scanned"] >= 3 * len(part["cases"])
 
 
+def test_the_dev_part_reports_the_retired_test_cases_as_dev(offline_parts: dict[str, Any]) -> None:
+    """Issue 11, second round: the previous held-out part was measured, then retired into dev."""
+    dev = offline_parts["parts"]["dev"]
+    retired = [c for c in dev["cases"] if c["id"].startswith("t-")]
+    assert len(retired) == 96 and dev["totals"]["cases"] == 120 + 96
+    assert dev["files"] == {
+        "corpus.json": {"cases": 120, "passed": dev["files"]["corpus.json"]["passed"]},
+        "corpus_retired_test.json": {"cases": 96, "passed": sum(c["passed"] for c in retired)},
+    }
+    assert dev["files"]["corpus.json"]["passed"] == 120  # no drop on the project's own cases
+
+
+def test_a_missing_test_part_is_refused_in_one_sentence(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from autopatch_j.quality import corpus
+
+    monkeypatch.setitem(corpus.PART_FILES, "test", ("corpus_not_written_yet.json",))
+    code, out = _eval(tmp_path_factory, "--part", "test")
+    assert code == 2
+    assert out.strip() == "error: this build has no test part (its held-out file is not bundled yet)."
+    with pytest.raises(corpus.CorpusError, match="no test part"):
+        corpus.load_part("test")
+
+
 def test_an_unknown_part_is_refused(tmp_path_factory: pytest.TempPathFactory) -> None:
     code, out = _eval(tmp_path_factory, "--part", "train")
     assert code == 2
@@ -196,7 +221,7 @@ def test_a_live_sample_shows_progress_and_writes_partial_results(
             tmp_path_factory, "--mode", "live", "--part", "dev", "--sample", "8", "--partial", str(partial)
         )
     assert code == 0, out[-2000:]
-    assert "eval dev: 8 cases (a stratified sample of 120)" in out
+    assert "eval dev: 8 cases (a stratified sample of 216)" in out  # corpus.json + the retired test part
     assert "[1/8]" in out and "[8/8]" in out
     lines = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
     assert [line["done"] for line in lines[:-1]] == list(range(1, 9))

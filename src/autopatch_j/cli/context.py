@@ -57,7 +57,7 @@ class AppContext:
         A bad configuration raises `LLMConfigError` (one sentence, exit 5)."""
         if self._llm is None:
             from autopatch_j.llm.config import load_llm_settings
-            from autopatch_j.memory.paths import ProjectPaths
+            from autopatch_j.state_dir import ProjectPaths
 
             self._llm = (load_llm_settings(self.environ, ProjectPaths.for_root(self.root).config_file),)
         return self._llm[0]

@@ -75,6 +75,12 @@ def _parts(app: AppContext, raw: str) -> list[str] | None:
         return None
     if raw == DEFAULT_PARTS:  # the default runs the test part only when this build bundles it
         names = [p for p in names if p == "dev" or bundled_part_exists(p)]
+    elif raw.strip() == "all":
+        names = [p for p in names if p != "test" or bundled_part_exists(p)]
+    missing = [p for p in names if p != "generated" and not bundled_part_exists(p)]
+    if missing:
+        say(app.err_console, f"error: this build has no {missing[0]} part (its held-out file is not bundled yet).")
+        return None
     return list(dict.fromkeys(names))
 
 
@@ -141,6 +147,8 @@ def run_eval(
                 on_case=progress.case_done,
             )
             reports[name] = {"part": name, **report.to_dict()}
+            if name != "file":
+                reports[name]["files"] = _by_file(name, reports[name]["cases"])
             progress.finish(reports[name])
             ok = ok and report.invariants_ok
     payload = {"mode": mode, "seed": chosen, "invariants_ok": ok, "parts": reports}
@@ -150,14 +158,30 @@ def run_eval(
         for name, report_dict in reports.items():
             say(app.console, f"== part {name} ==", "bold")
             _render(app, report_dict)
-        if len(reports) > 1:
+        if len(reports) > 1 or any(len(r.get("files", {})) > 1 for r in reports.values()):
             say(app.console, "summary: " + "; ".join(_summary(n, r) for n, r in reports.items()), "bold")
     return 0 if ok else 1
 
 
+def _by_file(part: str, cases: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Cases and passes per file of a part made of several files (dev: corpus.json + the retired test)."""
+    from autopatch_j.quality.corpus import part_case_ids
+
+    return {
+        name: {"cases": len(mine), "passed": sum(c["passed"] for c in mine)}
+        for name, ids in part_case_ids(part).items()
+        for mine in [[c for c in cases if c["id"] in ids]]
+    }
+
+
 def _summary(name: str, report: dict[str, Any]) -> str:
     t = report["totals"]
-    return f"{name} {t['passed']}/{t['cases']} passed, precision {_fmt(t['precision'])}, recall {_fmt(t['recall'])}"
+    files = report.get("files", {})
+    split = "; ".join(f"{f} {n['passed']}/{n['cases']}" for f, n in files.items()) if len(files) > 1 else ""
+    split = f" ({split})" if split else ""
+    return (
+        f"{name} {t['passed']}/{t['cases']} passed{split}, precision {_fmt(t['precision'])}, recall {_fmt(t['recall'])}"
+    )
 
 
 class _PartialResults:

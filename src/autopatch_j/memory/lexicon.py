@@ -9,7 +9,8 @@ data file, never as scattered literals: speech acts, temporary expressions, unde
 speculation, proposal signals, confirmations (and the filler words allowed around them), code-fact
 patterns, kind hints, discussion markers, anchor stop words and the normalized subjects the offline
 consolidator deduplicates by. Chinese entries match as substrings, English entries on word
-boundaries, `patterns` are regular expressions; all on NFKC-casefolded text.
+boundaries (a spec with `"inflect": true` also in the regular forms of each entry's head word),
+`patterns` are regular expressions; all on NFKC-casefolded text.
 """
 
 from __future__ import annotations
@@ -37,11 +38,54 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'").replace("\u2018", "'")
 
 
+_VOWELS = "aeiou"
+
+
+def inflections(word: str) -> list[str]:
+    """The regular English forms of a verb or noun ("drop" → drops, dropped, dropping; "standardize"
+    → standardizes, standardized, standardizing; "policy" → policies): enough for a word class to
+    meet "we're standardizing on", "dropped support", "trade-offs" without listing each form."""
+    if len(word) < 2 or not word.replace("-", "").isalpha() or not word.isascii():
+        return [word]
+    forms = [word]
+    if len(word) == 2:  # go → goes, going
+        forms += [word + "es", word + "ing"] if word.endswith("o") else []
+    elif word.endswith("e"):
+        forms += [word + "s", word + "d", word[:-1] + "ing"]
+    elif word.endswith("y") and word[-2] not in _VOWELS:
+        forms += [word[:-1] + "ies", word[:-1] + "ied", word + "ing"]
+    elif word.endswith(("s", "sh", "ch", "x", "z")):
+        forms += [word + "es", word + "ed", word + "ing"]
+    else:
+        forms += [word + "s", word + "ed", word + "ing"]
+        if word[-1] not in _VOWELS + "wxy" and word[-2] in _VOWELS and word[-3] not in _VOWELS:
+            forms += [word + word[-1] + "ed", word + word[-1] + "ing"]  # drop → dropped, stop → stopping
+    return forms
+
+
+def _english_entry(entry: str, inflect: bool) -> str:
+    """One en entry as a regex source: itself, or with its head word (the first) in every regular
+    form, written compactly as the forms' common prefix and a group of endings (`drop(?:ped|s|)`)."""
+    folded = fold(entry)
+    head, _, rest = folded.partition(" ")
+    forms = inflections(head) if inflect else [head]
+    tail = re.escape(" " + rest) if rest else ""
+    if len(forms) == 1:
+        return re.escape(folded)
+    stem = forms[0][: min(len(f) for f in forms)]
+    while not all(f.startswith(stem) for f in forms):
+        stem = stem[:-1]
+    endings = sorted({form[len(stem) :] for form in forms}, key=len, reverse=True)  # the empty ending last
+    return re.escape(stem) + "(?:" + "|".join(re.escape(e) for e in endings) + ")" + tail
+
+
 def alternation(spec: dict[str, Any], classes: dict[str, str]) -> str:
     """One regex source for a class or category: its patterns with every `{class}` replaced by that
-    class, then zh entries as substrings and en entries on word boundaries (longest first)."""
+    class, then zh entries as substrings and en entries on word boundaries (longest first). A spec
+    with `"inflect": true` matches the regular forms of each en entry's head word too."""
     zh = sorted((re.escape(fold(p)) for p in spec.get("zh", [])), key=len, reverse=True)
-    en = sorted((re.escape(fold(p)) for p in spec.get("en", [])), key=len, reverse=True)
+    inflect = bool(spec.get("inflect"))
+    en = [_english_entry(p, inflect) for p in sorted(set(spec.get("en", [])), key=lambda p: len(fold(p)), reverse=True)]
     # Structures first: where a structure and a listed word start at the same place, the structure
     # (the longer match) is what `blank` removes ("fine by me" before "fine").
     parts = [_CLASS_REF.sub(lambda m: _class(classes, m.group(1)), p) for p in spec.get("patterns", [])]
@@ -119,6 +163,7 @@ class Lexicon:
     topic_hints: PhraseSet
     scope_hints: PhraseSet
     switch_markers: PhraseSet
+    conduct_hints: PhraseSet
     discussion_markers: PhraseSet
     anchor_blanks: PhraseSet
     anchor_stopwords: frozenset[str]
@@ -149,6 +194,7 @@ class Lexicon:
                 "topic_hints",
                 "scope_hints",
                 "switch_markers",
+                "conduct_hints",
                 "discussion_markers",
             )
         }
@@ -269,6 +315,12 @@ class Lexicon:
             if hints.search(folded):
                 return kind
         return "user_preference"
+
+    def proposal_kind(self, proposal: str) -> str:
+        """The kind of a confirmed assistant proposal: a standing promise about the assistant's own
+        conduct ("How about I always run clippy first?", "要不我以后每次改完都先跑测试？") is how the agent
+        works for this user — a preference; any other proposal is a project decision."""
+        return "user_preference" if self.conduct_hints.search(fold(proposal)) else "project_decision"
 
     def is_switch(self, text: str) -> bool:
         """Replaces or retires something ("改用 Vue，不用 React 了", "switch to Vue instead of React")."""
