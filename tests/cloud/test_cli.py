@@ -7,6 +7,7 @@ memory extracted from the first task is injected into the next one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -120,13 +121,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def server(db_url: str) -> Iterator[tuple[str, str]]:
-    env = {**os.environ, "AUTOPATCH_CLOUD_DB": db_url}
-    assert run_cli("cloud", "init", env=env).returncode == 0
+@contextlib.contextmanager
+def serving(env: dict[str, str], *options: str, startup_s: float = 30) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """A real `cloud serve` subprocess on a free loopback port, up (`/health`) before it is yielded."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "autopatch_j", "cloud", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "autopatch_j", "cloud", "serve", "--host", "127.0.0.1", "--port", str(port), *options],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -134,7 +134,7 @@ def server(db_url: str) -> Iterator[tuple[str, str]]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + startup_s
         while True:
             try:
                 if httpx.get(f"{base}/health", timeout=1).status_code == 200:
@@ -144,16 +144,24 @@ def server(db_url: str) -> Iterator[tuple[str, str]]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"server did not start: {proc.stderr.read() if proc.stderr else ''}")
             time.sleep(0.1)
-        yield base, db_url
+        yield base, proc
     finally:
         proc.terminate()
         try:
-            proc.wait(10)
+            proc.wait(20)
         except subprocess.TimeoutExpired:  # pragma: no cover
             proc.kill()
             proc.wait(5)
         if proc.stderr:
             proc.stderr.close()
+
+
+@pytest.fixture
+def server(db_url: str) -> Iterator[tuple[str, str]]:
+    env = {**os.environ, "AUTOPATCH_CLOUD_DB": db_url}
+    assert run_cli("cloud", "init", env=env).returncode == 0
+    with serving(env) as (base, _proc):
+        yield base, db_url
 
 
 def test_whole_flow_init_user_serve_task_worker_memory(server: tuple[str, str]) -> None:

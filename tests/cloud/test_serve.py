@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from sqlalchemy import event
 
 from autopatch_j.cloud.records import Role
 from tests.cloud.api_support import auth, make_app
-from tests.cloud.test_cli import free_port, run_cli
+from tests.cloud.test_cli import free_port, run_cli, serving
 from tests.cloud.world import World
 
 
@@ -81,36 +80,8 @@ def two_workers(db_url: str) -> Iterator[tuple[str, str, subprocess.Popen[str]]]
     added = run_cli("cloud", "user", "add", "alice", "--json", env=env)
     assert added.returncode == 0, added.stderr
     token = json.loads(added.stdout)["token"]
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "autopatch_j", "cloud", "serve", "--port", str(port), "--workers", "2"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"serve --workers 2 did not start: {proc.stderr.read() if proc.stderr else ''}")
-            time.sleep(0.2)
+    with serving(env, "--workers", "2", startup_s=60) as (base, proc):
         yield base, token, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-            proc.wait(5)
-        if proc.stderr:
-            proc.stderr.close()
 
 
 def test_serve_with_two_workers_shares_the_port_reads_and_writes(
