@@ -17,20 +17,16 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.cloud.redaction_inputs import QUADRATIC_BEFORE
 
 from autopatch_j.cloud.redaction import redact
 
 INPUTS: dict[str, Callable[[int], str]] = {
-    "word run": lambda n: "a" * n,
-    "CJK run": lambda n: "密" * n,
-    "keyword run": lambda n: ("token" * n)[:n],
-    "dotted run": lambda n: ("a." * n)[:n],
-    "key=key=…": lambda n: ("a=" * n)[:n],
-    "password=password=…": lambda n: ("password=" * n)[:n],
-    "unclosed quote": lambda n: 'password="' + "x" * n,
-    "JSON escapes": lambda n: ("\\n" * n)[:n],
-    "scheme chain": lambda n: ("a://:" * n)[:n],
-    "PEM headers": lambda n: ("-----BEGIN " * n)[:n],
+    **QUADRATIC_BEFORE,
     "mixed agent output": lambda n: ('{"type":"agent_message","text":"token=abc \\n ghp_x sk-y"} ' * n)[:n],
 }
 

@@ -32,6 +32,7 @@ from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
 from autopatch_j.cloud.redaction import REDACTED, redact
 from autopatch_j.cloud.worker import Worker
 from tests.cloud.api_support import Api, make_app
+from tests.cloud.redaction_inputs import QUADRATIC_BEFORE
 from tests.cloud.world import World
 
 MB = 1_000_000
@@ -43,16 +44,7 @@ SAFETY_NET_SECONDS = (
 def adversarial_inputs() -> dict[str, Callable[[int], str]]:
     """Inputs that made the old backtracking rules quadratic, and their cousins."""
     return {
-        "word run": lambda n: "a" * n,
-        "CJK run": lambda n: "密" * n,
-        "keyword run": lambda n: ("token" * n)[:n],
-        "dotted run": lambda n: ("a." * n)[:n],
-        "key=key=…": lambda n: ("a=" * n)[:n],
-        "password=password=…": lambda n: ("password=" * n)[:n],
-        "unclosed quote": lambda n: 'password="' + "x" * n,
-        "escapes": lambda n: ("\\n" * n)[:n],
-        "scheme chain": lambda n: ("a://:" * n)[:n],
-        "PEM headers": lambda n: ("-----BEGIN " * n)[:n],
+        **QUADRATIC_BEFORE,
         "bearer chain": lambda n: ("bearer " * n)[:n],
         "spaces after a key": lambda n: "token" + " " * n,
     }

@@ -1,0 +1,23 @@
+"""Inputs that made the old backtracking redaction rules quadratic (issue 10 item 4).
+
+Shared by `tests/cloud/test_redaction_bypass.py` (linear-time checks) and `bench/redaction_bench.py`
+(the timings); each adds its own cousins. Every entry builds a text of exactly `n` characters or
+a fixed prefix plus `n`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+QUADRATIC_BEFORE: dict[str, Callable[[int], str]] = {
+    "word run": lambda n: "a" * n,
+    "CJK run": lambda n: "密" * n,
+    "keyword run": lambda n: ("token" * n)[:n],
+    "dotted run": lambda n: ("a." * n)[:n],
+    "key=key=…": lambda n: ("a=" * n)[:n],
+    "password=password=…": lambda n: ("password=" * n)[:n],
+    "unclosed quote": lambda n: 'password="' + "x" * n,
+    "escapes": lambda n: ("\\n" * n)[:n],
+    "scheme chain": lambda n: ("a://:" * n)[:n],
+    "PEM headers": lambda n: ("-----BEGIN " * n)[:n],
+}
