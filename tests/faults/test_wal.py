@@ -8,10 +8,15 @@ reader that never ends its transaction can starve every checkpoint (the negative
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.records import Intent
 from autopatch_j.quality import faults
 from tests.faults.conftest import full_only
 
@@ -56,3 +61,38 @@ def test_a_pinned_reader_breaks_the_bound(tmp_path: Path, fault_seed: int) -> No
     )
     print(f"[faults] WAL control: {report.as_dict()}")
     assert report.wal_max_bytes > WAL_BOUND_BYTES, report.as_dict()
+
+
+def _wal_bytes(manager: MemoryManager) -> int:
+    return os.stat(f"{manager.paths.db}-wal").st_size
+
+
+def test_past_the_hard_limit_a_writer_waits_for_a_short_reader_and_resets_the_wal(tmp_path: Path) -> None:
+    """CI seed 1601853263 reached 18.7 MiB: while one writer's RESTART checkpoint waited, the other kept
+    committing (its own checkpoint refused at once: "another connection is checkpointing"). Past 12 MiB
+    a writer now stops running ahead: after its commit it keeps retrying the checkpoint — so its caller
+    waits — until the WAL resets or 1.5 s pass. Here a reader ends 0.4 s after a second process's
+    writer crosses the limit; that writer's next commit must find the WAL reset and shrink the file."""
+    filler = MemoryManager(root=tmp_path, owner="filler")
+    assert filler.open().ok
+    big = "y" * 90_000
+    ticket = filler.begin_turn("first turn", Intent.GENERAL_CHAT)
+    filler.complete_turn(ticket, "ok")
+    reader = sqlite3.connect(filler.paths.db, check_same_thread=False)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM turns").fetchone()  # a snapshot that needs the WAL's frames
+    while _wal_bytes(filler) <= 12 * 1024 * 1024:
+        ticket = filler.begin_turn(f"filler {big}", Intent.GENERAL_CHAT)
+        filler.complete_turn(ticket, big)
+    release = threading.Timer(0.4, reader.rollback)
+    release.start()
+    writer = MemoryManager(root=tmp_path, owner="second-process")
+    try:
+        assert writer.open().ok  # opening writes too (recovery), and may be the commit that waits
+        for n in range(2):  # the first commit checkpoints; the second restarts the log and truncates it
+            ticket = writer.begin_turn(f"after {n}", Intent.GENERAL_CHAT)
+            writer.complete_turn(ticket, "ok")
+    finally:
+        release.join()
+        reader.close()
+    assert _wal_bytes(writer) <= 8 * 1024 * 1024, _wal_bytes(writer)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,9 +31,16 @@ DEFAULT_BUSY_TIMEOUT_MS = 10_000
 # otherwise keep SQLite's automatic (passive) checkpoints from ever resetting the WAL.
 WAL_RESTART_BYTES = 8 * 1024 * 1024
 CHECKPOINT_WAIT_MS = 100
-# After a checkpoint that could not finish (a long reader), wait for this much more growth before
-# trying again, so a pinned reader costs a few waits rather than one per commit.
+# After a checkpoint that could not finish (a long reader), wait for this much more growth — or half
+# the WAL's size, if more — before trying again, so a pinned reader costs a few waits rather than one
+# per commit.
 CHECKPOINT_RETRY_GROWTH_BYTES = 4 * 1024 * 1024
+# Past this size a writer stops running ahead of the checkpoint: after its commit it keeps retrying
+# (its caller waits) until the WAL resets or CHECKPOINT_HARD_WAIT_S pass. Without it, one writer kept
+# committing while the other's RESTART checkpoint waited, and the WAL passed its 16 MiB bound.
+WAL_HARD_BYTES = 12 * 1024 * 1024
+CHECKPOINT_HARD_WAIT_S = 1.5
+CHECKPOINT_RETRY_PAUSE_S = 0.005
 # Idle connections kept for reuse: one per thread that runs transactions at the same time (the
 # foreground and the heartbeat, a worker); more are closed when their transaction ends.
 MAX_IDLE_CONNECTIONS = 4
@@ -251,6 +259,20 @@ class Database:
             return
         if size <= self._checkpoint_at_bytes:
             return
+        deadline = time.monotonic() + (CHECKPOINT_HARD_WAIT_S if size > WAL_HARD_BYTES else 0.0)
+        busy, frames = self._restart_checkpoint(conn)
+        while busy and time.monotonic() < deadline:
+            time.sleep(CHECKPOINT_RETRY_PAUSE_S)
+            busy, frames = self._restart_checkpoint(conn)
+        if not busy:
+            self._checkpoint_at_bytes = WAL_RESTART_BYTES
+        elif frames != -1:
+            self._checkpoint_at_bytes = size + max(CHECKPOINT_RETRY_GROWTH_BYTES, size // 2)
+        # frames == -1: another connection was checkpointing at that moment (SQLite refused at once, without
+        # waiting); that is not a long reader, so the next commit tries again rather than waiting for growth.
+
+    def _restart_checkpoint(self, conn: sqlite3.Connection) -> tuple[int, int]:
+        """One `wal_checkpoint(RESTART)` waiting at most CHECKPOINT_WAIT_MS: (busy, frames in the log)."""
         conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
         try:
             busy, frames, _ = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
@@ -258,12 +280,7 @@ class Database:
             busy, frames = 1, 0
         finally:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
-        if not busy:
-            self._checkpoint_at_bytes = WAL_RESTART_BYTES
-        elif frames != -1:
-            self._checkpoint_at_bytes = size + CHECKPOINT_RETRY_GROWTH_BYTES
-        # frames == -1: another connection was checkpointing at that moment (SQLite refused at once, without
-        # waiting); that is not a long reader, so the next commit tries again rather than waiting for growth.
+        return busy, frames
 
     @contextmanager
     def read(self, action: str) -> Iterator[sqlite3.Connection]:
