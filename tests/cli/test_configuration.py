@@ -153,3 +153,15 @@ def test_a_bad_cloud_option_names_the_option_and_wins_over_the_environment(tmp_p
     ok = _run(project, "cloud", "init", env={"AUTOPATCH_CLOUD_DB": good})
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "cloud.sqlite3").exists()
+
+
+def test_a_bad_eval_seed_in_the_environment_is_one_sentence_not_silently_ignored(tmp_path: Path) -> None:
+    """`AUTOPATCH_EVAL_SEED=abc` used to fall back to seed 6 without a word: a reproduction run would
+    quietly use another seed than the one asked for."""
+    project = tmp_path / "p"
+    project.mkdir()
+    for bad in ("abc", "6.5", "0x10"):
+        result = _run(project, "eval", "--json", "--mode", "offline", env={"AUTOPATCH_EVAL_SEED": bad})
+        assert result.returncode == 2, result.stderr
+        assert "AUTOPATCH_EVAL_SEED" in _one_sentence_error(result.stderr)
+        assert result.stdout == ""

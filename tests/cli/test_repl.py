@@ -508,7 +508,7 @@ def test_without_an_llm_commands_work_and_questions_explain_what_to_set(session:
 def test_an_invalid_extractor_choice_is_said_at_start_and_memory_commands_still_work(session: Session) -> None:
     from autopatch_j.cli.repl_entry import connect_memory_runtime
 
-    session.app.environ = {"AUTOPATCH_MEMORY_EXTRACTOR": "magic"}
+    session.app.extractor_mode = "magic"
     runtime, note = connect_memory_runtime(session.app, None)
     assert isinstance(runtime, NoMemoryRuntime) and note is not None
     repl = Repl(

@@ -159,14 +159,13 @@ def run_exit_drain(app: AppContext, provider: LLMProvider | None) -> list[str]:
     """`ask`'s exit drain (M-52, issue 9.11): the REPL's bounded round (≤ 60 s), so the turn's memories
     exist when `ask` returns. Warnings are returned; jobs left over wait for the next drain."""
     from autopatch_j.cli.errors import message_for
-    from autopatch_j.cli.pipeline_cmds import EXTRACTOR_ENV
     from autopatch_j.memory.drain import drain_at_exit
     from autopatch_j.memory.errors import MemoryEngineError
     from autopatch_j.memory.extractor import choose_extractor
     from autopatch_j.memory.pipeline import Pipeline
 
     try:
-        extractor = choose_extractor(mode=app.environ.get(EXTRACTOR_ENV), provider=provider)
+        extractor = choose_extractor(mode=app.extractor_mode, provider=provider)
         pipeline = Pipeline.for_manager(app.manager(), extractor=extractor)
     except MemoryEngineError as exc:
         return [f"Memory jobs were left for later: {message_for(exc)}"]

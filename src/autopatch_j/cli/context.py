@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from autopatch_j.llm.config import LLMSettings
 
 _TRUE = {"1", "true", "yes", "on"}
+EXTRACTOR_ENV = "AUTOPATCH_MEMORY_EXTRACTOR"  # `rules` or `llm`; unset: the LLM when one is configured
 
 
 def flag(environ: Mapping[str, str], name: str) -> bool:
@@ -36,6 +37,7 @@ class AppContext:
     console: Console | DeferredConsole  # the CLI's own: rich only once something needs it (render.py)
     err_console: Console | DeferredConsole
     debug: bool = False
+    extractor_mode: str | None = None  # AUTOPATCH_MEMORY_EXTRACTOR as given; validated by choose_extractor
     _manager: MemoryManager | None = field(default=None, repr=False)
     _llm: tuple[LLMSettings | None] | None = field(default=None, repr=False)
 
@@ -49,6 +51,7 @@ class AppContext:
             console=DeferredConsole(environ=env),
             err_console=DeferredConsole(environ=env, stderr=True),
             debug=flag(env, "AUTOPATCH_DEBUG"),
+            extractor_mode=env.get(EXTRACTOR_ENV),
         )
 
     def llm_settings(self) -> LLMSettings | None:

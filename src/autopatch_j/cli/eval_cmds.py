@@ -42,7 +42,13 @@ def _seed(app: AppContext, seed: int | None) -> int:
     if seed is not None:
         return seed
     raw = app.environ.get(SEED_ENV, "").strip()
-    return int(raw) if raw.isdigit() else DEFAULT_SEED
+    if not raw:
+        return DEFAULT_SEED
+    try:
+        return int(raw)
+    except ValueError:
+        say(app.err_console, f"error: {SEED_ENV} must be a whole number like 6, not {raw!r}.")
+        raise typer.Exit(2) from None
 
 
 def _live_provider(app: AppContext) -> Any:

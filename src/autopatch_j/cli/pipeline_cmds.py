@@ -1,7 +1,8 @@
 """`autopatch-j memory ingest FILE` and `autopatch-j memory drain`, plus the pipeline wiring the REPL reuses.
 
-`extractor_for(app)` reads `AUTOPATCH_MEMORY_EXTRACTOR` once (`rules` → offline; `llm` → the LLM,
-which must be configured; unset → the LLM when one is configured, else offline) and
+`extractor_for(app)` builds the extractor `AUTOPATCH_MEMORY_EXTRACTOR` chose (read once into the
+context; `rules` → offline; `llm` → the LLM, which must be configured;
+unset → the LLM when one is configured, else offline) and
 `pipeline_for(app)` builds the project's `Pipeline` on the opened Memory. The REPL starts a
 `Worker(pipeline=pipeline_for(app))` (startup recovery already ran in `MemoryManager.open()`),
 calls `drain_thread` before `/new` archives a thread and `drain_at_exit` on the way out.
@@ -36,16 +37,15 @@ if TYPE_CHECKING:  # the pipeline stack is imported when a command needs it (CLI
     from autopatch_j.memory.pipeline import Pipeline
     from autopatch_j.memory.waiting import WaitingJobs
 
-EXTRACTOR_ENV = "AUTOPATCH_MEMORY_EXTRACTOR"
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON instead of text.")]
 
 
 def extractor_for(app: AppContext) -> Extractor:
-    """The extractor chosen by AUTOPATCH_MEMORY_EXTRACTOR and the LLM configuration (read once, here)."""
+    """The extractor chosen by AUTOPATCH_MEMORY_EXTRACTOR (the context's `extractor_mode`) and the LLM configuration."""
     from autopatch_j.memory.extractor import ExtractorChoice, choose_extractor
 
-    mode = app.environ.get(EXTRACTOR_ENV)
+    mode = app.extractor_mode
     if (mode or "").strip().lower() == ExtractorChoice.RULES:
         return choose_extractor(mode=mode, provider=None)
     from autopatch_j.cli import ask_cmds

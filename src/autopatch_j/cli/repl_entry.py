@@ -27,8 +27,6 @@ from autopatch_j.memory.worker import Worker
 if TYPE_CHECKING:
     from autopatch_j.llm.provider import LLMProvider
 
-EXTRACTOR_ENV = "AUTOPATCH_MEMORY_EXTRACTOR"
-
 
 class PipelineRuntime:
     """The Memory pipeline as the REPL drives it: worker while running, one drain round at exit.
@@ -113,7 +111,7 @@ def connect_memory_runtime(
 
     manager = app.manager()
     try:
-        extractor = choose_extractor(mode=app.environ.get(EXTRACTOR_ENV), provider=provider)
+        extractor = choose_extractor(mode=app.extractor_mode, provider=provider)
     except MemoryEngineError as exc:
         return NoMemoryRuntime(), f"Background Memory processing is off: {message_for(exc)}"
     return PipelineRuntime(lambda: Pipeline.for_manager(manager, extractor=extractor), background=background), None
