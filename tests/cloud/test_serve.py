@@ -6,6 +6,7 @@ The read path is checked by what it sends to the database and on which thread, n
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -24,11 +25,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from autopatch_j.cloud.api.reads import Reads
 from autopatch_j.cloud.api.schemas import TaskOut
 from autopatch_j.cloud.db import write_tx
 from autopatch_j.cloud.projects import remove_member
 from autopatch_j.cloud.records import Role
 from autopatch_j.cloud.tables import users
+from autopatch_j.cloud.tasks import TASK_FOR_TOKEN
 from autopatch_j.cloud.users import hash_token
 from tests.cloud.api_support import auth, make_app
 from tests.cloud.test_cli import free_port, run_cli, serving
@@ -164,6 +167,31 @@ def test_postgres_hot_reads_survive_a_dropped_connection(world: World) -> None:
             assert conn.execute(terminate).scalar_one() >= 1  # the read thread's connection among them
         for _ in range(4):  # whichever read thread answers, its connection was dropped
             assert client.get(f"/tasks/{task.id}", headers=auth(alice.token)).status_code == 200
+
+
+def test_hot_reads_from_several_event_loops_at_once_all_answer_right(world: World) -> None:
+    """One `Reads` shared by several loops (threads): on SQLite a loop that finds the loop connection
+    busy reads on a pooled one; on PostgreSQL every loop hands off to the same read threads."""
+    alice, bob = world.user("alice"), world.user("bob")
+    mine, theirs = world.task(world.project(alice), alice), world.task(world.project(bob), bob, prompt="Theirs")
+    reads = Reads(world.engine)
+
+    async def many() -> list[tuple[int, str]]:
+        answers = []
+        for i in range(150):
+            caller, task = (alice, mine) if i % 2 else (bob, theirs)
+            row = await reads.first(TASK_FOR_TOKEN, {"task_id": task.id, "token_hash": hash_token(caller.token)})
+            assert row is not None
+            answers.append((row["id"], row["prompt"]))
+        return answers
+
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda _: asyncio.run(many()), range(4)))
+    finally:
+        reads.close()
+    expected = [(mine.id, "Fix the bug") if i % 2 else (theirs.id, "Theirs") for i in range(150)]
+    assert results == [expected] * 4
 
 
 def _workers(pid: int) -> list[int]:
