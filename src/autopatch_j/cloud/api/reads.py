@@ -1,14 +1,15 @@
 """Read transactions for the API's `async` endpoints, run where they cost least without stalling it.
 
-SQLite: on the event loop, on a connection of the loop's own. An embedded read in WAL mode is a
+`reads(work)` runs `work(conn)` in one read transaction. SQLite: on the event loop, on a connection
+of the loop's own. An embedded read in WAL mode is a
 local call that never waits for the writer, and it costs less than the thread hop that would carry
 it (two context switches and the GIL handed back and forth); keeping the connection saves the pool
 checkout and return of every request. Each read is still its own `BEGIN … COMMIT`, so it sees
 everything committed before it. A loop that finds the connection busy (another event loop of the
 same process, as in tests) reads on a pooled connection instead of waiting.
 
-Any other database (PostgreSQL): on the thread pool, in one pooled transaction, so the event loop
-never waits on the network.
+Any other database (PostgreSQL): on the shared thread pool, in one pooled transaction, so the event
+loop never waits on the network.
 
 `first(statement, params)` is the hot path (`GET /tasks/{id}`): one SELECT, compiled once per
 statement (`db.PreparedRead`) and run on the driver's cursor without SQLAlchemy's execution path.
