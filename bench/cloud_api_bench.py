@@ -17,7 +17,8 @@ Every target is a real server subprocess on a free loopback port, started once a
   `AUTOPATCH_TEST_PG_URL`);
 - `serve --workers N (sqlite)` with `--workers N`;
 - `before (sqlite)` with `--before-python`: the same command run by another checkout's interpreter
-  (for instance the main branch's `.venv/bin/python`), for a side-by-side before/after.
+  (for instance the main branch's `.venv/bin/python`), for a side-by-side before/after; and
+  `before (postgres)` beside `serve (postgres)` when PostgreSQL is set.
 
 The load generator is a small asyncio HTTP/1.1 keep-alive client (one connection per client, one
 request in flight per connection, uvloop when installed), in this process. It shares the machine's
@@ -335,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.before_python:
             url = stack.enter_context(database("sqlite", None, workdir, "before"))
             targets.append(_serve_target("before (sqlite)", args.before_python, url))
+            if args.pg_url and not args.no_pg:
+                pg = stack.enter_context(database("postgres", args.pg_url, workdir, "pg-before"))
+                targets.append(_serve_target("before (postgres)", args.before_python, pg))
         for target in targets:
             stack.enter_context(started(target, pin=args.pin, log_dir=workdir))
         for _ in range(args.rounds):
@@ -358,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _median(runs: list[dict[str, Any]], key: str) -> float:
-    return statistics.median(r[key] for r in runs if r[key] is not None)
+    return round(statistics.median(r[key] for r in runs if r[key] is not None), 2)
 
 
 def summarize(targets: list[Target], args: argparse.Namespace) -> dict[str, Any]:

@@ -7,12 +7,16 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from autopatch_j.cloud.db import make_engine, normalize_url, read_tx, write_tx
+from autopatch_j.cloud.db import PreparedRead, make_engine, normalize_url, read_tx, write_tx
 from autopatch_j.cloud.errors import ConfigError
 from autopatch_j.cloud.queue import claim_next
+from autopatch_j.cloud.tables import tasks
+from autopatch_j.cloud.tasks import TASK_FOR_TOKEN
+from autopatch_j.cloud.users import hash_token
 from tests.cloud.world import World
 
 
@@ -120,3 +124,35 @@ def test_postgres_urls_use_psycopg_3(url: str, expected: str) -> None:
 def test_unsupported_urls_are_config_errors(url: str) -> None:
     with pytest.raises(ConfigError):
         make_engine(url)
+
+
+def test_a_prepared_read_returns_what_sqlalchemy_returns(world: World) -> None:
+    """The hot read's driver-level path applies the columns' own result processors (aware UTC
+    datetimes, floats, …): the same values as `Connection.execute`, on both backends."""
+    alice, bob = world.user("alice"), world.user("bob")
+    project = world.project(alice)
+    task = world.complete(world.task(project, alice, goal="a goal"), cost=0.5)
+    prepared = PreparedRead(TASK_FOR_TOKEN, world.engine.dialect)
+    cases = [
+        {"task_id": task.id, "token_hash": hash_token(alice.token)},  # the owner: task and role
+        {"task_id": task.id, "token_hash": hash_token(bob.token)},  # a stranger: task, no role
+        {"task_id": task.id + 99, "token_hash": hash_token(alice.token)},  # no such task
+        {"task_id": task.id, "token_hash": hash_token("apj_nobody")},  # no such caller: no row
+    ]
+    got: list[dict[str, Any] | None] = []
+    with world.engine.connect() as conn:
+        for params in cases:
+            expected = conn.execute(TASK_FOR_TOKEN, params).mappings().first()
+            got.append(prepared.first(conn.connection.driver_connection, params))
+            assert got[-1] == (None if expected is None else dict(expected)), params
+            conn.rollback()
+    owner, stranger, missing, nobody = got
+    assert owner is not None and owner["caller_role"] == "admin" and owner["finished_at"].tzinfo is not None
+    assert stranger is not None and stranger["id"] == task.id and stranger["caller_role"] is None
+    assert missing is not None and missing["id"] is None and nobody is None
+
+
+def test_a_prepared_read_refuses_binds_that_need_converting(engine: Engine) -> None:
+    since = sa.select(tasks.c.id).where(tasks.c.created_at > sa.bindparam("since"))  # UtcDateTime converts
+    with pytest.raises(ConfigError, match="binds"):
+        PreparedRead(since, engine.dialect)

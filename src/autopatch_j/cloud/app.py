@@ -65,7 +65,8 @@ def create_app(
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # outermost of ours: before auth
     app.include_router(routes_users.health_router)
-    for module in (routes_users, routes_projects, routes_tasks, routes_admin, routes_conversations):
+    # routes_tasks first: requests are matched route by route, and `GET /tasks/{id}` is the hottest
+    for module in (routes_tasks, routes_users, routes_projects, routes_admin, routes_conversations):
         app.include_router(module.router)
     from autopatch_j.cloud.console import create_console
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
 from enum import StrEnum
@@ -36,7 +37,7 @@ class MemoryStatus(StrEnum):
     DELETED = "deleted"
 
 
-def _pick(cls: type, row: RowMapping | dict[str, Any]) -> dict[str, Any]:
+def _pick(cls: type, row: RowMapping | Mapping[str, Any]) -> dict[str, Any]:
     return {f.name: row[f.name] for f in fields(cls)}
 
 
@@ -85,7 +86,7 @@ class Task:
     updated_at: datetime
 
     @classmethod
-    def from_row(cls, row: RowMapping) -> Self:
+    def from_row(cls, row: RowMapping | Mapping[str, Any]) -> Self:
         values = _pick(cls, row)
         values["status"] = TaskStatus(values["status"])
         values["cost_usd"] = float(values["cost_usd"] or 0.0)

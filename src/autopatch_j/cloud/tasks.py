@@ -7,18 +7,20 @@ first round's prompt. Queue claims and lease-guarded state changes live in `queu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud import audit
-from autopatch_j.cloud.errors import Conflict, InvalidInput, NotFound, QuotaExhausted
+from autopatch_j.cloud.errors import Conflict, InvalidInput, NotFound, QuotaExhausted, Unauthorized
 from autopatch_j.cloud.projects import Permission, granted, require
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import Followup, Role, Round, Task, TaskStatus, User
 from autopatch_j.cloud.redaction import RedactedText, redacted
-from autopatch_j.cloud.tables import project_members, task_followups, task_rounds, tasks
+from autopatch_j.cloud.tables import project_members, task_followups, task_rounds, tasks, users
 
 MAX_PROMPT_CHARS = 100_000
 MAX_MESSAGE_CHARS = 20_000
@@ -34,6 +36,30 @@ _TASK_AND_ROLE = (
     )
     .where(tasks.c.id == sa.bindparam("task_id"))
 )
+
+# `GET /tasks/{id}` in one statement: the caller by the sha256 of their token, the task, and the
+# caller's role on the task's project. No row: the token is unknown (401); the task's columns NULL:
+# no such task; the role NULL: the caller is not a member (both 404, alike).
+TASK_FOR_TOKEN = (
+    sa.select(tasks, project_members.c.role.label("caller_role"))
+    .select_from(users)
+    .outerjoin(tasks, tasks.c.id == sa.bindparam("task_id"))
+    .outerjoin(
+        project_members,
+        sa.and_(project_members.c.project_id == tasks.c.project_id, project_members.c.user_id == users.c.id),
+    )
+    .where(users.c.token_hash == sa.bindparam("token_hash"))
+)
+
+
+def task_for_token(row: Mapping[str, Any] | None, *, permission: Permission) -> Task:
+    """The task read by `TASK_FOR_TOKEN`: Unauthorized, NotFound or Forbidden as `visible_task` decides."""
+    if row is None:
+        raise Unauthorized()
+    if row["id"] is None or row["caller_role"] is None:
+        raise NotFound(_HIDDEN)
+    granted(Role(row["caller_role"]), permission)
+    return Task.from_row(row)
 
 
 def _check_text(value: str, *, field: str, limit: int) -> str:
