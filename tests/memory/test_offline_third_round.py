@@ -1,0 +1,87 @@
+"""Issue 11, third round: the offline extractor on the classes the second held-out part exposed,
+checked with our own vocabulary (never the generator's, never the new held-out part): quantified
+norms, "定为", conventions stated as such, negated plans with a name, the kind of a standing
+instruction addressed to the assistant, facts told for information, complaints, and instructions
+with a relative clause in the past."""
+
+from __future__ import annotations
+
+import pytest
+
+from autopatch_j.memory.drain import drain
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.records import MemoryKind
+from tests.memory.pipeline_support import admit, pipeline_for
+from tests.memory.test_offline import extracted
+from tests.memory.test_validation import turn
+
+PREF, DECISION = "user_preference", "project_decision"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # quantified norms on project artefacts: decisions, whatever the verb
+        ("Every migration needs a rollback script.", DECISION),
+        ("All public functions must carry docstrings.", DECISION),
+        ("Each service has to expose a health endpoint.", DECISION),
+        ("新建的服务都必须接入统一网关。", DECISION),
+        ("所有的数据库变更都必须先在预发验证。", DECISION),
+        # a quantified norm on the assistant's own output stays a preference
+        ("Each reply must end with the commands to run.", PREF),
+        # decided-as, conventions stated as such
+        ("消息队列定为 RabbitMQ。", DECISION),
+        ("Our convention is snake_case for database columns.", DECISION),
+        ("我们的约定是分支名统一带上工单号。", DECISION),
+        # negated plans naming the thing
+        ("我们不打算兼容 Python 3.7 了。", DECISION),
+        # a standing instruction addressed to the assistant is a preference, even on a known subject
+        ("以后给我写的 Java 示例都用 JDK 21 的语法。", PREF),
+        ("From now on, use pytest parametrize instead of loops in tests.", PREF),
+        ("Going forward, prefer dataclasses over namedtuples.", PREF),
+        # … but not when the team or the project decides
+        ("以后我们项目统一用 JDK 21。", DECISION),
+        ("From now on, we use pytest for every package.", DECISION),
+        # an instruction whose relative clause is in the past is still an instruction
+        ("Never rename variables I didn't mention.", PREF),
+        ("Please never touch tests you haven't read.", PREF),
+    ],
+)
+def test_structures_of_the_third_round(text: str, kind: str) -> None:
+    assert extracted(turn(1, text)) == [(kind, text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # facts told for information, present states
+        "FYI 现在 docker-compose 里 redis 的端口是 6380 的。",
+        "settings.py 里默认时区写的是 UTC，你知道就行。",
+        "Just so you know, the staging database is always reset at midnight.",
+        # complaints: an evaluation, no instruction
+        "你的解释太啰嗦了，每次都要看很久。",
+        "Your summaries are too long every time.",
+        # an undecided past in the main clause stays undecided
+        "We haven't picked a queue library.",
+        # plain uses of the quantifiers
+        "No need to list every file you changed.",
+        "Every time I run the linter it crashes.",
+    ],
+)
+def test_lookalikes_of_the_third_round_stay_out(text: str) -> None:
+    assert extracted(turn(1, text)) == []
+
+
+def test_a_complaint_followed_by_an_instruction_still_counts() -> None:
+    text = "你的回答太长了，以后控制在十行以内。"
+    assert extracted(turn(1, text)) == [(PREF, text)]
+
+
+def test_a_reversal_that_names_what_it_drops_supersedes(manager: MemoryManager) -> None:
+    pipeline = pipeline_for(manager)
+    admit(manager, [("项目决定用 Nomad 做编排。", "好。")])
+    drain(pipeline)
+    admit(manager, [("编排方案改了：以后统一用 Kubernetes，不上 Nomad 了。", "好。")])
+    drain(pipeline)
+    active = [i.content for i in manager.list_items() if i.kind is MemoryKind.PROJECT_DECISION]
+    assert active == ["编排方案改了：以后统一用 Kubernetes，不上 Nomad 了。"]
