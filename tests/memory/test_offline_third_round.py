@@ -42,6 +42,9 @@ PREF, DECISION = "user_preference", "project_decision"
         # … but not when the team or the project decides
         ("以后我们项目统一用 JDK 21。", DECISION),
         ("From now on, we use pytest for every package.", DECISION),
+        # a decision label anywhere before the colon; the rest of the project is standing
+        ("Ground rule for this service: no ORM, plain SQL only.", DECISION),
+        ("Please answer in Chinese for the rest of this project.", PREF),
         # an instruction whose relative clause is in the past is still an instruction
         ("Never rename variables I didn't mention.", PREF),
         ("Please never touch tests you haven't read.", PREF),
@@ -63,6 +66,10 @@ def test_structures_of_the_third_round(text: str, kind: str) -> None:
         "Your summaries are too long every time.",
         # an undecided past in the main clause stays undecided
         "We haven't picked a queue library.",
+        # conditions and one-off states
+        "If every table must be partitioned, the migration gets long.",
+        "Every build needs about ten minutes right now.",
+        "FYI 这个接口暂定为下周上线。",
         # plain uses of the quantifiers
         "No need to list every file you changed.",
         "Every time I run the linter it crashes.",
@@ -70,6 +77,27 @@ def test_structures_of_the_third_round(text: str, kind: str) -> None:
 )
 def test_lookalikes_of_the_third_round_stay_out(text: str) -> None:
     assert extracted(turn(1, text)) == []
+
+
+@pytest.mark.parametrize(
+    ("proposal", "reply"),
+    [
+        ("我建议错误码统一放到一个枚举里。", "嗯，可以这么搞"),
+        ("要不要把镜像仓库迁到 Harbor？", "迁吧"),
+        ("I could add a retry with exponential backoff to the client.", "Please do."),
+        ("I think we should pin the base image by digest.", "OK"),
+    ],
+)
+def test_more_proposals_and_confirmations(proposal: str, reply: str) -> None:
+    prior = turn(1, "?", proposal)
+    (only,) = extracted(turn(2, reply), prior=prior)
+    assert only[0] == DECISION and only[1] in proposal
+
+
+@pytest.mark.parametrize("reply", ["算了吧", "再说吧", "先别迁吧"])
+def test_declining_with_ba_is_not_a_confirmation(reply: str) -> None:
+    prior = turn(1, "?", "要不要把镜像仓库迁到 Harbor？")
+    assert extracted(turn(2, reply), prior=prior) == []
 
 
 def test_a_complaint_followed_by_an_instruction_still_counts() -> None:
