@@ -42,6 +42,9 @@ PREF, DECISION = "user_preference", "project_decision"
         # … but not when the team or the project decides
         ("以后我们项目统一用 JDK 21。", DECISION),
         ("From now on, we use pytest for every package.", DECISION),
+        # "我们" is the collective, not the user speaking of themselves; "our" + an artefact
+        ("我们的 CI 以后都跑在自建 runner 上。", DECISION),
+        ("Our services log in JSON from now on.", DECISION),
         # a decision label anywhere before the colon; the rest of the project is standing
         ("Ground rule for this service: no ORM, plain SQL only.", DECISION),
         ("Please answer in Chinese for the rest of this project.", PREF),
