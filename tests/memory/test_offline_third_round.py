@@ -33,6 +33,8 @@ PREF, DECISION = "user_preference", "project_decision"
         ("消息队列定为 RabbitMQ。", DECISION),
         ("Our convention is snake_case for database columns.", DECISION),
         ("我们的约定是分支名统一带上工单号。", DECISION),
+        # an adoption announced with a gerund
+        ("Sticking with Gradle for the Android app.", DECISION),
         # negated plans naming the thing
         ("我们不打算兼容 Python 3.7 了。", DECISION),
         # a standing instruction addressed to the assistant is a preference, even on a known subject
@@ -73,6 +75,8 @@ def test_structures_of_the_third_round(text: str, kind: str) -> None:
         "If every table must be partitioned, the migration gets long.",
         "Every build needs about ten minutes right now.",
         "FYI 这个接口暂定为下周上线。",
+        "Going with the flow.",
+        "Switching to Bun would be risky.",
         # plain uses of the quantifiers
         "No need to list every file you changed.",
         "Every time I run the linter it crashes.",
