@@ -107,6 +107,12 @@ def test_declining_with_ba_is_not_a_confirmation(reply: str) -> None:
     assert extracted(turn(2, reply), prior=prior) == []
 
 
+def test_an_explanation_saying_we_should_is_not_a_proposal() -> None:
+    """'we should' in an explanation is how a fix works, not a proposal to decide on."""
+    prior = turn(1, "Why does the import fail?", "The module name has a typo, so we should fix line 3.")
+    assert extracted(turn(2, "好的"), prior=prior) == []
+
+
 def test_a_complaint_followed_by_an_instruction_still_counts() -> None:
     text = "你的回答太长了，以后控制在十行以内。"
     assert extracted(turn(1, text)) == [(PREF, text)]
