@@ -76,6 +76,7 @@ def test_structures_of_the_third_round(text: str, kind: str) -> None:
         "Every build needs about ten minutes right now.",
         "FYI 这个接口暂定为下周上线。",
         "Going with the flow.",
+        "这周先不发版，以后再说。",
         "如果每个服务都必须接网关，工作量会很大。",
         "感觉所有接口都必须重写一遍，太麻烦了。",
         "他们团队的服务都必须走网关。",
