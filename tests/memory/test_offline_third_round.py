@@ -50,6 +50,8 @@ PREF, DECISION = "user_preference", "project_decision"
         # a decision label anywhere before the colon; the rest of the project is standing
         ("Ground rule for this service: no ORM, plain SQL only.", DECISION),
         ("Please answer in Chinese for the rest of this project.", PREF),
+        # wanting the assistant's outputs (plural) in some form
+        ("I'd like the code reviews as a checklist.", PREF),
         # an instruction whose relative clause is in the past is still an instruction
         ("Never rename variables I didn't mention.", PREF),
         ("Please never touch tests you haven't read.", PREF),
@@ -76,6 +78,7 @@ def test_structures_of_the_third_round(text: str, kind: str) -> None:
         "Every build needs about ten minutes right now.",
         "FYI 这个接口暂定为下周上线。",
         "Going with the flow.",
+        "I'd like an explanation of this stack trace.",
         "这周先不发版，以后再说。",
         "如果每个服务都必须接网关，工作量会很大。",
         "感觉所有接口都必须重写一遍，太麻烦了。",
