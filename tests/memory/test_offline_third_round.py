@@ -50,6 +50,12 @@ PREF, DECISION = "user_preference", "project_decision"
         # a decision label anywhere before the colon; the rest of the project is standing
         ("Ground rule for this service: no ORM, plain SQL only.", DECISION),
         ("Please answer in Chinese for the rest of this project.", PREF),
+        # "let us", "it's settled:", "stick to", a first-person decision, "from here,"
+        ("Let us use Terraform for the infra.", DECISION),
+        ("It's settled: Terraform for the infra.", DECISION),
+        ("We'll stick to REST for the public APIs.", DECISION),
+        ("From here, the API uses snake_case.", DECISION),
+        ("I've decided to write my own scripts in Go.", PREF),
         # wanting the assistant's outputs (plural) in some form
         ("I'd like the code reviews as a checklist.", PREF),
         # an instruction whose relative clause is in the past is still an instruction
@@ -78,6 +84,8 @@ def test_structures_of_the_third_round(text: str, kind: str) -> None:
         "Every build needs about ten minutes right now.",
         "FYI 这个接口暂定为下周上线。",
         "Going with the flow.",
+        "Let us know if the build fails.",
+        "From here you can see the logs.",
         "I'd like an explanation of this stack trace.",
         "这周先不发版，以后再说。",
         "如果每个服务都必须接网关，工作量会很大。",
