@@ -56,6 +56,10 @@ PREF, DECISION = "user_preference", "project_decision"
         ("We'll stick to REST for the public APIs.", DECISION),
         ("From here, the API uses snake_case.", DECISION),
         ("I've decided to write my own scripts in Go.", PREF),
+        # Chinese: "就 X 了" settles on a name; an output with a prohibition; a habitual condition + an imperative adverb
+        ("消息队列这块就 RabbitMQ 了。", DECISION),
+        ("解释别太长，五句以内。", PREF),
+        ("讲原理的时候多画图。", PREF),
         # wanting the assistant's outputs (plural) in some form
         ("I'd like the code reviews as a checklist.", PREF),
         # an instruction whose relative clause is in the past is still an instruction
@@ -84,6 +88,8 @@ def test_structures_of_the_third_round(text: str, kind: str) -> None:
         "Every build needs about ten minutes right now.",
         "FYI 这个接口暂定为下周上线。",
         "Going with the flow.",
+        "刚才跑测试的时候报错了。",
+        "这次就 Redis 了。",
         "Let us know if the build fails.",
         "From here you can see the logs.",
         "I'd like an explanation of this stack trace.",
