@@ -56,7 +56,7 @@ PREF, DECISION = "user_preference", "project_decision"
         ("We'll stick to REST for the public APIs.", DECISION),
         ("From here, the API uses snake_case.", DECISION),
         ("I've decided to write my own scripts in Go.", PREF),
-        # Chinese: "就 X 了" settles on a name; an output with a prohibition; a habitual condition + an imperative adverb
+        # Chinese: "就 X 了" settles on a name; an output with a prohibition; a condition + an imperative adverb
         ("消息队列这块就 RabbitMQ 了。", DECISION),
         ("解释别太长，五句以内。", PREF),
         ("讲原理的时候多画图。", PREF),
