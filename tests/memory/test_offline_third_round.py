@@ -60,6 +60,11 @@ PREF, DECISION = "user_preference", "project_decision"
         ("消息队列这块就 RabbitMQ 了。", DECISION),
         ("解释别太长，五句以内。", PREF),
         ("讲原理的时候多画图。", PREF),
+        # English habitual conditions, outputs in general, dislikes of an output, "before any …"
+        ("When reviewing my code, point out the risky parts first.", PREF),
+        ("Leave out the greetings in your answers.", PREF),
+        ("I can't stand verbose explanations.", PREF),
+        ("Run the unit tests before any commit.", PREF),
         # wanting the assistant's outputs (plural) in some form
         ("I'd like the code reviews as a checklist.", PREF),
         # an instruction whose relative clause is in the past is still an instruction
@@ -88,6 +93,8 @@ def test_structures_of_the_third_round(text: str, kind: str) -> None:
         "Every build needs about ten minutes right now.",
         "FYI 这个接口暂定为下周上线。",
         "Going with the flow.",
+        "When running the tests, I saw an error.",
+        "There was a typo in your replies above.",
         "刚才跑测试的时候报错了。",
         "这次就 Redis 了。",
         "Let us know if the build fails.",
