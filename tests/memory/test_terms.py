@@ -105,7 +105,10 @@ def test_indexing_stores_meta_grams_and_content_terms(manager: MemoryManager) ->
         ("meta", "ab"),
         # word keys of the metadata (no grams), marked with "#": the zh/en equivalents of "answer" first,
         # then the words and their stems
-        *(("meta", f"#{key}") for key in ["回答", "答复", "answer", "reply", "repli", "response", "respons", "ab"]),
+        *(
+            ("meta", f"#{key}")
+            for key in ["回答", "答复", "回复", "answer", "reply", "repli", "response", "respons", "ab"]
+        ),
         # content: the equivalents of 结论, then every suffix and bigram of the CJK run in text order
         *(
             ("content", key)

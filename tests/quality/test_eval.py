@@ -97,13 +97,15 @@ def test_each_part_is_reported_separately_with_its_own_invariants(offline_parts:
 
 
 def test_the_dev_part_reports_the_retired_test_cases_as_dev(offline_parts: dict[str, Any]) -> None:
-    """Issue 11, second round: the previous held-out part was measured, then retired into dev."""
+    """Issue 11: each round's held-out part was measured once, then retired into dev; figures per file."""
     dev = offline_parts["parts"]["dev"]
     retired = [c for c in dev["cases"] if c["id"].startswith("t-")]
-    assert len(retired) == 96 and dev["totals"]["cases"] == 120 + 96
+    retired2 = [c for c in dev["cases"] if c["id"].startswith("h2-")]
+    assert len(retired) == 96 and len(retired2) == 105 and dev["totals"]["cases"] == 120 + 96 + 105
     assert dev["files"] == {
         "corpus.json": {"cases": 120, "passed": dev["files"]["corpus.json"]["passed"]},
         "corpus_retired_test.json": {"cases": 96, "passed": sum(c["passed"] for c in retired)},
+        "corpus_retired_test2.json": {"cases": 105, "passed": sum(c["passed"] for c in retired2)},
     }
     assert dev["files"]["corpus.json"]["passed"] == 120  # no drop on the project's own cases
 
@@ -221,7 +223,7 @@ def test_a_live_sample_shows_progress_and_writes_partial_results(
             tmp_path_factory, "--mode", "live", "--part", "dev", "--sample", "8", "--partial", str(partial)
         )
     assert code == 0, out[-2000:]
-    assert "eval dev: 8 cases (a stratified sample of 216)" in out  # corpus.json + the retired test part
+    assert "eval dev: 8 cases (a stratified sample of 321)" in out  # corpus.json + both retired test parts
     assert "[1/8]" in out and "[8/8]" in out
     lines = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
     assert [line["done"] for line in lines[:-1]] == list(range(1, 9))

@@ -51,6 +51,23 @@ def test_held_out_vocabulary_shares_no_entry_with_the_lexicon() -> None:
     assert overlap == set()
 
 
+def _thesaurus_entries() -> set[str]:
+    """Every member of the search thesaurus (equivalents.json: synonym groups, narrower and broader terms)."""
+    text = resources.files("autopatch_j.memory").joinpath("equivalents.json").read_text(encoding="utf-8")
+    data: Any = json.loads(text)
+    members = [m for group in data["groups"] for m in group]
+    members += [m for entry in data["broader"] for m in (*entry["narrower"], *entry["broader"])]
+    return {fold(m).strip() for m in members}
+
+
+def test_held_out_vocabulary_shares_no_entry_with_the_search_thesaurus() -> None:
+    """Issue 11, third round: the thesaurus is general vocabulary, never the generator's held-out words."""
+    entries = _thesaurus_entries()
+    assert len(entries) > 300
+    overlap = {fold(w).strip() for w in held_out_words()} & entries
+    assert overlap == set()
+
+
 def test_generated_cases_are_valid_corpus_cases_with_exact_quotes() -> None:
     corpus = generated_corpus(per_side=60)
     assert isinstance(corpus, Corpus) and len(corpus.cases) == 120

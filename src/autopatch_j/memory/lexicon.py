@@ -158,6 +158,7 @@ class Lexicon:
     confirmation_blockers: PhraseSet
     code_facts: PhraseSet
     preference_hints: PhraseSet
+    addressed_hints: PhraseSet
     decision_hints: PhraseSet
     norm_hints: PhraseSet
     topic_hints: PhraseSet
@@ -189,6 +190,7 @@ class Lexicon:
                 "confirmation_blockers",
                 "code_facts",
                 "preference_hints",
+                "addressed_hints",
                 "decision_hints",
                 "norm_hints",
                 "topic_hints",
@@ -307,6 +309,7 @@ class Lexicon:
         folded = fold(text)
         for hints, kind in (
             (self.decision_hints, "project_decision"),
+            (self.addressed_hints, "user_preference"),
             (self.preference_hints, "user_preference"),
             (self.norm_hints, "project_decision"),
             (self.topic_hints, "user_preference"),
@@ -315,6 +318,16 @@ class Lexicon:
             if hints.search(folded):
                 return kind
         return "user_preference"
+
+    def statement_kind(self, text: str, subject: Subject | None) -> str:
+        """The kind of an explicit statement: its subject's kind, unless it is a standing instruction
+        addressed to the assistant for this user ("以后给我的示例代码都用 Python 3.12 的语法", "From now on,
+        use pytest fixtures …": a standing marker with 给我/for me, or followed by a bare imperative in a
+        sentence naming no project artefact) and no collective decision — then a preference."""
+        folded = fold(text)
+        if self.addressed_hints.search(folded) and not self.decision_hints.search(folded):
+            return "user_preference"
+        return subject.kind if subject else self.kind_hint(text)
 
     def proposal_kind(self, proposal: str) -> str:
         """The kind of a confirmed assistant proposal: a standing promise about the assistant's own

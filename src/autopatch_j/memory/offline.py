@@ -84,7 +84,7 @@ class RulesExtractor:
             if not self.lexicon.anchor_tokens(sentence):
                 continue  # nothing but speech acts ("Sure, do that from now on."): no content to keep
             if self.lexicon.supports_statement(sentence):
-                kind = subject.kind if subject else self.lexicon.kind_hint(sentence)
+                kind = self.lexicon.statement_kind(sentence, subject)
                 same = next(
                     (c for c in reversed(found) if subject and c.subject == subject.key and c.kind == kind), None
                 )

@@ -3,7 +3,8 @@
 Index side (`keys`): Latin words and their English stems (Snowball, via PyStemmer), identifiers kept
 whole (`snake_case`, `src/app.py`, `3.10`, `pip-tools`), every suffix of each CJK run cut to 16
 characters (so a prefix lookup is a substring lookup) and every CJK bigram (exact lookups), and the
-zh/en equivalents of the words found (`equivalents.json`: `缓存` ↔ `cache`, `简短` ↔ `brief`, …).
+thesaurus keys of the words found (`equivalents.json`: synonym groups across zh/en such as `缓存` ↔
+`cache`, `重构` ↔ `refactor`, and broader concepts of named tools such as `pytest` → `测试`/`test`).
 
 Query side (`query_terms`): identifiers whole; Latin words, minus a few function words, by stem;
 CJK runs (split at spaces) of two characters as they are, longer runs as their overlapping bigrams,
@@ -122,44 +123,53 @@ def stem(word: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Equivalents:
-    latin: dict[str, tuple[int, ...]]  # stem of a Latin member → its groups
-    cjk: tuple[tuple[str, tuple[int, ...]], ...]  # CJK member → its groups, longest first
-    groups: tuple[tuple[str, ...], ...]
+    latin: dict[str, tuple[int, ...]]  # stem of a Latin member → the entries it triggers
+    cjk: dict[str, tuple[int, ...]]  # CJK member → the entries it triggers
+    cjk_lengths: tuple[int, ...]  # the lengths of the CJK members, longest first
+    groups: tuple[tuple[str, ...], ...]  # what each entry adds: a group's members, or a broader concept
+    not_triggers: frozenset[str]  # words whose stem collides with a member's but mean something else
 
 
 @functools.cache
 def _equivalents() -> _Equivalents:
+    """The thesaurus (`equivalents.json`): a synonym group is triggered by any of its members and adds
+    them all; a `broader` entry is triggered by its narrower members only and adds the broader ones;
+    a word listed in `not_triggers` ("except", whose stem is that of "exception") triggers nothing."""
     raw = json.loads(resources.files("autopatch_j.memory").joinpath("equivalents.json").read_text(encoding="utf-8"))
-    groups = tuple(tuple(normalize(member) for member in group) for group in raw["groups"])
+    entries = [(group, group) for group in raw["groups"]]
+    entries += [(entry["narrower"], entry["broader"]) for entry in raw.get("broader", ())]
+    groups = tuple(tuple(normalize(member) for member in adds) for _, adds in entries)
     latin: dict[str, list[int]] = {}
     cjk: dict[str, list[int]] = {}
-    for n, group in enumerate(groups):
-        for member in group:
+    for n, (triggers, adds) in enumerate(entries):
+        for member in (normalize(member) for member in (*triggers, *adds)):
             # _TOKEN is compiled already; compiling another CJK class would cost the first search ~30 ms.
             token = _TOKEN.fullmatch(member)
-            if token and token.group("word") and member[0].isascii():
-                latin.setdefault(stem(member), []).append(n)
-            elif token and token.group("cjk"):
-                cjk.setdefault(member, []).append(n)
-            else:
+            if not token or not (token.group("cjk") or member[0].isascii()):
                 raise ValueError(f"equivalents.json: {member!r} is neither one Latin word nor one CJK run")
+        for member in (normalize(member) for member in triggers):
+            table = cjk if _TOKEN.fullmatch(member).group("cjk") else latin  # type: ignore[union-attr]
+            table.setdefault(member if table is cjk else stem(member), []).append(n)
     return _Equivalents(
-        latin={k: tuple(v) for k, v in latin.items()},
-        cjk=tuple(sorted(((k, tuple(v)) for k, v in cjk.items()), key=lambda kv: -len(kv[0]))),
+        latin={k: tuple(dict.fromkeys(v)) for k, v in latin.items()},
+        cjk={k: tuple(dict.fromkeys(v)) for k, v in cjk.items()},
+        cjk_lengths=tuple(sorted({len(k) for k in cjk}, reverse=True)),
         groups=groups,
+        not_triggers=frozenset(normalize(word) for word in raw.get("not_triggers", ())),
     )
 
 
 def equivalents(words: Iterable[str], cjk_runs: Iterable[str]) -> list[str]:
-    """The zh/en equivalents of the given words (by stem) and of the CJK words inside the runs."""
+    """The thesaurus keys of the given words (by stem) and of the CJK members inside the runs."""
     table = _equivalents()
     found: list[int] = []
     for word in words:
-        found.extend(table.latin.get(stem(word), ()))
-    runs = list(cjk_runs)
-    for member, groups in table.cjk:
-        if any(member in run for run in runs):
-            found.extend(groups)
+        if word not in table.not_triggers:
+            found.extend(table.latin.get(stem(word), ()))
+    for run in cjk_runs:
+        for size in table.cjk_lengths:
+            for start in range(len(run) - size + 1):
+                found.extend(table.cjk.get(run[start : start + size], ()))
     return [member for n in dict.fromkeys(found) for member in table.groups[n]]
 
 
