@@ -47,7 +47,16 @@ _PRAGMAS = (
     "PRAGMA synchronous = NORMAL",
     # After a checkpoint resets the WAL, truncate a file that grew past 4 MiB (bench/fault_report.py).
     "PRAGMA journal_size_limit = 4194304",
+    # Sorters, DISTINCT, materialized CTEs and IN lists of a statement live in memory: with the default
+    # (a file), the first one of each transaction creates and deletes a temporary file — on a fresh
+    # read connection that was half of a `memory search` (bench/search_bench.py, docs/retrieval.md).
+    # Every temporary structure of Memory's statements is bounded by the store's size.
+    "PRAGMA temp_store = MEMORY",
 )
+# Read connections map the database file (up to this size) instead of copying each page they touch
+# into a page cache that starts empty on every fresh connection (`read`); pages still in the WAL are
+# read as before. SQLite maps only the file's size at the start of each read transaction.
+READ_MMAP_BYTES = 256 * 1024 * 1024
 
 
 def _has_code(text: str) -> bool:
@@ -174,6 +183,16 @@ class Database:
             conn.execute(pragma)
         return conn
 
+    def connect_for_reading(self) -> sqlite3.Connection:
+        """A fresh connection with the read settings: the pragmas, and the file mapped (READ_MMAP_BYTES)."""
+        conn = self.connect()
+        try:
+            conn.execute(f"PRAGMA mmap_size = {READ_MMAP_BYTES}")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
     # -- reuse -------------------------------------------------------------------------------
 
     def _file_identity(self) -> FileId | None:
@@ -274,7 +293,7 @@ class Database:
         test_wal.py: 17–23 MB against its 16 MiB bound; ≤ 13 MB with fresh reader connections).
         """
         with translate_errors(action):
-            conn = self.connect()
+            conn = self.connect_for_reading()
             try:
                 conn.execute("BEGIN")
                 try:
