@@ -6,11 +6,12 @@ snapshot. Driver errors are translated here.
 
 Connections are short in the sense M-19 needs: none holds a transaction (or a lock) between calls.
 An opened store (`keep_open`) hands the idle connection of the previous write to the next write
-instead of closing it and opening another: a fresh connection costs a connect, four pragmas and a
+instead of closing it and opening another: a fresh connection costs a connect, five pragmas and a
 parse of the whole schema — most of what admission cost (issue 16, bench/admission_bench.py). An
 idle connection is reused only in the process that opened it, only while the file at the path is
 still the one it opened (same device and inode, not emptied), and never after a driver error in its
-transaction; otherwise a fresh one is opened. Reads always open a fresh connection (see `read`).
+transaction; otherwise a fresh one is opened. Reads always open a fresh connection (see `read`),
+with the file memory-mapped (`connect_for_reading`).
 """
 
 from __future__ import annotations
