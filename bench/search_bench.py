@@ -12,10 +12,10 @@ Also measured at 10k: the CJK tokenization of content terms (ours: suffixes of C
 bigrams; and jieba words when jieba happens to be installed — it is not a dependency) — rows
 stored, recall/precision on substring queries, and latency.
 
-Searches run on a connection with the product's read settings (`Database.connect()` pragmas and the
-memory map of `Database.read`). Also measured per size: `MemoryManager.search` per call, as the CLI,
-the agent's tool and the MCP server call it (a fresh read connection, its pragmas, the schema and
-statement preparation, one read transaction), on the first `--manager-calls` queries of the mix.
+Searches run on a connection with the product's settings (the `Database.connect()` pragmas). Also
+measured per size: `MemoryManager.search` per call, as the CLI, the agent's tool and the MCP server
+call it (a fresh read connection, its pragmas, the schema and statement preparation, one read
+transaction), on the first `--manager-calls` queries of the mix.
 
 `--baseline-src DIR` runs another checkout's `memory/search.py` and `memory/db.py` (DIR is its `src`)
 side by side in the same process, alternating query by query on the same store: its `search_in_tx`
@@ -359,8 +359,8 @@ def load_before(src: Path) -> Before:
 
 
 def reader(db: Any) -> sqlite3.Connection:
-    """A long-lived connection with a Database's read settings (a checkout before them: its pragmas only)."""
-    return db.connect_for_reading() if hasattr(db, "connect_for_reading") else db.connect()  # type: ignore[no-any-return]
+    """A long-lived connection with a Database's settings (the pragmas every Memory connection gets)."""
+    return db.connect()  # type: ignore[no-any-return]
 
 
 def _hit_rows(hits: list[Any]) -> list[tuple[object, ...]]:
@@ -482,21 +482,25 @@ def measure_manager(store: Store, queries: list[tuple[str, str]], before: Before
     bdb = before.db.Database(path=store.path) if before else None
     ours: list[float] = []
     theirs: list[float] = []
+    cpu_ours: list[float] = []
+    cpu_theirs: list[float] = []
     differ = 0
 
     def run_before(q: str) -> list[Any]:
         assert before and bdb
-        t0 = time.perf_counter()
+        c0, t0 = time.thread_time(), time.perf_counter()
         with bdb.read("search Memory") as bconn:
             hits = before.search.search_in_tx(bconn, thread_id=store.thread_id, query=q)
         theirs.append((time.perf_counter() - t0) * 1000)
+        cpu_theirs.append((time.thread_time() - c0) * 1000)
         return hits  # type: ignore[no-any-return]
 
     for i, (_, q) in enumerate(queries):
         before_hits = run_before(q) if before and i % 2 else None
-        t0 = time.perf_counter()
+        c0, t0 = time.thread_time(), time.perf_counter()
         hits = store.manager.search(thread_id=store.thread_id, query=q)
         ours.append((time.perf_counter() - t0) * 1000)
+        cpu_ours.append((time.thread_time() - c0) * 1000)
         if before and before_hits is None:
             before_hits = run_before(q)
         differ += bool(before) and _hit_rows(hits) != _hit_rows(before_hits or [])
@@ -504,10 +508,12 @@ def measure_manager(store: Store, queries: list[tuple[str, str]], before: Before
         "calls": len(ours),
         "p50_ms": statistics.median(ours),
         "p99_ms": percentile(ours, 0.99),
+        "cpu_p50_ms": statistics.median(cpu_ours),
     }
     if before:
         result.update(
             before_p50_ms=statistics.median(theirs),
+            before_cpu_p50_ms=statistics.median(cpu_theirs),
             ratio_p50=statistics.median(ours) / max(statistics.median(theirs), 1e-9),
             hits_differ=differ,
         )
@@ -670,11 +676,10 @@ def print_report(report: dict[str, object]) -> None:
     for r in report["sizes"]:  # type: ignore[attr-defined]
         m = r["manager"]
         line = f"\nMemoryManager.search per call at {r['items']} items ({m['calls']} calls): p50 {m['p50_ms']:.3f} ms"
-        line += f", p99 {m['p99_ms']:.3f} ms"
+        line += f", p99 {m['p99_ms']:.3f} ms, CPU p50 {m['cpu_p50_ms']:.3f} ms"
         if "before_p50_ms" in m:
-            line += (
-                f" | before p50 {m['before_p50_ms']:.3f} ms, ratio {m['ratio_p50']:.2f}, hits differ {m['hits_differ']}"
-            )
+            line += f" | before p50 {m['before_p50_ms']:.3f} ms (CPU {m['before_cpu_p50_ms']:.3f} ms)"
+            line += f", ratio {m['ratio_p50']:.2f}, hits differ {m['hits_differ']}"
         print(line)
         if "before" in r:
             b = r["before"]

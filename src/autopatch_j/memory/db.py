@@ -10,8 +10,7 @@ instead of closing it and opening another: a fresh connection costs a connect, f
 parse of the whole schema — most of what admission cost (issue 16, bench/admission_bench.py). An
 idle connection is reused only in the process that opened it, only while the file at the path is
 still the one it opened (same device and inode, not emptied), and never after a driver error in its
-transaction; otherwise a fresh one is opened. Reads always open a fresh connection (see `read`),
-with the file memory-mapped (`connect_for_reading`).
+transaction; otherwise a fresh one is opened. Reads always open a fresh connection (see `read`).
 """
 
 from __future__ import annotations
@@ -54,10 +53,6 @@ _PRAGMAS = (
     # Every temporary structure of Memory's statements is bounded by the store's size.
     "PRAGMA temp_store = MEMORY",
 )
-# Read connections map the database file (up to this size) instead of copying each page they touch
-# into a page cache that starts empty on every fresh connection (`read`); pages still in the WAL are
-# read as before. SQLite maps only the file's size at the start of each read transaction.
-READ_MMAP_BYTES = 256 * 1024 * 1024
 
 
 def _has_code(text: str) -> bool:
@@ -184,16 +179,6 @@ class Database:
             conn.execute(pragma)
         return conn
 
-    def connect_for_reading(self) -> sqlite3.Connection:
-        """A fresh connection with the read settings: the pragmas, and the file mapped (READ_MMAP_BYTES)."""
-        conn = self.connect()
-        try:
-            conn.execute(f"PRAGMA mmap_size = {READ_MMAP_BYTES}")
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
     # -- reuse -------------------------------------------------------------------------------
 
     def _file_identity(self) -> FileId | None:
@@ -294,7 +279,7 @@ class Database:
         test_wal.py: 17–23 MB against its 16 MiB bound; ≤ 13 MB with fresh reader connections).
         """
         with translate_errors(action):
-            conn = self.connect_for_reading()
+            conn = self.connect()
             try:
                 conn.execute("BEGIN")
                 try:
