@@ -61,19 +61,21 @@ FROM ranked r CROSS JOIN memory_items i ON i.id = r.item_id
 ORDER BY r.rank, r.updated_at DESC, r.memory_id DESC
 """
 
-# (1) exact (rank 0) and prefix (rank 1) over metadata terms: the key `q` itself, then the rest of its
-# range, each item once — the items of the exact key are unique already, the others are made unique
-# with DISTINCT (a B-tree probe per row) rather than GROUP BY (a sort of every row: for a prefix shared
-# by hundreds of items that sort was most of the statement, bench/search_bench.py).
+# (1) exact (rank 0) and prefix (rank 1) over metadata terms: the key `q` itself (its items are unique
+# already, and nothing of theirs is grouped), then the rest of its range for the other items, grouped
+# once per item. Grouping the whole range with min(term <> q) sorted the exact items' rows too, and a
+# keyword shared by hundreds of items was mostly that sort (bench/search_bench.py; DISTINCT instead of
+# the GROUP BY was faster at 10k items but 1.3× slower at 100k, docs/retrieval.md).
 _EXACT_PREFIX_SQL = (
     """
 WITH exact(item_id) AS MATERIALIZED (SELECT t.item_id FROM memory_terms t WHERE t.source = 'meta' AND t.term = :q),
 hits(item_id, rank) AS (
     SELECT item_id, 0 FROM exact
     UNION ALL
-    SELECT DISTINCT t.item_id, 1
+    SELECT t.item_id, 1
     FROM memory_terms t
     WHERE t.source = 'meta' AND t.term > :q AND t.term < :q_end AND t.item_id NOT IN exact
+    GROUP BY t.item_id
 )"""
     + _SELECT_HITS
 )
