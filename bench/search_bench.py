@@ -12,7 +12,17 @@ Also measured at 10k: the CJK tokenization of content terms (ours: suffixes of C
 bigrams; and jieba words when jieba happens to be installed — it is not a dependency) — rows
 stored, recall/precision on substring queries, and latency.
 
-    python bench/search_bench.py [--quick] [--json] [--queries N] [--seed S]
+Searches run on a connection with the product's settings (the `Database.connect()` pragmas). Also
+measured per size: `MemoryManager.search` per call, as the CLI, the agent's tool and the MCP server
+call it (a fresh read connection, its pragmas, the schema and statement preparation, one read
+transaction), on the first `--manager-calls` queries of the mix.
+
+`--baseline-src DIR` runs another checkout's `memory/search.py` and `memory/db.py` (DIR is its `src`)
+side by side in the same process, alternating query by query on the same store: its `search_in_tx`
+on a connection with its own pragmas, and its `Database.read` + `search_in_tx` per call. The hits of
+both are compared (ids, order, match kind, title, synopsis); the index (terms, words) is this tree's.
+
+    python bench/search_bench.py [--quick] [--json] [--queries N] [--seed S] [--baseline-src DIR]
 
 `--quick` stops at 10k items (no 100k store) and runs fewer queries.
 """
@@ -20,6 +30,7 @@ stored, recall/precision on substring queries, and latency.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import re
@@ -31,7 +42,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
+from autopatch_j.memory.db import Database
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.search import prefix_end, search_in_tx
 from autopatch_j.memory.terms import content_rows, content_terms, grams, meta_keys, metadata_terms, normalize
@@ -116,8 +130,9 @@ def generate(n: int, rng: random.Random, *, threads: list[int], active_thread: i
 @dataclass
 class Store:
     path: Path
-    conn: sqlite3.Connection
+    conn: sqlite3.Connection  # the loader's connection
     thread_id: int
+    manager: MemoryManager
     next_term_id: int = 1
     loaded: int = 0
     counts: dict[str, int] = field(default_factory=lambda: {"meta": 0, "meta keys": 0, "content": 0, "grams": 0})
@@ -144,7 +159,7 @@ def open_store(tmp: Path) -> Store:
     # The multi-term baseline: one document per active item (title, aliases, keywords, content) with
     # Porter stemming, CJK runs cut into overlapping bigrams; rowid = item id.
     conn.execute("CREATE VIRTUAL TABLE bench_fts_docs USING fts5(doc, tokenize = 'porter unicode61')")
-    return Store(path=manager.paths.db, conn=conn, thread_id=thread_id)
+    return Store(path=manager.paths.db, conn=conn, thread_id=thread_id, manager=manager)
 
 
 def load(store: Store, items: list[GenItem]) -> float:
@@ -206,6 +221,9 @@ def load(store: Store, items: list[GenItem]) -> float:
     conn.executemany("INSERT INTO bench_fts (term, item_id) VALUES (?, ?)", fts_rows)
     conn.executemany("INSERT INTO bench_fts_docs (rowid, doc) VALUES (?, ?)", doc_rows)
     conn.execute("COMMIT")
+    # As in a store in use (autocheckpoint at 1,000 pages): the pages are in the main file, not a WAL
+    # of the whole load that every reader would have to look up first.
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.loaded += len(items)
     return time.perf_counter() - started
 
@@ -317,8 +335,41 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def measure(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
-    conn = store.conn
+@dataclass(frozen=True, slots=True)
+class Before:
+    """Another checkout's `memory/search.py` and `memory/db.py` (`--baseline-src`), run side by side."""
+
+    src: Path
+    search: ModuleType
+    db: ModuleType
+
+
+def load_before(src: Path) -> Before:
+    """Import DIR/autopatch_j/memory/{db,search}.py under other names; their own imports resolve to this tree."""
+    modules = {}
+    for name in ("db", "search"):
+        spec = importlib.util.spec_from_file_location(f"before_{name}", src / "autopatch_j" / "memory" / f"{name}.py")
+        if spec is None or spec.loader is None:
+            raise SystemExit(f"--baseline-src {src}: no autopatch_j/memory/{name}.py there")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+        modules[name] = module
+    return Before(src=src, search=modules["search"], db=modules["db"])
+
+
+def reader(db: Any) -> sqlite3.Connection:
+    """A long-lived connection with a Database's settings (the pragmas every Memory connection gets)."""
+    return db.connect()  # type: ignore[no-any-return]
+
+
+def _hit_rows(hits: list[Any]) -> list[tuple[object, ...]]:
+    return [(h.memory_id, h.kind, h.title, h.synopsis, h.match) for h in hits]
+
+
+def measure(store: Store, queries: list[tuple[str, str]], before: Before | None) -> dict[str, object]:
+    conn = reader(Database(path=store.path))
+    bconn = reader(before.db.Database(path=store.path)) if before else None
     statements: list[int] = []
     ours: list[float] = []
     fts: list[float] = []
@@ -326,14 +377,29 @@ def measure(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
     cpu_fts: dict[str, list[float]] = {}
     by_class: dict[str, list[float]] = {}
     fts_by_class: dict[str, list[float]] = {}
+    before_by_class: dict[str, list[float]] = {}
     hit_counts: list[int] = []
     fts_missed = 0  # FTS5 trigram returns no rows for patterns under 3 characters
+    differ: list[tuple[str, str]] = []  # queries whose hits differ from the --baseline-src search
     sent: list[str] = []
     hits_by_class: dict[str, list[int]] = {}
     for name, q in queries[:50]:  # warm the page cache for both
         search_in_tx(conn, thread_id=store.thread_id, query=q)
         baseline(conn, name, q, store.thread_id)
-    for name, q in queries:
+        if before and bconn:
+            before.search.search_in_tx(bconn, thread_id=store.thread_id, query=q)
+
+    def run_before(q: str) -> list[Any]:
+        assert before and bconn
+        bconn.execute("BEGIN")
+        t0 = time.perf_counter()
+        hits = before.search.search_in_tx(bconn, thread_id=store.thread_id, query=q)
+        before_by_class.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
+        bconn.execute("ROLLBACK")
+        return hits  # type: ignore[no-any-return]
+
+    for i, (name, q) in enumerate(queries):
+        before_hits = run_before(q) if before and i % 2 else None  # alternate which runs first
         conn.execute("BEGIN")
         sent.clear()
         conn.set_trace_callback(sent.append)
@@ -354,13 +420,17 @@ def measure(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
         if hits and not fts_hits:
             fts_missed += 1
         conn.execute("ROLLBACK")
+        if before and before_hits is None:
+            before_hits = run_before(q)
+        if before and _hit_rows(hits) != _hit_rows(before_hits or []):
+            differ.append((name, q))
         statements.append(sum(1 for s in sent if s.lstrip().upper().startswith(("SELECT", "WITH"))))
         ours.append((t1 - t0) * 1000)
         fts.append((t3 - t2) * 1000)
         by_class.setdefault(name, []).append((t1 - t0) * 1000)
         fts_by_class.setdefault(name, []).append((t3 - t2) * 1000)
         hit_counts.append(len(hits))
-    return {
+    result: dict[str, object] = {
         "items": store.loaded,
         "active_items": conn.execute("SELECT count(*) FROM memory_items WHERE status = 'active'").fetchone()[0],
         "terms": dict(store.counts),
@@ -388,10 +458,66 @@ def measure(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
                 "queries": hits_by_class[name][0],
                 "with_hits": hits_by_class[name][1],
                 "fts5_with_hits": hits_by_class[name][2],
+                **({"before_p50_ms": statistics.median(before_by_class[name])} if before else {}),
             }
             for name, v in sorted(by_class.items())
         },
     }
+    if before:
+        all_before = [ms for v in before_by_class.values() for ms in v]
+        result["before"] = {
+            "p50_ms": statistics.median(all_before),
+            "ratio_p50": statistics.median(ours) / max(statistics.median(all_before), 1e-9),
+            "hits_differ": len(differ),
+            "differ_examples": differ[:5],
+        }
+    conn.close()
+    if bconn:
+        bconn.close()
+    return result
+
+
+def measure_manager(store: Store, queries: list[tuple[str, str]], before: Before | None) -> dict[str, object]:
+    """`MemoryManager.search` per call (a fresh read connection each), alternating with the --baseline-src read."""
+    bdb = before.db.Database(path=store.path) if before else None
+    ours: list[float] = []
+    theirs: list[float] = []
+    cpu_ours: list[float] = []
+    cpu_theirs: list[float] = []
+    differ = 0
+
+    def run_before(q: str) -> list[Any]:
+        assert before and bdb
+        c0, t0 = time.thread_time(), time.perf_counter()
+        with bdb.read("search Memory") as bconn:
+            hits = before.search.search_in_tx(bconn, thread_id=store.thread_id, query=q)
+        theirs.append((time.perf_counter() - t0) * 1000)
+        cpu_theirs.append((time.thread_time() - c0) * 1000)
+        return hits  # type: ignore[no-any-return]
+
+    for i, (_, q) in enumerate(queries):
+        before_hits = run_before(q) if before and i % 2 else None
+        c0, t0 = time.thread_time(), time.perf_counter()
+        hits = store.manager.search(thread_id=store.thread_id, query=q)
+        ours.append((time.perf_counter() - t0) * 1000)
+        cpu_ours.append((time.thread_time() - c0) * 1000)
+        if before and before_hits is None:
+            before_hits = run_before(q)
+        differ += bool(before) and _hit_rows(hits) != _hit_rows(before_hits or [])
+    result: dict[str, object] = {
+        "calls": len(ours),
+        "p50_ms": statistics.median(ours),
+        "p99_ms": percentile(ours, 0.99),
+        "cpu_p50_ms": statistics.median(cpu_ours),
+    }
+    if before:
+        result.update(
+            before_p50_ms=statistics.median(theirs),
+            before_cpu_p50_ms=statistics.median(cpu_theirs),
+            ratio_p50=statistics.median(ours) / max(statistics.median(theirs), 1e-9),
+            hits_differ=differ,
+        )
+    return result
 
 
 # -- CJK tokenization: suffixes (ours) vs bigrams -------------------------------------------------------------
@@ -476,23 +602,32 @@ def _cjk_runs(text: str) -> list[str]:
 # -- main ---------------------------------------------------------------------------------------------------
 
 
-def run(*, quick: bool, n_queries: int, seed: int) -> dict[str, object]:
+def run(
+    *, quick: bool, n_queries: int, seed: int, manager_calls: int, before: Before | None = None
+) -> dict[str, object]:
     rng = random.Random(seed)
     sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
-    report: dict[str, object] = {"seed": seed, "sqlite": sqlite3.sqlite_version, "sizes": []}
+    report: dict[str, object] = {
+        "seed": seed,
+        "sqlite": sqlite3.sqlite_version,
+        "baseline_src": str(before.src) if before else None,
+        "sizes": [],
+    }
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(Path(tmp))
         items = generate(sizes[-1], rng, threads=list(range(1, store.thread_id + 1)), active_thread=store.thread_id)
         for size in sizes:
             load_s = load(store, items[store.loaded : size])
             queries = make_queries(items[:size], rng, n_queries)
-            result = measure(store, queries)
+            result = measure(store, queries, before)
+            result["manager"] = measure_manager(store, queries[:manager_calls], before)
             result["load_s"] = load_s
             result["db_mb"] = store.path.stat().st_size / 1e6
             report["sizes"].append(result)  # type: ignore[union-attr]
             if size == 10_000:
                 report["tokenizers_10k"] = compare_tokenizers(items[:size], rng, min(n_queries, 500))
         store.conn.close()
+        store.manager.close()
     by_size = {r["items"]: r for r in report["sizes"]}  # type: ignore[attr-defined]
     report["targets"] = {
         "p50_at_10k_le_1ms": by_size[10_000]["p50_ms"] <= 1.0,
@@ -538,6 +673,21 @@ def print_report(report: dict[str, object]) -> None:
                 f"{c['fts5_p99_ms']:>7.3f} | {c['cpu_p50_ms']:>7.3f} {c['fts5_cpu_p50_ms']:>7.3f} | "
                 f"{c['with_hits']:>4} {c['fts5_with_hits']:>4} of {c['queries']}"
             )
+    for r in report["sizes"]:  # type: ignore[attr-defined]
+        m = r["manager"]
+        line = f"\nMemoryManager.search per call at {r['items']} items ({m['calls']} calls): p50 {m['p50_ms']:.3f} ms"
+        line += f", p99 {m['p99_ms']:.3f} ms, CPU p50 {m['cpu_p50_ms']:.3f} ms"
+        if "before_p50_ms" in m:
+            line += f" | before p50 {m['before_p50_ms']:.3f} ms (CPU {m['before_cpu_p50_ms']:.3f} ms)"
+            line += f", ratio {m['ratio_p50']:.2f}, hits differ {m['hits_differ']}"
+        print(line)
+        if "before" in r:
+            b = r["before"]
+            print(
+                f"search_in_tx at {r['items']} items against --baseline-src: before p50 {b['p50_ms']:.3f} ms, "
+                f"ratio {b['ratio_p50']:.2f}, hits differ {b['hits_differ']} of {r['queries']}; before p50 by class: "
+                + ", ".join(f"{name} {c['before_p50_ms']:.3f}" for name, c in r["by_class"].items())
+            )
     print("\ntargets: " + ", ".join(f"{k} {v}" for k, v in report["targets"].items()))  # type: ignore[attr-defined]
     tok = report.get("tokenizers_10k")
     if tok:
@@ -560,9 +710,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--queries", type=int, default=None, help="searches per size (default 2000, quick 400)")
     parser.add_argument("--seed", type=int, default=4, help="random seed of the generated store and queries")
+    parser.add_argument("--manager-calls", type=int, default=400, help="MemoryManager.search calls per size")
+    parser.add_argument(
+        "--baseline-src", type=Path, default=None, help="another checkout's src: run its search side by side"
+    )
     args = parser.parse_args(argv)
     n_queries = args.queries or (400 if args.quick else 2_000)
-    report = run(quick=args.quick, n_queries=n_queries, seed=args.seed)
+    before = load_before(args.baseline_src.resolve()) if args.baseline_src else None
+    report = run(quick=args.quick, n_queries=n_queries, seed=args.seed, manager_calls=args.manager_calls, before=before)
     if args.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         print()

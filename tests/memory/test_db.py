@@ -27,6 +27,29 @@ def test_every_connection_sets_foreign_keys_busy_timeout_and_synchronous(manager
         conn.close()
 
 
+def test_every_connection_keeps_its_temporary_structures_in_memory(manager: MemoryManager) -> None:
+    conn = manager.db.connect()
+    try:
+        assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2  # MEMORY: no temporary file per transaction
+    finally:
+        conn.close()
+
+
+def test_each_search_reads_on_a_fresh_connection_with_temporaries_in_memory(manager: MemoryManager) -> None:
+    """`MemoryManager.search` (CLI, agent tool, MCP): a fresh read connection per call (never the idle
+    writer connection, whose reuse by readers would starve the WAL checkpoint), temporaries in memory."""
+    thread = manager.active_thread().id
+    sent: list[str] = []
+    manager.db.set_trace(sent.append)
+    try:
+        for _ in range(2):
+            manager.search(thread_id=thread, query="anything at all")
+    finally:
+        manager.db.set_trace(None)
+    assert sent.count("PRAGMA temp_store = MEMORY") == 2  # one connection opened per call
+    assert sent.count("BEGIN") == 2 and "BEGIN IMMEDIATE" not in sent
+
+
 def test_the_idle_keeper_keeps_the_wal_between_short_transactions(manager: MemoryManager) -> None:
     wal = Path(str(manager.paths.db) + "-wal")
     ticket = manager.begin_turn("one", Intent.GENERAL_CHAT)

@@ -422,3 +422,29 @@ def test_the_manager_wrapper_adds_no_statement(tmp_path: Path) -> None:
         sent.clear()
         manager.search(thread_id=thread, query=query)
         assert len(queries(sent)) <= (0 if len(query) > 256 else 3)
+
+
+def test_an_item_with_exact_and_prefix_terms_appears_once_as_exact(manager: MemoryManager) -> None:
+    """Through the manager: the exact term wins over the item's prefix terms, and every other item
+    holding several terms that start with the query still appears once, newest first."""
+    both = add_item(
+        manager, kind=PREF, title="lint rules", aliases=["lint strict"], keywords=["lint"], at=1_800_000_000.0
+    )
+    many = add_item(manager, kind=PREF, title="linters", aliases=["lint a", "lint b"], at=1_900_000_100.0)
+    one = add_item(manager, kind=DECISION, title="lint fast", at=1_900_000_000.0)
+    hits = manager.search(thread_id=thread_of(manager), query="LINT")
+    assert [(h.memory_id, h.match) for h in hits] == [
+        (both.memory_id, "exact"),
+        (many.memory_id, "prefix"),
+        (one.memory_id, "prefix"),
+    ]
+
+
+def test_the_exact_match_ranks_first_among_hundreds_sharing_the_prefix(manager: MemoryManager) -> None:
+    for n in range(300):
+        add_item(manager, kind=DECISION, title=f"cache {n}", at=1_900_000_000.0 + n)
+    exact = add_item(manager, kind=PREF, title="caching", keywords=["cache"], at=1_000_000_000.0)
+    hits = manager.search(thread_id=thread_of(manager), query="cache")
+    assert [h.match for h in hits] == ["exact", "prefix", "prefix", "prefix", "prefix"]
+    assert hits[0].memory_id == exact.memory_id
+    assert [h.title for h in hits[1:]] == ["cache 299", "cache 298", "cache 297", "cache 296"]

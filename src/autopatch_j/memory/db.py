@@ -6,7 +6,7 @@ snapshot. Driver errors are translated here.
 
 Connections are short in the sense M-19 needs: none holds a transaction (or a lock) between calls.
 An opened store (`keep_open`) hands the idle connection of the previous write to the next write
-instead of closing it and opening another: a fresh connection costs a connect, four pragmas and a
+instead of closing it and opening another: a fresh connection costs a connect, five pragmas and a
 parse of the whole schema — most of what admission cost (issue 16, bench/admission_bench.py). An
 idle connection is reused only in the process that opened it, only while the file at the path is
 still the one it opened (same device and inode, not emptied), and never after a driver error in its
@@ -55,6 +55,11 @@ _PRAGMAS = (
     "PRAGMA synchronous = NORMAL",
     # After a checkpoint resets the WAL, truncate a file that grew past 4 MiB (bench/fault_report.py).
     "PRAGMA journal_size_limit = 4194304",
+    # Sorters, DISTINCT, materialized CTEs and IN lists of a statement live in memory: with the default
+    # (a file), the first one of each transaction creates and deletes a temporary file — on a fresh
+    # read connection that was half of a `memory search` (bench/search_bench.py, docs/retrieval.md).
+    # Every temporary structure of Memory's statements is bounded by the store's size.
+    "PRAGMA temp_store = MEMORY",
 )
 
 

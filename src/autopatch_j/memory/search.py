@@ -61,13 +61,20 @@ FROM ranked r CROSS JOIN memory_items i ON i.id = r.item_id
 ORDER BY r.rank, r.updated_at DESC, r.memory_id DESC
 """
 
-# (1) exact (rank 0) and prefix (rank 1) over metadata terms: one range scan of the index.
+# (1) exact (rank 0) and prefix (rank 1) over metadata terms: the key `q` itself (its items are unique
+# already, and nothing of theirs is grouped), then the rest of its range for the other items, grouped
+# once per item. Grouping the whole range with min(term <> q) sorted the exact items' rows too, and a
+# keyword shared by hundreds of items was mostly that sort (bench/search_bench.py; DISTINCT instead of
+# the GROUP BY was faster at 10k items but 1.3× slower at 100k, docs/retrieval.md).
 _EXACT_PREFIX_SQL = (
     """
-WITH hits AS (
-    SELECT t.item_id, min(t.term <> :q) AS rank
+WITH exact(item_id) AS MATERIALIZED (SELECT t.item_id FROM memory_terms t WHERE t.source = 'meta' AND t.term = :q),
+hits(item_id, rank) AS (
+    SELECT item_id, 0 FROM exact
+    UNION ALL
+    SELECT t.item_id, 1
     FROM memory_terms t
-    WHERE t.source = 'meta' AND t.term >= :q AND t.term < :q_end
+    WHERE t.source = 'meta' AND t.term > :q AND t.term < :q_end AND t.item_id NOT IN exact
     GROUP BY t.item_id
 )"""
     + _SELECT_HITS
@@ -77,10 +84,9 @@ WITH hits AS (
 _SUBSTRING_SHORT_SQL = (
     """
 WITH hits AS (
-    SELECT g.item_id, 0 AS rank
+    SELECT DISTINCT g.item_id, 0 AS rank
     FROM memory_term_grams g
     WHERE g.gram >= :q AND g.gram < :q_end
-    GROUP BY g.item_id
 )"""
     + _SELECT_HITS
 )
@@ -172,13 +178,14 @@ matches(item_id, n, meta) AS (
     CROSS JOIN memory_terms t ON t.item_id = c.item_id AND t.source = k.src AND t.term = k.key
     WHERE k.dense
 ),
-per_term(item_id, meta) AS (SELECT item_id, max(meta) FROM matches GROUP BY item_id, n),
 scored(item_id, matched, in_meta) AS (
-    SELECT item_id, count(*), sum(meta) FROM per_term GROUP BY item_id HAVING count(*) >= :min_match
+    SELECT item_id, count(DISTINCT n), sum(meta) FROM matches GROUP BY item_id HAVING count(DISTINCT n) >= :min_match
 ),
 hits(item_id, rank) AS (SELECT item_id, -(matched * 16 + in_meta) FROM scored)"""
 # rank: distinct terms matched, then terms in the metadata (≤ 8 terms, so in_meta < 16); the shared
-# select orders by it ascending, and its sign says where the best term was found (below).
+# select orders by it ascending, and its sign says where the best term was found (below). A match row
+# is one (item, term, content or metadata key) at most once, so `sum(meta)` counts the terms found in
+# the metadata, and one GROUP BY does (two took 4–6 % longer, bench/search_bench.py).
 _WORDS_SQL += _SELECT_HITS
 # Candidates per driver key of a words statement: bounds its work whatever the store's size.
 WORDS_CANDIDATES = 32
