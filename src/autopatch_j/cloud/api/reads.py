@@ -68,7 +68,7 @@ class Reads:
                 return prepared.first(conn.connection.driver_connection, params)
             except self._driver_error as exc:
                 self._drop()
-                raise StorageError(f"the cloud database refused a read: {exc}") from exc
+                raise _refused(exc) from exc
         finally:
             self._lock.release()
 
@@ -78,7 +78,7 @@ class Reads:
             return prepared.first(raw.driver_connection, params)
         except self._driver_error as exc:
             raw.invalidate()
-            raise StorageError(f"the cloud database refused a read: {exc}") from exc
+            raise _refused(exc) from exc
         finally:
             raw.close()
 
@@ -109,7 +109,7 @@ class Reads:
                 return work(conn)
         except OperationalError as exc:
             self._drop()  # the next read starts on a fresh connection
-            raise StorageError(f"the cloud database refused a read: {exc.orig}") from exc
+            raise _refused(exc.orig) from exc
 
     def close(self) -> None:
         with self._lock:
@@ -138,15 +138,22 @@ class _ReadThreads:
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._first, prepared, params)
 
     def _first(self, prepared: PreparedRead, params: Mapping[str, Any]) -> dict[str, Any] | None:
-        for retry in (False, True):
-            conn = self._connection()
-            try:
-                return prepared.first(conn.dbapi_connection, params)  # detached: no driver_connection
-            except self._driver_error as exc:
-                self._discard(conn)
-                if retry:
-                    raise StorageError(f"the cloud database refused a read: {exc}") from exc
-        raise AssertionError("unreachable")
+        try:
+            return self._attempt(prepared, params)
+        except self._driver_error:
+            pass  # the held connection broke (it is discarded): one more try on a fresh one
+        try:
+            return self._attempt(prepared, params)
+        except self._driver_error as exc:
+            raise _refused(exc) from exc
+
+    def _attempt(self, prepared: PreparedRead, params: Mapping[str, Any]) -> dict[str, Any] | None:
+        conn = self._connection()
+        try:
+            return prepared.first(conn.dbapi_connection, params)  # detached: no driver_connection
+        except self._driver_error:
+            self._discard(conn)
+            raise
 
     def _connection(self) -> PoolProxiedConnection:
         conn: PoolProxiedConnection | None = getattr(self._local, "conn", None)
@@ -176,3 +183,7 @@ class _ReadThreads:
             held, self._held = self._held, set()
         for conn in held:
             conn.close()
+
+
+def _refused(cause: BaseException | None) -> StorageError:
+    return StorageError(f"the cloud database refused a read: {cause}")
