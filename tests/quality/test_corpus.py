@@ -97,21 +97,20 @@ def test_a_corpus_file_on_disk_loads(tmp_path: Path, corpus_text: str) -> None:
     assert len(load_corpus(path).cases) == len(load_corpus().cases)
 
 
-def test_the_dev_part_folds_in_both_retired_test_parts() -> None:
-    """Issue 11: each round's held-out part was measured once, then retired into dev
-    (corpus_test.json 80/96 → corpus_retired_test.json; the second one 88/105 → corpus_retired_test2.json)."""
+def test_the_dev_part_folds_in_every_retired_test_part() -> None:
+    """Issue 11: each round's held-out part was measured once, then retired into dev, its figure
+    in the changelog (t-* 80/96, h2-* 88/105, h3-* 82/105, h4-* 92/105)."""
     from importlib import resources
 
-    from autopatch_j.quality.corpus import RETIRED_TEST, RETIRED_TEST2, load_part, part_case_ids
+    from autopatch_j.quality.corpus import RETIRED, load_part, part_case_ids
 
     dev = load_part("dev")
     ids = part_case_ids("dev")
-    assert list(ids) == ["corpus.json", RETIRED_TEST, RETIRED_TEST2]
-    assert len(dev.cases) == sum(len(v) for v in ids.values()) == 120 + 96 + 105
-    assert ids[RETIRED_TEST] == {case.id for case in dev.cases if case.id.startswith("t-")}
-    assert ids[RETIRED_TEST2] == {case.id for case in dev.cases if case.id.startswith("h2-")}
-    for name, figure in ((RETIRED_TEST, "80/96"), (RETIRED_TEST2, "88/105")):
+    assert list(ids) == ["corpus.json", *RETIRED]
+    assert len(dev.cases) == sum(len(v) for v in ids.values()) == 120 + 96 + 105 * 3
+    for name, prefix in zip(RETIRED, ("t-", "h2-", "h3-", "h4-"), strict=True):
+        assert ids[name] == {case.id for case in dev.cases if case.id.startswith(prefix)}
         retired = parse_corpus(
             resources.files("autopatch_j.quality").joinpath(name).read_text(encoding="utf-8"), min_cases=1
         )
-        assert "Retired" in retired.changelog[-1].changes and figure in retired.changelog[-1].changes
+        assert "Retired" in retired.changelog[-1].changes and RETIRED[name] in retired.changelog[-1].changes

@@ -98,15 +98,15 @@ def test_each_part_is_reported_separately_with_its_own_invariants(offline_parts:
 
 def test_the_dev_part_reports_the_retired_test_cases_as_dev(offline_parts: dict[str, Any]) -> None:
     """Issue 11: each round's held-out part was measured once, then retired into dev; figures per file."""
+    from autopatch_j.quality.corpus import RETIRED
+
     dev = offline_parts["parts"]["dev"]
-    retired = [c for c in dev["cases"] if c["id"].startswith("t-")]
-    retired2 = [c for c in dev["cases"] if c["id"].startswith("h2-")]
-    assert len(retired) == 96 and len(retired2) == 105 and dev["totals"]["cases"] == 120 + 96 + 105
-    assert dev["files"] == {
-        "corpus.json": {"cases": 120, "passed": dev["files"]["corpus.json"]["passed"]},
-        "corpus_retired_test.json": {"cases": 96, "passed": sum(c["passed"] for c in retired)},
-        "corpus_retired_test2.json": {"cases": 105, "passed": sum(c["passed"] for c in retired2)},
-    }
+    expected = {"corpus.json": {"cases": 120, "passed": dev["files"]["corpus.json"]["passed"]}}
+    for name, prefix in zip(RETIRED, ("t-", "h2-", "h3-", "h4-"), strict=True):
+        retired = [c for c in dev["cases"] if c["id"].startswith(prefix)]
+        expected[name] = {"cases": len(retired), "passed": sum(c["passed"] for c in retired)}
+    assert dev["files"] == expected
+    assert [v["cases"] for v in expected.values()] == [120, 96, 105, 105, 105]
     assert dev["files"]["corpus.json"]["passed"] == 120  # no drop on the project's own cases
 
 
