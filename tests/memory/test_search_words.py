@@ -166,6 +166,22 @@ def test_a_query_needs_half_of_its_terms(words: MemoryManager) -> None:
     assert titles(words, "postgresql backend helm") == ["数据库选型"]  # 2 of 3
 
 
+def test_a_sentence_of_a_query_needs_three_quarters_of_its_terms(manager: MemoryManager) -> None:
+    """M-64, issue 11: a question of common words is no lookup — sharing half its words with a memory
+    ("data", "layer", "use", "queries" and "strings" of seven) does not make that memory its answer."""
+    add_item(
+        manager,
+        kind=DECISION,
+        title="Data access",
+        content="The data access layer must use parameterized queries, never string concatenation",
+    )
+    question = "how should the data layer of this project use the strings and the queries we build"
+    assert query_terms(question)[1] == 7
+    assert titles(manager, question) == []  # 5 of 7
+    assert titles(manager, "data layer use parameterized queries") == ["Data access"]  # 5 of 5
+    assert titles(manager, "data layer queries string concatenation pooling") == ["Data access"]  # 5 of 6
+
+
 @pytest.mark.parametrize(
     "query",
     [

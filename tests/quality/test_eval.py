@@ -223,7 +223,7 @@ def test_a_live_sample_shows_progress_and_writes_partial_results(
             tmp_path_factory, "--mode", "live", "--part", "dev", "--sample", "8", "--partial", str(partial)
         )
     assert code == 0, out[-2000:]
-    assert "eval dev: 8 cases (a stratified sample of 321)" in out  # corpus.json + both retired test parts
+    assert "eval dev: 8 cases (a stratified sample of 531)" in out  # corpus.json + the four retired test parts
     assert "[1/8]" in out and "[8/8]" in out
     lines = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
     assert [line["done"] for line in lines[:-1]] == list(range(1, 9))

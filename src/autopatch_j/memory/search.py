@@ -11,7 +11,8 @@ per-item query, no bootstrap query; the caller passes the admission-bound thread
    missing from the stats means no term contains the query;
 3. only if still short: words (issue 18), excluding items already found. The query is split into
    terms (words.py); one term is looked up by its key ranges, several by their exact keys, an item
-   needing at least half of the terms, with candidates from the rarest terms' newest items only.
+   needing at least half of the terms (three quarters of a query of five terms or more: a sentence,
+   not a lookup), with candidates from the rarest terms' newest items only.
 
 Matching is one-directional: the stored term is compared with the query (term = q, term starts
 with q, term contains q), so a long query never hits because it contains a short common word.
@@ -30,7 +31,7 @@ from typing import Literal
 
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import GRAM, KEY_MARK, MAX_QUERY_CHARS, grams, normalize, prefix_end
-from autopatch_j.memory.words import QueryTerm, query_terms
+from autopatch_j.memory.words import QueryTerm, query_terms, required_terms
 
 MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
@@ -299,7 +300,7 @@ def search_in_tx(
             run(_SUBSTRING_RARE_GRAM_SQL, _substring)
     if len(hits) < limit:
         terms, total = query_terms(query)
-        min_match = -(-total // 2)  # at least half of the query's distinct terms
+        min_match = required_terms(total)  # half of a lookup's terms, three quarters of a sentence's
         if len(terms) == 1:
             params["ranges"] = json.dumps(one_term_ranges(terms[0]), ensure_ascii=False)
             run(_ONE_WORD_SQL, _words_or_content)

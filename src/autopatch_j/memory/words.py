@@ -28,6 +28,8 @@ from importlib import resources
 from autopatch_j.memory.terms import CJK_SUFFIX_CHARS, MAX_TERM_CHARS, normalize, prefix_end
 
 MAX_QUERY_TERMS = 8
+#: A query of this many distinct terms or more is a sentence, not a lookup (`required_terms`).
+SENTENCE_TERMS = 5
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(f"(?P<cjk>[{_CJK}]+)|(?P<word>[^\\W_{_CJK}]+)", re.UNICODE)
@@ -235,3 +237,12 @@ def query_terms(query: str) -> tuple[list[QueryTerm], int]:
         found[singles[0]] = QueryTerm(singles[0], singles[0], (_prefix(singles[0]),))
     terms = list(found.values())
     return terms[:MAX_QUERY_TERMS], len(terms)
+
+
+def required_terms(total: int) -> int:
+    """How many of a query's `total` distinct terms an item must match. A lookup of a few words
+    ("postgresql backend helm", "简短回答") needs half of them — a synonym or an inflection may miss; a
+    sentence of five or more ("how should the data layer of this project use the strings …") needs
+    three quarters, so a question of common words never hits merely because a memory shares half of
+    them (M-64)."""
+    return -(-total // 2) if total < SENTENCE_TERMS else -(-3 * total // 4)
