@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,25 @@ def test_a_provider_that_rejects_every_batch_as_too_large_ends_in_failed_not_a_l
     assert retried.code == 0, retried.err
     assert retried.json()["revived"] == report["failed"] and retried.json()["failed"] == []
     assert "failed" not in cli("memory", "status", "--json").json()["jobs"]
+
+
+def test_a_correction_replaces_what_it_corrects_offline(cli: CliRunner, tmp_path: Path) -> None:
+    """Issue 11, fifth round: "更正一下：是 3 秒。" after "以后接口超时统一 30 秒。" leaves one memory quoting
+    both, found by the topic it never repeats; "Scratch that." retires MySQL by name."""
+    talk = tmp_path / "talk.jsonl"
+    lines = [
+        {"user": "以后接口超时统一 30 秒。", "assistant": "好的。"},
+        {"user": "更正一下：是 3 秒。", "assistant": "收到，3 秒。"},
+        {"user": "We're going with MySQL for the billing service.", "assistant": "OK."},
+        {"user": "Scratch that. We switched billing to PostgreSQL.", "assistant": "Noted."},
+    ]
+    talk.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    assert cli("memory", "ingest", str(talk)).code == 0
+    assert cli("memory", "drain").code == 0
+    listed = cli("memory", "list", "--json").json()
+    assert sorted(item["content"] for item in listed) == [
+        "We switched billing to PostgreSQL.",
+        "以后接口超时统一 30 秒。 更正一下：是 3 秒。",
+    ]
+    assert [hit["title"] for hit in cli("memory", "search", "超时", "--json").json()]
+    assert cli("memory", "search", "mysql", "--json").json() == []

@@ -64,6 +64,15 @@ def test_a_named_tool_is_found_by_its_broader_concept_never_the_reverse(concepts
     assert sorted(titles(concepts, "css")) == ["样式文件", "类名"]
 
 
+def test_a_named_object_store_is_found_as_object_storage(manager: MemoryManager) -> None:
+    """Issue 11, fifth round: OSS / S3 / MinIO / GCS are object stores (对象存储, storage)."""
+    add_item(manager, kind=DECISION, title="图片存放", content="项目决定图片统一存 OSS，不再放本地磁盘。")
+    assert titles(manager, "对象存储") == ["图片存放"]
+    assert titles(manager, "storage") == ["图片存放"]
+    add_item(manager, kind=DECISION, title="存储层", content="All uploads go through the storage layer.")
+    assert titles(manager, "oss") == ["图片存放"]  # storage is not an object store
+
+
 def test_ambiguous_function_words_are_not_members() -> None:
     """'except' (a preposition as often as a keyword) and 'state' (a verb) would file unrelated memories
     under error handling and state management; the thesaurus lists concept words only."""

@@ -31,6 +31,8 @@ _WORD = re.compile(f"[^\\W_{_CJK}]+", re.UNICODE)
 _QUESTION_END = re.compile(r"([?？]|[吗呢嘛][\s。.!！]*)\s*$")
 _LEFTOVER = re.compile(r"[\s\W_]+", re.UNICODE)
 _CLASS_REF = re.compile(r"\{([a-z_]+)\}")
+# A Chinese yes/no question asks "A 不 A" ("要不要…", "行不行"); answering with A says yes ("要。").
+_A_NOT_A = re.compile(f"([{_CJK}]{{1,2}}?)不\\1")
 
 
 def fold(text: str) -> str:
@@ -166,6 +168,17 @@ class Lexicon:
     switch_markers: PhraseSet
     conduct_hints: PhraseSet
     discussion_markers: PhraseSet
+    corrections: PhraseSet
+    affirmations: PhraseSet
+    extensions: PhraseSet
+    echo_fillers: PhraseSet
+    echo_assents: PhraseSet
+    answer_topics: PhraseSet
+    codebase_hints: PhraseSet
+    instruction_hints: PhraseSet
+    agent_hints: PhraseSet
+    weighing: PhraseSet
+    weighing_requested: PhraseSet
     anchor_blanks: PhraseSet
     anchor_stopwords: frozenset[str]
     subjects: tuple[Subject, ...]
@@ -198,6 +211,17 @@ class Lexicon:
                 "switch_markers",
                 "conduct_hints",
                 "discussion_markers",
+                "corrections",
+                "affirmations",
+                "extensions",
+                "echo_fillers",
+                "echo_assents",
+                "answer_topics",
+                "codebase_hints",
+                "instruction_hints",
+                "agent_hints",
+                "weighing",
+                "weighing_requested",
             )
         }
         # Anchors drop the words of the speech-act classes and phrase lists, never a structure's span.
@@ -233,16 +257,28 @@ class Lexicon:
     # -- single-quote judgements --------------------------------------------------------------
 
     def is_explicit(self, text: str) -> bool:
-        """Carries an explicit zh/en speech act ("以后", "from now on", "let's use" …)."""
-        return self.speech_acts.search(fold(text))
+        """Carries an explicit zh/en speech act ("以后", "from now on", "let's use" …), a correction
+        ("Scratch that", "说错了") or an affirmation of a rule ("that's the rule", "以这个为准")."""
+        folded = fold(text)
+        return self.speech_acts.search(folded) or self.corrections.search(folded) or self.affirmations.search(folded)
+
+    def explicit_beyond_correction(self, text: str) -> bool:
+        """Explicit on more than a correction marker: "Scratch that, I was wrong about the stack trace."
+        is not, "Scratch that — we're moving the API gateway to Envoy." is."""
+        folded = fold(text)
+        return self.speech_acts.search(folded) or self.affirmations.search(folded)
 
     def is_temporary(self, text: str) -> bool:
         return self.temporary.search(fold(text))
 
     def is_question(self, text: str) -> bool:
-        """An undecided question: ends like a question or asks whether ("要不要", "should we")."""
+        """An undecided question: ends like a question, asks whether ("要不要", "should we"), or weighs
+        options ("pros and cons", "权衡") — unless listing them is what is asked for ("先列 trade-offs")."""
         folded = fold(text).strip()
-        return bool(_QUESTION_END.search(folded)) or self.undecided.search(folded)
+        if _QUESTION_END.search(folded) or self.undecided.search(folded):
+            return True
+        # Weighing options is undecided, unless the weighing is what is asked for ("…先列 trade-offs").
+        return self.weighing.search(folded) and not self.weighing_requested.search(folded)
 
     def is_speculative(self, text: str) -> bool:
         return self.speculation.search(fold(text))
@@ -274,9 +310,12 @@ class Lexicon:
 
     def supports_statement(self, text: str) -> bool:
         """A user quote that can carry a preference or decision on its own words."""
+        return self.is_explicit(text) and self.passes_gates(text)
+
+    def passes_gates(self, text: str) -> bool:
+        """Not temporary, not an undecided question, not speculation, not a current code fact."""
         return (
-            self.is_explicit(text)
-            and not self.is_temporary(text)
+            not self.is_temporary(text)
             and not self.is_question(text)
             and not self.is_speculative(text)
             and not self.is_code_fact(text)
@@ -299,45 +338,120 @@ class Lexicon:
     def kind_hint(self, text: str) -> str:
         """'user_preference' or 'project_decision' for an explicit statement without a known subject.
 
-        The kind rule (docs/pipeline.md), first match wins: a collective decision ("我们决定…",
-        "团队…改用…", "let's …", "we will …") → decision; the user speaking of themselves or to the
-        assistant (我/你, I/you, "I'd rather …") → preference; a norm on a thing ("新代码必须使用…",
-        "All services must use …") → decision; a topic of answering (回答, 格式, examples …) →
-        preference; the project's own artefacts or a switch of tool → decision; else preference.
-        Standing workflow instructions ("以后跑测试先跑单测再跑集成") are therefore preferences.
+        The kind rule (docs/pipeline.md), first match wins, on the text without its correction
+        markers ("我重新说一下", "I misspoke" say nothing of whose rule it is): a collective decision
+        ("我们决定…", "团队…改用…", "let's …", "we will …") → decision; the user speaking of themselves
+        or to the assistant (我/你, I/you, "I'd rather …") → preference; a norm on a thing ("新代码必须使用…",
+        "All services must use …") or a rule located in the code ("代码里的 log message 一律…") →
+        decision; a topic of answering (回答, 格式, examples …) → preference; the project's own artefacts
+        or a switch of tool → decision; a standing or bare imperative instruction ("以后跑测试先跑单测再跑集成",
+        "Never use wildcard imports.") → preference; anything else — a rule stated of a thing
+        ("单元测试覆盖率的门槛定成 90%", "HTTP 客户端就用 httpx") — → decision.
         """
-        folded = fold(text)
+        folded = self.without_corrections(text)
         for hints, kind in (
             (self.decision_hints, "project_decision"),
             (self.addressed_hints, "user_preference"),
             (self.preference_hints, "user_preference"),
             (self.norm_hints, "project_decision"),
+            (self.codebase_hints, "project_decision"),
             (self.topic_hints, "user_preference"),
             (self.scope_hints, "project_decision"),
+            (self.agent_hints, "user_preference"),
         ):
             if hints.search(folded):
                 return kind
-        return "user_preference"
+        # A standing or bare imperative instruction ("以后变量名别用缩写", "Never use wildcard imports.")
+        # tells the assistant how to work for this user; a rule stated of a thing is the project's.
+        return "user_preference" if self.instruction_hints.search(folded) else "project_decision"
 
     def statement_kind(self, text: str, subject: Subject | None) -> str:
         """The kind of an explicit statement: its subject's kind, unless it is a standing instruction
         addressed to the assistant for this user ("以后给我的示例代码都用 Python 3.12 的语法", "From now on,
-        use pytest fixtures …": a standing marker with 给我/for me, or followed by a bare imperative in a
-        sentence naming no project artefact) and no collective decision — then a preference."""
-        folded = fold(text)
+        use pytest fixtures …", "Going forward, don't suggest …": a standing marker with 给我/for me, or
+        followed by a bare imperative in a sentence naming no project artefact, or by a verb of the
+        assistant's conduct toward the user) and no collective decision — then a preference."""
+        folded = self.without_corrections(text)
         if self.addressed_hints.search(folded) and not self.decision_hints.search(folded):
             return "user_preference"
         return subject.kind if subject else self.kind_hint(text)
 
     def proposal_kind(self, proposal: str) -> str:
         """The kind of a confirmed assistant proposal: a standing promise about the assistant's own
-        conduct ("How about I always run clippy first?", "要不我以后每次改完都先跑测试？") is how the agent
-        works for this user — a preference; any other proposal is a project decision."""
-        return "user_preference" if self.conduct_hints.search(fold(proposal)) else "project_decision"
+        conduct ("How about I always run clippy first?", "要不我以后每次改完都先跑测试？") or a proposal about
+        how the assistant answers ("要不要以后回答都先给结论？") that names no project artefact, switch or
+        norm is how the agent works for this user — a preference; any other proposal is a project
+        decision."""
+        folded = fold(proposal)
+        if self.conduct_hints.search(folded):
+            return "user_preference"
+        about_answers = self.answer_topics.search(folded) and not any(
+            hints.search(folded) for hints in (self.decision_hints, self.norm_hints, self.scope_hints)
+        )
+        return "user_preference" if about_answers else "project_decision"
 
     def is_switch(self, text: str) -> bool:
         """Replaces or retires something ("改用 Vue，不用 React 了", "switch to Vue instead of React")."""
         return self.switch_markers.search(fold(text))
+
+    def is_correction(self, text: str) -> bool:
+        """Corrects or reverses an earlier statement ("说错了，是 3 秒", "Scratch that", "Update on that:")."""
+        return self.corrections.search(fold(text))
+
+    def without_corrections(self, text: str) -> str:
+        """`text` (folded) without its correction and affirmation markers ("我重新说一下", "I misspoke"
+        say nothing of whose rule it is)."""
+        return self.affirmations.blank(self.corrections.blank(fold(text)))
+
+    def is_affirmation(self, text: str) -> bool:
+        """Restates or affirms a rule ("Let me restate that:", "that's the rule", "以这个为准")."""
+        return self.affirmations.search(fold(text))
+
+    def opens_correction(self, turn_text: str, sentence: str) -> bool:
+        """`sentence` (or a quote) follows, in the same turn, nothing but a correction or affirmation
+        marker ("Scratch that. After the meeting we switched to PostgreSQL …", "算了，还是用中文回答我"):
+        the marker carries over."""
+        before = turn_text[: max(turn_text.find(sentence), 0)]
+        return (
+            bool(before.strip())
+            and self.is_explicit(before)
+            and not self.anchor_tokens(self.without_corrections(before))
+        )
+
+    def is_extension(self, text: str) -> bool:
+        """Extends the statement before it instead of making a new one ("That applies to every answer.",
+        "这条也适用于…")."""
+        return self.extensions.search(fold(text))
+
+    def statement_in_turn(self, turn_text: str, sentence: str) -> bool:
+        """A user sentence that can carry a preference or decision: on its own words
+        (`supports_statement`), or as the content of a correction marker that opens its turn."""
+        explicit = self.is_explicit(sentence) or self.opens_correction(turn_text, sentence)
+        return explicit and self.passes_gates(sentence)
+
+    def is_echo_confirmation(self, text: str, proposal: str) -> bool:
+        """Assent with nothing but words of the proposal it confirms ("Yep, cap it at 100." after "We
+        could cap every API page size at 100 items", "pnpm, yes.", "ruff it is.", "要。" after "要不要…"):
+        an assent word (anywhere) or the answer to the proposal's "A 不 A" question, nothing that negates,
+        defers or asks, and at least three quarters of the other content words (light verbs and
+        demonstratives aside) are words of the proposal."""
+        folded = fold(text)
+        if self.is_question(text) or self.is_temporary(text):
+            return False
+        asked = _A_NOT_A.search(fold(proposal))
+        if asked and re.fullmatch(f"\\W*(?:那就|就)?{re.escape(asked.group(1))}(?:的|吧|啊|呀)?\\W*", folded):
+            return True
+        if not (self.confirmations.search(folded) or self.echo_assents.search(folded)):
+            return False
+        rest = self.echo_fillers.blank(
+            self.confirmation_fillers.blank(self.echo_assents.blank(self.confirmations.blank(folded)))
+        )
+        if self.confirmation_blockers.search(rest):
+            return False
+        words = self.anchor_tokens(rest)
+        # Three quarters, not all: a Chinese echo re-cuts the proposal's phrase ("抽到装饰器里" after
+        # "抽到一个装饰器里" has the bigram 到装 the proposal has not).
+        return 4 * len(words & self.anchor_tokens(proposal)) >= 3 * len(words)
 
     def subject_of(self, text: str) -> Subject | None:
         folded = fold(text)

@@ -3,11 +3,15 @@
 Stage 1: in every user turn of the batch, each sentence with an explicit speech act that is not
 temporary, not a question, not speculation and not a current code fact becomes a candidate quoting
 that sentence (kind from the subject table, else from the kind hints); a user turn that is only a
-short confirmation, right after an assistant answer with a proposal sentence, becomes a
-`project_decision` quoting both the proposal and the confirmation (a `user_preference` when the
-assistant promised standing conduct of its own, `Lexicon.proposal_kind`); a user sentence comparing
-options becomes `discussion_context`. Sentences of one turn that state the same subject form one
-candidate quoting each of them, and so do two statements of one kind joined by a semicolon. The
+short confirmation — or an assent repeating the proposal's own words ("Yep, cap it at 100.") — right
+after an assistant answer with a proposal sentence, becomes a `project_decision` quoting both the
+proposal and the confirmation (a `user_preference` when the assistant promised standing conduct of
+its own, `Lexicon.proposal_kind`); a user sentence comparing options becomes `discussion_context`.
+Sentences of one turn that state the same subject form one candidate quoting each of them, and so do
+two statements of one kind joined by a semicolon and a sentence extending the one before it ("That
+applies to every answer."). A correction or restatement ("说错了，是 3 秒，不是 30 秒。", "Scratch that.
+…", "Let me restate that: …") takes the kind of the statement in view that it corrects; one that
+names nothing of it quotes it too, and one with nothing in view to correct is no statement. The
 compaction is a bounded rolling digest of the turns.
 
 Stage 2: candidates are grouped by normalized subject ("python_version", "answer_order" …); within
@@ -15,8 +19,9 @@ one batch the latest statement of a subject wins and earlier ones are rejected; 
 normalized content equals a related memory is rejected as a duplicate; one whose subject matches a
 related memory of the same kind supersedes it (discussion context is revised instead); a switch
 without a known subject ("改用 Vue，不用 React 了") supersedes the latest related memory of its kind that
-names the same thing (by English stem), or replaces an earlier candidate of the batch that does, and
-keeps the keywords of what it replaces; anything else is created. Kinds follow the lexicon's kind rule
+names the same thing (by English stem or number; a correction: by any content word), or replaces an
+earlier candidate of the batch that does, and keeps the topic words of what it replaces, not the
+names and values it retired; anything else is created. Kinds follow the lexicon's kind rule
 (`Lexicon.kind_hint`, docs/pipeline.md). Titles, aliases and keywords come from the subject table
 (Chinese and English) and the content's own words.
 """
@@ -33,7 +38,7 @@ from autopatch_j.llm.contracts import (
     SourceOut,
 )
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem
-from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
+from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon, fold
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
@@ -42,7 +47,6 @@ from autopatch_j.memory.words import stem
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+?(?:[。！？!?；;]+|\.(?=\s|$)|\n|$)")
 _DIGEST_CHARS = 160
 _TITLE_CHARS = 60
-_OWN_KEYWORDS = 10  # a supersede keeps this many of its own keywords before those of what it replaces
 _KIND_LABELS = {
     MemoryKind.USER_PREFERENCE: ("用户偏好", "user preference"),
     MemoryKind.PROJECT_DECISION: ("项目决定", "project decision"),
@@ -65,16 +69,22 @@ class RulesExtractor:
 
     def extract(self, request: ExtractionRequest) -> ExtractionOutput:
         candidates: list[CandidateOut] = []
+        # What a correction at the start of the batch corrects may be the turn just before it.
+        prior = request.prior_turn
+        earlier = self._statements(prior, [], None) if prior is not None else []
         for turn in request.turns:
-            confirmed = self._confirmation(turn, request.predecessor(turn))
+            previous = request.predecessor(turn)
+            confirmed = self._confirmation(turn, previous)
             if confirmed is not None:
                 candidates.append(confirmed)
             else:
-                candidates.extend(self._statements(turn))
+                candidates.extend(self._statements(turn, [*earlier, *candidates], previous))
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=self._compaction(request), candidates=candidates[-MAX_CANDIDATES:])
 
-    def _statements(self, turn: Turn) -> list[CandidateOut]:
+    def _statements(self, turn: Turn, earlier: list[CandidateOut], previous: Turn | None) -> list[CandidateOut]:
+        """The statements of one user turn; `earlier` are the statements in view before it, `previous`
+        the turn just before it (what a correction may correct)."""
         found: list[CandidateOut] = []
         clause_of: CandidateOut | None = None  # the statement a sentence ending in ";" started
         for sentence in split_sentences(turn.user_text):
@@ -83,8 +93,22 @@ class RulesExtractor:
             joins, clause_of = clause_of, None
             if not self.lexicon.anchor_tokens(sentence):
                 continue  # nothing but speech acts ("Sure, do that from now on."): no content to keep
-            if self.lexicon.supports_statement(sentence):
-                kind = self.lexicon.statement_kind(sentence, subject)
+            if found and found[-1].kind != "discussion_context" and self._extends(sentence, found[-1]):
+                # "… in every reply. That goes for all your answers.": one statement quoting both
+                found[-1] = found[-1].model_copy(
+                    update={"content": f"{found[-1].content} {sentence}", "sources": [*found[-1].sources, *source]}
+                )
+                continue
+            # A switch continuing a statement after ";" ("no more Friday deploys; we ship on Tuesdays
+            # instead.") is part of it.
+            continues = joins is not None and joins is found[-1] and self.lexicon.is_switch(sentence)
+            if self.lexicon.statement_in_turn(turn.user_text, sentence) or (
+                continues and self.lexicon.passes_gates(sentence)
+            ):
+                judged = self._judge(turn, sentence, subject, [*earlier, *found], previous)
+                if judged is None:
+                    continue
+                kind, unnamed = judged
                 same = next(
                     (c for c in reversed(found) if subject and c.subject == subject.key and c.kind == kind), None
                 )
@@ -97,8 +121,13 @@ class RulesExtractor:
                     found[found.index(same)] = merged
                     clause_of = merged if sentence.endswith((";", "；")) else None
                     continue
+                content = sentence
+                if unnamed is not None and _fits(unnamed, sentence):
+                    # "更正一下：是 3 秒。" names nothing of what it corrects: it quotes the statement too.
+                    content = f"{unnamed.content} {sentence}"
+                    source = [*(src for src in unnamed.sources if src.role == "user"), *source]
                 found.append(
-                    CandidateOut(kind=kind, content=sentence, subject=subject.key if subject else "", sources=source)  # type: ignore[arg-type]
+                    CandidateOut(kind=kind, content=content, subject=subject.key if subject else "", sources=source)  # type: ignore[arg-type]
                 )
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
             elif self.lexicon.is_discussion(sentence) and not self.lexicon.is_code_fact(sentence):
@@ -107,8 +136,40 @@ class RulesExtractor:
                 )
         return found
 
+    def _extends(self, sentence: str, statement: CandidateOut) -> bool:
+        return (
+            self.lexicon.is_extension(sentence) and self.lexicon.passes_gates(sentence) and _fits(statement, sentence)
+        )
+
+    def _judge(
+        self, turn: Turn, sentence: str, subject: Subject | None, earlier: list[CandidateOut], previous: Turn | None
+    ) -> tuple[str, CandidateOut | None] | None:
+        """The statement's kind and, for a correction that names nothing of what it corrects, the
+        statement it corrects; None when it is no statement after all. A correction ("说错了，是 3 秒，不是
+        30 秒。", "Let me restate that: …") corrects the latest earlier preference or decision in view
+        that it shares a word with, else one of the turn just before it, and takes its kind when it
+        names no subject of its own; a sentence that is explicit only by its correction marker and
+        corrects nothing in view ("Scratch that, I was wrong about the stack trace.") is no statement."""
+        kind = self.lexicon.statement_kind(sentence, subject)
+        if not (
+            self.lexicon.is_correction(sentence)
+            or self.lexicon.is_affirmation(sentence)
+            or self.lexicon.opens_correction(turn.user_text, sentence)
+        ):
+            return kind, None
+        words = self.lexicon.anchor_tokens(sentence)
+        statements = [c for c in earlier if c.kind != "discussion_context"]
+        sharing = [c for c in statements if words & self.lexicon.anchor_tokens(c.content)]
+        if sharing:
+            return (kind if subject is not None else sharing[-1].kind), None
+        just_before = [c for c in statements if previous is not None and c.sources[-1].turn_id == previous.id]
+        if just_before and self.lexicon.is_correction(sentence):
+            return (kind if subject is not None else just_before[-1].kind), just_before[-1]
+        # Only a correction needs something in view to correct.
+        return (kind, None) if self.lexicon.explicit_beyond_correction(sentence) else None
+
     def _confirmation(self, turn: Turn, previous: Turn | None) -> CandidateOut | None:
-        if previous is None or not previous.assistant_text or not self.lexicon.is_confirmation(turn.user_text):
+        if previous is None or not previous.assistant_text:
             return None
         proposals = [
             s
@@ -117,6 +178,11 @@ class RulesExtractor:
         ]
         if not proposals:
             return None
+        if not self.lexicon.is_confirmation(turn.user_text):
+            # An assent that repeats the proposal's own words ("Yep, cap it at 100.") confirms it too.
+            proposals = [p for p in proposals if self.lexicon.is_echo_confirmation(turn.user_text, p)]
+            if not proposals:
+                return None
         # The proposal with the most content words (the later one on a tie) is the one confirmed.
         proposal = max(reversed(proposals), key=lambda s: len(self.lexicon.anchor_tokens(s)))
         subject = self.lexicon.subject_of(proposal)
@@ -172,7 +238,7 @@ class RulesExtractor:
             old_words = sorted(
                 {w for text in replaces for w in self.lexicon.anchor_tokens(text)}, key=lambda w: (-len(w), w)
             )
-            keywords = _bounded([*keywords[:_OWN_KEYWORDS], *old_words, *keywords[_OWN_KEYWORDS:]])
+            keywords = _bounded([*self._kept_words(old_words, candidate.content), *keywords])
         target = None
         if candidate.subject:
             target = next((r for r in same_kind if candidate.subject in r.subjects), None)
@@ -189,7 +255,9 @@ class RulesExtractor:
             )
         taken.add(target.item.memory_id)
         # What it replaces was found by these words: the replacement keeps them ("状态管理" stays findable).
-        keywords = _bounded([*keywords[:_OWN_KEYWORDS], *target.item.keywords, *keywords[_OWN_KEYWORDS:]])
+        # The replacement's own words are in its content (indexed as content terms); what only the
+        # metadata can keep findable is the replaced memory's topic: it goes first.
+        keywords = _bounded([*self._kept_words(list(target.item.keywords), candidate.content), *keywords])
         return OperationOut(
             op="revise" if candidate.kind is MemoryKind.DISCUSSION_CONTEXT else "supersede",
             candidate_ids=[candidate.id],
@@ -205,24 +273,41 @@ class RulesExtractor:
         "We're reversing the Log4j2 call: Logback it is."): same kind, a shared name."""
         replaced: dict[int, int] = {}
         for n, later in enumerate(candidates):
-            if later.kind is MemoryKind.DISCUSSION_CONTEXT or not self.lexicon.is_switch(later.content):
+            if later.kind is MemoryKind.DISCUSSION_CONTEXT or not self._replaces(later.content):
                 continue
-            names = _names(self.lexicon.anchor_tokens(later.content))
             replaced.update(
                 (earlier.id, later.id)
                 for earlier in candidates[:n]
-                if earlier.kind is later.kind and names & _names(self.lexicon.anchor_tokens(earlier.content))
+                if earlier.kind is later.kind and self._shares_name(later.content, earlier.content)
             )
         return replaced
 
     def _switched_from(self, candidate: Candidate, same_kind: list[RelatedItem]) -> RelatedItem | None:
         """The related memory a switch ("改用 Vue，不用 React 了") replaces: the latest one naming a
         thing (a Latin word of ≥ 3 letters) the new statement names too."""
-        if not self.lexicon.is_switch(candidate.content):
+        if not self._replaces(candidate.content):
             return None
-        names = _names(self.lexicon.anchor_tokens(candidate.content))
-        sharing = [r for r in same_kind if names & _names(self.lexicon.anchor_tokens(r.item.content))]
+        sharing = [r for r in same_kind if self._shares_name(candidate.content, r.item.content)]
         return max(sharing, key=lambda r: r.item.memory_id, default=None)
+
+    def _replaces(self, content: str) -> bool:
+        return self.lexicon.is_switch(content) or self.lexicon.is_correction(content)
+
+    def _shares_name(self, new: str, old: str) -> bool:
+        """A switch names what it replaces by a Latin name (by stem); a correction ("说错了，是 3 秒，不是 30
+        秒") by any content word it shares with the statement it corrects."""
+        new_words, old_words = self.lexicon.anchor_tokens(new), self.lexicon.anchor_tokens(old)
+        if self.lexicon.is_correction(new) and new_words & old_words:
+            return True
+        return bool(_names(new_words) & _names(old_words))
+
+    def _kept_words(self, old_keywords: list[str], content: str) -> list[str]:
+        """The words of a replaced memory its replacement keeps: its topic words ("状态管理" stays
+        findable), not the names and values it retired ("mysql" after "we switched to PostgreSQL",
+        "weeks" after "a monthly release cut instead") — a Latin word or number the new statement does
+        not use itself."""
+        names = _names(self.lexicon.anchor_tokens(content))
+        return [w for w in old_keywords if not w.isascii() or stem(fold(w)) in names or not _is_name(w)]
 
     def _subject(self, candidate: Candidate) -> Subject | None:
         return next((s for s in self.lexicon.subjects if s.key == candidate.subject), None)
@@ -243,8 +328,13 @@ class RulesExtractor:
 
 def _names(tokens: frozenset[str]) -> set[str]:
     """The things a statement names, by English stem ("files" and "file" are one name): Latin words
-    of at least three letters."""
-    return {stem(t) for t in tokens if len(t) >= 3 and t.isascii()}
+    of at least three letters, and numbers ("90% 太激进了，…改成 80%" names the 90 it replaces)."""
+    return {stem(t) for t in tokens if t.isascii() and (len(t) >= 3 or t.isdigit())}
+
+
+def _is_name(keyword: str) -> bool:
+    """A single Latin word or number ("mysql", "weeks", "30"), not a phrase ("python version")."""
+    return keyword.isascii() and " " not in keyword.strip()
 
 
 def _digest(text: str) -> str:

@@ -8,8 +8,11 @@ compaction or the other candidates:
 * `user_preference` / `project_decision` need a quote from a USER turn of the batch that carries an
   explicit zh/en speech act and anchors the content, in a sentence that is not temporary ("这次",
   "just this once"), not an undecided question, not speculation and not a current code fact — or a
-  short confirmation ("同意", "ok let's do that") quoted together with the adjacent assistant
-  proposal, which must carry a proposal signal and anchor the content;
+  short confirmation ("同意", "ok let's do that", or an assent that repeats only the proposal's own
+  words: "Yep, cap it at 100.") quoted together with the adjacent assistant proposal, which must
+  carry a proposal signal and anchor the content; a quote after a bare correction marker that
+  opens its turn ("Scratch that. …", "算了，还是用中文回答我") counts as explicit, and a correction's
+  content may take its subject from the user turn just before it, the statement it corrects;
 * evidence already covered by a suppressed (forgotten) candidate — user or assistant — never forms a
   candidate again, and its quotes are cut out of the new compaction;
 * `discussion_context` is always non-factual and bound to the batch's thread.
@@ -157,20 +160,37 @@ def _semantic_reason(
         turn = batch.get(src.turn_id)
         if turn is None or src.role is not SourceRole.USER:
             continue
-        if _explicit_statement(raw, src, turn, lexicon):
+        if _explicit_statement(raw, src, turn, request, lexicon):
             return None
         if _confirmed_proposal(raw, src, turn, sources, request, lexicon):
             return None
     return "no explicit user statement or confirmed proposal supports it"
 
 
-def _explicit_statement(raw: CandidateOut, src: Source, turn: Turn, lexicon: Lexicon) -> bool:
+def _explicit_statement(
+    raw: CandidateOut, src: Source, turn: Turn, request: ExtractionRequest, lexicon: Lexicon
+) -> bool:
     sentence = enclosing_sentence(turn.user_text, src.quote)
     return (
-        lexicon.is_explicit(src.quote)
-        and lexicon.supports_statement(sentence)
-        and (lexicon.anchored(raw.content, src.quote) or lexicon.anchored(raw.subject, src.quote))
+        (lexicon.is_explicit(src.quote) or lexicon.opens_correction(turn.user_text, src.quote))
+        and lexicon.statement_in_turn(turn.user_text, sentence)
+        and (
+            lexicon.anchored(raw.content, src.quote)
+            or lexicon.anchored(raw.subject, src.quote)
+            or _anchored_in_what_it_corrects(raw, sentence, turn, request, lexicon)
+        )
     )
+
+
+def _anchored_in_what_it_corrects(
+    raw: CandidateOut, sentence: str, turn: Turn, request: ExtractionRequest, lexicon: Lexicon
+) -> bool:
+    """A correction names only the new value ("说错了，是 3 秒，不是 30 秒"); its content may take the
+    subject from the user turn just before it, the statement it corrects ("接口超时：3 秒")."""
+    if not lexicon.is_correction(sentence):
+        return False
+    previous = request.predecessor(turn)
+    return previous is not None and lexicon.anchored(raw.content, previous.user_text)
 
 
 def _confirmed_proposal(
@@ -181,8 +201,7 @@ def _confirmed_proposal(
     request: ExtractionRequest,
     lexicon: Lexicon,
 ) -> bool:
-    if not lexicon.is_confirmation(enclosing_sentence(turn.user_text, src.quote)):
-        return False
+    sentence = enclosing_sentence(turn.user_text, src.quote)
     previous = request.predecessor(turn)
     if previous is None:
         return False
@@ -191,6 +210,7 @@ def _confirmed_proposal(
         and proposal.role is SourceRole.ASSISTANT
         and lexicon.has_proposal_signal(proposal.quote)
         and lexicon.anchored(raw.content, proposal.quote)
+        and (lexicon.is_confirmation(sentence) or lexicon.is_echo_confirmation(sentence, proposal.quote))
         for proposal in sources
     )
 
