@@ -202,6 +202,12 @@ def test_an_assent_that_adds_qualifies_or_asks_confirms_nothing(proposal: str, r
         ("No more bullet lists, please write prose.", PREF),
         ("讲代码的时候别太啰嗦。", PREF),
         ("Always include type hints in code examples.", PREF),
+        # nothing addressed, nothing named: still how the assistant should work
+        ("后续都不用写开场白了。", PREF),
+        ("之后都在每段代码前面注明出处。", PREF),
+        # a rule naming a concrete thing (a number, a tool, a day) and addressing no one
+        ("门禁阈值定成 85%。", DECISION),
+        ("Scratch that — no more Monday releases.", DECISION),
     ],
 )
 def test_the_kind_follows_what_the_statement_is_about(text: str, kind: str) -> None:

@@ -35,6 +35,19 @@ _CLASS_REF = re.compile(r"\{([a-z_]+)\}")
 _A_NOT_A = re.compile(f"([{_CJK}]{{1,2}}?)不\\1")
 
 
+# A concrete thing a rule may name: a number; a Latin word inside Chinese text (a tool, a library:
+# "就用 httpx"); in English, a capitalized word after the first ("Friday", "PostgreSQL") or an
+# identifier-like token ("snake_case", "v2", "package.json").
+_NUMBER = re.compile(r"\d")
+_LATIN_IN_CJK = re.compile(f"(?=.*[{_CJK}]).*[A-Za-z]{{2,}}")
+_NAMED = re.compile(r"(?<=[\w,;:—–-] )[A-Z][\w.+#-]+|\b[A-Za-z]+[_.][\w.]+\b|\b[a-z]+[A-Z]\w*")
+
+
+def names_a_thing(text: str) -> bool:
+    """Names a concrete thing (a number, a tool, a library, a day): see `_NAMED`."""
+    return bool(_NUMBER.search(text) or _LATIN_IN_CJK.search(text) or _NAMED.search(text))
+
+
 def fold(text: str) -> str:
     """NFKC + casefold, with typographic apostrophes made plain (so "let’s" matches "let's")."""
     return unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'").replace("\u2018", "'")
@@ -362,8 +375,12 @@ class Lexicon:
             if hints.search(folded):
                 return kind
         # A standing or bare imperative instruction ("以后变量名别用缩写", "Never use wildcard imports.")
-        # tells the assistant how to work for this user; a rule stated of a thing is the project's.
-        return "user_preference" if self.instruction_hints.search(folded) else "project_decision"
+        # tells the assistant how to work for this user; a rule that names a concrete thing and
+        # addresses no one ("HTTP 客户端就用 httpx", "门槛定成 90%", "no more Friday deploys") is the
+        # project's; anything else stays a preference.
+        if self.instruction_hints.search(folded) or not names_a_thing(text):
+            return "user_preference"
+        return "project_decision"
 
     def statement_kind(self, text: str, subject: Subject | None) -> str:
         """The kind of an explicit statement: its subject's kind, unless it is a standing instruction
