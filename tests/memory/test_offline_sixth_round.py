@@ -67,19 +67,21 @@ def test_more_corrections_supersede(manager: MemoryManager, first: str, correcti
     assert got_kind == kind and correction in content
 
 
-def test_a_fresh_rule_replacing_a_forgotten_one_takes_its_kind(manager: MemoryManager) -> None:
-    run_each(manager, "Let's keep every log for 14 days.")
+@pytest.mark.parametrize(
+    ("first", "restated"),
+    [
+        # a fresh rule replacing the forgotten one takes its kind
+        ("Let's keep every log for 14 days.", "Fresh rule, replacing the one I deleted: logs are kept for 30 days."),
+        # a report of the forget ("刚才那条删早了") before the restatement is no past report
+        (
+            "所有接口的路径都要带 /api/v2 前缀，这是我们定的。",
+            "刚才那条删早了，重新说一遍：接口路径都带 /api/v2 前缀。",
+        ),
+    ],
+)
+def test_a_restatement_after_a_forget_forms_a_fresh_decision(manager: MemoryManager, first: str, restated: str) -> None:
+    run_each(manager, first)
     (item,) = manager.list_items()
     manager.forget(item.memory_id)
-    fresh = "Fresh rule, replacing the one I deleted: logs are kept for 30 days."
-    run_each(manager, fresh)
-    assert active(manager) == [(DECISION, fresh)]
-
-
-def test_a_restatement_after_a_report_of_the_forget_is_explicit(manager: MemoryManager) -> None:
-    run_each(manager, "所有接口的路径都要带 /api/v2 前缀，这是我们定的。")
-    (item,) = manager.list_items()
-    manager.forget(item.memory_id)
-    again = "刚才那条删早了，重新说一遍：接口路径都带 /api/v2 前缀。"
-    run_each(manager, again)
-    assert active(manager) == [(DECISION, again)]
+    run_each(manager, restated)
+    assert active(manager) == [(DECISION, restated)]
