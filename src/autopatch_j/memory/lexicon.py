@@ -187,6 +187,7 @@ class Lexicon:
     echo_fillers: PhraseSet
     echo_assents: PhraseSet
     answer_topics: PhraseSet
+    requests: PhraseSet
     codebase_hints: PhraseSet
     instruction_hints: PhraseSet
     agent_hints: PhraseSet
@@ -230,6 +231,7 @@ class Lexicon:
                 "echo_fillers",
                 "echo_assents",
                 "answer_topics",
+                "requests",
                 "codebase_hints",
                 "instruction_hints",
                 "agent_hints",
@@ -286,8 +288,11 @@ class Lexicon:
 
     def is_question(self, text: str) -> bool:
         """An undecided question: ends like a question, asks whether ("要不要", "should we"), or weighs
-        options ("pros and cons", "权衡") — unless listing them is what is asked for ("先列 trade-offs")."""
+        options ("pros and cons", "权衡") — unless listing them is what is asked for ("先列 trade-offs").
+        A polite request for a standing rule ("Could you … from now on?", "能不能以后…？") is none."""
         folded = fold(text).strip()
+        if self.requests.search(folded):
+            return False  # "Could you keep explanations short from now on?" asks for a standing rule
         if _QUESTION_END.search(folded) or self.undecided.search(folded):
             return True
         # Weighing options is undecided, unless the weighing is what is asked for ("…先列 trade-offs").
@@ -325,12 +330,21 @@ class Lexicon:
         """A user quote that can carry a preference or decision on its own words."""
         return self.is_explicit(text) and self.passes_gates(text)
 
+    def _asks_the_assistant(self, text: str) -> bool:
+        """A standing instruction or a polite request to the assistant: its "could"/"可能" hedge the
+        object or the politeness, not the rule."""
+        folded = fold(text)
+        return self.addressed_hints.search(folded) or self.requests.search(folded)
+
     def passes_gates(self, text: str) -> bool:
-        """Not temporary, not an undecided question, not speculation, not a current code fact."""
+        """Not temporary, not an undecided question, not speculation, not a current code fact. A hedge
+        inside a standing instruction or a polite request to the assistant ("以后帮我看 SQL 的时候，顺便
+        指出哪些 query 可能全表扫描", "Could you keep explanations short from now on?") hedges its object
+        or its politeness, not the instruction."""
         return (
             not self.is_temporary(text)
             and not self.is_question(text)
-            and not self.is_speculative(text)
+            and (not self.is_speculative(text) or self._asks_the_assistant(text))
             and not self.is_code_fact(text)
         )
 
@@ -456,8 +470,10 @@ class Lexicon:
         if self.is_question(text) or self.is_temporary(text):
             return False
         asked = _A_NOT_A.search(fold(proposal))
-        if asked and re.fullmatch(f"\\W*(?:那就|就)?{re.escape(asked.group(1))}(?:的|吧|啊|呀)?\\W*", folded):
-            return True
+        if asked:  # "要。", "要的要的，往后都这么讲。" after "要不要…？"
+            answer = re.sub(f"(?:那就|就)?{re.escape(asked.group(1))}(?:的|吧|啊|呀)?", " ", folded)
+            if answer != folded and (not _LEFTOVER.sub("", answer) or self.is_confirmation(answer)):
+                return True
         if not (self.confirmations.search(folded) or self.echo_assents.search(folded)):
             return False
         rest = self.echo_fillers.blank(
