@@ -188,6 +188,7 @@ class Lexicon:
     echo_assents: PhraseSet
     answer_topics: PhraseSet
     requests: PhraseSet
+    asked_for_me: PhraseSet
     codebase_hints: PhraseSet
     instruction_hints: PhraseSet
     agent_hints: PhraseSet
@@ -232,6 +233,7 @@ class Lexicon:
                 "echo_assents",
                 "answer_topics",
                 "requests",
+                "asked_for_me",
                 "codebase_hints",
                 "instruction_hints",
                 "agent_hints",
@@ -331,10 +333,10 @@ class Lexicon:
         return self.is_explicit(text) and self.passes_gates(text)
 
     def _asks_the_assistant(self, text: str) -> bool:
-        """A standing instruction or a polite request to the assistant: its "could"/"可能" hedge the
-        object or the politeness, not the rule."""
+        """A standing instruction for the user (给我/帮我/for me) or a polite request to the assistant:
+        its "could"/"可能" hedge the object or the politeness, not the rule."""
         folded = fold(text)
-        return self.addressed_hints.search(folded) or self.requests.search(folded)
+        return self.asked_for_me.search(folded) or self.requests.search(folded)
 
     def passes_gates(self, text: str) -> bool:
         """Not temporary, not an undecided question, not speculation, not a current code fact. A hedge
