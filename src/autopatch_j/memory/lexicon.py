@@ -10,7 +10,8 @@ speculation, proposal signals, confirmations (and the filler words allowed aroun
 patterns, kind hints, discussion markers, anchor stop words and the normalized subjects the offline
 consolidator deduplicates by. Chinese entries match as substrings, English entries on word
 boundaries (a spec with `"inflect": true` also in the regular forms of each entry's head word),
-`patterns` are regular expressions; all on NFKC-casefolded text.
+`patterns` are regular expressions; all on NFKC-casefolded text. Versions 5–7 add corrections and
+restatements, scope extensions, echo confirmations and the kind rule's later steps (docs/pipeline.md).
 """
 
 from __future__ import annotations
@@ -373,9 +374,10 @@ class Lexicon:
         or to the assistant (我/你, I/you, "I'd rather …") → preference; a norm on a thing ("新代码必须使用…",
         "All services must use …") or a rule located in the code ("代码里的 log message 一律…") →
         decision; a topic of answering (回答, 格式, examples …) → preference; the project's own artefacts
-        or a switch of tool → decision; a standing or bare imperative instruction ("以后跑测试先跑单测再跑集成",
-        "Never use wildcard imports.") → preference; anything else — a rule stated of a thing
-        ("单元测试覆盖率的门槛定成 90%", "HTTP 客户端就用 httpx") — → decision.
+        or a switch of tool → decision; weak topic words (格式, 中文) → preference; a standing or bare
+        imperative instruction ("以后跑测试先跑单测再跑集成", "Never use wildcard imports.") → preference; a
+        rule that names a concrete thing ("单元测试覆盖率的门槛定成 90%", "HTTP 客户端就用 httpx") →
+        decision; anything else → preference.
         """
         folded = self.without_corrections(text)
         for hints, kind in (
