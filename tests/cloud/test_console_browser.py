@@ -63,10 +63,24 @@ def click_and_wait(driver: Any, css: str) -> None:
 
 
 def wait_gone(driver: Any, old_page: Any) -> None:
-    from selenium.webdriver.support import expected_conditions
+    """Wait until `old_page` has left the document. Chromium sometimes answers a node that a
+    navigation just detached with "Node with given id does not belong to the document" instead of
+    a stale-element error (SeleniumHQ/selenium#15401); that answer means gone too."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(old_page))
+    def gone(_driver: Any) -> bool:
+        try:
+            old_page.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as exc:
+            if "does not belong to the document" in str(exc):
+                return True
+            raise
+        return False
+
+    WebDriverWait(driver, 15).until(gone)
 
 
 def shoot(driver: Any, path: Path) -> None:
