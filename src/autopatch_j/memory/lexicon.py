@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -206,42 +206,7 @@ class Lexicon:
         classes: dict[str, str] = {}
         for class_name, spec in data.get("classes", {}).items():  # a class may use the classes before it
             classes[class_name] = alternation(spec, classes)
-        sets = {
-            name: PhraseSet.build(name, data.get(name, {}), classes)
-            for name in (
-                "speech_acts",
-                "temporary",
-                "undecided",
-                "speculation",
-                "proposal_signals",
-                "confirmations",
-                "confirmation_fillers",
-                "confirmation_blockers",
-                "code_facts",
-                "preference_hints",
-                "addressed_hints",
-                "decision_hints",
-                "norm_hints",
-                "topic_hints",
-                "scope_hints",
-                "switch_markers",
-                "conduct_hints",
-                "discussion_markers",
-                "corrections",
-                "affirmations",
-                "extensions",
-                "echo_fillers",
-                "echo_assents",
-                "answer_topics",
-                "requests",
-                "asked_for_me",
-                "codebase_hints",
-                "instruction_hints",
-                "agent_hints",
-                "weighing",
-                "weighing_requested",
-            )
-        }
+        sets = {name: PhraseSet.build(name, data.get(name, {}), classes) for name in _CATEGORIES}
         # Anchors drop the words of the speech-act classes and phrase lists, never a structure's span.
         words = [data.get(name, {}) for name in ("speech_acts", "temporary", "confirmations", "proposal_signals")] + [
             data["classes"][name] for name in data.get("anchor_blank_classes", [])
@@ -496,6 +461,10 @@ class Lexicon:
             if subject.pattern.search(folded):
                 return subject
         return None
+
+
+#: The categories read from the data file: every `PhraseSet` field but the derived `anchor_blanks`.
+_CATEGORIES = tuple(f.name for f in fields(Lexicon) if f.type == "PhraseSet" and f.name != "anchor_blanks")
 
 
 def load_lexicon_file(path: Path) -> Lexicon:
