@@ -28,7 +28,9 @@ names and values it retired; anything else is created. Kinds follow the lexicon'
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 from autopatch_j.llm.contracts import (
     CandidateOut,
@@ -69,22 +71,25 @@ class RulesExtractor:
 
     def extract(self, request: ExtractionRequest) -> ExtractionOutput:
         candidates: list[CandidateOut] = []
-        # What a correction at the start of the batch corrects may be the turn just before it.
+        # What a correction at the start of the batch corrects may be the turn just before it; that
+        # turn was extracted by the previous batch, so it is read again only when a correction asks.
         prior = request.prior_turn
-        earlier = self._statements(prior, [], None) if prior is not None else []
+        prior_statements = functools.cache(lambda: self._statements(prior, list, None) if prior else [])
         for turn in request.turns:
             previous = request.predecessor(turn)
             confirmed = self._confirmation(turn, previous)
             if confirmed is not None:
                 candidates.append(confirmed)
             else:
-                candidates.extend(self._statements(turn, [*earlier, *candidates], previous))
+                candidates.extend(self._statements(turn, lambda: [*prior_statements(), *candidates], previous))
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=self._compaction(request), candidates=candidates[-MAX_CANDIDATES:])
 
-    def _statements(self, turn: Turn, earlier: list[CandidateOut], previous: Turn | None) -> list[CandidateOut]:
-        """The statements of one user turn; `earlier` are the statements in view before it, `previous`
-        the turn just before it (what a correction may correct)."""
+    def _statements(
+        self, turn: Turn, earlier: Callable[[], list[CandidateOut]], previous: Turn | None
+    ) -> list[CandidateOut]:
+        """The statements of one user turn; `earlier()` gives the statements in view before it (asked for
+        only by a correction), `previous` is the turn just before it (what a correction may correct)."""
         found: list[CandidateOut] = []
         clause_of: CandidateOut | None = None  # the statement a sentence ending in ";" started
         for sentence in split_sentences(turn.user_text):
@@ -105,7 +110,7 @@ class RulesExtractor:
             if self.lexicon.statement_in_turn(turn.user_text, sentence) or (
                 continues and self.lexicon.passes_gates(sentence)
             ):
-                judged = self._judge(turn, sentence, subject, [*earlier, *found], previous)
+                judged = self._judge(turn, sentence, subject, lambda: [*earlier(), *found], previous)
                 if judged is None:
                     continue
                 kind, unnamed = judged
@@ -142,7 +147,12 @@ class RulesExtractor:
         )
 
     def _judge(
-        self, turn: Turn, sentence: str, subject: Subject | None, earlier: list[CandidateOut], previous: Turn | None
+        self,
+        turn: Turn,
+        sentence: str,
+        subject: Subject | None,
+        earlier: Callable[[], list[CandidateOut]],
+        previous: Turn | None,
     ) -> tuple[str, CandidateOut | None] | None:
         """The statement's kind and, for a correction that names nothing of what it corrects, the
         statement it corrects; None when it is no statement after all. A correction ("说错了，是 3 秒，不是
@@ -158,7 +168,7 @@ class RulesExtractor:
         ):
             return kind, None
         words = self.lexicon.anchor_tokens(sentence)
-        statements = [c for c in earlier if c.kind != "discussion_context"]
+        statements = [c for c in earlier() if c.kind != "discussion_context"]
         sharing = [c for c in statements if words & self.lexicon.anchor_tokens(c.content)]
         if sharing:
             return (kind if subject is not None else sharing[-1].kind), None
