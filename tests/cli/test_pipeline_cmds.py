@@ -241,3 +241,28 @@ def test_a_correction_replaces_what_it_corrects_offline(cli: CliRunner, tmp_path
     ]
     assert [hit["title"] for hit in cli("memory", "search", "超时", "--json").json()]
     assert cli("memory", "search", "mysql", "--json").json() == []
+
+
+def test_a_ratification_and_a_chinese_correction_offline(cli: CliRunner, tmp_path: Path) -> None:
+    """Issue 11, eighth round: "… That's the team standard." makes the sentence before it one decision
+    quoting both; a musing in the progressive forms nothing; "我想了想还是改回来吧，…" supersedes the
+    rule it reverses and retires the value its verb took (中文), keeping the topic (提交信息)."""
+    talk = tmp_path / "talk.jsonl"
+    lines = [
+        {"user": "Our API errors follow RFC 7807. That's the team standard.", "assistant": "Noted."},
+        {"user": "I'm seriously considering dropping the GraphQL gateway.", "assistant": "Worth measuring first."},
+        {"user": "以后提交信息用中文写。", "assistant": "好的。"},
+        {"user": "我想了想还是改回来吧，提交信息写英文。", "assistant": "好，之后用英文。"},
+    ]
+    talk.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    assert cli("memory", "ingest", str(talk)).code == 0
+    assert cli("memory", "drain").code == 0
+    listed = cli("memory", "list", "--json").json()
+    assert sorted((item["kind"], item["content"]) for item in listed) == [
+        ("project_decision", "Our API errors follow RFC 7807. That's the team standard."),
+        ("user_preference", "我想了想还是改回来吧，提交信息写英文。"),
+    ]
+    assert [hit["title"] for hit in cli("memory", "search", "rfc", "--json").json()]
+    assert [hit["title"] for hit in cli("memory", "search", "提交信息", "--json").json()]
+    assert cli("memory", "search", "中文", "--json").json() == []
+    assert cli("memory", "search", "graphql", "--json").json() == []

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from autopatch_j.memory.jobs import Claim
 from autopatch_j.memory.records import Candidate, Item, Source, Turn
 from autopatch_j.memory.terms import metadata_terms, normalize
+from autopatch_j.memory.words import stem
 
 MAX_RELATED_ITEMS = 20
 MAX_LOOKUP_TERMS = 512
@@ -95,13 +96,15 @@ class ConsolidationRequest:
 
 
 def lookup_terms(candidates: tuple[Candidate, ...]) -> list[str]:
-    """The lookup words of the candidates: their subjects (as metadata terms), Latin words and CJK
-    bigrams, deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
+    """The lookup words of the candidates: their subjects (as metadata terms), Latin words with their
+    stems and CJK bigrams, deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
     words: list[str] = []
     for candidate in candidates:
         text = normalize(candidate.content)
         words += metadata_terms(candidate.subject, (), ())
-        words += [word for word in _WORD.findall(text) if len(word) >= 2]
+        for word in _WORD.findall(text):
+            if len(word) >= 2:  # by stem too: items are indexed by word and stem ("tests" finds "test")
+                words += [word, stem(word)]
         for run in _CJK_RUN.findall(text):
             words += [run[i : i + 2] for i in range(len(run) - 1)]
     return list(dict.fromkeys(words))[:MAX_LOOKUP_TERMS]

@@ -11,7 +11,9 @@ patterns, kind hints, discussion markers, anchor stop words and the normalized s
 consolidator deduplicates by. Chinese entries match as substrings, English entries on word
 boundaries (a spec with `"inflect": true` also in the regular forms of each entry's head word),
 `patterns` are regular expressions; all on NFKC-casefolded text. Versions 5–7 add corrections and
-restatements, scope extensions, echo confirmations and the kind rule's later steps (docs/pipeline.md).
+restatements, scope extensions, echo confirmations and the kind rule's later steps; version 8
+ratifications after the fact, assent that commits or approves, and where a rule's value stands
+(docs/pipeline.md).
 """
 
 from __future__ import annotations
@@ -42,6 +44,14 @@ _A_NOT_A = re.compile(f"([{_CJK}]{{1,2}}?)不\\1")
 _NUMBER = re.compile(r"\d")
 _LATIN_IN_CJK = re.compile(f"(?=.*[{_CJK}]).*[A-Za-z]{{2,}}")
 _NAMED = re.compile(r"(?<=[\w,;:—–-] )[A-Z][\w.+#-]+|\b[A-Za-z]+[_.][\w.]+\b|\b[a-z]+[A-Z]\w*")
+
+
+_SENTENCE = re.compile(r"[^。！？!?；;\n]+?(?:[。！？!?；;]+|\.(?=\s|$)|\n|$)")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`, each an exact substring (stripped), in order."""
+    return [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip()]
 
 
 def names_a_thing(text: str) -> bool:
@@ -195,6 +205,9 @@ class Lexicon:
     agent_hints: PhraseSet
     weighing: PhraseSet
     weighing_requested: PhraseSet
+    ratifications: PhraseSet
+    project_hints: PhraseSet
+    adopted: PhraseSet
     anchor_blanks: PhraseSet
     anchor_stopwords: frozenset[str]
     subjects: tuple[Subject, ...]
@@ -374,7 +387,13 @@ class Lexicon:
         folded = self.without_corrections(text)
         if self.addressed_hints.search(folded) and not self.decision_hints.search(folded):
             return "user_preference"
-        return subject.kind if subject else self.kind_hint(text)
+        if subject is None:
+            return self.kind_hint(text)
+        # A subject's kind is its usual one; a rule it states for the project's own artefacts
+        # ("项目代码缩进统一用 Tab" under indentation) is the project's.
+        if subject.kind == "user_preference" and self.project_hints.search(folded):
+            return "project_decision"
+        return subject.kind
 
     def proposal_kind(self, proposal: str) -> str:
         """The kind of a confirmed assistant proposal: a standing promise about the assistant's own
@@ -417,6 +436,21 @@ class Lexicon:
             and self.is_explicit(before)
             and not self.anchor_tokens(self.without_corrections(before))
         )
+
+    def adopted_values(self, text: str) -> set[str]:
+        """The Chinese words a verb of adopting takes ("中文" in "代码注释用中文写", "vitest" is Latin and
+        not among them): the first two characters of the CJK run right after it."""
+        regex = self.adopted.regex
+        if regex is None:
+            return set()
+        folded = fold(text)
+        found = (_CJK_RUN.match(folded, m.end()) for m in regex.finditer(folded))
+        return {run.group()[:2] for run in found if run and len(run.group()) >= 2}
+
+    def is_ratification(self, text: str) -> bool:
+        """Says only that a group settled what was said just before it ("Team decision.", "That's the
+        team standard.", "组里都同意了。"): it makes the sentence before it a project decision."""
+        return self.ratifications.search(fold(text).strip())
 
     def is_extension(self, text: str) -> bool:
         """Extends the statement before it instead of making a new one ("That applies to every answer.",

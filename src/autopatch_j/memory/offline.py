@@ -11,8 +11,12 @@ Sentences of one turn that state the same subject form one candidate quoting eac
 two statements of one kind joined by a semicolon and a sentence extending the one before it ("That
 applies to every answer."). A correction or restatement ("说错了，是 3 秒，不是 30 秒。", "Scratch that.
 …", "Let me restate that: …") takes the kind of the statement in view that it corrects; one that
-names nothing of it quotes it too, and one with nothing in view to correct is no statement. The
-compaction is a bounded rolling digest of the turns.
+names nothing of it quotes it too, and one with nothing in view to correct is no statement (unless
+it names the switch itself: "之前说用 MySQL，现在改成 PostgreSQL。"); a correction marker spanning
+sentences ("Actually, I know Kotlin by now. Skip the basics instead.") makes one statement of them.
+A sentence that only says a group settled the one before it ("… Team decision.", "…。组里都同意了。")
+makes that one a project decision quoting both. The compaction is a bounded rolling digest of the
+turns.
 
 Stage 2: candidates are grouped by normalized subject ("python_version", "answer_order" …); within
 one batch the latest statement of a subject wins and earlier ones are rejected; a candidate whose
@@ -20,8 +24,9 @@ normalized content equals a related memory is rejected as a duplicate; one whose
 related memory of the same kind supersedes it (discussion context is revised instead); a switch
 without a known subject ("改用 Vue，不用 React 了") supersedes the latest related memory of its kind that
 names the same thing (by English stem or number; a correction: by any content word), or replaces an
-earlier candidate of the batch that does, and keeps the topic words of what it replaces, not the
-names and values it retired; anything else is created. Kinds follow the lexicon's kind rule
+earlier candidate of the batch that does (a switch never replaces a statement of its own turn), and
+keeps the topic of what it replaces — its keywords and thesaurus concepts — not the names and values
+it retired; anything else is created. Kinds follow the lexicon's kind rule
 (`Lexicon.kind_hint`, docs/pipeline.md). Titles, aliases and keywords come from the subject table
 (Chinese and English) and the content's own words.
 """
@@ -29,7 +34,6 @@ names and values it retired; anything else is created. Kinds follow the lexicon'
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 
 from autopatch_j.llm.contracts import (
@@ -40,13 +44,12 @@ from autopatch_j.llm.contracts import (
     SourceOut,
 )
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem
-from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon, fold
+from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon, fold, names_a_thing, split_sentences
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
-from autopatch_j.memory.words import stem
+from autopatch_j.memory.words import broader_concepts, stem, thesaurus_keys
 
-_SENTENCE = re.compile(r"[^。！？!?；;\n]+?(?:[。！？!?；;]+|\.(?=\s|$)|\n|$)")
 _DIGEST_CHARS = 160
 _TITLE_CHARS = 60
 _KIND_LABELS = {
@@ -54,11 +57,6 @@ _KIND_LABELS = {
     MemoryKind.PROJECT_DECISION: ("项目决定", "project decision"),
     MemoryKind.DISCUSSION_CONTEXT: ("讨论上下文", "discussion context"),
 }
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of `text`, each an exact substring (stripped), in order."""
-    return [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip()]
 
 
 class RulesExtractor:
@@ -92,8 +90,16 @@ class RulesExtractor:
         only by a correction), `previous` is the turn just before it (what a correction may correct)."""
         found: list[CandidateOut] = []
         clause_of: CandidateOut | None = None  # the statement a sentence ending in ";" started
-        for sentence in split_sentences(turn.user_text):
+        sentences = split_sentences(turn.user_text)
+        for n, sentence in enumerate(sentences):
             source = [SourceOut(turn_id=turn.id, role="user", quote=sentence)]
+            if self.lexicon.is_ratification(sentence):
+                # "… Team decision.", "…。组里都同意了。": the sentence before it is a project decision;
+                # on its own (nothing before it in the turn) it states nothing.
+                if n:
+                    self._ratify(turn, sentences[n - 1], sentence, found)
+                clause_of = None
+                continue
             subject = self.lexicon.subject_of(sentence)
             joins, clause_of = clause_of, None
             if not self.lexicon.anchor_tokens(sentence):
@@ -107,6 +113,11 @@ class RulesExtractor:
             # A switch continuing a statement after ";" ("no more Friday deploys; we ship on Tuesdays
             # instead.") is part of it.
             continues = joins is not None and joins is found[-1] and self.lexicon.is_switch(sentence)
+            # "Actually, I know Kotlin well by now. Skip the basics instead.": a correction spanning the
+            # turn's sentences is one statement quoting them all.
+            spanned = "" if found else self._correction_span(turn.user_text, sentences[:n], sentence)
+            if spanned:
+                sentence, source = spanned, [SourceOut(turn_id=turn.id, role="user", quote=spanned)]
             if self.lexicon.statement_in_turn(turn.user_text, sentence) or (
                 continues and self.lexicon.passes_gates(sentence)
             ):
@@ -119,6 +130,8 @@ class RulesExtractor:
                 )
                 if same is None and joins is not None and joins.kind == kind and joins is found[-1]:
                     same = joins  # "stop sending whole files; from now on just send the diff": one statement
+                if same is None and self._continues(found, kind, subject, sentence):
+                    same = found[-1]  # "… all integration tests to Testcontainers. No more shared … for tests."
                 if same is not None and _fits(same, sentence):  # one turn, one subject: one statement quoting each
                     merged = same.model_copy(
                         update={"content": f"{same.content} {sentence}", "sources": [*same.sources, *source]}
@@ -140,6 +153,61 @@ class RulesExtractor:
                     CandidateOut(kind="discussion_context", content=sentence, subject="discussion", sources=source)
                 )
         return found
+
+    def _ratify(self, turn: Turn, before: str, sentence: str, found: list[CandidateOut]) -> None:
+        """Make `before` (the sentence just before the ratification `sentence` in `turn`) a project
+        decision quoting both: the statement it already formed, or a new one when it passes the gates
+        on its own words ("Config values … are kept in AWS Parameter Store. That's the team standard.")."""
+        source = SourceOut(turn_id=turn.id, role="user", quote=sentence)
+        last = found[-1] if found and found[-1].sources[-1].quote == before else None
+        if last is not None and last.kind != "discussion_context":
+            if _fits(last, sentence):
+                found[-1] = last.model_copy(
+                    update={
+                        "kind": "project_decision",
+                        "content": f"{last.content} {sentence}",
+                        "sources": [*last.sources, source],
+                    }
+                )
+            return
+        if not self.lexicon.anchor_tokens(before) or not self.lexicon.passes_gates(before):
+            return
+        if last is not None:
+            found.pop()  # a comparison the group then settled is no longer a discussion
+        subject = self.lexicon.subject_of(before)
+        found.append(
+            CandidateOut(
+                kind="project_decision",
+                content=f"{before} {sentence}",
+                subject=subject.key if subject else "",
+                sources=[SourceOut(turn_id=turn.id, role="user", quote=before), source],
+            )
+        )
+
+    def _correction_span(self, turn_text: str, before: list[str], sentence: str) -> str:
+        """The text from the turn's first sentence through `sentence` when a correction marker spans
+        them and no single one of them is a correction ("Actually, … . … instead."), the sentences
+        before it formed nothing, and the span passes the gates; else ""."""
+        if not before or any(self.lexicon.is_correction(s) for s in (*before, sentence)):
+            return ""
+        start = turn_text.find(before[0])
+        span = turn_text[start : turn_text.find(sentence, start) + len(sentence)]
+        if len(span) > MAX_CONTENT_CHARS or not self.lexicon.is_correction(span):
+            return ""
+        return span if self.lexicon.passes_gates(span) else ""
+
+    def _continues(self, found: list[CandidateOut], kind: str, subject: Subject | None, sentence: str) -> bool:
+        """A statement of the same kind right after another in its turn, with no subject of either,
+        naming a thing the other names, is part of it (one rule said in two sentences)."""
+        if not found or subject is not None:
+            return False
+        last = found[-1]
+        return (
+            last.kind == kind
+            and kind != "discussion_context"
+            and not last.subject
+            and bool(_names(self.lexicon.anchor_tokens(last.content)) & _names(self.lexicon.anchor_tokens(sentence)))
+        )
 
     def _extends(self, sentence: str, statement: CandidateOut) -> bool:
         return (
@@ -167,16 +235,22 @@ class RulesExtractor:
             or self.lexicon.opens_correction(turn.user_text, sentence)
         ):
             return kind, None
-        words = self.lexicon.anchor_tokens(sentence)
+        words = _stems(self.lexicon.anchor_tokens(sentence))
         statements = [c for c in earlier() if c.kind != "discussion_context"]
-        sharing = [c for c in statements if words & self.lexicon.anchor_tokens(c.content)]
-        if sharing:
-            return (kind if subject is not None else sharing[-1].kind), None
+        sharing = [c for c in statements if words & _stems(self.lexicon.anchor_tokens(c.content))]
+        if sharing:  # a subject's kind is its usual one; what the correction corrects knows better
+            same = subject is None or sharing[-1].subject == subject.key
+            return (sharing[-1].kind if same else kind), None
         just_before = [c for c in statements if previous is not None and c.sources[-1].turn_id == previous.id]
         if just_before and self.lexicon.is_correction(sentence):
             return (kind if subject is not None else just_before[-1].kind), just_before[-1]
-        # Only a correction needs something in view to correct.
-        return (kind, None) if self.lexicon.explicit_beyond_correction(sentence) else None
+        # Only a correction needs something in view to correct; one that names what it switches
+        # ("之前说用 MySQL，现在改成 PostgreSQL。") states the new rule on its own.
+        if self.lexicon.explicit_beyond_correction(sentence) or (
+            self.lexicon.is_switch(self.lexicon.without_corrections(sentence)) and names_a_thing(sentence)
+        ):
+            return kind, None
+        return None
 
     def _confirmation(self, turn: Turn, previous: Turn | None) -> CandidateOut | None:
         if previous is None or not previous.assistant_text:
@@ -225,10 +299,13 @@ class RulesExtractor:
             if candidate.subject and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
                 latest[(candidate.kind.value, candidate.subject)] = candidate
         replaced = self._switched_in_batch(request.candidates)
+        for candidate in request.candidates:  # the latest statement of a subject replaces the earlier ones
+            key = (candidate.kind.value, candidate.subject)
+            if key in latest and latest[key].id != candidate.id:
+                replaced.setdefault(candidate.id, latest[key].id)
         taken: set[int] = set()
         for candidate in request.candidates:
-            key = (candidate.kind.value, candidate.subject)
-            if (key in latest and latest[key].id != candidate.id) or candidate.id in replaced:
+            if candidate.id in replaced:
                 operations.append(OperationOut(op="reject", candidate_ids=[candidate.id]))
                 continue
             earlier = [c.content for c in request.candidates if replaced.get(c.id) == candidate.id]
@@ -244,11 +321,11 @@ class RulesExtractor:
             return OperationOut(op="reject", candidate_ids=[candidate.id])
         subject = self._subject(candidate)
         title, aliases, keywords = self._metadata(candidate, subject)
-        if replaces:  # a switch replacing an earlier statement of this batch keeps the words it was found by
+        if replaces:  # replacing earlier statements of this batch, it keeps the words they were found by
             old_words = sorted(
                 {w for text in replaces for w in self.lexicon.anchor_tokens(text)}, key=lambda w: (-len(w), w)
             )
-            keywords = _bounded([*self._kept_words(old_words, candidate.content), *keywords])
+            keywords = _bounded([*self._topic(old_words, replaces, candidate.content), *keywords])
         target = None
         if candidate.subject:
             target = next((r for r in same_kind if candidate.subject in r.subjects), None)
@@ -267,7 +344,8 @@ class RulesExtractor:
         # What it replaces was found by these words: the replacement keeps them ("状态管理" stays findable).
         # The replacement's own words are in its content (indexed as content terms); what only the
         # metadata can keep findable is the replaced memory's topic: it goes first.
-        keywords = _bounded([*self._kept_words(list(target.item.keywords), candidate.content), *keywords])
+        topic = self._topic(list(target.item.keywords), [target.item.content], candidate.content)
+        keywords = _bounded([*topic, *keywords])
         return OperationOut(
             op="revise" if candidate.kind is MemoryKind.DISCUSSION_CONTEXT else "supersede",
             candidate_ids=[candidate.id],
@@ -285,10 +363,16 @@ class RulesExtractor:
         for n, later in enumerate(candidates):
             if later.kind is MemoryKind.DISCUSSION_CONTEXT or not self._replaces(later.content):
                 continue
+            # Within one turn a switch continues the statement before it ("… moving all integration
+            # tests to Testcontainers. No more shared staging database for tests."); only a correction
+            # replaces what the same turn said.
+            correction = self.lexicon.is_correction(later.content)
             replaced.update(
                 (earlier.id, later.id)
                 for earlier in candidates[:n]
-                if earlier.kind is later.kind and self._shares_name(later.content, earlier.content)
+                if earlier.kind is later.kind
+                and self._shares_name(later.content, earlier.content)
+                and (correction or not _same_turn(earlier, later))
             )
         return replaced
 
@@ -311,13 +395,25 @@ class RulesExtractor:
             return True
         return bool(_names(new_words) & _names(old_words))
 
-    def _kept_words(self, old_keywords: list[str], content: str) -> list[str]:
-        """The words of a replaced memory its replacement keeps: its topic words ("状态管理" stays
-        findable), not the names and values it retired ("mysql" after "we switched to PostgreSQL",
-        "weeks" after "a monthly release cut instead") — a Latin word or number the new statement does
-        not use itself."""
-        names = _names(self.lexicon.anchor_tokens(content))
-        return [w for w in old_keywords if not w.isascii() or stem(fold(w)) in names or not _is_name(w)]
+    def _topic(self, old_keywords: list[str], old_contents: list[str], content: str) -> list[str]:
+        """What replaced statements were about, which their replacement `content` keeps findable:
+        their keywords and thesaurus concepts ("状态管理" stays findable; a retired tool names its
+        topic by its broader concept: "Redux" → 状态管理) — not the values they retired: a Latin name
+        or number the new statement does not use ("mysql" after "we switched to PostgreSQL", "weeks"
+        after "a monthly release cut instead"), or the Chinese word a verb of adopting took that the
+        new statement does not say ("中文" in "注释用中文写" after "注释一律写英文")."""
+        new_words = self.lexicon.anchor_tokens(content)
+        names = _names(new_words)
+        retired_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))} - names
+        retired_cjk = {v for old in old_contents for v in self.lexicon.adopted_values(old)} - new_words
+        kept = [
+            w
+            for w in old_keywords
+            if (w not in retired_cjk if not w.isascii() else stem(fold(w)) in names or not _is_name(w))
+        ]
+        concepts = [k for old in old_contents for k in thesaurus_keys(old, retired=retired_names | retired_cjk)]
+        # The concepts first: the keywords are bounded, and a replaced memory's bigrams are many.
+        return [*broader_concepts(retired_names), *concepts, *kept]
 
     def _subject(self, candidate: Candidate) -> Subject | None:
         return next((s for s in self.lexicon.subjects if s.key == candidate.subject), None)
@@ -334,6 +430,15 @@ class RulesExtractor:
             aliases = [label_zh, label_en]
             keywords = words or [label_en]
         return title, _bounded(aliases), _bounded(keywords)
+
+
+def _stems(tokens: frozenset[str]) -> set[str]:
+    """Content words with English words by stem ("releases" and "release" are one word)."""
+    return {stem(t) if t.isascii() else t for t in tokens}
+
+
+def _same_turn(earlier: Candidate, later: Candidate) -> bool:
+    return bool({s.turn_id for s in earlier.sources} & {s.turn_id for s in later.sources})
 
 
 def _names(tokens: frozenset[str]) -> set[str]:

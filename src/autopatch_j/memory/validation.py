@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from autopatch_j.llm.contracts import CandidateOut, ExtractionOutput
 from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.errors import ExtractionRejected
-from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.lexicon import Lexicon, split_sentences
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
 
 MAX_COMPACTION_CHARS = 4_000
@@ -164,6 +164,8 @@ def _semantic_reason(
             return None
         if _confirmed_proposal(raw, src, turn, sources, request, lexicon):
             return None
+        if _ratified_statement(raw, src, turn, sources, lexicon):
+            return None
     return "no explicit user statement or confirmed proposal supports it"
 
 
@@ -213,6 +215,32 @@ def _confirmed_proposal(
         and (lexicon.is_confirmation(sentence) or lexicon.is_echo_confirmation(sentence, proposal.quote))
         for proposal in sources
     )
+
+
+def _ratified_statement(
+    raw: CandidateOut, src: Source, turn: Turn, sources: tuple[Source, ...], lexicon: Lexicon
+) -> bool:
+    """A group's ratification ("… Team decision.", "…。组里都同意了。") supports the project decision
+    stated by the sentence just before it in the same turn, when the quote takes in that sentence or
+    another quote of the candidate is that sentence, and it passes the gates and anchors the content."""
+    if raw.kind != MemoryKind.PROJECT_DECISION.value:
+        return False
+    sentences = split_sentences(enclosing_sentence(turn.user_text, src.quote))
+    if not sentences or not lexicon.is_ratification(sentences[-1]):
+        return False
+    if len(sentences) > 1:
+        stated = [sentences[-2]]
+    else:
+        before = turn.user_text[: max(turn.user_text.find(sentences[0]), 0)].rstrip()
+        stated = [
+            other.quote
+            for other in sources
+            if other.role is SourceRole.USER
+            and other.turn_id == turn.id
+            and other.quote.strip()
+            and before.endswith(other.quote.strip())
+        ]
+    return any(lexicon.passes_gates(quote) and lexicon.anchored(raw.content, quote) for quote in stated)
 
 
 def _suppressed(src: Source, request: ExtractionRequest) -> bool:

@@ -130,6 +130,7 @@ class _Equivalents:
     cjk_lengths: tuple[int, ...]  # the lengths of the CJK members, longest first
     groups: tuple[tuple[str, ...], ...]  # what each entry adds: a group's members, or a broader concept
     not_triggers: frozenset[str]  # words whose stem collides with a member's but mean something else
+    first_broader: int  # entries from this index on are `broader` entries
 
 
 @functools.cache
@@ -158,6 +159,7 @@ def _equivalents() -> _Equivalents:
         cjk_lengths=tuple(sorted({len(k) for k in cjk}, reverse=True)),
         groups=groups,
         not_triggers=frozenset(normalize(word) for word in raw.get("not_triggers", ())),
+        first_broader=len(raw["groups"]),
     )
 
 
@@ -172,6 +174,38 @@ def equivalents(words: Iterable[str], cjk_runs: Iterable[str]) -> list[str]:
         for size in table.cjk_lengths:
             for start in range(len(run) - size + 1):
                 found.extend(table.cjk.get(run[start : start + size], ()))
+    return [member for n in dict.fromkeys(found) for member in table.groups[n]]
+
+
+def thesaurus_keys(text: str, *, retired: set[str]) -> list[str]:
+    """The thesaurus members `text` is found by, leaving out what its `retired` words (Latin stems,
+    CJK words) trigger: Latin words by stem, CJK members inside the runs with the retired words cut
+    out."""
+    latin: list[str] = []
+    runs: list[str] = []
+    for match in _TOKEN.finditer(normalize(text)):
+        token = match.group()
+        if match.group("cjk") is None:
+            if len(token) >= 2 and stem(token) not in retired:
+                latin.append(token)
+        else:
+            for word in retired:
+                token = token.replace(word, " ")
+            runs.extend(token.split())
+    return equivalents(latin, runs)
+
+
+def broader_concepts(words: Iterable[str]) -> list[str]:
+    """The broader concepts of the Latin words (by stem) the thesaurus knows ("redux" → 状态管理,
+    state): what a rule naming them is about, whichever tool it names."""
+    table = _equivalents()
+    found = [
+        n
+        for word in words
+        if word not in table.not_triggers
+        for n in table.latin.get(stem(word), ())
+        if n >= table.first_broader
+    ]
     return [member for n in dict.fromkeys(found) for member in table.groups[n]]
 
 
