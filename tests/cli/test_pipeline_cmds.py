@@ -266,3 +266,28 @@ def test_a_ratification_and_a_chinese_correction_offline(cli: CliRunner, tmp_pat
     assert [hit["title"] for hit in cli("memory", "search", "提交信息", "--json").json()]
     assert cli("memory", "search", "中文", "--json").json() == []
     assert cli("memory", "search", "graphql", "--json").json() == []
+
+
+def test_a_switch_naming_both_sides_and_an_enforced_rule_offline(cli: CliRunner, tmp_path: Path) -> None:
+    """Issue 11, ninth round: "支付服务从 Celery 迁到 Dramatiq。" is a decision; a rule followed by its
+    enforcement ("Reviewers, block the PR otherwise.") is one decision quoting both; a yes/no musing
+    that asks for pros and cons weighs no alternatives and forms nothing."""
+    talk = tmp_path / "talk.jsonl"
+    lines = [
+        {"user": "支付服务从 Celery 迁到 Dramatiq。", "assistant": "好的。"},
+        {
+            "user": "Every schema change comes with a migration test. Reviewers, block the PR otherwise.",
+            "assistant": "OK.",
+        },
+        {"user": "要不要上 Kubernetes，我拿不准，帮我分析下利弊。", "assistant": "好处是……"},
+    ]
+    talk.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    assert cli("memory", "ingest", str(talk)).code == 0
+    assert cli("memory", "drain").code == 0
+    listed = cli("memory", "list", "--json").json()
+    assert sorted((item["kind"], item["content"]) for item in listed) == [
+        ("project_decision", "Every schema change comes with a migration test. Reviewers, block the PR otherwise."),
+        ("project_decision", "支付服务从 Celery 迁到 Dramatiq。"),
+    ]
+    assert [hit["title"] for hit in cli("memory", "search", "dramatiq", "--json").json()]
+    assert cli("memory", "search", "kubernetes", "--json").json() == []

@@ -335,7 +335,7 @@ D || 我们在讨论 REST 和 GraphQL 哪个更适合。
 D || We're debating whether to use Kafka or RabbitMQ.
 D || We're torn between Flask and FastAPI for the API layer.
 D || I'm comparing Postgres and MySQL for this service.
-DD || Option A is a monolith, option B is microservices; which fits better?
+D || Option A is a monolith, option B is microservices; which fits better?
 D || 方案一是单体，方案二是微服务，各有优缺点。
 - || 把这个选项关掉。
 - || 在两个函数之间加一行日志。

@@ -256,6 +256,12 @@ def test_enclosing_sentence() -> None:
     text = "第一句。这次先这样，以后再说！最后"
     assert enclosing_sentence(text, "以后再说") == "这次先这样，以后再说！"
     assert enclosing_sentence("One. Two three. Four", "three") == "Two three."
+    # A quote that ends its own sentence is not widened into the next one (issue 11, eighth round).
+    assert (
+        enclosing_sentence("别老给我贴免责声明了，烦。能不能直接说？", "别老给我贴免责声明了，烦。")
+        == "别老给我贴免责声明了，烦。"
+    )
+    assert enclosing_sentence("Use ruff. Should we?", "Use ruff.") == "Use ruff."
 
 
 def test_confirmation_needs_the_turn_right_before_even_inside_a_gapped_batch() -> None:

@@ -12,7 +12,8 @@ consolidator deduplicates by. Chinese entries match as substrings, English entri
 boundaries (a spec with `"inflect": true` also in the regular forms of each entry's head word),
 `patterns` are regular expressions; all on NFKC-casefolded text. Versions 5–7 add corrections and
 restatements, scope extensions, echo confirmations and the kind rule's later steps; version 8
-ratifications after the fact, assent that commits or approves, and where a rule's value stands
+ratifications after the fact, assent that commits or approves, and where a rule's value stands;
+version 9 enforcement as ratification, switches naming both sides and yes/no musings
 (docs/pipeline.md).
 """
 
@@ -208,6 +209,7 @@ class Lexicon:
     ratifications: PhraseSet
     project_hints: PhraseSet
     adopted: PhraseSet
+    alternatives: PhraseSet
     anchor_blanks: PhraseSet
     anchor_stopwords: frozenset[str]
     subjects: tuple[Subject, ...]
@@ -305,7 +307,12 @@ class Lexicon:
         return len(words) <= self.slack_words and chars <= self.slack_chars and len(words) + chars > 0
 
     def is_discussion(self, text: str) -> bool:
-        return self.discussion_markers.search(fold(text))
+        """Weighs options: a comparison marker, unless it is a yes/no musing ("monorepo 值不值得折腾，…
+        分析下利弊", "纠结要不要加一层 GraphQL") that names no alternatives."""
+        folded = fold(text)
+        if not self.discussion_markers.search(folded):
+            return False
+        return not (_A_NOT_A.search(folded) and not self.alternatives.search(folded))
 
     def supports_statement(self, text: str) -> bool:
         """A user quote that can carry a preference or decision on its own words."""

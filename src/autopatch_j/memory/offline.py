@@ -104,6 +104,19 @@ class RulesExtractor:
             joins, clause_of = clause_of, None
             if not self.lexicon.anchor_tokens(sentence):
                 continue  # nothing but speech acts ("Sure, do that from now on."): no content to keep
+            if (
+                joins is not None
+                and joins is found[-1]
+                and joins.kind == "discussion_context"
+                and not self.lexicon.statement_in_turn(turn.user_text, sentence)
+                and _fits(joins, sentence)
+            ):
+                # "我在权衡缓存层：Redis …；Caffeine …": a comparison goes on past its semicolon
+                found[-1] = joins.model_copy(
+                    update={"content": f"{joins.content} {sentence}", "sources": [*joins.sources, *source]}
+                )
+                clause_of = found[-1] if sentence.endswith((";", "；")) else None
+                continue
             if found and found[-1].kind != "discussion_context" and self._extends(sentence, found[-1]):
                 # "… in every reply. That goes for all your answers.": one statement quoting both
                 found[-1] = found[-1].model_copy(
@@ -152,6 +165,7 @@ class RulesExtractor:
                 found.append(
                     CandidateOut(kind="discussion_context", content=sentence, subject="discussion", sources=source)
                 )
+                clause_of = found[-1] if sentence.endswith((";", "；")) else None
         return found
 
     def _ratify(self, turn: Turn, before: str, sentence: str, found: list[CandidateOut]) -> None:

@@ -76,7 +76,8 @@ def enclosing_sentence(text: str, quote: str) -> str:
     left = 0
     for match in _SENTENCE_END.finditer(text, 0, start):
         left = match.end()
-    right_match = _SENTENCE_END.search(text, end)
+    # A quote that ends its sentence ("…了，烦。") ends there, not at the end of the next sentence.
+    right_match = _SENTENCE_END.search(text, max(end - 1, start))
     right = right_match.end() if right_match else len(text)
     return text[left:right].strip()
 
