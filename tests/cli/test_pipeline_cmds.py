@@ -291,3 +291,23 @@ def test_a_switch_naming_both_sides_and_an_enforced_rule_offline(cli: CliRunner,
     ]
     assert [hit["title"] for hit in cli("memory", "search", "dramatiq", "--json").json()]
     assert cli("memory", "search", "kubernetes", "--json").json() == []
+
+
+def test_a_personal_ratification_and_a_withdrawn_decision_offline(cli: CliRunner, tmp_path: Path) -> None:
+    """Issue 11, tenth round: "… That's how I like it, always." makes the sentence before it one
+    preference quoting both; "Poetry 那个决定撤回了，team 最后 pick 了 uv。" supersedes the Poetry rule."""
+    talk = tmp_path / "talk.jsonl"
+    lines = [
+        {"user": "keep replies short and skip the pleasantries. That's how I like it, always.", "assistant": "OK."},
+        {"user": "我们的包管理用 Poetry。", "assistant": "好的。"},
+        {"user": "Poetry 那个决定撤回了，team 最后 pick 了 uv。", "assistant": "好，改用 uv。"},
+    ]
+    talk.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    assert cli("memory", "ingest", str(talk)).code == 0
+    assert cli("memory", "drain").code == 0
+    listed = cli("memory", "list", "--json").json()
+    assert sorted((item["kind"], item["content"]) for item in listed) == [
+        ("project_decision", "Poetry 那个决定撤回了，team 最后 pick 了 uv。"),
+        ("user_preference", "keep replies short and skip the pleasantries. That's how I like it, always."),
+    ]
+    assert [hit["title"] for hit in cli("memory", "search", "pleasantries", "--json").json()]

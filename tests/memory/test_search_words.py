@@ -182,6 +182,15 @@ def test_a_sentence_of_a_query_needs_three_quarters_of_its_terms(manager: Memory
     assert titles(manager, "data layer queries string concatenation pooling") == ["Data access"]  # 5 of 6
 
 
+def test_a_chinese_count_in_the_query_must_match(manager: MemoryManager) -> None:
+    """Issue 11, tenth round: "两个空格" shares 个空 and 空格 with "四个空格", but the count is what it
+    asks about; a word-order variant without a count still needs only half its bigrams."""
+    add_item(manager, kind=DECISION, title="缩进", content="我们用四个空格缩进")
+    assert titles(manager, "两个空格") == []
+    assert titles(manager, "四个空格") == ["缩进"]
+    assert titles(manager, "空格缩进") == ["缩进"]
+
+
 @pytest.mark.parametrize(
     "query",
     [

@@ -13,8 +13,8 @@ boundaries (a spec with `"inflect": true` also in the regular forms of each entr
 `patterns` are regular expressions; all on NFKC-casefolded text. Versions 5–7 add corrections and
 restatements, scope extensions, echo confirmations and the kind rule's later steps; version 8
 ratifications after the fact, assent that commits or approves, and where a rule's value stands;
-version 9 enforcement as ratification, switches naming both sides and yes/no musings
-(docs/pipeline.md).
+version 9 enforcement as ratification, switches naming both sides and yes/no musings; version 10
+standing markers at the end, personal ratifications, recall and tag questions (docs/pipeline.md).
 """
 
 from __future__ import annotations
@@ -210,6 +210,9 @@ class Lexicon:
     project_hints: PhraseSet
     adopted: PhraseSet
     alternatives: PhraseSet
+    personal_ratifications: PhraseSet
+    recall_questions: PhraseSet
+    tag_questions: PhraseSet
     anchor_blanks: PhraseSet
     anchor_stopwords: frozenset[str]
     subjects: tuple[Subject, ...]
@@ -276,6 +279,7 @@ class Lexicon:
         folded = fold(text).strip()
         if self.requests.search(folded):
             return False  # "Could you keep explanations short from now on?" asks for a standing rule
+        folded = self.tag_questions.blank(folded).strip()  # "Do that for me going forward, yeah?" asks nothing
         if _QUESTION_END.search(folded) or self.undecided.search(folded):
             return True
         # Weighing options is undecided, unless the weighing is what is asked for ("…先列 trade-offs").
@@ -310,8 +314,8 @@ class Lexicon:
         """Weighs options: a comparison marker, unless it is a yes/no musing ("monorepo 值不值得折腾，…
         分析下利弊", "纠结要不要加一层 GraphQL") that names no alternatives."""
         folded = fold(text)
-        if not self.discussion_markers.search(folded):
-            return False
+        if not self.discussion_markers.search(folded) or self.recall_questions.search(folded):
+            return False  # "What did we conclude about sessions vs JWT?" recalls; it weighs nothing
         return not (_A_NOT_A.search(folded) and not self.alternatives.search(folded))
 
     def supports_statement(self, text: str) -> bool:
@@ -454,10 +458,17 @@ class Lexicon:
         found = (_CJK_RUN.match(folded, m.end()) for m in regex.finditer(folded))
         return {run.group()[:2] for run in found if run and len(run.group()) >= 2}
 
+    def ratified_kind(self, text: str) -> str | None:
+        """The kind a sentence that only ratifies the one before it gives that one: a group settled it
+        ("Team decision.", "That's the team standard.", "组里都同意了。") — a project decision; the user
+        owns it ("That's how I like it, always.", "这是我的习惯。") — a preference; else None."""
+        folded = fold(text).strip()
+        if self.ratifications.search(folded):
+            return "project_decision"
+        return "user_preference" if self.personal_ratifications.search(folded) else None
+
     def is_ratification(self, text: str) -> bool:
-        """Says only that a group settled what was said just before it ("Team decision.", "That's the
-        team standard.", "组里都同意了。"): it makes the sentence before it a project decision."""
-        return self.ratifications.search(fold(text).strip())
+        return self.ratified_kind(text) is not None
 
     def is_extension(self, text: str) -> bool:
         """Extends the statement before it instead of making a new one ("That applies to every answer.",

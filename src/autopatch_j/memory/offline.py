@@ -93,11 +93,12 @@ class RulesExtractor:
         sentences = split_sentences(turn.user_text)
         for n, sentence in enumerate(sentences):
             source = [SourceOut(turn_id=turn.id, role="user", quote=sentence)]
-            if self.lexicon.is_ratification(sentence):
-                # "… Team decision.", "…。组里都同意了。": the sentence before it is a project decision;
-                # on its own (nothing before it in the turn) it states nothing.
+            ratified = self.lexicon.ratified_kind(sentence)
+            if ratified is not None:
+                # "… Team decision.", "…。组里都同意了。", "… That's how I like it.": the sentence before
+                # it is a statement of that kind; on its own (nothing before it in the turn) it states nothing.
                 if n:
-                    self._ratify(turn, sentences[n - 1], sentence, found)
+                    self._ratify(turn, sentences[n - 1], sentence, ratified, found)
                 clause_of = None
                 continue
             subject = self.lexicon.subject_of(sentence)
@@ -168,17 +169,17 @@ class RulesExtractor:
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
         return found
 
-    def _ratify(self, turn: Turn, before: str, sentence: str, found: list[CandidateOut]) -> None:
-        """Make `before` (the sentence just before the ratification `sentence` in `turn`) a project
-        decision quoting both: the statement it already formed, or a new one when it passes the gates
-        on its own words ("Config values … are kept in AWS Parameter Store. That's the team standard.")."""
+    def _ratify(self, turn: Turn, before: str, sentence: str, kind: str, found: list[CandidateOut]) -> None:
+        """Make `before` (the sentence just before the ratification `sentence` in `turn`) a statement of
+        `kind` quoting both: the statement it already formed, or a new one when it passes the gates on
+        its own words ("Config values … are kept in AWS Parameter Store. That's the team standard.")."""
         source = SourceOut(turn_id=turn.id, role="user", quote=sentence)
         last = found[-1] if found and found[-1].sources[-1].quote == before else None
         if last is not None and last.kind != "discussion_context":
             if _fits(last, sentence):
                 found[-1] = last.model_copy(
                     update={
-                        "kind": "project_decision",
+                        "kind": kind,
                         "content": f"{last.content} {sentence}",
                         "sources": [*last.sources, source],
                     }
@@ -191,7 +192,7 @@ class RulesExtractor:
         subject = self.lexicon.subject_of(before)
         found.append(
             CandidateOut(
-                kind="project_decision",
+                kind=kind,  # type: ignore[arg-type]
                 content=f"{before} {sentence}",
                 subject=subject.key if subject else "",
                 sources=[SourceOut(turn_id=turn.id, role="user", quote=before), source],

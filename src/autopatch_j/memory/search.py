@@ -180,7 +180,9 @@ matches(item_id, n, meta) AS (
     WHERE k.dense
 ),
 scored(item_id, matched, in_meta) AS (
-    SELECT item_id, count(DISTINCT n), sum(meta) FROM matches GROUP BY item_id HAVING count(DISTINCT n) >= :min_match
+    SELECT item_id, count(DISTINCT n), sum(meta) FROM matches GROUP BY item_id
+    HAVING count(DISTINCT n) >= :min_match
+    AND count(DISTINCT CASE WHEN n IN (SELECT value FROM json_each(:counts)) THEN n END) = json_array_length(:counts)
 ),
 hits(item_id, rank) AS (SELECT item_id, -(matched * 16 + in_meta) FROM scored)"""
 # rank: distinct terms matched, then terms in the metadata (≤ 8 terms, so in_meta < 16); the shared
@@ -308,6 +310,7 @@ def search_in_tx(
             params.update(
                 keys=json.dumps(term_keys(terms), ensure_ascii=False),
                 min_match=min_match,
+                counts=json.dumps([n for n, t in enumerate(terms) if t.value]),  # every count must match
                 drivers=len(terms) - min_match + 1,
                 cap=WORDS_CANDIDATES,
                 scan_max=WORDS_SCAN_MAX,

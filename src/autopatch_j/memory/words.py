@@ -91,6 +91,8 @@ _STOPWORDS = frozenset(
         "your",
     }
 )
+# A Chinese count: a numeral and a measure word ("两个空格" is not "四个空格", though they share 个空 and 空格).
+_COUNT = re.compile("[一二两三四五六七八九十百千万][个只条次项位台份种遍行层秒天周年]")
 _EXACT_END = "\x01"  # no stored key contains a control character, so [k, k + "\x01") holds k alone
 
 
@@ -102,6 +104,7 @@ class QueryTerm:
     text: str
     key: str
     ranges: tuple[tuple[str, str], ...]
+    value: bool = False  # a count ("两个", "三次"): a query naming one matches only what names it too
 
 
 def fold(text: str) -> str:
@@ -266,7 +269,7 @@ def query_terms(query: str) -> tuple[list[QueryTerm], int]:
             singles.append(token)
         else:
             for bigram in [token] if len(token) == 2 else [token[i : i + 2] for i in range(len(token) - 1)]:
-                found.setdefault(bigram, QueryTerm(bigram, bigram, (_prefix(bigram),)))
+                found.setdefault(bigram, QueryTerm(bigram, bigram, (_prefix(bigram),), bool(_COUNT.fullmatch(bigram))))
     if not found and len(singles) == 1:
         found[singles[0]] = QueryTerm(singles[0], singles[0], (_prefix(singles[0]),))
     terms = list(found.values())
