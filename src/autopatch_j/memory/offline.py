@@ -113,16 +113,12 @@ class RulesExtractor:
                 and _fits(joins, sentence)
             ):
                 # "我在权衡缓存层：Redis …；Caffeine …": a comparison goes on past its semicolon
-                found[-1] = joins.model_copy(
-                    update={"content": f"{joins.content} {sentence}", "sources": [*joins.sources, *source]}
-                )
+                found[-1] = _joined(joins, sentence, source)
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
                 continue
             if found and found[-1].kind != "discussion_context" and self._extends(sentence, found[-1]):
                 # "… in every reply. That goes for all your answers.": one statement quoting both
-                found[-1] = found[-1].model_copy(
-                    update={"content": f"{found[-1].content} {sentence}", "sources": [*found[-1].sources, *source]}
-                )
+                found[-1] = _joined(found[-1], sentence, source)
                 continue
             # A switch continuing a statement after ";" ("no more Friday deploys; we ship on Tuesdays
             # instead.") is part of it.
@@ -147,9 +143,7 @@ class RulesExtractor:
                 if same is None and self._continues(found, kind, subject, sentence):
                     same = found[-1]  # "… all integration tests to Testcontainers. No more shared … for tests."
                 if same is not None and _fits(same, sentence):  # one turn, one subject: one statement quoting each
-                    merged = same.model_copy(
-                        update={"content": f"{same.content} {sentence}", "sources": [*same.sources, *source]}
-                    )
+                    merged = _joined(same, sentence, source)
                     found[found.index(same)] = merged
                     clause_of = merged if sentence.endswith((";", "；")) else None
                     continue
@@ -177,13 +171,7 @@ class RulesExtractor:
         last = found[-1] if found and found[-1].sources[-1].quote == before else None
         if last is not None and last.kind != "discussion_context":
             if _fits(last, sentence):
-                found[-1] = last.model_copy(
-                    update={
-                        "kind": kind,
-                        "content": f"{last.content} {sentence}",
-                        "sources": [*last.sources, source],
-                    }
-                )
+                found[-1] = _joined(last, sentence, [source]).model_copy(update={"kind": kind})
             return
         if not self.lexicon.anchor_tokens(before) or not self.lexicon.passes_gates(before):
             return
@@ -421,11 +409,7 @@ class RulesExtractor:
         names = _names(new_words)
         retired_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))} - names
         retired_cjk = {v for old in old_contents for v in self.lexicon.adopted_values(old)} - new_words
-        kept = [
-            w
-            for w in old_keywords
-            if (w not in retired_cjk if not w.isascii() else stem(fold(w)) in names or not _is_name(w))
-        ]
+        kept = [w for w in old_keywords if w not in retired_cjk and (not _is_name(w) or stem(fold(w)) in names)]
         concepts = [k for old in old_contents for k in thesaurus_keys(old, retired=retired_names | retired_cjk)]
         # The concepts first: the keywords are bounded, and a replaced memory's bigrams are many.
         return [*broader_concepts(retired_names), *concepts, *kept]
@@ -445,6 +429,13 @@ class RulesExtractor:
             aliases = [label_zh, label_en]
             keywords = words or [label_en]
         return title, _bounded(aliases), _bounded(keywords)
+
+
+def _joined(candidate: CandidateOut, sentence: str, source: list[SourceOut]) -> CandidateOut:
+    """`candidate` continued by `sentence` of its turn: one statement quoting each."""
+    return candidate.model_copy(
+        update={"content": f"{candidate.content} {sentence}", "sources": [*candidate.sources, *source]}
+    )
 
 
 def _stems(tokens: frozenset[str]) -> set[str]:
