@@ -467,9 +467,6 @@ class Lexicon:
             return "project_decision"
         return "user_preference" if self.personal_ratifications.search(folded) else None
 
-    def is_ratification(self, text: str) -> bool:
-        return self.ratified_kind(text) is not None
-
     def is_extension(self, text: str) -> bool:
         """Extends the statement before it instead of making a new one ("That applies to every answer.",
         "这条也适用于…")."""

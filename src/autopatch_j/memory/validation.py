@@ -222,9 +222,9 @@ def _ratified_statement(
     raw: CandidateOut, src: Source, turn: Turn, sources: tuple[Source, ...], lexicon: Lexicon
 ) -> bool:
     """A ratification supports a statement of its kind ("… Team decision.", "…。组里都同意了。": a
-    project decision; "… That's how I like it.": a preference) made by the sentence just before it in the
-    same turn, when the quote takes in that sentence or
-    another quote of the candidate is that sentence, and it passes the gates and anchors the content."""
+    project decision; "… That's how I like it.": a preference) made by the sentence just before it
+    in the same turn, when the quote takes in that sentence or another quote of the candidate is that
+    sentence, and that sentence passes the gates and anchors the content."""
     sentences = split_sentences(enclosing_sentence(turn.user_text, src.quote))
     if not sentences or lexicon.ratified_kind(sentences[-1]) != raw.kind:
         return False
