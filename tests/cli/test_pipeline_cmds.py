@@ -221,20 +221,29 @@ def test_a_provider_that_rejects_every_batch_as_too_large_ends_in_failed_not_a_l
     assert "failed" not in cli("memory", "status", "--json").json()["jobs"]
 
 
-def test_a_correction_replaces_what_it_corrects_offline(cli: CliRunner, tmp_path: Path) -> None:
-    """Issue 11, fifth round: "更正一下：是 3 秒。" after "以后接口超时统一 30 秒。" leaves one memory quoting
-    both, found by the topic it never repeats; "Scratch that." retires MySQL by name."""
+def _drained(cli: CliRunner, tmp_path: Path, lines: list[dict[str, str]]) -> list[dict[str, str]]:
+    """`memory ingest` a conversation of `lines`, `memory drain`, and what `memory list --json` shows."""
     talk = tmp_path / "talk.jsonl"
-    lines = [
-        {"user": "以后接口超时统一 30 秒。", "assistant": "好的。"},
-        {"user": "更正一下：是 3 秒。", "assistant": "收到，3 秒。"},
-        {"user": "We're going with MySQL for the billing service.", "assistant": "OK."},
-        {"user": "Scratch that. We switched billing to PostgreSQL.", "assistant": "Noted."},
-    ]
     talk.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
     assert cli("memory", "ingest", str(talk)).code == 0
     assert cli("memory", "drain").code == 0
-    listed = cli("memory", "list", "--json").json()
+    listed: list[dict[str, str]] = cli("memory", "list", "--json").json()
+    return listed
+
+
+def test_a_correction_replaces_what_it_corrects_offline(cli: CliRunner, tmp_path: Path) -> None:
+    """Issue 11, fifth round: "更正一下：是 3 秒。" after "以后接口超时统一 30 秒。" leaves one memory quoting
+    both, found by the topic it never repeats; "Scratch that." retires MySQL by name."""
+    listed = _drained(
+        cli,
+        tmp_path,
+        [
+            {"user": "以后接口超时统一 30 秒。", "assistant": "好的。"},
+            {"user": "更正一下：是 3 秒。", "assistant": "收到，3 秒。"},
+            {"user": "We're going with MySQL for the billing service.", "assistant": "OK."},
+            {"user": "Scratch that. We switched billing to PostgreSQL.", "assistant": "Noted."},
+        ],
+    )
     assert sorted(item["content"] for item in listed) == [
         "We switched billing to PostgreSQL.",
         "以后接口超时统一 30 秒。 更正一下：是 3 秒。",
@@ -247,17 +256,16 @@ def test_a_ratification_and_a_chinese_correction_offline(cli: CliRunner, tmp_pat
     """Issue 11, eighth round: "… That's the team standard." makes the sentence before it one decision
     quoting both; a musing in the progressive forms nothing; "我想了想还是改回来吧，…" supersedes the
     rule it reverses and retires the value its verb took (中文), keeping the topic (提交信息)."""
-    talk = tmp_path / "talk.jsonl"
-    lines = [
-        {"user": "Our API errors follow RFC 7807. That's the team standard.", "assistant": "Noted."},
-        {"user": "I'm seriously considering dropping the GraphQL gateway.", "assistant": "Worth measuring first."},
-        {"user": "以后提交信息用中文写。", "assistant": "好的。"},
-        {"user": "我想了想还是改回来吧，提交信息写英文。", "assistant": "好，之后用英文。"},
-    ]
-    talk.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
-    assert cli("memory", "ingest", str(talk)).code == 0
-    assert cli("memory", "drain").code == 0
-    listed = cli("memory", "list", "--json").json()
+    listed = _drained(
+        cli,
+        tmp_path,
+        [
+            {"user": "Our API errors follow RFC 7807. That's the team standard.", "assistant": "Noted."},
+            {"user": "I'm seriously considering dropping the GraphQL gateway.", "assistant": "Worth measuring first."},
+            {"user": "以后提交信息用中文写。", "assistant": "好的。"},
+            {"user": "我想了想还是改回来吧，提交信息写英文。", "assistant": "好，之后用英文。"},
+        ],
+    )
     assert sorted((item["kind"], item["content"]) for item in listed) == [
         ("project_decision", "Our API errors follow RFC 7807. That's the team standard."),
         ("user_preference", "我想了想还是改回来吧，提交信息写英文。"),
@@ -272,19 +280,18 @@ def test_a_switch_naming_both_sides_and_an_enforced_rule_offline(cli: CliRunner,
     """Issue 11, ninth round: "支付服务从 Celery 迁到 Dramatiq。" is a decision; a rule followed by its
     enforcement ("Reviewers, block the PR otherwise.") is one decision quoting both; a yes/no musing
     that asks for pros and cons weighs no alternatives and forms nothing."""
-    talk = tmp_path / "talk.jsonl"
-    lines = [
-        {"user": "支付服务从 Celery 迁到 Dramatiq。", "assistant": "好的。"},
-        {
-            "user": "Every schema change comes with a migration test. Reviewers, block the PR otherwise.",
-            "assistant": "OK.",
-        },
-        {"user": "要不要上 Kubernetes，我拿不准，帮我分析下利弊。", "assistant": "好处是……"},
-    ]
-    talk.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
-    assert cli("memory", "ingest", str(talk)).code == 0
-    assert cli("memory", "drain").code == 0
-    listed = cli("memory", "list", "--json").json()
+    listed = _drained(
+        cli,
+        tmp_path,
+        [
+            {"user": "支付服务从 Celery 迁到 Dramatiq。", "assistant": "好的。"},
+            {
+                "user": "Every schema change comes with a migration test. Reviewers, block the PR otherwise.",
+                "assistant": "OK.",
+            },
+            {"user": "要不要上 Kubernetes，我拿不准，帮我分析下利弊。", "assistant": "好处是……"},
+        ],
+    )
     assert sorted((item["kind"], item["content"]) for item in listed) == [
         ("project_decision", "Every schema change comes with a migration test. Reviewers, block the PR otherwise."),
         ("project_decision", "支付服务从 Celery 迁到 Dramatiq。"),
@@ -296,16 +303,15 @@ def test_a_switch_naming_both_sides_and_an_enforced_rule_offline(cli: CliRunner,
 def test_a_personal_ratification_and_a_withdrawn_decision_offline(cli: CliRunner, tmp_path: Path) -> None:
     """Issue 11, tenth round: "… That's how I like it, always." makes the sentence before it one
     preference quoting both; "Poetry 那个决定撤回了，team 最后 pick 了 uv。" supersedes the Poetry rule."""
-    talk = tmp_path / "talk.jsonl"
-    lines = [
-        {"user": "keep replies short and skip the pleasantries. That's how I like it, always.", "assistant": "OK."},
-        {"user": "我们的包管理用 Poetry。", "assistant": "好的。"},
-        {"user": "Poetry 那个决定撤回了，team 最后 pick 了 uv。", "assistant": "好，改用 uv。"},
-    ]
-    talk.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
-    assert cli("memory", "ingest", str(talk)).code == 0
-    assert cli("memory", "drain").code == 0
-    listed = cli("memory", "list", "--json").json()
+    listed = _drained(
+        cli,
+        tmp_path,
+        [
+            {"user": "keep replies short and skip the pleasantries. That's how I like it, always.", "assistant": "OK."},
+            {"user": "我们的包管理用 Poetry。", "assistant": "好的。"},
+            {"user": "Poetry 那个决定撤回了，team 最后 pick 了 uv。", "assistant": "好，改用 uv。"},
+        ],
+    )
     assert sorted((item["kind"], item["content"]) for item in listed) == [
         ("project_decision", "Poetry 那个决定撤回了，team 最后 pick 了 uv。"),
         ("user_preference", "keep replies short and skip the pleasantries. That's how I like it, always."),
