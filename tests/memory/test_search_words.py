@@ -182,6 +182,17 @@ def test_a_sentence_of_a_query_needs_three_quarters_of_its_terms(manager: Memory
     assert titles(manager, "data layer queries string concatenation pooling") == ["Data access"]  # 5 of 6
 
 
+def test_a_query_that_reads_as_a_sentence_needs_every_word(manager: MemoryManager) -> None:
+    """M-64, issue 11, eleventh round: a query with function words between its words is a question,
+    not a keyword list — it asks about everything it names, so an item missing one of its words is not
+    its answer ("… the before and the after …" is not "show the test before the code"), while the same
+    words typed as keywords still need only three quarters, or half of a few."""
+    add_item(manager, kind=PREF, title="Tests first", content="By default, show me the test before the code")
+    assert titles(manager, "show me the before and the after by default") == []  # 3 of 4, a sentence
+    assert titles(manager, "show me the test before the code by default") == ["Tests first"]  # 5 of 5
+    assert titles(manager, "show before after default") == ["Tests first"]  # 3 of 4 keywords
+
+
 def test_a_chinese_count_in_the_query_must_match(manager: MemoryManager) -> None:
     """Issue 11, tenth round: "两个空格" shares 个空 and 空格 with "四个空格", but the count is what it
     asks about; a word-order variant without a count still needs only half its bigrams."""

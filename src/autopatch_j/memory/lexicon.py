@@ -55,6 +55,18 @@ def split_sentences(text: str) -> list[str]:
     return [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip()]
 
 
+# What a question points back with ("make that the rule", "就这样定下来").
+_ANAPHOR = re.compile(r"\b(?:that|this|it|so)\b|这样|这么|这个|那样")
+_CLAUSE = re.compile(r"[,，.。!！;；:：、—–]+|\s-\s")
+
+
+def _fits_slack(text: str, words: int, chars: int) -> bool:
+    """At most `words` Latin words and `chars` CJK characters, and not empty."""
+    n_words = len(_WORD.findall(text))
+    n_chars = sum(len(run) for run in _CJK_RUN.findall(text))
+    return n_words <= words and n_chars <= chars and n_words + n_chars > 0
+
+
 def names_a_thing(text: str) -> bool:
     """Names a concrete thing (a number, a tool, a library, a day): see `_NAMED`."""
     return bool(_NUMBER.search(text) or _LATIN_IN_CJK.search(text) or _NAMED.search(text))
@@ -183,6 +195,7 @@ class Lexicon:
     confirmations: PhraseSet
     confirmation_fillers: PhraseSet
     confirmation_blockers: PhraseSet
+    fault_negations: PhraseSet
     code_facts: PhraseSet
     preference_hints: PhraseSet
     addressed_hints: PhraseSet
@@ -218,6 +231,8 @@ class Lexicon:
     subjects: tuple[Subject, ...]
     slack_words: int = 0
     slack_chars: int = 0
+    clause_words: int = 0
+    clause_chars: int = 0
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Lexicon:
@@ -250,6 +265,8 @@ class Lexicon:
             version=int(data["version"]),
             slack_words=int(slack.get("latin_words", 0)),
             slack_chars=int(slack.get("cjk_chars", 0)),
+            clause_words=int(slack.get("clause_latin_words", 0)),
+            clause_chars=int(slack.get("clause_cjk_chars", 0)),
             anchor_stopwords=frozenset(fold(w) for w in data.get("anchor_stopwords", [])),
             subjects=subjects,
             **sets,
@@ -295,20 +312,45 @@ class Lexicon:
     def has_proposal_signal(self, text: str) -> bool:
         return self.proposal_signals.search(fold(text))
 
+    def proposals_in(self, assistant_text: str) -> list[str]:
+        """The sentences of an assistant turn that propose something: those with a proposal signal and
+        content, where a question that only points back ("My recommendation: … . Should we make that
+        the rule?", "…。要不要就这样定下来？") stands for the sentence before it."""
+        sentences = split_sentences(assistant_text)
+        found: list[str] = []
+        for n, sentence in enumerate(sentences):
+            if not (self.has_proposal_signal(sentence) and self.anchor_tokens(sentence)):
+                continue
+            if n and self._points_back(sentence) and self.anchor_tokens(sentences[n - 1]):
+                sentence = sentences[n - 1]
+            if sentence not in found:
+                found.append(sentence)
+        return found
+
+    def _points_back(self, sentence: str) -> bool:
+        folded = fold(sentence).strip()
+        return bool(_QUESTION_END.search(folded) and _ANAPHOR.search(folded) and len(self.anchor_tokens(sentence)) <= 2)
+
     def is_confirmation(self, text: str) -> bool:
         """Confirmation phrases and fillers, with at most a word of slack ("同意", "好的，就这么办",
-        "Perfect, let's go that way.") and nothing in that slack that negates or defers."""
+        "Perfect, let's go that way.") or, clause by clause, a word or two of evaluation beside the
+        assent ("Makes sense. Do it.", "挺合适的，用它。", "可以，这样清楚多了。", "没毛病，就这样。"); nothing
+        left that negates, doubts, defers or asks."""
         folded = fold(text)
         if not _LEFTOVER.sub("", folded) or not self.confirmations.search(folded):
             return False
         rest = self.confirmation_fillers.blank(self.confirmations.blank(folded))
         if not _LEFTOVER.sub("", rest):
             return True
-        if self.confirmation_blockers.search(rest):
+        # A fault negated is praise ("没毛病", "no objection"); what is left may not negate or doubt.
+        rest = self.fault_negations.blank(rest)
+        if self.confirmation_blockers.search(rest) or _QUESTION_END.search(folded.strip()):
             return False
-        words = _WORD.findall(rest)
-        chars = sum(len(run) for run in _CJK_RUN.findall(rest))
-        return len(words) <= self.slack_words and chars <= self.slack_chars and len(words) + chars > 0
+        if _fits_slack(rest, self.slack_words, self.slack_chars):
+            return True
+        # An evaluation names no value: "Sure, 200 is fine." after "cap it at 100" proposes another.
+        clauses = [c for c in _CLAUSE.split(rest) if _LEFTOVER.sub("", c)]
+        return not _NUMBER.search(rest) and all(_fits_slack(c, self.clause_words, self.clause_chars) for c in clauses)
 
     def is_discussion(self, text: str) -> bool:
         """Weighs options: a comparison marker, unless it is a yes/no musing ("monorepo 值不值得折腾，…

@@ -258,11 +258,7 @@ class RulesExtractor:
     def _confirmation(self, turn: Turn, previous: Turn | None) -> CandidateOut | None:
         if previous is None or not previous.assistant_text:
             return None
-        proposals = [
-            s
-            for s in split_sentences(previous.assistant_text)
-            if self.lexicon.has_proposal_signal(s) and self.lexicon.anchor_tokens(s)
-        ]
+        proposals = self.lexicon.proposals_in(previous.assistant_text)
         if not proposals:
             return None
         if not self.lexicon.is_confirmation(turn.user_text):
@@ -396,7 +392,9 @@ class RulesExtractor:
         new_words, old_words = self.lexicon.anchor_tokens(new), self.lexicon.anchor_tokens(old)
         if self.lexicon.is_correction(new) and new_words & old_words:
             return True
-        return bool(_names(new_words) & _names(old_words))
+        # A Chinese topic is named by a word of two bigrams or more ("脚本示例" in "脚本示例今后改用 Python").
+        shared_cjk = {w for w in new_words & old_words if not w.isascii()}
+        return bool(_names(new_words) & _names(old_words)) or len(shared_cjk) >= 2
 
     def _topic(self, old_keywords: list[str], old_contents: list[str], content: str) -> list[str]:
         """What replaced statements were about, which their replacement `content` keeps findable:
@@ -407,10 +405,14 @@ class RulesExtractor:
         new statement does not say ("中文" in "注释用中文写" after "注释一律写英文")."""
         new_words = self.lexicon.anchor_tokens(content)
         names = _names(new_words)
-        retired_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))} - names
+        old_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))}
+        # A sort of value is retired only by a new value of that sort: "打错了，应该是 2 小时" retires the
+        # number 24, not the "JWT" its topic is named by.
+        retired_names = {n for n in old_names - names if any(_same_sort(n, m) for m in names - old_names)}
         retired_cjk = {v for old in old_contents for v in self.lexicon.adopted_values(old)} - new_words
-        kept = [w for w in old_keywords if w not in retired_cjk and (not _is_name(w) or stem(fold(w)) in names)]
-        concepts = [k for old in old_contents for k in thesaurus_keys(old, retired=retired_names | retired_cjk)]
+        retired = retired_names | retired_cjk
+        kept = [w for w in old_keywords if w not in retired and not (_is_name(w) and stem(fold(w)) in retired_names)]
+        concepts = [k for old in old_contents for k in thesaurus_keys(old, retired=retired)]
         # The concepts first: the keywords are bounded, and a replaced memory's bigrams are many.
         return [*broader_concepts(retired_names), *concepts, *kept]
 
@@ -451,6 +453,11 @@ def _names(tokens: frozenset[str]) -> set[str]:
     """The things a statement names, by English stem ("files" and "file" are one name): Latin words
     of at least three letters, and numbers ("90% 太激进了，…改成 80%" names the 90 it replaces)."""
     return {stem(t) for t in tokens if t.isascii() and (len(t) >= 3 or t.isdigit())}
+
+
+def _same_sort(a: str, b: str) -> bool:
+    """Two names of one sort: both numbers, or both words."""
+    return a.isdigit() == b.isdigit()
 
 
 def _is_name(keyword: str) -> bool:

@@ -31,7 +31,7 @@ from typing import Literal
 
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import GRAM, KEY_MARK, MAX_QUERY_CHARS, grams, normalize, prefix_end
-from autopatch_j.memory.words import QueryTerm, query_terms, required_terms
+from autopatch_j.memory.words import QueryTerm, query_terms, reads_as_sentence, required_terms
 
 MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
@@ -302,7 +302,8 @@ def search_in_tx(
             run(_SUBSTRING_RARE_GRAM_SQL, _substring)
     if len(hits) < limit:
         terms, total = query_terms(query)
-        min_match = required_terms(total)  # half of a lookup's terms, three quarters of a sentence's
+        # half of a few keywords, three quarters of a list, all of a sentence's
+        min_match = required_terms(total, sentence=reads_as_sentence(query))
         if len(terms) == 1:
             params["ranges"] = json.dumps(one_term_ranges(terms[0]), ensure_ascii=False)
             run(_ONE_WORD_SQL, _words_or_content)

@@ -211,7 +211,10 @@ def _confirmed_proposal(
     return any(
         proposal.turn_id == previous.id
         and proposal.role is SourceRole.ASSISTANT
-        and lexicon.has_proposal_signal(proposal.quote)
+        and (
+            lexicon.has_proposal_signal(proposal.quote)
+            or any(proposal.quote.strip() in p for p in lexicon.proposals_in(previous.assistant_text or ""))
+        )
         and lexicon.anchored(raw.content, proposal.quote)
         and (lexicon.is_confirmation(sentence) or lexicon.is_echo_confirmation(sentence, proposal.quote))
         for proposal in sources

@@ -30,6 +30,8 @@ from autopatch_j.memory.terms import CJK_SUFFIX_CHARS, MAX_TERM_CHARS, normalize
 MAX_QUERY_TERMS = 8
 #: A query of this many distinct terms or more is a sentence, not a lookup (`required_terms`).
 SENTENCE_TERMS = 5
+#: A query with this many function words between its words reads as a sentence (`reads_as_sentence`).
+SENTENCE_FUNCTION_WORDS = 2
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(f"(?P<cjk>[{_CJK}]+)|(?P<word>[^\\W_{_CJK}]+)", re.UNICODE)
@@ -276,10 +278,19 @@ def query_terms(query: str) -> tuple[list[QueryTerm], int]:
     return terms[:MAX_QUERY_TERMS], len(terms)
 
 
-def required_terms(total: int) -> int:
+def reads_as_sentence(query: str) -> bool:
+    """Function words between its words ("show me the before and the after by default"): a question
+    or a request, not a list of keywords."""
+    words = (m.group() for m in _TOKEN.finditer(fold(query)) if m.group("cjk") is None)
+    return sum(word in _STOPWORDS for word in words) >= SENTENCE_FUNCTION_WORDS
+
+
+def required_terms(total: int, *, sentence: bool = False) -> int:
     """How many of a query's `total` distinct terms an item must match. A lookup of a few words
     ("postgresql backend helm", "简短回答") needs half of them — a synonym or an inflection may miss; a
-    sentence of five or more ("how should the data layer of this project use the strings …") needs
-    three quarters, so a question of common words never hits merely because a memory shares half of
-    them (M-64)."""
+    list of five or more ("data layer queries string concatenation pooling") needs three quarters; a
+    query that reads as a sentence asks about everything it names and needs all of them, so a question
+    never hits merely because a memory shares some of its words (M-64)."""
+    if sentence:
+        return total
     return -(-total // 2) if total < SENTENCE_TERMS else -(-3 * total // 4)
