@@ -7,10 +7,11 @@ nothing is written) and reported as degraded. WAL is switched on only after veri
 from __future__ import annotations
 
 import sqlite3
+import time
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, USER_OBJECTS, catalog_drift, read_catalog, schema_statements
 from autopatch_j.memory.clock import Clock
-from autopatch_j.memory.db import Database, translate_errors
+from autopatch_j.memory.db import Database, is_busy, translate_errors
 from autopatch_j.memory.errors import ProjectRootError, StorageError
 from autopatch_j.memory.records import Health
 from autopatch_j.memory.upgrade import UPGRADABLE_FROM, upgrade_in_place
@@ -22,6 +23,7 @@ _INSERT_ACTIVE_THREAD = "INSERT INTO threads (status, created_at) VALUES ('activ
 _META_ROWS = "SELECT count(*) FROM memory_meta"
 _META_SINGLETON = "SELECT count(*) FROM memory_meta WHERE id = 1"
 _ACTIVE_THREADS = "SELECT count(*) FROM threads WHERE status = 'active'"
+_WAL_RETRY_S = 0.02  # between attempts to switch a new file to WAL while other processes read it
 
 
 def bootstrap(*, db: Database, paths: ProjectPaths, clock: Clock) -> Health:
@@ -91,9 +93,14 @@ def _open_existing(db: Database, clock: Clock) -> Health:
         return Health.degraded(_describe(exc))
     try:
         try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                objects = conn.execute(_COUNT_OBJECTS).fetchone()[0]
+            # One read transaction, so both reads see one state: read apart, a second process may
+            # commit its initialization between them (version 0, then its objects: "foreign").
+            conn.execute("BEGIN")
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                objects = conn.execute(_COUNT_OBJECTS).fetchone()[0] if version == 0 else 0
+            finally:
+                conn.execute("ROLLBACK")
         except sqlite3.Error as exc:
             return Health.degraded(_describe(exc))
         if version == 0:
@@ -153,6 +160,22 @@ def verify(conn: sqlite3.Connection) -> Health:
         return Health.degraded(_describe(exc))
 
 
+def _enable_wal(conn: sqlite3.Connection, *, deadline: float) -> None:
+    """Switch the file to WAL (once; later opens find it so). The switch needs the file to itself and
+    SQLite does not wait for that through the busy timeout, so while other processes still read it in
+    rollback mode (several CLIs opening one new project at once) it is retried until `deadline`."""
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(_WAL_RETRY_S)
+
+
 def _verify_and_enable_wal(db: Database) -> Health:
     try:
         conn = db.connect()
@@ -162,9 +185,7 @@ def _verify_and_enable_wal(db: Database) -> Health:
         health = verify(conn)
         if health.ok:
             with translate_errors("enable WAL on the Memory database"):
-                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-                if str(mode).lower() != "wal":
-                    conn.execute("PRAGMA journal_mode = WAL")
+                _enable_wal(conn, deadline=time.monotonic() + db.busy_timeout_ms / 1000)
         return health
     finally:
         conn.close()

@@ -80,7 +80,7 @@ def iter_statements(script: str) -> Iterator[str]:
         raise StorageError("The schema script ends with an incomplete statement.")
 
 
-def _is_busy(exc: sqlite3.Error) -> bool:
+def is_busy(exc: sqlite3.Error) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc).lower()
 
@@ -91,7 +91,7 @@ def translate_errors(action: str) -> Iterator[None]:
     try:
         yield
     except sqlite3.Error as exc:
-        if _is_busy(exc):
+        if is_busy(exc):
             raise StorageBusyError(
                 f"Could not {action}: the Memory database stayed locked by another process; try again."
             ) from exc
