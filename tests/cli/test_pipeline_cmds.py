@@ -233,7 +233,8 @@ def _drained(cli: CliRunner, tmp_path: Path, lines: list[dict[str, str]]) -> lis
 
 def test_a_correction_replaces_what_it_corrects_offline(cli: CliRunner, tmp_path: Path) -> None:
     """Issue 11, fifth round: "更正一下：是 3 秒。" after "以后接口超时统一 30 秒。" leaves one memory quoting
-    both, found by the topic it never repeats; "Scratch that." retires MySQL by name."""
+    both, found by the topic it never repeats (since the twelfth round its content is the correction
+    alone, so the retired 30 is not found); "Scratch that." retires MySQL by name."""
     listed = _drained(
         cli,
         tmp_path,
@@ -246,9 +247,10 @@ def test_a_correction_replaces_what_it_corrects_offline(cli: CliRunner, tmp_path
     )
     assert sorted(item["content"] for item in listed) == [
         "We switched billing to PostgreSQL.",
-        "以后接口超时统一 30 秒。 更正一下：是 3 秒。",
+        "更正一下：是 3 秒。",
     ]
     assert [hit["title"] for hit in cli("memory", "search", "超时", "--json").json()]
+    assert cli("memory", "search", "30", "--json").json() == []
     assert cli("memory", "search", "mysql", "--json").json() == []
 
 

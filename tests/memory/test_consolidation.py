@@ -278,3 +278,18 @@ def test_related_items_are_bounded_ranked_and_loaded_without_n_plus_1(
     selects = [s for s in sent if s.lstrip().upper().startswith(("SELECT", "WITH"))]
     assert sum("memory_terms" in s for s in selects) == 1  # one lookup statement, one provenance statement
     assert sum("memory_item_candidates" in s for s in selects) == 1
+
+
+def test_a_create_repeating_an_active_memory_word_for_word_adds_no_duplicate(
+    manager: MemoryManager, canned: CannedProvider, pipeline: Pipeline
+) -> None:
+    """A duplicate delivery of an extraction job (at-least-once), or a model that re-proposes what is
+    already active when the user says it again, must not leave two copies: the repeated create is
+    applied as a reject."""
+    for n in (1, 2):
+        (turn_id,) = admit(manager, [(PREF, "好的。")])
+        extract(pipeline, canned, candidate("user_preference", "先给结论", source(turn_id, "以后先给结论")))
+        outcome = consolidate(pipeline, canned, op("create", [n], title="先给结论", keywords=["结论"]))
+        assert outcome is Outcome.SUCCEEDED
+    assert item_rows(manager) == [(1, 1, "active", "create", None)]
+    assert [r[0] for r in rows(manager, "SELECT status FROM memory_candidates ORDER BY id")] == ["applied", "rejected"]

@@ -56,11 +56,14 @@ def test_a_correction_in_the_next_turn_supersedes_what_it_corrects(
 
 
 def test_a_correction_naming_nothing_of_what_it_corrects_quotes_it_too(manager: MemoryManager) -> None:
-    """ "更正一下：是 3 秒。" shares no word with "以后接口超时统一 30 秒。": the new memory quotes both, so it
-    reads on its own and replaces the old one."""
+    """ "更正一下：是 3 秒。" shares no word with "以后接口超时统一 30 秒。": the new memory quotes both (its
+    provenance shows what it corrects) and replaces the old one; since the twelfth round of issue 11 its
+    content states only the correction, so the retired "30" is no longer findable, while the topic is,
+    by the keywords the replacement keeps."""
     run_each(manager, "以后接口超时统一 30 秒。", "更正一下：是 3 秒。")
     ((kind, content),) = active(manager)
-    assert (kind, content) == (DECISION, "以后接口超时统一 30 秒。 更正一下：是 3 秒。")
+    assert (kind, content) == (DECISION, "更正一下：是 3 秒。")
+    assert search(manager, "30") == [] and search(manager, "超时")
     (item,) = manager.list_items()
     shown = manager.show_item(item.memory_id)
     assert shown is not None

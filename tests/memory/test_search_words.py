@@ -193,6 +193,21 @@ def test_a_query_that_reads_as_a_sentence_needs_every_word(manager: MemoryManage
     assert titles(manager, "show before after default") == ["Tests first"]  # 3 of 4 keywords
 
 
+def test_the_thesaurus_knows_phrases_of_two_or_three_words(manager: MemoryManager) -> None:
+    """Issue 11, twelfth round: an English term of several words has a Chinese equivalent of one
+    ("root cause" = 根因, "rate limiting" = 限流, "line number" = 行号, "TL;DR" = 摘要), both ways."""
+    add_item(manager, kind=PREF, title="Bugs", content="When you explain a bug, start with the root cause")
+    add_item(manager, kind=DECISION, title="接口", content="所有对外接口都要加限流")
+    add_item(manager, kind=PREF, title="Answers", content="End every answer with a short TL;DR line")
+    add_item(manager, kind=DECISION, title="Errors", content="backend 的 error response 统一用 problem+json")
+    assert titles(manager, "根因") == ["Bugs"]
+    assert titles(manager, "rate limiting") == ["接口"]
+    assert titles(manager, "摘要") == ["Answers"] and titles(manager, "tldr") == ["Answers"]
+    assert titles(manager, "错误响应") == ["Errors"]
+    assert titles(manager, "cause") == ["Bugs"]  # the phrase's own words stay words
+    assert titles(manager, "限额") == []
+
+
 def test_a_chinese_count_in_the_query_must_match(manager: MemoryManager) -> None:
     """Issue 11, tenth round: "两个空格" shares 个空 and 空格 with "四个空格", but the count is what it
     asks about; a word-order variant without a count still needs only half its bigrams."""

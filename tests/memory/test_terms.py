@@ -107,7 +107,7 @@ def test_indexing_stores_meta_grams_and_content_terms(manager: MemoryManager) ->
         # then the words and their stems
         *(
             ("meta", f"#{key}")
-            for key in ["回答", "答复", "回复", "answer", "reply", "repli", "response", "respons", "ab"]
+            for key in ["回答", "答复", "回复", "响应", "answer", "reply", "repli", "response", "respons", "ab"]
         ),
         # content: the equivalents of 结论, then every suffix and bigram of the CJK run in text order
         *(

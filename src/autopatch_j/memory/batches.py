@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from autopatch_j.memory.jobs import Claim
-from autopatch_j.memory.records import Candidate, Item, Source, Turn
+from autopatch_j.memory.records import Candidate, Item, Source, SourceRole, Turn
 from autopatch_j.memory.terms import metadata_terms, normalize
 from autopatch_j.memory.words import stem
 
@@ -95,12 +95,20 @@ class ConsolidationRequest:
     related: tuple[RelatedItem, ...] = field(default_factory=tuple)
 
 
+def said(candidate: Candidate) -> str:
+    """The candidate's content and the user's quotes it cites beyond it: a correction that names
+    nothing of what it corrects ("改用 Pulsar，之前说的作废。") quotes the statement it corrects."""
+    quotes = [s.quote for s in candidate.sources if s.role is SourceRole.USER and s.quote not in candidate.content]
+    return " ".join([candidate.content, *quotes])
+
+
 def lookup_terms(candidates: tuple[Candidate, ...]) -> list[str]:
     """The lookup words of the candidates: their subjects (as metadata terms), Latin words with their
-    stems and CJK bigrams, deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
+    stems and CJK bigrams of their content and of the user's quotes they cite (a correction that names
+    nothing of what it corrects quotes that statement), deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
     words: list[str] = []
     for candidate in candidates:
-        text = normalize(candidate.content)
+        text = normalize(said(candidate))
         words += metadata_terms(candidate.subject, (), ())
         for word in _WORD.findall(text):
             if len(word) >= 2:  # by stem too: items are indexed by word and stem ("tests" finds "test")

@@ -40,6 +40,9 @@ _CANDIDATE_STATES = (
     "SELECT id, status FROM memory_candidates WHERE consolidation_job_id = ? AND id IN (SELECT value FROM json_each(?))"
 )
 _ACTIVE_TARGETS = "SELECT * FROM memory_items WHERE status = 'active' AND memory_id IN (SELECT value FROM json_each(?))"
+_ACTIVE_COPY = (
+    "SELECT 1 FROM memory_items WHERE status = 'active' AND kind = ? AND content = ? AND thread_id IS ? LIMIT 1"
+)
 _INSERT_ITEM = (
     "INSERT INTO memory_items (memory_id, revision, kind, thread_id, title, content, aliases, keywords, "
     "non_factual, status, operation, job_id, created_at, updated_at) "
@@ -172,8 +175,12 @@ def apply_consolidation_in_tx(
     counts: Counter[str] = Counter()
     touched: list[int] = []
     for op in plan.operations:
-        counts[op.op] += 1
-        if op.op == "reject":
+        # A create repeating an active memory word for word (a duplicate delivery of its extraction
+        # job, or the user saying it again) is applied as a reject: no second copy.
+        thread = plan.thread_id if op.kind is MemoryKind.DISCUSSION_CONTEXT else None
+        duplicate = op.op == "create" and conn.execute(_ACTIVE_COPY, (op.kind.value, op.content, thread)).fetchone()
+        counts["reject" if duplicate else op.op] += 1
+        if op.op == "reject" or duplicate:
             conn.execute(_SET_CANDIDATES, ("rejected", json.dumps(list(op.candidate_ids))))
             continue
         target = active.get(op.target_memory_id) if op.target_memory_id is not None else None

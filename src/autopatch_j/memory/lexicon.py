@@ -47,7 +47,8 @@ _LATIN_IN_CJK = re.compile(f"(?=.*[{_CJK}]).*[A-Za-z]{{2,}}")
 _NAMED = re.compile(r"(?<=[\w,;:—–-] )[A-Z][\w.+#-]+|\b[A-Za-z]+[_.][\w.]+\b|\b[a-z]+[A-Z]\w*")
 
 
-_SENTENCE = re.compile(r"[^。！？!?；;\n]+?(?:[。！？!?；;]+|\.(?=\s|$)|\n|$)")
+# A Latin ";" ends a clause only before a space or the end: "TL;DR" is one word.
+_SENTENCE = re.compile(r"(?:[^。！？!?；;\n]|;(?=\S))+?(?:[。！？!?；]+|;+(?=\s|$)|\.(?=\s|$)|\n|$)")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -446,6 +447,11 @@ class Lexicon:
         # ("项目代码缩进统一用 Tab" under indentation) is the project's.
         if subject.kind == "user_preference" and self.project_hints.search(folded):
             return "project_decision"
+        # A project subject's rule for the examples the assistant writes this user ("以后 code example 都用
+        # Java 21 的写法") is how the agent answers: a preference. The subject's own words ("Java 21")
+        # name no project scope here.
+        if subject.kind == "project_decision" and self._about_answers(subject.pattern.sub(" ", folded)):
+            return "user_preference"
         return subject.kind
 
     def proposal_kind(self, proposal: str) -> str:
@@ -457,10 +463,13 @@ class Lexicon:
         folded = fold(proposal)
         if self.conduct_hints.search(folded):
             return "user_preference"
-        about_answers = self.answer_topics.search(folded) and not any(
+        return "user_preference" if self._about_answers(folded) else "project_decision"
+
+    def _about_answers(self, folded: str) -> bool:
+        """About how the assistant answers (回答, 示例, examples …), naming no decision, norm or scope."""
+        return self.answer_topics.search(folded) and not any(
             hints.search(folded) for hints in (self.decision_hints, self.norm_hints, self.scope_hints)
         )
-        return "user_preference" if about_answers else "project_decision"
 
     def is_switch(self, text: str) -> bool:
         """Replaces or retires something ("改用 Vue，不用 React 了", "switch to Vue instead of React")."""

@@ -34,6 +34,7 @@ it retired; anything else is created. Kinds follow the lexicon's kind rule
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 
 from autopatch_j.llm.contracts import (
@@ -43,7 +44,7 @@ from autopatch_j.llm.contracts import (
     OperationOut,
     SourceOut,
 )
-from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem
+from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem, said
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon, fold, names_a_thing, split_sentences
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.terms import normalize
@@ -138,8 +139,22 @@ class RulesExtractor:
                 same = next(
                     (c for c in reversed(found) if subject and c.subject == subject.key and c.kind == kind), None
                 )
-                if same is None and joins is not None and joins.kind == kind and joins is found[-1]:
-                    same = joins  # "stop sending whole files; from now on just send the diff": one statement
+                # "stop sending whole files; from now on just send the diff": one statement; a rule of
+                # its own on another topic after a rule that retires nothing is another one
+                # ("讲算法先给复杂度；给我的脚本一律别用 eval")
+                if (
+                    same is None
+                    and joins is not None
+                    and joins.kind == kind
+                    and joins is found[-1]
+                    and (
+                        not self.lexicon.is_explicit(sentence)
+                        or self.lexicon.is_switch(sentence)
+                        or self.lexicon.is_switch(joins.content)
+                        or self._shares_stem(sentence, joins.content)
+                    )
+                ):
+                    same = joins
                 if same is None and self._continues(found, kind, subject, sentence):
                     same = found[-1]  # "… all integration tests to Testcontainers. No more shared … for tests."
                 if same is not None and _fits(same, sentence):  # one turn, one subject: one statement quoting each
@@ -148,9 +163,10 @@ class RulesExtractor:
                     clause_of = merged if sentence.endswith((";", "；")) else None
                     continue
                 content = sentence
-                if unnamed is not None and _fits(unnamed, sentence):
-                    # "更正一下：是 3 秒。" names nothing of what it corrects: it quotes the statement too.
-                    content = f"{unnamed.content} {sentence}"
+                if unnamed is not None and len(unnamed.sources) < MAX_SOURCES:
+                    # "更正一下：是 3 秒。" names nothing of what it corrects: it quotes that statement too,
+                    # as its evidence and to be found by its words (Stage 2 looks related items up by every
+                    # quote), while its content states only the correction.
                     source = [*(src for src in unnamed.sources if src.role == "user"), *source]
                 found.append(
                     CandidateOut(kind=kind, content=content, subject=subject.key if subject else "", sources=source)  # type: ignore[arg-type]
@@ -211,6 +227,9 @@ class RulesExtractor:
             and not last.subject
             and bool(_names(self.lexicon.anchor_tokens(last.content)) & _names(self.lexicon.anchor_tokens(sentence)))
         )
+
+    def _shares_stem(self, a: str, b: str) -> bool:
+        return bool(_stems(self.lexicon.anchor_tokens(a)) & _stems(self.lexicon.anchor_tokens(b)))
 
     def _extends(self, sentence: str, statement: CandidateOut) -> bool:
         return (
@@ -370,7 +389,7 @@ class RulesExtractor:
                 (earlier.id, later.id)
                 for earlier in candidates[:n]
                 if earlier.kind is later.kind
-                and self._shares_name(later.content, earlier.content)
+                and self._shares_name(said(later), earlier.content)
                 and (correction or not _same_turn(earlier, later))
             )
         return replaced
@@ -380,7 +399,7 @@ class RulesExtractor:
         thing (a Latin word of ≥ 3 letters) the new statement names too."""
         if not self._replaces(candidate.content):
             return None
-        sharing = [r for r in same_kind if self._shares_name(candidate.content, r.item.content)]
+        sharing = [r for r in same_kind if self._shares_name(said(candidate), r.item.content)]
         return max(sharing, key=lambda r: r.item.memory_id, default=None)
 
     def _replaces(self, content: str) -> bool:
@@ -392,9 +411,14 @@ class RulesExtractor:
         new_words, old_words = self.lexicon.anchor_tokens(new), self.lexicon.anchor_tokens(old)
         if self.lexicon.is_correction(new) and new_words & old_words:
             return True
-        # A Chinese topic is named by a word of two bigrams or more ("脚本示例" in "脚本示例今后改用 Python").
+        new_names, old_names = _names(new_words), _names(old_words)
+        if new_names & old_names:
+            return True
+        # A Chinese topic is named by a word of two bigrams or more ("脚本示例" in "脚本示例今后改用 Python"),
+        # or by one when the switch swaps one named value for another ("部署换成 Argo" after "部署就定 Jenkins").
         shared_cjk = {w for w in new_words & old_words if not w.isascii()}
-        return bool(_names(new_words) & _names(old_words)) or len(shared_cjk) >= 2
+        swaps = bool(new_names - old_names and old_names - new_names)
+        return len(shared_cjk) >= 2 or bool(shared_cjk and swaps)
 
     def _topic(self, old_keywords: list[str], old_contents: list[str], content: str) -> list[str]:
         """What replaced statements were about, which their replacement `content` keeps findable:
@@ -404,7 +428,7 @@ class RulesExtractor:
         after "a monthly release cut instead"), or the Chinese word a verb of adopting took that the
         new statement does not say ("中文" in "注释用中文写" after "注释一律写英文")."""
         new_words = self.lexicon.anchor_tokens(content)
-        names = _names(new_words)
+        names = _names(new_words) | _values(content)
         old_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))}
         # A sort of value is retired only by a new value of that sort: "打错了，应该是 2 小时" retires the
         # number 24, not the "JWT" its topic is named by.
@@ -453,6 +477,18 @@ def _names(tokens: frozenset[str]) -> set[str]:
     """The things a statement names, by English stem ("files" and "file" are one name): Latin words
     of at least three letters, and numbers ("90% 太激进了，…改成 80%" names the 90 it replaces)."""
     return {stem(t) for t in tokens if t.isascii() and (len(t) >= 3 or t.isdigit())}
+
+
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z][\w.+#-]*")
+_NUMBER_RUN = re.compile(r"\d+")
+
+
+def _values(text: str) -> set[str]:
+    """The values a statement gives that its content words may miss: numbers of any length ("是 3 秒"),
+    and in Chinese text Latin names of any length, by stem ("示例脚本今后改用 Go")."""
+    latin = {stem(fold(w)) for w in _LATIN_WORD.findall(text)} if _CJK_CHAR.search(text) else set()
+    return latin | set(_NUMBER_RUN.findall(text))
 
 
 def _same_sort(a: str, b: str) -> bool:

@@ -28,6 +28,7 @@ from importlib import resources
 from autopatch_j.memory.terms import CJK_SUFFIX_CHARS, MAX_TERM_CHARS, normalize, prefix_end
 
 MAX_QUERY_TERMS = 8
+_MAX_PHRASE_WORDS = 3  # a thesaurus member of Latin words has at most this many ("rate limiting")
 #: A query of this many distinct terms or more is a sentence, not a lookup (`required_terms`).
 SENTENCE_TERMS = 5
 #: A query with this many function words between its words reads as a sentence (`reads_as_sentence`).
@@ -131,6 +132,7 @@ def stem(word: str) -> str:
 @dataclass(frozen=True, slots=True)
 class _Equivalents:
     latin: dict[str, tuple[int, ...]]  # stem of a Latin member → the entries it triggers
+    phrases: dict[tuple[str, ...], tuple[int, ...]]  # stems of a Latin phrase of 2–3 words → its entries
     cjk: dict[str, tuple[int, ...]]  # CJK member → the entries it triggers
     cjk_lengths: tuple[int, ...]  # the lengths of the CJK members, longest first
     groups: tuple[tuple[str, ...], ...]  # what each entry adds: a group's members, or a broader concept
@@ -142,24 +144,28 @@ class _Equivalents:
 def _equivalents() -> _Equivalents:
     """The thesaurus (`equivalents.json`): a synonym group is triggered by any of its members and adds
     them all; a `broader` entry is triggered by its narrower members only and adds the broader ones;
-    a word listed in `not_triggers` ("except", whose stem is that of "exception") triggers nothing."""
+    a word listed in `not_triggers` ("except", whose stem is that of "exception") triggers nothing. A
+    member is one CJK run, one Latin word, or a phrase of two or three Latin words ("root cause")."""
     raw = json.loads(resources.files("autopatch_j.memory").joinpath("equivalents.json").read_text(encoding="utf-8"))
     entries = [(group, group) for group in raw["groups"]]
     entries += [(entry["narrower"], entry["broader"]) for entry in raw.get("broader", ())]
     groups = tuple(tuple(normalize(member) for member in adds) for _, adds in entries)
     latin: dict[str, list[int]] = {}
+    phrases: dict[tuple[str, ...], list[int]] = {}
     cjk: dict[str, list[int]] = {}
     for n, (triggers, adds) in enumerate(entries):
         for member in (normalize(member) for member in (*triggers, *adds)):
-            # _TOKEN is compiled already; compiling another CJK class would cost the first search ~30 ms.
-            token = _TOKEN.fullmatch(member)
-            if not token or not (token.group("cjk") or member[0].isascii()):
-                raise ValueError(f"equivalents.json: {member!r} is neither one Latin word nor one CJK run")
+            if not _is_member(member):
+                raise ValueError(f"equivalents.json: {member!r} is neither one CJK run nor one to three Latin words")
         for member in (normalize(member) for member in triggers):
+            if " " in member:
+                phrases.setdefault(tuple(stem(word) for word in member.split()), []).append(n)
+                continue
             table = cjk if _TOKEN.fullmatch(member).group("cjk") else latin  # type: ignore[union-attr]
             table.setdefault(member if table is cjk else stem(member), []).append(n)
     return _Equivalents(
         latin={k: tuple(dict.fromkeys(v)) for k, v in latin.items()},
+        phrases={k: tuple(dict.fromkeys(v)) for k, v in phrases.items()},
         cjk={k: tuple(dict.fromkeys(v)) for k, v in cjk.items()},
         cjk_lengths=tuple(sorted({len(k) for k in cjk}, reverse=True)),
         groups=groups,
@@ -168,13 +174,29 @@ def _equivalents() -> _Equivalents:
     )
 
 
+def _is_member(member: str) -> bool:
+    # _TOKEN is compiled already; compiling another CJK class would cost the first search ~30 ms.
+    words = member.split(" ")
+    if len(words) == 1:
+        token = _TOKEN.fullmatch(member)
+        return bool(token and (token.group("cjk") or member[0].isascii()))
+    return len(words) <= _MAX_PHRASE_WORDS and all(w.isascii() and w.isalnum() for w in words)
+
+
 def equivalents(words: Iterable[str], cjk_runs: Iterable[str]) -> list[str]:
-    """The thesaurus keys of the given words (by stem) and of the CJK members inside the runs."""
+    """The thesaurus keys of the given words (by stem; consecutive words also as phrases) and of the
+    CJK members inside the runs."""
     table = _equivalents()
     found: list[int] = []
+    stems: list[str] = []
     for word in words:
+        stems.append(stem(word))
         if word not in table.not_triggers:
-            found.extend(table.latin.get(stem(word), ()))
+            found.extend(table.latin.get(stems[-1], ()))
+    if table.phrases:
+        for size in range(2, _MAX_PHRASE_WORDS + 1):
+            for start in range(len(stems) - size + 1):
+                found.extend(table.phrases.get(tuple(stems[start : start + size]), ()))
     for run in cjk_runs:
         for size in table.cjk_lengths:
             for start in range(len(run) - size + 1):
@@ -234,7 +256,10 @@ def keys(text: str) -> list[str]:
     tokens = [(match.group(), match.group("cjk") is not None) for match in _TOKEN.finditer(normalize(text))]
     words = [token for token, cjk in tokens if not cjk and len(token) >= 2]
     for member in equivalents(words, (token for token, cjk in tokens if cjk)):
-        found.extend(_word_keys(member) if member[0].isascii() else (member, *_cjk_keys(member)))
+        if member[0].isascii():
+            found.extend(key for word in member.split(" ") for key in _word_keys(word))
+        else:
+            found.extend((member, *_cjk_keys(member)))
     for token, cjk in tokens:
         if cjk:
             found.extend(_cjk_keys(token))
