@@ -338,8 +338,10 @@ class Lexicon:
         assent ("Makes sense. Do it.", "挺合适的，用它。", "可以，这样清楚多了。", "没毛病，就这样。"); nothing
         left that negates, doubts, defers or asks."""
         folded = fold(text)
-        if not _LEFTOVER.sub("", folded) or not self.confirmations.search(folded):
-            return False
+        if not _LEFTOVER.sub("", folded) or not (
+            self.confirmations.search(folded) or self.fault_negations.search(folded)
+        ):
+            return False  # a fault negated is assent by itself ("没毛病，定了。", "No objection.")
         rest = self.confirmation_fillers.blank(self.confirmations.blank(folded))
         if not _LEFTOVER.sub("", rest):
             return True

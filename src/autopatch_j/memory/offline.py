@@ -260,9 +260,16 @@ class RulesExtractor:
         words = _stems(self.lexicon.anchor_tokens(sentence))
         statements = [c for c in earlier() if c.kind != "discussion_context"]
         sharing = [c for c in statements if words & _stems(self.lexicon.anchor_tokens(c.content))]
-        if sharing:  # a subject's kind is its usual one; what the correction corrects knows better
-            same = subject is None or sharing[-1].subject == subject.key
-            return (sharing[-1].kind if same else kind), None
+        # Sharing only the number it retires ("是 50 条，不是 500") names nothing of the topic: the
+        # correction quotes the statement it corrects, as when it shares nothing.
+        topical = [
+            c for c in sharing if {w for w in words if not w.isdigit()} & _stems(self.lexicon.anchor_tokens(c.content))
+        ]
+        if topical:  # a subject's kind is its usual one; what the correction corrects knows better
+            same = subject is None or topical[-1].subject == subject.key
+            return (topical[-1].kind if same else kind), None
+        if sharing and self.lexicon.is_correction(sentence):
+            return (kind if subject is not None else sharing[-1].kind), sharing[-1]
         just_before = [c for c in statements if previous is not None and c.sources[-1].turn_id == previous.id]
         if just_before and self.lexicon.is_correction(sentence):
             return (kind if subject is not None else just_before[-1].kind), just_before[-1]
@@ -434,6 +441,7 @@ class RulesExtractor:
         # number 24, not the "JWT" its topic is named by.
         retired_names = {n for n in old_names - names if any(_same_sort(n, m) for m in names - old_names)}
         retired_cjk = {v for old in old_contents for v in self.lexicon.adopted_values(old)} - new_words
+        retired_cjk |= _counterparts({w for old in old_contents for w in self.lexicon.anchor_tokens(old)}, new_words)
         retired = retired_names | retired_cjk
         kept = [w for w in old_keywords if w not in retired and not (_is_name(w) and stem(fold(w)) in retired_names)]
         concepts = [k for old in old_contents for k in thesaurus_keys(old, retired=retired)]
@@ -489,6 +497,17 @@ def _values(text: str) -> set[str]:
     and in Chinese text Latin names of any length, by stem ("示例脚本今后改用 Go")."""
     latin = {stem(fold(w)) for w in _LATIN_WORD.findall(text)} if _CJK_CHAR.search(text) else set()
     return latin | set(_NUMBER_RUN.findall(text))
+
+
+def _counterparts(old_words: set[str], new_words: frozenset[str]) -> set[str]:
+    """The Chinese words of a replaced statement that its replacement swaps for a counterpart with the
+    same head character (大写 → 小写, 长参 → 短参, 英文 → 中文): values, not the topic."""
+    fresh = [w for w in new_words if len(w) == 2 and not w.isascii() and w not in old_words]
+    return {
+        w
+        for w in old_words
+        if len(w) == 2 and not w.isascii() and w not in new_words and any(v[1] == w[1] for v in fresh)
+    }
 
 
 def _same_sort(a: str, b: str) -> bool:
