@@ -14,7 +14,10 @@ boundaries (a spec with `"inflect": true` also in the regular forms of each entr
 restatements, scope extensions, echo confirmations and the kind rule's later steps; version 8
 ratifications after the fact, assent that commits or approves, and where a rule's value stands;
 version 9 enforcement as ratification, switches naming both sides and yes/no musings; version 10
-standing markers at the end, personal ratifications, recall and tag questions (docs/pipeline.md).
+standing markers at the end, personal ratifications, recall and tag questions; version 11 assent
+judged clause by clause and revocation by a verb and an anaphor; version 12 agreement verbs,
+descriptions of the code and the group as subject; version 13 trailing standing markers and
+prohibitions pointing back, deferrals and file reports (docs/pipeline.md).
 """
 
 from __future__ import annotations
