@@ -433,7 +433,9 @@ class RulesExtractor:
         topic by its broader concept: "Redux" → 状态管理) — not the values they retired: a Latin name
         or number the new statement does not use ("mysql" after "we switched to PostgreSQL", "weeks"
         after "a monthly release cut instead"), or the Chinese word a verb of adopting took that the
-        new statement does not say ("中文" in "注释用中文写" after "注释一律写英文")."""
+        new statement does not say ("中文" in "注释用中文写" after "注释一律写英文"). A value is retired only
+        by a new value of its sort (a number by a number), and a Chinese word swapped for its
+        counterpart with the same head (大写 → 小写) is a value too."""
         new_words = self.lexicon.anchor_tokens(content)
         names = _names(new_words) | _values(content)
         old_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))}
