@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from autopatch_j.cli.eval_cmds import register
 from autopatch_j.quality.corpus import MIN_CASES, bundled_part_exists
+from tests.quality.test_corpus import RETIRED_PREFIXES
 
 SEED = 6
 
@@ -102,7 +103,7 @@ def test_the_dev_part_reports_the_retired_test_cases_as_dev(offline_parts: dict[
 
     dev = offline_parts["parts"]["dev"]
     expected = {"corpus.json": {"cases": 120, "passed": dev["files"]["corpus.json"]["passed"]}}
-    for name, prefix in zip(RETIRED, ("t-", *(f"h{n}-" for n in range(2, 11)), "h10b-", "h11-", "h12-", "h13-"), strict=True):
+    for name, prefix in zip(RETIRED, RETIRED_PREFIXES, strict=True):
         retired = [c for c in dev["cases"] if c["id"].startswith(prefix)]
         expected[name] = {"cases": len(retired), "passed": sum(c["passed"] for c in retired)}
     assert dev["files"] == expected
