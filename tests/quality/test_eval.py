@@ -188,7 +188,7 @@ def test_live_mode_runs_through_the_real_client(
         return Reply(body=json.dumps(completion_body(json.dumps(content))).encode())
 
     with FakeOpenAIServer() as server:
-        for _ in range(2_000):
+        for _ in range(10_000):  # more replies than the dev part's jobs ask for
             server.enqueue(answer)
         monkeypatch.setenv("AUTOPATCH_LIVE_EVAL", "1")
         monkeypatch.setenv("AUTOPATCH_LLM_BASE_URL", server.base_url)

@@ -498,11 +498,15 @@ class Lexicon:
         marker ("Scratch that. After the meeting we switched to PostgreSQL …", "算了，还是用中文回答我"):
         the marker carries over."""
         before = turn_text[: max(turn_text.find(sentence), 0)]
-        return (
-            bool(before.strip())
-            and self.is_explicit(before)
-            and not self.anchor_tokens(self.without_corrections(before))
-        )
+        if not before.strip() or not self.is_explicit(before):
+            return False
+        if not self.anchor_tokens(self.without_corrections(before)):
+            return True
+        # A revision opening the turn carries over a reason to the switch after it ("Change of heart —
+        # GitBook's pricing is nuts. Docs go on Read the Docs instead.").
+        folded = fold(before)
+        opening = self.corrections.regex.search(folded) if self.corrections.regex else None
+        return bool(opening and self.is_switch(sentence) and not self.anchor_tokens(folded[: opening.start()]))
 
     def adopted_values(self, text: str) -> set[str]:
         """The Chinese words a verb of adopting takes ("中文" in "代码注释用中文写", "vitest" is Latin and

@@ -228,6 +228,17 @@ class RulesExtractor:
             and bool(_names(self.lexicon.anchor_tokens(last.content)) & _names(self.lexicon.anchor_tokens(sentence)))
         )
 
+    def _gives_reason(self, turn_text: str, sentence: str) -> bool:
+        """A sentence explicit only by its revision marker, before the switch that marker carries over
+        to ("Change of heart — GitBook's pricing is nuts. Docs go on Read the Docs instead."), gives the
+        reason; the switch is the statement."""
+        if not self.lexicon.is_correction(sentence) or self.lexicon.explicit_beyond_correction(sentence):
+            return False
+        if self.lexicon.is_switch(self.lexicon.without_corrections(sentence)):
+            return False
+        later = split_sentences(turn_text[turn_text.find(sentence) + len(sentence) :])
+        return any(self.lexicon.is_switch(s) and self.lexicon.opens_correction(turn_text, s) for s in later)
+
     def _shares_stem(self, a: str, b: str) -> bool:
         return bool(_stems(self.lexicon.anchor_tokens(a)) & _stems(self.lexicon.anchor_tokens(b)))
 
@@ -251,6 +262,8 @@ class RulesExtractor:
         names no subject of its own; a sentence that is explicit only by its correction marker and
         corrects nothing in view ("Scratch that, I was wrong about the stack trace.") is no statement."""
         kind = self.lexicon.statement_kind(sentence, subject)
+        if self._gives_reason(turn.user_text, sentence):
+            return None
         if not (
             self.lexicon.is_correction(sentence)
             or self.lexicon.is_affirmation(sentence)
