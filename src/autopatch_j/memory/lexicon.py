@@ -17,7 +17,8 @@ version 9 enforcement as ratification, switches naming both sides and yes/no mus
 standing markers at the end, personal ratifications, recall and tag questions; version 11 assent
 judged clause by clause and revocation by a verb and an anaphor; version 12 agreement verbs,
 descriptions of the code and the group as subject; version 13 trailing standing markers and
-prohibitions pointing back, deferrals and file reports (docs/pipeline.md).
+prohibitions pointing back, deferrals and file reports; version 14 a revision carried over a
+reason, interjections and value changes (docs/pipeline.md).
 """
 
 from __future__ import annotations
