@@ -72,6 +72,17 @@ def _fits_slack(text: str, words: int, chars: int) -> bool:
     return n_words <= words and n_chars <= chars and n_words + n_chars > 0
 
 
+_NUMBER_RUN = re.compile(r"\d+")
+_LATIN_RUN = re.compile(r"[A-Za-z][\w.+#-]*")
+
+
+def given_values(text: str) -> set[str]:
+    """The values a statement gives that its content words may miss (folded): numbers of any length
+    ("是 3 秒"), and in Chinese text Latin names of any length ("示例脚本今后改用 Go")."""
+    latin = {fold(w) for w in _LATIN_RUN.findall(text)} if _CJK_RUN.search(text) else set()
+    return latin | set(_NUMBER_RUN.findall(text))
+
+
 def names_a_thing(text: str) -> bool:
     """Names a concrete thing (a number, a tool, a library, a day): see `_NAMED`."""
     return bool(_NUMBER.search(text) or _LATIN_IN_CJK.search(text) or _NAMED.search(text))

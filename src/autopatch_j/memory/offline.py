@@ -34,7 +34,6 @@ it retired; anything else is created. Kinds follow the lexicon's kind rule
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 
 from autopatch_j.llm.contracts import (
@@ -45,7 +44,15 @@ from autopatch_j.llm.contracts import (
     SourceOut,
 )
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem, said
-from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon, fold, names_a_thing, split_sentences
+from autopatch_j.memory.lexicon import (
+    Lexicon,
+    Subject,
+    default_lexicon,
+    fold,
+    given_values,
+    names_a_thing,
+    split_sentences,
+)
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
@@ -450,7 +457,7 @@ class RulesExtractor:
         by a new value of its sort (a number by a number), and a Chinese word swapped for its
         counterpart with the same head (大写 → 小写) is a value too."""
         new_words = self.lexicon.anchor_tokens(content)
-        names = _names(new_words) | _values(content)
+        names = _names(new_words) | {stem(v) for v in given_values(content)}
         old_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))}
         # A sort of value is retired only by a new value of that sort: "打错了，应该是 2 小时" retires the
         # number 24, not the "JWT" its topic is named by.
@@ -500,18 +507,6 @@ def _names(tokens: frozenset[str]) -> set[str]:
     """The things a statement names, by English stem ("files" and "file" are one name): Latin words
     of at least three letters, and numbers ("90% 太激进了，…改成 80%" names the 90 it replaces)."""
     return {stem(t) for t in tokens if t.isascii() and (len(t) >= 3 or t.isdigit())}
-
-
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
-_LATIN_WORD = re.compile(r"[A-Za-z][\w.+#-]*")
-_NUMBER_RUN = re.compile(r"\d+")
-
-
-def _values(text: str) -> set[str]:
-    """The values a statement gives that its content words may miss: numbers of any length ("是 3 秒"),
-    and in Chinese text Latin names of any length, by stem ("示例脚本今后改用 Go")."""
-    latin = {stem(fold(w)) for w in _LATIN_WORD.findall(text)} if _CJK_CHAR.search(text) else set()
-    return latin | set(_NUMBER_RUN.findall(text))
 
 
 def _counterparts(old_words: set[str], new_words: frozenset[str]) -> set[str]:
