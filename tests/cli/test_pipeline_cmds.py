@@ -304,7 +304,8 @@ def test_a_switch_naming_both_sides_and_an_enforced_rule_offline(cli: CliRunner,
 
 def test_a_personal_ratification_and_a_withdrawn_decision_offline(cli: CliRunner, tmp_path: Path) -> None:
     """Issue 11, tenth round: "… That's how I like it, always." makes the sentence before it one
-    preference quoting both; "Poetry 那个决定撤回了，team 最后 pick 了 uv。" supersedes the Poetry rule."""
+    preference quoting both; "Poetry 那个决定撤回了，team 最后 pick 了 uv。" supersedes the Poetry rule
+    and states only its new choice."""
     listed = _drained(
         cli,
         tmp_path,
@@ -315,7 +316,7 @@ def test_a_personal_ratification_and_a_withdrawn_decision_offline(cli: CliRunner
         ],
     )
     assert sorted((item["kind"], item["content"]) for item in listed) == [
-        ("project_decision", "Poetry 那个决定撤回了，team 最后 pick 了 uv。"),
+        ("project_decision", "team 最后 pick 了 uv。"),  # the withdrawal is quoted, not stated
         ("user_preference", "keep replies short and skip the pleasantries. That's how I like it, always."),
     ]
     assert [hit["title"] for hit in cli("memory", "search", "pleasantries", "--json").json()]

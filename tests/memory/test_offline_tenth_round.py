@@ -75,7 +75,8 @@ def test_bare_ratifications_musings_recalls_and_reports_form_nothing(text: str) 
 )
 def test_withdrawn_decisions_and_new_directions_supersede(manager: MemoryManager, first: str, correction: str) -> None:
     run_each(manager, first, correction)
-    assert [content for _, content in active(manager)] == [correction]
+    ((_, content),) = active(manager)
+    assert content and content in correction  # a clause only retiring the old name is dropped
 
 
 def test_a_retracted_rule_with_a_past_reference_is_reversed(manager: MemoryManager) -> None:

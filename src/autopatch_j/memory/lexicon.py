@@ -18,7 +18,8 @@ standing markers at the end, personal ratifications, recall and tag questions; v
 judged clause by clause and revocation by a verb and an anaphor; version 12 agreement verbs,
 descriptions of the code and the group as subject; version 13 trailing standing markers and
 prohibitions pointing back, deferrals and file reports; version 14 a revision carried over a
-reason, interjections and value changes (docs/pipeline.md).
+reason, interjections and value changes; version 15 firmness as ratification, descriptions with a
+consequence, knowledge questions and clauses that only retire (docs/pipeline.md).
 """
 
 from __future__ import annotations
@@ -63,6 +64,19 @@ def split_sentences(text: str) -> list[str]:
 # What a question points back with ("make that the rule", "就这样定下来").
 _ANAPHOR = re.compile(r"\b(?:that|this|it|so)\b|这样|这么|这个|那样")
 _CLAUSE = re.compile(r"[,，.。!！;；:：、—–]+|\s-\s")
+_CLAUSE_TEXT = re.compile(r"(?:[^,，。!！;；:：、—–\s]|\s(?!-\s)|(?<=\S)-|-(?=\S))+")
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the clauses of a sentence, separators and outer space excluded."""
+    spans = []
+    for m in _CLAUSE_TEXT.finditer(text):
+        body = m.group()
+        start = m.start() + len(body) - len(body.lstrip())
+        end = m.start() + len(body.rstrip())
+        if end > start:
+            spans.append((start, end))
+    return spans
 
 
 def _fits_slack(text: str, words: int, chars: int) -> bool:
@@ -81,6 +95,15 @@ def given_values(text: str) -> set[str]:
     ("是 3 秒"), and in Chinese text Latin names of any length ("示例脚本今后改用 Go")."""
     latin = {fold(w) for w in _LATIN_RUN.findall(text)} if _CJK_RUN.search(text) else set()
     return latin | set(_NUMBER_RUN.findall(text))
+
+
+def proper_names(text: str) -> set[str]:
+    """The words `text` writes as names (folded): in English, capitalized after the first word
+    ("every Monday", "I misspoke: Wednesdays") or identifier-like ("snake_case", "camelCase"); in
+    Chinese text, every Latin word ("就用 webpack")."""
+    if _CJK_RUN.search(text):
+        return {fold(w) for w in _LATIN_RUN.findall(text)}
+    return {fold(m.group()).rstrip(".") for m in _NAMED.finditer(text)}
 
 
 def names_a_thing(text: str) -> bool:
@@ -242,6 +265,7 @@ class Lexicon:
     personal_ratifications: PhraseSet
     recall_questions: PhraseSet
     tag_questions: PhraseSet
+    retirements: PhraseSet
     anchor_blanks: PhraseSet
     anchor_stopwords: frozenset[str]
     subjects: tuple[Subject, ...]
@@ -539,6 +563,11 @@ class Lexicon:
             return "project_decision"
         return "user_preference" if self.personal_ratifications.search(folded) else None
 
+    def only_retires(self, clause: str) -> bool:
+        """A clause that retires something and states nothing new: no verb of adopting, no standing
+        marker ("Swagger UI 不要了", "Scrap the Jest thing", "前面说的 SQLAlchemy 不算了")."""
+        return self.retirements.search(fold(clause))
+
     def is_extension(self, text: str) -> bool:
         """Extends the statement before it instead of making a new one ("That applies to every answer.",
         "这条也适用于…")."""
@@ -562,7 +591,8 @@ class Lexicon:
         asked = _A_NOT_A.search(fold(proposal))
         if asked:  # "要。", "要的要的，往后都这么讲。" after "要不要…？"
             answer = re.sub(f"(?:那就|就)?{re.escape(asked.group(1))}(?:的|吧|啊|呀)?", " ", folded)
-            if answer != folded and (not _LEFTOVER.sub("", answer) or self.is_confirmation(answer)):
+            rest = _LEFTOVER.sub("", self.confirmation_fillers.blank(answer))  # "要的，谢谢"
+            if answer != folded and (not rest or self.is_confirmation(answer)):
                 return True
         if not (self.confirmations.search(folded) or self.echo_assents.search(folded)):
             return False

@@ -47,10 +47,12 @@ from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, 
 from autopatch_j.memory.lexicon import (
     Lexicon,
     Subject,
+    clauses,
     default_lexicon,
     fold,
     given_values,
     names_a_thing,
+    proper_names,
     split_sentences,
 )
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
@@ -246,6 +248,13 @@ class RulesExtractor:
         later = split_sentences(turn_text[turn_text.find(sentence) + len(sentence) :])
         return any(self.lexicon.is_switch(s) and self.lexicon.opens_correction(turn_text, s) for s in later)
 
+    def _restates_only_a_value(self, correction: str, statement: CandidateOut) -> bool:
+        """Every word of `correction` but its markers and numbers is a word of `statement`, and it
+        gives a number: it names nothing of its own but the value."""
+        words = _stems(self.lexicon.anchor_tokens(self.lexicon.without_corrections(correction)))
+        named = {w for w in words if not w.isdigit()}
+        return len(named) < len(words) and named <= _stems(self.lexicon.anchor_tokens(statement.content))
+
     def _shares_stem(self, a: str, b: str) -> bool:
         return bool(_stems(self.lexicon.anchor_tokens(a)) & _stems(self.lexicon.anchor_tokens(b)))
 
@@ -287,7 +296,10 @@ class RulesExtractor:
         ]
         if topical:  # a subject's kind is its usual one; what the correction corrects knows better
             same = subject is None or topical[-1].subject == subject.key
-            return (topical[-1].kind if same else kind), None
+            # Restating only the new value ("啊不对，我记错了，保留 30 天。" after "日志默认保留 7 天"): the
+            # correction quotes the statement it corrects, whose words it leans on.
+            restated = self.lexicon.is_correction(sentence) and self._restates_only_a_value(sentence, topical[-1])
+            return (topical[-1].kind if same else kind), (topical[-1] if restated else None)
         if sharing and self.lexicon.is_correction(sentence):
             return (kind if subject is not None else sharing[-1].kind), sharing[-1]
         just_before = [c for c in statements if previous is not None and c.sources[-1].turn_id == previous.id]
@@ -365,17 +377,19 @@ class RulesExtractor:
         if any(normalize(r.item.content) == content_key for r in same_kind):
             return OperationOut(op="reject", candidate_ids=[candidate.id])
         subject = self._subject(candidate)
-        title, aliases, keywords = self._metadata(candidate, subject)
-        if replaces:  # replacing earlier statements of this batch, it keeps the words they were found by
-            old_words = sorted(
-                {w for text in replaces for w in self.lexicon.anchor_tokens(text)}, key=lambda w: (-len(w), w)
-            )
-            keywords = _bounded([*self._topic(old_words, replaces, candidate.content), *keywords])
         target = None
         if candidate.subject:
             target = next((r for r in same_kind if candidate.subject in r.subjects), None)
         if target is None and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
             target = self._switched_from(candidate, same_kind)
+        replaced = [*replaces, *([target.item.content] if target is not None else [])]
+        content = self._stated(candidate.content, replaced)
+        title, aliases, keywords = self._metadata(content, candidate.kind, subject)
+        if replaces:  # replacing earlier statements of this batch, it keeps the words they were found by
+            old_words = sorted(
+                {w for text in replaces for w in self.lexicon.anchor_tokens(text)}, key=lambda w: (-len(w), w)
+            )
+            keywords = _bounded([*self._topic(old_words, replaces, content), *keywords])
         if target is None:
             return OperationOut(
                 op="create",
@@ -383,13 +397,13 @@ class RulesExtractor:
                 title=title,
                 aliases=aliases,
                 keywords=keywords,
-                content=candidate.content,
+                content=content,
             )
         taken.add(target.item.memory_id)
         # What it replaces was found by these words: the replacement keeps them ("状态管理" stays findable).
         # The replacement's own words are in its content (indexed as content terms); what only the
         # metadata can keep findable is the replaced memory's topic: it goes first.
-        topic = self._topic(list(target.item.keywords), [target.item.content], candidate.content)
+        topic = self._topic(list(target.item.keywords), [target.item.content], content)
         keywords = _bounded([*topic, *keywords])
         return OperationOut(
             op="revise" if candidate.kind is MemoryKind.DISCUSSION_CONTEXT else "supersede",
@@ -398,8 +412,33 @@ class RulesExtractor:
             title=title,
             aliases=aliases,
             keywords=keywords,
-            content=candidate.content,
+            content=content,
         )
+
+    def _stated(self, content: str, replaced: list[str]) -> str:
+        """What a replacement states: `content` without the clauses at its start or end that only retire
+        a name of what it replaces ("change of plan，文档展示换成 Redoc，Swagger UI 不要了。" after "以后 API 文档用
+        Swagger UI 展示" states "change of plan，文档展示换成 Redoc"; "Change of plan on the background jobs:"
+        names the topic, no value, and stays), so the retired value is no longer found by its content.
+        The quote keeps the whole sentence; a content that would keep nothing stays whole."""
+        if not replaced:
+            return content
+        old_names = {stem(name) for text in replaced for name in proper_names(text)}
+
+        def retires(span: tuple[int, int]) -> bool:
+            clause = content[span[0] : span[1]]
+            return self.lexicon.only_retires(clause) and bool({stem(n) for n in proper_names(clause)} & old_names)
+
+        spans = clauses(content)
+        kept = list(spans)
+        while kept and retires(kept[0]):
+            kept.pop(0)
+        while kept and retires(kept[-1]):
+            kept.pop()
+        if not kept or kept == spans:
+            return content
+        end = len(content) if kept[-1] == spans[-1] else kept[-1][1]
+        return content[kept[0][0] : end].strip()
 
     def _switched_in_batch(self, candidates: tuple[Candidate, ...]) -> dict[int, int]:
         """Candidate id → id of the later switch of the same batch that replaces it ("Use Log4j2." …
@@ -461,7 +500,15 @@ class RulesExtractor:
         old_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))}
         # A sort of value is retired only by a new value of that sort: "打错了，应该是 2 小时" retires the
         # number 24, not the "JWT" its topic is named by.
-        retired_names = {n for n in old_names - names if any(_same_sort(n, m) for m in names - old_names)}
+        # A name written as one ("Wednesdays") retires the names written as ones ("Monday"), not the
+        # topic's common words ("release", "branches").
+        written = {stem(w) for w in proper_names(content)}
+        old_written = {stem(w) for old in old_contents for w in proper_names(old)}
+        retired_names = {
+            n
+            for n in old_names - names
+            if any(_same_sort(n, m) and (m not in written or n in old_written) for m in names - old_names)
+        }
         retired_cjk = {v for old in old_contents for v in self.lexicon.adopted_values(old)} - new_words
         retired_cjk |= _counterparts({w for old in old_contents for w in self.lexicon.anchor_tokens(old)}, new_words)
         retired = retired_names | retired_cjk
@@ -473,15 +520,15 @@ class RulesExtractor:
     def _subject(self, candidate: Candidate) -> Subject | None:
         return next((s for s in self.lexicon.subjects if s.key == candidate.subject), None)
 
-    def _metadata(self, candidate: Candidate, subject: Subject | None) -> tuple[str, list[str], list[str]]:
-        label_zh, label_en = _KIND_LABELS[candidate.kind]
-        words = sorted(self.lexicon.anchor_tokens(candidate.content), key=lambda w: (-len(w), w))
+    def _metadata(self, content: str, kind: MemoryKind, subject: Subject | None) -> tuple[str, list[str], list[str]]:
+        label_zh, label_en = _KIND_LABELS[kind]
+        words = sorted(self.lexicon.anchor_tokens(content), key=lambda w: (-len(w), w))
         if subject is not None:
             title = f"{subject.title_zh} / {subject.title_en}"
             aliases = [subject.title_zh, subject.title_en, subject.key.replace("_", " ")]
             keywords = [*subject.keywords, *words]
         else:
-            title = _clip(candidate.content, _TITLE_CHARS)
+            title = _clip(content, _TITLE_CHARS)
             aliases = [label_zh, label_en]
             keywords = words or [label_en]
         return title, _bounded(aliases), _bounded(keywords)
