@@ -19,7 +19,8 @@ judged clause by clause and revocation by a verb and an anaphor; version 12 agre
 descriptions of the code and the group as subject; version 13 trailing standing markers and
 prohibitions pointing back, deferrals and file reports; version 14 a revision carried over a
 reason, interjections and value changes; version 15 firmness as ratification, descriptions with a
-consequence, knowledge questions and clauses that only retire (docs/pipeline.md).
+consequence, knowledge questions and clauses that retire; version 16 past reasons, habitual scopes,
+labels of a plan or a call and ratifications of one's own (docs/pipeline.md).
 """
 
 from __future__ import annotations
@@ -52,8 +53,14 @@ _LATIN_IN_CJK = re.compile(f"(?=.*[{_CJK}]).*[A-Za-z]{{2,}}")
 _NAMED = re.compile(r"(?<=[\w,;:—–-] )[A-Z][\w.+#-]+|\b[A-Za-z]+[_.][\w.]+\b|\b[a-z]+[A-Z]\w*")
 
 
-# A Latin ";" ends a clause only before a space or the end: "TL;DR" is one word.
-_SENTENCE = re.compile(r"(?:[^。！？!?；;\n]|;(?=\S))+?(?:[。！？!?；]+|;+(?=\s|$)|\.(?=\s|$)|\n|$)")
+# A Latin ";" ends a clause only before a space or the end: "TL;DR" is one word. An end mark right
+# before a closing quote ends the sentence only where a new one starts after the quote (a capital, or
+# the end): "Stop asking 'Shall I continue?' at the end." and "别再问“要不要继续？”了。" are one sentence.
+_CLOSE = "\"'’”」』"
+_SENTENCE = re.compile(
+    f"(?:[^。！？!?；;\\n]|;(?=\\S)|[。！？!?.]+[{_CLOSE}](?!\\s+[A-Z]|\\s*$))+?"
+    f"(?:[。！？!?.]+[{_CLOSE}](?=\\s+[A-Z]|\\s*$)|[。！？!?；]+(?![{_CLOSE}])|;+(?=\\s|$)|\\.(?=\\s|$)|\\n|$)"
+)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -355,21 +362,33 @@ class Lexicon:
     def proposals_in(self, assistant_text: str) -> list[str]:
         """The sentences of an assistant turn that propose something: those with a proposal signal and
         content, where a question that only points back ("My recommendation: … . Should we make that
-        the rule?", "…。要不要就这样定下来？") stands for the sentence before it."""
+        the rule?", "…。要不要就这样定下来？") stands for the sentence before it, and one that points back
+        with words of its own ("… . Want to make that the standard for our Dockerfiles?") is quoted
+        with it."""
         sentences = split_sentences(assistant_text)
         found: list[str] = []
         for n, sentence in enumerate(sentences):
+            before = sentences[n - 1] if n else ""
+            if found and found[-1] == before and self._asks_back(sentence) and not self._points_back(sentence):
+                # "We could pin … . Want to make that the rule for our Helm charts?": one proposal quoting
+                # both sentences (the question adds where it applies).
+                start = assistant_text.find(before)
+                found[-1] = assistant_text[start : assistant_text.find(sentence, start) + len(sentence)]
+                continue
             if not (self.has_proposal_signal(sentence) and self.anchor_tokens(sentence)):
                 continue
-            if n and self._points_back(sentence) and self.anchor_tokens(sentences[n - 1]):
-                sentence = sentences[n - 1]
+            if before and self._points_back(sentence) and self.anchor_tokens(before):
+                sentence = before
             if sentence not in found:
                 found.append(sentence)
         return found
 
-    def _points_back(self, sentence: str) -> bool:
+    def _asks_back(self, sentence: str) -> bool:
         folded = fold(sentence).strip()
-        return bool(_QUESTION_END.search(folded) and _ANAPHOR.search(folded) and len(self.anchor_tokens(sentence)) <= 2)
+        return bool(_QUESTION_END.search(folded) and _ANAPHOR.search(folded))
+
+    def _points_back(self, sentence: str) -> bool:
+        return self._asks_back(sentence) and len(self.anchor_tokens(sentence)) <= 2
 
     def is_confirmation(self, text: str) -> bool:
         """Confirmation phrases and fillers, with at most a word of slack ("同意", "好的，就这么办",
@@ -453,16 +472,7 @@ class Lexicon:
         decision; anything else → preference.
         """
         folded = self.without_corrections(text)
-        for hints, kind in (
-            (self.decision_hints, "project_decision"),
-            (self.addressed_hints, "user_preference"),
-            (self.preference_hints, "user_preference"),
-            (self.norm_hints, "project_decision"),
-            (self.codebase_hints, "project_decision"),
-            (self.topic_hints, "user_preference"),
-            (self.scope_hints, "project_decision"),
-            (self.agent_hints, "user_preference"),
-        ):
+        for hints, kind in self._kind_hints():
             if hints.search(folded):
                 return kind
         # A standing or bare imperative instruction ("以后变量名别用缩写", "Never use wildcard imports.")
@@ -472,6 +482,25 @@ class Lexicon:
         if self.instruction_hints.search(folded) or not names_a_thing(text):
             return "user_preference"
         return "project_decision"
+
+    def _kind_hints(self) -> tuple[tuple[PhraseSet, str], ...]:
+        return (
+            (self.decision_hints, "project_decision"),
+            (self.addressed_hints, "user_preference"),
+            (self.preference_hints, "user_preference"),
+            (self.norm_hints, "project_decision"),
+            (self.codebase_hints, "project_decision"),
+            (self.topic_hints, "user_preference"),
+            (self.scope_hints, "project_decision"),
+            (self.agent_hints, "user_preference"),
+        )
+
+    def names_an_owner(self, text: str) -> bool:
+        """Says whose rule it is: a collective decision, the user or the assistant ("plain-text log
+        lines won't pass review anymore." says no one's)."""
+        folded = self.without_corrections(text)
+        owners = (self.decision_hints, self.addressed_hints, self.preference_hints, self.agent_hints)
+        return any(hints.search(folded) for hints in owners)
 
     def statement_kind(self, text: str, subject: Subject | None) -> str:
         """The kind of an explicit statement: its subject's kind, unless it is a standing instruction
@@ -563,10 +592,16 @@ class Lexicon:
             return "project_decision"
         return "user_preference" if self.personal_ratifications.search(folded) else None
 
-    def only_retires(self, clause: str) -> bool:
-        """A clause that retires something and states nothing new: no verb of adopting, no standing
-        marker ("Swagger UI 不要了", "Scrap the Jest thing", "前面说的 SQLAlchemy 不算了")."""
-        return self.retirements.search(fold(clause))
+    def retires(self, clause: str) -> bool:
+        """A clause that retires something and adopts nothing ("Swagger UI 不要了", "Scrap the Jest
+        thing", "前面说的 SQLAlchemy 不算了", "RabbitMQ 以后不用了")."""
+        folded = fold(clause)
+        return self.retirements.search(folded) and not self.adopted.search(folded)
+
+    def is_aside(self, clause: str) -> bool:
+        """A clause that states no rule: no speech act, no switch, no verb of adopting ("Prisma 的
+        migration 太难控制", "tables are hard to read on my phone")."""
+        return not (self.is_explicit(clause) or self.is_switch(clause) or self.adopted.search(fold(clause)))
 
     def is_extension(self, text: str) -> bool:
         """Extends the statement before it instead of making a new one ("That applies to every answer.",

@@ -150,18 +150,14 @@ class RulesExtractor:
                 )
                 # "stop sending whole files; from now on just send the diff": one statement; a rule of
                 # its own on another topic after a rule that retires nothing is another one
-                # ("讲算法先给复杂度；给我的脚本一律别用 eval")
+                # ("讲算法先给复杂度；给我的脚本一律别用 eval"); a clause naming no owner of its own takes the
+                # kind of the one it continues ("we're requiring JSON logs …; plain-text lines won't pass
+                # review anymore.")
                 if (
                     same is None
                     and joins is not None
-                    and joins.kind == kind
                     and joins is found[-1]
-                    and (
-                        not self.lexicon.is_explicit(sentence)
-                        or self.lexicon.is_switch(sentence)
-                        or self.lexicon.is_switch(joins.content)
-                        or self._shares_stem(sentence, joins.content)
-                    )
+                    and self._goes_on(joins, kind, subject, sentence)
                 ):
                     same = joins
                 if same is None and self._continues(found, kind, subject, sentence):
@@ -223,6 +219,18 @@ class RulesExtractor:
         if len(span) > MAX_CONTENT_CHARS or not self.lexicon.is_correction(span):
             return ""
         return span if self.lexicon.passes_gates(span) else ""
+
+    def _goes_on(self, statement: CandidateOut, kind: str, subject: Subject | None, sentence: str) -> bool:
+        """`sentence`, after the ";" that ended `statement`, is part of it: of the same kind, unless it is
+        a rule of its own on another topic; of another kind, when it names no owner of its own."""
+        if statement.kind != kind:
+            return subject is None and not self.lexicon.names_an_owner(sentence)
+        return (
+            not self.lexicon.is_explicit(sentence)
+            or self.lexicon.is_switch(sentence)
+            or self.lexicon.is_switch(statement.content)
+            or self._shares_stem(sentence, statement.content)
+        )
 
     def _continues(self, found: list[CandidateOut], kind: str, subject: Subject | None, sentence: str) -> bool:
         """A statement of the same kind right after another in its turn, with no subject of either,
@@ -385,11 +393,12 @@ class RulesExtractor:
         replaced = [*replaces, *([target.item.content] if target is not None else [])]
         content = self._stated(candidate.content, replaced)
         title, aliases, keywords = self._metadata(content, candidate.kind, subject)
+        dropped = self._dropped(said(candidate))
         if replaces:  # replacing earlier statements of this batch, it keeps the words they were found by
             old_words = sorted(
                 {w for text in replaces for w in self.lexicon.anchor_tokens(text)}, key=lambda w: (-len(w), w)
             )
-            keywords = _bounded([*self._topic(old_words, replaces, content), *keywords])
+            keywords = _bounded([*self._topic(old_words, replaces, content, dropped), *keywords])
         if target is None:
             return OperationOut(
                 op="create",
@@ -403,7 +412,7 @@ class RulesExtractor:
         # What it replaces was found by these words: the replacement keeps them ("状态管理" stays findable).
         # The replacement's own words are in its content (indexed as content terms); what only the
         # metadata can keep findable is the replaced memory's topic: it goes first.
-        topic = self._topic(list(target.item.keywords), [target.item.content], content)
+        topic = self._topic(list(target.item.keywords), [target.item.content], content, dropped)
         keywords = _bounded([*topic, *keywords])
         return OperationOut(
             op="revise" if candidate.kind is MemoryKind.DISCUSSION_CONTEXT else "supersede",
@@ -416,10 +425,12 @@ class RulesExtractor:
         )
 
     def _stated(self, content: str, replaced: list[str]) -> str:
-        """What a replacement states: `content` without the clauses at its start or end that only retire
-        a name of what it replaces ("change of plan，文档展示换成 Redoc，Swagger UI 不要了。" after "以后 API 文档用
-        Swagger UI 展示" states "change of plan，文档展示换成 Redoc"; "Change of plan on the background jobs:"
-        names the topic, no value, and stays), so the retired value is no longer found by its content.
+        """What a replacement states: `content` without the clauses at its start or end that name a name
+        of what it replaces and retire it or, naming no new one, state nothing. "change of plan，文档展示换成
+        Redoc，Swagger UI 不要了。" after "以后 API 文档用 Swagger UI 展示" states "change of plan，文档展示换成
+        Redoc"; "Prisma 的 migration 太难控制，我们 switch 到 Drizzle" states the switch; "Change of plan on
+        the background jobs:" names the topic, no value, and stays. The retired value is no longer found
+        by the content.
         The quote keeps the whole sentence; a content that would keep nothing stays whole."""
         if not replaced:
             return content
@@ -427,7 +438,11 @@ class RulesExtractor:
 
         def retires(span: tuple[int, int]) -> bool:
             clause = content[span[0] : span[1]]
-            return self.lexicon.only_retires(clause) and bool({stem(n) for n in proper_names(clause)} & old_names)
+            if not _names(self.lexicon.anchor_tokens(clause)) & old_names:
+                return False
+            # An aside naming a new value ("docs go on Cloudflare Pages") is the statement itself.
+            only_old = {stem(name) for name in proper_names(clause)} <= old_names
+            return self.lexicon.retires(clause) or (self.lexicon.is_aside(clause) and only_old)
 
         spans = clauses(content)
         kept = list(spans)
@@ -486,7 +501,18 @@ class RulesExtractor:
         swaps = bool(new_names - old_names and old_names - new_names)
         return len(shared_cjk) >= 2 or bool(shared_cjk and swaps)
 
-    def _topic(self, old_keywords: list[str], old_contents: list[str], content: str) -> list[str]:
+    def _dropped(self, text: str) -> set[str]:
+        """The names (by stem) that the clauses of `text` retiring something name ("Prisma 以后不用了",
+        "no more Hibernate"): what the user said is dropped."""
+        return {
+            stem(name)
+            for sentence in split_sentences(text)
+            for start, end in clauses(sentence)
+            if self.lexicon.retires(sentence[start:end])
+            for name in proper_names(sentence[start:end])
+        }
+
+    def _topic(self, old_keywords: list[str], old_contents: list[str], content: str, dropped: set[str]) -> list[str]:
         """What replaced statements were about, which their replacement `content` keeps findable:
         their keywords and thesaurus concepts ("状态管理" stays findable; a retired tool names its
         topic by its broader concept: "Redux" → 状态管理) — not the values they retired: a Latin name
@@ -494,7 +520,8 @@ class RulesExtractor:
         after "a monthly release cut instead"), or the Chinese word a verb of adopting took that the
         new statement does not say ("中文" in "注释用中文写" after "注释一律写英文"). A value is retired only
         by a new value of its sort (a number by a number), and a Chinese word swapped for its
-        counterpart with the same head (大写 → 小写) is a value too."""
+        counterpart with the same head (大写 → 小写) is a value too. Where the replacement says what it
+        drops ("Prisma 以后不用了", `dropped`), only those names are retired ("orm" stays)."""
         new_words = self.lexicon.anchor_tokens(content)
         names = _names(new_words) | {stem(v) for v in given_values(content)}
         old_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))}
@@ -509,6 +536,8 @@ class RulesExtractor:
             for n in old_names - names
             if any(_same_sort(n, m) and (m not in written or n in old_written) for m in names - old_names)
         }
+        if dropped & old_names:  # the user said what is dropped ("Prisma 以后不用了"): only that is retired
+            retired_names = dropped & old_names - names
         retired_cjk = {v for old in old_contents for v in self.lexicon.adopted_values(old)} - new_words
         retired_cjk |= _counterparts({w for old in old_contents for w in self.lexicon.anchor_tokens(old)}, new_words)
         retired = retired_names | retired_cjk
