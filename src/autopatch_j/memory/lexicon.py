@@ -20,7 +20,8 @@ descriptions of the code and the group as subject; version 13 trailing standing 
 prohibitions pointing back, deferrals and file reports; version 14 a revision carried over a
 reason, interjections and value changes; version 15 firmness as ratification, descriptions with a
 consequence, knowledge questions and clauses that retire; version 16 past reasons, habitual scopes,
-labels of a plan or a call and ratifications of one's own (docs/pipeline.md).
+labels of a plan or a call and ratifications of one's own; version 17 settled choices, what a rule
+replaces ("instead of …") and agreement with another team (docs/pipeline.md).
 """
 
 from __future__ import annotations
@@ -273,6 +274,7 @@ class Lexicon:
     recall_questions: PhraseSet
     tag_questions: PhraseSet
     retirements: PhraseSet
+    replaced_markers: PhraseSet
     anchor_blanks: PhraseSet
     anchor_stopwords: frozenset[str]
     subjects: tuple[Subject, ...]
@@ -597,6 +599,16 @@ class Lexicon:
         thing", "前面说的 SQLAlchemy 不算了", "RabbitMQ 以后不用了")."""
         folded = fold(clause)
         return self.retirements.search(folded) and not self.adopted.search(folded)
+
+    def replaced_part(self, clause: str) -> tuple[int, str]:
+        """Where in `clause` a marker of what it replaces starts ("instead of", "rather than", "而不是" …)
+        and the words after it, folded ("every other thursday" in "we're shipping every Monday instead
+        of every other Thursday"); (-1, "") when it names nothing it replaces."""
+        folded = fold(clause)
+        found = self.replaced_markers.regex.search(folded) if self.replaced_markers.regex else None
+        if found is None:
+            return -1, ""
+        return (found.start() if len(folded) == len(clause) else -1), folded[found.end() :]
 
     def is_aside(self, clause: str) -> bool:
         """A clause that states no rule: no speech act, no switch, no verb of adopting ("Prisma 的

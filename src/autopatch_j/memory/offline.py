@@ -102,6 +102,8 @@ class RulesExtractor:
         clause_of: CandidateOut | None = None  # the statement a sentence ending in ";" started
         sentences = split_sentences(turn.user_text)
         for n, sentence in enumerate(sentences):
+            if n and sentences[n - 1].endswith((";", "；")) and self.lexicon.is_temporary(sentences[n - 1]):
+                continue  # "For this refactor only, skip the type hints; we'll add them back afterwards."
             source = [SourceOut(turn_id=turn.id, role="user", quote=sentence)]
             ratified = self.lexicon.ratified_kind(sentence)
             if ratified is not None:
@@ -393,7 +395,7 @@ class RulesExtractor:
         replaced = [*replaces, *([target.item.content] if target is not None else [])]
         content = self._stated(candidate.content, replaced)
         title, aliases, keywords = self._metadata(content, candidate.kind, subject)
-        dropped = self._dropped(said(candidate))
+        dropped = self._dropped(candidate.content, content)
         if replaces:  # replacing earlier statements of this batch, it keeps the words they were found by
             old_words = sorted(
                 {w for text in replaces for w in self.lexicon.anchor_tokens(text)}, key=lambda w: (-len(w), w)
@@ -429,8 +431,8 @@ class RulesExtractor:
         of what it replaces and retire it or, naming no new one, state nothing. "change of plan，文档展示换成
         Redoc，Swagger UI 不要了。" after "以后 API 文档用 Swagger UI 展示" states "change of plan，文档展示换成
         Redoc"; "Prisma 的 migration 太难控制，我们 switch 到 Drizzle" states the switch; "Change of plan on
-        the background jobs:" names the topic, no value, and stays. The retired value is no longer found
-        by the content.
+        the background jobs:" names the topic, no value, and stays; "… every Tuesday instead of every
+        Friday" states "… every Tuesday". The retired value is no longer found by the content.
         The quote keeps the whole sentence; a content that would keep nothing stays whole."""
         if not replaced:
             return content
@@ -450,10 +452,16 @@ class RulesExtractor:
             kept.pop(0)
         while kept and retires(kept[-1]):
             kept.pop()
-        if not kept or kept == spans:
+        if not kept:
             return content
         end = len(content) if kept[-1] == spans[-1] else kept[-1][1]
-        return content[kept[0][0] : end].strip()
+        # "… every Tuesday instead of every Friday." after "… every Friday": the new rule ends at the marker.
+        last = content[kept[-1][0] : kept[-1][1]]
+        marker, replaced_words = self.lexicon.replaced_part(last)
+        if marker > 0 and _names(self.lexicon.anchor_tokens(replaced_words)) & old_names:
+            end = kept[-1][0] + marker
+        stated = content[kept[0][0] : end].strip()
+        return stated if stated and stated != content.strip() else content
 
     def _switched_in_batch(self, candidates: tuple[Candidate, ...]) -> dict[int, int]:
         """Candidate id → id of the later switch of the same batch that replaces it ("Use Log4j2." …
@@ -496,21 +504,34 @@ class RulesExtractor:
         if new_names & old_names:
             return True
         # A Chinese topic is named by a word of two bigrams or more ("脚本示例" in "脚本示例今后改用 Python"),
-        # or by one when the switch swaps one named value for another ("部署换成 Argo" after "部署就定 Jenkins").
+        # or by one when the switch swaps one named value for another ("部署换成 Argo" after "部署就定 Jenkins")
+        # or retires it by name.
         shared_cjk = {w for w in new_words & old_words if not w.isascii()}
         swaps = bool(new_names - old_names and old_names - new_names)
-        return len(shared_cjk) >= 2 or bool(shared_cjk and swaps)
+        return len(shared_cjk) >= 2 or bool(shared_cjk and swaps) or self._drops_a_word_of(new, old_words)
 
-    def _dropped(self, text: str) -> set[str]:
-        """The names (by stem) that the clauses of `text` retiring something name ("Prisma 以后不用了",
-        "no more Hibernate"): what the user said is dropped."""
-        return {
-            stem(name)
-            for sentence in split_sentences(text)
+    def _drops_a_word_of(self, new: str, old_words: frozenset[str]) -> bool:
+        """A clause of `new` that retires something names a word of the replaced statement ("以后别举例子
+        了" after "…多举点生活里的例子")."""
+        return any(
+            self.lexicon.retires(sentence[start:end]) and self.lexicon.anchor_tokens(sentence[start:end]) & old_words
+            for sentence in split_sentences(new)
             for start, end in clauses(sentence)
-            if self.lexicon.retires(sentence[start:end])
-            for name in proper_names(sentence[start:end])
-        }
+        )
+
+    def _dropped(self, text: str, stated: str) -> set[str]:
+        """The names (by stem) `text` says are dropped: those of its clauses retiring something
+        ("Prisma 以后不用了", "no more Hibernate"), those after "instead of" or "而不是" ("… instead of every
+        other Thursday"), and those of the clauses its `stated` content left out ("mermaid 在我终端里渲染不出来，
+        以后别画图了" states no mermaid)."""
+        dropped = {stem(name) for name in proper_names(text)} - {stem(name) for name in proper_names(stated)}
+        for sentence in split_sentences(text):
+            for start, end in clauses(sentence):
+                clause = sentence[start:end]
+                if self.lexicon.retires(clause):
+                    dropped |= {stem(name) for name in proper_names(clause)}
+                dropped |= _names(self.lexicon.anchor_tokens(self.lexicon.replaced_part(clause)[1]))
+        return dropped
 
     def _topic(self, old_keywords: list[str], old_contents: list[str], content: str, dropped: set[str]) -> list[str]:
         """What replaced statements were about, which their replacement `content` keeps findable:
@@ -521,7 +542,8 @@ class RulesExtractor:
         new statement does not say ("中文" in "注释用中文写" after "注释一律写英文"). A value is retired only
         by a new value of its sort (a number by a number), and a Chinese word swapped for its
         counterpart with the same head (大写 → 小写) is a value too. Where the replacement says what it
-        drops ("Prisma 以后不用了", `dropped`), only those names are retired ("orm" stays)."""
+        drops ("Prisma 以后不用了", `dropped`), only those names and values with a digit are retired
+        ("orm" stays)."""
         new_words = self.lexicon.anchor_tokens(content)
         names = _names(new_words) | {stem(v) for v in given_values(content)}
         old_names = {n for old in old_contents for n in _names(self.lexicon.anchor_tokens(old))}
@@ -536,8 +558,9 @@ class RulesExtractor:
             for n in old_names - names
             if any(_same_sort(n, m) and (m not in written or n in old_written) for m in names - old_names)
         }
-        if dropped & old_names:  # the user said what is dropped ("Prisma 以后不用了"): only that is retired
-            retired_names = dropped & old_names - names
+        if dropped & old_names:  # the user said what is dropped ("Prisma 以后不用了"): that is retired, and
+            # of the rest only values with a digit ("2am" after "… instead of nightly"), not "orm"
+            retired_names = (dropped & old_names - names) | {n for n in retired_names if any(c.isdigit() for c in n)}
         retired_cjk = {v for old in old_contents for v in self.lexicon.adopted_values(old)} - new_words
         retired_cjk |= _counterparts({w for old in old_contents for w in self.lexicon.anchor_tokens(old)}, new_words)
         retired = retired_names | retired_cjk
