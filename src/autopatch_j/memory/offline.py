@@ -438,7 +438,7 @@ class RulesExtractor:
             return content
         old_names = {stem(name) for text in replaced for name in proper_names(text)}
 
-        def retires(span: tuple[int, int]) -> bool:
+        def drops(span: tuple[int, int]) -> bool:
             clause = content[span[0] : span[1]]
             if not _names(self.lexicon.anchor_tokens(clause)) & old_names:
                 return False
@@ -448,9 +448,9 @@ class RulesExtractor:
 
         spans = clauses(content)
         kept = list(spans)
-        while kept and retires(kept[0]):
+        while kept and drops(kept[0]):
             kept.pop(0)
-        while kept and retires(kept[-1]):
+        while kept and drops(kept[-1]):
             kept.pop()
         if not kept:
             return content
@@ -540,8 +540,9 @@ class RulesExtractor:
         or number the new statement does not use ("mysql" after "we switched to PostgreSQL", "weeks"
         after "a monthly release cut instead"), or the Chinese word a verb of adopting took that the
         new statement does not say ("中文" in "注释用中文写" after "注释一律写英文"). A value is retired only
-        by a new value of its sort (a number by a number), and a Chinese word swapped for its
-        counterpart with the same head (大写 → 小写) is a value too. Where the replacement says what it
+        by a new value of its sort (a number by a number, a name written as one by another), and a
+        Chinese word swapped for its counterpart with the same head (大写 → 小写) is a value too. Where
+        the replacement says what it
         drops ("Prisma 以后不用了", `dropped`), only those names and values with a digit are retired
         ("orm" stays)."""
         new_words = self.lexicon.anchor_tokens(content)
