@@ -24,8 +24,8 @@ def test_every_v2_speech_act_is_still_explicit(phrase: str) -> None:
     assert LEX.is_explicit(f"{phrase} X")
 
 
-def test_the_bundled_lexicon_is_version_17_with_word_classes() -> None:
-    assert LEX.version == 17
+def test_the_bundled_lexicon_is_version_18_with_word_classes() -> None:
+    assert LEX.version == 18
     assert LEX.decision_hints.search("团队决定改用 gradle")
 
 
@@ -55,7 +55,7 @@ def test_structures_win_over_listed_words_when_blanking() -> None:
 def test_an_inflected_class_meets_the_regular_forms_of_its_head_words() -> None:
     """Issue 11, second round: "we're standardizing on", "dropped support" and "trade-offs" without
     an entry of their own; a class without `inflect` stays literal."""
-    from autopatch_j.memory.lexicon import inflections
+    from autopatch_j.memory.phrases import inflections
 
     assert inflections("drop") == ["drop", "drops", "droped", "droping", "dropped", "dropping"]
     assert {"standardizes", "standardized", "standardizing"} <= set(inflections("standardize"))

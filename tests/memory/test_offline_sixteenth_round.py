@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from autopatch_j.memory.drain import drain
-from autopatch_j.memory.lexicon import split_sentences
 from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.sentences import split_sentences
 from tests.memory.pipeline_support import admit, pipeline_for
 from tests.memory.test_offline import extracted
 from tests.memory.test_offline_fifth_round import DECISION, PREF, active, run_each

@@ -6,7 +6,8 @@ import json
 from importlib import resources
 from typing import Any
 
-from autopatch_j.memory.lexicon import LEXICON_FILE, fold
+from autopatch_j.memory.lexicon import LEXICON_FILE
+from autopatch_j.memory.sentences import fold
 from autopatch_j.quality.corpus import Corpus
 from autopatch_j.quality.evaluate import evaluate
 from autopatch_j.quality.paraphrase import generate, generated_corpus, held_out_words

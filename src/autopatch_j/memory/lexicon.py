@@ -21,202 +21,38 @@ prohibitions pointing back, deferrals and file reports; version 14 a revision ca
 reason, interjections and value changes; version 15 firmness as ratification, descriptions with a
 consequence, knowledge questions and clauses that retire; version 16 past reasons, habitual scopes,
 labels of a plan or a call and ratifications of one's own; version 17 settled choices, what a rule
-replaces ("instead of …") and agreement with another team (docs/pipeline.md).
+replaces ("instead of …") and agreement with another team; version 18 things that run somewhere as
+the project's, "make that the rule", taking back by name (docs/pipeline.md).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from autopatch_j.memory.phrases import PhraseSet, alternation
+from autopatch_j.memory.sentences import CJK, CJK_RUN, NUMBER, WORD, fold, names_a_thing, split_sentences
+
 LEXICON_FILE = "lexicon.json"
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(f"[^\\W_{_CJK}]+", re.UNICODE)
 _QUESTION_END = re.compile(r"([?？]|[吗呢嘛][\s。.!！]*)\s*$")
 _LEFTOVER = re.compile(r"[\s\W_]+", re.UNICODE)
-_CLASS_REF = re.compile(r"\{([a-z_]+)\}")
 # A Chinese yes/no question asks "A 不 A" ("要不要…", "行不行"); answering with A says yes ("要。").
-_A_NOT_A = re.compile(f"([{_CJK}]{{1,2}}?)不\\1")
-
-
-# A concrete thing a rule may name: a number; a Latin word inside Chinese text (a tool, a library:
-# "就用 httpx"); in English, a capitalized word after the first ("Friday", "PostgreSQL") or an
-# identifier-like token ("snake_case", "v2", "package.json").
-_NUMBER = re.compile(r"\d")
-_LATIN_IN_CJK = re.compile(f"(?=.*[{_CJK}]).*[A-Za-z]{{2,}}")
-_NAMED = re.compile(r"(?<=[\w,;:—–-] )[A-Z][\w.+#-]+|\b[A-Za-z]+[_.][\w.]+\b|\b[a-z]+[A-Z]\w*")
-
-
-# A Latin ";" ends a clause only before a space or the end: "TL;DR" is one word. An end mark right
-# before a closing quote ends the sentence only where a new one starts after the quote (a capital, or
-# the end): "Stop asking 'Shall I continue?' at the end." and "别再问“要不要继续？”了。" are one sentence.
-_CLOSE = "\"'’”」』"
-_SENTENCE = re.compile(
-    f"(?:[^。！？!?；;\\n]|;(?=\\S)|[。！？!?.]+[{_CLOSE}](?!\\s+[A-Z]|\\s*$))+?"
-    f"(?:[。！？!?.]+[{_CLOSE}](?=\\s+[A-Z]|\\s*$)|[。！？!?；]+(?![{_CLOSE}])|;+(?=\\s|$)|\\.(?=\\s|$)|\\n|$)"
-)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of `text`, each an exact substring (stripped), in order."""
-    return [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip()]
-
-
+_A_NOT_A = re.compile(f"([{CJK}]{{1,2}}?)不\\1")
 # What a question points back with ("make that the rule", "就这样定下来").
 _ANAPHOR = re.compile(r"\b(?:that|this|it|so)\b|这样|这么|这个|那样")
 _CLAUSE = re.compile(r"[,，.。!！;；:：、—–]+|\s-\s")
-_CLAUSE_TEXT = re.compile(r"(?:[^,，。!！;；:：、—–\s]|\s(?!-\s)|(?<=\S)-|-(?=\S))+")
-
-
-def clauses(text: str) -> list[tuple[int, int]]:
-    """The (start, end) offsets of the clauses of a sentence, separators and outer space excluded."""
-    spans = []
-    for m in _CLAUSE_TEXT.finditer(text):
-        body = m.group()
-        start = m.start() + len(body) - len(body.lstrip())
-        end = m.start() + len(body.rstrip())
-        if end > start:
-            spans.append((start, end))
-    return spans
 
 
 def _fits_slack(text: str, words: int, chars: int) -> bool:
     """At most `words` Latin words and `chars` CJK characters, and not empty."""
-    n_words = len(_WORD.findall(text))
-    n_chars = sum(len(run) for run in _CJK_RUN.findall(text))
+    n_words = len(WORD.findall(text))
+    n_chars = sum(len(run) for run in CJK_RUN.findall(text))
     return n_words <= words and n_chars <= chars and n_words + n_chars > 0
-
-
-_NUMBER_RUN = re.compile(r"\d+")
-_LATIN_RUN = re.compile(r"[A-Za-z][\w.+#-]*")
-
-
-def given_values(text: str) -> set[str]:
-    """The values a statement gives that its content words may miss (folded): numbers of any length
-    ("是 3 秒"), and in Chinese text Latin names of any length ("示例脚本今后改用 Go")."""
-    latin = {fold(w) for w in _LATIN_RUN.findall(text)} if _CJK_RUN.search(text) else set()
-    return latin | set(_NUMBER_RUN.findall(text))
-
-
-def proper_names(text: str) -> set[str]:
-    """The words `text` writes as names (folded): in English, capitalized after the first word
-    ("every Monday", "I misspoke: Wednesdays") or identifier-like ("snake_case", "camelCase"); in
-    Chinese text, every Latin word ("就用 webpack")."""
-    if _CJK_RUN.search(text):
-        return {fold(w) for w in _LATIN_RUN.findall(text)}
-    return {fold(m.group()).rstrip(".") for m in _NAMED.finditer(text)}
-
-
-def names_a_thing(text: str) -> bool:
-    """Names a concrete thing (a number, a tool, a library, a day): see `_NAMED`."""
-    return bool(_NUMBER.search(text) or _LATIN_IN_CJK.search(text) or _NAMED.search(text))
-
-
-def fold(text: str) -> str:
-    """NFKC + casefold, with typographic apostrophes made plain (so "let’s" matches "let's")."""
-    return unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'").replace("\u2018", "'")
-
-
-_VOWELS = "aeiou"
-
-
-def inflections(word: str) -> list[str]:
-    """The regular English forms of a verb or noun ("drop" → drops, dropped, dropping; "standardize"
-    → standardizes, standardized, standardizing; "policy" → policies): enough for a word class to
-    meet "we're standardizing on", "dropped support", "trade-offs" without listing each form."""
-    if len(word) < 2 or not word.replace("-", "").isalpha() or not word.isascii():
-        return [word]
-    forms = [word]
-    if len(word) == 2:  # go → goes, going
-        forms += [word + "es", word + "ing"] if word.endswith("o") else []
-    elif word.endswith("e"):
-        forms += [word + "s", word + "d", word[:-1] + "ing"]
-    elif word.endswith("y") and word[-2] not in _VOWELS:
-        forms += [word[:-1] + "ies", word[:-1] + "ied", word + "ing"]
-    elif word.endswith(("s", "sh", "ch", "x", "z")):
-        forms += [word + "es", word + "ed", word + "ing"]
-    else:
-        forms += [word + "s", word + "ed", word + "ing"]
-        if word[-1] not in _VOWELS + "wxy" and word[-2] in _VOWELS and word[-3] not in _VOWELS:
-            forms += [word + word[-1] + "ed", word + word[-1] + "ing"]  # drop → dropped, stop → stopping
-    return forms
-
-
-def _english_entry(entry: str, inflect: bool) -> str:
-    """One en entry as a regex source: itself, or with its head word (the first) in every regular
-    form, written compactly as the forms' common prefix and a group of endings (`drop(?:ped|s|)`)."""
-    folded = fold(entry)
-    head, _, rest = folded.partition(" ")
-    forms = inflections(head) if inflect else [head]
-    tail = re.escape(" " + rest) if rest else ""
-    if len(forms) == 1:
-        return re.escape(folded)
-    stem = forms[0][: min(len(f) for f in forms)]
-    while not all(f.startswith(stem) for f in forms):
-        stem = stem[:-1]
-    endings = sorted({form[len(stem) :] for form in forms}, key=len, reverse=True)  # the empty ending last
-    return re.escape(stem) + "(?:" + "|".join(re.escape(e) for e in endings) + ")" + tail
-
-
-def alternation(spec: dict[str, Any], classes: dict[str, str]) -> str:
-    """One regex source for a class or category: its patterns with every `{class}` replaced by that
-    class, then zh entries as substrings and en entries on word boundaries (longest first). A spec
-    with `"inflect": true` matches the regular forms of each en entry's head word too."""
-    zh = sorted((re.escape(fold(p)) for p in spec.get("zh", [])), key=len, reverse=True)
-    inflect = bool(spec.get("inflect"))
-    en = [_english_entry(p, inflect) for p in sorted(set(spec.get("en", [])), key=lambda p: len(fold(p)), reverse=True)]
-    # Structures first: where a structure and a listed word start at the same place, the structure
-    # (the longer match) is what `blank` removes ("fine by me" before "fine").
-    parts = [_CLASS_REF.sub(lambda m: _class(classes, m.group(1)), p) for p in spec.get("patterns", [])]
-    if zh:
-        parts.append("|".join(zh))
-    if en:  # one pair of word boundaries around the whole English list (cheaper to compile)
-        parts.append(r"(?<![a-z0-9'])(?:" + "|".join(en) + r")(?![a-z0-9])")
-    return "|".join(f"(?:{p})" for p in parts)
-
-
-def _class(classes: dict[str, str], name: str) -> str:
-    if name not in classes:
-        raise ValueError(f"the lexicon names an unknown word class {{{name}}}")
-    return f"(?:{classes[name]})"
-
-
-class PhraseSet:
-    """One lexicon category compiled into a single alternation, compiled on first use (a process
-    that never extracts never pays for it)."""
-
-    __slots__ = ("_regex", "name", "source")
-
-    def __init__(self, name: str, source: str) -> None:
-        self.name = name
-        self.source = source
-        self._regex: re.Pattern[str] | None = None
-
-    @classmethod
-    def build(cls, name: str, spec: dict[str, Any], classes: dict[str, str] | None = None) -> PhraseSet:
-        return cls(name, alternation(spec, classes or {}))
-
-    @property
-    def regex(self) -> re.Pattern[str] | None:
-        if self._regex is None and self.source:
-            self._regex = re.compile(self.source)
-        return self._regex
-
-    def search(self, folded: str) -> bool:
-        regex = self.regex
-        return regex is not None and regex.search(folded) is not None
-
-    def blank(self, folded: str) -> str:
-        """`folded` with every match replaced by a space."""
-        regex = self.regex
-        return folded if regex is None else regex.sub(" ", folded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,10 +213,12 @@ class Lexicon:
                 start = assistant_text.find(before)
                 found[-1] = assistant_text[start : assistant_text.find(sentence, start) + len(sentence)]
                 continue
-            if not (self.has_proposal_signal(sentence) and self.anchor_tokens(sentence)):
+            if not self.has_proposal_signal(sentence):
                 continue
             if before and self._points_back(sentence) and self.anchor_tokens(before):
-                sentence = before
+                sentence = before  # "… I can end every explanation with a recap. Shall I do that from now on?"
+            elif not self.anchor_tokens(sentence):
+                continue
             if sentence not in found:
                 found.append(sentence)
         return found
@@ -413,7 +251,7 @@ class Lexicon:
             return True
         # An evaluation names no value: "Sure, 200 is fine." after "cap it at 100" proposes another.
         clauses = [c for c in _CLAUSE.split(rest) if _LEFTOVER.sub("", c)]
-        return not _NUMBER.search(rest) and all(_fits_slack(c, self.clause_words, self.clause_chars) for c in clauses)
+        return not NUMBER.search(rest) and all(_fits_slack(c, self.clause_words, self.clause_chars) for c in clauses)
 
     def is_discussion(self, text: str) -> bool:
         """Weighs options: a comparison marker, unless it is a yes/no musing ("monorepo 值不值得折腾，…
@@ -450,8 +288,8 @@ class Lexicon:
     def anchor_tokens(self, text: str) -> frozenset[str]:
         """Content words of `text` without speech acts, hedges and confirmations: Latin words and CJK bigrams."""
         folded = self.anchor_blanks.blank(fold(text))
-        tokens = {w for w in _WORD.findall(folded) if len(w) >= 2 and w not in self.anchor_stopwords}
-        for run in _CJK_RUN.findall(folded):
+        tokens = {w for w in WORD.findall(folded) if len(w) >= 2 and w not in self.anchor_stopwords}
+        for run in CJK_RUN.findall(folded):
             tokens.update(run[i : i + 2] for i in range(len(run) - 1))
         return frozenset(tokens)
 
@@ -582,7 +420,7 @@ class Lexicon:
         if regex is None:
             return set()
         folded = fold(text)
-        found = (_CJK_RUN.match(folded, m.end()) for m in regex.finditer(folded))
+        found = (CJK_RUN.match(folded, m.end()) for m in regex.finditer(folded))
         return {run.group()[:2] for run in found if run and len(run.group()) >= 2}
 
     def ratified_kind(self, text: str) -> str | None:

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from autopatch_j.llm.contracts import CandidateOut, ExtractionOutput
 from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.errors import ExtractionRejected
-from autopatch_j.memory.lexicon import Lexicon, split_sentences
+from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
+from autopatch_j.memory.sentences import split_sentences
 
 MAX_COMPACTION_CHARS = 4_000
 MAX_CONTENT_CHARS = 2_000
