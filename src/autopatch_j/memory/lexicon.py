@@ -22,7 +22,9 @@ reason, interjections and value changes; version 15 firmness as ratification, de
 consequence, knowledge questions and clauses that retire; version 16 past reasons, habitual scopes,
 labels of a plan or a call and ratifications of one's own; version 17 settled choices, what a rule
 replaces ("instead of …") and agreement with another team; version 18 things that run somewhere as
-the project's, "make that the rule", taking back by name (docs/pipeline.md).
+the project's, "make that the rule", taking back by name; version 19 tag questions after a
+description, regrets, attributes that hedge nothing, settling assents and `function_characters`
+(docs/pipeline.md).
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class Lexicon:
     confirmations: PhraseSet
     confirmation_fillers: PhraseSet
     confirmation_blockers: PhraseSet
+    settling_assents: PhraseSet
     fault_negations: PhraseSet
     code_facts: PhraseSet
     preference_hints: PhraseSet
@@ -114,6 +117,7 @@ class Lexicon:
     anchor_blanks: PhraseSet
     anchor_stopwords: frozenset[str]
     subjects: tuple[Subject, ...]
+    function_characters: frozenset[str] = frozenset()
     slack_words: int = 0
     slack_chars: int = 0
     clause_words: int = 0
@@ -153,6 +157,7 @@ class Lexicon:
             clause_words=int(slack.get("clause_latin_words", 0)),
             clause_chars=int(slack.get("clause_cjk_chars", 0)),
             anchor_stopwords=frozenset(fold(w) for w in data.get("anchor_stopwords", [])),
+            function_characters=frozenset(data.get("function_characters", "")),
             subjects=subjects,
             **sets,
         )
@@ -181,7 +186,10 @@ class Lexicon:
         folded = fold(text).strip()
         if self.requests.search(folded):
             return False  # "Could you keep explanations short from now on?" asks for a standing rule
-        folded = self.tag_questions.blank(folded).strip()  # "Do that for me going forward, yeah?" asks nothing
+        untagged = self.tag_questions.blank(folded).strip()  # "Do that for me going forward, yeah?" asks nothing
+        if untagged != folded and not self.instruction_hints.search(untagged):
+            return True  # "By default this client retries three times, right?" asks whether it does
+        folded = untagged
         if _QUESTION_END.search(folded) or self.undecided.search(folded):
             return True
         # Weighing options is undecided, unless the weighing is what is asked for ("…先列 trade-offs").
@@ -292,6 +300,11 @@ class Lexicon:
         for run in CJK_RUN.findall(folded):
             tokens.update(run[i : i + 2] for i in range(len(run) - 1))
         return frozenset(tokens)
+
+    def keyword_order(self, word: str) -> tuple[bool, int, str]:
+        """Sort key of a memory's own words as keywords (bounded): longest first, and a CJK bigram
+        holding a function character ("率的", "就失": it spans two words) after the ones that do not."""
+        return (not word.isascii() and bool(self.function_characters & set(word)), -len(word), word)
 
     def anchored(self, content: str, quote: str) -> bool:
         """`content` shares at least one content word with `quote`."""
@@ -464,20 +477,23 @@ class Lexicon:
         explicit = self.is_explicit(sentence) or self.opens_correction(turn_text, sentence)
         return explicit and self.passes_gates(sentence)
 
-    def is_echo_confirmation(self, text: str, proposal: str) -> bool:
+    def is_echo_confirmation(self, text: str, proposal: str, *, turn: str = "") -> bool:
         """Assent with nothing but words of the proposal it confirms ("Yep, cap it at 100." after "We
         could cap every API page size at 100 items", "pnpm, yes.", "ruff it is.", "要。" after "要不要…"):
-        an assent word (anywhere) or the answer to the proposal's "A 不 A" question, nothing that negates,
-        defers or asks, and at least three quarters of the other content words (light verbs and
+        an assent word (anywhere) or the answer to the proposal's "A 不 A" question (in the proposal or
+        elsewhere in its assistant `turn`; "要，定下来。": the answer with a verb of deciding), nothing that
+        negates, defers or asks, and at least three quarters of the other content words (light verbs and
         demonstratives aside) are words of the proposal."""
         folded = fold(text)
         if self.is_question(text) or self.is_temporary(text):
             return False
-        asked = _A_NOT_A.search(fold(proposal))
+        # The "A 不 A" question may stand apart in the proposal's `turn` ("…。要不要定成团队规范？").
+        asked = _A_NOT_A.search(fold(proposal)) or _A_NOT_A.search(fold(turn))
         if asked:  # "要。", "要的要的，往后都这么讲。" after "要不要…？"
             answer = re.sub(f"(?:那就|就)?{re.escape(asked.group(1))}(?:的|吧|啊|呀)?", " ", folded)
             rest = _LEFTOVER.sub("", self.confirmation_fillers.blank(answer))  # "要的，谢谢"
-            if answer != folded and (not rest or self.is_confirmation(answer)):
+            # "要，定下来。": the answer and a verb of deciding
+            if answer != folded and (not rest or self.is_confirmation(answer) or self.settling_assents.search(rest)):
                 return True
         if not (self.confirmations.search(folded) or self.echo_assents.search(folded)):
             return False

@@ -228,18 +228,18 @@ class RulesExtractor:
 
     def _continues(self, found: list[CandidateOut], kind: str, subject: Subject | None, sentence: str) -> bool:
         """A statement of the same kind right after another in its turn, with no subject of either,
-        naming a thing the other names, is part of it (one rule said in two sentences)."""
+        naming a thing the other names or completing a correction that only retires, is part of it
+        (one rule said in two sentences)."""
         if not found or subject is not None:
             return False
         last = found[-1]
-        return (
-            last.kind == kind
-            and kind != "discussion_context"
-            and not last.subject
-            and bool(
-                names_in(self.lexicon.anchor_tokens(last.content)) & names_in(self.lexicon.anchor_tokens(sentence))
-            )
-        )
+        if last.kind != kind or kind == "discussion_context" or last.subject:
+            return False
+        # "想了下还是不要逐行了，太吵。以后只在关键地方写注释就行。": a correction that only retires is
+        # completed by the rule after it.
+        if self.lexicon.is_correction(last.content) and self.lexicon.retires(last.content):
+            return True
+        return bool(names_in(self.lexicon.anchor_tokens(last.content)) & names_in(self.lexicon.anchor_tokens(sentence)))
 
     def _gives_reason(self, turn_text: str, sentence: str) -> bool:
         """A sentence explicit only by its revision marker, before the switch that marker carries over
@@ -325,7 +325,11 @@ class RulesExtractor:
             return None
         if not self.lexicon.is_confirmation(turn.user_text):
             # An assent that repeats the proposal's own words ("Yep, cap it at 100.") confirms it too.
-            proposals = [p for p in proposals if self.lexicon.is_echo_confirmation(turn.user_text, p)]
+            proposals = [
+                p
+                for p in proposals
+                if self.lexicon.is_echo_confirmation(turn.user_text, p, turn=previous.assistant_text)
+            ]
             if not proposals:
                 return None
         # The proposal with the most content words (the later one on a tie) is the one confirmed.
@@ -392,7 +396,7 @@ class RulesExtractor:
         dropped = self.replacement.dropped(candidate.content, content)
         if replaces:  # replacing earlier statements of this batch, it keeps the words they were found by
             old_words = sorted(
-                {w for text in replaces for w in self.lexicon.anchor_tokens(text)}, key=lambda w: (-len(w), w)
+                {w for text in replaces for w in self.lexicon.anchor_tokens(text)}, key=self.lexicon.keyword_order
             )
             keywords = _bounded([*self.replacement.topic(old_words, replaces, content, dropped), *keywords])
         if target is None:
@@ -456,7 +460,7 @@ class RulesExtractor:
 
     def _metadata(self, content: str, kind: MemoryKind, subject: Subject | None) -> tuple[str, list[str], list[str]]:
         label_zh, label_en = _KIND_LABELS[kind]
-        words = sorted(self.lexicon.anchor_tokens(content), key=lambda w: (-len(w), w))
+        words = sorted(self.lexicon.anchor_tokens(content), key=self.lexicon.keyword_order)
         if subject is not None:
             title = f"{subject.title_zh} / {subject.title_en}"
             aliases = [subject.title_zh, subject.title_en, subject.key.replace("_", " ")]

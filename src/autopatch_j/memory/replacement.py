@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.sentences import clauses, fold, given_values, proper_names, split_sentences
+from autopatch_j.memory.sentences import CJK_RUN, clauses, fold, given_values, proper_names, split_sentences
 from autopatch_j.memory.words import broader_concepts, stem, thesaurus_keys
 
 
@@ -29,12 +29,14 @@ class Replacement:
         if not replaced:
             return content
         old_names = {stem(name) for text in replaced for name in proper_names(text)}
+        old_cjk = {w for text in replaced for w in self._cjk_words(text)}
 
         def drops(span: tuple[int, int]) -> bool:
             clause = content[span[0] : span[1]]
             written = {stem(name) for name in proper_names(clause)}
             if not (written | names_in(self.lexicon.anchor_tokens(clause))) & old_names:
-                return False
+                # "想了下还是不要逐行了" after "…注释，逐行的那种": a Chinese clause retiring a word of it
+                return self.lexicon.retires(clause) and bool(self._cjk_words(clause) & old_cjk)
             # An aside naming a new value ("docs go on Cloudflare Pages") is the statement itself.
             only_old = written <= old_names
             return self.lexicon.retires(clause) or (self.lexicon.is_aside(clause) and only_old)
@@ -55,6 +57,13 @@ class Replacement:
             end = kept[-1][0] + marker
         stated = content[kept[0][0] : end].strip()
         return stated if stated and stated != content.strip() else content
+
+    def _cjk_words(self, text: str) -> set[str]:
+        """The CJK bigrams of `text` as written (anchors blank assent words such as 行, which would
+        cut "逐行" apart), without those holding a function character."""
+        runs = CJK_RUN.findall(fold(text))
+        bigrams = {run[i : i + 2] for run in runs for i in range(len(run) - 1)}
+        return {w for w in bigrams if not self.lexicon.function_characters & set(w)}
 
     def shares_name(self, new: str, old: str) -> bool:
         """A switch names what it replaces by a Latin name (by stem); a correction ("说错了，是 3 秒，不是 30
@@ -127,7 +136,12 @@ class Replacement:
         retired_cjk = {v for old in old_contents for v in self.lexicon.adopted_values(old)} - new_words
         retired_cjk |= _counterparts({w for old in old_contents for w in self.lexicon.anchor_tokens(old)}, new_words)
         retired = retired_names | retired_cjk
-        kept = [w for w in old_keywords if w not in retired and not (_is_name(w) and stem(fold(w)) in retired_names)]
+        # What the new content says again is indexed with it: a bounded keyword slot goes to the rest.
+        kept = [
+            w
+            for w in old_keywords
+            if w not in retired and w not in new_words and not (_is_name(w) and stem(fold(w)) in retired_names)
+        ]
         concepts = [k for old in old_contents for k in thesaurus_keys(old, retired=retired)]
         # The concepts first: the keywords are bounded, and a replaced memory's bigrams are many.
         return [*broader_concepts(retired_names), *concepts, *kept]

@@ -217,7 +217,10 @@ def _confirmed_proposal(
             or any(proposal.quote.strip() in p for p in lexicon.proposals_in(previous.assistant_text or ""))
         )
         and lexicon.anchored(raw.content, proposal.quote)
-        and (lexicon.is_confirmation(sentence) or lexicon.is_echo_confirmation(sentence, proposal.quote))
+        and (
+            lexicon.is_confirmation(sentence)
+            or lexicon.is_echo_confirmation(sentence, proposal.quote, turn=previous.assistant_text or "")
+        )
         for proposal in sources
     )
 
