@@ -301,10 +301,14 @@ class Lexicon:
             tokens.update(run[i : i + 2] for i in range(len(run) - 1))
         return frozenset(tokens)
 
+    def spans_two_words(self, word: str) -> bool:
+        """A CJK bigram holding a function character ("率的", "就失"): it spans two words."""
+        return not word.isascii() and bool(self.function_characters & set(word))
+
     def keyword_order(self, word: str) -> tuple[bool, int, str]:
-        """Sort key of a memory's own words as keywords (bounded): longest first, and a CJK bigram
-        holding a function character ("率的", "就失": it spans two words) after the ones that do not."""
-        return (not word.isascii() and bool(self.function_characters & set(word)), -len(word), word)
+        """Sort key of a memory's own words as keywords (bounded): longest first, bigrams that span two
+        words after the ones that do not."""
+        return (self.spans_two_words(word), -len(word), word)
 
     def anchored(self, content: str, quote: str) -> bool:
         """`content` shares at least one content word with `quote`."""

@@ -60,10 +60,10 @@ class Replacement:
 
     def _cjk_words(self, text: str) -> set[str]:
         """The CJK bigrams of `text` as written (anchors blank assent words such as 行, which would
-        cut "逐行" apart), without those holding a function character."""
+        cut "逐行" apart), without those that span two words."""
         runs = CJK_RUN.findall(fold(text))
         bigrams = {run[i : i + 2] for run in runs for i in range(len(run) - 1)}
-        return {w for w in bigrams if not self.lexicon.function_characters & set(w)}
+        return {w for w in bigrams if not self.lexicon.spans_two_words(w)}
 
     def shares_name(self, new: str, old: str) -> bool:
         """A switch names what it replaces by a Latin name (by stem); a correction ("说错了，是 3 秒，不是 30
