@@ -14,8 +14,8 @@ if [ -z "${AUTOPATCH_TEST_PG_URL:-}" ] && [ "${AUTOPATCH_SKIP_PG:-0}" != "1" ]; 
   fi
 fi
 echo "== ruff"
-.venv/bin/ruff check src tests bench
-.venv/bin/ruff format --check src tests bench
+.venv/bin/ruff check src tests bench scripts
+.venv/bin/ruff format --check src tests bench scripts
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"

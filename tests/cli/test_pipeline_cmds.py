@@ -320,3 +320,28 @@ def test_a_personal_ratification_and_a_withdrawn_decision_offline(cli: CliRunner
         ("user_preference", "keep replies short and skip the pleasantries. That's how I like it, always."),
     ]
     assert [hit["title"] for hit in cli("memory", "search", "pleasantries", "--json").json()]
+
+
+def test_a_rule_said_without_any_marker_becomes_a_decision_a_temporary_one_does_not(
+    cli: CliRunner, project: Path, tmp_path: Path
+) -> None:
+    """Issue 11: the learned speech model reads a rule that no listed marker announces; the hard
+    gates still stop the temporary lookalike."""
+    conversation = tmp_path / "conv.jsonl"
+    turns = [
+        {
+            "user": "All request logs are written as JSON lines to stdout; nothing goes to local files.",
+            "assistant": "OK.",
+        },
+        {"user": "For today's demo only, write the request logs to a local file.", "assistant": "Sure."},
+    ]
+    conversation.write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
+    assert cli("memory", "ingest", str(conversation)).code == 0
+    assert cli("memory", "drain", "--json").json()["operations"] == {"create": 1}
+    [item] = cli("memory", "list", "--json").json()
+    assert item["kind"] == "project_decision"
+    assert item["content"].startswith("All request logs are written as JSON lines to stdout;")
+    shown = cli("memory", "show", str(item["id"]), "--json").json()
+    assert " ".join(s["quote"] for s in shown["sources"]) == turns[0]["user"]  # a quote per clause
+    assert {s["role"] for s in shown["sources"]} == {"user"}
+    assert [hit["id"] for hit in cli("memory", "search", "log", "--json").json()] == [item["id"]]

@@ -23,14 +23,18 @@ consequence, knowledge questions and clauses that retire; version 16 past reason
 labels of a plan or a call and ratifications of one's own; version 17 settled choices, what a rule
 replaces ("instead of …") and agreement with another team; version 18 things that run somewhere as
 the project's, "make that the rule", taking back by name; version 19 tag questions after a
-description, regrets, attributes that hedge nothing, settling assents and `function_characters`
-(docs/pipeline.md).
+description, regrets, attributes that hedge nothing, settling assents and `function_characters`;
+version 20 a revision "想了下，… 还是 …" as a structure and a request to stop doing something. Beside
+the lists, a learned speech model (`speech_model.py`) reads a rule no marker announces; the gates
+here still apply to it (docs/pipeline.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from importlib import resources
@@ -39,6 +43,7 @@ from typing import Any
 
 from autopatch_j.memory.phrases import PhraseSet, alternation
 from autopatch_j.memory.sentences import CJK, CJK_RUN, NUMBER, WORD, fold, names_a_thing, split_sentences
+from autopatch_j.memory.speech_model import SpeechModel, default_speech_model
 
 LEXICON_FILE = "lexicon.json"
 _QUESTION_END = re.compile(r"([?？]|[吗呢嘛][\s。.!！]*)\s*$")
@@ -47,6 +52,8 @@ _LEFTOVER = re.compile(r"[\s\W_]+", re.UNICODE)
 _A_NOT_A = re.compile(f"([{CJK}]{{1,2}}?)不\\1")
 # What a question points back with ("make that the rule", "就这样定下来").
 _ANAPHOR = re.compile(r"\b(?:that|this|it|so)\b|这样|这么|这个|那样")
+# A demonstrative subject: the sentence names what it speaks of elsewhere ("That's …", "这就是…").
+_POINTS_OUTSIDE = re.compile(r"\W*(?:(?:that|this|it)(?:'s|’s|\s+is|\s+was)\b|(?:这|那)(?:个|条)?(?:就|也)?是)")
 _CLAUSE = re.compile(r"[,，.。!！;；:：、—–]+|\s-\s")
 
 
@@ -122,6 +129,8 @@ class Lexicon:
     slack_chars: int = 0
     clause_words: int = 0
     clause_chars: int = 0
+    # the learned reading of explicit speech (speech_model.py), loaded on first use
+    speech: Callable[[], SpeechModel] | None = None
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Lexicon:
@@ -159,6 +168,7 @@ class Lexicon:
             anchor_stopwords=frozenset(fold(w) for w in data.get("anchor_stopwords", [])),
             function_characters=frozenset(data.get("function_characters", "")),
             subjects=subjects,
+            speech=None,
             **sets,
         )
 
@@ -169,6 +179,19 @@ class Lexicon:
         ("Scratch that", "说错了") or an affirmation of a rule ("that's the rule", "以这个为准")."""
         folded = fold(text)
         return self.speech_acts.search(folded) or self.corrections.search(folded) or self.affirmations.search(folded)
+
+    def points_back(self, text: str) -> bool:
+        """Refers to what was just said ("that", "this", "it", 这样, 这个)."""
+        return bool(_ANAPHOR.search(fold(text)))
+
+    def reads_as_statement(self, text: str) -> bool:
+        """No listed marker, but the learned speech model reads a standing rule in the sentence's own
+        words ("All services log in structured JSON to stdout; …"); the gates still apply. A sentence
+        whose subject points outside it ("That's the rule I read in the old wiki.", "这就是…") has no
+        rule of its own words to read."""
+        if self.speech is None or self.is_explicit(text) or _POINTS_OUTSIDE.match(fold(text)):
+            return False
+        return self.speech().states(text)
 
     def explicit_beyond_correction(self, text: str) -> bool:
         """Explicit on more than a correction marker: "Scratch that, I was wrong about the stack trace."
@@ -369,6 +392,9 @@ class Lexicon:
         if self.addressed_hints.search(folded) and not self.decision_hints.search(folded):
             return "user_preference"
         if subject is None:
+            if self.speech is not None and self.reads_as_statement(text):
+                # no marker said whose rule it is: the learned kind reads it from the words
+                return "project_decision" if self.speech().decision_probability(text) >= 0.5 else "user_preference"
             return self.kind_hint(text)
         # A subject's kind is its usual one; a rule it states for the project's own artefacts
         # ("项目代码缩进统一用 Tab" under indentation) is the project's.
@@ -478,7 +504,11 @@ class Lexicon:
     def statement_in_turn(self, turn_text: str, sentence: str) -> bool:
         """A user sentence that can carry a preference or decision: on its own words
         (`supports_statement`), or as the content of a correction marker that opens its turn."""
-        explicit = self.is_explicit(sentence) or self.opens_correction(turn_text, sentence)
+        explicit = (
+            self.is_explicit(sentence)
+            or self.opens_correction(turn_text, sentence)
+            or self.reads_as_statement(sentence)
+        )
         return explicit and self.passes_gates(sentence)
 
     def is_echo_confirmation(self, text: str, proposal: str, *, turn: str = "") -> bool:
@@ -531,4 +561,4 @@ def load_lexicon_file(path: Path) -> Lexicon:
 def default_lexicon() -> Lexicon:
     """The lexicon shipped with the package (loaded on first use, then cached)."""
     text = resources.files("autopatch_j.memory").joinpath(LEXICON_FILE).read_text(encoding="utf-8")
-    return Lexicon.from_data(json.loads(text))
+    return dataclasses.replace(Lexicon.from_data(json.loads(text)), speech=default_speech_model)

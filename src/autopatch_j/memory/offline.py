@@ -112,15 +112,23 @@ class RulesExtractor:
             if (
                 joins is not None
                 and joins is found[-1]
-                and joins.kind == "discussion_context"
                 and not self.lexicon.statement_in_turn(turn.user_text, sentence)
+                and (
+                    joins.kind == "discussion_context"
+                    or (self.lexicon.passes_gates(sentence) and not self.lexicon.names_an_owner(sentence))
+                )
                 and _fits(joins, sentence)
             ):
-                # "我在权衡缓存层：Redis …；Caffeine …": a comparison goes on past its semicolon
+                # "我在权衡缓存层：Redis …；Caffeine …": a comparison goes on past its semicolon, and so
+                # does a rule ("All request logs are JSON lines on stdout; nothing goes to local files.")
                 found[-1] = _joined(joins, sentence, source)
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
                 continue
-            if found and found[-1].kind != "discussion_context" and self._extends(sentence, found[-1]):
+            if (
+                found
+                and found[-1].kind != "discussion_context"
+                and self._extends(sentence, found[-1], sentences[n - 1] if n else "")
+            ):
                 # "… in every reply. That goes for all your answers.": one statement quoting both
                 found[-1] = _joined(found[-1], sentence, source)
                 continue
@@ -132,6 +140,13 @@ class RulesExtractor:
             spanned = "" if found else self._correction_span(turn.user_text, sentences[:n], sentence)
             if spanned:
                 sentence, source = spanned, [SourceOut(turn_id=turn.id, role="user", quote=spanned)]
+            if (
+                not found
+                and n + 1 < len(sentences)
+                and self.lexicon.reads_as_statement(sentence)
+                and self._correction_span(turn.user_text, sentences[: n + 1], sentences[n + 1])
+            ):
+                continue  # "Actually, I know Rust by now. Pitch it higher instead.": the span states it
             if self.lexicon.statement_in_turn(turn.user_text, sentence) or (
                 continues and self.lexicon.passes_gates(sentence)
             ):
@@ -221,6 +236,7 @@ class RulesExtractor:
             return subject is None and not self.lexicon.names_an_owner(sentence)
         return (
             not self.lexicon.is_explicit(sentence)
+            or self.lexicon.reads_as_statement(statement.content)  # no marker before ";", its marker after
             or self.lexicon.is_switch(sentence)
             or self.lexicon.is_switch(statement.content)
             or self._shares_stem(sentence, statement.content)
@@ -262,10 +278,18 @@ class RulesExtractor:
     def _shares_stem(self, a: str, b: str) -> bool:
         return bool(stemmed(self.lexicon.anchor_tokens(a)) & stemmed(self.lexicon.anchor_tokens(b)))
 
-    def _extends(self, sentence: str, statement: CandidateOut) -> bool:
-        return (
-            self.lexicon.is_extension(sentence) and self.lexicon.passes_gates(sentence) and _fits(statement, sentence)
-        )
+    def _extends(self, sentence: str, statement: CandidateOut, before: str) -> bool:
+        """`sentence` is part of `statement`: it extends its scope ("That applies to every answer."), or
+        it comes right after it, corrects nothing and either points back to it ("Make that a habit.",
+        "We're enforcing that starting this sprint.") or states on its words alone, with no marker,
+        how the rule goes on ("…; no log files on disk.")."""
+        if not self.lexicon.passes_gates(sentence) or not _fits(statement, sentence):
+            return False
+        if self.lexicon.is_extension(sentence):
+            return True
+        if not before or statement.sources[-1].quote != before or self.lexicon.is_correction(sentence):
+            return False
+        return self.lexicon.points_back(sentence) or self.lexicon.reads_as_statement(sentence)
 
     def _judge(
         self,

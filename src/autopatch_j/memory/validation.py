@@ -176,7 +176,11 @@ def _explicit_statement(
 ) -> bool:
     sentence = enclosing_sentence(turn.user_text, src.quote)
     return (
-        (lexicon.is_explicit(src.quote) or lexicon.opens_correction(turn.user_text, src.quote))
+        (
+            lexicon.is_explicit(src.quote)
+            or lexicon.opens_correction(turn.user_text, src.quote)
+            or lexicon.reads_as_statement(sentence)
+        )
         and lexicon.statement_in_turn(turn.user_text, sentence)
         and (
             lexicon.anchored(raw.content, src.quote)

@@ -226,12 +226,12 @@ def load_corpus(path: Path | None = None, *, min_cases: int = MIN_CASES) -> Corp
     return parse_corpus(text, min_cases=min_cases)
 
 
-def _bundled(name: str) -> Traversable:
+def bundled_file(name: str) -> Traversable:
     return resources.files("autopatch_j.quality").joinpath(name)
 
 
 def bundled_part_exists(part: str) -> bool:
-    return all(_bundled(name).is_file() for name in PART_FILES[part])
+    return all(bundled_file(name).is_file() for name in PART_FILES[part])
 
 
 def load_part(part: str) -> Corpus:
@@ -249,7 +249,9 @@ def load_part(part: str) -> Corpus:
             "(the held-out test part is written by a spec-only author and added after the rules are frozen)."
         )
     files = [
-        parse_corpus(_bundled(name).read_text(encoding="utf-8"), min_cases=MIN_CASES if n == 0 and part == "dev" else 1)
+        parse_corpus(
+            bundled_file(name).read_text(encoding="utf-8"), min_cases=MIN_CASES if n == 0 and part == "dev" else 1
+        )
         for n, name in enumerate(PART_FILES[part])
     ]
     merged = files[0].model_copy(update={"cases": [case for corpus in files for case in corpus.cases]})
@@ -262,9 +264,9 @@ def load_part(part: str) -> Corpus:
 def part_case_ids(part: str) -> dict[str, set[str]]:
     """The case ids of each file of a bundled part (for per-file figures of a merged part)."""
     return {
-        name: {case.id for case in parse_corpus(_bundled(name).read_text(encoding="utf-8"), min_cases=1).cases}
+        name: {case.id for case in parse_corpus(bundled_file(name).read_text(encoding="utf-8"), min_cases=1).cases}
         for name in PART_FILES.get(part, ())
-        if _bundled(name).is_file()
+        if bundled_file(name).is_file()
     }
 
 

@@ -178,7 +178,12 @@ def kill_loop(
     if not first.open().ok:
         raise RuntimeError(f"the scratch Memory did not open: {first.health.reason}")
     if runner is not None:
-        runner(first)  # nothing is due yet: warms imports and the lexicon before the forks
+        # One real job before the forks warms what a running worker holds: imports, the lexicon's
+        # compiled categories and its speech model (the first use compiles for ~0.5 s on a slow machine,
+        # longer than a trial may run).
+        ticket = first.begin_turn(_user_text(-1, 0), Intent.GENERAL_CHAT)
+        first.complete_turn(ticket, _answer_text(-1, 0))
+        runner(first)
     acked_turns: dict[int, int] = {}  # turn id -> trial
     acked_jobs: set[int] = set()
     started = time.perf_counter()

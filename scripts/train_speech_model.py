@@ -1,0 +1,182 @@
+"""Train the speech model (issue 11) on the dev part of the quality corpus, or cross-validate it.
+
+    .venv/bin/python scripts/train_speech_model.py        # fit on every dev file, write speech_model.json
+    .venv/bin/python scripts/train_speech_model.py --cv   # leave one file (one author) out at a time
+    .venv/bin/python scripts/train_speech_model.py --without corpus_retired_test19.json --out /tmp/m.json
+
+Needs scikit-learn (the `test` extra); the package itself only reads the weights. The threshold is
+chosen from the out-of-fold predictions of the cross-validation, never from the file being scored:
+the lowest value on a grid at which the pooled out-of-fold precision reaches TARGET_PRECISION.
+Deterministic: the same dev files give the same weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.feature_extraction import DictVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+
+from autopatch_j.memory.lexicon import LEXICON_FILE, Lexicon, load_lexicon_file
+from autopatch_j.memory.speech_model import FORMAT, MODEL_FILE, LinearModel, features
+from autopatch_j.quality.speech_data import NEGATIVES, Example, file_digests, negative_examples, part_examples
+
+C = 1.0
+TARGET_PRECISION = 0.98
+MAX_TALK_ADMITTED = 0.01
+GRID = tuple(round(0.05 * n, 2) for n in range(6, 20))
+MIN_WEIGHT = 0.01
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "autopatch_j" / "memory" / MODEL_FILE
+LEXICON = DEFAULT_OUT.with_name(LEXICON_FILE)
+
+
+def _fit(examples: list[Example], target: list[int]) -> tuple[DictVectorizer, LogisticRegression]:
+    vectorizer = DictVectorizer()
+    matrix = vectorizer.fit_transform([features(e.text) for e in examples])
+    return vectorizer, LogisticRegression(C=C, max_iter=5000).fit(matrix, target)
+
+
+def _weights(vectorizer: DictVectorizer, model: LogisticRegression) -> dict[str, Any]:
+    coef = model.coef_[0]
+    names = vectorizer.get_feature_names_out()
+    kept = {str(names[i]): round(float(coef[i]), 4) for i in np.argsort(names) if abs(coef[i]) >= MIN_WEIGHT}
+    return {"bias": round(float(model.intercept_[0]), 4), "weights": kept}
+
+
+def _predict(pair: tuple[DictVectorizer, LogisticRegression], examples: list[Example]) -> np.ndarray:
+    """Scores as the package computes them: the pruned, rounded weights and `LinearModel`."""
+    model = LinearModel.from_data(_weights(*pair))
+    return np.array([model.probability(features(e.text)) for e in examples])
+
+
+def fit_models(examples: list[Example]) -> dict[str, Any]:
+    statements = [e for e in examples if e.states]
+    return {
+        "statement": _weights(*_fit(examples, [int(e.states) for e in examples])),
+        "kind": _weights(*_fit(statements, [int(e.label == "project_decision") for e in statements])),
+    }
+
+
+def cross_validate(by_file: dict[str, list[Example]], negatives: list[Example]) -> tuple[float, list[str]]:
+    """Leave one corpus file (one author) out at a time, training on the others and the `negatives`;
+    returns the chosen threshold and the report lines."""
+    truth: list[bool] = []
+    scores: list[float] = []
+    talk: list[float] = []  # out-of-fold scores of the ordinary talk, a slice held out with each file
+    slices = {name: negatives[n :: len(by_file)] for n, name in enumerate(by_file)}
+    kind_right = kind_total = 0
+    per_file: dict[str, tuple[list[bool], np.ndarray]] = {}
+    for name, held in by_file.items():
+        rest = [e for other, exs in by_file.items() if other != name for e in exs]
+        rest += [e for other, exs in slices.items() if other != name for e in exs]
+        statements = [e for e in rest if e.states]
+        statement_model = _fit(rest, [int(e.states) for e in rest])
+        p = _predict(statement_model, held)
+        # what the model alone would add: the lexicon's markers and gates decide the rest
+        talk += [
+            p if _model_decides(e.text) else 0.0
+            for e, p in zip(slices[name], _predict(statement_model, slices[name]), strict=True)
+        ]
+        kind = _fit(statements, [int(e.label == "project_decision") for e in statements])
+        held_statements = [e for e in held if e.states]
+        if held_statements:
+            decided = _predict(kind, held_statements) >= 0.5
+            kind_right += sum(
+                d == (e.label == "project_decision") for d, e in zip(decided, held_statements, strict=True)
+            )
+            kind_total += len(held_statements)
+        per_file[name] = ([e.states for e in held], p)
+        truth += [e.states for e in held]
+        scores += list(p)
+    y, s, t_scores = np.array(truth), np.array(scores), np.array(talk)
+    threshold = next(
+        (t for t in GRID if _precision(y, s >= t) >= TARGET_PRECISION and (t_scores >= t).mean() <= MAX_TALK_ADMITTED),
+        GRID[-1],
+    )
+    lines = [f"{'file':<34} {'sentences':>9} {'statements':>10} {'P':>6} {'R':>6}   (threshold {threshold})"]
+    for name, (labels, p) in per_file.items():
+        yy = np.array(labels)
+        hits = p >= threshold
+        lines.append(
+            f"{name:<34} {len(yy):>9} {int(yy.sum()):>10} {_precision(yy, hits):>6.3f} {_recall(yy, hits):>6.3f}"
+        )
+    lines.append(
+        f"{'pooled out-of-fold':<34} {len(y):>9} {int(y.sum()):>10} {_precision(y, s >= threshold):>6.3f} "
+        f"{_recall(y, s >= threshold):>6.3f}   AUC {roc_auc_score(y, s):.4f}; kind accuracy {kind_right}/{kind_total}"
+    )
+    lines.append(
+        f"ordinary talk that passes the gates, has no marker and the model reads as a statement (out of fold): "
+        f"{int((t_scores >= threshold).sum())}/{len(t_scores)}"
+    )
+    for t in GRID:
+        lines.append(
+            f"  at {t:.2f}: P {_precision(y, s >= t):.3f} R {_recall(y, s >= t):.3f}, talk {int((t_scores >= t).sum())}"
+        )
+    return threshold, lines
+
+
+def _model_decides(text: str) -> bool:
+    """A sentence the lexicon reads no marker in and whose gates it passes: only the model says
+    whether it states a rule."""
+    lexicon = _lexicon()
+    return not lexicon.is_explicit(text) and lexicon.passes_gates(text)
+
+
+@functools.cache
+def _lexicon() -> Lexicon:
+    return load_lexicon_file(LEXICON)  # the lists and gates alone, without the model being trained
+
+
+def _precision(y: np.ndarray, predicted: np.ndarray) -> float:
+    return float((y & predicted).sum() / max(1, predicted.sum()))
+
+
+def _recall(y: np.ndarray, predicted: np.ndarray) -> float:
+    return float((y & predicted).sum() / max(1, y.sum()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cv", action="store_true", help="only cross-validate, leaving one dev file out at a time")
+    parser.add_argument("--without", action="append", default=[], help="leave this dev file out of training")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the model")
+    args = parser.parse_args(argv)
+    by_file = part_examples("dev")
+    unknown = [name for name in args.without if name not in by_file]
+    if unknown:
+        print(f"Not a dev file: {', '.join(unknown)}.", file=sys.stderr)
+        return 2
+    by_file = {name: exs for name, exs in by_file.items() if name not in args.without}
+    negatives = negative_examples()
+    threshold, report = cross_validate(by_file, negatives)
+    print("\n".join(report))
+    if args.cv:
+        return 0
+    digests = file_digests((*by_file, NEGATIVES))
+    model = {
+        "format": FORMAT,
+        "threshold": threshold,
+        "trained_on": digests,
+        "trainer": {
+            "C": C,
+            "target_precision": TARGET_PRECISION,
+            "examples": sum(map(len, by_file.values())) + len(negatives),
+        },
+        **fit_models([e for exs in by_file.values() for e in exs] + negatives),
+    }
+    args.out.write_text(
+        json.dumps(model, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8"
+    )
+    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The sentences the speech model learns from (issue 11): every user sentence of a corpus, labelled
+by the gold memories that quote it.
+
+A sentence is a `statement` when a gold preference or decision quotes at least half of it (or it
+holds at least half of the quote) as the user's own words, with its kind. A confirmation's user
+quote ("同意", "Yes — ship it like that.") is `none`: it states nothing on its own words, only with
+the proposal it answers, which the lexicon reads. Discussion context and every other sentence are
+`none`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from autopatch_j.memory.sentences import split_sentences
+from autopatch_j.quality.corpus import PART_FILES, Case, bundled_file, parse_corpus
+
+Label = Literal["user_preference", "project_decision", "none"]
+NEGATIVES = "speech_negatives.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    file: str
+    case_id: str
+    text: str
+    label: Label
+
+    @property
+    def states(self) -> bool:
+        return self.label != "none"
+
+
+def case_examples(case: Case, file: str) -> list[Example]:
+    found: list[Example] = []
+    for index, turn in enumerate(case.turns):
+        text, offset = turn.user, 0
+        for sentence in split_sentences(text):
+            start = text.find(sentence, offset)
+            offset = start + len(sentence)
+            found.append(
+                Example(file=file, case_id=case.id, text=sentence, label=_label(case, index, text, start, offset))
+            )
+    return found
+
+
+def _label(case: Case, turn: int, text: str, start: int, end: int) -> Label:
+    for memory in case.memories:
+        if memory.kind == "discussion_context" or any(src.role == "assistant" for src in memory.sources):
+            continue
+        for src in memory.sources:
+            if src.turn != turn or src.role != "user":
+                continue
+            q_start = text.find(src.quote)
+            overlap = max(0, min(end, q_start + len(src.quote)) - max(start, q_start))
+            if overlap >= 0.5 * (end - start) or overlap >= 0.5 * len(src.quote):
+                return memory.kind
+    return "none"
+
+
+def negative_examples() -> list[Example]:
+    """Ordinary talk that states no rule — one-off requests, questions, reports, descriptions,
+    complaints, chat, temporary or hypothetical instructions, other people's rules, general
+    knowledge — written for training only by a helper that saw neither the rules nor the corpus
+    (`NEGATIVES`): the corpus alone is half rules, far more than a real conversation."""
+    data = json.loads(bundled_file(NEGATIVES).read_text(encoding="utf-8"))
+    return [Example(file=NEGATIVES, case_id=s["why"], text=s["text"], label="none") for s in data["sentences"]]
+
+
+def part_examples(part: str) -> dict[str, list[Example]]:
+    """The examples of each file of a bundled part, by file name."""
+    examples: dict[str, list[Example]] = {}
+    for name in PART_FILES[part]:
+        corpus = parse_corpus(bundled_file(name).read_text(encoding="utf-8"), min_cases=1)
+        examples[name] = [e for case in corpus.cases for e in case_examples(case, name)]
+    return examples
+
+
+def file_digests(names: tuple[str, ...]) -> dict[str, str]:
+    """The sha256 of each bundled file: what a model trained on them records."""
+    return {name: hashlib.sha256(bundled_file(name).read_bytes()).hexdigest() for name in names}

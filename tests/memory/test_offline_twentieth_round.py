@@ -1,0 +1,83 @@
+"""Issue 11, twentieth round: rules stated with no marker the lexicon lists are read by the learned
+speech model (memory/speech_model.py), and the hard gates still stop temporary, undecided,
+speculative and descriptive sentences — our own words, written before the model's threshold was
+chosen, with lookalikes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.memory.test_offline import extracted
+from tests.memory.test_offline_fifth_round import DECISION, PREF
+from tests.memory.test_validation import turn
+
+# The threshold was chosen for precision after these tests were written (at most 1 % of ordinary talk
+# read as a rule, docs/pipeline.md): these rules read between 0.5 and the threshold.
+BELOW_THRESHOLD = "the model reads it above 0.5 but below the threshold chosen for precision"
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        # a norm on the project's things, with no standing marker and no decision verb
+        ("Every service exposes its metrics on /metrics; no custom ports.", [DECISION]),
+        pytest.param(
+            "Database migrations are reviewed by two people before they run in production.",
+            [DECISION],
+            marks=pytest.mark.xfail(
+                strict=True, reason="a process said as a plain fact: the model reads it well below the threshold"
+            ),
+        ),
+        ("All timestamps in the API are UTC, formatted as ISO 8601.", [DECISION]),
+        pytest.param(
+            "Release tags follow semver and are cut from main only.",
+            [DECISION],
+            marks=pytest.mark.xfail(strict=True, reason=BELOW_THRESHOLD),
+        ),
+        pytest.param(
+            "仓库里的 shell 脚本全部加 set -euo pipefail。",
+            [DECISION],
+            marks=pytest.mark.xfail(strict=True, reason=BELOW_THRESHOLD),
+        ),
+        ("接口返回的错误码统一放在 errors 模块里维护。", [DECISION]),
+        pytest.param(
+            "前端的接口地址全部走环境变量配置，不写死在代码里。",
+            [DECISION],
+            marks=pytest.mark.xfail(
+                strict=True, reason="a norm with no owner and no marker: the model reads it below the threshold"
+            ),
+        ),
+        # a settled topic said as a label or as news
+        ("Heads up: the billing service is moving to Postgres 16.", [DECISION]),
+        ("定好了：线上只保留最近三个版本的镜像。", [DECISION]),
+        # how the assistant should answer this user, without "from now on"
+        ("Please don't paste the whole file back to me; show only the changed lines.", [PREF]),
+        ("讲解报错的时候先告诉我是哪一行出的错。", [PREF]),
+        ("Could you stop opening every answer with a summary of my question?", [PREF]),
+    ],
+)
+def test_rules_without_a_listed_marker(text: str, kinds: list[str]) -> None:
+    assert [k for k, _ in extracted(turn(1, text))] == kinds
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # temporary, whatever the model reads
+        "For today's demo only, every service exposes its metrics on port 9000.",
+        "这次先把接口地址写死在代码里，明天再改成环境变量。",
+        # undecided
+        "Should every service expose its metrics on /metrics?",
+        "接口返回的错误码要不要统一放在 errors 模块里？",
+        "Maybe all timestamps in the API should be UTC, not sure yet.",
+        # a description of the code as it is now
+        "Right now the billing service runs on Postgres 12.",
+        "目前仓库里的 shell 脚本都没有加 set -e。",
+        # a complaint, a report, thanks
+        "The build took forty minutes again yesterday.",
+        "昨天那个报错我已经修好了。",
+        "Thanks, that explanation helped.",
+    ],
+)
+def test_lookalikes_state_nothing(text: str) -> None:
+    assert extracted(turn(1, text)) == []

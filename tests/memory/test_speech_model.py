@@ -1,0 +1,76 @@
+"""The learned speech model (issue 11): its features, what it was trained on, and that the shipped
+weights are what the trainer makes of the dev part."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from autopatch_j.memory.lexicon import default_lexicon, load_lexicon_file
+from autopatch_j.memory.speech_model import LinearModel, default_speech_model, features
+from autopatch_j.quality.corpus import PART_FILES, load_part
+from autopatch_j.quality.speech_data import NEGATIVES, case_examples, file_digests, negative_examples, part_examples
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _trainer() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("train_speech_model", ROOT / "scripts" / "train_speech_model.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_features_are_stems_cjk_grams_punctuation_and_neighbours() -> None:
+    got = features("Services log to stdout; 以后统一")
+    assert {"w:servic", "w:log", "w:stdout", "p:;", "c:以", "c:以后", "c:以后统", "b:^ servic", "b:<zh> $"} <= set(got)
+    assert features("Deploys at 3pm") == features("deploys at 7pm")  # digits fold, case folds
+    assert features("") == {"b:^ $": 1.0}
+
+
+def test_a_linear_model_is_a_logistic_of_the_weighted_features() -> None:
+    model = LinearModel(bias=-1.0, weights={"w:log": 2.0})
+    assert model.probability({"w:log": 1.0}) == pytest.approx(1 / (1 + 2.718281828459045**-1.0))
+    assert model.probability({"w:other": 5.0}) < 0.5
+
+
+def test_the_shipped_model_was_trained_on_the_dev_part_exactly() -> None:
+    """Retiring a held-out part into dev changes the dev files: the model must be retrained, and the
+    held-out test part is never among what it was trained on."""
+    model = default_speech_model()
+    assert model.trained_on == file_digests((*PART_FILES["dev"], NEGATIVES))
+    assert not set(model.trained_on) & set(PART_FILES["test"])
+    assert 0.5 <= model.threshold < 1.0
+
+
+def test_retraining_on_the_dev_part_reproduces_the_shipped_weights() -> None:
+    pytest.importorskip("sklearn")
+    examples = [e for exs in part_examples("dev").values() for e in exs] + negative_examples()
+    retrained = _trainer().fit_models(examples)
+    shipped = default_speech_model()
+    for name, fitted in (("statement", shipped.statement), ("kind", shipped.kind)):
+        again = LinearModel.from_data(retrained[name])
+        drift = max(abs(again.probability(features(e.text)) - fitted.probability(features(e.text))) for e in examples)
+        assert drift < 0.01, name
+
+
+def test_examples_label_sentences_by_the_gold_quotes() -> None:
+    dev = load_part("dev")
+    case = next(c for c in dev.cases if c.id == "zh-confirm-01")
+    labels = {e.text: e.label for e in case_examples(case, "corpus.json")}
+    assert labels["同意"] == "none"  # a confirmation states nothing on its own words
+    pref = next(c for c in dev.cases if c.category == "explicit_preference" and c.language == "en")
+    assert "user_preference" in {e.label for e in case_examples(pref, "corpus.json")}
+    temporary = next(c for c in dev.cases if c.category == "temporary_expression")
+    assert {e.label for e in case_examples(temporary, "corpus.json")} == {"none"}
+
+
+def test_only_the_default_lexicon_reads_with_the_model() -> None:
+    text = "All request logs are written as JSON lines to stdout; nothing goes to local files."
+    assert default_lexicon().reads_as_statement(text)
+    bare = load_lexicon_file(ROOT / "src" / "autopatch_j" / "memory" / "lexicon.json")
+    assert not bare.reads_as_statement(text) and not bare.is_explicit(text)
