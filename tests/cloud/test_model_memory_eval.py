@@ -3,7 +3,6 @@ detectors can fail (a fabricated quote and a foreign task are counted)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import subprocess
@@ -19,18 +18,14 @@ from autopatch_j.cloud.schema import migrate
 from autopatch_j.cloud.tables import identity_memory_sources
 from autopatch_j.quality.corpus import load_corpus
 from tests.cloud.scripted_openai import Reply, serve_scripted_openai
+from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "cloud_memory_eval.py"
 
 
 def _module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cloud_memory_eval", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cloud_memory_eval"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/cloud_memory_eval.py")
 
 
 def test_the_eval_holds_its_invariants_on_the_first_cases() -> None:

@@ -11,9 +11,12 @@ from tests.memory.test_offline import extracted
 from tests.memory.test_offline_fifth_round import DECISION, PREF
 from tests.memory.test_validation import turn
 
-# The threshold was chosen for precision after these tests were written (at most 1 % of ordinary talk
-# read as a rule, docs/pipeline.md): these rules read between 0.5 and the threshold.
-BELOW_THRESHOLD = "the model reads it above 0.5 but below the threshold chosen for precision"
+
+def below(text: str) -> object:
+    """A rule the model reads below the threshold, which was chosen for precision after these tests
+    were written (at most 1 % of ordinary talk read as a rule, docs/pipeline.md): a known miss."""
+    reason = "the model reads it below the threshold chosen for precision"
+    return pytest.param(text, [DECISION], marks=pytest.mark.xfail(strict=True, reason=reason))
 
 
 @pytest.mark.parametrize(
@@ -21,32 +24,12 @@ BELOW_THRESHOLD = "the model reads it above 0.5 but below the threshold chosen f
     [
         # a norm on the project's things, with no standing marker and no decision verb
         ("Every service exposes its metrics on /metrics; no custom ports.", [DECISION]),
-        pytest.param(
-            "Database migrations are reviewed by two people before they run in production.",
-            [DECISION],
-            marks=pytest.mark.xfail(
-                strict=True, reason="a process said as a plain fact: the model reads it well below the threshold"
-            ),
-        ),
+        below("Database migrations are reviewed by two people before they run in production."),
         ("All timestamps in the API are UTC, formatted as ISO 8601.", [DECISION]),
-        pytest.param(
-            "Release tags follow semver and are cut from main only.",
-            [DECISION],
-            marks=pytest.mark.xfail(strict=True, reason=BELOW_THRESHOLD),
-        ),
-        pytest.param(
-            "仓库里的 shell 脚本全部加 set -euo pipefail。",
-            [DECISION],
-            marks=pytest.mark.xfail(strict=True, reason=BELOW_THRESHOLD),
-        ),
+        below("Release tags follow semver and are cut from main only."),
+        below("仓库里的 shell 脚本全部加 set -euo pipefail。"),
         ("接口返回的错误码统一放在 errors 模块里维护。", [DECISION]),
-        pytest.param(
-            "前端的接口地址全部走环境变量配置，不写死在代码里。",
-            [DECISION],
-            marks=pytest.mark.xfail(
-                strict=True, reason="a norm with no owner and no marker: the model reads it below the threshold"
-            ),
-        ),
+        below("前端的接口地址全部走环境变量配置，不写死在代码里。"),
         # a settled topic said as a label or as news
         ("Heads up: the billing service is moving to Postgres 16.", [DECISION]),
         ("定好了：线上只保留最近三个版本的镜像。", [DECISION]),

@@ -3,7 +3,6 @@ weights are what the trainer makes of the dev part."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
@@ -13,16 +12,13 @@ from autopatch_j.memory.lexicon import default_lexicon, load_lexicon_file
 from autopatch_j.memory.speech_model import LinearModel, default_speech_model, features
 from autopatch_j.quality.corpus import PART_FILES, load_part
 from autopatch_j.quality.speech_data import NEGATIVES, case_examples, file_digests, negative_examples, part_examples
+from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _trainer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("train_speech_model", ROOT / "scripts" / "train_speech_model.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/train_speech_model.py")
 
 
 def test_features_are_stems_cjk_grams_punctuation_and_neighbours() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -10,15 +9,11 @@ from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.scripts import load_script
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("run_all", ROOT / "bench" / "run_all.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/run_all.py")
 
 
 def test_missing_failing_and_working_scripts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,6 +35,7 @@ class Example:
 
 
 def case_examples(case: Case, file: str) -> list[Example]:
+    """One example per sentence of each user turn of `case`."""
     found: list[Example] = []
     for index, turn in enumerate(case.turns):
         text, offset = turn.user, 0
@@ -67,7 +68,9 @@ def negative_examples() -> list[Example]:
     knowledge — written for training only by a helper that saw neither the rules nor the corpus
     (`NEGATIVES`): the corpus alone is half rules, far more than a real conversation."""
     data = json.loads(bundled_file(NEGATIVES).read_text(encoding="utf-8"))
-    return [Example(file=NEGATIVES, case_id=s["why"], text=s["text"], label="none") for s in data["sentences"]]
+    return [
+        Example(file=NEGATIVES, case_id=f"talk/{s['why']}", text=s["text"], label="none") for s in data["sentences"]
+    ]
 
 
 def part_examples(part: str) -> dict[str, list[Example]]:
