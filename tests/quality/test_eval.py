@@ -107,7 +107,7 @@ def test_the_dev_part_reports_the_retired_test_cases_as_dev(offline_parts: dict[
         retired = [c for c in dev["cases"] if c["id"].startswith(prefix)]
         expected[name] = {"cases": len(retired), "passed": sum(c["passed"] for c in retired)}
     assert dev["files"] == expected
-    assert [v["cases"] for v in expected.values()] == [120, 96] + [105] * 19
+    assert [v["cases"] for v in expected.values()] == [120, 96] + [105] * 20
     assert dev["files"]["corpus.json"]["passed"] == 120  # no drop on the project's own cases
 
 
@@ -231,7 +231,7 @@ def test_a_live_sample_shows_progress_and_writes_partial_results(
             tmp_path_factory, "--mode", "live", "--part", "dev", "--sample", "8", "--partial", str(partial)
         )
     assert code == 0, out[-2000:]
-    assert "eval dev: 8 cases (a stratified sample of 2211)" in out  # corpus.json + the twenty retired test parts
+    assert "eval dev: 8 cases (a stratified sample of 2316)" in out  # corpus.json + the twenty-one retired test parts
     assert "[1/8]" in out and "[8/8]" in out
     lines = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()]
     assert [line["done"] for line in lines[:-1]] == list(range(1, 9))
