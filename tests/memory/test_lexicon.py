@@ -24,8 +24,8 @@ def test_every_v2_speech_act_is_still_explicit(phrase: str) -> None:
     assert LEX.is_explicit(f"{phrase} X")
 
 
-def test_the_bundled_lexicon_is_version_20_with_word_classes() -> None:
-    assert LEX.version == 20
+def test_the_bundled_lexicon_is_version_21_with_word_classes() -> None:
+    assert LEX.version == 21
     assert LEX.decision_hints.search("团队决定改用 gradle")
 
 
