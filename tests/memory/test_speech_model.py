@@ -57,12 +57,12 @@ def test_retraining_on_the_dev_part_reproduces_the_shipped_weights() -> None:
 def test_examples_label_sentences_by_the_gold_quotes() -> None:
     dev = load_part("dev")
     case = next(c for c in dev.cases if c.id == "zh-confirm-01")
-    labels = {e.text: e.label for e in case_examples(case, "corpus.json")}
+    labels = {e.text: e.label for e in case_examples(case)}
     assert labels["同意"] == "none"  # a confirmation states nothing on its own words
     pref = next(c for c in dev.cases if c.category == "explicit_preference" and c.language == "en")
-    assert "user_preference" in {e.label for e in case_examples(pref, "corpus.json")}
+    assert "user_preference" in {e.label for e in case_examples(pref)}
     temporary = next(c for c in dev.cases if c.category == "temporary_expression")
-    assert {e.label for e in case_examples(temporary, "corpus.json")} == {"none"}
+    assert {e.label for e in case_examples(temporary)} == {"none"}
 
 
 def test_only_the_default_lexicon_reads_with_the_model() -> None:

@@ -190,14 +190,16 @@ class Lexicon:
         """Refers to what was just said ("that", "this", "it", 这样, 这个)."""
         return bool(_ANAPHOR.search(fold(text)))
 
+    def left_to_the_model(self, text: str) -> bool:
+        """No listed marker says whether `text` states a rule, and its subject is its own: a sentence
+        whose subject points outside it ("That's the rule I read in the old wiki.", "这就是…") has no
+        rule of its own words to read. The speech model decides these (and its trainer measures them)."""
+        return not self.is_explicit(text) and not _POINTS_OUTSIDE.match(fold(text))
+
     def reads_as_statement(self, text: str) -> bool:
         """No listed marker, but the learned speech model reads a standing rule in the sentence's own
-        words ("All services log in structured JSON to stdout; …"); the gates still apply. A sentence
-        whose subject points outside it ("That's the rule I read in the old wiki.", "这就是…") has no
-        rule of its own words to read."""
-        if self.speech is None or self.is_explicit(text) or _POINTS_OUTSIDE.match(fold(text)):
-            return False
-        return self.speech().states(text)
+        words ("All services log in structured JSON to stdout; …"); the gates still apply."""
+        return self.speech is not None and self.left_to_the_model(text) and self.speech().states(text)
 
     def explicit_beyond_correction(self, text: str) -> bool:
         """Explicit on more than a correction marker: "Scratch that, I was wrong about the stack trace."
@@ -513,8 +515,8 @@ class Lexicon:
         return self.extensions.search(fold(text))
 
     def statement_in_turn(self, turn_text: str, sentence: str) -> bool:
-        """A user sentence that can carry a preference or decision: on its own words
-        (`supports_statement`), or as the content of a correction marker that opens its turn."""
+        """A user sentence that can carry a preference or decision: on its own words (a listed marker,
+        or the speech model's reading), or as the content of a correction marker that opens its turn."""
         explicit = (
             self.is_explicit(sentence)
             or self.opens_correction(turn_text, sentence)

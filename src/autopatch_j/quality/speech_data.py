@@ -24,8 +24,6 @@ NEGATIVES = "speech_negatives.json"
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    file: str
-    case_id: str
     text: str
     label: Label
 
@@ -34,7 +32,7 @@ class Example:
         return self.label != "none"
 
 
-def case_examples(case: Case, file: str) -> list[Example]:
+def case_examples(case: Case) -> list[Example]:
     """One example per sentence of each user turn of `case`."""
     found: list[Example] = []
     for index, turn in enumerate(case.turns):
@@ -42,9 +40,7 @@ def case_examples(case: Case, file: str) -> list[Example]:
         for sentence in split_sentences(text):
             start = text.find(sentence, offset)
             offset = start + len(sentence)
-            found.append(
-                Example(file=file, case_id=case.id, text=sentence, label=_label(case, index, text, start, offset))
-            )
+            found.append(Example(text=sentence, label=_label(case, index, text, start, offset)))
     return found
 
 
@@ -68,9 +64,7 @@ def negative_examples() -> list[Example]:
     knowledge — written for training only by a helper that saw neither the rules nor the corpus
     (`NEGATIVES`): the corpus alone is half rules, far more than a real conversation."""
     data = json.loads(bundled_file(NEGATIVES).read_text(encoding="utf-8"))
-    return [
-        Example(file=NEGATIVES, case_id=f"talk/{s['why']}", text=s["text"], label="none") for s in data["sentences"]
-    ]
+    return [Example(text=s["text"], label="none") for s in data["sentences"]]
 
 
 def part_examples(part: str) -> dict[str, list[Example]]:
@@ -78,7 +72,7 @@ def part_examples(part: str) -> dict[str, list[Example]]:
     examples: dict[str, list[Example]] = {}
     for name in PART_FILES[part]:
         corpus = parse_corpus(bundled_file(name).read_text(encoding="utf-8"), min_cases=1)
-        examples[name] = [e for case in corpus.cases for e in case_examples(case, name)]
+        examples[name] = [e for case in corpus.cases for e in case_examples(case)]
     return examples
 
 
