@@ -43,7 +43,12 @@ def _hook(stdin: str, *, cwd: Path, home: Path) -> tuple[int, str]:
     import subprocess
     import sys
 
-    env = {**os.environ, "HOME": str(home), "XDG_STATE_HOME": str(home / ".state"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_STATE_HOME": str(home / ".state"),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
     done = subprocess.run(
         [sys.executable, "-m", "autopatch_j", "hook", "claude-code"],
         cwd=cwd,
