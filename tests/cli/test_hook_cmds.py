@@ -18,11 +18,18 @@ from tests.transcripts.conftest import CLAUDE_SESSIONS, AgentHome, lay_out
 
 @pytest.fixture
 def agents(tmp_path: Path, project: Path) -> AgentHome:
+    (project / ".git").mkdir(exist_ok=True)
     return lay_out(AgentHome(home=tmp_path / "home", project=project.resolve()))
 
 
 def _run(args: list[str], *, cwd: Path, home: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "XDG_STATE_HOME": str(home / ".state"),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
     return subprocess.run(
         [sys.executable, "-m", "autopatch_j", *args],
         cwd=cwd,
@@ -84,8 +91,8 @@ def test_claude_code_hook_imports_that_session_and_leaves_extraction_pending(age
 def test_claude_code_hook_never_fails_the_agent(agents: AgentHome, stdin: str, message: str) -> None:
     done = _run(["hook", "claude-code"], cwd=agents.project, home=agents.home, stdin=stdin)
     assert done.returncode == 0 and message in done.stderr and "Traceback" not in done.stderr
-    log = (agents.project / ".autopatch-j" / "hooks.log").read_text()
-    assert message in log
+    log = (agents.home / ".state" / "autopatch-j" / "log" / "hooks.log").read_text()  # no project named
+    assert message in log and not (agents.project / ".autopatch-j").exists()
 
 
 def test_codex_notify_admits_the_turn_and_the_rollout_import_does_not_duplicate_it(agents: AgentHome) -> None:

@@ -70,16 +70,23 @@ def run_install(app: AppContext, agent: Agent, *, user: bool, project: bool, dry
 @hook_app.command("claude-code")
 def claude_code_command(ctx: typer.Context) -> None:
     """Run as a Claude Code hook (Stop, SessionEnd, PreCompact): import that session's new turns; always exits 0."""
-    hook_runner.claude_code(app_context(ctx).root)
+    hook_runner.claude_code(_named_project(ctx))
 
 
 @hook_app.command("codex")
 def codex_command(
     ctx: typer.Context,
-    notification: Annotated[str, typer.Argument(metavar="JSON", help="The notification Codex passes to notify.")],
+    notification: Annotated[
+        str | None, typer.Argument(metavar="[JSON]", help="The notification Codex passes to notify.")
+    ] = None,
 ) -> None:
     """Run as Codex's notify program: admit the finished turn (known by its turn id); always exits 0."""
-    hook_runner.codex(app_context(ctx).root, notification)
+    hook_runner.codex(_named_project(ctx), notification)
+
+
+def _named_project(ctx: typer.Context) -> Path | None:
+    """The project named with `-C`: the hooks' last resort when the agent's cwd lies in no project."""
+    return app_context(ctx).root if ctx.find_root().params.get("project") is not None else None
 
 
 @hook_app.command("install")
