@@ -150,3 +150,15 @@ def test_the_nearest_store_wins_and_dash_c_overrides(repo: Path, home: Path, tmp
     transcript = write(home / "s6.jsonl", claude_lines(0, 1, session="s6", cwd=str(repo)))
     assert run(["memory", "import", str(transcript)], cwd=inner / "pkg", home=home).returncode == 0
     assert len(turns(inner)) == 1 and stores(tmp_path) == [inner]  # nearer than the repository root
+
+
+def test_an_over_long_prompt_never_fails_the_hook_and_later_turns_import(repo: Path, home: Path) -> None:
+    lines = claude_lines(0, 3, session="s7", cwd=str(repo))
+    record = json.loads(lines[4])  # turn 1's prompt
+    record["message"]["content"] = "y" * 120_000
+    lines[4] = json.dumps(record) + "\n"
+    transcript = write(home / "s7.jsonl", lines)
+    for _ in range(2):  # every Stop, not only the first
+        code, err = _hook(_stop(transcript, str(repo)), cwd=repo, home=home)
+        assert (code, err) == (0, "")
+    assert turns(repo) == ["Decision 0: from now on use option 0.", "Decision 2: from now on use option 2."]

@@ -241,3 +241,22 @@ def test_a_folder_import_skips_and_counts_files_that_are_not_sessions(project: P
         ]
     text = run(["memory", "import", str(folder)], cwd=project, home=home)
     assert text.returncode == 0 and "4 file(s) skipped" in text.stdout and "binary 1" in text.stdout
+
+
+def test_dry_run_counts_a_turn_the_codex_hook_already_admitted_as_known(project: Path, home: Path) -> None:
+    session = "0199eeee-0000-7000-8000-000000000002"
+    lines = codex_lines(0, 2, session=session, cwd=str(project), turn_ids=False)  # an older rollout
+    rollout = write(home / ".codex" / "sessions" / f"rollout-2025-10-02T09-00-00-{session}.jsonl", lines)
+    notify = {
+        "type": "agent-turn-complete",
+        "thread-id": session,
+        "turn-id": "t-1",
+        "cwd": str(project),
+        "input-messages": ["Decision 1: keep option 1."],
+        "last-assistant-message": "Option 1 kept.",
+    }
+    assert run(["hook", "codex", json.dumps(notify)], cwd=home, home=home).returncode == 0
+    dry = import_json(project, home, rollout, dry_run=True)["sessions"][0]
+    real = import_json(project, home, rollout)["sessions"][0]
+    assert (dry["turns_admitted"], dry["turns_already_known"]) == (real["turns_admitted"], real["turns_already_known"])
+    assert (real["turns_admitted"], real["turns_already_known"]) == (1, 1)

@@ -98,7 +98,7 @@ def import_claude_session(fallback: Path | None, stdin_text: str) -> None:
     if not isinstance(transcript, str) or not transcript.endswith(".jsonl") or not Path(transcript).is_file():
         raise HookInputError(f'The hook input\'s "transcript_path" is not a session file: {transcript!r}.')
     path = Path(transcript)
-    root = _require_project(fallback, payload.get("cwd"), claude_cwd(path))
+    root = find_project(payload.get("cwd")) or _require_project(fallback, payload.get("cwd"), claude_cwd(path))
     manager = MemoryManager(root=root)
     manager.open()
     try:

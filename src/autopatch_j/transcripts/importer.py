@@ -37,7 +37,6 @@ from autopatch_j.transcripts.jsonl import UNPARSABLE, LineStats, iter_lines
 
 BATCH_TURNS = 200
 SETTLE_SECONDS = 5.0
-_KNOWN_KEYS = "SELECT 1 FROM imported_turns WHERE session_row = ? AND external_id = ?"
 
 
 @dataclass
@@ -213,7 +212,7 @@ class Importer:
         if cursor is None:
             return len(turns)
         with self.manager.db.read("read the imported turns") as conn:
-            return sum(conn.execute(_KNOWN_KEYS, (cursor.row_id, t.turn.key)).fetchone() is None for t in turns)
+            return sum(imports.is_new_in_tx(conn, session=cursor, turn=t.turn) for t in turns)
 
     def admit_turn(self, *, source: Source, session_id: str, turn: ExternalTurn) -> bool:
         """Admit one turn that arrived outside a transcript (Codex notify); False when already known."""
