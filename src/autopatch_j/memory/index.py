@@ -41,12 +41,15 @@ WEIGHT_SCALE = 100
 
 @dataclass(frozen=True, slots=True)
 class QueryTerm:
-    """One informative term of a query: its index key, and the word it was typed as (for its general
-    frequency)."""
+    """One informative term of a query: its index key, the word it was typed as (for its general
+    frequency), and the other keys that count as holding it (the thesaurus members its word, or a
+    phrase it is part of, triggers)."""
 
     key: str
     word: str
     kind: str
+    alternatives: tuple[str, ...] = ()
+    parts: tuple[str, ...] = ()  # a Chinese compound's shorter words, asked for when no item holds it whole
 
 
 def token_key(token: Token) -> str | None:
@@ -63,18 +66,23 @@ def token_key(token: Token) -> str | None:
 
 
 def _equivalent_keys(found: list[Token]) -> list[str]:
+    latin = [t.text for t in found if t.kind == "word" and len(t.text) >= 2]
+    runs = [t.text for t in found if t.kind == "cjk"]
+    return _member_keys(latin, runs)
+
+
+def _member_keys(latin: list[str], runs: list[str]) -> list[str]:
+    """The index keys of the thesaurus members the words and CJK runs trigger."""
     from autopatch_j.memory.text.segment import words as cjk_words
     from autopatch_j.memory.words import equivalents, stem
 
-    latin = [t.text for t in found if t.kind == "word" and len(t.text) >= 2]
-    runs = [t.text for t in found if t.kind == "cjk"]
     keys: list[str] = []
     for member in equivalents(latin, runs):
         if member[0].isascii():
             keys += [stem(word) for word in member.split(" ") if len(word) >= 2]
         else:
             keys += [word for word in cjk_words(member) if not is_filler(Token(word, "cjk"))]
-    return keys
+    return list(dict.fromkeys(keys))
 
 
 def text_keys(text: str) -> list[str]:
@@ -106,12 +114,52 @@ def query_terms(query: str) -> list[QueryTerm]:
     """The distinct informative terms of a query (≤ 8), fillers left out; Chinese split by the
     segmenter's ordinary mode (its words, not their parts)."""
     folded = fold(query)
-    found: dict[str, QueryTerm] = {}
-    for token in tokens(folded, folded=True, search_mode=False):
+    found: dict[str, tuple[Token, list[str]]] = {}
+    latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
+    found_tokens = list(tokens(folded, folded=True, search_mode=False))
+    alone_ok = len(found_tokens) == 1
+    for token in found_tokens:
+        if token.part:  # an identifier is asked for whole
+            continue
+        if token.kind == "word" and len(token.text) >= 2:
+            latin.append(token.text)
+        if token.kind == "cjk" and len(token.text) == 1 and not alone_ok:  # mostly a particle: 上, 里, 多
+            continue
         key = token_key(token)
         if key and key not in found:
-            found[key] = QueryTerm(key=key, word=token.text, kind=token.kind)
-    return list(found.values())[:MAX_QUERY_TERMS]
+            alone = _member_keys([token.text], []) if token.kind == "word" else _member_keys([], [token.text])
+            found[key] = (token, alone if token.kind != "identifier" else [])
+    for first, second in zip(latin, latin[1:], strict=False):
+        phrase = (
+            set(_member_keys([first, second], [])) - set(_member_keys([first], [])) - set(_member_keys([second], []))
+        )
+        for word in (first, second):
+            entry = found.get(token_key(Token(word, "word")) or "")
+            if entry and phrase:
+                entry[1].extend(sorted(phrase))
+    terms = [
+        QueryTerm(
+            key=key,
+            word=token.text,
+            kind=token.kind,
+            alternatives=tuple(k for k in dict.fromkeys(alts) if k != key),
+            parts=_compound_parts(token),
+        )
+        for key, (token, alts) in found.items()
+    ]
+    return terms[:MAX_QUERY_TERMS]
+
+
+def _compound_parts(token: Token) -> tuple[str, ...]:
+    """The shorter words of a Chinese word of three or more characters (search mode), fillers left out."""
+    if token.kind != "cjk" or len(token.text) < 3:
+        return ()
+    from autopatch_j.memory.text.segment import dictionary_words
+    from autopatch_j.memory.text.segment import words as cjk_words
+
+    found = dict.fromkeys((*cjk_words(token.text), *dictionary_words(token.text)))
+    parts = (w for w in found if w != token.text and len(w) >= 2)
+    return tuple(w for w in parts if not is_filler(Token(w, "cjk")))
 
 
 _INSERT_POSTING = "INSERT INTO memory_postings (term, item_id, weight) VALUES (?, ?, ?)"

@@ -43,6 +43,11 @@ MAX_EXCERPT_CHARS = 800
 ELLIPSIS = "…"
 #: The share of a query's weight the terms an item holds must carry (nothing-queries stay empty).
 MIN_SHARE = 0.5
+#: Rarity counts more than BM25's logarithm says: a term's weight is its idf to this power.
+WEIGHT_POWER = 1.0
+#: Distinct query terms an item must hold (fewer when the query has fewer): one shared word of two
+#: is a topic in common, not an answer.
+MIN_TERMS = 2
 #: General frequencies count as this many virtual items beside the store's own.
 PRIOR_ITEMS = 2000
 #: A general word's chance of being in one item: its frequency per word × this many words.
@@ -80,7 +85,9 @@ m(item_id, n, score, share) AS (
     FROM cand c CROSS JOIN q CROSS JOIN memory_postings p ON p.term = q.key AND p.item_id = c.item_id
     GROUP BY c.item_id, q.n
 ),
-hits(item_id, score) AS (SELECT item_id, sum(score) FROM m GROUP BY item_id HAVING sum(share) >= :min_share),
+hits(item_id, score) AS (
+    SELECT item_id, sum(score) FROM m GROUP BY item_id HAVING sum(share) >= :min_share AND count(*) >= :min_terms
+),
 ranked(item_id, score, updated_at, memory_id) AS MATERIALIZED (
     SELECT h.item_id, h.score, i.updated_at, i.memory_id
     FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id
@@ -141,7 +148,7 @@ def general_share(word: str) -> float:
 def term_weight(items: int, holding: int, word: str) -> float:
     """A term's weight: BM25 idf over the store's items and `PRIOR_ITEMS` virtual ones that hold it
     as often as general text does."""
-    return idf(items + PRIOR_ITEMS, holding + PRIOR_ITEMS * general_share(word))
+    return idf(items + PRIOR_ITEMS, holding + PRIOR_ITEMS * general_share(word)) ** WEIGHT_POWER
 
 
 def drivers(weights: list[float], min_share: float) -> list[int]:
@@ -168,25 +175,27 @@ def search_in_tx(
     terms = query_terms(query)
     if not terms:
         return []
+    parts = [part for term in terms for part in term.parts]
     last = terms[-1]
     prefix = last.key if last.kind == "word" and len(last.word) >= MIN_PREFIX_CHARS else "\uffff"
     stats: dict[str, int] = {}
     completions: dict[str, int] = {}
     params: dict[str, object] = {
-        "keys": json.dumps(["", *(t.key for t in terms)], ensure_ascii=False),
+        "keys": json.dumps(["", *(t.key for t in terms), *parts], ensure_ascii=False),
         "prefix": prefix,
         "prefix_end": prefix_end(prefix),
         "completions": MAX_COMPLETIONS,
     }
-    rows = conn.execute(_STATS_SQL, params).fetchall()
-    for term, count in rows[: len(rows)]:
-        if term in stats or term == "" or any(term == t.key for t in terms):
+    asked = {"", *(t.key for t in terms), *parts}
+    for term, count in conn.execute(_STATS_SQL, params).fetchall():
+        if term in asked and term not in stats:
             stats[term] = count
         else:
             completions[term] = count
     items = stats.get("", 0)
     if items <= 0:
         return []
+    terms = split_compounds(terms, stats)
     alternatives: list[list[tuple[str, float]]] = []
     for n, term in enumerate(terms):
         found = [(term.key, stats.get(term.key, 0))]
@@ -197,6 +206,8 @@ def search_in_tx(
     weights = [max((w for _, w in alts), default=_absent_weight(items, term)) for alts, term in pairs]
     total = sum(weights)
     min_share = MIN_SHARE * total
+    for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
+        alternatives[n] += [(key, weights[n]) for key in term.alternatives]
     driving = [n for n in drivers(weights, min_share) if alternatives[n]]
     if not driving:
         return []
@@ -206,6 +217,7 @@ def search_in_tx(
         "drivers": json.dumps([key for n in driving for key, _ in alternatives[n]], ensure_ascii=False),
         "cap": DRIVER_CANDIDATES,
         "min_share": min_share - 1e-9,
+        "min_terms": min(MIN_TERMS, len(terms)),
         "thread_id": thread_id,
         "limit": limit,
         "synopsis_chars": SYNOPSIS_CHARS + 1,
@@ -220,6 +232,18 @@ def search_in_tx(
         )
         for memory_id, kind, title, synopsis in conn.execute(_SEARCH_SQL, params)
     ]
+
+
+def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[QueryTerm]:
+    """A Chinese compound no item holds whole is asked for by the shorter words some item holds."""
+    out: list[QueryTerm] = []
+    for term in terms:
+        held = [part for part in term.parts if stats.get(part, 0) > 0]
+        if stats.get(term.key, 0) > 0 or not held:
+            out.append(term)
+        else:
+            out += [QueryTerm(key=part, word=part, kind=term.kind) for part in held if part not in {t.key for t in out}]
+    return out
 
 
 def _absent_weight(items: int, term: QueryTerm) -> float:

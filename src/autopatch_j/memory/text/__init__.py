@@ -31,6 +31,7 @@ TokenKind = Literal["identifier", "word", "cjk"]
 class Token:
     text: str
     kind: TokenKind
+    part: bool = False  # a word inside an identifier ("pip" of "pip-tools")
 
 
 def fold(text: str) -> str:
@@ -50,7 +51,8 @@ def tokens(text: str, *, folded: bool = False, search_mode: bool = True) -> Iter
     for match in IDENTIFIER.finditer(text):
         yield from _plain(text[position : match.start()], search_mode)
         yield Token(match.group(), "identifier")
-        yield from _plain(match.group(), search_mode)
+        for part in _plain(match.group(), search_mode):
+            yield Token(part.text, part.kind, part=True)
         position = match.end()
     yield from _plain(text[position:], search_mode)
 

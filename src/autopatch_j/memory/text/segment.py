@@ -26,3 +26,10 @@ def words(run: str, *, search_mode: bool = True) -> tuple[str, ...]:
     module = _rjieba()
     cut = module.cut_for_search if search_mode else module.cut  # type: ignore[attr-defined]
     return tuple(dict.fromkeys(word for word in cut(run) if word.strip()))
+
+
+@functools.lru_cache(maxsize=1024)
+def dictionary_words(run: str) -> tuple[str, ...]:
+    """The run cut into dictionary words only (no guessed words: 图片尺寸 → 图片, 尺寸)."""
+    module = _rjieba()
+    return tuple(dict.fromkeys(word for word in module.cut(run, False) if word.strip()))  # type: ignore[attr-defined]
