@@ -14,6 +14,7 @@ integer (`weight`), so a search only multiplies it by the term's rarity (search.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sqlite3
@@ -71,13 +72,16 @@ def _equivalent_keys(found: list[Token]) -> list[str]:
     return _member_keys(latin, runs)
 
 
-def _member_keys(latin: list[str], runs: list[str]) -> list[str]:
-    """The index keys of the thesaurus members the words and CJK runs trigger."""
-    from autopatch_j.memory.text.segment import words as cjk_words
+def _member_keys(latin: list[str], runs: list[str], *, broader: bool = True) -> list[str]:
+    """The index keys of the thesaurus members the words and CJK runs trigger (an item's side, with
+    broader concepts and a Chinese member's shorter words; a query's side, with neither)."""
+    from autopatch_j.memory.text.segment import dictionary_words, words
+
+    cjk_words = words if broader else dictionary_words  # type: ignore[assignment]
     from autopatch_j.memory.words import equivalents, stem
 
     keys: list[str] = []
-    for member in equivalents(latin, runs):
+    for member in equivalents(latin, runs, broader=broader):
         if member[0].isascii():
             keys += [stem(word) for word in member.split(" ") if len(word) >= 2]
         else:
@@ -127,11 +131,14 @@ def query_terms(query: str) -> list[QueryTerm]:
             continue
         key = token_key(token)
         if key and key not in found:
-            alone = _member_keys([token.text], []) if token.kind == "word" else _member_keys([], [token.text])
+            latin_or_cjk = ([token.text], []) if token.kind == "word" else ([], [token.text])
+            alone = _member_keys(*latin_or_cjk, broader=False)
             found[key] = (token, alone if token.kind != "identifier" else [])
-    for first, second in zip(latin, latin[1:], strict=False):
+    for first, second in itertools.pairwise(latin):
         phrase = (
-            set(_member_keys([first, second], [])) - set(_member_keys([first], [])) - set(_member_keys([second], []))
+            set(_member_keys([first, second], [], broader=False))
+            - set(_member_keys([first], [], broader=False))
+            - set(_member_keys([second], [], broader=False))
         )
         for word in (first, second):
             entry = found.get(token_key(Token(word, "word")) or "")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
-from autopatch_j.memory.index import QueryTerm, idf, query_terms
+from autopatch_j.memory.index import QueryTerm, idf, query_terms, text_keys
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -95,7 +95,8 @@ ranked(item_id, score, updated_at, memory_id) AS MATERIALIZED (
     ORDER BY h.score DESC, i.updated_at DESC, i.memory_id DESC
     LIMIT :limit
 )
-SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords,
+    i.subject
 FROM ranked r CROSS JOIN memory_items i ON i.id = r.item_id
 ORDER BY r.score DESC, r.updated_at DESC, r.memory_id DESC
 """
@@ -222,16 +223,32 @@ def search_in_tx(
         "limit": limit,
         "synopsis_chars": SYNOPSIS_CHARS + 1,
     }
+    keys = {key for term in terms for key in (term.key, *term.alternatives)}
     return [
         SearchHit(
             memory_id=memory_id,
             kind=_KINDS[kind],
             title=title,
             synopsis=clip(synopsis, SYNOPSIS_CHARS),
-            match="exact" if normalize(title) == q else "words",
+            match=match_of(q, keys, [title, *json.loads(aliases), *json.loads(keywords), subject]),
         )
-        for memory_id, kind, title, synopsis in conn.execute(_SEARCH_SQL, params)
+        for memory_id, kind, title, synopsis, aliases, keywords, subject in conn.execute(_SEARCH_SQL, params)
     ]
+
+
+def match_of(q: str, keys: set[str], metadata: list[str]) -> MatchType:
+    """How a hit matched: the whole query is its title, an alias or keyword (`exact`), starts one
+    (`prefix`) or is inside one (`substring`); else some query term is in its metadata (`words`) or
+    only in its content (`content`)."""
+    values = [normalize(value) for value in metadata if value]
+    if q in values:
+        return "exact"
+    if any(value.startswith(q) for value in values):
+        return "prefix"
+    if any(q in value for value in values):
+        return "substring"
+    held = {key for value in values for key in text_keys(value)}
+    return "words" if keys & held else "content"
 
 
 def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[QueryTerm]:

@@ -177,9 +177,10 @@ def _is_member(member: str) -> bool:
     return len(words) <= _MAX_PHRASE_WORDS and all(w.isascii() and w.isalnum() for w in words)
 
 
-def equivalents(words: Iterable[str], cjk_runs: Iterable[str]) -> list[str]:
+def equivalents(words: Iterable[str], cjk_runs: Iterable[str], *, broader: bool = True) -> list[str]:
     """The thesaurus keys of the given words (by stem; consecutive words also as phrases) and of the
-    CJK members inside the runs."""
+    CJK members inside the runs; without `broader`, the synonym groups' only (a query naming a tool
+    asks for that tool, not for everything of its kind)."""
     table = _equivalents()
     found: list[int] = []
     stems: list[str] = []
@@ -195,7 +196,8 @@ def equivalents(words: Iterable[str], cjk_runs: Iterable[str]) -> list[str]:
         for size in table.cjk_lengths:
             for start in range(len(run) - size + 1):
                 found.extend(table.cjk.get(run[start : start + size], ()))
-    return [member for n in dict.fromkeys(found) for member in table.groups[n]]
+    kept = (n for n in dict.fromkeys(found) if broader or n < table.first_broader)
+    return [member for n in kept for member in table.groups[n]]
 
 
 def thesaurus_keys(text: str, *, retired: set[str]) -> list[str]:
