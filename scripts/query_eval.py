@@ -76,7 +76,7 @@ def _store_memories(manager: MemoryManager, memories: list[dict[str, object]]) -
                 aliases=[],
                 keywords=[],
                 content=str(memory["content"])[:2000],
-                **extra,  # type: ignore[arg-type]
+                **extra,
             )
             ids[str(memory["key"])] = memory_id
     return ids

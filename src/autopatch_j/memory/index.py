@@ -77,7 +77,7 @@ def _member_keys(latin: list[str], runs: list[str], *, broader: bool = True) -> 
     broader concepts and a Chinese member's shorter words; a query's side, with neither)."""
     from autopatch_j.memory.text.segment import dictionary_words, words
 
-    cjk_words = words if broader else dictionary_words  # type: ignore[assignment]
+    cjk_words = words if broader else dictionary_words
     from autopatch_j.memory.words import equivalents, stem
 
     keys: list[str] = []

@@ -43,8 +43,6 @@ MAX_EXCERPT_CHARS = 800
 ELLIPSIS = "…"
 #: The share of a query's weight the terms an item holds must carry (nothing-queries stay empty).
 MIN_SHARE = 0.5
-#: Rarity counts more than BM25's logarithm says: a term's weight is its idf to this power.
-WEIGHT_POWER = 1.0
 #: Distinct query terms an item must hold (fewer when the query has fewer): one shared word of two
 #: is a topic in common, not an answer.
 MIN_TERMS = 2
@@ -149,7 +147,7 @@ def general_share(word: str) -> float:
 def term_weight(items: int, holding: int, word: str) -> float:
     """A term's weight: BM25 idf over the store's items and `PRIOR_ITEMS` virtual ones that hold it
     as often as general text does."""
-    return idf(items + PRIOR_ITEMS, holding + PRIOR_ITEMS * general_share(word)) ** WEIGHT_POWER
+    return idf(items + PRIOR_ITEMS, holding + PRIOR_ITEMS * general_share(word))
 
 
 def drivers(weights: list[float], min_share: float) -> list[int]:
