@@ -103,7 +103,7 @@ def lookup_terms(candidates: tuple[Candidate, ...]) -> list[str]:
     deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
     words: list[str] = []
     for candidate in candidates:
-        words += text_keys(candidate.subject) + text_keys(said(candidate))
+        words += text_keys(candidate.subject, thesaurus=True) + text_keys(said(candidate), thesaurus=True)
     return list(dict.fromkeys(words))[:MAX_LOOKUP_TERMS]
 
 

@@ -14,12 +14,13 @@ integer (`weight`), so a search only multiplies it by the term's rarity (search.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from autopatch_j.memory.text import Token, fold, tokens
@@ -75,13 +76,23 @@ def _equivalent_keys(found: list[Token]) -> list[str]:
 def _member_keys(latin: list[str], runs: list[str], *, broader: bool = True) -> list[str]:
     """The index keys of the thesaurus members the words and CJK runs trigger (an item's side, with
     broader concepts and a Chinese member's shorter words; a query's side, with neither)."""
+    return list(_cached_member_keys(tuple(latin), tuple(runs), broader))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_member_keys(latin: tuple[str, ...], runs: tuple[str, ...], broader: bool) -> tuple[str, ...]:
     from autopatch_j.memory.text.segment import dictionary_words, words
+    from autopatch_j.memory.words import equivalents
 
     cjk_words = words if broader else dictionary_words
-    from autopatch_j.memory.words import equivalents, stem
+    return tuple(_keys_of(equivalents(latin, runs, broader=broader), cjk_words))
+
+
+def _keys_of(members: Iterable[str], cjk_words: Callable[[str], tuple[str, ...]]) -> list[str]:
+    from autopatch_j.memory.words import stem
 
     keys: list[str] = []
-    for member in equivalents(latin, runs, broader=broader):
+    for member in members:
         if member[0].isascii():
             keys += [stem(word) for word in member.split(" ") if len(word) >= 2]
         else:
@@ -89,11 +100,12 @@ def _member_keys(latin: list[str], runs: list[str], *, broader: bool = True) -> 
     return list(dict.fromkeys(keys))
 
 
-def text_keys(text: str) -> list[str]:
-    """Every key occurrence of a text, in order, then the thesaurus keys its words trigger (once each)."""
+def text_keys(text: str, *, thesaurus: bool = False) -> list[str]:
+    """Every key occurrence of a text, in order; with `thesaurus`, then the keys of the thesaurus
+    members its words trigger (once each)."""
     found = list(tokens(text))
     keys = [key for key in map(token_key, found) if key]
-    return keys + list(dict.fromkeys(_equivalent_keys(found)))
+    return keys + list(dict.fromkeys(_equivalent_keys(found))) if thesaurus else keys
 
 
 def item_weights(
@@ -120,7 +132,7 @@ def query_terms(query: str) -> list[QueryTerm]:
     folded = fold(query)
     found: dict[str, tuple[Token, list[str]]] = {}
     latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
-    found_tokens = list(tokens(folded, folded=True, search_mode=False))
+    found_tokens = _join_members(list(tokens(folded, folded=True, search_mode=False)))
     alone_ok = len(found_tokens) == 1
     for token in found_tokens:
         if token.part:  # an identifier is asked for whole
@@ -131,15 +143,10 @@ def query_terms(query: str) -> list[QueryTerm]:
             continue
         key = token_key(token)
         if key and key not in found:
-            latin_or_cjk = ([token.text], []) if token.kind == "word" else ([], [token.text])
-            alone = _member_keys(*latin_or_cjk, broader=False)
+            alone = list(_query_alternatives(token.text, token.kind))
             found[key] = (token, alone if token.kind != "identifier" else [])
     for first, second in itertools.pairwise(latin):
-        phrase = (
-            set(_member_keys([first, second], [], broader=False))
-            - set(_member_keys([first], [], broader=False))
-            - set(_member_keys([second], [], broader=False))
-        )
+        phrase = _phrase_keys(first, second)
         for word in (first, second):
             entry = found.get(token_key(Token(word, "word")) or "")
             if entry and phrase:
@@ -155,6 +162,68 @@ def query_terms(query: str) -> list[QueryTerm]:
         for key, (token, alts) in found.items()
     ]
     return terms[:MAX_QUERY_TERMS]
+
+
+@functools.lru_cache(maxsize=4096)
+def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
+    """What counts as holding a query word: its synonyms (a Chinese member as it is) and the named
+    tools under it or under a synonym (`test` → pytest, 包管理器 → npm, pnpm …)."""
+    from autopatch_j.memory.words import equivalents, narrower, stem
+
+    latin, runs = ([text], []) if kind == "word" else ([], [text])
+    members = equivalents(latin, runs, broader=False)
+    words = [w for m in members if m.isascii() for w in m.split(" ")] + latin
+    cjk = [m for m in members if not m.isascii()] + runs
+    keys = [stem(w) for w in words if len(w) >= 2] + [m for m in cjk if not is_filler(Token(m, "cjk"))]
+    keys += [stem(m) if m.isascii() else m for m in narrower(words, cjk)]
+    return tuple(dict.fromkeys(keys))
+
+
+@functools.lru_cache(maxsize=4096)
+def _phrase_keys(first: str, second: str) -> tuple[str, ...]:
+    """The synonyms of two consecutive words that are a thesaurus phrase ("pull request" → pr, 合并请求)."""
+    from autopatch_j.memory.words import phrase_members, stem
+
+    members = phrase_members(first, second)
+    return tuple(
+        dict.fromkeys(stem(w) if m.isascii() else m for m in members for w in (m.split(" ") if m.isascii() else [m]))
+    )
+
+
+def _join_members(found: list[Token]) -> list[Token]:
+    """Consecutive Chinese words that together are one thesaurus member become that one word
+    (包 + 管理 → 包管理, 对象 + 存储 → 对象存储): the thesaurus is the query's dictionary too."""
+    from autopatch_j.memory.words import cjk_members
+
+    members = cjk_members()
+    out: list[Token] = []
+    n = 0
+    while n < len(found):
+        for size in (4, 3, 2):
+            window = found[n : n + size]
+            if len(window) == size and all(t.kind == "cjk" for t in window):
+                joined = "".join(t.text for t in window)
+                if joined in members:
+                    out.append(Token(joined, "cjk"))
+                    n += size
+                    break
+        else:
+            out.append(found[n])
+            n += 1
+    return out
+
+
+def _narrower_keys(latin: list[str], runs: list[str]) -> list[str]:
+    """The keys of the named tools a broader concept covers (a query for `test` holds `pytest`)."""
+    return list(_cached_narrower_keys(tuple(latin), tuple(runs)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_narrower_keys(latin: tuple[str, ...], runs: tuple[str, ...]) -> tuple[str, ...]:
+    from autopatch_j.memory.text.segment import dictionary_words
+    from autopatch_j.memory.words import narrower
+
+    return tuple(_keys_of(narrower(latin, runs), dictionary_words))
 
 
 def _compound_parts(token: Token) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`; not
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import sqlite3
@@ -51,7 +52,7 @@ PRIOR_ITEMS = 2000
 #: A general word's chance of being in one item: its frequency per word × this many words.
 ITEM_WORDS = 40
 #: Newest items a driving term contributes as candidates.
-DRIVER_CANDIDATES = 512
+DRIVER_CANDIDATES = 32
 #: Completions of a last word that may be cut short.
 MAX_COMPLETIONS = 8
 MIN_PREFIX_CHARS = 3
@@ -222,7 +223,7 @@ def search_in_tx(
         "synopsis_chars": SYNOPSIS_CHARS + 1,
     }
     keys = {key for term in terms for key in (term.key, *term.alternatives)}
-    return [
+    hits = [
         SearchHit(
             memory_id=memory_id,
             kind=_KINDS[kind],
@@ -232,6 +233,7 @@ def search_in_tx(
         )
         for memory_id, kind, title, synopsis, aliases, keywords, subject in conn.execute(_SEARCH_SQL, params)
     ]
+    return sorted(hits, key=lambda hit: hit.match != "exact")  # the whole query as a title first (stable)
 
 
 def match_of(q: str, keys: set[str], metadata: list[str]) -> MatchType:
@@ -250,14 +252,14 @@ def match_of(q: str, keys: set[str], metadata: list[str]) -> MatchType:
 
 
 def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[QueryTerm]:
-    """A Chinese compound no item holds whole is asked for by the shorter words some item holds."""
+    """A Chinese compound no item holds whole is also held by the shorter words inside it."""
     out: list[QueryTerm] = []
     for term in terms:
-        held = [part for part in term.parts if stats.get(part, 0) > 0]
+        held = tuple(part for part in term.parts if stats.get(part, 0) > 0)
         if stats.get(term.key, 0) > 0 or not held:
             out.append(term)
         else:
-            out += [QueryTerm(key=part, word=part, kind=term.kind) for part in held if part not in {t.key for t in out}]
+            out.append(dataclasses.replace(term, alternatives=tuple(dict.fromkeys((*term.alternatives, *held)))))
     return out
 
 

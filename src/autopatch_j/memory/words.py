@@ -200,6 +200,44 @@ def equivalents(words: Iterable[str], cjk_runs: Iterable[str], *, broader: bool 
     return [member for n in kept for member in table.groups[n]]
 
 
+@functools.cache
+def _narrower_table() -> dict[str, tuple[str, ...]]:
+    """Each broader concept (Latin by stem, CJK as it is) → the named tools, formats and styles under it."""
+    raw = json.loads(resources.files("autopatch_j.memory").joinpath("equivalents.json").read_text(encoding="utf-8"))
+    table: dict[str, list[str]] = {}
+    for entry in raw.get("broader", ()):
+        for member in entry["broader"]:
+            key = normalize(member)
+            key = key if _TOKEN.fullmatch(key) and _TOKEN.fullmatch(key).group("cjk") else stem(key)  # type: ignore[union-attr]
+            table.setdefault(key, []).extend(entry["narrower"])
+    return {k: tuple(dict.fromkeys(v)) for k, v in table.items()}
+
+
+def phrase_members(first: str, second: str) -> list[str]:
+    """The synonym group members of a phrase of two Latin words, when it is one ("pull request")."""
+    table = _equivalents()
+    found = table.phrases.get((stem(first), stem(second)), ())
+    return [m for n in found if n < table.first_broader for m in table.groups[n]]
+
+
+@functools.cache
+def cjk_members() -> frozenset[str]:
+    """Every CJK member of the thesaurus: its synonym groups' and its broader concepts'."""
+    raw = json.loads(resources.files("autopatch_j.memory").joinpath("equivalents.json").read_text(encoding="utf-8"))
+    members = [m for group in raw["groups"] for m in group]
+    members += [m for entry in raw.get("broader", ()) for m in (*entry["narrower"], *entry["broader"])]
+    return frozenset(normalize(m) for m in members if not m.isascii())
+
+
+def narrower(words: Iterable[str], cjk_runs: Iterable[str]) -> list[str]:
+    """The named tools, formats and styles under the broader concepts the words (by stem) and CJK
+    words name: what a query for a concept also asks for (`test` → pytest, jest …)."""
+    table = _narrower_table()
+    found = [m for word in words for m in table.get(stem(word), ())]
+    found += [m for run in cjk_runs for m in table.get(run, ())]
+    return list(dict.fromkeys(found))
+
+
 def thesaurus_keys(text: str, *, retired: set[str]) -> list[str]:
     """The thesaurus members `text` is found by, leaving out what its `retired` words (Latin stems,
     CJK words) trigger: Latin words by stem, CJK members inside the runs with the retired words cut
