@@ -80,3 +80,18 @@ def test_retiring_an_item_drops_its_postings_and_counts(manager: MemoryManager) 
         assert conn.execute("SELECT count(*) FROM memory_postings").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM memory_search_docs").fetchone()[0] == 0
         assert conn.execute("SELECT max(items) FROM memory_term_stats").fetchone()[0] == 0
+
+
+def test_the_filler_words_are_data_with_a_strict_schema() -> None:
+    from pydantic import ValidationError
+
+    from autopatch_j.memory.text.filler_schema import FillerData
+    from autopatch_j.memory.text.languages import fillers, registry
+
+    data = registry()
+    assert set(data.languages) == {"en", "zh"}
+    assert {"what", "which", "怎么", "什么", "我们"} <= fillers()
+    raw = data.model_dump()
+    raw["languages"]["en"]["stopwords"] = ["x"]
+    with pytest.raises(ValidationError):
+        FillerData.model_validate(raw)

@@ -8,8 +8,8 @@ id, M-22; no per-item query):
    `postgresql`);
 2. the ranked hits: candidates from the postings of the query's **driving** terms only, each scored
    by BM25 over every informative query term (the stored term-frequency part × the term's weight),
-   kept only when the terms it holds carry at least `MIN_SHARE` of the query's weight, scoped,
-   ordered and joined to the item rows.
+   kept only when the terms it holds carry at least `MIN_SHARE` of the query's weight and it holds
+   `MIN_TERMS` of them (one for a one-term query), scoped, ordered and joined to the item rows.
 
 A term's weight is its BM25 rarity (idf) in the store blended with its general frequency
 (`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that
@@ -17,7 +17,8 @@ A term's weight is its BM25 rarity (idf) in the store blended with its general f
 stay below the minimum share: an item that qualifies holds at least one driver (pigeonhole), and a
 driver contributes at most its `DRIVER_CANDIDATES` newest items, so the work is bounded whatever the
 store's size. Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
-the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`; nothing qualifies → `[]`.
+the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias,
+keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A filler is a question or function word that says nothing about what a memory holds ("what", "do we",
 "怎么", "是什么", "我们用的" once segmented); a query's fillers carry no weight. The lists live in
-`fillers.json`, validated by `FillerData` (unknown fields are refused). A language is chosen per
+`fillers.json`, described by `filler_schema.FillerData` (unknown fields are refused). A language is chosen per
 token by its script: CJK tokens are Chinese, the rest English (the two languages Memory reads).
 """
 
@@ -10,38 +10,33 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING
 
 from autopatch_j.memory.text import Token
 
-
-class LanguageData(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    script: Literal["latin", "cjk"]
-    fillers: list[str] = Field(min_length=1)
+if TYPE_CHECKING:
+    from autopatch_j.memory.text.filler_schema import FillerData
 
 
-class FillerData(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    languages: dict[Literal["en", "zh"], LanguageData]
-
-
-@functools.cache
 def registry() -> FillerData:
+    """`fillers.json` validated by its schema (`filler_schema.FillerData`; pydantic, loaded here only)."""
+    from autopatch_j.memory.text.filler_schema import FillerData
+
     raw = resources.files("autopatch_j.memory.text").joinpath("fillers.json").read_text(encoding="utf-8")
     return FillerData.model_validate_json(raw)
 
 
 @functools.cache
 def fillers() -> frozenset[str]:
-    """Every language's fillers (folded); scripts do not overlap, so one set serves both."""
+    """Every language's fillers (folded); scripts do not overlap, so one set serves both. Read with
+    `json` on the search path (building the pydantic model costs ≈ 0.1 s); `registry()` validates the
+    same file (tests/memory/test_terms.py)."""
+    import json
+
     from autopatch_j.memory.text import fold
 
-    return frozenset(fold(word) for language in registry().languages.values() for word in language.fillers)
+    raw = json.loads(resources.files("autopatch_j.memory.text").joinpath("fillers.json").read_text(encoding="utf-8"))
+    return frozenset(fold(word) for language in raw["languages"].values() for word in language["fillers"])
 
 
 def language_of(token: Token) -> str:
