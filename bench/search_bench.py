@@ -198,7 +198,7 @@ def load(store: Store, items: list[GenItem]) -> float:
         # The same rows as index.index_item_in_tx.
         weights = item_weights(title=it.title, content=it.content, aliases=it.aliases, keywords=it.keywords)
         posting_rows.extend((term, it.id, weight) for term, weight in weights.items())
-        doc_rows.append((it.id, json.dumps(list(weights), ensure_ascii=False)))
+        doc_rows.append((it.id, json.dumps(list(weights), ensure_ascii=False, separators=(",", ":"))))
         store.counts["postings"] += len(weights)
         text = "\n".join([it.title, *it.aliases, *it.keywords, it.content])
         fts_rows.append((normalize(text), it.id))

@@ -258,7 +258,7 @@ def index_item_in_tx(
 ) -> None:
     """Index one active revision: its postings, and the list of its terms (for dropping it)."""
     weights = item_weights(title=title, content=content, aliases=aliases, keywords=keywords, subject=subject)
-    conn.execute(_INSERT_DOC, (item_id, json.dumps(list(weights), ensure_ascii=False)))
+    conn.execute(_INSERT_DOC, (item_id, json.dumps(list(weights), ensure_ascii=False, separators=(",", ":"))))
     conn.executemany(_INSERT_POSTING, ((term, item_id, weight) for term, weight in weights.items()))
 
 
