@@ -2,15 +2,12 @@
 
 The store is a real Memory database (created and verified by `MemoryManager.open()`), filled with
 generated Chinese/English preferences, decisions and discussions (titles, aliases, keywords,
-content) and their terms, bulk-inserted. In the same run, the same queries go to a baseline: an
-FTS5 `trigram` table built from the same terms, queried with one `LIKE '%q%'` statement ranked
-like ours (exact, prefix, substring) and scoped the same way. The baseline exists only here —
-local Memory never uses FTS5 (M-60).
-
-Also measured at 10k: the CJK tokenization of content terms (ours: suffixes of CJK runs cut to
-16 characters; alternatives: character bigrams, a query matching an item that has all of its
-bigrams; and jieba words when jieba happens to be installed — it is not a dependency) — rows
-stored, recall/precision on substring queries, and latency.
+content) and their search index (memory/index.py), bulk-inserted. In the same run, the same queries
+go to a baseline: an FTS5 `trigram` table holding the same memories (title, aliases, keywords and
+content), queried with one `LIKE '%q%'` statement and scoped the same way — and, for queries of
+several words, an FTS5 AND-of-terms table. The baseline exists only here — local Memory never uses
+FTS5 (M-60). The index's bytes per active memory (`dbstat`) are reported beside the FTS5 trigram
+table's.
 
 Searches run on a connection with the product's settings (the `Database.connect()` pragmas). Also
 measured per size: `MemoryManager.search` per call, as the CLI, the agent's tool and the MCP server
@@ -46,10 +43,11 @@ from types import ModuleType
 from typing import Any
 
 from autopatch_j.memory.db import Database
+from autopatch_j.memory.index import item_weights
 from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.search import prefix_end, search_in_tx
-from autopatch_j.memory.terms import content_rows, content_terms, grams, meta_keys, metadata_terms, normalize
-from autopatch_j.memory.words import fold
+from autopatch_j.memory.search import search_in_tx
+from autopatch_j.memory.terms import normalize
+from autopatch_j.memory.text import fold
 
 # -- generated content ------------------------------------------------------------------------------
 
@@ -135,7 +133,7 @@ class Store:
     manager: MemoryManager
     next_term_id: int = 1
     loaded: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: {"meta": 0, "meta keys": 0, "content": 0, "grams": 0})
+    counts: dict[str, int] = field(default_factory=lambda: {"postings": 0})
 
 
 _ITEM_SQL = (
@@ -162,14 +160,22 @@ def open_store(tmp: Path) -> Store:
     return Store(path=manager.paths.db, conn=conn, thread_id=thread_id, manager=manager)
 
 
+_INDEX_TRIGGERS = ("memory_postings_insert", "memory_search_docs_insert")
+
+
 def load(store: Store, items: list[GenItem]) -> float:
-    """Insert items, their terms and grams as consolidation would, but in bulk; returns seconds."""
+    """Insert items and their search index as consolidation would, but in bulk; returns seconds."""
     started = time.perf_counter()
     conn = store.conn
-    trigger = conn.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'memory_term_grams_count_insert'"
-    ).fetchone()[0]
-    item_rows, term_rows, gram_rows, fts_rows, doc_rows = [], [], [], [], []
+    triggers = [
+        conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (name,)).fetchone()[0]
+        for name in _INDEX_TRIGGERS
+    ]
+    item_rows: list[tuple[object, ...]] = []
+    posting_rows: list[tuple[str, int, int]] = []
+    doc_rows: list[tuple[int, str]] = []
+    fts_rows: list[tuple[str, int]] = []
+    and_rows: list[tuple[int, str]] = []
     for it in items:
         item_rows.append(
             (
@@ -188,44 +194,51 @@ def load(store: Store, items: list[GenItem]) -> float:
             )
         )
         if it.status != "active":
-            continue  # only active revisions have terms
-        # The same rows as terms.index_item_in_tx: metadata terms with grams, metadata word keys, content rows.
-        for term in metadata_terms(it.title, it.aliases, it.keywords):
-            term_rows.append((store.next_term_id, it.id, "meta", term))
-            gram_rows.extend((gram, store.next_term_id, it.id) for gram in grams(term))
-            fts_rows.append((term, it.id))
-            store.next_term_id += 1
-            store.counts["meta"] += 1
-        for key in meta_keys(it.title, it.aliases, it.keywords):
-            term_rows.append((store.next_term_id, it.id, "meta", key))
-            store.next_term_id += 1
-            store.counts["meta keys"] += 1
-        for term in content_rows(it.content):
-            term_rows.append((store.next_term_id, it.id, "content", term))
-            store.next_term_id += 1
-            store.counts["content"] += 1
-        fts_rows.extend((term, it.id) for term in content_terms(it.content))
-        doc_rows.append((it.id, fts_doc(" ".join([it.title, *it.aliases, *it.keywords, it.content]))))
-    store.counts["grams"] += len(gram_rows)
+            continue  # only active revisions are indexed
+        # The same rows as index.index_item_in_tx.
+        weights = item_weights(title=it.title, content=it.content, aliases=it.aliases, keywords=it.keywords)
+        posting_rows.extend((term, it.id, weight) for term, weight in weights.items())
+        doc_rows.append((it.id, json.dumps(list(weights), ensure_ascii=False, separators=(",", ":"))))
+        store.counts["postings"] += len(weights)
+        text = "\n".join([it.title, *it.aliases, *it.keywords, it.content])
+        fts_rows.append((normalize(text), it.id))
+        and_rows.append((it.id, fts_doc(text)))
     conn.execute("BEGIN")
-    conn.execute("DROP TRIGGER memory_term_grams_count_insert")
+    for name in _INDEX_TRIGGERS:
+        conn.execute(f"DROP TRIGGER {name}")
     conn.executemany(_ITEM_SQL, item_rows)
-    conn.executemany("INSERT INTO memory_terms (id, item_id, source, term) VALUES (?, ?, ?, ?)", term_rows)
-    gram_rows.sort()
-    conn.executemany("INSERT INTO memory_term_grams (gram, term_id, item_id) VALUES (?, ?, ?)", gram_rows)
-    conn.execute("DELETE FROM memory_gram_stats")
-    conn.execute(
-        "INSERT INTO memory_gram_stats (gram, terms) SELECT gram, count(*) FROM memory_term_grams GROUP BY gram"
-    )
-    conn.execute(trigger)
+    posting_rows.sort()
+    conn.executemany("INSERT INTO memory_postings (term, item_id, weight) VALUES (?, ?, ?)", posting_rows)
+    conn.executemany("INSERT INTO memory_search_docs (item_id, terms) VALUES (?, ?)", doc_rows)
+    conn.execute("DELETE FROM memory_term_stats")
+    conn.execute("INSERT INTO memory_term_stats (term, items) SELECT term, count(*) FROM memory_postings GROUP BY term")
+    conn.execute("INSERT INTO memory_term_stats (term, items) SELECT '', count(*) FROM memory_search_docs")
+    for sql in triggers:
+        conn.execute(sql)
     conn.executemany("INSERT INTO bench_fts (term, item_id) VALUES (?, ?)", fts_rows)
-    conn.executemany("INSERT INTO bench_fts_docs (rowid, doc) VALUES (?, ?)", doc_rows)
+    conn.executemany("INSERT INTO bench_fts_docs (rowid, doc) VALUES (?, ?)", and_rows)
     conn.execute("COMMIT")
     # As in a store in use (autocheckpoint at 1,000 pages): the pages are in the main file, not a WAL
     # of the whole load that every reader would have to look up first.
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.loaded += len(items)
     return time.perf_counter() - started
+
+
+_OURS = ("memory_postings", "memory_search_docs", "memory_term_stats")
+
+
+def index_bytes(conn: sqlite3.Connection) -> dict[str, int]:
+    """Bytes of pages (`dbstat`) of our search index and of the FTS5 trigram table (its index shadow
+    tables, and its copy of the text apart)."""
+    sizes = dict(conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
+    fts_index = sum(v for k, v in sizes.items() if k.startswith("bench_fts_") and not k.startswith("bench_fts_docs"))
+    fts_content = sizes.get("bench_fts_content", 0)
+    return {
+        "ours": sum(sizes.get(name, 0) for name in _OURS),
+        "fts5_trigram_index": fts_index - fts_content,
+        "fts5_trigram_content": fts_content,
+    }
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
@@ -260,6 +273,21 @@ def multi_term_query(item: GenItem, rng: random.Random) -> str:
     return " ".join(words)
 
 
+def question_query(item: GenItem, rng: random.Random) -> str:
+    """A question a later agent would ask about an item: two of its words inside question words."""
+    words = multi_term_query(item, rng).split()[:2]
+    if any(not w.isascii() for w in words):
+        return f"我们的{''.join(words)}是怎么定的"
+    return f"what do we use for {' '.join(words)} in this project"
+
+
+def _content_words(content: str) -> list[str]:
+    """Words of two or more characters of a content (CJK runs whole), as a user would type one."""
+    return [m.group() for m in re.finditer(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}|[a-z0-9]{2,}", fold(content))] or [
+        content[:6]
+    ]
+
+
 _FILLER_WORDS = frozenset(" ".join(EN_FILLERS).split()) | {"from", "this", "every"}
 
 # -- queries ------------------------------------------------------------------------------------------
@@ -275,13 +303,14 @@ def make_queries(items: list[GenItem], rng: random.Random, n: int) -> list[tuple
         ("prefix", lambda: normalize(rng.choice(active).title)[: rng.randint(2, 6)]),
         ("substring zh/en", lambda: _middle(normalize(rng.choice(rng.choice(active).aliases)), rng, 4, 8)),
         ("substring short", lambda: _middle(normalize(rng.choice(active).title), rng, 2, 3)),
-        ("content word", lambda: rng.choice(content_terms(rng.choice(active).content))[:6]),
+        ("content word", lambda: rng.choice(_content_words(rng.choice(active).content))),
         (
             "miss",
             lambda: rng.choice(["kubernetes operator 配额", "zqxj", "区块链共识", "quantum annealing", "无关问题"]),
         ),
         ("long sentence", lambda: "请帮我解释一下为什么这个接口在高并发下会超时 and how python logging works here"),
         ("multi-term", lambda: multi_term_query(rng.choice(active), rng)),
+        ("question", lambda: question_query(rng.choice(active), rng)),
     ]
     for i in range(n):
         name, make = makers[i % len(makers)]
@@ -322,8 +351,8 @@ LIMIT 5
 
 
 def baseline(conn: sqlite3.Connection, name: str, q: str, thread_id: int) -> list[sqlite3.Row]:
-    """The FTS5 baseline of a query class: AND-of-terms for multi-term queries, trigram LIKE otherwise."""
-    if name == "multi-term":
+    """The FTS5 baseline of a query class: AND-of-terms for queries of several words, trigram LIKE otherwise."""
+    if name in ("multi-term", "question"):
         expression = fts_match(q)
         return conn.execute(_FTS_AND_SQL, {"m": expression, "thread_id": thread_id}).fetchall() if expression else []
     nq = normalize(q)
@@ -523,82 +552,6 @@ def measure_manager(store: Store, queries: list[tuple[str, str]], before: Before
 # -- CJK tokenization: suffixes (ours) vs bigrams -------------------------------------------------------------
 
 
-def compare_tokenizers(items: list[GenItem], rng: random.Random, n_queries: int) -> dict[str, object]:
-    """Content-term lookups for CJK substrings of 2–6 chars: ours against two alternatives.
-
-    suffix (ours): suffixes of CJK runs ≤ 16 chars, prefix range scan. bigram: every CJK bigram, an
-    item matching when it has all of the query's bigrams. jieba (only if installed): segmented words,
-    prefix range scan (one-directional like ours).
-    """
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    texts = {it.id: normalize(it.content) for it in items if it.status == "active"}
-    tables: dict[str, list[tuple[str, int]]] = {"suffix": [], "bigram": []}
-    for item_id, text in texts.items():
-        tables["suffix"].extend((t, item_id) for t in content_terms(text))
-        for run in _cjk_runs(text):
-            tables["bigram"].extend({(run[i : i + 2], item_id) for i in range(len(run) - 1)})
-    result: dict[str, object] = {}
-    try:
-        import jieba  # type: ignore[import-untyped]
-
-        jieba.setLogLevel(60)
-        started = time.perf_counter()
-        jieba.initialize()
-        result["jieba_init_s"] = time.perf_counter() - started
-        tables["jieba"] = [
-            (word, item_id) for item_id, text in texts.items() for run in _cjk_runs(text) for word in jieba.cut(run)
-        ]
-    except ImportError:
-        pass
-    for name, rows in tables.items():
-        conn.execute(f"CREATE TABLE {name} (term TEXT NOT NULL, item_id INTEGER NOT NULL, UNIQUE (item_id, term))")
-        conn.execute(f"CREATE INDEX {name}_term ON {name} (term)")
-        conn.executemany(f"INSERT OR IGNORE INTO {name} VALUES (?, ?)", rows)
-    result["rows"] = {name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in tables}
-    queries = []
-    pool = [run for text in texts.values() for run in _cjk_runs(text) if len(run) >= 6]
-    for _ in range(n_queries):
-        run = rng.choice(pool)
-        size = rng.randint(2, 6)
-        start = rng.randint(0, len(run) - size)
-        queries.append(run[start : start + size])
-    result["queries"] = len(queries)
-    for name in tables:
-        times, recall, precision = [], [], []
-        for q in queries:
-            truth = {i for i, text in texts.items() if q in text}
-            t0 = time.perf_counter()
-            if name == "bigram":
-                bigrams = sorted({q[i : i + 2] for i in range(len(q) - 1)})
-                sql = (
-                    "SELECT item_id FROM bigram WHERE term IN (SELECT value FROM json_each(?)) "
-                    "GROUP BY item_id HAVING count(*) = ? LIMIT 50"
-                )
-                found = {r[0] for r in conn.execute(sql, (json.dumps(bigrams, ensure_ascii=False), len(bigrams)))}
-            else:
-                sql = f"SELECT DISTINCT item_id FROM {name} WHERE term >= ? AND term < ? LIMIT 50"
-                found = {r[0] for r in conn.execute(sql, (q, prefix_end(q)))}
-            times.append((time.perf_counter() - t0) * 1000)
-            if truth:
-                recall.append(len(found & truth) / min(len(truth), 50))
-            if found:
-                precision.append(len(found & truth) / len(found))
-        result[name] = {
-            "p50_ms": statistics.median(times),
-            "p99_ms": percentile(times, 0.99),
-            "recall": statistics.fmean(recall) if recall else 0.0,
-            "precision": statistics.fmean(precision) if precision else 1.0,
-        }
-    conn.close()
-    return result
-
-
-def _cjk_runs(text: str) -> list[str]:
-    import re
-
-    return re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff]+", text)
-
-
 # -- main ---------------------------------------------------------------------------------------------------
 
 
@@ -623,27 +576,20 @@ def run(
             result["manager"] = measure_manager(store, queries[:manager_calls], before)
             result["load_s"] = load_s
             result["db_mb"] = store.path.stat().st_size / 1e6
-            report["sizes"].append(result)  # type: ignore[union-attr]
-            if size == 10_000:
-                report["tokenizers_10k"] = compare_tokenizers(items[:size], rng, min(n_queries, 500))
+            sizes_now = index_bytes(store.conn)
+            active = int(result["active_items"])  # type: ignore[call-overload]
+            result["index_bytes_per_memory"] = {k: round(v / active, 1) for k, v in sizes_now.items()}
+            report["sizes"].append(result)  # type: ignore[attr-defined]
         store.conn.close()
         store.manager.close()
     by_size = {r["items"]: r for r in report["sizes"]}  # type: ignore[attr-defined]
     report["targets"] = {
         "p50_at_10k_le_1ms": by_size[10_000]["p50_ms"] <= 1.0,
-        "p50_at_100k_le_2x_fts5": by_size[100_000]["ratio_p50"] <= 2.0 if 100_000 in by_size else None,
+        "p50_le_fts5_at_every_size": all(r["ratio_p50"] <= 1.0 for r in by_size.values()),
         "statements_le_3": all(r["statements_max"] <= 3 for r in by_size.values()),
-        "multi_term_cpu_p50_at_100k_le_2x_fts5": (
-            by_size[100_000]["by_class"]["multi-term"]["cpu_p50_ms"]
-            <= 2 * by_size[100_000]["by_class"]["multi-term"]["fts5_cpu_p50_ms"]
-            if 100_000 in by_size
-            else None
-        ),
-        "multi_term_p50_at_100k_le_2x_fts5": (
-            by_size[100_000]["by_class"]["multi-term"]["p50_ms"]
-            <= 2 * by_size[100_000]["by_class"]["multi-term"]["fts5_p50_ms"]
-            if 100_000 in by_size
-            else None
+        "index_bytes_le_fts5_trigram": all(
+            r["index_bytes_per_memory"]["ours"] <= r["index_bytes_per_memory"]["fts5_trigram_index"]
+            for r in by_size.values()
         ),
     }
     return report
@@ -689,19 +635,12 @@ def print_report(report: dict[str, object]) -> None:
                 + ", ".join(f"{name} {c['before_p50_ms']:.3f}" for name, c in r["by_class"].items())
             )
     print("\ntargets: " + ", ".join(f"{k} {v}" for k, v in report["targets"].items()))  # type: ignore[attr-defined]
-    tok = report.get("tokenizers_10k")
-    if tok:
-        print("\nCJK content tokenization at 10k items (substring queries of 2–6 CJK chars):")
-        rows = tok["rows"]  # type: ignore[index]
-        print("  rows: " + ", ".join(f"{name} {count}" for name, count in rows.items()))
-        if "jieba_init_s" in tok:  # type: ignore[operator]
-            print(f"  jieba dictionary load: {tok['jieba_init_s']:.2f} s")  # type: ignore[index]
-        for name in rows:
-            t = tok[name]  # type: ignore[index]
-            print(
-                f"  {name:<7} p50 {t['p50_ms']:.3f} ms  p99 {t['p99_ms']:.3f} ms  "
-                f"recall {t['recall']:.3f}  precision {t['precision']:.3f}"
-            )
+    for r in report["sizes"]:  # type: ignore[attr-defined]
+        b = r["index_bytes_per_memory"]
+        print(
+            f"index bytes per active memory at {r['items']} items: ours {b['ours']:.0f}, FTS5 trigram index "
+            f"{b['fts5_trigram_index']:.0f} (+ its copy of the text {b['fts5_trigram_content']:.0f})"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -85,7 +85,7 @@ def test_words_in_any_order_and_either_language(cli: CliRunner, seeded: MemoryMa
 
 def test_reindex_rebuilds_the_terms_and_reports_the_count(cli: CliRunner, seeded: MemoryManager) -> None:
     with seeded.db.write("test: drop the terms") as conn:
-        conn.execute("DELETE FROM memory_terms")
+        conn.execute("DELETE FROM memory_search_docs")
     assert cli("memory", "search", "结论", "--json").json() == []
     result = cli("memory", "reindex", "--json")
     assert result.code == 0, result.err

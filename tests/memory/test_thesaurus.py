@@ -1,5 +1,5 @@
 """The search thesaurus (issue 11, third round): common software-engineering concepts across zh/en,
-applied when an item is indexed (equivalents.json via words.keys), found through the real search."""
+applied to the query (equivalents.json via index.query_terms), found through the real search."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from importlib import resources
 
 import pytest
 
+from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
-from autopatch_j.memory.words import keys
 from tests.memory.item_factory import add_item
 from tests.memory.test_search import search
 
@@ -76,7 +76,7 @@ def test_a_named_object_store_is_found_as_object_storage(manager: MemoryManager)
 def test_ambiguous_function_words_are_not_members() -> None:
     """'except' (a preposition as often as a keyword) and 'state' (a verb) would file unrelated memories
     under error handling and state management; the thesaurus lists concept words only."""
-    found = set(keys("Never touch files except the ones I name; state the risk first."))
+    found = set(text_keys("Never touch files except the ones I name; state the risk first.", thesaurus=True))
     assert not found & {"异常", "错误处理", "exception", "状态管理", "状态"}
 
 
@@ -88,7 +88,8 @@ def test_each_stem_collision_listed_really_collides_with_a_member() -> None:
     members = [m for g in data["groups"] for m in g] + [m for e in data["broader"] for m in e["narrower"]]
     stems = {stem(m) for m in members if m.isascii()}
     assert data["not_triggers"] and all(stem(word) in stems for word in data["not_triggers"])
-    assert not set(keys("It contains the local product set")) & {"容器", "本地化", "生产环境", "配置"}
+    found = set(text_keys("It contains the local product set", thesaurus=True))
+    assert not found & {"容器", "本地化", "生产环境", "配置"}
 
 
 def test_every_member_is_one_word_or_one_cjk_run_and_the_resource_is_large() -> None:
@@ -96,4 +97,4 @@ def test_every_member_is_one_word_or_one_cjk_run_and_the_resource_is_large() -> 
     assert len(data["groups"]) >= 150 and len(data["broader"]) >= 20
     for entry in data["broader"]:
         assert entry["narrower"] and entry["broader"]
-    assert keys("pytest")[:2] == ["测试", "test"]  # loads and indexes without error
+    assert {"测试", "test"} <= set(text_keys("pytest", thesaurus=True))  # loads without error

@@ -1,0 +1,176 @@
+"""Memory search measured on the realistic sessions' queries, independently of extraction.
+
+For every session of `eval/realistic/<part>/*/*.json` (format: eval/realistic/FORMAT.md), a fresh store
+receives the session's gold **active** memories directly (title, content, kind, subject — no
+extraction), and each of the session's `queries` is sent to `MemoryManager.search` (the function
+behind `memory search`, the agent tool and MCP `memory_search`):
+
+- a query with a `target`: hit when the target is among the ≤ 5 hits (hit@5), reported for
+  queries in the memory's language and across languages apart (a text is Chinese when it holds a
+  CJK character);
+- a query with `target: null` asks about something the session never decided: it must return
+  nothing (the share of empty results is reported).
+
+    python scripts/query_eval.py [--part dev] [--json] [--misses]
+
+Runs against whatever `autopatch_j` is importable, so the search of another checkout is measured
+with `PYTHONPATH=<checkout>/src` (the store is built through APIs both have).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import re
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.terms import index_item_in_tx
+
+ROOT = Path(__file__).resolve().parent.parent
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_INSERT = (
+    "INSERT INTO memory_items (memory_id, revision, kind, thread_id, title, content, non_factual, status, "
+    "operation, created_at, updated_at{extra}) VALUES ((SELECT coalesce(max(id), 0) + 1 FROM memory_items), 1, "
+    "?, ?, ?, ?, ?, 'active', 'create', ?, ?{marks}) RETURNING id, memory_id"
+)
+
+
+def language(text: str) -> str:
+    return "zh" if _CJK.search(text) else "en"
+
+
+def _store_memories(manager: MemoryManager, memories: list[dict[str, object]]) -> dict[str, int]:
+    """The session's active gold memories stored as items; key → memory id."""
+    thread = manager.active_thread().id
+    with manager.db.write("query eval: store gold memories") as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(memory_items)")}
+        has_subject = "subject" in columns
+        takes_subject = "subject" in inspect.signature(index_item_in_tx).parameters
+        sql = _INSERT.format(extra=", subject" if has_subject else "", marks=", ?" if has_subject else "")
+        ids: dict[str, int] = {}
+        for n, memory in enumerate(m for m in memories if m["state"] == "active"):
+            kind = str(memory["kind"])
+            discussion = kind == "discussion_context"
+            values: list[object] = [
+                kind,
+                thread if discussion else None,
+                str(memory["title"])[:200],
+                str(memory["content"])[:2000],
+                int(discussion),
+                1_800_000_000.0 + n,
+                1_800_000_000.0 + n,
+            ]
+            if has_subject:
+                values.append(str(memory.get("subject") or ""))
+            item_id, memory_id = conn.execute(sql, values).fetchone()
+            extra = {"subject": str(memory.get("subject") or "")} if takes_subject else {}
+            index_item_in_tx(
+                conn,
+                item_id=item_id,
+                title=str(memory["title"])[:200],
+                aliases=[],
+                keywords=[],
+                content=str(memory["content"])[:2000],
+                **extra,
+            )
+            ids[str(memory["key"])] = memory_id
+    return ids
+
+
+def run(part: str, *, misses: bool) -> dict[str, object]:
+    files = sorted((ROOT / "eval" / "realistic" / part).glob("*/*.json"))
+    if not files:
+        raise SystemExit(f"no session files under eval/realistic/{part}/")
+    counts = {"same": [0, 0], "cross": [0, 0], "null": [0, 0]}
+    missed: list[dict[str, object]] = []
+    sessions = 0
+    for path in files:
+        for session in json.loads(path.read_text(encoding="utf-8"))["sessions"]:
+            sessions += 1
+            with tempfile.TemporaryDirectory() as tmp:
+                manager = MemoryManager(root=Path(tmp))
+                if not manager.open().ok:
+                    raise SystemExit("a fresh store did not open")
+                try:
+                    ids = _store_memories(manager, session["memories"])
+                    by_key = {m["key"]: m for m in session["memories"]}
+                    thread = manager.active_thread().id
+                    for query in session["queries"]:
+                        hits = manager.search(thread_id=thread, query=query["query"], limit=5)
+                        target = query["target"]
+                        if target is None:
+                            ok = not hits
+                            cls = "null"
+                        else:
+                            memory = by_key[target]
+                            ok = ids.get(target) in {hit.memory_id for hit in hits}
+                            same = language(query["query"]) == language(f"{memory['title']} {memory['content']}")
+                            cls = "same" if same else "cross"
+                        counts[cls][0] += int(ok)
+                        counts[cls][1] += 1
+                        if not ok and misses:
+                            missed.append(
+                                {
+                                    "session": session["id"],
+                                    "class": cls,
+                                    "query": query["query"],
+                                    "target": None if target is None else by_key[target]["title"],
+                                    "got": [hit.title for hit in hits],
+                                }
+                            )
+                finally:
+                    manager.close()
+    found = counts["same"][0] + counts["cross"][0]
+    targeted = counts["same"][1] + counts["cross"][1]
+    report: dict[str, object] = {
+        "part": part,
+        "files": len(files),
+        "sessions": sessions,
+        "hit_at_5": round(found / targeted, 3) if targeted else None,
+        "targeted": targeted,
+        "same_language": _share(counts["same"]),
+        "cross_language": _share(counts["cross"]),
+        "nothing_empty": _share(counts["null"]),
+    }
+    if misses:
+        report["misses"] = missed
+    return report
+
+
+def _share(pair: list[int]) -> dict[str, object]:
+    return {"ok": pair[0], "of": pair[1], "share": round(pair[0] / pair[1], 3) if pair[1] else None}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", default="dev", help="folder under eval/realistic (default: dev)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--misses", action="store_true", help="list every miss and non-empty nothing-query")
+    args = parser.parse_args(argv)
+    try:
+        report = run(args.part, misses=args.misses)
+    except sqlite3.Error as exc:
+        print(f"the query eval could not use its store: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return 0
+    for miss in report.get("misses", []):  # type: ignore[attr-defined]
+        print(
+            f"MISS {miss['class']:5} {miss['session']}: {miss['query']!r} → want {miss['target']!r}, got {miss['got']}"
+        )
+    print(
+        f"{report['part']}: {report['sessions']} sessions, hit@5 {report['hit_at_5']} of {report['targeted']} "
+        f"(same language {report['same_language']}, cross-language {report['cross_language']}); "
+        f"nothing-queries empty {report['nothing_empty']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
