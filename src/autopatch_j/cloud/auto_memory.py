@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -29,7 +29,7 @@ from autopatch_j.cloud import audit
 from autopatch_j.cloud.conversation_control import combine, with_conversation_controls
 from autopatch_j.cloud.db import insert_ignore, read_tx, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError, StorageError
-from autopatch_j.cloud.injection import strip_blocks
+from autopatch_j.cloud.injection import private_lines, strip_blocks
 from autopatch_j.cloud.memory_settings import AutoMemorySettings, settings_from_row
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
@@ -46,6 +46,7 @@ from autopatch_j.cloud.tables import (
     task_followups,
     tasks,
 )
+from autopatch_j.cloud.withholding import withhold_lines
 
 if TYPE_CHECKING:  # issue 14 (C-40): the model path is passed in, never imported at runtime here
     from autopatch_j.cloud.model_memory import ModelMemory
@@ -165,11 +166,13 @@ def goal_key(line: str) -> str:
     return hashlib.sha256(" ".join(line.lower().split()).encode("utf-8")).hexdigest()
 
 
-def memory_content(goal: str | None, prompt: str, result_text: str) -> str:
+def memory_content(goal: str | None, prompt: str, result_text: str, private: Sequence[str] = ()) -> str:
     """Deterministic v1 content (C-22): the goal line + the first 800 chars of the redacted result.
 
-    Pure (call it outside any transaction). Injected memory blocks are not extraction input."""
-    return goal_line(goal, prompt) + "\n" + redact(strip_blocks(result_text))[:EXCERPT_CHARS]
+    Pure (call it outside any transaction). Injected memory blocks are not extraction input, and no
+    span matching one of `private` (the owner's memories the run received) is promoted."""
+    result = withhold_lines(strip_blocks(result_text), private)
+    return goal_line(goal, prompt) + "\n" + redact(result)[:EXCERPT_CHARS]
 
 
 def _candidates(
@@ -336,11 +339,12 @@ def _extract_chunk(engine: Engine, chunk: list[tuple[Candidate, str | None]], *,
                 tasks.c.id.in_([cand.task_id for cand, _ in chunk])
             )
         ).all()
+        private = private_lines(conn, [row.id for row in rows])
     prepared = {
         row.id: _Prepared(
             state=(row.status, row.round, row.finished_at),
             key=goal_key(goal_line(row.goal, row.prompt)),
-            content=memory_content(row.goal, row.prompt, row.result_text or ""),
+            content=memory_content(row.goal, row.prompt, row.result_text or "", private.get(row.id, ())),
         )
         for row in rows
         if row.status == TaskStatus.COMPLETED

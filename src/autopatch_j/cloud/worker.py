@@ -43,7 +43,7 @@ from autopatch_j.cloud.queue import (
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import TaskStatus
 from autopatch_j.cloud.redaction import redact
-from autopatch_j.cloud.tables import task_external_context
+from autopatch_j.cloud.tables import task_external_context, task_private_injections
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,9 @@ class Worker:
         backoff = 0.25
         while True:
             try:
-                return self._record_once(claim, result, result_text, injected=injected)
+                return self._record_once(
+                    claim, result, result_text, injected=injected, private_ids=() if inj is None else inj.private_ids
+                )
             except _STORAGE_ERRORS as exc:
                 if stop is not None and stop.is_set():
                     raise
@@ -201,7 +203,15 @@ class Worker:
                 (stop or threading.Event()).wait(backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
 
-    def _record_once(self, claim: Claim, result: ExecutionResult, result_text: str, *, injected: bool) -> RunResult:
+    def _record_once(
+        self,
+        claim: Claim,
+        result: ExecutionResult,
+        result_text: str,
+        *,
+        injected: bool,
+        private_ids: tuple[int, ...] = (),
+    ) -> RunResult:
         now = self.clock()
         status = TaskStatus.COMPLETED if result.ok else TaskStatus.FAILED
         with write_tx(self.engine) as conn:
@@ -221,6 +231,9 @@ class Worker:
                         {"task_id": claim.task.id, "kind": kind, "round": claim.task.round, "created_at": now},
                         key=["task_id", "kind"],
                     )
+                for memory_id in private_ids:  # the result received private memories: mark it
+                    row = {"task_id": claim.task.id, "memory_id": memory_id, "round": claim.task.round}
+                    upsert(conn, task_private_injections, {**row, "created_at": now}, key=["task_id", "memory_id"])
             audit.record(
                 conn,
                 kind="task_finished" if outcome is FinishOutcome.RECORDED else "task_lease_lost",
