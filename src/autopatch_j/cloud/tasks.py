@@ -210,11 +210,13 @@ def clean_message(message: str) -> RedactedText:
 def add_followup(
     conn: Connection, *, user: User, from_task_id: int, to_task_id: int, message: RedactedText, now: datetime
 ) -> Followup:
-    """A task-to-task message (see `clean_message`); both tasks need `create_task` on their projects."""
-    visible_task(conn, user=user, task_id=from_task_id, permission=Permission.CREATE_TASK)
-    visible_task(conn, user=user, task_id=to_task_id, permission=Permission.CREATE_TASK)
+    """A task-to-task message (see `clean_message`) between two tasks of one project (`create_task`)."""
+    source = visible_task(conn, user=user, task_id=from_task_id, permission=Permission.CREATE_TASK)
+    target = visible_task(conn, user=user, task_id=to_task_id, permission=Permission.CREATE_TASK)
     if from_task_id == to_task_id:
         raise Conflict("a followup must go to another task.")
+    if source.project_id != target.project_id:
+        raise Conflict("a followup must go to a task of the same project (conversations stay in one project).")
     row = (
         conn.execute(
             sa.insert(task_followups)
