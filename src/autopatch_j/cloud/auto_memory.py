@@ -32,7 +32,7 @@ from autopatch_j.cloud.errors import QuotaLookupError, StorageError
 from autopatch_j.cloud.injection import private_lines, strip_blocks
 from autopatch_j.cloud.memory_settings import AutoMemorySettings, settings_from_row
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
-from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
+from autopatch_j.cloud.records import MemoryScope, MemoryStatus, Role, TaskStatus
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.tables import (
     auto_memory_log,
@@ -40,6 +40,7 @@ from autopatch_j.cloud.tables import (
     auto_memory_settings,
     conversation_memory_controls,
     identity_memories,
+    project_members,
     projects,
     task_auto_memory_flags,
     task_external_context,
@@ -76,6 +77,7 @@ class Reason(StrEnum):
     EXTERNAL_CONTEXT_RUN = "external_context_run"  # C-41: MCP / web search seen inside the run
     QUOTA_BELOW_THRESHOLD = "quota_below_threshold"
     QUOTA_CHECK_FAILED = "quota_check_failed"
+    NOT_A_MEMBER = "not_a_member"  # the task's user no longer holds create_task on the project
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,7 @@ class Candidate:
     generate_flag: bool | None
     logged: tuple[str, str] | None
     conversation_generate: bool | None = None  # C-43: the conversation's switch (None = follow)
+    is_member: bool = True  # the task's user still holds create_task on the task's project
 
 
 @dataclass(slots=True)
@@ -122,6 +125,8 @@ def _generating() -> sa.ColumnElement[bool]:
 def check_gates(candidate: Candidate, *, now: datetime, force: bool) -> Reason | None:
     """Gates 1–4 in order (C-21); the quota gate needs a lookup and is `check_quota`."""
     s = candidate.settings
+    if not candidate.is_member:  # removed (or made a viewer): nothing of theirs enters project memory
+        return Reason.NOT_A_MEMBER
     if not combine(candidate.generate_flag, candidate.conversation_generate, s.generate_memories):  # C-43
         return Reason.GENERATE_DISABLED
     if not force:
@@ -202,6 +207,13 @@ def _candidates(
             task_auto_memory_flags.c.generate_memories.label("generate_flag"),
             has_followups.label("has_followups"),
             sa.exists().where(task_external_context.c.task_id == tasks.c.id).label("has_run_context"),
+            sa.exists()
+            .where(
+                project_members.c.project_id == tasks.c.project_id,
+                project_members.c.user_id == tasks.c.user_id,
+                project_members.c.role.in_([Role.MEMBER.value, Role.ADMIN.value]),
+            )
+            .label("is_member"),
             auto_memory_log.c.outcome.label("log_outcome"),
             auto_memory_log.c.reason.label("log_reason"),
         )
@@ -238,6 +250,7 @@ def _candidates(
                 settings=settings_from_row(row if row["settings_user"] is not None else None),
                 generate_flag=None if flag is None else bool(flag),
                 logged=None if row["log_outcome"] is None else (row["log_outcome"], row["log_reason"]),
+                is_member=bool(row["is_member"]),
             )
         )
     return out

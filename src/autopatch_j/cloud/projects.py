@@ -17,8 +17,8 @@ from sqlalchemy.engine import Connection
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import upsert
 from autopatch_j.cloud.errors import Conflict, Forbidden, InvalidInput, NotFound
-from autopatch_j.cloud.records import Project, Role, User
-from autopatch_j.cloud.tables import project_members, projects, users
+from autopatch_j.cloud.records import Project, Role, TaskStatus, User
+from autopatch_j.cloud.tables import project_members, projects, task_rounds, tasks, users
 
 
 class Permission(StrEnum):
@@ -125,7 +125,51 @@ def remove_member(conn: Connection, *, actor: User, project_id: int, user_id: in
         raise Forbidden("the project's creator cannot be removed by another admin.")
     membership = sa.and_(project_members.c.project_id == project_id, project_members.c.user_id == user_id)
     if conn.execute(sa.delete(project_members).where(membership)).rowcount:
-        audit.record(conn, kind="member_removed", at=now, user_id=actor.id, project_id=project_id, member=user_id)
+        cancelled = cancel_tasks_of(conn, project_id=project_id, user_id=user_id, now=now)
+        audit.record(
+            conn,
+            kind="member_removed",
+            at=now,
+            user_id=actor.id,
+            project_id=project_id,
+            member=user_id,
+            cancelled_tasks=cancelled,
+        )
+
+
+REMOVED = "interrupted: the task's user was removed from the project, so the task was cancelled"
+
+
+def cancel_tasks_of(conn: Connection, *, project_id: int, user_id: int, now: datetime) -> list[int]:
+    """End the user's queued and running tasks of the project as `interrupted`. A running task's
+    worker then loses its lease: its heartbeat stops the executor and its result is discarded."""
+    open_tasks = sa.and_(
+        tasks.c.project_id == project_id,
+        tasks.c.user_id == user_id,
+        tasks.c.status.in_([TaskStatus.QUEUED, TaskStatus.RUNNING]),
+    )
+    rows = conn.execute(sa.select(tasks.c.id, tasks.c.round).where(open_tasks).with_for_update()).all()
+    if not rows:
+        return []
+    conn.execute(
+        sa.update(tasks)
+        .where(open_tasks, tasks.c.id.in_([row.id for row in rows]))
+        .values(
+            status=TaskStatus.INTERRUPTED,
+            result_text=REMOVED,
+            finished_at=now,
+            lease_owner=None,
+            lease_expires_at=None,
+            updated_at=now,
+        )
+    )
+    for row in rows:
+        conn.execute(
+            sa.update(task_rounds)
+            .where(task_rounds.c.task_id == row.id, task_rounds.c.round == row.round)
+            .values(status=TaskStatus.INTERRUPTED, result_text=REMOVED, finished_at=now)
+        )
+    return [row.id for row in rows]
 
 
 def _creator(conn: Connection, project_id: int) -> int:
