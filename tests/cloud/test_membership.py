@@ -85,7 +85,8 @@ def test_removing_a_member_cancels_their_tasks_and_keeps_them_out_of_project_mem
             assert world.load(task_id).status is TaskStatus.INTERRUPTED, task_id
             assert "removed from the project" in (world.load(task_id).result_text or "")
         with world.engine.begin() as conn:  # the running worker's result is discarded
-            lost = finish(conn, claim=claim, status=TaskStatus.COMPLETED, result_text="x", cost_usd=0.0, now=world.clock())
+            now = world.clock()
+            lost = finish(conn, claim=claim, status=TaskStatus.COMPLETED, result_text="x", cost_usd=0.0, now=now)
         assert lost is FinishOutcome.LEASE_LOST
         assert Worker(engine=world.engine, executor=ScriptedExecutor(), clock=world.clock).run_loop(once=True) == 0
         swept = as_bob("POST", "/users/me/auto-memory/run", {"force": True}).json()
