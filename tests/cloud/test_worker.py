@@ -97,8 +97,8 @@ def test_costs_accumulate_over_rounds_and_continuations_run_their_own_prompt(wor
 
 def test_exhausted_quota_fails_the_task_without_running_it(world: World, alice: Actor) -> None:
     project = world.project(alice)
+    task = world.task(project, alice, "next")  # queued before the quota ran out
     world.complete(world.task(project, alice, "paid"), cost=10.0)
-    task = world.task(project, alice, "next")
     assert worker(world).run_one().status == TaskStatus.FAILED  # type: ignore[union-attr]
     done = world.load(task.id)
     assert done.result_text.startswith("quota_exhausted") and done.cost_usd == 0  # type: ignore[union-attr]
