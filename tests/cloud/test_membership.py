@@ -80,7 +80,12 @@ def test_removing_a_member_cancels_their_tasks_and_keeps_them_out_of_project_mem
         claim = claim_next(world.engine, worker_id="w1", now=world.clock(), lease_seconds=300)
         assert claim is not None and claim.task.id == running.id
         queued = as_bob("POST", f"/projects/{project.id}/tasks", {"prompt": "queued at removal"}).json()
+        owners = world.complete(world.task(project, owner, "the owner's task"), result="the owner's result")
+        assert as_bob("POST", f"/tasks/{owners.id}/continue", {"prompt": "bob's round"}).status_code == 200
         assert as_owner("DELETE", f"/projects/{project.id}/members/{bob.user.id}").status_code == 204
+        back = world.load(owners.id)  # bob's round is cancelled, the owner's task is as it was
+        assert (back.status, back.result_text) == (TaskStatus.COMPLETED, "the owner's result")
+        assert as_owner("POST", f"/tasks/{owners.id}/continue", {"prompt": "mine"}).status_code == 200
         for task_id in (running.id, queued["id"]):
             assert world.load(task_id).status is TaskStatus.INTERRUPTED, task_id
             assert "removed from the project" in (world.load(task_id).result_text or "")
@@ -88,7 +93,8 @@ def test_removing_a_member_cancels_their_tasks_and_keeps_them_out_of_project_mem
             now = world.clock()
             lost = finish(conn, claim=claim, status=TaskStatus.COMPLETED, result_text="x", cost_usd=0.0, now=now)
         assert lost is FinishOutcome.LEASE_LOST
-        assert Worker(engine=world.engine, executor=ScriptedExecutor(), clock=world.clock).run_loop(once=True) == 0
+        ran = Worker(engine=world.engine, executor=ScriptedExecutor(), clock=world.clock).run_loop(once=True)
+        assert ran == 1 and world.load(owners.id).round == 3  # only the owner's own new round ran
         swept = as_bob("POST", "/users/me/auto-memory/run", {"force": True}).json()
         assert swept["extracted"] == [] and swept["skipped"] == {str(done.id): "not_a_member"}
         memories = as_owner("GET", f"/projects/{project.id}/memories").json()
