@@ -62,8 +62,8 @@ def test_cookies_are_secure_over_https(world: World, alice: Actor) -> None:
         form = c.get("/console/sign-in")
         assert "secure" in [p.strip().lower() for p in form.headers["set-cookie"].split(";")]
         response = c.post("/console/sign-in", data={"csrf": csrf_of(form.text), "token": alice.token})
-        session = next(h for h in set_cookie_headers(response) if h.startswith("apj_console="))
-        assert "secure" in [p.strip().lower() for p in session.split(";")]
+        session = next(h for h in set_cookie_headers(response) if h.startswith("__Host-apj_console="))
+        assert "secure" in [p.strip().lower() for p in session.split(";")]  # and `__Host-`: see test_console_sessions
 
 
 def test_a_bad_token_is_refused_without_a_session(client: TestClient) -> None:
@@ -88,12 +88,13 @@ def test_pages_redirect_to_sign_in_without_a_session(client: TestClient) -> None
 
 def test_sign_out_ends_the_session_on_the_server(client: TestClient, alice: Actor) -> None:
     csrf = sign_in(client, alice.token)
-    stolen = client.cookies.get("apj_console")
+    stolen, bound = client.cookies.get("apj_console"), client.cookies.get("apj_console_bind")
     response = post(client, "/console/sign-out", csrf)
     assert response.status_code == 303
     assert any(h.startswith("apj_console=") and "Max-Age=0" in h for h in set_cookie_headers(response))
     client.cookies.set("apj_console", stolen or "", path="/console")
-    assert client.get("/console/memories").status_code == 303  # the old cookie no longer works
+    client.cookies.set("apj_console_bind", bound or "", path="/console")
+    assert client.get("/console/memories").status_code == 303  # the old cookies no longer work
 
 
 def test_settings_form_writes_through_the_api_function(client: TestClient, alice: Actor) -> None:

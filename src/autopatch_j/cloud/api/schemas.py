@@ -288,3 +288,10 @@ class QuotaOut(Out):
             remaining_percent=q.remaining_percent,
             default_applies=not q.has_row,
         )
+
+
+class TokenOut(Out):
+    """A user's new API token, shown once."""
+
+    id: int
+    token: str
