@@ -280,7 +280,7 @@ def test_members_page_for_project_admins(world: World, client: TestClient, alice
     bad = post(client, path, csrf, user_id="abc", role="owner")
     assert bad.status_code == 422 and "positive whole number" in bad.text
     html = client.get(path).text
-    assert "bob" in html and 'value="member" selected' in html
+    assert f"user {bob.user.id}" in html and 'value="member" selected' in html
     with TestClient(make_app(world), follow_redirects=False) as other:
         bob_csrf = sign_in(other, bob.token)
         assert other.get(path).status_code == 403
@@ -408,3 +408,16 @@ def test_the_creator_cannot_be_demoted_by_a_co_admin(world: World, client: TestC
     assert refused.status_code == 403
     assert 'id="member-error">the project&#39;s creator cannot be demoted by another admin.<' in refused.text
     assert world.rows("project_members") == before
+
+
+def test_the_members_page_reveals_no_name_the_api_withholds(world: World, client: TestClient, alice: Actor) -> None:
+    """Anyone can create a project and add ids to it; the API answers alike for real and unknown
+    ids, so the members page shows ids and roles, and only the caller's own name."""
+    bob = world.user("bob-the-secret-name")
+    project = world.project(alice, name="probe")
+    csrf = sign_in(client, alice.token)
+    path = f"/console/projects/{project.id}/members"
+    assert post(client, path, csrf, user_id=str(bob.user.id), role="viewer").status_code == 303
+    html = client.get(path).text
+    assert "bob-the-secret-name" not in html
+    assert f"user {bob.user.id}" in html and "alice (you)" in html
