@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, StrictBool
 from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
@@ -30,8 +30,8 @@ class ConversationIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    use_memories: bool | None = None
-    generate_memories: bool | None = None
+    use_memories: StrictBool | None = None
+    generate_memories: StrictBool | None = None
 
 
 class ConversationOut(BaseModel):
