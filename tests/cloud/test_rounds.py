@@ -143,3 +143,19 @@ def test_upgrading_from_0002_keeps_rounds_and_attributes_them(tmp_path: Path) ->
         assert conn.execute(sa.select(tasks.c.cost_usd)).scalar_one() == 2.5
     assert [(r["user_id"], r["result_text"], r["cost_usd"]) for r in rows] == [(1, None, 0.0), (1, "latest", 2.5)]
     engine.dispose()
+
+
+def test_a_task_continued_many_times_runs_every_round(world: World) -> None:
+    """The attempt cap counts the claims of one round: a sixth round still runs (found by the soak)."""
+    owner = world.user("owner")
+    project = world.project(owner)
+    worker = Worker(engine=world.engine, executor=ScriptedExecutor(cost_usd=0.0), clock=world.clock)
+    with TestClient(make_app(world)) as client:
+        api = Api(client, owner.token)
+        task = api("POST", f"/projects/{project.id}/tasks", {"prompt": "round 1"}).json()
+        worker.run_one()
+        for n in range(2, 9):
+            assert api("POST", f"/tasks/{task['id']}/continue", {"prompt": f"round {n}"}).status_code == 200
+            worker.run_one()
+        rounds = api("GET", f"/tasks/{task['id']}/rounds").json()
+    assert [r["status"] for r in rounds] == ["completed"] * 8

@@ -190,7 +190,10 @@ def continue_task(
     changed = conn.execute(
         sa.update(tasks)
         .where(tasks.c.id == task_id, tasks.c.status == TaskStatus.COMPLETED, tasks.c.round == task.round)
-        .values(status=TaskStatus.QUEUED, round=next_round, started_at=None, finished_at=None, updated_at=now)
+        # `attempt` counts the claims of the current round: the attempt cap applies per round
+        .values(
+            status=TaskStatus.QUEUED, round=next_round, attempt=0, started_at=None, finished_at=None, updated_at=now
+        )
     ).rowcount
     if not changed:
         raise Conflict(f"only a completed task can be continued; this one is {task.status.value}.")
