@@ -197,14 +197,17 @@ def exactly_once(url: str, drain_seconds: float) -> dict[str, Any]:
             if open_tasks == 0:
                 break
             time.sleep(1)
-        rounds = dict(conn.execute(sa.text("SELECT task_id, count(*) FROM task_rounds GROUP BY task_id")).all())
-        finished = dict(
+        by_task = sa.text("SELECT task_id, count(*) FROM task_rounds GROUP BY task_id")
+        rounds: dict[int, int] = dict(conn.execute(by_task).all())
+        finished: dict[int, int] = dict(
             conn.execute(
                 sa.text("SELECT task_id, count(*) FROM audit_events WHERE kind = 'task_finished' GROUP BY task_id")
             ).all()
         )
         resumed = conn.execute(
-            sa.text("SELECT count(*) FROM audit_events WHERE kind = 'task_claimed' AND detail LIKE '%\"resumed\": true%'")
+            sa.text(
+                "SELECT count(*) FROM audit_events WHERE kind = 'task_claimed' AND detail LIKE '%\"resumed\": true%'"
+            )
         ).scalar_one()
         size = (
             conn.execute(sa.text("SELECT pg_database_size(current_database())")).scalar_one()
