@@ -21,3 +21,13 @@ QUADRATIC_BEFORE: dict[str, Callable[[int], str]] = {
     "scheme chain": lambda n: ("a://:" * n)[:n],
     "PEM headers": lambda n: ("-----BEGIN " * n)[:n],
 }
+
+# Inputs aimed at the decoded, joined and labelled views (URL decoding, line wraps inside tokens,
+# Chinese labels, `.netrc` lines): linear time is checked on them too.
+NEW_FORMS: dict[str, Callable[[int], str]] = {
+    "wrapped token lines": lambda n: ("Ab12\n" * n)[:n],
+    "URL escapes": lambda n: ("%253D" * n)[:n],
+    "Chinese labels": lambda n: ("密码是 " * n)[:n],
+    "netrc machines": lambda n: ("machine a " * n)[:n],
+    "spaces before a break": lambda n: "Ab12" + " " * n + "\nCd34",
+}

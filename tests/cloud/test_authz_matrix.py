@@ -110,6 +110,20 @@ MATRIX: dict[tuple[str, str], list[tuple[str, Request, dict[str, int]]]] = {
             {"anonymous": 401, "owner": 403, "other": 403, "viewer": 403, "member": 403, "admin": 200},
         )
     ],
+    ("POST", "/users/{user_id}/token/rotate"): [
+        (
+            "site admin only",
+            lambda s: (f"/users/{s.other.user.id}/token/rotate", None),
+            {"anonymous": 401, "owner": 403, "other": 403, "viewer": 403, "member": 403, "admin": 200},
+        )
+    ],
+    ("POST", "/users/{user_id}/token/revoke"): [
+        (
+            "site admin only",
+            lambda s: (f"/users/{s.other.user.id}/token/revoke", None),
+            {"anonymous": 401, "owner": 403, "other": 403, "viewer": 403, "member": 403, "admin": 204},
+        )
+    ],
     ("POST", "/projects"): [
         ("any user", lambda s: ("/projects", {"name": "new"}), {**ALL_OK} | dict.fromkeys(ACTORS[1:], 201))
     ],

@@ -189,7 +189,7 @@ def test_whole_flow_init_user_serve_task_worker_memory(server: tuple[str, str]) 
         assert after["prompt"] == "Add metrics"
         # the executor received the project memory; the stored result never holds the injected block
         assert after["result_text"].startswith("Add metrics\n\n--- scripted executor report ---")
-        assert after["result_text"].endswith("It received 1 injected memory line(s).")
+        assert after["result_text"].endswith("It received 1 injected project memory line(s).")
         assert PREFIX not in after["result_text"] and "Add a health check" not in after["result_text"]
         log = http.get("/users/me/auto-memory-log").json()
         assert {e["task_id"]: e["outcome"] for e in log}[first["id"]] == "extracted"

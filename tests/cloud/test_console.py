@@ -62,8 +62,8 @@ def test_cookies_are_secure_over_https(world: World, alice: Actor) -> None:
         form = c.get("/console/sign-in")
         assert "secure" in [p.strip().lower() for p in form.headers["set-cookie"].split(";")]
         response = c.post("/console/sign-in", data={"csrf": csrf_of(form.text), "token": alice.token})
-        session = next(h for h in set_cookie_headers(response) if h.startswith("apj_console="))
-        assert "secure" in [p.strip().lower() for p in session.split(";")]
+        session = next(h for h in set_cookie_headers(response) if h.startswith("__Host-apj_console="))
+        assert "secure" in [p.strip().lower() for p in session.split(";")]  # and `__Host-`: see test_console_sessions
 
 
 def test_a_bad_token_is_refused_without_a_session(client: TestClient) -> None:
@@ -88,12 +88,13 @@ def test_pages_redirect_to_sign_in_without_a_session(client: TestClient) -> None
 
 def test_sign_out_ends_the_session_on_the_server(client: TestClient, alice: Actor) -> None:
     csrf = sign_in(client, alice.token)
-    stolen = client.cookies.get("apj_console")
+    stolen, bound = client.cookies.get("apj_console"), client.cookies.get("apj_console_bind")
     response = post(client, "/console/sign-out", csrf)
     assert response.status_code == 303
     assert any(h.startswith("apj_console=") and "Max-Age=0" in h for h in set_cookie_headers(response))
     client.cookies.set("apj_console", stolen or "", path="/console")
-    assert client.get("/console/memories").status_code == 303  # the old cookie no longer works
+    client.cookies.set("apj_console_bind", bound or "", path="/console")
+    assert client.get("/console/memories").status_code == 303  # the old cookies no longer work
 
 
 def test_settings_form_writes_through_the_api_function(client: TestClient, alice: Actor) -> None:
@@ -279,7 +280,7 @@ def test_members_page_for_project_admins(world: World, client: TestClient, alice
     bad = post(client, path, csrf, user_id="abc", role="owner")
     assert bad.status_code == 422 and "positive whole number" in bad.text
     html = client.get(path).text
-    assert "bob" in html and 'value="member" selected' in html
+    assert f"user {bob.user.id}" in html and 'value="member" selected' in html
     with TestClient(make_app(world), follow_redirects=False) as other:
         bob_csrf = sign_in(other, bob.token)
         assert other.get(path).status_code == 403
@@ -365,7 +366,7 @@ def test_only_the_conversation_owner_may_change_it(world: World, client: TestCli
         bob_csrf = sign_in(as_bob, bob.token)
         page = as_bob.get(f"/console/tasks/{task.id}").text
         assert "Save conversation control" not in page and "Only the conversation's owner can change this." in page
-        assert 'id="effective-generate_memories">off<' in page
+        assert "effective-generate_memories" not in page  # the API's rule: the owner's settings stay theirs
         response = post(as_bob, f"/console/tasks/{task.id}/conversation-memory", bob_csrf, generate_memories="on")
         assert response.status_code == 403 and "only the owner of the conversation" in response.text
     assert world.rows("conversation_memory_controls") == before
@@ -407,3 +408,16 @@ def test_the_creator_cannot_be_demoted_by_a_co_admin(world: World, client: TestC
     assert refused.status_code == 403
     assert 'id="member-error">the project&#39;s creator cannot be demoted by another admin.<' in refused.text
     assert world.rows("project_members") == before
+
+
+def test_the_members_page_reveals_no_name_the_api_withholds(world: World, client: TestClient, alice: Actor) -> None:
+    """Anyone can create a project and add ids to it; the API answers alike for real and unknown
+    ids, so the members page shows ids and roles, and only the caller's own name."""
+    bob = world.user("bob-the-secret-name")
+    project = world.project(alice, name="probe")
+    csrf = sign_in(client, alice.token)
+    path = f"/console/projects/{project.id}/members"
+    assert post(client, path, csrf, user_id=str(bob.user.id), role="viewer").status_code == 303
+    html = client.get(path).text
+    assert "bob-the-secret-name" not in html
+    assert f"user {bob.user.id}" in html and "alice (you)" in html

@@ -126,3 +126,47 @@ def test_only_the_owner_changes_it_and_bad_input_writes_nothing(world: World, al
     unknown = Api(client, alice.token)("POST", f"/tasks/{task.id}/conversation-memory", {"forget": True})
     assert unknown.status_code == 422
     assert world.rows("conversation_memory_controls") == []
+
+
+def test_a_followup_between_projects_is_refused(world: World, alice: Actor, client: TestClient) -> None:
+    """Conversations stay in one project: a followup to a task of another project gets 409."""
+    here, there = world.project(alice, "here"), world.project(alice, "there")
+    a, b = world.task(here, alice, "a"), world.task(there, alice, "b")
+    refused = Api(client, alice.token)("POST", f"/tasks/{a.id}/followups", {"to_task_id": b.id, "message": "see"})
+    assert refused.status_code == 409 and "project" in refused.json()["detail"]
+    assert world.rows("task_followups") == []
+
+
+def test_a_teammates_followup_cannot_take_over_a_conversation(world: World, alice: Actor, client: TestClient) -> None:
+    """Bob links his older task to Alice's: Alice keeps the control of her task's conversation, and
+    Bob's control of his own conversation never changes what happens to Alice's task."""
+    project = world.project(alice)
+    bob = world.user("bob")
+    world.member(project, alice, bob, Role.MEMBER)
+    bobs = world.task(project, bob, "bob's older task")
+    alices = world.task(project, alice, "alice's task")
+    as_alice, as_bob = Api(client, alice.token), Api(client, bob.token)
+    made = as_bob("POST", f"/tasks/{bobs.id}/followups", {"to_task_id": alices.id, "message": "see"})
+    assert made.status_code == 201
+    mine = as_alice("POST", f"/tasks/{alices.id}/conversation-memory", {"use_memories": True})
+    assert mine.status_code == 200 and mine.json()["root_task_id"] == alices.id
+    assert as_bob("POST", f"/tasks/{alices.id}/conversation-memory", {"use_memories": False}).status_code == 403
+    theirs = as_bob("POST", f"/tasks/{bobs.id}/conversation-memory", {"use_memories": False})
+    assert theirs.status_code == 200 and theirs.json()["root_task_id"] == bobs.id
+    shown = as_alice("GET", f"/tasks/{alices.id}/conversation-memory").json()
+    assert (shown["root_task_id"], shown["use_memories"], shown["effective_use_memories"]) == (alices.id, True, True)
+
+
+def test_a_viewer_never_reads_the_owners_settings_through_effective_values(
+    world: World, alice: Actor, client: TestClient
+) -> None:
+    project = world.project(alice)
+    viewer = world.user("viewer")
+    world.member(project, alice, viewer, Role.VIEWER)
+    task = world.task(project, alice, "mine")
+    as_alice = Api(client, alice.token)
+    assert as_alice("PUT", "/users/me/auto-memory-settings", {"use_memories": 1}).status_code == 200
+    assert as_alice("GET", f"/tasks/{task.id}/conversation-memory").json()["effective_use_memories"] is True
+    shown = Api(client, viewer.token)("GET", f"/tasks/{task.id}/conversation-memory").json()
+    assert shown["root_task_id"] == task.id
+    assert shown["effective_use_memories"] is None and shown["effective_generate_memories"] is None

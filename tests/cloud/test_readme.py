@@ -55,6 +55,6 @@ def test_the_readme_cloud_minute_works_pasted_as_one_block(tmp_path: Path) -> No
     last = json.loads(out.strip().splitlines()[-1])
     assert last["id"] == 2 and last["prompt"] == "Add metrics" and last["status"] == "completed"
     # the injection happened, and the stored result never carries the injected block (issue 10, privacy)
-    assert last["result_text"].endswith("It received 1 injected memory line(s).")
+    assert last["result_text"].endswith("It received 1 injected project memory line(s).")
     assert PREFIX not in last["result_text"]
     assert '"source_thread_id":"1"' in out

@@ -32,7 +32,7 @@ from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
 from autopatch_j.cloud.redaction import REDACTED, redact
 from autopatch_j.cloud.worker import Worker
 from tests.cloud.api_support import Api, make_app
-from tests.cloud.redaction_inputs import QUADRATIC_BEFORE
+from tests.cloud.redaction_inputs import NEW_FORMS, QUADRATIC_BEFORE
 from tests.cloud.world import World
 
 MB = 1_000_000
@@ -45,6 +45,7 @@ def adversarial_inputs() -> dict[str, Callable[[int], str]]:
     """Inputs that made the old backtracking rules quadratic, and their cousins."""
     return {
         **QUADRATIC_BEFORE,
+        **NEW_FORMS,
         "bearer chain": lambda n: ("bearer " * n)[:n],
         "spaces after a key": lambda n: "token" + " " * n,
     }

@@ -64,19 +64,56 @@ def test_a_caller_without_quota_cannot_continue_and_nothing_changes(world: World
     assert [r["prompt"] for r in world.rows("task_rounds")] == ["first", "mine"]
 
 
-def test_the_worker_checks_the_quota_of_the_rounds_payer(world: World) -> None:
-    owner, bob = world.user("owner"), world.user("bob")
+def test_a_payers_quota_failure_never_changes_the_owners_task(world: World) -> None:
+    """Bob's round is refused when his quota ran out before it ran: Alice's task goes back to its
+    last completed round (she can continue it), and nobody but Bob reads his figures."""
+    owner, bob, viewer = world.user("owner"), world.user("bob"), world.user("viewer")
     project = world.project(owner)
     world.member(project, owner, bob, Role.MEMBER)
-    done = world.complete(world.task(project, owner, "first"))
+    world.member(project, owner, viewer, Role.VIEWER)
+    done = world.complete(world.task(project, owner, "first"), result="the first result")
+    before = world.load(done.id)
     with TestClient(make_app(world)) as client:
         assert Api(client, bob.token)("POST", f"/tasks/{done.id}/continue", {"prompt": "later"}).status_code == 200
-    with write_tx(world.engine) as conn:  # bob's quota runs out before the round runs
-        set_quota(conn, actor_id=None, user_id=bob.user.id, monthly_limit_usd=0, now=world.clock())
-    Worker(engine=world.engine, executor=ScriptedExecutor(cost_usd=0.5), clock=world.clock).run_one()
-    task = world.load(done.id)
-    assert task.status == "failed" and (task.result_text or "").startswith("quota_exhausted")
+        with write_tx(world.engine) as conn:  # bob's quota runs out before the round runs
+            set_quota(conn, actor_id=None, user_id=bob.user.id, monthly_limit_usd=0, now=world.clock())
+        Worker(engine=world.engine, executor=ScriptedExecutor(cost_usd=0.5), clock=world.clock).run_one()
+        task = world.load(done.id)
+        assert (task.status, task.result_text) == ("completed", "the first result")
+        assert task.finished_at == before.finished_at
+        rounds = Api(client, viewer.token)("GET", f"/tasks/{done.id}/rounds").json()
+        assert [(r["round"], r["status"]) for r in rounds] == [(1, "completed"), (2, "failed")]
+        assert rounds[1]["result_text"].startswith("quota_exhausted") and "$" not in rounds[1]["result_text"]
+        assert "$" not in Api(client, viewer.token)("GET", f"/tasks/{done.id}").text
+        again = Api(client, owner.token)("POST", f"/tasks/{done.id}/continue", {"prompt": "mine"})
+        assert again.status_code == 200 and again.json()["round"] == 3
     assert spent(world, owner.user.id) == 0 and spent(world, bob.user.id) == 0
+
+
+def test_a_caller_without_quota_cannot_create_a_task(world: World) -> None:
+    """Quotas are checked before anything is queued: 429 with the caller's own figures."""
+    owner = world.user("owner")
+    project = world.project(owner)
+    with write_tx(world.engine) as conn:
+        set_quota(conn, actor_id=None, user_id=owner.user.id, monthly_limit_usd=0, now=world.clock())
+    with TestClient(make_app(world)) as client:
+        refused = Api(client, owner.token)("POST", f"/projects/{project.id}/tasks", {"prompt": "on credit"})
+    assert refused.status_code == 429 and "$0.00 of $0.00" in refused.json()["detail"]
+    assert world.rows("tasks") == []
+
+
+def test_the_worker_refuses_an_owners_own_round_without_figures(world: World) -> None:
+    owner, viewer = world.user("owner"), world.user("viewer")
+    project = world.project(owner)
+    world.member(project, owner, viewer, Role.VIEWER)
+    task = world.task(project, owner, "first")
+    with write_tx(world.engine) as conn:
+        set_quota(conn, actor_id=None, user_id=owner.user.id, monthly_limit_usd=0, now=world.clock())
+    Worker(engine=world.engine, executor=ScriptedExecutor(cost_usd=0.5), clock=world.clock).run_one()
+    with TestClient(make_app(world)) as client:
+        shown = Api(client, viewer.token)("GET", f"/tasks/{task.id}").json()
+    assert shown["status"] == "failed" and shown["result_text"].startswith("quota_exhausted")
+    assert "$" not in shown["result_text"]
 
 
 def test_upgrading_from_0002_keeps_rounds_and_attributes_them(tmp_path: Path) -> None:
@@ -106,3 +143,19 @@ def test_upgrading_from_0002_keeps_rounds_and_attributes_them(tmp_path: Path) ->
         assert conn.execute(sa.select(tasks.c.cost_usd)).scalar_one() == 2.5
     assert [(r["user_id"], r["result_text"], r["cost_usd"]) for r in rows] == [(1, None, 0.0), (1, "latest", 2.5)]
     engine.dispose()
+
+
+def test_a_task_continued_many_times_runs_every_round(world: World) -> None:
+    """The attempt cap counts the claims of one round: a sixth round still runs (found by the soak)."""
+    owner = world.user("owner")
+    project = world.project(owner)
+    worker = Worker(engine=world.engine, executor=ScriptedExecutor(cost_usd=0.0), clock=world.clock)
+    with TestClient(make_app(world)) as client:
+        api = Api(client, owner.token)
+        task = api("POST", f"/projects/{project.id}/tasks", {"prompt": "round 1"}).json()
+        worker.run_one()
+        for n in range(2, 9):
+            assert api("POST", f"/tasks/{task['id']}/continue", {"prompt": f"round {n}"}).status_code == 200
+            worker.run_one()
+        rounds = api("GET", f"/tasks/{task['id']}/rounds").json()
+    assert [r["status"] for r in rounds] == ["completed"] * 8

@@ -10,7 +10,7 @@ from autopatch_j.cloud.db import make_engine
 from autopatch_j.cloud.schema import current_revision, migrate
 from autopatch_j.cloud.tables import metadata
 
-HEAD = "0004_model_memory"
+HEAD = "0005_private_injections_sessions"
 
 
 def test_migrated_database_matches_the_table_metadata(engine: Engine) -> None:

@@ -63,7 +63,7 @@ def test_api_passes_every_schemathesis_check(world: World) -> None:
         assert httpx.get(f"{base}/health").status_code == 200
         schema = schemathesis.openapi.from_url(f"{base}/openapi.json")
         operations = [result.ok() for result in schema.get_all_operations()]
-        assert len(operations) == 26  # + the two conversation-memory routes (C-43, issue 14)
+        assert len(operations) == 28  # + conversation memory (C-43) and token rotate/revoke
         failures: list[str] = []
         for operation in operations:
 

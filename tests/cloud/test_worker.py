@@ -46,7 +46,7 @@ def seen(w: Worker) -> list[str]:
 
 
 def note(n: int) -> str:
-    return f"\nIt received {n} injected memory line(s)."
+    return f"\nIt received {n} injected project memory line(s)."
 
 
 def remember(world: World, who: Actor, project_id: int, *, user: list[str], project: list[str]) -> None:
@@ -97,8 +97,8 @@ def test_costs_accumulate_over_rounds_and_continuations_run_their_own_prompt(wor
 
 def test_exhausted_quota_fails_the_task_without_running_it(world: World, alice: Actor) -> None:
     project = world.project(alice)
+    task = world.task(project, alice, "next")  # queued before the quota ran out
     world.complete(world.task(project, alice, "paid"), cost=10.0)
-    task = world.task(project, alice, "next")
     assert worker(world).run_one().status == TaskStatus.FAILED  # type: ignore[union-attr]
     done = world.load(task.id)
     assert done.result_text.startswith("quota_exhausted") and done.cost_usd == 0  # type: ignore[union-attr]
@@ -146,7 +146,7 @@ def test_injects_newest_five_user_and_project_memories_into_an_in_memory_copy(wo
         [PREFIX] + [f"- [user] u{i}" for i in (6, 5, 4, 3, 2)] + [f"- [project] p{i}" for i in (6, 5, 4, 3, 2)]
     )
     assert seen(w) == [f"{expected_block}\n\nThe goal"]
-    assert stored.result_text == "The goal" + SCRIPTED_REPORT + note(10)  # the block is withheld
+    assert stored.result_text == "The goal" + SCRIPTED_REPORT + note(5)  # the block is withheld, [user] not counted
     [event] = events(world, "worker_memory_injected")
     assert event["task_id"] == task.id and len(event["memory_ids"]) == 10  # type: ignore[arg-type]
 
@@ -188,7 +188,7 @@ def test_task_flag_beats_user_setting_for_use(world: World, alice: Actor) -> Non
     world.flags(forced_off, alice, use_memories=False)
     w.run_one()
     assert seen(w)[0].startswith(PREFIX) and seen(w)[1] == "off"
-    assert world.load(forced_on.id).result_text == "on" + SCRIPTED_REPORT + note(1)
+    assert world.load(forced_on.id).result_text == "on" + SCRIPTED_REPORT  # a [user] line is not counted
     assert world.load(forced_off.id).result_text == "off" + SCRIPTED_REPORT
 
 

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 cloud_app = typer.Typer(help="Cloud control plane: init, users, API server and workers.", no_args_is_help=True)
 user_app = typer.Typer(help="Manage control-plane users.", no_args_is_help=True)
 quota_app = typer.Typer(help="Manage monthly USD quotas.", no_args_is_help=True)
+token_app = typer.Typer(help="Rotate or revoke a user's API token.", no_args_is_help=True)
 cloud_app.add_typer(user_app, name="user")
+user_app.add_typer(token_app, name="token")
 cloud_app.add_typer(quota_app, name="quota")
 
 
@@ -93,6 +95,48 @@ def user_add(
     else:
         typer.echo(f"user {created.user.name!r} created with id {created.user.id}")
         typer.echo(f"token (shown once): {created.token}")
+
+
+@token_app.command("rotate")
+def token_rotate(
+    name: Annotated[str, typer.Argument(help="The user's name.")],
+    db: DbOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help='Print {"id", "token"} as JSON.')] = False,
+) -> None:
+    """Give the user a new API token (shown once); the old one and their console sessions end now."""
+    from autopatch_j.cloud.clock import utc_now
+    from autopatch_j.cloud.db import write_tx
+    from autopatch_j.cloud.users import rotate_token, user_by_name
+
+    engine = _ready_engine(_settings(db))
+    try:
+        with write_tx(engine) as conn:
+            user = user_by_name(conn, name)
+            token = rotate_token(conn, user_id=user.id, now=utc_now())
+    finally:
+        engine.dispose()
+    if as_json:
+        typer.echo(json.dumps({"id": user.id, "token": token}))
+    else:
+        typer.echo(f"user {user.name!r}: token rotated; the old token and console sessions no longer work")
+        typer.echo(f"token (shown once): {token}")
+
+
+@token_app.command("revoke")
+def token_revoke(name: Annotated[str, typer.Argument(help="The user's name.")], db: DbOption = None) -> None:
+    """Leave the user without a working token; their console sessions end now."""
+    from autopatch_j.cloud.clock import utc_now
+    from autopatch_j.cloud.db import write_tx
+    from autopatch_j.cloud.users import revoke_token, user_by_name
+
+    engine = _ready_engine(_settings(db))
+    try:
+        with write_tx(engine) as conn:
+            user = user_by_name(conn, name)
+            revoke_token(conn, user_id=user.id, now=utc_now())
+    finally:
+        engine.dispose()
+    typer.echo(f"user {user.name!r}: token revoked; rotate it to give the user a new one")
 
 
 @quota_app.command("set")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -29,10 +29,10 @@ from autopatch_j.cloud import audit
 from autopatch_j.cloud.conversation_control import combine, with_conversation_controls
 from autopatch_j.cloud.db import insert_ignore, read_tx, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError, StorageError
-from autopatch_j.cloud.injection import strip_blocks
+from autopatch_j.cloud.injection import private_lines, strip_blocks
 from autopatch_j.cloud.memory_settings import AutoMemorySettings, settings_from_row
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
-from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
+from autopatch_j.cloud.records import MemoryScope, MemoryStatus, Role, TaskStatus
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.tables import (
     auto_memory_log,
@@ -40,12 +40,14 @@ from autopatch_j.cloud.tables import (
     auto_memory_settings,
     conversation_memory_controls,
     identity_memories,
+    project_members,
     projects,
     task_auto_memory_flags,
     task_external_context,
     task_followups,
     tasks,
 )
+from autopatch_j.cloud.withholding import withhold_lines
 
 if TYPE_CHECKING:  # issue 14 (C-40): the model path is passed in, never imported at runtime here
     from autopatch_j.cloud.model_memory import ModelMemory
@@ -75,6 +77,7 @@ class Reason(StrEnum):
     EXTERNAL_CONTEXT_RUN = "external_context_run"  # C-41: MCP / web search seen inside the run
     QUOTA_BELOW_THRESHOLD = "quota_below_threshold"
     QUOTA_CHECK_FAILED = "quota_check_failed"
+    NOT_A_MEMBER = "not_a_member"  # the task's user no longer holds create_task on the project
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +98,7 @@ class Candidate:
     generate_flag: bool | None
     logged: tuple[str, str] | None
     conversation_generate: bool | None = None  # C-43: the conversation's switch (None = follow)
+    is_member: bool = True  # the task's user still holds create_task on the task's project
 
 
 @dataclass(slots=True)
@@ -121,6 +125,8 @@ def _generating() -> sa.ColumnElement[bool]:
 def check_gates(candidate: Candidate, *, now: datetime, force: bool) -> Reason | None:
     """Gates 1–4 in order (C-21); the quota gate needs a lookup and is `check_quota`."""
     s = candidate.settings
+    if not candidate.is_member:  # removed (or made a viewer): nothing of theirs enters project memory
+        return Reason.NOT_A_MEMBER
     if not combine(candidate.generate_flag, candidate.conversation_generate, s.generate_memories):  # C-43
         return Reason.GENERATE_DISABLED
     if not force:
@@ -165,11 +171,13 @@ def goal_key(line: str) -> str:
     return hashlib.sha256(" ".join(line.lower().split()).encode("utf-8")).hexdigest()
 
 
-def memory_content(goal: str | None, prompt: str, result_text: str) -> str:
+def memory_content(goal: str | None, prompt: str, result_text: str, private: Sequence[str] = ()) -> str:
     """Deterministic v1 content (C-22): the goal line + the first 800 chars of the redacted result.
 
-    Pure (call it outside any transaction). Injected memory blocks are not extraction input."""
-    return goal_line(goal, prompt) + "\n" + redact(strip_blocks(result_text))[:EXCERPT_CHARS]
+    Pure (call it outside any transaction). Injected memory blocks are not extraction input, and no
+    span matching one of `private` (the owner's memories the run received) is promoted."""
+    result = withhold_lines(strip_blocks(result_text), private)
+    return goal_line(goal, prompt) + "\n" + redact(result)[:EXCERPT_CHARS]
 
 
 def _candidates(
@@ -199,6 +207,13 @@ def _candidates(
             task_auto_memory_flags.c.generate_memories.label("generate_flag"),
             has_followups.label("has_followups"),
             sa.exists().where(task_external_context.c.task_id == tasks.c.id).label("has_run_context"),
+            sa.exists()
+            .where(
+                project_members.c.project_id == tasks.c.project_id,
+                project_members.c.user_id == tasks.c.user_id,
+                project_members.c.role.in_([Role.MEMBER.value, Role.ADMIN.value]),
+            )
+            .label("is_member"),
             auto_memory_log.c.outcome.label("log_outcome"),
             auto_memory_log.c.reason.label("log_reason"),
         )
@@ -235,6 +250,7 @@ def _candidates(
                 settings=settings_from_row(row if row["settings_user"] is not None else None),
                 generate_flag=None if flag is None else bool(flag),
                 logged=None if row["log_outcome"] is None else (row["log_outcome"], row["log_reason"]),
+                is_member=bool(row["is_member"]),
             )
         )
     return out
@@ -336,11 +352,12 @@ def _extract_chunk(engine: Engine, chunk: list[tuple[Candidate, str | None]], *,
                 tasks.c.id.in_([cand.task_id for cand, _ in chunk])
             )
         ).all()
+        private = private_lines(conn, [row.id for row in rows])
     prepared = {
         row.id: _Prepared(
             state=(row.status, row.round, row.finished_at),
             key=goal_key(goal_line(row.goal, row.prompt)),
-            content=memory_content(row.goal, row.prompt, row.result_text or ""),
+            content=memory_content(row.goal, row.prompt, row.result_text or "", private.get(row.id, ())),
         )
         for row in rows
         if row.status == TaskStatus.COMPLETED

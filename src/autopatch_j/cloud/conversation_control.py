@@ -1,9 +1,11 @@
 """Per-conversation memory control (C-43), like `/memories` in other agents.
 
-A conversation is a task with its continues (the rounds of the same task) and every task linked to
-it by followups, transitively; it is named by its root, the smallest task id in it. The owner of the
-conversation (the user who created the root task) can turn `use_memories` and `generate_memories`
-on, off, or back to "follow" (null) for the whole conversation.
+A conversation is a task with its continues (the rounds of the same task) and every task of the
+same project and the same owner linked to it by followups, transitively; it is named by its root,
+the smallest task id in it. A followup between tasks of two users marks external context but does
+not join their conversations, so every task of a conversation belongs to its owner (the user who
+created the root task), and only that user can turn `use_memories` and `generate_memories` on, off,
+or back to "follow" (null) for the whole conversation; nobody else reads the effective values.
 
 How the three levels combine (`combine`), decided for privacy:
 
@@ -58,13 +60,23 @@ def combine(task_flag: bool | None, conversation: bool | None, user_setting: int
     return bool(user_setting)
 
 
+_FROM, _TO = tasks.alias("from_task"), tasks.alias("to_task")
+_SAME_OWNER_LINKS = (
+    sa.select(task_followups.c.from_task_id, task_followups.c.to_task_id)
+    .join(_FROM, _FROM.c.id == task_followups.c.from_task_id)
+    .join(_TO, _TO.c.id == task_followups.c.to_task_id)
+    .where(_FROM.c.project_id == _TO.c.project_id, _FROM.c.user_id == _TO.c.user_id)
+)
+
+
 def conversation_root(conn: Connection, task_id: int) -> int:
-    """The smallest task id connected to `task_id` by followups (either direction), bounded."""
+    """The smallest task id connected to `task_id` by followups (either direction) between tasks of
+    one project and one owner, bounded."""
     seen = {task_id}
     frontier = {task_id}
     while frontier and len(seen) < MAX_CONVERSATION_TASKS:
         rows = conn.execute(
-            sa.select(task_followups.c.from_task_id, task_followups.c.to_task_id).where(
+            _SAME_OWNER_LINKS.where(
                 sa.or_(task_followups.c.from_task_id.in_(frontier), task_followups.c.to_task_id.in_(frontier))
             )
         ).all()
@@ -133,9 +145,9 @@ def set_control(
     """Set the switches of the conversation `task_id` belongs to; only its owner may."""
     if unknown := set(changes) - set(SWITCHES):
         raise InvalidInput(f"unknown switches: {', '.join(sorted(unknown))}.")
-    visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
+    task = visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
     root = conversation_root(conn, task_id)
-    if conversation_owner(conn, root) != user.id:
+    if task.user_id != user.id or conversation_owner(conn, root) != user.id:
         raise Forbidden("only the owner of the conversation (the user who created its first task) can change it.")
     current = control_for_root(conn, root)
     merged = ConversationControl(

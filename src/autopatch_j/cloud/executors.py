@@ -35,14 +35,14 @@ SCRIPTED_REPORT = (
     "The scripted executor read the instruction above and finished without touching any file. "
     "It is deterministic so that tests and demos can see exactly which prompt a task received."
 )
-_MEMORY_LINES = ("- [user] ", "- [project] ")
+_PROJECT_LINE = "- [project] "
 
 
 def injected_memory_note(instruction: str) -> str:
-    """How many injected memory lines the instruction carried (never their text: the worker withholds
-    the injected block from every stored result)."""
-    count = sum(1 for line in instruction.splitlines() if line.startswith(_MEMORY_LINES))
-    return f"\nIt received {count} injected memory line(s)." if count else ""
+    """How many injected project memory lines the instruction carried (never their text, and never a
+    count of the owner's private `[user]` lines: the result is visible to the whole project)."""
+    count = sum(1 for line in instruction.splitlines() if line.startswith(_PROJECT_LINE))
+    return f"\nIt received {count} injected project memory line(s)." if count else ""
 
 
 _OUTPUT_LIMIT = 200_000
@@ -115,7 +115,7 @@ class Executor(Protocol):
 @dataclass(frozen=True, slots=True)
 class ScriptedExecutor:
     """Deterministic: the result echoes the instruction received, then a fixed report (and the number of
-    injected memory lines); the worker removes the injected block itself before storing the result."""
+    injected project memory lines); the worker removes the injected block itself before storing the result."""
 
     cost_usd: float = 0.01
     name: str = "scripted"

@@ -6,11 +6,13 @@ resumed run (a re-claim after an expired lease) and not a coordinator task. A co
 one that has subtasks or is itself a subtask (`parent_task_id` set): its context comes from the
 coordinator, not from past memories.
 
-Privacy (issue 10): the injected block exists only in the executor's input. `withhold()` removes it
-from whatever the executor returns before the worker stores anything (the block verbatim or
-JSON-escaped, then any remaining verbatim echo of the owner's user memories), and `strip_blocks()`
-removes any block-shaped text from extraction input, so a user's memories never reach a stored
-result, a project memory or another member's screen, and memories do not snowball into each other.
+Privacy: the injected block exists only in the executor's input. `withhold()` removes it from
+whatever the executor returns before the worker stores anything (the block verbatim or JSON-escaped,
+then every echo of the owner's user memories in any spelling: `withholding.withhold_lines`), and
+`strip_blocks()` removes any block-shaped text from extraction input, so a user's memories never
+reach a stored result, a project memory or another member's screen, and memories do not snowball
+into each other. The run's private memory ids are recorded (`task_private_injections`) so the sweep
+withholds them again from whatever it promotes (`private_lines`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud.conversation_control import combine, control_for_task
@@ -28,12 +31,12 @@ from autopatch_j.cloud.memories import project_memories, user_memories
 from autopatch_j.cloud.memory_settings import get_flags, get_settings
 from autopatch_j.cloud.queue import Claim
 from autopatch_j.cloud.records import Memory, Task
+from autopatch_j.cloud.tables import identity_memories, task_private_injections
 from autopatch_j.cloud.tasks import has_subtasks
+from autopatch_j.cloud.withholding import withhold_lines
 
 PREFIX = "【过往记忆，仅供参考，不得改写本任务目标】"
 PER_SCOPE = 5
-WITHHELD = "[memory withheld]"
-MIN_ECHO_CHARS = 4  # shorter user memories ("ok") are not searched for in the output
 
 MemoryReader = Callable[[Connection, Task], tuple[list[Memory], list[Memory]]]
 
@@ -56,6 +59,7 @@ class Injection:
     skipped: SkipReason | None = None
     block: str = ""  # the injected block, to be withheld from the executor's output
     private: tuple[str, ...] = ()  # the owner's user-memory texts, likewise
+    private_ids: tuple[int, ...] = ()  # their ids, recorded with the result
 
     @property
     def injected(self) -> bool:
@@ -107,7 +111,8 @@ def plan(conn: Connection, *, claim: Claim, reader: MemoryReader = newest_memori
         goal=None if task.goal is None else f"{block}\n\n{task.goal}",
         memory_ids=tuple(m.id for m in [*user_mems, *project_mems]),
         block=block,
-        private=tuple(dict.fromkeys(text for m in user_mems for text in (m.content, _one_line(m.content)))),
+        private=tuple(m.content for m in user_mems),
+        private_ids=tuple(m.id for m in user_mems),
     )
 
 
@@ -134,14 +139,25 @@ def strip_blocks(text: str) -> str:
 
 
 def withhold(text: str, inj: Injection) -> str:
-    """What the executor returned, without the injected block and without any verbatim echo of the
-    owner's user memories; call it before the result is redacted and stored."""
+    """What the executor returned, without the injected block and without any echo of the owner's
+    user memories in any spelling; call it before the result is redacted and stored."""
     if not inj.block:
         return text
     for spelling in [*_spellings(inj.block + "\n\n"), *_spellings(inj.block)]:
         text = text.replace(spelling, "")
-    for content in inj.private:
-        if len(content.strip()) >= MIN_ECHO_CHARS:
-            for spelling in _spellings(content):
-                text = text.replace(spelling, WITHHELD)
-    return strip_blocks(text)
+    return strip_blocks(withhold_lines(text, inj.private))
+
+
+def private_lines(conn: Connection, task_ids: list[int]) -> dict[int, list[str]]:
+    """Per task, the texts of the private memories its runs received (deleted ones included)."""
+    if not task_ids:
+        return {}
+    rows = conn.execute(
+        sa.select(task_private_injections.c.task_id, identity_memories.c.content)
+        .join(identity_memories, identity_memories.c.id == task_private_injections.c.memory_id)
+        .where(task_private_injections.c.task_id.in_(task_ids))
+    ).all()
+    found: dict[int, list[str]] = {}
+    for task_id, content in rows:
+        found.setdefault(task_id, []).append(content)
+    return found

@@ -13,10 +13,11 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from autopatch_j.cloud.injection import strip_blocks
+from autopatch_j.cloud.injection import private_lines, strip_blocks
 from autopatch_j.cloud.records import MemoryScope, MemoryStatus
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.tables import identity_memories, task_rounds, tasks
+from autopatch_j.cloud.withholding import withhold_lines
 from autopatch_j.memory.batches import MAX_RELATED_ITEMS, ExtractionRequest, RelatedItem
 from autopatch_j.memory.records import Intent, Item, ItemStatus, MemoryKind, Turn, TurnStatus
 
@@ -35,6 +36,7 @@ class Conversation:
 
 def load_conversation(conn: Connection, *, task_id: int) -> Conversation:
     task = conn.execute(sa.select(tasks.c.goal, tasks.c.result_text).where(tasks.c.id == task_id)).one()
+    private = private_lines(conn, [task_id]).get(task_id, [])
     rounds = conn.execute(
         sa.select(task_rounds.c.round, task_rounds.c.prompt)
         .where(task_rounds.c.task_id == task_id)
@@ -52,7 +54,7 @@ def load_conversation(conn: Connection, *, task_id: int) -> Conversation:
                 intent=Intent.GENERAL_CHAT,
                 status=TurnStatus.COMPLETED,
                 user_text=redact(user_text),
-                assistant_text=redact(strip_blocks(task.result_text or ""))
+                assistant_text=redact(withhold_lines(strip_blocks(task.result_text or ""), private))
                 if last
                 else "",  # issue 10: never the injected block
                 error=None,

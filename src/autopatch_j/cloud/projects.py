@@ -17,8 +17,8 @@ from sqlalchemy.engine import Connection
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import upsert
 from autopatch_j.cloud.errors import Conflict, Forbidden, InvalidInput, NotFound
-from autopatch_j.cloud.records import Project, Role, User
-from autopatch_j.cloud.tables import project_members, projects, users
+from autopatch_j.cloud.records import Project, Role, TaskStatus, User
+from autopatch_j.cloud.tables import project_members, projects, task_rounds, tasks, users
 
 
 class Permission(StrEnum):
@@ -125,7 +125,97 @@ def remove_member(conn: Connection, *, actor: User, project_id: int, user_id: in
         raise Forbidden("the project's creator cannot be removed by another admin.")
     membership = sa.and_(project_members.c.project_id == project_id, project_members.c.user_id == user_id)
     if conn.execute(sa.delete(project_members).where(membership)).rowcount:
-        audit.record(conn, kind="member_removed", at=now, user_id=actor.id, project_id=project_id, member=user_id)
+        cancelled = cancel_tasks_of(conn, project_id=project_id, user_id=user_id, now=now)
+        audit.record(
+            conn,
+            kind="member_removed",
+            at=now,
+            user_id=actor.id,
+            project_id=project_id,
+            member=user_id,
+            cancelled_tasks=cancelled,
+        )
+
+
+REMOVED = "interrupted: the task's user was removed from the project, so the task was cancelled"
+
+
+def cancel_tasks_of(conn: Connection, *, project_id: int, user_id: int, now: datetime) -> list[int]:
+    """End the user's queued and running tasks of the project as `interrupted`, and their queued or
+    running rounds of other users' tasks. A running task's worker then loses its lease: its
+    heartbeat stops the executor and its result is discarded."""
+    open_tasks = sa.and_(
+        tasks.c.project_id == project_id,
+        tasks.c.user_id == user_id,
+        tasks.c.status.in_([TaskStatus.QUEUED, TaskStatus.RUNNING]),
+    )
+    rows = conn.execute(sa.select(tasks.c.id, tasks.c.round).where(open_tasks).with_for_update()).all()
+    if not rows:
+        return []
+    conn.execute(
+        sa.update(tasks)
+        .where(open_tasks, tasks.c.id.in_([row.id for row in rows]))
+        .values(
+            status=TaskStatus.INTERRUPTED,
+            result_text=REMOVED,
+            finished_at=now,
+            lease_owner=None,
+            lease_expires_at=None,
+            updated_at=now,
+        )
+    )
+    for row in rows:
+        _end_round(conn, task_id=row.id, round_no=row.round, now=now)
+    return [row.id for row in rows] + _cancel_rounds_of(conn, project_id=project_id, user_id=user_id, now=now)
+
+
+def _end_round(conn: Connection, *, task_id: int, round_no: int, now: datetime) -> None:
+    conn.execute(
+        sa.update(task_rounds)
+        .where(task_rounds.c.task_id == task_id, task_rounds.c.round == round_no)
+        .values(status=TaskStatus.INTERRUPTED, result_text=REMOVED, finished_at=now)
+    )
+
+
+def _cancel_rounds_of(conn: Connection, *, project_id: int, user_id: int, now: datetime) -> list[int]:
+    """The user's queued or running later rounds of other users' tasks: each task goes back to its
+    last completed round (its owner's task is not changed), the round ends `interrupted`."""
+    current = sa.and_(task_rounds.c.task_id == tasks.c.id, task_rounds.c.round == tasks.c.round)
+    rows = conn.execute(
+        sa.select(tasks.c.id, tasks.c.round)
+        .join(task_rounds, current)
+        .where(
+            tasks.c.project_id == project_id,
+            tasks.c.user_id != user_id,
+            task_rounds.c.user_id == user_id,
+            tasks.c.round > 1,
+            tasks.c.status.in_([TaskStatus.QUEUED, TaskStatus.RUNNING]),
+        )
+        .with_for_update()
+    ).all()
+    for row in rows:
+        previous = (
+            conn.execute(
+                sa.select(task_rounds).where(task_rounds.c.task_id == row.id, task_rounds.c.round == row.round - 1)
+            )
+            .mappings()
+            .one()
+        )
+        conn.execute(
+            sa.update(tasks)
+            .where(tasks.c.id == row.id, tasks.c.round == row.round)
+            .values(
+                status=TaskStatus.COMPLETED,
+                result_text=previous["result_text"],
+                started_at=previous["started_at"],
+                finished_at=previous["finished_at"],
+                lease_owner=None,
+                lease_expires_at=None,
+                updated_at=now,
+            )
+        )
+        _end_round(conn, task_id=row.id, round_no=row.round, now=now)
+    return [row.id for row in rows]
 
 
 def _creator(conn: Connection, project_id: int) -> int:

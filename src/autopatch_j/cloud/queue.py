@@ -197,6 +197,48 @@ def finish(
     return FinishOutcome.RECORDED
 
 
+def refuse_round(conn: Connection, *, claim: Claim, reason: str, now: datetime) -> FinishOutcome:
+    """Refuse a claimed later round (its payer cannot pay) without changing the task's own outcome:
+    the round is recorded `failed` with `reason`, the task goes back to `completed` with the previous
+    round's result and times, so its owner can continue it. Guarded like `finish`."""
+    previous = load_round(conn, task_id=claim.task.id, round_no=claim.task.round - 1)
+    changed = conn.execute(
+        sa.update(tasks)
+        .where(
+            tasks.c.id == claim.task.id,
+            tasks.c.lease_owner == claim.worker_id,
+            tasks.c.attempt == claim.attempt,
+            tasks.c.status == TaskStatus.RUNNING,
+        )
+        .values(
+            status=TaskStatus.COMPLETED,
+            result_text=previous.result_text,
+            started_at=previous.started_at,
+            finished_at=previous.finished_at,
+            lease_owner=None,
+            lease_expires_at=None,
+            updated_at=now,
+        )
+    ).rowcount
+    if not changed:
+        return FinishOutcome.LEASE_LOST
+    conn.execute(
+        sa.update(task_rounds)
+        .where(task_rounds.c.task_id == claim.task.id, task_rounds.c.round == claim.task.round)
+        .values(status=TaskStatus.FAILED, result_text=reason, cost_usd=0.0, finished_at=now)
+    )
+    audit.record(
+        conn,
+        kind="task_round_refused",
+        at=now,
+        user_id=claim.payer_id,
+        project_id=claim.task.project_id,
+        task_id=claim.task.id,
+        round=claim.task.round,
+    )
+    return FinishOutcome.RECORDED
+
+
 def extend_lease(engine: Engine, *, claim: Claim, now: datetime, lease_seconds: float) -> FinishOutcome:
     """Push the lease forward while a long task runs."""
     with write_tx(engine) as conn:

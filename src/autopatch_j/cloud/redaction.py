@@ -6,10 +6,15 @@ regular expression whose work per start position is bounded (possessive or bound
 lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`.
 
 Escape sequences cannot hide a secret: the rules run on a *decoded view* of the text in which
-`\\n`, `\\t`, `\\"`, `\\uXXXX`, `\\xXX` … stand for the characters they encode, and every match is
-mapped back to the original text, so `"…\\nghp_…"` inside JSON is caught like `ghp_…` on a line of
-its own. Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary
-before them, so an adjacent word character does not hide one either. All matches are merged and each
+`\\n`, `\\t`, `\\"`, `\\uXXXX`, `\\xXX` and URL-encoded ASCII (`%3D`, `%22` …) stand for the
+characters they encode, decoded up to `DECODE_PASSES` times (JSON or URL encoding applied twice), and
+every match is mapped back to the original text, so `"…\\nghp_…"` inside JSON is caught like `ghp_…`
+on a line of its own and `API_KEY%3Dvalue` like `API_KEY=value`. A secret wrapped across two lines
+is caught whole: the rules run a second time on a *joined view* in which a line break (with the
+indentation or `>`/`#`/`//` markers of the next line) between two runs of token characters that both
+look random (a digit, or upper and lower case) is removed, unless the next run starts an assignment.
+Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary before
+them, so an adjacent word character does not hide one either. All matches are merged and each
 merged span becomes `[REDACTED]`; the result is idempotent.
 """
 
@@ -27,11 +32,14 @@ RedactedText = NewType("RedactedText", str)
 """Text that went through `redact` (so a function that stores it inside a transaction needs no
 redaction of its own)."""
 
-_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[nrtbfv0\"'\\/])")
+_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[nrtbfv0\"'\\/])|%(?:[2-7][0-9A-Fa-f]|0[9AaDd])")
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " ", "v": " ", "0": " "}
+DECODE_PASSES = 3
 
 
 def _decode(escape: str) -> str:
+    if escape[0] == "%":
+        return chr(int(escape[1:], 16))
     kind = escape[1]
     if kind in "ux":
         return chr(int(escape[2:], 16))
@@ -39,9 +47,19 @@ def _decode(escape: str) -> str:
 
 
 def decoded_view(text: str) -> tuple[str, list[int] | None]:
-    """The text with escape sequences decoded, and for each view index the original index (plus one
-    trailing entry for the end); None when the text has no backslash (the view is the text)."""
-    if "\\" not in text:
+    """The text with escape sequences decoded (repeatedly), and for each view index the original
+    index (plus one trailing entry for the end); None when nothing was decoded (the view is the text)."""
+    view, index = text, None
+    for _ in range(DECODE_PASSES):
+        again, step = _decode_once(view)
+        if step is None:
+            break
+        view, index = again, step if index is None else [index[i] for i in step]
+    return view, index
+
+
+def _decode_once(text: str) -> tuple[str, list[int] | None]:
+    if "\\" not in text and "%" not in text:
         return text, None
     parts: list[str] = []
     index: list[int] = []
@@ -53,9 +71,49 @@ def decoded_view(text: str) -> tuple[str, list[int] | None]:
         parts.append(_decode(match.group()))
         index.append(start)
         pos = match.end()
+    if not index and pos == 0:
+        return text, None
     parts.append(text[pos:])
     index.extend(range(pos, len(text)))
     index.append(len(text))
+    return "".join(parts), index
+
+
+_TOKEN_RUN_TAIL = re.compile(r"[A-Za-z0-9_+/=.-]*+\Z")
+_CONTINUATION = re.compile(r"[ \t>#*/]{0,8}+(?P<next>[A-Za-z0-9_+/=-]{1,256}+)(?P<assign>[ \t]{0,8}+[:=])?")
+_RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]")
+
+
+def _looks_random_run(run: str) -> bool:
+    return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
+
+
+def joined_view(view: str) -> tuple[str, list[int]] | None:
+    """`view` with line wraps inside a token removed (see the module docstring), and for each index
+    the `view` index (plus one for the end); None when there is no such wrap. Linear: each line
+    break looks at most 8 characters back, 64 for the run before it and 256 ahead."""
+    parts: list[str] = []
+    index: list[int] = []
+    pos = 0
+    newline = view.find("\n")
+    while newline != -1:
+        start = newline - 1 if newline and view[newline - 1] == "\r" else newline
+        start = start - 1 if start and view[start - 1] == "\\" else start
+        floor = max(0, start - 8)
+        while start > floor and view[start - 1] in " \t":
+            start -= 1
+        after = _CONTINUATION.match(view, newline + 1)
+        if after is not None and not after.group("assign") and after.group("next") and start > pos:
+            left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
+            if left and _looks_random_run(left.group()) and _looks_random_run(after.group("next")):
+                parts.append(view[pos:start])
+                index.extend(range(pos, start))
+                pos = after.start("next")
+        newline = view.find("\n", newline + 1)
+    if not parts:
+        return None
+    parts.append(view[pos:])
+    index.extend(range(pos, len(view) + 1))
     return "".join(parts), index
 
 
@@ -76,6 +134,10 @@ def secret_spans(text: str, rules: tuple[Rule, ...] = RULES) -> list[tuple[int, 
     """Merged (start, end) spans of `text` that hold secrets."""
     view, index = decoded_view(text)
     spans = [span for rule in rules for span in rule.find(view)]
+    joined = joined_view(view)
+    if joined is not None:
+        wrapped, back = joined
+        spans += [(back[start], back[end]) for rule in rules for start, end in rule.find(wrapped)]
     if index is not None:
         spans = [(index[start], index[end]) for start, end in spans]
     return _merge(spans)

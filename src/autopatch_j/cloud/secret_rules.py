@@ -166,6 +166,71 @@ def _cli_flags(view: str) -> Iterator[Span]:
             yield found[1]
 
 
+_QUOTED_OR_BARE = (
+    r"(?:\"(?P<dq>[^\"\r\n]++)\"|'(?P<sq>[^'\r\n]++)'|「(?P<cq>[^」\r\n]++)」|“(?P<zq>[^”\r\n]++)”"
+    r"|(?P<v>[!-~]++))"
+)
+_SSHPASS = re.compile(r"(?<![\w-])sshpass\s++-p\s*+(?!\[REDACTED\])" + _QUOTED_OR_BARE)
+
+
+def _quoted_or_bare(match: re.Match[str]) -> tuple[str, Span, bool] | None:
+    for group in ("dq", "sq", "cq", "zq", "v"):
+        if match.group(group) is not None:
+            return match.group(group), match.span(group), group != "v"
+    return None
+
+
+def _sshpass(view: str) -> Iterator[Span]:
+    for match in _SSHPASS.finditer(view):
+        found = _quoted_or_bare(match)
+        if found is not None and (found[2] or len(found[0]) >= 4):
+            yield found[1]
+
+
+def secretish(value: str) -> bool:
+    """A bare value that reads like a password rather than a word: ≥ 4 characters with a digit, a
+    symbol or a capital inside, or ≥ 12 characters; never a setting or a reference."""
+    if len(value) < 4 or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
+        return False
+    return len(value) >= 12 or re.search(r"[0-9]|[^A-Za-z0-9]|[a-z][A-Z]", value) is not None
+
+
+# Chinese labels (密码是…, 口令…, 密钥：…, 授权码为…) and English keys with a Chinese connector (token 是 …)
+_ZH_LABELS = re.compile(
+    r"(?:(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证|校验码)(?:[ \t]*+(?:是|为|為|[:：=＝])|[ \t]++)"
+    r"|(?i:(?<![A-Za-z])(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[ \t]*+(?:是|为|為|：|＝)))"
+    r"[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
+)
+
+
+def _chinese_labels(view: str) -> Iterator[Span]:
+    for match in _ZH_LABELS.finditer(view):
+        found = _quoted_or_bare(match)
+        if found is not None and secretish(found[0].strip(".,;。，；")):
+            value, (start, end), _quoted = found
+            yield start, end - (len(value) - len(value.rstrip(".,;")))
+
+
+_NETRC_PASSWORD = re.compile(r"(?im)^[ \t]*+password[ \t]++(?P<s>[^\s]++)[ \t]*+$")
+
+
+def _netrc_password(view: str) -> Iterator[Span]:
+    """A `.netrc` line of its own: `password VALUE` and nothing after it."""
+    for match in _NETRC_PASSWORD.finditer(view):
+        if secretish(match.group("s")):
+            yield match.span("s")
+
+
+_HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
+_CRYPTO_KEY = re.compile(r"(?i)encrypt|crypt|cipher|aes|hmac|signing|master|private|secret|jwt")
+
+
+def _context_secret(key: str, value: str) -> bool:
+    """High-entropy values under a key-ish name; hex values only under a name of a cryptographic key
+    (a `CACHE_KEY_SHA256` digest stays)."""
+    return looks_random(value) or bool(_HEX_KEY.fullmatch(value) and _CRYPTO_KEY.search(key))
+
+
 _AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"
 
 RULES: tuple[Rule, ...] = (
@@ -183,10 +248,13 @@ RULES: tuple[Rule, ...] = (
         "bearer", r"(?i)bearer\s++(?!\[REDACTED\])(?P<s>(?=[A-Za-z0-9._~+/=-]*?[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,})"
     ),
     Rule("key_value", _key_value_finder(_STRONG, lambda _key, _value: True)),
-    Rule("secret_context", _key_value_finder(_CONTEXT, lambda _key, value: looks_random(value))),
+    Rule("secret_context", _key_value_finder(_CONTEXT, _context_secret)),
     Rule("cli_password_flag", _cli_flags),
     Rule("mysql_password_flag", _mysql_password),
-    grouped("sshpass", r"(?<![\w-])sshpass\s++-p\s*+(?!\[REDACTED\])(?P<s>[^\s\"']++)"),
+    Rule("sshpass", _sshpass),
+    Rule("chinese_label", _chinese_labels),
+    grouped("netrc_line", r"(?i)(?<![\w-])machine[ \t]++[^\s]++[^\n]{0,300}?(?<![\w-])password[ \t]++(?P<s>[^\s\[]++)"),
+    Rule("netrc_password", _netrc_password),
     grouped("basic_auth_flag", r"(?<![\w-])(?:-u|--user)\s++[^\s:\"']++:(?!\[REDACTED\])(?P<s>(?!\d+\b)[^\s\"']++)"),
     # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-; legacy keys carry "T3BlbkFJ") and Anthropic
     token("openai_project_key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{12,}"),

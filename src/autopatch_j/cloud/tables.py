@@ -266,3 +266,29 @@ conversation_memory_controls = sa.Table(
     sa.Column("generate_memories", sa.Integer, nullable=True),
     sa.Column("updated_at", TS, nullable=False),
 )
+
+# The owner's user-level (private) memories a task's run received (C-31): the sweep withholds them
+# from anything it promotes into a project memory, whatever the spelling.
+task_private_injections = sa.Table(
+    "task_private_injections",
+    metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("memory_id", sa.Integer, sa.ForeignKey("identity_memories.id"), primary_key=True),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("created_at", TS, nullable=False),
+)
+
+# Console sessions (C-42), shared by every `serve` process: only digests of the cookie's id and of
+# its binding secret are stored; `token_hash` is the user's token digest at sign-in, so rotating or
+# revoking the token ends the session.
+console_sessions = sa.Table(
+    "console_sessions",
+    metadata,
+    sa.Column("id_hash", sa.String(64), primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False, index=True),
+    sa.Column("token_hash", sa.String(64), nullable=False),
+    sa.Column("binding_hash", sa.String(64), nullable=False),
+    sa.Column("csrf", sa.String(64), nullable=False),
+    sa.Column("created_at", TS, nullable=False),
+    sa.Column("expires_at", TS, nullable=False),
+)

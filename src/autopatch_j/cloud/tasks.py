@@ -70,6 +70,16 @@ def _check_text(value: str, *, field: str, limit: int) -> str:
     return value
 
 
+def _check_quota(conn: Connection, *, user: User, now: datetime, quotas: QuotaLookup | None, what: str) -> None:
+    """Quotas are checked before anything is queued; the figures go to the caller only."""
+    quota = (quotas or DbQuotas()).status(conn, user_id=user.id, now=now)
+    if quota.exhausted:
+        raise QuotaExhausted(
+            f"your monthly quota is exhausted (${quota.spent_usd:.2f} of ${quota.limit_usd:.2f}); "
+            f"the {what} was not queued."
+        )
+
+
 def load(conn: Connection, task_id: int) -> Task | None:
     row = conn.execute(sa.select(tasks).where(tasks.c.id == task_id)).mappings().first()
     return None if row is None else Task.from_row(row)
@@ -95,11 +105,15 @@ def create_task(
     goal: str | None,
     parent_task_id: int | None,
     now: datetime,
+    quotas: QuotaLookup | None = None,
 ) -> Task:
+    """Queue a task; the caller pays for its first round, so a caller whose monthly quota is
+    exhausted is refused (QuotaExhausted, with the caller's own figures) and nothing is queued."""
     require(conn, user=user, project_id=project_id, permission=Permission.CREATE_TASK)
     _check_text(prompt, field="prompt", limit=MAX_PROMPT_CHARS)
     if goal is not None:
         _check_text(goal, field="goal", limit=MAX_PROMPT_CHARS)
+    _check_quota(conn, user=user, now=now, quotas=quotas, what="task")
     if parent_task_id is not None:
         parent = load(conn, parent_task_id)
         if parent is None or parent.project_id != project_id:
@@ -171,17 +185,15 @@ def continue_task(
     so a caller whose monthly quota is exhausted is refused (QuotaExhausted) and nothing changes."""
     task = visible_task(conn, user=user, task_id=task_id, permission=Permission.CREATE_TASK)
     _check_text(prompt, field="prompt", limit=MAX_PROMPT_CHARS)
-    quota = (quotas or DbQuotas()).status(conn, user_id=user.id, now=now)
-    if quota.exhausted:
-        raise QuotaExhausted(
-            f"your monthly quota is exhausted (${quota.spent_usd:.2f} of ${quota.limit_usd:.2f}); "
-            "the round was not queued."
-        )
+    _check_quota(conn, user=user, now=now, quotas=quotas, what="round")
     next_round = task.round + 1
     changed = conn.execute(
         sa.update(tasks)
         .where(tasks.c.id == task_id, tasks.c.status == TaskStatus.COMPLETED, tasks.c.round == task.round)
-        .values(status=TaskStatus.QUEUED, round=next_round, started_at=None, finished_at=None, updated_at=now)
+        # `attempt` counts the claims of the current round: the attempt cap applies per round
+        .values(
+            status=TaskStatus.QUEUED, round=next_round, attempt=0, started_at=None, finished_at=None, updated_at=now
+        )
     ).rowcount
     if not changed:
         raise Conflict(f"only a completed task can be continued; this one is {task.status.value}.")
@@ -210,11 +222,13 @@ def clean_message(message: str) -> RedactedText:
 def add_followup(
     conn: Connection, *, user: User, from_task_id: int, to_task_id: int, message: RedactedText, now: datetime
 ) -> Followup:
-    """A task-to-task message (see `clean_message`); both tasks need `create_task` on their projects."""
-    visible_task(conn, user=user, task_id=from_task_id, permission=Permission.CREATE_TASK)
-    visible_task(conn, user=user, task_id=to_task_id, permission=Permission.CREATE_TASK)
+    """A task-to-task message (see `clean_message`) between two tasks of one project (`create_task`)."""
+    source = visible_task(conn, user=user, task_id=from_task_id, permission=Permission.CREATE_TASK)
+    target = visible_task(conn, user=user, task_id=to_task_id, permission=Permission.CREATE_TASK)
     if from_task_id == to_task_id:
         raise Conflict("a followup must go to another task.")
+    if source.project_id != target.project_id:
+        raise Conflict("a followup must go to a task of the same project (conversations stay in one project).")
     row = (
         conn.execute(
             sa.insert(task_followups)

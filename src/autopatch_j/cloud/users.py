@@ -12,9 +12,9 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from autopatch_j.cloud import audit
-from autopatch_j.cloud.errors import Conflict, InvalidInput, Unauthorized
+from autopatch_j.cloud.errors import Conflict, InvalidInput, NotFound, Unauthorized
 from autopatch_j.cloud.records import User
-from autopatch_j.cloud.tables import users
+from autopatch_j.cloud.tables import console_sessions, users
 
 TOKEN_PREFIX = "apj_"
 _NAME_MAX = 200
@@ -70,3 +70,31 @@ def user_for_token(conn: Connection, token: str | None) -> User:
 def get_user(conn: Connection, user_id: int) -> User | None:
     row = conn.execute(sa.select(users).where(users.c.id == user_id)).mappings().first()
     return None if row is None else User.from_row(row)
+
+
+def user_by_name(conn: Connection, name: str) -> User:
+    row = conn.execute(sa.select(users).where(users.c.name == name.strip())).mappings().first()
+    if row is None:
+        raise NotFound(f"no user is named {name.strip()!r}.")
+    return User.from_row(row)
+
+
+def _replace_token_hash(conn: Connection, *, user_id: int, token_hash: str, kind: str, now: datetime) -> None:
+    """Store a new token digest and end the user's console sessions (they also stop matching it)."""
+    if not conn.execute(sa.update(users).where(users.c.id == user_id).values(token_hash=token_hash)).rowcount:
+        raise NotFound("the user does not exist.")
+    conn.execute(sa.delete(console_sessions).where(console_sessions.c.user_id == user_id))
+    audit.record(conn, kind=kind, at=now, user_id=user_id)
+
+
+def rotate_token(conn: Connection, *, user_id: int, now: datetime) -> str:
+    """Give the user a new token (returned once); the old one and every console session end now."""
+    token = new_token()
+    _replace_token_hash(conn, user_id=user_id, token_hash=hash_token(token), kind="user_token_rotated", now=now)
+    return token
+
+
+def revoke_token(conn: Connection, *, user_id: int, now: datetime) -> None:
+    """Leave the user without a working token (a digest no token has); their sessions end now."""
+    unusable = "revoked:" + secrets.token_hex(28)  # never a sha256 hex digest, so nothing matches it
+    _replace_token_hash(conn, user_id=user_id, token_hash=unusable, kind="user_token_revoked", now=now)

@@ -38,12 +38,13 @@ from autopatch_j.cloud.queue import (
     claim_next,
     extend_lease,
     finish,
+    refuse_round,
     release,
 )
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import TaskStatus
 from autopatch_j.cloud.redaction import redact
-from autopatch_j.cloud.tables import task_external_context
+from autopatch_j.cloud.tables import task_external_context, task_private_injections
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,8 @@ class Worker:
         if claim is None:
             return None
         refusal = self._quota_refusal(claim)
+        if refusal is not None and claim.payer_id != claim.task.user_id:
+            return self._refuse_round(claim, refusal)
         if refusal is not None:
             return self._record(claim, ExecutionResult(ok=False, text=refusal), stop=stop)
         inj = self._inject(claim)
@@ -138,14 +141,23 @@ class Worker:
         return self._record(claim, result, inj=inj, stop=stop)
 
     def _quota_refusal(self, claim: Claim) -> str | None:
+        """Why the round's payer cannot pay, in words only: the figures are the payer's own
+        (`GET /users/me/quota`), and this text is stored where the whole project reads it."""
         try:
             with read_tx(self.engine) as conn:
                 status = self.quotas.status(conn, user_id=claim.payer_id, now=self.clock())
         except QuotaLookupError:
-            return "quota_check_failed: the monthly quota could not be read, so the task was not run"
+            return "quota_check_failed: the payer's monthly quota could not be read, so the round was not run"
         if status.exhausted:
-            return f"quota_exhausted: spent ${status.spent_usd:.2f} of the ${status.limit_usd:.2f} monthly limit"
+            return "quota_exhausted: the payer's monthly quota is exhausted, so the round was not run"
         return None
+
+    def _refuse_round(self, claim: Claim, refusal: str) -> RunResult:
+        """A later round paid by another user is refused without touching the owner's task: the
+        round records the refusal and the task returns to its last completed round."""
+        with write_tx(self.engine) as conn:
+            outcome = refuse_round(conn, claim=claim, reason=refusal, now=self.clock())
+        return RunResult(task_id=claim.task.id, status=TaskStatus.COMPLETED, outcome=outcome, injected=False)
 
     def _inject(self, claim: Claim) -> injection.Injection:
         """Build the in-memory prompt/goal; any failure is logged and the task runs without memories."""
@@ -193,7 +205,9 @@ class Worker:
         backoff = 0.25
         while True:
             try:
-                return self._record_once(claim, result, result_text, injected=injected)
+                return self._record_once(
+                    claim, result, result_text, injected=injected, private_ids=() if inj is None else inj.private_ids
+                )
             except _STORAGE_ERRORS as exc:
                 if stop is not None and stop.is_set():
                     raise
@@ -201,7 +215,15 @@ class Worker:
                 (stop or threading.Event()).wait(backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
 
-    def _record_once(self, claim: Claim, result: ExecutionResult, result_text: str, *, injected: bool) -> RunResult:
+    def _record_once(
+        self,
+        claim: Claim,
+        result: ExecutionResult,
+        result_text: str,
+        *,
+        injected: bool,
+        private_ids: tuple[int, ...] = (),
+    ) -> RunResult:
         now = self.clock()
         status = TaskStatus.COMPLETED if result.ok else TaskStatus.FAILED
         with write_tx(self.engine) as conn:
@@ -221,6 +243,9 @@ class Worker:
                         {"task_id": claim.task.id, "kind": kind, "round": claim.task.round, "created_at": now},
                         key=["task_id", "kind"],
                     )
+                for memory_id in private_ids:  # the result received private memories: mark it
+                    row = {"task_id": claim.task.id, "memory_id": memory_id, "round": claim.task.round}
+                    upsert(conn, task_private_injections, {**row, "created_at": now}, key=["task_id", "memory_id"])
             audit.record(
                 conn,
                 kind="task_finished" if outcome is FinishOutcome.RECORDED else "task_lease_lost",

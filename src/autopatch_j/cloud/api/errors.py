@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.routing import Route
 
 from autopatch_j.cloud.errors import (
     CloudError,
@@ -59,6 +62,17 @@ def describe(exc: RequestValidationError) -> str:
     return "invalid request — " + "; ".join(list(found.values())[:5]) + "."
 
 
+def _walk(routes: list[Any]) -> list[Route]:
+    """The routes, descending into included routers (newer FastAPI keeps each as one entry)."""
+    found: list[Route] = []
+    for route in routes:
+        if isinstance(route, Route):
+            found.append(route)
+        elif hasattr(route, "original_router"):  # fastapi.routing._IncludedRouter, included without a prefix
+            found.extend(_walk(route.original_router.routes))
+    return found
+
+
 def install(app: FastAPI) -> None:
     async def on_cloud_error(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, CloudError)
@@ -70,5 +84,24 @@ def install(app: FastAPI) -> None:
         assert isinstance(exc, RequestValidationError)
         return JSONResponse({"detail": describe(exc)}, status_code=422)
 
+    async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+        """Starlette's answers (404, 405 …) with their usual body; a 405 names in `Allow` every
+        method of every route on the path (Starlette names only the first route's)."""
+        assert isinstance(exc, HTTPException)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            path = request.scope.get("path", "")
+            allowed = {
+                method
+                for route in _walk(request.app.router.routes)
+                if route.methods and route.path_regex.fullmatch(path)
+                for method in route.methods
+            }
+            if allowed:
+                headers = {k: v for k, v in headers.items() if k.lower() != "allow"}
+                headers["Allow"] = ", ".join(sorted(allowed))
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
+
+    app.add_exception_handler(HTTPException, on_http_error)
     app.add_exception_handler(CloudError, on_cloud_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, StrictBool
 from sqlalchemy.engine import Connection
 
 from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
@@ -18,6 +18,7 @@ from autopatch_j.cloud.conversation_control import (
 )
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.projects import Permission
+from autopatch_j.cloud.records import Task, User
 from autopatch_j.cloud.tasks import visible_task
 
 router = APIRouter(tags=["auto memory"], responses=COMMON_ERRORS)
@@ -29,26 +30,36 @@ class ConversationIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    use_memories: bool | None = None
-    generate_memories: bool | None = None
+    use_memories: StrictBool | None = None
+    generate_memories: StrictBool | None = None
 
 
 class ConversationOut(BaseModel):
+    """`effective_*` combine the owner's own settings: null for anyone but the task's owner."""
+
     root_task_id: int
     use_memories: bool | None
     generate_memories: bool | None
-    effective_use_memories: bool
-    effective_generate_memories: bool
+    effective_use_memories: bool | None
+    effective_generate_memories: bool | None
 
 
-def _out(conn: Connection, task_id: int, user_id: int, control: ConversationControl) -> ConversationOut:
-    effective = effective_for_task(conn, task_id=task_id, owner_id=user_id, control=control)
-    return ConversationOut(
+def _out(conn: Connection, task: Task, caller: User, control: ConversationControl) -> ConversationOut:
+    out = ConversationOut(
         root_task_id=control.root_task_id,
         use_memories=control.use_memories,
         generate_memories=control.generate_memories,
-        effective_use_memories=effective.use_memories,
-        effective_generate_memories=effective.generate_memories,
+        effective_use_memories=None,
+        effective_generate_memories=None,
+    )
+    if task.user_id != caller.id:
+        return out
+    effective = effective_for_task(conn, task_id=task.id, owner_id=task.user_id, control=control)
+    return out.model_copy(
+        update={
+            "effective_use_memories": effective.use_memories,
+            "effective_generate_memories": effective.generate_memories,
+        }
     )
 
 
@@ -57,7 +68,7 @@ def get_conversation_memory(task_id: TaskId, user: UserDep, engine: EngineDep) -
     """The control of the conversation this task belongs to, and what it means for this task."""
     with read_tx(engine) as conn:
         task = visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
-        return _out(conn, task.id, task.user_id, control_for_task(conn, task.id))
+        return _out(conn, task, user, control_for_task(conn, task.id))
 
 
 @router.post("/tasks/{task_id}/conversation-memory", response_model=ConversationOut, responses=errors(403, 404))
@@ -71,4 +82,4 @@ def set_conversation_memory(
             conn, user=user, task_id=task_id, changes=body.model_dump(exclude_unset=True), now=clock()
         )
         task = visible_task(conn, user=user, task_id=task_id, permission=Permission.VIEW)
-        return _out(conn, task.id, task.user_id, control)
+        return _out(conn, task, user, control)

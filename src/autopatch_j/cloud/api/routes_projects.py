@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, status
 
 from autopatch_j.cloud import memories, projects, tasks
-from autopatch_j.cloud.api.deps import ClockDep, EngineDep, UserDep
+from autopatch_j.cloud.api.deps import ClockDep, EngineDep, QuotasDep, UserDep
 from autopatch_j.cloud.api.schemas import (
     COMMON_ERRORS,
     MAX_ID,
@@ -71,10 +71,13 @@ def remove_member(project_id: ProjectId, user_id: UserId, user: UserDep, engine:
     "/projects/{project_id}/tasks",
     response_model=TaskOut,
     status_code=status.HTTP_201_CREATED,
-    responses=errors(403, 404, 409),
+    responses=errors(403, 404, 409, 429),
 )
-def create_task(project_id: ProjectId, body: TaskIn, user: UserDep, engine: EngineDep, clock: ClockDep) -> TaskOut:
-    """Queue a task (needs `create_task`: member or admin)."""
+def create_task(
+    project_id: ProjectId, body: TaskIn, user: UserDep, engine: EngineDep, clock: ClockDep, quotas: QuotasDep
+) -> TaskOut:
+    """Queue a task (needs `create_task`: member or admin); a caller whose monthly quota is exhausted
+    gets 429 and nothing is queued."""
     with write_tx(engine) as conn:
         task = tasks.create_task(
             conn,
@@ -84,6 +87,7 @@ def create_task(project_id: ProjectId, body: TaskIn, user: UserDep, engine: Engi
             goal=body.goal,
             parent_task_id=body.parent_task_id,
             now=clock(),
+            quotas=quotas,
         )
     return TaskOut.of(task)
 

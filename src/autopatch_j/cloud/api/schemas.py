@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 from pydantic.json_schema import SkipJsonSchema
 
 from autopatch_j.cloud.auto_memory import LogEntry
@@ -31,7 +31,18 @@ Text = Annotated[str, AfterValidator(_storable)]
 # checks themselves stay in `_storable` and the domain, which answer with clear sentences.
 _TEXT_PATTERN = r"^[^\x00]*[^\x00\s][^\x00]*$"
 NonBlank = Annotated[Text, Field(json_schema_extra={"pattern": _TEXT_PATTERN})]
-Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+def _a_json_number(value: Any) -> Any:
+    """Numbers are JSON numbers: `true` is not 1 and "200" is not 200 (JSON Schema's integer 7.0 is 7)."""
+    if isinstance(value, bool | str | bytes):
+        raise ValueError("must be a JSON number, not a boolean or a string")
+    return value
+
+
+# Numbers and switches are strict: `true` is not 1, `0` is not false, "200" is not 200 (422).
+Number = BeforeValidator(_a_json_number)
+Id = Annotated[int, Field(ge=1, le=MAX_ID), Number]
 
 
 class ErrorOut(BaseModel):
@@ -96,30 +107,30 @@ class SettingsPatch(Body):
     """Any subset of the settings; omitted ones keep their value. The numbers have the ranges of
     `AutoMemorySettings` and are not nullable (null is refused with 422); the model names may be null."""
 
-    generate_memories: Annotated[int, Field(ge=0, le=1)] | SkipJsonSchema[None] = None
-    use_memories: Annotated[int, Field(ge=0, le=1)] | SkipJsonSchema[None] = None
-    disable_on_external_context: Annotated[int, Field(ge=0, le=1)] | SkipJsonSchema[None] = None
+    generate_memories: Annotated[int, Field(ge=0, le=1), Number] | SkipJsonSchema[None] = None
+    use_memories: Annotated[int, Field(ge=0, le=1), Number] | SkipJsonSchema[None] = None
+    disable_on_external_context: Annotated[int, Field(ge=0, le=1), Number] | SkipJsonSchema[None] = None
     min_rate_limit_remaining_percent: (
-        Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | SkipJsonSchema[None]
+        Annotated[float, Field(ge=0, le=100, allow_inf_nan=False), Number] | SkipJsonSchema[None]
     ) = None
-    idle_seconds: Annotated[int, Field(ge=0, le=31_536_000)] | SkipJsonSchema[None] = None
-    min_duration_seconds: Annotated[int, Field(ge=0, le=31_536_000)] | SkipJsonSchema[None] = None
-    min_result_chars: Annotated[int, Field(ge=0, le=1_000_000)] | SkipJsonSchema[None] = None
+    idle_seconds: Annotated[int, Field(ge=0, le=31_536_000), Number] | SkipJsonSchema[None] = None
+    min_duration_seconds: Annotated[int, Field(ge=0, le=31_536_000), Number] | SkipJsonSchema[None] = None
+    min_result_chars: Annotated[int, Field(ge=0, le=1_000_000), Number] | SkipJsonSchema[None] = None
     extract_model: Annotated[Text, Field(max_length=200)] | None = None
     consolidation_model: Annotated[Text, Field(max_length=200)] | None = None
 
 
 class FlagsIn(Body):
-    use_memories: bool | None = None
-    generate_memories: bool | None = None
+    use_memories: StrictBool | None = None
+    generate_memories: StrictBool | None = None
 
 
 class RunIn(Body):
-    force: bool = False
+    force: StrictBool = False
 
 
 class QuotaIn(Body):
-    monthly_limit_usd: Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)] | None
+    monthly_limit_usd: Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False), Number] | None
 
 
 class Out(BaseModel):
@@ -288,3 +299,10 @@ class QuotaOut(Out):
             remaining_percent=q.remaining_percent,
             default_applies=not q.has_row,
         )
+
+
+class TokenOut(Out):
+    """A user's new API token, shown once."""
+
+    id: int
+    token: str

@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from autopatch_j.cloud.clock import Clock
-from autopatch_j.cloud.console.session import SessionStore
+from autopatch_j.cloud.console.session import DbSessions
 from autopatch_j.cloud.errors import CloudError
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def create_console(*, engine: Engine, clock: Clock, quotas: QuotaLookup) -> Fast
     console.state.engine = engine
     console.state.clock = clock
     console.state.quotas = quotas
-    console.state.sessions = SessionStore()
+    console.state.sessions = DbSessions(engine, clock=clock)
     console.include_router(routes.router)
     console.include_router(routes_tasks.router)
     console.mount("/static", StaticFiles(packages=[("autopatch_j.cloud.console", "static")]), name="static")

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from autopatch_j.cloud.api.deps import get_clock, get_engine, get_quotas  # the API's own: request.app.state
 from autopatch_j.cloud.clock import Clock
 from autopatch_j.cloud.console import csrf
-from autopatch_j.cloud.console.session import COOKIE, Session, SessionStore
+from autopatch_j.cloud.console.session import BIND_COOKIE, COOKIE, DbSessions, Session, read_cookie
 from autopatch_j.cloud.db import read_tx
 from autopatch_j.cloud.quotas import QuotaLookup
 from autopatch_j.cloud.records import User
@@ -39,13 +39,13 @@ class Posted:
     form: dict[str, str]
 
 
-def sessions(request: Request) -> SessionStore:
-    store: SessionStore = request.app.state.sessions
+def sessions(request: Request) -> DbSessions:
+    store: DbSessions = request.app.state.sessions
     return store
 
 
 def signed_in(request: Request, engine: Annotated[Engine, Depends(get_engine)]) -> Signed:
-    session = sessions(request).get(request.cookies.get(COOKIE))
+    session = sessions(request).get(read_cookie(request, COOKIE), read_cookie(request, BIND_COOKIE))
     if session is None:
         raise NotSignedIn()
     with read_tx(engine) as conn:

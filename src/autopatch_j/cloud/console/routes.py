@@ -20,7 +20,17 @@ from autopatch_j.cloud.auto_memory import Outcome, Reason, log_for_user, process
 from autopatch_j.cloud.console import csrf
 from autopatch_j.cloud.console.deps import ClockDep, EngineDep, PostedDep, QuotasDep, SignedDep, sessions
 from autopatch_j.cloud.console.render import page
-from autopatch_j.cloud.console.session import COOKIE, LIFETIME_SECONDS, SIGN_IN_COOKIE, clear_cookie, set_cookie
+from autopatch_j.cloud.console.session import (
+    BIND_COOKIE,
+    COOKIE,
+    LIFETIME_SECONDS,
+    SIGN_IN_COOKIE,
+    DbSessions,
+    Session,
+    clear_cookie,
+    read_cookie,
+    set_cookie,
+)
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.errors import InvalidInput, Unauthorized
 from autopatch_j.cloud.memory_settings import SETTING_COLUMNS, get_settings, update_settings
@@ -61,20 +71,26 @@ def _user_for_token(engine: Engine, token: str) -> User:
         return user_for_token(conn, token)
 
 
+def _new_session(store: DbSessions, old_id: str | None, user_id: int) -> Session:
+    store.drop(old_id)
+    return store.create(user_id)
+
+
 @router.post("/sign-in")
 async def sign_in(request: Request, engine: EngineDep) -> Response:
     """Exchange an API token (checked by `users.user_for_token`, as the API does) for a session."""
     csrf.check_origin(request)
     form = await csrf.read_form(request)
-    csrf.check_token(request.cookies.get(SIGN_IN_COOKIE, ""), form.get("csrf"))
+    csrf.check_token(read_cookie(request, SIGN_IN_COOKIE) or "", form.get("csrf"))
     try:
         user = await run_in_threadpool(_user_for_token, engine, form.get("token", "").strip())
     except Unauthorized:
         return _sign_in_page(request, error="That API token is not valid.", status_code=401)
-    sessions(request).drop(request.cookies.get(COOKIE))
-    session = sessions(request).create(user.id)
+    store = sessions(request)
+    session = await run_in_threadpool(_new_session, store, read_cookie(request, COOKIE), user.id)
     response = go(request, "/memories")
     set_cookie(response, request, COOKIE, session.id, max_age=LIFETIME_SECONDS)
+    set_cookie(response, request, BIND_COOKIE, session.binding, max_age=LIFETIME_SECONDS)
     clear_cookie(response, request, SIGN_IN_COOKIE)
     return response
 
@@ -84,6 +100,7 @@ def sign_out(request: Request, post: PostedDep) -> Response:
     sessions(request).drop(post.session.id)
     response = go(request, "/sign-in")
     clear_cookie(response, request, COOKIE)
+    clear_cookie(response, request, BIND_COOKIE)
     return response
 
 

@@ -80,8 +80,9 @@ def task_page(request: Request, task_id: ObjectId, signed: SignedDep, engine: En
         flags = get_flags(conn, task_id=task.id)
         root = conversation_root(conn, task.id)
         control = control_for_root(conn, root)
-        resolved = effective_for_task(conn, task_id=task.id, owner_id=task.user_id, control=control)
         owner = task.user_id == signed.user.id
+        # Effective values combine the owner's own settings: like the API, shown to the owner only.
+        resolved = effective_for_task(conn, task_id=task.id, owner_id=task.user_id, control=control) if owner else None
         # The injected block carries the owner's user-level memories: never shown to anyone else.
         injected = preview_injection(conn, task) if owner else None
         owns_conversation = conversation_owner(conn, root) == signed.user.id
