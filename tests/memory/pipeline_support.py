@@ -98,7 +98,7 @@ def meta(manager: MemoryManager) -> sqlite3.Row:
 
 
 def table_counts(manager: MemoryManager) -> dict[str, int]:
-    names = ("memory_candidates", "candidate_sources", "memory_items", "memory_item_candidates", "memory_terms")
+    names = ("memory_candidates", "candidate_sources", "memory_items", "memory_item_candidates", "memory_postings")
     return {name: rows(manager, f"SELECT count(*) FROM {name}")[0][0] for name in names}
 
 

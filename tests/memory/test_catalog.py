@@ -23,12 +23,13 @@ EXPECTED_TABLES = {
     "candidate_sources",
     "memory_items",
     "memory_item_candidates",
-    "memory_terms",
-    "memory_term_grams",
-    "memory_gram_stats",
     # v3 (docs/import.md): imported sessions and the keys their turns are known by.
     "import_sessions",
     "imported_turns",
+    # v4 (docs/retrieval.md): the search index — postings, the terms of each item, term statistics.
+    "memory_postings",
+    "memory_search_docs",
+    "memory_term_stats",
 }
 
 
@@ -46,7 +47,7 @@ def test_database_created_by_bootstrap_matches_the_manifest_exactly(manager: Mem
     conn = sqlite3.connect(manager.paths.db)
     try:
         assert read_catalog(conn) == manifest()
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     finally:
         conn.close()
 
@@ -58,7 +59,7 @@ def test_manifest_is_cached() -> None:
 def test_schema_script_splits_into_complete_statements_including_trigger_bodies() -> None:
     statements = schema_statements()
     assert all(sqlite3.complete_statement(s) for s in statements)
-    assert sum(s.startswith("CREATE TRIGGER") for s in statements) == 2
+    assert sum(s.startswith("CREATE TRIGGER") for s in statements) == 4
 
 
 def test_normalize_sql_ignores_whitespace_and_comments_only() -> None:
@@ -74,5 +75,14 @@ def test_drift_describes_unknown_missing_and_changed_objects(manager: MemoryMana
         conn.execute("DROP VIEW v")
         conn.execute("DROP INDEX turns_open_lease")
         assert catalog_drift(read_catalog(conn)) == "index 'turns_open_lease' of the Memory schema is missing"
+    finally:
+        conn.close()
+
+
+def test_memory_items_has_the_subject_column_last_with_an_empty_default(manager: MemoryManager) -> None:
+    conn = sqlite3.connect(manager.paths.db)
+    try:
+        columns = conn.execute("PRAGMA table_info(memory_items)").fetchall()
+        assert columns[-1][1:5] == ("subject", "TEXT", 1, "''")
     finally:
         conn.close()

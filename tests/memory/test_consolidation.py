@@ -54,7 +54,7 @@ def item_rows(manager: MemoryManager) -> list[tuple[object, ...]]:
 
 
 def terms_of(manager: MemoryManager, item_id: int) -> set[str]:
-    return {r[0] for r in rows(manager, "SELECT term FROM memory_terms WHERE item_id = ?", (item_id,))}
+    return {r[0] for r in rows(manager, "SELECT term FROM memory_postings WHERE item_id = ?", (item_id,))}
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def test_create_links_candidates_and_indexes_terms(
     assert outcome is Outcome.SUCCEEDED
     assert item_rows(manager) == [(1, 1, "active", "create", None)]
     assert rows(manager, "SELECT status FROM memory_candidates")[0][0] == "applied"
-    assert {"先给结论", "answer first", "conclusion"} <= terms_of(manager, 1)
+    assert {"先给", "结论", "answer", "conclus"} <= terms_of(manager, 1)  # index keys: words, stems
     assert job(manager, child).status is JobStatus.SUCCEEDED
     (detail_source,) = manager.show_item(1).sources
     assert (detail_source.turn_id, detail_source.quote) == (t1, "以后先给结论")
@@ -276,7 +276,7 @@ def test_related_items_are_bounded_ranked_and_loaded_without_n_plus_1(
     assert len(related) == 20 and related[0] == best.memory_id
     assert forgotten.memory_id not in related
     selects = [s for s in sent if s.lstrip().upper().startswith(("SELECT", "WITH"))]
-    assert sum("memory_terms" in s for s in selects) == 1  # one lookup statement, one provenance statement
+    assert sum("memory_postings" in s for s in selects) == 1  # one lookup statement, one provenance statement
     assert sum("memory_item_candidates" in s for s in selects) == 1
 
 

@@ -98,7 +98,7 @@ def test_clear_in_place_bumps_generation_keeps_created_at_and_exports(manager: M
         assert conn.execute(
             "SELECT generation, created_at, last_error, last_succeeded_at FROM memory_meta"
         ).fetchall() == [(5, created_at, None, None)]
-        for table in ("turns", "memory_jobs", "memory_candidates", "memory_items", "memory_terms"):
+        for table in ("turns", "memory_jobs", "memory_candidates", "memory_items", "memory_postings", "memory_search_docs"):
             assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM threads WHERE status = 'active'").fetchone()[0] == 1
         assert conn.execute("SELECT count(*) FROM threads").fetchone()[0] == 1

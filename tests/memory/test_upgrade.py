@@ -1,4 +1,5 @@
-"""The explicit v2 → v3 upgrade: additive, one transaction, every RAW turn kept, exact catalog after."""
+"""The explicit upgrades v2 → v4 and v3 → v4: one transaction, every RAW turn and item kept, the search
+index rebuilt, exact catalog after."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ from pathlib import Path
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, manifest, read_catalog
 from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.upgrade import upgrade_statements, v2_manifest, v2_statements
+from autopatch_j.memory.upgrade import (
+    V4_TABLES,
+    frozen_manifest,
+    frozen_statements,
+    upgrade_statements,
+    v2_manifest,
+    v2_statements,
+    v3_manifest,
+)
 
 _TURNS = "SELECT id, thread_id, seq, intent, status, user_text, assistant_text, created_at FROM turns ORDER BY id"
 
@@ -45,8 +54,8 @@ def _read(db: Path, sql: str) -> list[tuple[object, ...]]:
 
 
 def test_v3_adds_the_import_tables_and_widens_only_the_job_status_check() -> None:
-    new = {e.name for e in manifest() - v2_manifest()}
-    old = {e.name for e in v2_manifest() - manifest()}
+    new = {e.name for e in v3_manifest() - v2_manifest()}
+    old = {e.name for e in v2_manifest() - v3_manifest()}
     assert new == {
         "import_sessions",
         "imported_turns",
@@ -56,9 +65,39 @@ def test_v3_adds_the_import_tables_and_widens_only_the_job_status_check() -> Non
     }
     assert old == {"memory_jobs"}  # its CHECK admits 'failed' now; nothing else of v2 changed
     (v2_jobs,) = (e.sql for e in v2_manifest() if e.name == "memory_jobs")
-    (v3_jobs,) = (e.sql for e in manifest() if e.name == "memory_jobs")
+    (v3_jobs,) = (e.sql for e in v3_manifest() if e.name == "memory_jobs")
     assert v3_jobs == v2_jobs.replace("'succeeded_no_output')", "'succeeded_no_output','failed')")
-    assert SCHEMA_VERSION == 3
+
+
+def test_v4_replaces_the_retrieval_terms_with_the_search_index_and_adds_the_subject() -> None:
+    new = {e.name for e in manifest() - v3_manifest()}
+    old = {e.name for e in v3_manifest() - manifest()}
+    assert new == {
+        "memory_postings",
+        "memory_search_docs",
+        "memory_term_stats",
+        "memory_search_docs_insert",
+        "memory_search_docs_delete",
+        "memory_postings_insert",
+        "memory_postings_delete",
+        "memory_items",
+    }
+    assert old == {
+        "memory_terms",
+        "memory_terms_lookup",
+        "memory_term_grams",
+        "memory_term_grams_term",
+        "memory_gram_stats",
+        "memory_term_grams_count_insert",
+        "memory_term_grams_count_delete",
+        "memory_items",
+    }
+    (v3_items,) = (e.sql for e in v3_manifest() if e.name == "memory_items")
+    (v4_items,) = (e.sql for e in manifest() if e.name == "memory_items")
+    assert v4_items == v3_items.replace(
+        "updated_at REAL NOT NULL,", "updated_at REAL NOT NULL,subject TEXT NOT NULL DEFAULT '',"
+    )
+    assert SCHEMA_VERSION == 4
 
 
 def test_an_upgraded_store_accepts_failed_jobs_and_keeps_them(tmp_path: Path) -> None:
@@ -86,7 +125,7 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     assert manager.open().ok
     manager.close()
     assert _read(db, _TURNS) == before
-    assert _read(db, "PRAGMA user_version") == [(3,)]
+    assert _read(db, "PRAGMA user_version") == [(4,)]
     conn = sqlite3.connect(db)
     try:
         assert read_catalog(conn) == manifest()  # the exact catalog check holds after the upgrade
@@ -96,10 +135,16 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     commit = statements.index("COMMIT", begin)
     inside = statements[begin:commit]
     creates = [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))]
-    assert creates == list(upgrade_statements())  # the 4 additions, nothing else
+    assert creates == list(upgrade_statements()) + list(upgrade_statements(V4_TABLES))  # v3's, then v4's
+    assert [s for s in inside if s.startswith(("ALTER", "DROP"))] == [
+        "ALTER TABLE memory_items ADD COLUMN subject TEXT NOT NULL DEFAULT ''",
+        "DROP TABLE memory_term_grams",
+        "DROP TABLE memory_gram_stats",
+        "DROP TABLE memory_terms",
+    ]
     rewrites = [s for s in inside if s.startswith("UPDATE sqlite_master")]
-    assert len(rewrites) == 1 and "WHERE type = 'table' AND name = 'memory_jobs'" in rewrites[0]  # the widened CHECK
-    assert "PRAGMA user_version = 3" in inside
+    assert [r.rsplit("name = ", 1)[1] for r in rewrites] == ["'memory_items'", "'memory_jobs'"]  # column, CHECK
+    assert "PRAGMA user_version = 4" in inside
 
 
 def test_the_upgraded_store_works_and_imports(tmp_path: Path) -> None:
@@ -107,7 +152,7 @@ def test_the_upgraded_store_works_and_imports(tmp_path: Path) -> None:
     manager = MemoryManager(root=tmp_path)
     assert manager.open().ok
     status = manager.status()
-    assert status.schema_version == 3 and status.counts["turns"] == 3
+    assert status.schema_version == 4 and status.counts["turns"] == 3
     assert manager.active_thread().id == 2
 
 
@@ -118,3 +163,62 @@ def test_a_v2_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) 
     assert not health.ok and "does not match the v2 catalog" in (health.reason or "")
     assert _read(db, "PRAGMA user_version") == [(2,)]
     assert _read(db, "SELECT name FROM sqlite_master WHERE name LIKE 'import%'") == []
+
+
+def _v3_store_with_a_memory(root: Path) -> Path:
+    """A version-3 store holding one active memory (indexed by v3's terms) and one forgotten one."""
+    db = root / ".autopatch-j" / "memory.db"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db, isolation_level=None)
+    for statement in frozen_statements(3):
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 3")
+    conn.execute("INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, 1, 1, 1)")
+    conn.execute("INSERT INTO threads (status, created_at) VALUES ('active', 1)")
+    for n, (title, content, status) in enumerate(
+        [
+            ("Package manager", "We use pnpm for every package, never npm.", "active"),
+            ("Old formatter", "We used yapf.", "forgotten"),
+        ]
+    ):
+        conn.execute(
+            "INSERT INTO memory_items (memory_id, revision, kind, title, content, non_factual, status, operation, "
+            "created_at, updated_at) VALUES (?, 1, 'project_decision', ?, ?, 0, ?, 'create', ?, ?)",
+            (n + 1, title, content, status, n, n),
+        )
+    conn.execute("INSERT INTO memory_terms (item_id, source, term) VALUES (1, 'meta', 'package manager')")
+    assert read_catalog(conn) == frozen_manifest(3)
+    conn.close()
+    return db
+
+
+def test_a_v3_store_is_upgraded_and_its_active_memories_are_searchable(tmp_path: Path) -> None:
+    db = _v3_store_with_a_memory(tmp_path)
+    manager = MemoryManager(root=tmp_path)
+    assert manager.open().ok
+    try:
+        hits = manager.search(thread_id=1, query="what package manager are we on")
+        assert [hit.title for hit in hits] == ["Package manager"]
+        assert manager.search(thread_id=1, query="yapf") == []  # forgotten: not indexed
+    finally:
+        manager.close()
+    assert _read(db, "PRAGMA user_version") == [(4,)]
+    assert _read(db, "SELECT subject FROM memory_items ORDER BY id") == [("",), ("",)]
+    assert _read(db, "SELECT items FROM memory_term_stats WHERE term = ''") == [(1,)]
+    conn = sqlite3.connect(db)
+    try:
+        assert read_catalog(conn) == manifest()
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        conn.close()
+
+
+def test_a_v3_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) -> None:
+    db = _v3_store_with_a_memory(tmp_path)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("CREATE TABLE stray (x)")
+    conn.close()
+    health = MemoryManager(root=tmp_path).open()
+    assert not health.ok and "does not match the v3 catalog" in (health.reason or "")
+    assert _read(db, "PRAGMA user_version") == [(3,)]
+    assert _read(db, "SELECT count(*) FROM memory_terms") == [(1,)]

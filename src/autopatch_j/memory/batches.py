@@ -4,20 +4,16 @@ transaction with a fixed number of statements (no per-item queries)."""
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.jobs import Claim
 from autopatch_j.memory.records import Candidate, Item, Source, SourceRole, Turn
-from autopatch_j.memory.terms import metadata_terms, normalize
-from autopatch_j.memory.words import stem
 
 MAX_RELATED_ITEMS = 20
 MAX_LOOKUP_TERMS = 512
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
-_WORD = re.compile(r"[^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 _THREAD = "SELECT compaction FROM threads WHERE id = ?"
 _TURNS_BY_IDS = "SELECT * FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq"
@@ -31,15 +27,13 @@ _CANDIDATE_SOURCES = (
     "SELECT candidate_id, turn_id, role, quote FROM candidate_sources "
     "WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, ordinal"
 )
-# Active items sharing words with the candidates, most shared words first: each lookup word (a Latin word
-# or a CJK bigram) is a prefix range on the (source, term) index — an item's CJK content terms are the
-# suffixes of its runs, so "some term starts with the bigram" means "the item's text contains it". One
-# statement; its cost follows the lookup words and their matches, not the store's size (M-44).
+# Active items sharing terms with the candidates, most shared terms first: each lookup term (an index
+# key of memory/index.py) is one exact key of the search index's postings. One statement; its cost
+# follows the lookup terms and their postings, not the store's size (M-44).
 _RELATED_ITEMS = (
-    "WITH q(word) AS (SELECT DISTINCT value FROM json_each(?)) "
-    "SELECT i.*, count(DISTINCT q.word) AS hits FROM q JOIN memory_terms t "
-    "ON t.source IN ('meta', 'content') AND t.term >= q.word AND t.term < q.word || char(1114111) "
-    "JOIN memory_items i ON i.id = t.item_id "
+    "WITH q(term) AS (SELECT DISTINCT value FROM json_each(?)) "
+    "SELECT i.*, count(DISTINCT q.term) AS hits FROM q JOIN memory_postings p ON p.term = q.term "
+    "JOIN memory_items i ON i.id = p.item_id "
     "WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = ?) "
     "GROUP BY i.id ORDER BY hits DESC, i.updated_at DESC, i.id DESC LIMIT ?"
 )
@@ -103,18 +97,13 @@ def said(candidate: Candidate) -> str:
 
 
 def lookup_terms(candidates: tuple[Candidate, ...]) -> list[str]:
-    """The lookup words of the candidates: their subjects (as metadata terms), Latin words with their
-    stems and CJK bigrams of their content and of the user's quotes they cite (a correction that names
-    nothing of what it corrects quotes that statement), deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
+    """The lookup terms of the candidates: the index keys (memory/index.py: identifiers, word stems,
+    Chinese words, thesaurus members) of their subjects, of their content and of the user's quotes
+    they cite (a correction that names nothing of what it corrects quotes that statement),
+    deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
     words: list[str] = []
     for candidate in candidates:
-        text = normalize(said(candidate))
-        words += metadata_terms(candidate.subject, (), ())
-        for word in _WORD.findall(text):
-            if len(word) >= 2:  # by stem too: items are indexed by word and stem ("tests" finds "test")
-                words += [word, stem(word)]
-        for run in _CJK_RUN.findall(text):
-            words += [run[i : i + 2] for i in range(len(run) - 1)]
+        words += text_keys(candidate.subject) + text_keys(said(candidate))
     return list(dict.fromkeys(words))[:MAX_LOOKUP_TERMS]
 
 

@@ -110,7 +110,7 @@ def _open_existing(db: Database, clock: Clock) -> Health:
                 )
             with translate_errors("initialize the Memory database"):
                 _initialize_if_blank(conn, clock)
-        elif version == UPGRADABLE_FROM:
+        elif version in UPGRADABLE_FROM:
             with translate_errors("upgrade the Memory database"):
                 upgraded = upgrade_in_place(conn)
             if not upgraded.ok:

@@ -34,9 +34,9 @@ _OLD_CREATED_AT = "SELECT created_at FROM memory_meta WHERE id = 1 AND typeof(cr
 _DELETE_ALL = (
     "DELETE FROM imported_turns",
     "DELETE FROM import_sessions",
-    "DELETE FROM memory_term_grams",
-    "DELETE FROM memory_gram_stats",
-    "DELETE FROM memory_terms",
+    "DELETE FROM memory_postings",
+    "DELETE FROM memory_term_stats",
+    "DELETE FROM memory_search_docs",
     "DELETE FROM memory_item_candidates",
     "DELETE FROM memory_items",
     "DELETE FROM candidate_sources",

@@ -23,7 +23,7 @@ _FORGET_ITEM = (
     "RETURNING id"
 )
 _FINGERPRINT = "SELECT count(*), coalesce(max(id), 0), coalesce(max(updated_at), 0) FROM memory_items"
-_DROP_TERMS = "DELETE FROM memory_terms WHERE item_id IN (SELECT id FROM memory_items WHERE memory_id = ?)"
+_DROP_TERMS = "DELETE FROM memory_search_docs WHERE item_id IN (SELECT id FROM memory_items WHERE memory_id = ?)"
 # The compaction of every thread the memory's evidence came from is invalidated: it may quote the
 # forgotten text, and the next Stage 1 rebuilds it from what is not forgotten (issue 9.6).
 _INVALIDATE_COMPACTIONS = (

@@ -1,4 +1,4 @@
--- Memory schema (v3): the single source of truth. The catalog manifest that bootstrap verifies is
+-- Memory schema (v4): the single source of truth. The catalog manifest that bootstrap verifies is
 -- derived from this file by applying it to an in-memory database (see catalog.py).
 -- Times are UNIX seconds (REAL). Ids are INTEGER PRIMARY KEY. One database per repository.
 
@@ -122,6 +122,8 @@ CREATE TABLE memory_items (
     job_id        INTEGER REFERENCES memory_jobs (id),
     created_at    REAL    NOT NULL,
     updated_at    REAL    NOT NULL,
+    -- v4: what the memory is about, a short lowercase English phrase ("test framework"); '' when unknown.
+    subject       TEXT    NOT NULL DEFAULT '',
     UNIQUE (memory_id, revision),
     CHECK ((kind = 'discussion_context') = (thread_id IS NOT NULL)),
     CHECK (kind <> 'discussion_context' OR non_factual = 1)
@@ -139,46 +141,50 @@ CREATE TABLE memory_item_candidates (
 
 CREATE INDEX memory_item_candidates_candidate ON memory_item_candidates (candidate_id);
 
--- Retrieval terms of active revisions only (a derived index, rebuilt on every item change).
--- source: 'meta' for title/alias/keyword (exact, prefix, substring); 'content' for bounded content terms.
-CREATE TABLE memory_terms (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    item_id   INTEGER NOT NULL REFERENCES memory_items (id) ON DELETE CASCADE,
-    source    TEXT    NOT NULL CHECK (source IN ('meta', 'content')),
-    term      TEXT    NOT NULL CHECK (length(term) BETWEEN 1 AND 160),
-    UNIQUE (item_id, source, term)
+-- v4: the search index of active revisions (a derived index, rebuilt on every item change;
+-- docs/retrieval.md). One row per (term, item): `weight` is the item's BM25 term-frequency part for
+-- the term (occurrences in the title and subject count more), scaled to an integer.
+CREATE TABLE memory_postings (
+    term    TEXT    NOT NULL CHECK (length(term) BETWEEN 1 AND 64),
+    item_id INTEGER NOT NULL,
+    weight  INTEGER NOT NULL CHECK (weight > 0),
+    PRIMARY KEY (term, item_id)
+) WITHOUT ROWID, STRICT;
+
+-- The terms each indexed item holds, so dropping an item deletes exactly its postings by their key
+-- (no second index on memory_postings).
+CREATE TABLE memory_search_docs (
+    item_id INTEGER PRIMARY KEY REFERENCES memory_items (id) ON DELETE CASCADE,
+    terms   TEXT    NOT NULL CHECK (json_valid(terms))
 ) STRICT;
 
--- Covering (item_id included): exact/prefix lookups never touch the table rows.
-CREATE INDEX memory_terms_lookup ON memory_terms (source, term, item_id);
-
--- Character grams of metadata terms for substring lookups without scanning every term: every
--- position of a term contributes the gram term[i:i+3] (shorter at the end), so any query of up to
--- three characters is a prefix of some gram, and longer queries are looked up by their rarest gram.
--- item_id repeats memory_terms.item_id so a gram range scan never has to visit the terms.
-CREATE TABLE memory_term_grams (
-    gram    TEXT    NOT NULL,
-    term_id INTEGER NOT NULL REFERENCES memory_terms (id) ON DELETE CASCADE,
-    item_id INTEGER NOT NULL,
-    PRIMARY KEY (gram, term_id)
+-- Per term, how many indexed items hold it; the empty term counts the indexed items. Kept by triggers.
+CREATE TABLE memory_term_stats (
+    term  TEXT    PRIMARY KEY,
+    items INTEGER NOT NULL CHECK (items >= 0)
 ) WITHOUT ROWID, STRICT;
 
-CREATE INDEX memory_term_grams_term ON memory_term_grams (term_id);
-
-CREATE TABLE memory_gram_stats (
-    gram  TEXT    PRIMARY KEY,
-    terms INTEGER NOT NULL CHECK (terms >= 0)
-) WITHOUT ROWID, STRICT;
-
-CREATE TRIGGER memory_term_grams_count_insert AFTER INSERT ON memory_term_grams
+CREATE TRIGGER memory_search_docs_insert AFTER INSERT ON memory_search_docs
 BEGIN
-    INSERT INTO memory_gram_stats (gram, terms) VALUES (NEW.gram, 1)
-        ON CONFLICT (gram) DO UPDATE SET terms = terms + 1;
+    INSERT INTO memory_term_stats (term, items) VALUES ('', 1) ON CONFLICT (term) DO UPDATE SET items = items + 1;
 END;
 
-CREATE TRIGGER memory_term_grams_count_delete AFTER DELETE ON memory_term_grams
+CREATE TRIGGER memory_search_docs_delete AFTER DELETE ON memory_search_docs
 BEGIN
-    UPDATE memory_gram_stats SET terms = terms - 1 WHERE gram = OLD.gram;
+    UPDATE memory_term_stats SET items = items - 1 WHERE term = '';
+    DELETE FROM memory_postings
+    WHERE item_id = OLD.item_id AND term IN (SELECT value FROM json_each(OLD.terms));
+END;
+
+CREATE TRIGGER memory_postings_insert AFTER INSERT ON memory_postings
+BEGIN
+    INSERT INTO memory_term_stats (term, items) VALUES (NEW.term, 1)
+        ON CONFLICT (term) DO UPDATE SET items = items + 1;
+END;
+
+CREATE TRIGGER memory_postings_delete AFTER DELETE ON memory_postings
+BEGIN
+    UPDATE memory_term_stats SET items = items - 1 WHERE term = OLD.term;
 END;
 
 -- v3: imports of other agents' sessions (docs/import.md). One row per imported session: its own

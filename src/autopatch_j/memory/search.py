@@ -1,37 +1,37 @@
-"""`memory_search` and `memory_read` (M-60 … M-65): bounded, one-directional lookups over terms.
+"""`memory_search` and `memory_read` (M-60 … M-65): ranked search over the index of memory/index.py.
 
-A search sends at most three `SELECT`/`WITH` statements, each returning finished hits (no
-per-item query, no bootstrap query; the caller passes the admission-bound thread id, M-22):
+A search sends at most two `SELECT`/`WITH` statements (the caller passes the admission-bound thread
+id, M-22; no per-item query):
 
-1. exact + prefix over metadata terms (a B-tree range scan on `(source, term)`);
-2. only if fewer than `limit` hits: substring over metadata terms, excluding items already found.
-   Queries of ≤ 3 characters are a prefix of some stored gram, so a range scan over
-   `memory_term_grams` finds them; longer queries look up only their rarest gram (from
-   `memory_gram_stats`) and verify the few candidate terms exactly with `instr` — a query gram
-   missing from the stats means no term contains the query;
-3. only if still short: words (issue 18), excluding items already found. The query is split into
-   terms (words.py); one term is looked up by its key ranges, several by their exact keys, an item
-   needing at least half of the terms (three quarters of a query of five terms or more: a sentence,
-   not a lookup), with candidates from the rarest terms' newest items only.
+1. the statistics of the query's terms (`memory_term_stats`: how many items hold each, and how many
+   items are indexed), and the completions of a last word that may be cut short (`postg` →
+   `postgresql`);
+2. the ranked hits: candidates from the postings of the query's **driving** terms only, each scored
+   by BM25 over every informative query term (the stored term-frequency part × the term's weight),
+   kept only when the terms it holds carry at least `MIN_SHARE` of the query's weight, scoped,
+   ordered and joined to the item rows.
 
-Matching is one-directional: the stored term is compared with the query (term = q, term starts
-with q, term contains q), so a long query never hits because it contains a short common word.
-Scope (M-63): active revisions only; repo preferences and decisions, and discussions of the bound
-thread only. Order: match quality (for words: terms matched, then in the metadata), then
-`updated_at DESC, memory_id DESC`; zero text hits → `[]`.
+A term's weight is its BM25 rarity (idf) in the store blended with its general frequency
+(`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that
+"project" says less than "pnpm". The drivers are the heaviest terms such that the others together
+stay below the minimum share: an item that qualifies holds at least one driver (pigeonhole), and a
+driver contributes at most its `DRIVER_CANDIDATES` newest items, so the work is bounded whatever the
+store's size. Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
+the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`; nothing qualifies → `[]`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from typing import Literal
 
+from autopatch_j.memory.index import QueryTerm, idf, query_terms
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
-from autopatch_j.memory.terms import GRAM, KEY_MARK, MAX_QUERY_CHARS, grams, normalize, prefix_end
-from autopatch_j.memory.words import QueryTerm, query_terms, reads_as_sentence, required_terms
+from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
 MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
@@ -41,176 +41,56 @@ SYNOPSIS_CHARS = 160
 MAX_EXCERPTS = 3
 MAX_EXCERPT_CHARS = 800
 ELLIPSIS = "…"
+#: The share of a query's weight the terms an item holds must carry (nothing-queries stay empty).
+MIN_SHARE = 0.5
+#: General frequencies count as this many virtual items beside the store's own.
+PRIOR_ITEMS = 2000
+#: A general word's chance of being in one item: its frequency per word × this many words.
+ITEM_WORDS = 40
+#: Newest items a driving term contributes as candidates.
+DRIVER_CANDIDATES = 512
+#: Completions of a last word that may be cut short.
+MAX_COMPLETIONS = 8
+MIN_PREFIX_CHARS = 3
 
-# Scope, order and columns shared by the three statements. `h` is the per-item hit set (item_id, rank).
-# CROSS JOIN fixes the join order (SQLite never reorders it): lookups drive, items are probed by id.
-# Two steps: hits are scoped and ordered on narrow rows (`ranked`), and only the ≤ `limit` winners
-# read their title and content — the sorter never carries a synopsis for a hit that loses.
-_SCOPE = """i.status = 'active'
-      AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
-      AND i.memory_id NOT IN (SELECT value FROM json_each(:excluded))"""
-_SELECT_HITS = f""",
-ranked(item_id, rank, updated_at, memory_id) AS MATERIALIZED (
-    SELECT h.item_id, h.rank, i.updated_at, i.memory_id
-    FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id
-    WHERE {_SCOPE}
-    ORDER BY h.rank, i.updated_at DESC, i.memory_id DESC
-    LIMIT :limit
+_STATS_SQL = """
+SELECT j.value AS term, s.items FROM json_each(:keys) j CROSS JOIN memory_term_stats s ON s.term = j.value
+UNION ALL
+SELECT * FROM (
+    SELECT s.term, s.items FROM memory_term_stats s
+    WHERE s.term > :prefix AND s.term < :prefix_end AND s.items > 0
+    ORDER BY s.items DESC LIMIT :completions
 )
-SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, r.rank
-FROM ranked r CROSS JOIN memory_items i ON i.id = r.item_id
-ORDER BY r.rank, r.updated_at DESC, r.memory_id DESC
 """
 
-# (1) exact (rank 0) and prefix (rank 1) over metadata terms: the key `q` itself (its items are unique
-# already, and nothing of theirs is grouped), then the rest of its range for the other items, grouped
-# once per item. Grouping the whole range with min(term <> q) sorted the exact items' rows too, and a
-# keyword shared by hundreds of items was mostly that sort (bench/search_bench.py; DISTINCT instead of
-# the GROUP BY was faster at 10k items but 1.3× slower at 100k, docs/retrieval.md).
-_EXACT_PREFIX_SQL = (
-    """
-WITH exact(item_id) AS MATERIALIZED (SELECT t.item_id FROM memory_terms t WHERE t.source = 'meta' AND t.term = :q),
-hits(item_id, rank) AS (
-    SELECT item_id, 0 FROM exact
-    UNION ALL
-    SELECT t.item_id, 1
-    FROM memory_terms t
-    WHERE t.source = 'meta' AND t.term > :q AND t.term < :q_end AND t.item_id NOT IN exact
-    GROUP BY t.item_id
-)"""
-    + _SELECT_HITS
-)
-
-# (2a) substring, query of ≤ 3 characters: every occurrence of q starts some stored gram.
-_SUBSTRING_SHORT_SQL = (
-    """
-WITH hits AS (
-    SELECT DISTINCT g.item_id, 0 AS rank
-    FROM memory_term_grams g
-    WHERE g.gram >= :q AND g.gram < :q_end
-)"""
-    + _SELECT_HITS
-)
-
-# (2b) substring, longer query: candidates of the rarest query gram only, verified with instr.
-_SUBSTRING_RARE_GRAM_SQL = (
-    """
-WITH query_grams(gram) AS (SELECT DISTINCT value FROM json_each(:grams)),
-known AS (
-    SELECT s.gram, s.terms FROM query_grams q CROSS JOIN memory_gram_stats s ON s.gram = q.gram WHERE s.terms > 0
+_SEARCH_SQL = """
+WITH q(n, key, w, share) AS MATERIALIZED (
+    SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(:terms)
 ),
-rarest AS (
-    SELECT gram FROM known
-    WHERE (SELECT count(*) FROM known) = (SELECT count(*) FROM query_grams)
-    ORDER BY terms, gram
-    LIMIT 1
-),
-hits AS (
-    SELECT t.item_id, 0 AS rank
-    FROM rarest r
-    CROSS JOIN memory_term_grams g ON g.gram = r.gram
-    CROSS JOIN memory_terms t ON t.id = g.term_id
-    WHERE t.source = 'meta' AND instr(t.term, :q) > 0
-    GROUP BY t.item_id
-)"""
-    + _SELECT_HITS
-)
-
-# (3a) words, a query of one term (issue 18): its key ranges [lo, hi) over content rows and the
-# `#`-marked metadata keys (words.py) — the word as a prefix, its stem exactly. Rank 0: found in the
-# title, aliases or keywords; rank 1: only in the content.
-_ONE_WORD_SQL = (
-    """
-WITH r(src, lo, hi) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:ranges)),
-hits AS (
-    SELECT t.item_id, min(r.src <> 'meta') AS rank
-    FROM r CROSS JOIN memory_terms t ON t.source = r.src AND t.term >= r.lo AND t.term < r.hi
-    GROUP BY t.item_id
-)"""
-    + _SELECT_HITS
-)
-
-# (3b) words, a query of several terms: each term's key matched exactly over content rows and
-# metadata keys. An item must match at least :min_match distinct terms, so it matches one of the
-# :drivers rarest terms (rarity: a count capped at :cap). Candidates are the :cap newest items of
-# each driver key (a backward range on the (source, term, item_id) index, never the whole list).
-# Which candidates hold which key: a key with at most :scan_max rows from the oldest candidate on is
-# read as that short range (sequential index steps); a denser key is probed once per candidate on
-# the (item_id, source, term) index — either way bounded, and the same matches. Order: distinct
-# terms matched, then terms matched in title/aliases/keywords, then recency.
-_WORDS_SQL = """
-WITH r(n, src, key) AS MATERIALIZED (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)),
-freq(n, f) AS (
-    SELECT r.n, sum((
-        SELECT count(*) FROM (SELECT 1 FROM memory_terms t WHERE t.source = r.src AND t.term = r.key LIMIT :cap)
-    ))
-    FROM r GROUP BY r.n
-),
-drivers(n) AS (SELECT n FROM freq ORDER BY f, n LIMIT :drivers),
 cand(item_id) AS MATERIALIZED (
-    SELECT DISTINCT t.item_id
-    FROM drivers d
-    CROSS JOIN r ON r.n = d.n
-    CROSS JOIN memory_terms t ON t.source = r.src AND t.term = r.key AND t.item_id >= coalesce((
-        SELECT t2.item_id FROM memory_terms t2 WHERE t2.source = r.src AND t2.term = r.key
-        ORDER BY t2.item_id DESC LIMIT 1 OFFSET :cap - 1
+    SELECT DISTINCT p.item_id
+    FROM json_each(:drivers) d
+    CROSS JOIN memory_postings p ON p.term = d.value AND p.item_id >= coalesce((
+        SELECT p2.item_id FROM memory_postings p2 WHERE p2.term = d.value
+        ORDER BY p2.item_id DESC LIMIT 1 OFFSET :cap - 1
     ), 0)
 ),
-oldest(item_id) AS MATERIALIZED (SELECT min(item_id) FROM cand),
-keys(n, src, key, dense) AS MATERIALIZED (
-    SELECT r.n, r.src, r.key, (
-        SELECT count(*) FROM (
-            SELECT 1 FROM memory_terms t
-            WHERE t.source = r.src AND t.term = r.key AND t.item_id >= (SELECT item_id FROM oldest)
-            LIMIT :scan_max + 1
-        )
-    ) > :scan_max
-    FROM r
+m(item_id, n, score, share) AS (
+    SELECT c.item_id, q.n, max(q.w * p.weight), max(q.share)
+    FROM cand c CROSS JOIN q CROSS JOIN memory_postings p ON p.term = q.key AND p.item_id = c.item_id
+    GROUP BY c.item_id, q.n
 ),
-matches(item_id, n, meta) AS (
-    SELECT t.item_id, k.n, k.src = 'meta'
-    FROM keys k
-    CROSS JOIN memory_terms t ON t.source = k.src AND t.term = k.key AND t.item_id >= (SELECT item_id FROM oldest)
-    WHERE NOT k.dense AND t.item_id IN cand
-    UNION ALL
-    SELECT c.item_id, k.n, k.src = 'meta'
-    FROM keys k
-    CROSS JOIN cand c
-    CROSS JOIN memory_terms t ON t.item_id = c.item_id AND t.source = k.src AND t.term = k.key
-    WHERE k.dense
-),
-scored(item_id, matched, in_meta) AS (
-    SELECT item_id, count(DISTINCT n), sum(meta) FROM matches GROUP BY item_id
-    HAVING count(DISTINCT n) >= :min_match
-    AND count(DISTINCT CASE WHEN n IN (SELECT value FROM json_each(:counts)) THEN n END) = json_array_length(:counts)
-),
-hits(item_id, rank) AS (SELECT item_id, -(matched * 16 + in_meta) FROM scored)"""
-# rank: distinct terms matched, then terms in the metadata (≤ 8 terms, so in_meta < 16); the shared
-# select orders by it ascending, and its sign says where the best term was found (below). A match row
-# is one (item, term, content or metadata key) at most once, so `sum(meta)` counts the terms found in
-# the metadata, and one GROUP BY does (two took 4–6 % longer, bench/search_bench.py).
-_WORDS_SQL += _SELECT_HITS
-# Candidates per driver key of a words statement: bounds its work whatever the store's size.
-WORDS_CANDIDATES = 32
-# Rows of a key (from the oldest candidate on) read as a range rather than probed per candidate: an
-# index step costs ~1/10 of a probe, so a short range beats ≤ 4 × 32 probes (bench/search_bench.py).
-WORDS_SCAN_MAX = 256
-
-_READ_ITEM_SQL = """
-SELECT id, memory_id, kind, title, content, non_factual
-FROM memory_items
-WHERE memory_id = :memory_id AND status = 'active'
-  AND (kind <> 'discussion_context' OR thread_id = :thread_id)
-"""
-
-# Newest evidence first; a quote repeated by several candidates is shown once.
-_READ_EXCERPTS_SQL = """
-SELECT s.turn_id, s.role, substr(s.quote, 1, :chars) AS quote
-FROM memory_item_candidates ic JOIN candidate_sources s ON s.candidate_id = ic.candidate_id
-WHERE ic.item_id = :item_id
-GROUP BY s.turn_id, s.role, s.quote
-ORDER BY max(s.candidate_id) DESC, min(s.ordinal), s.turn_id
-LIMIT :limit
+hits(item_id, score) AS (SELECT item_id, sum(score) FROM m GROUP BY item_id HAVING sum(share) >= :min_share),
+ranked(item_id, score, updated_at, memory_id) AS MATERIALIZED (
+    SELECT h.item_id, h.score, i.updated_at, i.memory_id
+    FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id
+    WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
+    ORDER BY h.score DESC, i.updated_at DESC, i.memory_id DESC
+    LIMIT :limit
+)
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis
+FROM ranked r CROSS JOIN memory_items i ON i.id = r.item_id
+ORDER BY r.score DESC, r.updated_at DESC, r.memory_id DESC
 """
 
 
@@ -238,24 +118,6 @@ class ReadResult:
 _KINDS = {kind.value: kind for kind in MemoryKind}
 
 
-def _exact_or_prefix(rank: int) -> MatchType:
-    return "exact" if rank == 0 else "prefix"
-
-
-def _substring(rank: int) -> MatchType:
-    return "substring"
-
-
-def _words_or_content(rank: int) -> MatchType:
-    """One word: rank 0 when found in the title, aliases or keywords."""
-    return "words" if rank == 0 else "content"
-
-
-def _terms_matched(rank: int) -> MatchType:
-    """Several words: rank is −(16 × terms matched + terms matched in the metadata)."""
-    return "words" if -rank % 16 else "content"
-
-
 def clip(text: str, limit: int) -> str:
     """At most `limit` characters; a cut text ends with an ellipsis inside the limit."""
     if len(text) <= limit:
@@ -263,76 +125,124 @@ def clip(text: str, limit: int) -> str:
     return text[: max(limit - 1, 0)].rstrip() + ELLIPSIS if limit > 0 else ""
 
 
+@functools.cache
+def general_frequencies() -> dict[str, int]:
+    """Zipf × 10 of the most frequent English and Chinese words (scripts/build_word_frequencies.py)."""
+    text = resources.files("autopatch_j.memory.text").joinpath("frequencies.txt").read_text(encoding="utf-8")
+    return {word: int(zipf) for word, _, zipf in (line.partition("\t") for line in text.splitlines() if line)}
+
+
+def general_share(word: str) -> float:
+    """The chance that an item holds `word`, from its general frequency (0 for a word not listed)."""
+    zipf = general_frequencies().get(word)
+    return 0.0 if zipf is None else min(1.0, ITEM_WORDS * 10 ** (zipf / 10 - 9))
+
+
+def term_weight(items: int, holding: int, word: str) -> float:
+    """A term's weight: BM25 idf over the store's items and `PRIOR_ITEMS` virtual ones that hold it
+    as often as general text does."""
+    return idf(items + PRIOR_ITEMS, holding + PRIOR_ITEMS * general_share(word))
+
+
+def drivers(weights: list[float], min_share: float) -> list[int]:
+    """The heaviest terms (by position) such that the others together weigh less than `min_share`."""
+    order = sorted(range(len(weights)), key=lambda n: -weights[n])
+    chosen: list[int] = []
+    rest = sum(weights)
+    for n in order:
+        if rest < min_share - 1e-9:
+            break
+        chosen.append(n)
+        rest -= weights[n]
+    return chosen
+
+
 def search_in_tx(
     conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT
 ) -> list[SearchHit]:
-    """At most `limit` (≤ 5) hits for `query` in scope of `thread_id`, in ≤ 3 statements."""
+    """At most `limit` (≤ 5) ranked hits for `query` in scope of `thread_id`, in ≤ 2 statements."""
     q = normalize(query)
     limit = min(limit, MAX_LIMIT)
     if not q or len(q) > MAX_QUERY_CHARS or limit <= 0:
         return []
+    terms = query_terms(query)
+    if not terms:
+        return []
+    last = terms[-1]
+    prefix = last.key if last.kind == "word" and len(last.word) >= MIN_PREFIX_CHARS else "\uffff"
+    stats: dict[str, int] = {}
+    completions: dict[str, int] = {}
     params: dict[str, object] = {
-        "q": q,
-        "q_end": prefix_end(q),
+        "keys": json.dumps(["", *(t.key for t in terms)], ensure_ascii=False),
+        "prefix": prefix,
+        "prefix_end": prefix_end(prefix),
+        "completions": MAX_COMPLETIONS,
+    }
+    rows = conn.execute(_STATS_SQL, params).fetchall()
+    for term, count in rows[: len(rows)]:
+        if term in stats or term == "" or any(term == t.key for t in terms):
+            stats[term] = count
+        else:
+            completions[term] = count
+    items = stats.get("", 0)
+    if items <= 0:
+        return []
+    alternatives: list[list[tuple[str, float]]] = []
+    for n, term in enumerate(terms):
+        found = [(term.key, stats.get(term.key, 0))]
+        if n == len(terms) - 1 and found[0][1] <= 0 and completions:
+            found = list(completions.items())
+        alternatives.append([(key, term_weight(items, count, term.word)) for key, count in found if count > 0])
+    pairs = zip(alternatives, terms, strict=True)
+    weights = [max((w for _, w in alts), default=_absent_weight(items, term)) for alts, term in pairs]
+    total = sum(weights)
+    min_share = MIN_SHARE * total
+    driving = [n for n in drivers(weights, min_share) if alternatives[n]]
+    if not driving:
+        return []
+    rows_out = [[n, key, w, weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
+    params = {
+        "terms": json.dumps(rows_out, ensure_ascii=False),
+        "drivers": json.dumps([key for n in driving for key, _ in alternatives[n]], ensure_ascii=False),
+        "cap": DRIVER_CANDIDATES,
+        "min_share": min_share - 1e-9,
         "thread_id": thread_id,
+        "limit": limit,
         "synopsis_chars": SYNOPSIS_CHARS + 1,
     }
-    hits: list[SearchHit] = []
-
-    def run(sql: str, match: Callable[[int], MatchType]) -> None:
-        params["excluded"] = json.dumps([hit.memory_id for hit in hits]) if hits else "[]"
-        params["limit"] = limit - len(hits)
-        for memory_id, kind, title, synopsis, rank in conn.execute(sql, params):
-            hits.append(
-                SearchHit(
-                    memory_id=memory_id,
-                    kind=_KINDS[kind],
-                    title=title,
-                    synopsis=clip(synopsis, SYNOPSIS_CHARS),
-                    match=match(rank),
-                )
-            )
-
-    run(_EXACT_PREFIX_SQL, _exact_or_prefix)
-    if len(hits) < limit:
-        if len(q) <= GRAM:
-            run(_SUBSTRING_SHORT_SQL, _substring)
-        else:
-            params["grams"] = json.dumps(query_grams(q))
-            run(_SUBSTRING_RARE_GRAM_SQL, _substring)
-    if len(hits) < limit:
-        terms, total = query_terms(query)
-        # half of a few keywords, three quarters of a list, all of a sentence's
-        min_match = required_terms(total, sentence=reads_as_sentence(query))
-        if len(terms) == 1:
-            params["ranges"] = json.dumps(one_term_ranges(terms[0]), ensure_ascii=False)
-            run(_ONE_WORD_SQL, _words_or_content)
-        elif terms and min_match <= len(terms):
-            params.update(
-                keys=json.dumps(term_keys(terms), ensure_ascii=False),
-                min_match=min_match,
-                counts=json.dumps([n for n, t in enumerate(terms) if t.value]),  # every count must match
-                drivers=len(terms) - min_match + 1,
-                cap=WORDS_CANDIDATES,
-                scan_max=WORDS_SCAN_MAX,
-            )
-            run(_WORDS_SQL, _terms_matched)
-    return hits
+    return [
+        SearchHit(
+            memory_id=memory_id,
+            kind=_KINDS[kind],
+            title=title,
+            synopsis=clip(synopsis, SYNOPSIS_CHARS),
+            match="exact" if normalize(title) == q else "words",
+        )
+        for memory_id, kind, title, synopsis in conn.execute(_SEARCH_SQL, params)
+    ]
 
 
-def one_term_ranges(term: QueryTerm) -> list[tuple[str, str, str]]:
-    """(source, lo, hi): each of the term's ranges over content rows and over `#` metadata keys."""
-    return [row for lo, hi in term.ranges for row in (("content", lo, hi), ("meta", KEY_MARK + lo, KEY_MARK + hi))]
+def _absent_weight(items: int, term: QueryTerm) -> float:
+    """The weight of a query term no item holds: it still counts toward the query's total."""
+    return term_weight(items, 0, term.word)
 
 
-def term_keys(terms: list[QueryTerm]) -> list[tuple[int, str, str]]:
-    """(term number, source, key): each term's key in the content rows and in the `#` metadata keys."""
-    return [row for n, t in enumerate(terms) for row in ((n, "content", t.key), (n, "meta", KEY_MARK + t.key))]
+_READ_ITEM_SQL = """
+SELECT id, memory_id, kind, title, content, non_factual
+FROM memory_items
+WHERE memory_id = :memory_id AND status = 'active'
+  AND (kind <> 'discussion_context' OR thread_id = :thread_id)
+"""
 
-
-def query_grams(q: str) -> list[str]:
-    """The full-length grams of a query longer than one gram (every stored term containing q has them all)."""
-    return [gram for gram in grams(q) if len(gram) == GRAM]
+# Newest evidence first; a quote repeated by several candidates is shown once.
+_READ_EXCERPTS_SQL = """
+SELECT s.turn_id, s.role, substr(s.quote, 1, :chars) AS quote
+FROM memory_item_candidates ic JOIN candidate_sources s ON s.candidate_id = ic.candidate_id
+WHERE ic.item_id = :item_id
+GROUP BY s.turn_id, s.role, s.quote
+ORDER BY max(s.candidate_id) DESC, min(s.ordinal), s.turn_id
+LIMIT :limit
+"""
 
 
 def read_in_tx(conn: sqlite3.Connection, *, thread_id: int, memory_id: int) -> ReadResult | None:

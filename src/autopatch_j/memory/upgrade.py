@@ -1,15 +1,21 @@
-"""Explicit upgrade of an existing Memory store to the current schema version (v2 → v3).
+"""Explicit upgrade of an existing Memory store to the current schema version (v2 or v3 → v4).
 
-v3 (a) adds the import tables of docs/import.md and (b) admits the terminal job status `failed`
-(docs/pipeline.md) in `memory_jobs`' CHECK constraint. No row changes, so every RAW turn is kept.
+v3 (a) added the import tables of docs/import.md and (b) admitted the terminal job status `failed`
+(docs/pipeline.md) in `memory_jobs`' CHECK constraint. v4 (c) adds `memory_items.subject` (what a
+memory is about; '' until extraction fills it) and (d) replaces the retrieval terms (`memory_terms`,
+its grams and gram counts) with the search index of docs/retrieval.md (`memory_postings`,
+`memory_search_docs`, `memory_term_stats` and their triggers), rebuilt from the active revisions —
+terms are derived data. No RAW turn, candidate or item row changes (the new column aside).
 
 The upgrade runs at bootstrap, in one `BEGIN IMMEDIATE` transaction, and only when the store's
-catalog is exactly the v2 catalog, derived from `schema_v2.sql` (the released v2 schema, frozen):
-anything else is left untouched and reported as degraded, like any other drift. (a) executes the
-added statements of schema.sql itself. (b) stores schema.sql's own `CREATE TABLE memory_jobs` text in
-place of the old one, through SQLite's documented `writable_schema` procedure (bump `schema_version`,
-then verify): that is safe only because the change *widens* a CHECK constraint, which every stored
-row already satisfies and which changes nothing on disk. So the upgraded catalog is the v3 manifest.
+catalog is exactly the catalog of its version, derived from the frozen `schema_v2.sql` /
+`schema_v3.sql`: anything else is left untouched and reported as degraded, like any other drift. A v2
+store takes the v3 step, then the v4 step. (a) and (d) execute schema.sql's own statements. (b) and
+(c) store schema.sql's own `CREATE TABLE` text in place of the old one, through SQLite's documented
+`writable_schema` procedure (bump `schema_version`, then verify): safe because (b) only *widens* a
+CHECK constraint, which every stored row satisfies, and (c) follows `ALTER TABLE … ADD COLUMN`, which
+put the same column last, so only the text's layout differs, never what is on disk. So the upgraded
+catalog is the v4 manifest.
 """
 
 from __future__ import annotations
@@ -25,11 +31,20 @@ from autopatch_j.memory.db import iter_statements
 
 #: Tables added by v3; their indexes go with them.
 V3_TABLES = frozenset({"import_sessions", "imported_turns"})
+#: Tables added by v4 (the search index); their triggers go with them.
+V4_TABLES = frozenset({"memory_postings", "memory_search_docs", "memory_term_stats"})
+#: Tables v4 drops (the retrieval terms it replaces), in an order foreign keys allow.
+V4_DROPPED = ("memory_term_grams", "memory_gram_stats", "memory_terms")
 #: Tables whose v3 definition only widens a CHECK constraint (see the module docstring).
 WIDENED_TABLES = frozenset({"memory_jobs"})
-UPGRADABLE_FROM = 2
+#: Tables v4 gives a column, added last by ALTER TABLE.
+V4_COLUMNS = {"memory_items": "subject TEXT NOT NULL DEFAULT ''"}
+UPGRADABLE_FROM = frozenset({2, 3})
 
-_CREATES = re.compile(r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s+(\w+)(?:\s+ON\s+(\w+))?", re.IGNORECASE)
+_CREATES = re.compile(
+    r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX|TRIGGER)\s+(\w+)(?:\s+(?:AFTER|BEFORE)\s+\w+)?(?:\s+ON\s+(\w+))?",
+    re.IGNORECASE,
+)
 _CREATE_TABLE = re.compile(r"CREATE\s+TABLE\s+(\w+)", re.IGNORECASE)
 _REWRITE_TABLE_SQL = "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?"
 
@@ -52,50 +67,82 @@ def _created(statement: str) -> str | None:
 
 
 @functools.cache
-def v2_statements() -> tuple[str, ...]:
-    script = Path(__file__).with_name("schema_v2.sql").read_text(encoding="utf-8")
+def frozen_statements(version: int) -> tuple[str, ...]:
+    """The statements of a released schema (schema_v2.sql, schema_v3.sql; frozen)."""
+    script = Path(__file__).with_name(f"schema_v{version}.sql").read_text(encoding="utf-8")
     return tuple(iter_statements(script))
 
 
+def v2_statements() -> tuple[str, ...]:
+    return frozen_statements(2)
+
+
 @functools.cache
+def frozen_manifest(version: int) -> frozenset[CatalogEntry]:
+    """The catalog a store of a released version has, from its frozen schema."""
+    return catalog_of(frozen_statements(version))
+
+
 def v2_manifest() -> frozenset[CatalogEntry]:
-    """The catalog a v2 store has, from the released v2 schema."""
-    return catalog_of(v2_statements())
+    return frozen_manifest(2)
 
 
-def upgrade_statements() -> tuple[str, ...]:
-    """The CREATE statements v3 adds, taken from schema.sql."""
-    return tuple(s for s in schema_statements() if _created(s) in V3_TABLES)
+def v3_manifest() -> frozenset[CatalogEntry]:
+    return frozen_manifest(3)
 
 
-def widened_table_sql() -> dict[str, str]:
-    """schema.sql's own CREATE TABLE text for each widened table."""
+def upgrade_statements(tables: frozenset[str] = V3_TABLES) -> tuple[str, ...]:
+    """The CREATE statements of `tables` (v3's by default) and their indexes and triggers, from schema.sql."""
+    return tuple(s for s in schema_statements() if _created(s) in tables)
+
+
+def table_sql(names: frozenset[str] | set[str]) -> dict[str, str]:
+    """schema.sql's own CREATE TABLE text for each named table."""
     tables = ((_CREATE_TABLE.search(s), s) for s in schema_statements())
     # SQLite stores a CREATE statement's text from its CREATE keyword on, without the closing semicolon
     return {
         m.group(1): s[m.start() :].rstrip().removesuffix(";").rstrip()
         for m, s in tables
-        if m is not None and m.group(1) in WIDENED_TABLES
+        if m is not None and m.group(1) in names
     }
 
 
+def widened_table_sql() -> dict[str, str]:
+    """schema.sql's own CREATE TABLE text for each widened table."""
+    return table_sql(WIDENED_TABLES)
+
+
 def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
-    """Upgrade a v2 store to v3 in one transaction, or change nothing and say why."""
+    """Upgrade a v2 or v3 store to v4 in one transaction, or change nothing and say why."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version == SCHEMA_VERSION:  # another process upgraded it first
             conn.execute("ROLLBACK")
             return UpgradeResult(from_version=version, to_version=version)
-        if version != UPGRADABLE_FROM:
+        if version not in UPGRADABLE_FROM:
             conn.execute("ROLLBACK")
             return UpgradeResult(version, version, f"schema version {version} cannot be upgraded")
-        if read_catalog(conn) != v2_manifest():
+        if read_catalog(conn) != frozen_manifest(version):
             conn.execute("ROLLBACK")
-            return UpgradeResult(version, version, f"schema version {version} does not match the v2 catalog exactly")
-        for statement in upgrade_statements():
+            return UpgradeResult(
+                version, version, f"schema version {version} does not match the v{version} catalog exactly"
+            )
+        rewrite: set[str] = set(V4_COLUMNS)
+        if version == 2:
+            for statement in upgrade_statements(V3_TABLES):
+                conn.execute(statement)
+            rewrite |= WIDENED_TABLES
+        for table, column in V4_COLUMNS.items():
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+        for table in V4_DROPPED:
+            conn.execute(f"DROP TABLE {table}")
+        for statement in upgrade_statements(V4_TABLES):
             conn.execute(statement)
-        _widen_checks(conn)
+        _rewrite_tables(conn, rewrite)
+        from autopatch_j.memory.terms import reindex_in_tx  # the index is derived data: rebuilt here
+
+        reindex_in_tx(conn)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
         return UpgradeResult(from_version=version, to_version=SCHEMA_VERSION)
@@ -107,10 +154,10 @@ def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
         conn.execute("PRAGMA writable_schema = OFF")
 
 
-def _widen_checks(conn: sqlite3.Connection) -> None:
+def _rewrite_tables(conn: sqlite3.Connection, names: set[str]) -> None:
     cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
     conn.execute("PRAGMA writable_schema = ON")
-    for name, sql in widened_table_sql().items():
+    for name, sql in sorted(table_sql(names).items()):
         if conn.execute(_REWRITE_TABLE_SQL, (sql, name)).rowcount != 1:
             raise sqlite3.DatabaseError(f"table {name} was not found while upgrading")
     conn.execute(f"PRAGMA schema_version = {cookie + 1}")  # other connections reload the schema

@@ -20,12 +20,12 @@ from __future__ import annotations
 import functools
 import json
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 
 from autopatch_j.memory.terms import CJK_SUFFIX_CHARS, MAX_TERM_CHARS, normalize, prefix_end
+from autopatch_j.memory.text import IDENTIFIER, TOKEN, fold
 
 MAX_QUERY_TERMS = 8
 _MAX_PHRASE_WORDS = 3  # a thesaurus member of Latin words has at most this many ("rate limiting")
@@ -34,10 +34,8 @@ SENTENCE_TERMS = 5
 #: A query with this many function words between its words reads as a sentence (`reads_as_sentence`).
 SENTENCE_FUNCTION_WORDS = 2
 
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = re.compile(f"(?P<cjk>[{_CJK}]+)|(?P<word>[^\\W_{_CJK}]+)", re.UNICODE)
-# Identifiers, paths and versions: ASCII letters/digits joined by `_ . / -` (after NFKC + casefold).
-_IDENTIFIER = re.compile(r"[0-9a-z]+(?:[._/\-]+[0-9a-z]+)+")
+_TOKEN = TOKEN
+_IDENTIFIER = IDENTIFIER
 # Function words that say nothing about a memory; a query never needs to match them.
 _STOPWORDS = frozenset(
     {
@@ -108,10 +106,6 @@ class QueryTerm:
     key: str
     ranges: tuple[tuple[str, str], ...]
     value: bool = False  # a count ("两个", "三次"): a query naming one matches only what names it too
-
-
-def fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 @functools.cache

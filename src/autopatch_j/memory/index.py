@@ -1,0 +1,172 @@
+"""The search index of active revisions (M-62, docs/retrieval.md): the terms of an item and of a query.
+
+A **term** is what a text is found by, from the one tokenizer of `memory/text`: an identifier, path or
+version whole (`pip-tools`, `src/app.py`, `3.10`), a Latin word by its English stem (`deployed` →
+`deploy`), a Chinese word as the segmenter splits it (search mode on the item side, so `国际化方案`
+holds 国际, 国际化 and 方案), and the thesaurus members its words trigger (`equivalents.json`: `缓存` ↔
+`cache`, `pytest` → 测试/test) — so a memory is found in either language. Filler words
+(`text/fillers.json`) are never terms.
+
+An item's terms come from its title and subject (each occurrence counts 3), aliases and keywords (2)
+and content (1); its posting for a term stores the BM25 term-frequency part of that count, scaled to an
+integer (`weight`), so a search only multiplies it by the term's rarity (search.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from autopatch_j.memory.text import Token, fold, tokens
+from autopatch_j.memory.text.languages import is_filler
+
+MAX_TERM_CHARS = 64
+MAX_ITEM_TERMS = 256
+MAX_QUERY_TERMS = 8
+#: Field weights: an occurrence in the title or subject counts this many occurrences of the content.
+TITLE_WEIGHT = 3
+SUBJECT_WEIGHT = 3
+META_WEIGHT = 2
+#: BM25 parameters; the average item length (in weighted term occurrences) is a constant, so a stored
+#: weight never changes when other items arrive.
+K1 = 1.2
+B = 0.75
+AVERAGE_LENGTH = 48.0
+WEIGHT_SCALE = 100
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerm:
+    """One informative term of a query: its index key, and the word it was typed as (for its general
+    frequency)."""
+
+    key: str
+    word: str
+    kind: str
+
+
+def token_key(token: Token) -> str | None:
+    """The index key of a token, or None for a filler or a lone Latin letter."""
+    if is_filler(token):
+        return None
+    if token.kind == "word":
+        if len(token.text) < 2 and not token.text.isdigit():
+            return None
+        from autopatch_j.memory.words import stem
+
+        return stem(token.text)[:MAX_TERM_CHARS]
+    return token.text[:MAX_TERM_CHARS]
+
+
+def _equivalent_keys(found: list[Token]) -> list[str]:
+    from autopatch_j.memory.text.segment import words as cjk_words
+    from autopatch_j.memory.words import equivalents, stem
+
+    latin = [t.text for t in found if t.kind == "word" and len(t.text) >= 2]
+    runs = [t.text for t in found if t.kind == "cjk"]
+    keys: list[str] = []
+    for member in equivalents(latin, runs):
+        if member[0].isascii():
+            keys += [stem(word) for word in member.split(" ") if len(word) >= 2]
+        else:
+            keys += [word for word in cjk_words(member) if not is_filler(Token(word, "cjk"))]
+    return keys
+
+
+def text_keys(text: str) -> list[str]:
+    """Every key occurrence of a text, in order, then the thesaurus keys its words trigger (once each)."""
+    found = list(tokens(text))
+    keys = [key for key in map(token_key, found) if key]
+    return keys + list(dict.fromkeys(_equivalent_keys(found)))
+
+
+def item_weights(
+    *, title: str, content: str, aliases: Iterable[str] = (), keywords: Iterable[str] = (), subject: str = ""
+) -> dict[str, int]:
+    """Each term of an item with its stored weight (the scaled BM25 term-frequency part), at most 256
+    terms, the most weighted first."""
+    counts: Counter[str] = Counter()
+    fields = [(title, TITLE_WEIGHT), (subject, SUBJECT_WEIGHT), (content, 1)]
+    fields += [(value, META_WEIGHT) for value in (*aliases, *keywords)]
+    for text, weight in fields:
+        for key in text_keys(text):
+            counts[key] += weight
+    length = sum(counts.values())
+    norm = K1 * (1 - B + B * length / AVERAGE_LENGTH)
+    weights = {key: max(1, round(WEIGHT_SCALE * tf * (K1 + 1) / (tf + norm))) for key, tf in counts.items()}
+    ranked = sorted(weights.items(), key=lambda kv: -kv[1])[:MAX_ITEM_TERMS]
+    return dict(ranked)
+
+
+def query_terms(query: str) -> list[QueryTerm]:
+    """The distinct informative terms of a query (≤ 8), fillers left out; Chinese split by the
+    segmenter's ordinary mode (its words, not their parts)."""
+    folded = fold(query)
+    found: dict[str, QueryTerm] = {}
+    for token in tokens(folded, folded=True, search_mode=False):
+        key = token_key(token)
+        if key and key not in found:
+            found[key] = QueryTerm(key=key, word=token.text, kind=token.kind)
+    return list(found.values())[:MAX_QUERY_TERMS]
+
+
+_INSERT_POSTING = "INSERT INTO memory_postings (term, item_id, weight) VALUES (?, ?, ?)"
+_INSERT_DOC = "INSERT INTO memory_search_docs (item_id, terms) VALUES (?, ?)"
+_DROP_DOC = "DELETE FROM memory_search_docs WHERE item_id = ?"
+_ACTIVE_ITEMS = (
+    "SELECT id, title, aliases, keywords, content, subject FROM memory_items WHERE status = 'active' ORDER BY id"
+)
+
+
+def index_item_in_tx(
+    conn: sqlite3.Connection,
+    *,
+    item_id: int,
+    title: str,
+    aliases: Iterable[str],
+    keywords: Iterable[str],
+    content: str,
+    subject: str = "",
+) -> None:
+    """Index one active revision: its postings, and the list of its terms (for dropping it)."""
+    weights = item_weights(title=title, content=content, aliases=aliases, keywords=keywords, subject=subject)
+    conn.execute(_INSERT_DOC, (item_id, json.dumps(list(weights), ensure_ascii=False)))
+    conn.executemany(_INSERT_POSTING, ((term, item_id, weight) for term, weight in weights.items()))
+
+
+def drop_item_terms_in_tx(conn: sqlite3.Connection, *, item_id: int) -> None:
+    """Remove a revision from search (it was revised, superseded or forgotten); triggers drop its postings."""
+    conn.execute(_DROP_DOC, (item_id,))
+
+
+def reindex_in_tx(conn: sqlite3.Connection) -> int:
+    """Rebuild the search index from the active revisions (it is derived data); returns the items indexed.
+
+    Used by the schema upgrade and by `autopatch-j memory reindex` (after a change of the tokenizer,
+    the fillers or the thesaurus). RAW turns, candidates, items and the schema stay as they are.
+    """
+    conn.execute("DELETE FROM memory_postings")
+    conn.execute("DELETE FROM memory_term_stats")
+    conn.execute("DELETE FROM memory_search_docs")
+    conn.execute("DELETE FROM memory_term_stats")
+    rows = conn.execute(_ACTIVE_ITEMS).fetchall()
+    for item_id, title, aliases, keywords, content, subject in rows:
+        index_item_in_tx(
+            conn,
+            item_id=item_id,
+            title=title,
+            aliases=json.loads(aliases),
+            keywords=json.loads(keywords),
+            content=content,
+            subject=subject,
+        )
+    return len(rows)
+
+
+def idf(items: float, holding: float) -> float:
+    """BM25's inverse document frequency of a term held by `holding` of `items`."""
+    return math.log(1 + (items - holding + 0.5) / (holding + 0.5))

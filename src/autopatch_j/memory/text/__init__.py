@@ -1,0 +1,67 @@
+"""The text layer of Memory: one fold, one tokenizer, one CJK range, for search and extraction.
+
+- `fold`: NFKC and casefold — the only case/width folding (`ＰＹＴＨＯＮ` = `python`).
+- `CJK`: the CJK character class (kana, CJK ideographs and their extensions/compatibility forms,
+  Hangul), written once here.
+- `tokens`: the tokens of a text in order — identifiers, paths and versions whole (`snake_case`,
+  `src/app.py`, `3.10`, `pip-tools`), Latin words, and CJK runs split into the words they contain by
+  a segmenter (`segment.py`, loaded only when a text holds CJK).
+- `languages.py`: the language registry (which script a token is in, its filler words as data).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+#: Kana, CJK ideographs (with extension A and compatibility forms), Hangul syllables.
+CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+TOKEN = re.compile(f"(?P<cjk>[{CJK}]+)|(?P<word>[^\\W_{CJK}]+)", re.UNICODE)
+_HAS_CJK = re.compile(f"[{CJK}]")
+#: Identifiers, paths and versions: ASCII letters/digits joined by `_ . / -` (after the fold).
+IDENTIFIER = re.compile(r"[0-9a-z]+(?:[._/\-]+[0-9a-z]+)+")
+
+TokenKind = Literal["identifier", "word", "cjk"]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    text: str
+    kind: TokenKind
+
+
+def fold(text: str) -> str:
+    """NFKC, then casefold: the one folding of every text Memory compares."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def has_cjk(text: str) -> bool:
+    return _HAS_CJK.search(text) is not None
+
+
+def tokens(text: str, *, folded: bool = False, search_mode: bool = True) -> Iterator[Token]:
+    """The tokens of `text` in order: identifiers whole (then their parts as words), Latin words, and
+    the words of each CJK run (segment.words: with `search_mode`, a long word's shorter words too)."""
+    text = text if folded else fold(text)
+    position = 0
+    for match in IDENTIFIER.finditer(text):
+        yield from _plain(text[position : match.start()], search_mode)
+        yield Token(match.group(), "identifier")
+        yield from _plain(match.group(), search_mode)
+        position = match.end()
+    yield from _plain(text[position:], search_mode)
+
+
+def _plain(text: str, search_mode: bool) -> Iterator[Token]:
+    for match in TOKEN.finditer(text):
+        run = match.group("cjk")
+        if run is None:
+            yield Token(match.group(), "word")
+        else:
+            from autopatch_j.memory.text.segment import words
+
+            for word in words(run, search_mode=search_mode):
+                yield Token(word, "cjk")
