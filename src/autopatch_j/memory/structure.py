@@ -51,9 +51,9 @@ _EXCEPTION = re.compile(
 )
 _DOTTED_EXCEPTION = re.compile(r"^\s*(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*:\s")
 _BRACKET_TAG = re.compile(r"^\s*\[[\w .:/@-]{2,40}\]\s*\S")
-_PATH_START = re.compile(r"^\s*(?:\.{0,2}/)?[\w@.-]+(?:/[\w@.-]+)+\S*\s")
+_PATH_START = re.compile(r"^\s*(?:\.{0,2}/)?[\w@.-]+(?:/[\w@.-]+)+\S*(?:\s|$)")
 _COLON_END = re.compile(r"[:：]\s*$")
-_NUMBERED_OUTPUT = re.compile(r"^\s*\d+(?:\.\d+)?\s{2,}\S")
+_NUMBERED_OUTPUT = re.compile(r"^\s*\d+(?:[.:]\d+)?\s{2,}\S")
 _TIMESTAMP = re.compile(
     r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]?\d{0,2}:?\d{0,2}|\d{2}:\d{2}:\d{2}|\d{1,2}/\w{3}/\d{4}"
     r"|\w{3} \w{3} +\d+ \d{2}:\d{2}|\w{3} \d{1,2} \d{2}:\d{2}:\d{2})"
@@ -64,7 +64,7 @@ _LEVEL = re.compile(
 _LEVEL_LOWER = re.compile(r"\[(?:debug|info|notice|warn|warning|error|crit|alert|emerg)\]")
 _OUTPUT_TAG = re.compile(
     r"^\s*(?:(?:error|warning|note|help)(?:\[[\w-]+\])?:|E\s{2,}|FAIL(?:ED)?\b|PASS(?:ED)?\b|ok\s+\S+\s+\d|"
-    r"[✓✔✗✘×●▶►]\s|-->\s|\|\s*\^|\d+\s*\|\s|npm (?:ERR!|WARN)|make(?:\[\d+\])?: \*\*\*|={3,}|-{3,}|\*{3,}|#{2,}\s*\[)"
+    r"[✓✔✗✘✖×⚠●▶►]\s|-->\s|\|\s*\^|\d+\s*\|\s|npm (?:ERR!|WARN)|make(?:\[\d+\])?: \*\*\*|={3,}|-{3,}|\*{3,}|#{2,}\s*\[)"
 )
 _SHELL = re.compile(r"^\s*(?:\$|%|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#]|\(\w[\w-]*\)\s*\$|➜ )\s")
 _QUOTE = re.compile(r"^\s*>(?:\s|$)")
@@ -76,7 +76,8 @@ _CODE_START = re.compile(r"^\s*(?:[@#]\w+|//|/\*|\*/|<!--|--\s|[\w.]+\(.*\)\s*;?
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
-STRONG = ("fence", "indented", "diff", "frame", "log", "shell", "quote")
+#: A prose line of at most this many words right before a paste only introduces or reports it.
+REPORT_UNITS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +172,7 @@ def _shape(text: str) -> tuple[str, bool]:
     if _SHELL.match(text):
         return "shell", True
     if _QUOTE.match(text):
-        return "quote", True
+        return "quote", False  # "> the proposal — yes, that one" is an assent; only next to material is it pasted
     cjk = bool(_CJK.search(text))
     if _TIMESTAMP.match(text) and (_LEVEL.search(text) or _LEVEL_LOWER.search(text) or _symbol_share(text) > 0.08):
         return "log", True
@@ -210,6 +211,11 @@ def _config_key(line: str) -> bool:
     return key[0] in "\"'" or key[0].islower() or not value or " " not in value
 
 
+def _units(line: str) -> float:
+    """The length of a line in words: Latin words and numbers, and two CJK characters per word."""
+    return len(re.findall(r"[A-Za-z0-9]+", line)) + len(_CJK.findall(line)) / 2
+
+
 def _pastable(line: str) -> bool:
     return not _CJK.search(line) and len(_WORD.findall(line)) <= 12 and _symbol_share(line) > 0.02
 
@@ -235,6 +241,8 @@ def parse(text: str) -> Structure:
             shape[i], strong[i] = "fence", True
             continue
         shape[i], strong[i] = _shape(s)
+        if shape[i] and not strong[i] and len(s.strip()) >= 24 and _symbol_share(s) > 0.1:
+            strong[i] = True  # a weak shape dense with symbols stands alone: `Error: … (https://…) on …`
     blank = [not s.strip() for _, _, s in raw]
     # Diff bodies and shell output: lines after a hunk header / prompt up to a blank line.
     for i in range(n):
@@ -269,6 +277,21 @@ def parse(text: str) -> Structure:
                 j -= 1
             if j >= 0 and not shape[j] and _COLON_END.search(raw[j][2]):
                 material[i] = True
+    # A Latin line right under strong material (no blank line), with some symbols, goes on with it
+    # (the message line under `ERROR in ./src/x.js 43:22`).
+    for i in range(1, n):
+        if (
+            not material[i]
+            and not blank[i]
+            and material[i - 1]
+            and strong[i - 1]
+            and shape[i - 1] != "fence"
+            and _pastable(raw[i][2])
+        ):
+            if _symbol_share(raw[i][2]) > 0.05:
+                material[i] = True
+                strong[i] = True
+                shape[i] = shape[i] or shape[i - 1]
     # Prose lines between two material lines of one run belong to the paste when they have no CJK and
     # few words each (the message line of a trace, wrapped log lines).
     i = 0
@@ -285,15 +308,16 @@ def parse(text: str) -> Structure:
                 shape[k] = shape[k] or shape[i - 1] or "output"
         i = max(j, i + 1)
     labels: list[Label] = ["pasted" if material[i] else "prose" for i in range(n)]
-    # Reports: the last prose line before a paste (blank lines allowed between) introduces or
-    # reports it ("seeing this since the bump, log below:", "vite build 报错了").
+    # Reports: the last prose line before a paste (blank lines allowed between) introduces or reports
+    # it when it ends in a colon ("log below:", "日志：") or is short ("vite build 报错了", "next one");
+    # a longer line is read like any prose ("帮我 review 下这个 hook 只说问题 以后 review 都这样").
     for i in range(n):
         if labels[i] != "prose" or blank[i]:
             continue
         j = i + 1
         while j < n and blank[j]:
             j += 1
-        if j < n and labels[j] == "pasted":
+        if j < n and labels[j] == "pasted" and (_COLON_END.search(raw[i][2]) or _units(raw[i][2]) <= REPORT_UNITS):
             labels[i] = "report"
     lines = tuple(
         Line(start=s, end=e, text=t, label=labels[i], shape=shape[i] if labels[i] == "pasted" else "")
