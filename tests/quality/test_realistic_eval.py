@@ -93,8 +93,18 @@ def session() -> Session:
     return load_realistic(SMALL).sessions[0]
 
 
-def _mem(mid: int, kind: str, *sources: tuple[int, str, str], status: str = "active") -> Stored:
-    return Stored(memory_id=mid, kind=kind, status=status, title=f"m{mid}", content="c", sources=list(sources))
+def _mem(
+    mid: int, kind: str, *sources: tuple[int, str, str], status: str = "active", subject: str = "", content: str = "c"
+) -> Stored:
+    return Stored(
+        memory_id=mid,
+        kind=kind,
+        status=status,
+        title=f"m{mid}",
+        content=content,
+        sources=list(sources),
+        subject=subject,
+    )
 
 
 def test_a_memory_is_right_when_kind_matches_and_sources_overlap(session: Session) -> None:
@@ -126,3 +136,12 @@ def test_memories_from_pasted_material_are_counted_by_why(session: Session) -> N
     score = score_session(session, "a", [pasted, report])
     assert score.from_not_memories == {"pasted": 1, "report": 1}
     assert score.right == 0 and score.stored_active == 1
+
+
+def test_two_active_memories_with_one_stored_subject_contradict(session: Session) -> None:
+    one = _mem(1, "project_decision", (2, "user", "we use unittest"), subject="test framework", content="unittest")
+    two = _mem(2, "user_preference", (1, "user", "pytest"), subject="test framework", content="pytest")
+    score = score_session(session, "a", [one, two])
+    assert score.store_subject_conflicts == 1 and score.contradictions >= 1
+    other = _mem(2, "user_preference", (1, "user", "pytest"), subject="answer language", content="pytest")
+    assert score_session(session, "a", [one, other]).store_subject_conflicts == 0

@@ -95,8 +95,8 @@ def _render(app: AppContext, payload: dict[str, Any]) -> None:
             f"{name}: {f['sessions']} sessions; precision {_fmt(f['precision'])} ({f['right']}/{f['stored_active']}), "
             f"recall {_fmt(f['recall'])} ({f['found']}/{f['gold_active']}); pasted {f['pasted']}, "
             f"from not-memories {sum(f['from_not_memories'].values())}, duplicates {f['duplicates']}; "
-            f"stale {f['stale']}, subject conflicts {f['subject_conflicts']}; query recall {_fmt(f['query_recall'])}, "
-            f"query false hits {f['query_false_hits']}",
+            f"stale {f['stale']}, subject conflicts {f['subject_conflicts']} + {f['store_subject_conflicts']} stored; "
+            f"query recall {_fmt(f['query_recall'])}, query false hits {f['query_false_hits']}",
         )
     t = payload["totals"]
     say(

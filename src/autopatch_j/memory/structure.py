@@ -287,11 +287,10 @@ def parse(text: str) -> Structure:
             and strong[i - 1]
             and shape[i - 1] != "fence"
             and _pastable(raw[i][2])
-        ):
-            if _symbol_share(raw[i][2]) > 0.05:
-                material[i] = True
-                strong[i] = True
-                shape[i] = shape[i] or shape[i - 1]
+        ) and _symbol_share(raw[i][2]) > 0.05:
+            material[i] = True
+            strong[i] = True
+            shape[i] = shape[i] or shape[i - 1]
     # Prose lines between two material lines of one run belong to the paste when they have no CJK and
     # few words each (the message line of a trace, wrapped log lines).
     i = 0

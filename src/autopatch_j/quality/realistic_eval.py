@@ -14,8 +14,10 @@ compared with the gold:
 - **stale**: a superseded or retired gold memory that a stored active memory still matches (and
   that stored memory matches no active gold) — an agent would be told something the user took back.
 - **subject conflicts**: two stored active memories matching different gold memories of the same
-  subject — the agent is told two different things about one subject. *Contradictions* = stale +
-  subject conflicts; the invariant is 0.
+  subject — the agent is told two different things about one subject; and **store subject
+  conflicts**: two active preferences/decisions whose stored `subject` is the same and whose
+  contents differ (the store itself knows they are about one thing). *Contradictions* = stale +
+  both; the invariant is 0.
 - **from not_memories**: stored memories (any state, every revision's sources) with a user source
   overlapping a `not_memories` quote, counted by its `why` (`pasted` must be 0).
 - **queries**: a targeted query is found when a top-5 hit is the stored memory matched to its
@@ -61,6 +63,7 @@ class Stored:
     title: str
     content: str
     sources: list[tuple[int, str, str]]
+    subject: str = ""
 
 
 @dataclass
@@ -75,6 +78,7 @@ class SessionScore:
     found: int = 0
     stale: int = 0
     subject_conflicts: int = 0
+    store_subject_conflicts: int = 0
     from_not_memories: Counter[str] = field(default_factory=Counter)
     query_tp: int = 0
     query_fn: int = 0
@@ -83,7 +87,7 @@ class SessionScore:
 
     @property
     def contradictions(self) -> int:
-        return self.stale + self.subject_conflicts
+        return self.stale + self.subject_conflicts + self.store_subject_conflicts
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -97,6 +101,7 @@ class SessionScore:
             "found": self.found,
             "stale": self.stale,
             "subject_conflicts": self.subject_conflicts,
+            "store_subject_conflicts": self.store_subject_conflicts,
             "from_not_memories": dict(sorted(self.from_not_memories.items())),
             "query_tp": self.query_tp,
             "query_fn": self.query_fn,
@@ -128,6 +133,7 @@ def figures(scores: Sequence[SessionScore]) -> dict[str, Any]:
         "from_not_memories": {w: why.get(w, 0) for w in WHY if why.get(w, 0)},
         "stale": sum(s.stale for s in scores),
         "subject_conflicts": sum(s.subject_conflicts for s in scores),
+        "store_subject_conflicts": sum(s.store_subject_conflicts for s in scores),
         "contradictions": sum(s.contradictions for s in scores),
         "query_recall": ratio(qtp, qtp + qfn),
         "query_false_hits": qfp,
@@ -217,7 +223,7 @@ def _run(session: Session, root: Path, extractor: Extractor) -> tuple[list[Store
 
     with manager.db.read("realistic eval: every memory") as conn:
         rows = conn.execute(
-            "SELECT memory_id, kind, status, title, content FROM memory_items i WHERE revision = "
+            "SELECT memory_id, kind, status, title, content, subject FROM memory_items i WHERE revision = "
             "(SELECT MAX(revision) FROM memory_items j WHERE j.memory_id = i.memory_id) ORDER BY memory_id"
         ).fetchall()
         every = {
@@ -238,7 +244,9 @@ def _run(session: Session, root: Path, extractor: Extractor) -> tuple[list[Store
         sources = every[row["memory_id"]]
         if row["status"] == "active":
             sources = mapped(manager.show_item(row["memory_id"]).sources) or sources
-        stored.append(Stored(row["memory_id"], row["kind"], row["status"], row["title"], row["content"], sources))
+        stored.append(
+            Stored(row["memory_id"], row["kind"], row["status"], row["title"], row["content"], sources, row["subject"])
+        )
     thread_id = manager.active_thread().id
     hits = {
         q.query: [hit.memory_id for hit in manager.search(thread_id=thread_id, query=q.query)] for q in session.queries
@@ -308,6 +316,14 @@ def score_session(
         if len(keys) > 1:
             score.subject_conflicts += len(keys) - 1
             score.notes.append(f"{len(keys)} active memories on subject {subject!r}")
+    stated: dict[str, set[str]] = {}  # the store's own subjects of active preferences and decisions
+    for memory in active:
+        if memory.subject and memory.kind != "discussion_context":
+            stated.setdefault(memory.subject, set()).add(memory.content)
+    for subject, contents in stated.items():
+        if len(contents) > 1:
+            score.store_subject_conflicts += len(contents) - 1
+            score.notes.append(f"{len(contents)} active memories with the stored subject {subject!r}")
     for memory in stored:
         users = [s for s in memory.sources if s[1] == "user"]
         whys = {
