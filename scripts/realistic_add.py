@@ -1,11 +1,13 @@
 """Add realistic-session batch files to `eval/realistic/` and rewrite its manifest.
 
-Usage: python scripts/realistic_add.py FILE [FILE ...]
+Usage: python scripts/realistic_add.py [--replace] FILE [FILE ...]
 
 Each file is validated by the project's loader (strict schema, exact quotes), copied to
 `eval/realistic/dev/<author>/<file name>` unchanged (byte for byte), and listed in
 `eval/realistic/manifest.json` with its sha256 and author. Re-adding a file with the same name and
-bytes is a no-op; different bytes under an existing name are refused (gold is never edited in place).
+bytes is a no-op; different bytes under an existing name are refused (we never edit gold in place)
+unless `--replace` is given: an author's own revision of a batch, taken whole — every figure on the
+part is then measured again.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent / "eval" / "realistic"
 
 
 def main(argv: list[str]) -> int:
+    replace = "--replace" in argv
+    argv = [a for a in argv if a != "--replace"]
     if not argv:
         print(__doc__.strip().splitlines()[2])
         return 2
@@ -37,6 +41,8 @@ def main(argv: list[str]) -> int:
             return 1
         rel = f"dev/{batch.author}/{path.name}"
         digest = sha256_of(path)
+        if rel in known and replace and known[rel]["sha256"] != digest:
+            entries.remove(known.pop(rel))
         if rel in known:
             if known[rel]["sha256"] != digest:
                 print(f"error: {rel} is already in the part with other bytes; gold is not edited in place")

@@ -63,7 +63,7 @@ _LEVEL = re.compile(
 )
 _LEVEL_LOWER = re.compile(r"\[(?:debug|info|notice|warn|warning|error|crit|alert|emerg)\]")
 _OUTPUT_TAG = re.compile(
-    r"^\s*(?:(?:error|warning|note|help)(?:\[[\w-]+\])?:|E\s{2,}|FAIL(?:ED)?\b|PASS(?:ED)?\b|ok\s+\S+\s+\d|"
+    r"^\s*(?:(?:error|warning|note|help)(?:\[[\w-]+\])?:|E\s{2,}|FAIL(?:ED)?\b|PASS(?:ED)?\b|ok\s+[\w./-]+\s+(?:\d+\.\d+s|\(cached\))|"
     r"[✓✔✗✘✖×⚠●▶►]\s|-->\s|\|\s*\^|\d+\s*\|\s|npm (?:ERR!|WARN)|make(?:\[\d+\])?: \*\*\*|={3,}|-{3,}|\*{3,}|#{2,}\s*\[)"
 )
 _SHELL = re.compile(r"^\s*(?:\$|%|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#]|\(\w[\w-]*\)\s*\$|➜ )\s")
@@ -275,7 +275,7 @@ def parse(text: str) -> Structure:
             j = i - 1
             while j >= 0 and blank[j]:
                 j -= 1
-            if j >= 0 and not shape[j] and _COLON_END.search(raw[j][2]):
+            if j >= 0 and not material[j] and _COLON_END.search(raw[j][2]):
                 material[i] = True
     # A Latin line right under strong material (no blank line), with some symbols, goes on with it
     # (the message line under `ERROR in ./src/x.js 43:22`).
