@@ -122,7 +122,7 @@ def _session_label(session: Session, turn: int, text: str, start: int, end: int)
             q_start = text.find(src.quote)
             overlap = max(0, min(end, q_start + len(src.quote)) - max(start, q_start))
             if overlap >= 0.5 * (end - start) or overlap >= 0.5 * len(src.quote):
-                return memory.kind  # type: ignore[return-value]
+                return memory.kind
     return "none"
 
 
