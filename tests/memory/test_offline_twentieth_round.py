@@ -26,10 +26,10 @@ def below(text: str) -> object:
         ("Every service exposes its metrics on /metrics; no custom ports.", [DECISION]),
         below("Database migrations are reviewed by two people before they run in production."),
         ("All timestamps in the API are UTC, formatted as ISO 8601.", [DECISION]),
-        below("Release tags follow semver and are cut from main only."),
+        ("Release tags follow semver and are cut from main only.", [DECISION]),
         below("仓库里的 shell 脚本全部加 set -euo pipefail。"),
         ("接口返回的错误码统一放在 errors 模块里维护。", [DECISION]),
-        below("前端的接口地址全部走环境变量配置，不写死在代码里。"),
+        ("前端的接口地址全部走环境变量配置，不写死在代码里。", [DECISION]),
         # a settled topic said as a label or as news
         ("Heads up: the billing service is moving to Postgres 16.", [DECISION]),
         ("定好了：线上只保留最近三个版本的镜像。", [DECISION]),

@@ -10,11 +10,25 @@ import pytest
 
 from autopatch_j.memory.lexicon import default_lexicon, load_lexicon_file
 from autopatch_j.memory.speech_model import LinearModel, default_speech_model, features
+from autopatch_j.memory.structure import parse
 from autopatch_j.quality.corpus import PART_FILES, load_part
-from autopatch_j.quality.speech_data import NEGATIVES, case_examples, file_digests, negative_examples, part_examples
+from autopatch_j.quality.realistic import find_checkout_part
+from autopatch_j.quality.speech_data import (
+    FIXES,
+    NEGATIVES,
+    case_examples,
+    file_digests,
+    fix_examples,
+    load_realistic_part,
+    negative_examples,
+    part_examples,
+    realistic_digest,
+    realistic_examples,
+)
 from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
+REALISTIC = find_checkout_part(ROOT)
 
 
 def _trainer() -> ModuleType:
@@ -38,14 +52,20 @@ def test_the_shipped_model_was_trained_on_the_dev_part_exactly() -> None:
     """Retiring a held-out part into dev changes the dev files: the model must be retrained, and the
     held-out test part is never among what it was trained on."""
     model = default_speech_model()
-    assert model.trained_on == file_digests((*PART_FILES["dev"], NEGATIVES))
+    assert REALISTIC is not None
+    assert model.trained_on == {
+        **file_digests((*PART_FILES["dev"], FIXES, NEGATIVES)),
+        **realistic_digest(REALISTIC),
+    }
     assert not set(model.trained_on) & set(PART_FILES["test"])
     assert 0.5 <= model.threshold < 1.0
 
 
 def test_retraining_on_the_dev_part_reproduces_the_shipped_weights() -> None:
     pytest.importorskip("sklearn")
-    examples = [e for exs in part_examples("dev").values() for e in exs] + negative_examples()
+    assert REALISTIC is not None
+    groups = {**part_examples("dev"), **realistic_examples(load_realistic_part(REALISTIC)), FIXES: fix_examples()}
+    examples = [e for exs in groups.values() for e in exs] + negative_examples()
     retrained = _trainer().fit_models(examples)
     shipped = default_speech_model()
     for name, fitted in (("statement", shipped.statement), ("kind", shipped.kind)):
@@ -63,6 +83,22 @@ def test_examples_label_sentences_by_the_gold_quotes() -> None:
     assert "user_preference" in {e.label for e in case_examples(pref)}
     temporary = next(c for c in dev.cases if c.category == "temporary_expression")
     assert {e.label for e in case_examples(temporary)} == {"none"}
+
+
+def test_realistic_sessions_are_learned_from_their_prose_only() -> None:
+    assert REALISTIC is not None
+    part = load_realistic_part(REALISTIC)
+    groups = realistic_examples(part)
+    assert set(groups) == {f"realistic/{a}" for a in part.author_names}
+    texts = {e.text for exs in groups.values() for e in exs}
+    pasted = [
+        nm.quote
+        for s in part.sessions
+        for nm in s.not_memories
+        if nm.why == "pasted" and nm.role == "user" and parse(s.turns[nm.turn].user).covers(nm.quote)
+    ]
+    assert len(pasted) > 20 and not any(q in text for q in pasted for text in texts)
+    assert {"user_preference", "project_decision", "none"} == {e.label for exs in groups.values() for e in exs}
 
 
 def test_only_the_default_lexicon_reads_with_the_model() -> None:

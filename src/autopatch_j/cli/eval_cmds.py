@@ -1,10 +1,12 @@
-"""`autopatch-j eval [--json] [--part P] [--corpus FILE] [--mode offline|canned|live] [--seed N] [--sample N]
+"""`autopatch-j eval [--json] [--part P] [--corpus FILE|DIR] [--mode offline|canned|live] [--seed N] [--sample N]
 [--partial FILE]` (M-81 … M-83).
 
 Runs the quality corpus through the real pipeline in scratch projects (never the current project's
 Memory) and prints per-category precision/recall and the five invariants of M-82, for each part
 separately (issue 11): `dev` (tuned on), `test` (held out, never tuned on) and `generated` (the
-paraphrase set). Exit code 1 when any invariant breaks in any part — CI runs the offline and canned
+paraphrase set). `--part realistic` (with `--corpus DIR` or from a checkout's `eval/realistic/`)
+runs the realistic multi-turn sessions and scores memories, not cases (`cli/eval_realistic.py`).
+Exit code 1 when any invariant breaks in any part — CI runs the offline and canned
 modes. The live mode calls the configured
 OpenAI-compatible model for extraction and consolidation, and only when `AUTOPATCH_LIVE_EVAL=1`
 (M-83); it never runs in default CI.
@@ -112,6 +114,18 @@ def run_eval(
     if sample is not None and sample < 1:
         say(app.err_console, f"error: --sample must be a positive number of cases, not {sample}.")
         return 2
+    if part.strip() == "realistic" or (corpus_file is not None and corpus_file.is_dir()):
+        from autopatch_j.cli.eval_realistic import run_realistic
+
+        return run_realistic(
+            app,
+            directory=corpus_file,
+            mode=mode,
+            as_json=as_json,
+            sample=sample,
+            seed=_seed(app, seed),
+            provider=_live_provider(app) if mode == "live" else None,
+        )
     if corpus_file is not None:
         named: list[str] = ["file"]
     else:
@@ -298,7 +312,11 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         as_json: Annotated[bool, typer.Option("--json", help="Print the whole report as stable JSON.")] = False,
         corpus: Annotated[
-            Path | None, typer.Option("--corpus", help="A corpus JSON file (default: the bundled corpus).")
+            Path | None,
+            typer.Option(
+                "--corpus",
+                help="A corpus JSON file (default: the bundled corpus), or a folder of realistic sessions.",
+            ),
         ] = None,
         mode: Annotated[
             str,
@@ -322,7 +340,8 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--part",
                 help="Corpus parts, each reported separately: dev, test, generated (comma-separated) or all "
-                "(default: dev,test — test when bundled). Ignored with --corpus.",
+                "(default: dev,test — test when bundled), or realistic (the checkout's eval/realistic/ "
+                "sessions, scored per memory). Ignored with --corpus FILE.",
             ),
         ] = DEFAULT_PARTS,
         sample: Annotated[

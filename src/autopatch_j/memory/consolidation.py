@@ -30,6 +30,7 @@ from autopatch_j.memory.errors import ConsolidationRejected
 from autopatch_j.memory.jobs import Claim, LeaseLost, fence_in_tx
 from autopatch_j.memory.records import Item, ItemStatus, JobStatus, MemoryKind
 from autopatch_j.memory.terms import drop_item_terms_in_tx, index_item_in_tx
+from autopatch_j.memory.text import fold
 
 MAX_TITLE_CHARS = 200
 MAX_CONTENT_CHARS = 2_000
@@ -45,9 +46,11 @@ _ACTIVE_COPY = (
 )
 _INSERT_ITEM = (
     "INSERT INTO memory_items (memory_id, revision, kind, thread_id, title, content, aliases, keywords, "
-    "non_factual, status, operation, job_id, created_at, updated_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?) RETURNING id"
+    "non_factual, status, operation, job_id, created_at, updated_at, subject) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?) RETURNING id"
 )
+_CANDIDATE_SUBJECTS = "SELECT subject FROM memory_candidates WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id"
+_ITEM_SUBJECT = "SELECT subject FROM memory_items WHERE id = ?"
 _SET_OWN_MEMORY_ID = "UPDATE memory_items SET memory_id = id WHERE id = ?"
 _RETIRE = "UPDATE memory_items SET status = ?, superseded_by = ?, updated_at = ? WHERE id = ? AND status = 'active'"
 _LINK = "INSERT INTO memory_item_candidates (item_id, candidate_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
@@ -189,6 +192,25 @@ def apply_consolidation_in_tx(
     return ConsolidationCommitted(operations=dict(counts), memory_ids=tuple(touched))
 
 
+def subject_key(raw: str) -> str:
+    """A candidate's subject as stored: folded, `_`/`-` and runs of space as one space, ≤ 200 chars
+    ("python_version" and "Python version" are one subject)."""
+    return " ".join(fold(raw).replace("_", " ").replace("-", " ").split())[:200]
+
+
+def _subject(conn: sqlite3.Connection, *, op: PlannedOp, target: Item | None) -> str:
+    """What the new revision or memory is about: its candidates' first subject; a revision or a
+    supersede without one keeps the subject of the memory it replaces (it is about the same thing)."""
+    for (raw,) in conn.execute(_CANDIDATE_SUBJECTS, (json.dumps(list(op.candidate_ids)),)):
+        key = subject_key(raw or "")
+        if key and key != "discussion":  # the offline extractor's placeholder for a comparison
+            return key
+    if target is not None:
+        row = conn.execute(_ITEM_SUBJECT, (target.id,)).fetchone()
+        return str(row[0]) if row else ""
+    return ""
+
+
 def _apply_item(
     conn: sqlite3.Connection, *, op: PlannedOp, target: Item | None, thread_id: int, job_id: int, now: float
 ) -> int:
@@ -200,6 +222,7 @@ def _apply_item(
         item_thread: int | None = target.thread_id if revising and target else thread_id
     else:
         item_thread = None
+    subject = _subject(conn, op=op, target=target)
     if target is not None:
         drop_item_terms_in_tx(conn, item_id=target.id)
     if revising and target is not None:  # before the insert: one active revision per memory id
@@ -220,6 +243,7 @@ def _apply_item(
             job_id,
             now,
             now,
+            subject,
         ),
     ).fetchone()[0]
     if memory_id == _UNCREATED_MEMORY_ID:
@@ -231,6 +255,12 @@ def _apply_item(
         conn.execute(_COPY_LINKS, (item_id, target.id))
     conn.executemany(_LINK, [(item_id, cid) for cid in op.candidate_ids])
     index_item_in_tx(
-        conn, item_id=item_id, title=op.title, aliases=op.aliases, keywords=op.keywords, content=op.content
+        conn,
+        item_id=item_id,
+        title=op.title,
+        aliases=op.aliases,
+        keywords=op.keywords,
+        content=op.content,
+        subject=subject,
     )
     return memory_id

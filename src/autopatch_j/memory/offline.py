@@ -48,6 +48,7 @@ from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.replacement import Replacement, names_in, stemmed
 from autopatch_j.memory.sentences import names_a_thing, split_sentences
+from autopatch_j.memory.structure import prose_request, quotes_raw
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
@@ -70,6 +71,8 @@ class RulesExtractor:
     # -- Stage 1 ---------------------------------------------------------------------------------
 
     def extract(self, request: ExtractionRequest) -> ExtractionOutput:
+        raw = request
+        request = prose_request(request)  # structure before words: pasted material is never read
         candidates: list[CandidateOut] = []
         # What a correction at the start of the batch corrects may be the turn just before it; that
         # turn was extracted by the previous batch, so it is read again only when a correction asks.
@@ -82,8 +85,9 @@ class RulesExtractor:
                 candidates.append(confirmed)
             else:
                 candidates.extend(self._statements(turn, lambda: [*prior_statements(), *candidates], previous))
+        candidates = [c for c in candidates if quotes_raw(c.sources, raw)]
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
-        return ExtractionOutput(compaction=self._compaction(request), candidates=candidates[-MAX_CANDIDATES:])
+        return ExtractionOutput(compaction=self._compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
 
     def _statements(
         self, turn: Turn, earlier: Callable[[], list[CandidateOut]], previous: Turn | None

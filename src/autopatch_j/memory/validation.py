@@ -29,6 +29,7 @@ from autopatch_j.memory.errors import ExtractionRejected
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
 from autopatch_j.memory.sentences import split_sentences
+from autopatch_j.memory.structure import parse
 
 MAX_COMPACTION_CHARS = 4_000
 MAX_CONTENT_CHARS = 2_000
@@ -155,6 +156,8 @@ def _semantic_reason(
 ) -> str | None:
     if any(_suppressed(src, request) for src in sources):  # every role: an assistant quote too (issue 9.5)
         return "its evidence belongs to a forgotten memory"
+    if any(_in_material(src, request) for src in sources):
+        return "it quotes pasted material, or the line introducing it, as what the user said"
     if raw.kind == MemoryKind.DISCUSSION_CONTEXT.value:
         return None
     batch = {turn.id: turn for turn in request.turns}
@@ -252,6 +255,15 @@ def _ratified_statement(
             and before.endswith(other.quote.strip())
         ]
     return any(lexicon.passes_gates(quote) and lexicon.anchored(raw.content, quote) for quote in stated)
+
+
+def _in_material(src: Source, request: ExtractionRequest) -> bool:
+    """A user quote touching pasted material (a log, a trace, a diff, code …) or the prose line that
+    introduces it, with no occurrence wholly in prose (`structure.parse`)."""
+    if src.role is not SourceRole.USER:
+        return False
+    turn = request.turn(src.turn_id)
+    return turn is not None and parse(turn.user_text).covers(src.quote)
 
 
 def _suppressed(src: Source, request: ExtractionRequest) -> bool:

@@ -6,6 +6,11 @@ holds at least half of the quote) as the user's own words, with its kind. A conf
 quote ("同意", "Yes — ship it like that.") is `none`: it states nothing on its own words, only with
 the proposal it answers, which the lexicon reads. Discussion context and every other sentence are
 `none`.
+
+The realistic dev part (`eval/realistic/`, multi-turn sessions by spec-only authors) adds one group
+per author: the sentences of each user turn's *prose* (`structure.parse`: pasted material and the
+lines introducing it are never read, so never learned from), labelled the same way by the gold
+memories that quote them.
 """
 
 from __future__ import annotations
@@ -13,13 +18,17 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from autopatch_j.memory.sentences import split_sentences
+from autopatch_j.memory.structure import parse
 from autopatch_j.quality.corpus import PART_FILES, Case, bundled_file, parse_corpus
+from autopatch_j.quality.realistic import MANIFEST, RealisticPart, Session, load_realistic
 
 Label = Literal["user_preference", "project_decision", "none"]
 NEGATIVES = "speech_negatives.json"
+FIXES = "speech_fixes.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +76,13 @@ def negative_examples() -> list[Example]:
     return [Example(text=s["text"], label="none") for s in data["sentences"]]
 
 
+def fix_examples() -> list[Example]:
+    """Labelled sentences added to fix a reading (`FIXES`): a miss or a false reading of the model is
+    fixed by an example and a retrain, never by a pattern."""
+    data = json.loads(bundled_file(FIXES).read_text(encoding="utf-8"))
+    return [Example(text=s["text"], label=s["label"]) for s in data["sentences"]]
+
+
 def part_examples(part: str) -> dict[str, list[Example]]:
     """The examples of each file of a bundled part, by file name."""
     examples: dict[str, list[Example]] = {}
@@ -79,3 +95,50 @@ def part_examples(part: str) -> dict[str, list[Example]]:
 def file_digests(names: tuple[str, ...]) -> dict[str, str]:
     """The sha256 of each bundled file: what a model trained on them records."""
     return {name: hashlib.sha256(bundled_file(name).read_bytes()).hexdigest() for name in names}
+
+
+def session_examples(session: Session) -> list[Example]:
+    """One example per prose sentence of each user turn of a realistic session."""
+    found: list[Example] = []
+    for index, turn in enumerate(session.turns):
+        text = turn.user
+        for sentence in split_sentences(parse(text).prose()):
+            start = text.find(sentence)
+            if start < 0:
+                continue
+            found.append(
+                Example(text=sentence, label=_session_label(session, index, text, start, start + len(sentence)))
+            )
+    return found
+
+
+def _session_label(session: Session, turn: int, text: str, start: int, end: int) -> Label:
+    for memory in session.memories:
+        if memory.kind == "discussion_context" or any(src.role == "assistant" for src in memory.sources):
+            continue
+        for src in memory.sources:
+            if src.turn != turn or src.role != "user":
+                continue
+            q_start = text.find(src.quote)
+            overlap = max(0, min(end, q_start + len(src.quote)) - max(start, q_start))
+            if overlap >= 0.5 * (end - start) or overlap >= 0.5 * len(src.quote):
+                return memory.kind
+    return "none"
+
+
+def realistic_examples(part: RealisticPart) -> dict[str, list[Example]]:
+    """The examples of the realistic part, one group per author (`realistic/<author>`)."""
+    groups: dict[str, list[Example]] = {}
+    for session in part.sessions:
+        groups.setdefault(f"realistic/{part.authors[session.id]}", []).extend(session_examples(session))
+    return groups
+
+
+def load_realistic_part(directory: Path) -> RealisticPart:
+    return load_realistic(directory)
+
+
+def realistic_digest(directory: Path) -> dict[str, str]:
+    """What a model trained on the realistic part records: the sha256 of its manifest (which pins
+    every file by its own sha256)."""
+    return {"realistic/" + MANIFEST: hashlib.sha256((directory / MANIFEST).read_bytes()).hexdigest()}

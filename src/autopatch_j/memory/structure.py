@@ -1,0 +1,353 @@
+"""Structure before words: a turn's text as prose and pasted material, recognised by shape.
+
+People paste into coding-agent chats: tracebacks and stack frames, compiler, linter and test-runner
+output, log lines, diffs, shell sessions, JSON/YAML/TOML, code. None of it is something the user
+*says*, so none of it may become a memory, and neither may a prose line that only introduces or
+reports a paste ("seeing this since the bump, log below:", "报错如下："). `parse(text)` splits a
+text into lines and labels each one:
+
+- `prose` — what the user writes;
+- `pasted` — material, with the shape that gave it away (`fence`, `indented`, `diff`, `frame`,
+  `location`, `log`, `shell`, `output`, `data`, `quote`, `code`);
+- `report` — the last prose line before a paste: it introduces or reports it ("log below:",
+  "vite build 报错了"), and is never read as a rule.
+
+Shapes only — fences, indentation, hunk headers, `file:line` locations, timestamps and log levels,
+prompts, key/value syntax, brackets, symbol density — never a list of messages. A line with a weak
+shape counts as material only next to other material (a blank line ends a run), so a rule written
+between two pastes stays prose. Every span is an exact slice of the RAW text, so quotes taken from
+the prose are still exact substrings of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from autopatch_j.llm.contracts import SourceOut
+    from autopatch_j.memory.batches import ExtractionRequest
+    from autopatch_j.memory.records import Turn
+
+Label = Literal["prose", "pasted", "report"]
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_INDENTED = re.compile(r"^(?: {4,}|\t)\S")
+_DIFF = re.compile(
+    r"^(?:@@ .* @@|diff --git |index [0-9a-f]{6,}\.\.[0-9a-f]{6,}|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null))"
+)
+_DIFF_BODY = re.compile(r"^[+-](?![+-]{2})\S?")
+_FRAME = re.compile(
+    r"^\s*(?:File \".+\", line \d+|at [\w$.<>/\\:@ -]+\(.*\)|at [\w$./\\<>-]+:\d+|#\d+ \S|\d+: 0x[0-9a-f]+"
+    r"|goroutine \d+ \[|\.\.\. \d+ more|Caused by: |Traceback \(|\^+\s*$|~*\^~*\s*$)"
+)
+_LOCATION = re.compile(r"(?:^|\s|\()[\w./\\@~-]+\.[A-Za-z]{1,8}:\d+(?::\d+)?\)?")
+_EXCEPTION = re.compile(
+    r"^\s*(?:[\w$]+\.)+[\w$]+(?::|$)|^\s*[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+(?:\[\w+\])?:\s|^\s*(?:[A-Z]\w* )?[A-Z]\w*:\s"
+)
+_DOTTED_EXCEPTION = re.compile(r"^\s*(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*:\s")
+_BRACKET_TAG = re.compile(r"^\s*\[[\w .:/@-]{2,40}\]\s*\S")
+_PATH_START = re.compile(r"^\s*(?:\.{0,2}/)?[\w@.-]+(?:/[\w@.-]+)+\S*(?:\s|$)")
+_COLON_END = re.compile(r"[:：]\s*$")
+_NUMBERED_OUTPUT = re.compile(r"^\s*\d+(?:[.:]\d+)?\s{2,}\S")
+_TIMESTAMP = re.compile(
+    r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]?\d{0,2}:?\d{0,2}|\d{2}:\d{2}:\d{2}|\d{1,2}/\w{3}/\d{4}"
+    r"|\w{3} \w{3} +\d+ \d{2}:\d{2}|\w{3} \d{1,2} \d{2}:\d{2}:\d{2})"
+)
+_LEVEL = re.compile(
+    r"(?:^|[\s\[(|])(?:DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|ERR|FATAL|CRITICAL|TRACE|PANIC)(?:[\s\]):|]|$)"
+)
+_LEVEL_LOWER = re.compile(r"\[(?:debug|info|notice|warn|warning|error|crit|alert|emerg)\]")
+_OUTPUT_TAG = re.compile(
+    r"^\s*(?:(?:error|warning|note|help)(?:\[[\w-]+\])?:|E\s{2,}|FAIL(?:ED)?\b|PASS(?:ED)?\b|ok\s+[\w./-]+\s+(?:\d+\.\d+s|\(cached\))|"
+    r"[✓✔✗✘✖×⚠●▶►]\s|-->\s|\|\s*\^|\d+\s*\|\s|npm (?:ERR!|WARN)|make(?:\[\d+\])?: \*\*\*|={3,}|-{3,}|\*{3,}|#{2,}\s*\[)"
+)
+_SHELL = re.compile(r"^\s*(?:\$|%|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#]|\(\w[\w-]*\)\s*\$|➜ )\s")
+_QUOTE = re.compile(r"^\s*>(?:\s|$)")
+_DATA_OPEN = re.compile(r"^\s*(?:[\[{]\s*$|[\[{]\s*[\"'\w]|[}\]],?\s*$|<\??[\w:-]+[\s>/])")
+_KEY_VALUE = re.compile(r"""^\s*(?:-\s+)?["']?[\w.-]+["']?\s*(?::\s*(?:\S.*)?|=\s*\S.*)$""")
+_TOML_TABLE = re.compile(r"^\s*\[\[?[\w.\"-]+\]\]?\s*$")
+_CODE_END = re.compile(r"(?:[;{}(\[]|\)\s*\{?|=>|->|:=)\s*$")
+_CODE_START = re.compile(r"^\s*(?:[@#]\w+|//|/\*|\*/|<!--|--\s|[\w.]+\(.*\)\s*;?\s*$)")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+#: A prose line of at most this many words right before a paste only introduces or reports it.
+REPORT_UNITS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of the text: `start`/`end` offsets in the RAW text (newline excluded)."""
+
+    start: int
+    end: int
+    text: str
+    label: Label
+    shape: str  # "" for prose and reports; the shape that made it material otherwise
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    text: str
+    lines: tuple[Line, ...]
+
+    def material(self) -> list[tuple[int, int]]:
+        """The spans of pasted material and of report lines (nothing in them is a statement)."""
+        return [(ln.start, ln.end) for ln in self.lines if ln.label != "prose" and ln.end > ln.start]
+
+    def pasted(self) -> list[Line]:
+        return [ln for ln in self.lines if ln.label == "pasted"]
+
+    def reports(self) -> list[Line]:
+        return [ln for ln in self.lines if ln.label == "report"]
+
+    def prose(self, *, keep_reports: bool = False) -> str:
+        """The prose lines, each run of them an exact slice of the text, runs joined by a blank line
+        (so no sentence is ever read across a paste); report lines too with `keep_reports` (an
+        assistant's "Add this to the config:" before its code is the proposal, not a report)."""
+        if not self.has_material:
+            return self.text
+        keep = ("prose", "report") if keep_reports else ("prose",)
+        runs: list[str] = []
+        run_start: int | None = None
+        run_end = 0
+        for ln in self.lines:
+            if ln.label in keep and ln.text.strip():
+                if run_start is None:
+                    run_start = ln.start
+                run_end = ln.end
+            else:
+                if run_start is not None:
+                    runs.append(self.text[run_start:run_end])
+                run_start = None
+        if run_start is not None:
+            runs.append(self.text[run_start:run_end])
+        return "\n\n".join(runs)
+
+    def covers(self, quote: str) -> bool:
+        """True when an occurrence of `quote` in the text touches pasted material or a report line,
+        and no occurrence lies wholly in prose."""
+        spans = self.material()
+        if not spans or not quote.strip():
+            return False
+        at = self.text.find(quote)
+        touched = False
+        while at >= 0:
+            end = at + len(quote)
+            if any(s < end and at < e for s, e in spans):
+                touched = True
+            else:
+                return False
+            at = self.text.find(quote, at + 1)
+        return touched
+
+    @property
+    def has_material(self) -> bool:
+        return any(ln.label != "prose" for ln in self.lines)
+
+
+def _symbol_share(s: str) -> float:
+    body = s.strip()
+    if not body:
+        return 0.0
+    symbols = sum(1 for ch in body if not ch.isalnum() and not ch.isspace() and not _CJK.match(ch))
+    return symbols / len(body)
+
+
+def _shape(text: str) -> tuple[str, bool]:
+    """The shape of one line outside a fence and whether it is strong on its own ("" when prose)."""
+    if not text.strip():
+        return "", False
+    if _INDENTED.match(text) and not re.match(r"^\s*(?:[-*•]|\d+[.)])\s", text):
+        return "indented", True
+    if _DIFF.match(text):
+        return "diff", True
+    if _FRAME.match(text):
+        return "frame", True
+    if _SHELL.match(text):
+        return "shell", True
+    if _QUOTE.match(text):
+        return "quote", False  # "> the proposal — yes, that one" is an assent; only next to material is it pasted
+    cjk = bool(_CJK.search(text))
+    if _TIMESTAMP.match(text) and (_LEVEL.search(text) or _LEVEL_LOWER.search(text) or _symbol_share(text) > 0.08):
+        return "log", True
+    if (_LEVEL.search(text[:40]) or _LEVEL_LOWER.search(text)) and not cjk and _symbol_share(text) > 0.05:
+        return "log", False
+    if _OUTPUT_TAG.match(text):
+        return "output", not cjk
+    if _LOCATION.search(text) and (_symbol_share(text) > 0.1 or text.lstrip().startswith(("/", "./", "src", "at "))):
+        return "location", not cjk
+    if _DOTTED_EXCEPTION.match(text):
+        return "frame", True
+    if (_BRACKET_TAG.match(text) or _PATH_START.match(text)) and not cjk:
+        return "log", False
+    if _EXCEPTION.match(text) and not cjk:
+        return "frame", False
+    if _NUMBERED_OUTPUT.match(text) and not cjk:
+        return "output", False
+    if _TOML_TABLE.match(text) or _DATA_OPEN.match(text):
+        return "data", False
+    if _KEY_VALUE.match(text) and not cjk and _config_key(text):
+        return "data", False
+    if not cjk and (_CODE_END.search(text) or _CODE_START.match(text)) and _symbol_share(text) > 0.08:
+        return "code", False
+    if not cjk and len(text.strip()) >= 12 and _symbol_share(text) > 0.3:
+        return "code", False
+    return "", False
+
+
+def _config_key(line: str) -> bool:
+    """`key: value` / `key = value` the way configs write it: a lowercase or quoted key, or a value
+    that is one token ("- Cause: stale cache" is a bullet of prose, "image: postgres:15" is YAML)."""
+    key, _, value = line.strip().removeprefix("- ").partition("=" if "=" in line.split(":")[0] else ":")
+    key, value = key.strip(), value.strip()
+    if not key or " " in key:
+        return False
+    return key[0] in "\"'" or key[0].islower() or not value or " " not in value
+
+
+def _units(line: str) -> float:
+    """The length of a line in words: Latin words and numbers, and two CJK characters per word."""
+    return len(re.findall(r"[A-Za-z0-9]+", line)) + len(_CJK.findall(line)) / 2
+
+
+def _pastable(line: str) -> bool:
+    return not _CJK.search(line) and len(_WORD.findall(line)) <= 12 and _symbol_share(line) > 0.02
+
+
+@functools.lru_cache(maxsize=512)
+def parse(text: str) -> Structure:
+    """Label every line of `text` (see the module docstring)."""
+    raw: list[tuple[int, int, str]] = []
+    at = 0
+    for piece in text.split("\n"):
+        raw.append((at, at + len(piece), piece))
+        at += len(piece) + 1
+    n = len(raw)
+    shape = [""] * n
+    strong = [False] * n
+    fenced = False
+    for i, (_, _, s) in enumerate(raw):
+        if _FENCE.match(s):
+            shape[i], strong[i] = "fence", True
+            fenced = not fenced
+            continue
+        if fenced:
+            shape[i], strong[i] = "fence", True
+            continue
+        shape[i], strong[i] = _shape(s)
+        if shape[i] and not strong[i] and len(s.strip()) >= 24 and _symbol_share(s) > 0.1:
+            strong[i] = True  # a weak shape dense with symbols stands alone: `Error: … (https://…) on …`
+    blank = [not s.strip() for _, _, s in raw]
+    # Diff bodies and shell output: lines after a hunk header / prompt up to a blank line.
+    for i in range(n):
+        if shape[i] in ("diff", "shell") and strong[i]:
+            j = i + 1
+            while j < n and not blank[j] and shape[j] != "fence":
+                if shape[i] == "diff" and not (_DIFF_BODY.match(raw[j][2]) or raw[j][2].startswith(" ") or shape[j]):
+                    break
+                if shape[i] == "shell" and _CJK.search(raw[j][2]) and not shape[j]:
+                    break
+                if not shape[j]:
+                    shape[j] = shape[i]
+                strong[j] = True
+                j += 1
+    # A weak shape is material inside a run (no blank line) holding strong material or another weak line.
+    material = [bool(shape[i]) and strong[i] for i in range(n)]
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            if material[i] or not shape[i]:
+                continue
+            near = [j for j in (i - 1, i + 1) if 0 <= j < n and not blank[j]]
+            if any(material[j] or (shape[j] and j != i) for j in near):
+                material[i] = True
+                changed = True
+    # A weak shape right after a line ending in a colon (blank lines between) is the paste it announces.
+    for i in range(n):
+        if shape[i] and not material[i]:
+            j = i - 1
+            while j >= 0 and blank[j]:
+                j -= 1
+            if j >= 0 and not material[j] and _COLON_END.search(raw[j][2]):
+                material[i] = True
+    # A Latin line right under strong material (no blank line), with some symbols, goes on with it
+    # (the message line under `ERROR in ./src/x.js 43:22`).
+    for i in range(1, n):
+        if (
+            not material[i]
+            and not blank[i]
+            and material[i - 1]
+            and strong[i - 1]
+            and shape[i - 1] != "fence"
+            and _pastable(raw[i][2])
+        ) and _symbol_share(raw[i][2]) > 0.05:
+            material[i] = True
+            strong[i] = True
+            shape[i] = shape[i] or shape[i - 1]
+    # Prose lines between two material lines of one run belong to the paste when they have no CJK and
+    # few words each (the message line of a trace, wrapped log lines).
+    i = 0
+    while i < n:
+        if material[i] or blank[i] or i == 0 or not material[i - 1]:
+            i += 1
+            continue
+        j = i
+        while j < n and not material[j] and not blank[j] and _pastable(raw[j][2]):
+            j += 1
+        if j < n and material[j] and j > i:
+            for k in range(i, j):
+                material[k] = True
+                shape[k] = shape[k] or shape[i - 1] or "output"
+        i = max(j, i + 1)
+    labels: list[Label] = ["pasted" if material[i] else "prose" for i in range(n)]
+    # Reports: the last prose line before a paste (blank lines allowed between) introduces or reports
+    # it when it ends in a colon ("log below:", "日志：") or is short ("vite build 报错了", "next one");
+    # a longer line is read like any prose ("帮我 review 下这个 hook 只说问题 以后 review 都这样").
+    for i in range(n):
+        if labels[i] != "prose" or blank[i]:
+            continue
+        j = i + 1
+        while j < n and blank[j]:
+            j += 1
+        if j < n and labels[j] == "pasted" and (_COLON_END.search(raw[i][2]) or _units(raw[i][2]) <= REPORT_UNITS):
+            labels[i] = "report"
+    lines = tuple(
+        Line(start=s, end=e, text=t, label=labels[i], shape=shape[i] if labels[i] == "pasted" else "")
+        for i, (s, e, t) in enumerate(raw)
+    )
+    return Structure(text=text, lines=lines)
+
+
+def prose_request(request: ExtractionRequest) -> ExtractionRequest:
+    """The request with every turn's texts cut down to their prose (`structure.parse`): pasted
+    material and the user's lines introducing it are gone, the rest keeps its exact characters."""
+
+    def cut(turn: Turn) -> Turn:
+        user = parse(turn.user_text).prose()
+        assistant = parse(turn.assistant_text).prose(keep_reports=True) if turn.assistant_text else turn.assistant_text
+        if user == turn.user_text and assistant == turn.assistant_text:
+            return turn
+        return dataclasses.replace(turn, user_text=user, assistant_text=assistant)
+
+    return dataclasses.replace(
+        request,
+        turns=tuple(cut(t) for t in request.turns),
+        prior_turn=cut(request.prior_turn) if request.prior_turn else None,
+    )
+
+
+def quotes_raw(sources: Sequence[SourceOut], request: ExtractionRequest) -> bool:
+    """Every quote is an exact substring of its RAW turn text (never read across a paste)."""
+    for src in sources:
+        turn = request.turn(src.turn_id)
+        text = (turn.user_text if src.role == "user" else turn.assistant_text or "") if turn else ""
+        if src.quote not in text:
+            return False
+    return True

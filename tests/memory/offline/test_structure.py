@@ -1,0 +1,121 @@
+"""Structure before words: prose and pasted material by shape, and what the extractors make of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autopatch_j.llm.contracts import CandidateOut, ExtractionOutput, SourceOut
+from autopatch_j.memory.lexicon import default_lexicon
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.sentences import split_sentences
+from autopatch_j.memory.structure import parse
+from autopatch_j.memory.validation import validate_extraction
+from tests.memory.offline.conftest import cases, run_session
+from tests.memory.test_validation import request, turn
+
+PARSE = cases("structure")
+SESSIONS = cases("structure_sessions")
+
+
+def _label_of(text: str, quote: str) -> set[str]:
+    structure = parse(text)
+    at = text.index(quote)
+    return {ln.label for ln in structure.lines if ln.start < at + len(quote) and at < ln.end}
+
+
+@pytest.mark.parametrize("case", PARSE, ids=[c["name"] for c in PARSE])
+def test_lines_are_labelled_by_shape(case: dict[str, Any]) -> None:
+    text = case["text"]
+    for quote in case["pasted"]:
+        assert _label_of(text, quote) == {"pasted"}, quote
+    for quote in case["report"]:
+        assert _label_of(text, quote) == {"report"}, quote
+    for quote in case["prose"]:
+        assert _label_of(text, quote) == {"prose"}, quote
+
+
+@pytest.mark.parametrize("case", SESSIONS, ids=[c["name"] for c in SESSIONS])
+def test_pasted_material_never_yields_a_memory(manager: MemoryManager, case: dict[str, Any]) -> None:
+    stored = run_session(manager, case["turns"])
+    assert sorted(m["kind"] for m in stored) == sorted(case["kinds"]), stored
+    for memory in stored:
+        for needle in case["never_quoted"]:
+            assert all(needle not in quote for quote in memory["quotes"]), (needle, memory)
+
+
+def test_a_model_candidate_quoting_pasted_material_is_refused() -> None:
+    text = "tests fail:\n```\nFAILED tests/test_api.py::test_login - AssertionError\n```\nfrom now on use pytest-xdist"
+    req = request(turn(1, text))
+    pasted = CandidateOut(
+        kind="project_decision",
+        content="tests/test_api.py::test_login fails",
+        subject="tests",
+        sources=[SourceOut(turn_id=1, role="user", quote="FAILED tests/test_api.py::test_login - AssertionError")],
+    )
+    report = CandidateOut(
+        kind="project_decision",
+        content="tests fail",
+        subject="tests",
+        sources=[SourceOut(turn_id=1, role="user", quote="tests fail:")],
+    )
+    rule = CandidateOut(
+        kind="project_decision",
+        content="Use pytest-xdist from now on",
+        subject="pytest-xdist",
+        sources=[SourceOut(turn_id=1, role="user", quote="from now on use pytest-xdist")],
+    )
+    result = validate_extraction(
+        ExtractionOutput(compaction="", candidates=[pasted, report, rule]), req, default_lexicon()
+    )
+    assert [c.content for c in result.candidates] == ["Use pytest-xdist from now on"]
+    assert all("pasted material" in f.reason for f in result.filtered) and len(result.filtered) == 2
+
+
+# -- properties ---------------------------------------------------------------------------------------
+
+_word = st.text(st.sampled_from(list("abcdefghijklmnopqrstuvwxyz以后都用中文回答我们项目")), min_size=1, max_size=9)
+_prose_line = st.builds(
+    lambda words, commas, end: ", ".join(" ".join(words[i::commas]) for i in range(commas)) + end,
+    st.lists(_word, min_size=1, max_size=10),
+    st.integers(1, 2),
+    st.sampled_from(["", ".", "。", "!", "?", "，好吗"]),
+).filter(lambda s: s.strip(", ") != "")
+_any_line = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r`"), max_size=80)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(_prose_line, _any_line), max_size=12))
+def test_lines_are_exact_slices_and_prose_sentences_are_raw_substrings(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    structure = parse(text)
+    assert [ln.text for ln in structure.lines] == text.split("\n")
+    for ln in structure.lines:
+        assert text[ln.start : ln.end] == ln.text
+    for sentence in split_sentences(structure.prose()):
+        assert sentence in text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_prose_line, min_size=1, max_size=4), st.lists(_any_line, min_size=1, max_size=8))
+def test_whatever_is_inside_a_fence_is_pasted(before: list[str], code: list[str]) -> None:
+    text = "\n".join([*before[:-1], before[-1] + ":", "```", *code, "```"])
+    structure = parse(text)
+    fenced = structure.lines[len(before) :]
+    assert all(ln.label == "pasted" for ln in fenced)
+    assert structure.lines[len(before) - 1].label != "prose"  # it introduces the paste, or is part of it
+    for ln in fenced:
+        if ln.text.strip():
+            assert structure.covers(ln.text) or ln.text in text[: structure.lines[len(before)].start]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_prose_line, min_size=1, max_size=6))
+def test_plain_prose_is_left_alone(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    structure = parse(text)
+    assert not structure.has_material
+    assert structure.prose() == text
