@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from autopatch_j.app.errors import EXIT_CONFIG
 from autopatch_j.cli.cloud import CLOUD_EXTRA_MODULES
-from autopatch_j.cli.errors import EXIT_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]

@@ -33,7 +33,7 @@ def require_cloud_extra() -> None:
     """Refuse every cloud command, in one sentence, when the `cloud` extra is not installed."""
     import importlib.util
 
-    from autopatch_j.cli.errors import MissingExtra
+    from autopatch_j.app.errors import MissingExtra
 
     missing = [name for name in CLOUD_EXTRA_MODULES if importlib.util.find_spec(name) is None]
     if missing:
