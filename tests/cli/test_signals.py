@@ -23,15 +23,31 @@ import pytest
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
 
 
-@pytest.fixture
-def silent_llm() -> Iterator[str]:
+class SilentLLM(str):
     """A base URL whose server accepts connections (kernel backlog) and never replies."""
+
+    server: socket.socket
+    held: list[socket.socket]
+
+    def wait_for_a_request(self, timeout: float = 30) -> None:
+        """Return once a client has connected: its LLM request is in flight (and stays unanswered)."""
+        self.server.settimeout(timeout)
+        connection, _ = self.server.accept()
+        self.held.append(connection)
+
+
+@pytest.fixture
+def silent_llm() -> Iterator[SilentLLM]:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(16)
+    url = SilentLLM(f"http://127.0.0.1:{server.getsockname()[1]}/v1")
+    url.server, url.held = server, []
     try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+        yield url
     finally:
+        for connection in url.held:
+            connection.close()
         server.close()
 
 
@@ -77,7 +93,7 @@ def _wait_for_a_lease(project: Path, process: subprocess.Popen[str]) -> None:
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_during_drain_releases_the_leases_and_says_what_waits(
-    tmp_path: Path, silent_llm: str, signum: int, code: int
+    tmp_path: Path, silent_llm: SilentLLM, signum: int, code: int
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -133,13 +149,13 @@ def _wait_for_an_open_turn(project: Path, process: subprocess.Popen[str]) -> Non
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_during_ask_exits_with_the_signal_code_and_no_traceback(
-    tmp_path: Path, silent_llm: str, signum: int, code: int
+    tmp_path: Path, silent_llm: SilentLLM, signum: int, code: int
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
     ask = _cli(project, "ask", "--intent", "general_chat", "hello", env=_env(silent_llm))
     _wait_for_an_open_turn(project, ask)
-    time.sleep(0.2)
+    silent_llm.wait_for_a_request()  # the answer is being awaited
     ask.send_signal(signum)
     out, err = ask.communicate(timeout=30)
     assert ask.returncode == code, (out, err)
