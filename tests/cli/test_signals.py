@@ -14,6 +14,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,13 +178,27 @@ def test_sigterm_stops_the_repl_at_once_without_the_exit_drain(tmp_path: Path) -
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
-    while not (project / ".autopatch-j" / "memory.db").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)  # the session is at its prompt
+    assert repl.stdout is not None and repl.stderr is not None
+    shown: list[str] = []
+    at_prompt = threading.Event()
+
+    def read_stdout() -> None:
+        for chunk in iter(lambda: os.read(repl.stdout.fileno(), 4096), b""):  # type: ignore[union-attr]
+            shown.append(chunk.decode("utf-8", errors="replace"))
+            if "autopatch-j ›" in "".join(shown):  # prompt_toolkit has drawn the prompt
+                at_prompt.set()
+
+    reader = threading.Thread(target=read_stdout, daemon=True)
+    reader.start()
+    assert at_prompt.wait(30), "".join(shown)
     started = time.monotonic()
     repl.send_signal(signal.SIGTERM)
-    out, err = repl.communicate(timeout=30)
+    repl.wait(timeout=30)
+    reader.join(10)
+    out, err = "".join(shown), repl.stderr.read()
+    for pipe in (repl.stdin, repl.stdout, repl.stderr):
+        if pipe is not None:
+            pipe.close()
     assert repl.returncode == 143, (out, err)
     assert "Terminated; pending Memory jobs wait for the next session." in out
     assert "Traceback" not in err
