@@ -4,7 +4,7 @@
 # conversation; the pipeline distils memories; we list them and show each with its provenance.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh cloud  # everything: the base CLI and the cloud control plane
 APJ="$PWD/.venv/bin/autopatch-j"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/autopatch-j-demo.XXXXXX")
 unset AUTOPATCH_LLM_API_KEY AUTOPATCH_LLM_BASE_URL AUTOPATCH_LLM_MODEL

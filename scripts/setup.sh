@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv (if missing) and install autopatch-j into it. Extra arguments select pip extras,
-# e.g. `scripts/setup.sh test`. Idempotent and quiet; safe to run on every invocation.
+# e.g. `scripts/setup.sh cloud` or `scripts/setup.sh test` (which includes cloud). Idempotent and quiet;
+# safe to run on every invocation. With no argument: the base package (CLI, Memory, import, MCP).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}

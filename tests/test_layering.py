@@ -1,4 +1,4 @@
-"""Layering (issue 16): every package imports only what docs/architecture.md allows.
+"""Layering: every package imports only what docs/architecture.md allows.
 
 The rules are read from the tables in docs/architecture.md (written down once); every module's
 imports are read with `ast`: `import`, `from … import` (relative ones resolved), imports inside
@@ -172,6 +172,8 @@ FORBIDDEN = {  # issue 16, checked against the table so one edited cell cannot u
     "llm": {"memory"},
     "agent": {"cli"},
     "cloud": {"cli", "agent"},
+    "app": {"cli", "mcp_server"},  # the service layer under the faces
+    "mcp_server": {"cli"},  # one face never leans on another
     "state_dir": set(RULES.allowed),
     "configuration": set(RULES.allowed),
 }
@@ -230,6 +232,19 @@ def test_the_checker_names_each_offending_module_and_import() -> None:
     }
 
 
+def test_the_table_has_no_cycle() -> None:
+    def reaches(start: str, goal: str, seen: frozenset[str] = frozenset()) -> bool:
+        return any(n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in RULES.allowed[start])
+
+    assert [unit for unit in RULES.allowed if reaches(unit, unit)] == []
+
+
+def test_the_mcp_server_would_be_caught_importing_the_cli() -> None:
+    source = "from autopatch_j.cli.memory_cmds import item_payload\nfrom autopatch_j.app.payloads import item_payload\n"
+    found = check_source(source, Path("autopatch_j/mcp_server/x.py"), RULES, source_units())
+    assert [v.imported for v in found] == ["autopatch_j.cli.memory_cmds"]
+
+
 def test_the_checker_passes_a_module_that_keeps_to_its_row() -> None:
     source = "from autopatch_j.llm.provider import Purpose\nfrom . import records\nimport sqlite3\n"
     assert check_source(source, Path("autopatch_j/memory/fine.py"), RULES, source_units()) == []
@@ -244,3 +259,17 @@ def test_the_rules_are_read_from_the_document() -> None:
     assert rules.sdk_owners == {"openai": frozenset({"b"})}
     bad = check_source("from autopatch_j.b import x\n", Path("autopatch_j/a/m.py"), rules, frozenset({"a", "b"}))
     assert [str(v) for v in bad] == ["autopatch_j/a/m.py:1 imports autopatch_j.b (a may import nothing of ours)"]
+
+
+def test_the_mcp_server_runs_without_loading_the_cli() -> None:
+    """The MCP face at run time: building its server loads the service layer, never a `cli` module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, autopatch_j.mcp_server.server, autopatch_j.mcp_server.service\n"
+        "print(sorted(m for m in sys.modules if m.startswith('autopatch_j.')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "autopatch_j.app.context" in loaded
+    assert "autopatch_j.cli" not in loaded

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.cli import ask_cmds
-from autopatch_j.cli.context import AppContext
+from autopatch_j.app import providers
+from autopatch_j.app.context import AppContext
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.provider import LLMProvider, Purpose
 from tests.cli.conftest import CliRunner
@@ -33,7 +33,7 @@ def canned(monkeypatch: pytest.MonkeyPatch) -> Iterator[CannedProvider]:
     def factory(_app: AppContext) -> LLMProvider:
         return provider
 
-    monkeypatch.setattr(ask_cmds, "provider_factory", factory)
+    monkeypatch.setattr(providers, "provider_factory", factory)
     yield provider
 
 

@@ -53,7 +53,7 @@ OTHER_COMMANDS = (
     "autopatch_j.memory.pipeline",
     "autopatch_j.memory.clear",
     "autopatch_j.memory.export",
-    # rich: styled plain lines go through click (cli/render.py DeferredConsole); rich is for tables and live output
+    # rich: styled plain lines go through click (app/render.py DeferredConsole); rich is for tables and live output
     "rich",
 )
 

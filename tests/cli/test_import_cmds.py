@@ -106,7 +106,7 @@ def test_progress_bar_only_on_a_terminal(agents: AgentHome, project: Path) -> No
 
     from rich.console import Console
 
-    from autopatch_j.cli.context import AppContext
+    from autopatch_j.app.context import AppContext
     from autopatch_j.cli.import_cmds import run_import
 
     out, err = io.StringIO(), io.StringIO()

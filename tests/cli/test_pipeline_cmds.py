@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.cli import ask_cmds
+from autopatch_j.app import providers
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.provider import Purpose
 from autopatch_j.memory.manager import MemoryManager
@@ -66,7 +66,7 @@ def test_drain_with_a_failing_llm_reports_errors_and_exits_nonzero(
     cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     canned = CannedProvider(default=lambda request: "Sure! Here are the memories: [bold]none[/]")
-    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: canned)
+    monkeypatch.setattr(providers, "provider_factory", lambda app: canned)
     cli("memory", "ingest", str(EXAMPLE))
     result = cli("memory", "drain", "--json", env=LLM_ENV)
     assert result.code == 1
@@ -81,7 +81,7 @@ def test_drain_with_a_failing_llm_reports_errors_and_exits_nonzero(
 
 def test_debug_mode_shows_the_raw_error(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
     canned = CannedProvider(default=lambda request: "Sure! [bold]none[/]")
-    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: canned)
+    monkeypatch.setattr(providers, "provider_factory", lambda app: canned)
     cli("memory", "ingest", str(EXAMPLE))
     result = cli("memory", "drain", "--json", env={**LLM_ENV, "AUTOPATCH_DEBUG": "true"})
     raw = result.json()["errors"][0]
@@ -90,7 +90,7 @@ def test_debug_mode_shows_the_raw_error(cli: CliRunner, monkeypatch: pytest.Monk
 
 
 def test_rules_forced_even_with_an_llm(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: CannedProvider())
+    monkeypatch.setattr(providers, "provider_factory", lambda app: CannedProvider())
     cli("memory", "ingest", str(EXAMPLE))
     result = cli("memory", "drain", "--json", env={**LLM_ENV, "AUTOPATCH_MEMORY_EXTRACTOR": "rules"})
     assert result.code == 0 and result.json()["extractor"] == "rules"
@@ -195,7 +195,7 @@ def test_a_provider_that_rejects_every_batch_as_too_large_ends_in_failed_not_a_l
     def too_large(request: object) -> str:
         raise LLMProviderError("prompt is too long for the context", status=400, code="context_length_exceeded")
 
-    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: CannedProvider(default=too_large))
+    monkeypatch.setattr(providers, "provider_factory", lambda app: CannedProvider(default=too_large))
     cli("memory", "ingest", str(EXAMPLE))
     result = cli("memory", "drain", "--json", env=LLM_ENV)
     assert result.code == 1
@@ -214,7 +214,7 @@ def test_a_provider_that_rejects_every_batch_as_too_large_ends_in_failed_not_a_l
     assert "failed: job" in text and "memory drain --retry-failed" in text
 
     canned = CannedProvider(default=lambda request: '{"compaction": "c", "candidates": []}')
-    monkeypatch.setattr(ask_cmds, "provider_factory", lambda app: canned)
+    monkeypatch.setattr(providers, "provider_factory", lambda app: canned)
     retried = cli("memory", "drain", "--retry-failed", "--json", env=LLM_ENV)
     assert retried.code == 0, retried.err
     assert retried.json()["revived"] == report["failed"] and retried.json()["failed"] == []

@@ -25,8 +25,8 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from autopatch_j.agent.host import AgentHost, RequestResult
+from autopatch_j.app.context import AppContext
 from autopatch_j.cli.ask_cmds import workspace_for
-from autopatch_j.cli.context import AppContext
 from autopatch_j.cli.repl import LLMInfo, MemoryRuntime, NoMemoryRuntime, Repl
 from autopatch_j.cli.repl_commands import COMMANDS, BadUsage, Resolved, Unknown, resolve
 from autopatch_j.cli.repl_completion import SlashCompleter

@@ -14,6 +14,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,15 +24,31 @@ import pytest
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
 
 
-@pytest.fixture
-def silent_llm() -> Iterator[str]:
+class SilentLLM(str):
     """A base URL whose server accepts connections (kernel backlog) and never replies."""
+
+    server: socket.socket
+    held: list[socket.socket]
+
+    def wait_for_a_request(self, timeout: float = 30) -> None:
+        """Return once a client has connected: its LLM request is in flight (and stays unanswered)."""
+        self.server.settimeout(timeout)
+        connection, _ = self.server.accept()
+        self.held.append(connection)
+
+
+@pytest.fixture
+def silent_llm() -> Iterator[SilentLLM]:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(16)
+    url = SilentLLM(f"http://127.0.0.1:{server.getsockname()[1]}/v1")
+    url.server, url.held = server, []
     try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+        yield url
     finally:
+        for connection in url.held:
+            connection.close()
         server.close()
 
 
@@ -77,7 +94,7 @@ def _wait_for_a_lease(project: Path, process: subprocess.Popen[str]) -> None:
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_during_drain_releases_the_leases_and_says_what_waits(
-    tmp_path: Path, silent_llm: str, signum: int, code: int
+    tmp_path: Path, silent_llm: SilentLLM, signum: int, code: int
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -133,13 +150,13 @@ def _wait_for_an_open_turn(project: Path, process: subprocess.Popen[str]) -> Non
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_during_ask_exits_with_the_signal_code_and_no_traceback(
-    tmp_path: Path, silent_llm: str, signum: int, code: int
+    tmp_path: Path, silent_llm: SilentLLM, signum: int, code: int
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
     ask = _cli(project, "ask", "--intent", "general_chat", "hello", env=_env(silent_llm))
     _wait_for_an_open_turn(project, ask)
-    time.sleep(0.2)
+    silent_llm.wait_for_a_request()  # the answer is being awaited
     ask.send_signal(signum)
     out, err = ask.communicate(timeout=30)
     assert ask.returncode == code, (out, err)
@@ -161,13 +178,27 @@ def test_sigterm_stops_the_repl_at_once_without_the_exit_drain(tmp_path: Path) -
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
-    while not (project / ".autopatch-j" / "memory.db").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)  # the session is at its prompt
+    assert repl.stdout is not None and repl.stderr is not None
+    shown: list[str] = []
+    at_prompt = threading.Event()
+
+    def read_stdout() -> None:
+        for chunk in iter(lambda: os.read(repl.stdout.fileno(), 4096), b""):  # type: ignore[union-attr]
+            shown.append(chunk.decode("utf-8", errors="replace"))
+            if "autopatch-j ›" in "".join(shown):  # prompt_toolkit has drawn the prompt
+                at_prompt.set()
+
+    reader = threading.Thread(target=read_stdout, daemon=True)
+    reader.start()
+    assert at_prompt.wait(30), "".join(shown)
     started = time.monotonic()
     repl.send_signal(signal.SIGTERM)
-    out, err = repl.communicate(timeout=30)
+    repl.wait(timeout=30)
+    reader.join(10)
+    out, err = "".join(shown), repl.stderr.read()
+    for pipe in (repl.stdin, repl.stdout, repl.stderr):
+        if pipe is not None:
+            pipe.close()
     assert repl.returncode == 143, (out, err)
     assert "Terminated; pending Memory jobs wait for the next session." in out
     assert "Traceback" not in err

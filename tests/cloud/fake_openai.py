@@ -1,14 +1,15 @@
-"""A loopback HTTP server that speaks the OpenAI chat-completions JSON, for the real SDK path."""
+"""One fixed chat-completion reply for the real SDK path: a front-end over the tests' one loopback
+OpenAI-compatible server (`tests/support/openai_server.py`)."""
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.openai_server import FakeOpenAIServer, RecordedRequest, Reply, completion_body
 
 
 @dataclass
@@ -23,60 +24,24 @@ class FakeOpenAI:
     headers: list[dict[str, str]] = field(default_factory=list)
     base_url: str = ""
 
+    def answer(self, request: RecordedRequest) -> Reply:
+        body = request.body if isinstance(request.body, dict) else {}
+        self.requests.append(body)
+        self.headers.append(dict(request.headers))
+        if self.status != 200:
+            error = {"error": {"message": "boom", "type": "server_error"}}
+            return Reply(status=self.status, body=json.dumps(error).encode())
+        usage = {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+        }
+        payload = completion_body(self.reply, usage=usage, model=body.get("model", "fake"))
+        return Reply(body=json.dumps(payload).encode())
+
 
 @contextmanager
 def serve_fake_openai(fake: FakeOpenAI) -> Iterator[FakeOpenAI]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", "0"))
-            body = json.loads(self.rfile.read(length) or b"{}")
-            fake.requests.append(body)
-            fake.headers.append({k.lower(): v for k, v in self.headers.items()})
-            if self.path.rstrip("/") != "/v1/chat/completions":
-                self._send(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
-            elif fake.status != 200:
-                self._send(fake.status, {"error": {"message": "boom", "type": "server_error"}})
-            else:
-                self._send(
-                    200,
-                    {
-                        "id": "chatcmpl-fake",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": body.get("model", "fake"),
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": fake.reply},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {
-                            "prompt_tokens": fake.prompt_tokens,
-                            "completion_tokens": fake.completion_tokens,
-                            "total_tokens": fake.prompt_tokens + fake.completion_tokens,
-                        },
-                    },
-                )
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    fake.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    try:
+    with FakeOpenAIServer(fallback=fake.answer) as server:
+        fake.base_url = server.base_url
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)

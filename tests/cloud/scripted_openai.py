@@ -1,20 +1,22 @@
-"""A loopback OpenAI-compatible server whose answers a test scripts one by one (issue 14, C-40).
+"""Chat-completion answers a test scripts one by one (C-40): a front-end over the tests' one loopback
+OpenAI-compatible server (`tests/support/openai_server.py`).
 
 Each chat completion pops the next `Reply`: a content string with usage, an HTTP error status, or a
-delay longer than the client's timeout. The real `openai` SDK talks to it through `OpenAIProvider`.
+delay longer than the client's timeout (cut short when the server stops). The real `openai` SDK
+talks to it through `OpenAIProvider`.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support import openai_server
+from tests.support.openai_server import FakeOpenAIServer, RecordedRequest, completion_body
 
 
 @dataclass(frozen=True)
@@ -40,68 +42,28 @@ class ScriptedOpenAI:
         """Everything the service sent, as one text (for secret-leak checks)."""
         return "\n".join(json.dumps(r, ensure_ascii=False) for r in self.requests)
 
+    def answer(self, request: RecordedRequest) -> openai_server.Reply:
+        body = request.body if isinstance(request.body, dict) else {}
+        self.requests.append(body)
+        if self.replies:
+            reply = self.replies.popleft()
+        else:
+            reply = self.responder(body) if self.responder else Reply(status=500)
+        if reply.status != 200:
+            error = {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
+            return openai_server.Reply(status=reply.status, body=json.dumps(error).encode(), delay_s=reply.delay_s)
+        usage = {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        }
+        payload = completion_body(reply.content, usage=usage, model=body.get("model", "scripted"))
+        return openai_server.Reply(body=json.dumps(payload).encode(), delay_s=reply.delay_s)
+
 
 @contextmanager
 def serve_scripted_openai() -> Iterator[ScriptedOpenAI]:
     fake = ScriptedOpenAI()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-            fake.requests.append(body)
-            if fake.replies:
-                reply = fake.replies.popleft()
-            else:
-                reply = fake.responder(body) if fake.responder else Reply(status=500)
-            if reply.delay_s:
-                time.sleep(reply.delay_s)
-            if reply.status != 200:
-                self._send(reply.status, {"error": {"message": f"scripted {reply.status}", "type": "server_error"}})
-                return
-            self._send(
-                200,
-                {
-                    "id": "chatcmpl-scripted",
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": body.get("model", "scripted"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": reply.content},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                    "usage": {
-                        "prompt_tokens": reply.prompt_tokens,
-                        "completion_tokens": reply.completion_tokens,
-                        "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-                    },
-                },
-            )
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
-                pass
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    fake.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    try:
+    with FakeOpenAIServer(fallback=fake.answer) as server:
+        fake.base_url = server.base_url
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)

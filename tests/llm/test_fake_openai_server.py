@@ -101,7 +101,10 @@ def test_stop_cuts_a_long_delay_short():
     server.reply_json("never", delay_s=30)
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
     conn.request("POST", "/v1/chat/completions", "{}")
-    time.sleep(0.1)
+    deadline = time.monotonic() + 5
+    while not server.requests and time.monotonic() < deadline:  # the reply is now being delayed
+        time.sleep(0.005)
+    assert server.requests
     start = time.monotonic()
     server.stop()
     with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from autopatch_j.cli.context import AppContext
+from autopatch_j.app.context import AppContext
 from autopatch_j.cli.repl_entry import connect_memory_runtime
 from autopatch_j.memory.records import Intent
 

@@ -6,7 +6,9 @@ A real `ThreadingHTTPServer` on 127.0.0.1 (free port) in a background thread, sp
 are scripted per call, in order: `reply_json`, `reply_stream`, `reply_error`, or any `Reply` or
 callable `RecordedRequest -> Reply` via `enqueue`. A reply may be delayed (`delay_s`, before the
 headers; `chunk_delay_s`, between SSE chunks) for timeout tests; `stop()` cuts delays short.
-With nothing queued, the server answers 500 with a body saying so.
+With nothing queued, the `fallback` handler answers (when given), else a 500 with a body saying so.
+It is the tests' one OpenAI-compatible server: `tests/cloud/fake_openai.py` (one fixed reply) and
+`tests/cloud/scripted_openai.py` (a script of replies) are scripting front-ends over it.
 
     with FakeOpenAIServer() as server:
         server.reply_json('{"ok": true}')
@@ -127,8 +129,9 @@ def sse(events: Iterable[Mapping[str, Any]], *, done: bool = True) -> list[bytes
 class FakeOpenAIServer:
     """The loopback server; use as a context manager or `start()`/`stop()`."""
 
-    def __init__(self, *, host: str = "127.0.0.1") -> None:
+    def __init__(self, *, host: str = "127.0.0.1", fallback: Handler | None = None) -> None:
         self._host = host
+        self._fallback = fallback
         self._queue: deque[Handler] = deque()
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
@@ -281,7 +284,7 @@ class FakeOpenAIServer:
             )
             with self._lock:
                 self._requests.append(request)
-                handler = self._queue.popleft() if self._queue else None
+                handler = self._queue.popleft() if self._queue else self._fallback
             if http.command != "POST" or not http.path.rstrip("/").endswith("/chat/completions"):
                 reply = _error_reply(404, f"fake server: no route {http.command} {http.path}")
             elif handler is None:

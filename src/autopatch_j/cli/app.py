@@ -9,8 +9,8 @@ from typing import Annotated, ClassVar
 
 import typer
 
-from autopatch_j.cli import signals
-from autopatch_j.cli.errors import exit_code_for, message_for
+from autopatch_j.app import signals
+from autopatch_j.app.errors import exit_code_for, message_for
 from autopatch_j.cli.lazy import LazyGroup
 
 
@@ -67,7 +67,7 @@ def root(
     """A coding-agent CLI whose ordinary conversation continues across restarts."""
     if ctx.invoked_subcommand == "cloud":
         return
-    from autopatch_j.cli.context import AppContext
+    from autopatch_j.app.context import AppContext
 
     ctx.obj = AppContext.from_environment(root=project)
     ctx.call_on_close(ctx.obj.close)
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI; every known failure becomes one sentence and a non-zero exit code.
 
     Usage errors are reported by typer itself (exit 2); our packages' exceptions are mapped here,
-    in one place (cli/errors.py). An unknown exception is a bug and keeps its traceback. Ctrl-C
+    in one place (app/errors.py). An unknown exception is a bug and keeps its traceback. Ctrl-C
     exits with 130 and SIGTERM with 143, after `AppContext.close` released this process's job leases.
     """
     with signals.exit_signals():

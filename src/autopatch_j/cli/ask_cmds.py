@@ -3,9 +3,9 @@
 
 `build_host(app)` is the one place that assembles an `AgentHost` for a process: the project's
 Memory, the LLM provider, the review workspace under `.autopatch-j/workspace/` and Semgrep when it
-is installed. The provider comes from `provider_factory(app)` — by default the OpenAI-compatible
+is installed. The provider comes from `providers.provider_factory(app)` — by default the OpenAI-compatible
 provider built from `app.llm_settings()` (docs/configuration.md: environment over `.autopatch-j/config.toml`); tests
-replace the module attribute `provider_factory` (or pass `provider=`) to inject a canned or
+replace that module attribute `provider_factory` (or pass `provider=`) to inject a canned or
 loopback provider. No LLM configured → `LLMConfigError` naming the variables to set (exit 5).
 
 After the answer, `ask` runs the REPL's bounded exit drain (M-52: every due Memory job gets one
@@ -24,14 +24,14 @@ JSON output (`--json`) is stable:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from autopatch_j.cli.context import AppContext, app_context
-from autopatch_j.cli.render import emit_json, say
-from autopatch_j.llm.errors import LLMConfigError
+from autopatch_j.app import providers
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.render import emit_json, say
+from autopatch_j.cli.invocation import app_context
 from autopatch_j.memory.records import Intent
 
 if TYPE_CHECKING:  # the agent stack is imported when a command needs it (CLI cold start)
@@ -40,13 +40,6 @@ if TYPE_CHECKING:  # the agent stack is imported when a command needs it (CLI co
     from autopatch_j.llm.provider import LLMProvider
     from autopatch_j.workspace.patch import AppliedPatch, PendingPatch
     from autopatch_j.workspace.store import ReviewWorkspace
-
-NO_LLM_MESSAGE = (
-    "No LLM is configured: set AUTOPATCH_LLM_API_KEY, AUTOPATCH_LLM_BASE_URL and AUTOPATCH_LLM_MODEL "
-    "(or api_key, base_url and model in .autopatch-j/config.toml)."
-)
-
-ProviderFactory = Callable[[AppContext], "LLMProvider"]
 
 
 def keep_unanswered(app: AppContext, text: str, *, has_pending_patch: bool) -> Intent | None:
@@ -63,20 +56,6 @@ def keep_unanswered(app: AppContext, text: str, *, has_pending_patch: bool) -> I
     return intent
 
 
-def default_provider_factory(app: AppContext) -> LLMProvider:
-    """The OpenAI-compatible provider from the environment and config file (H-1)."""
-    from autopatch_j.llm.openai_provider import OpenAIProvider
-
-    settings = app.llm_settings()
-    if settings is None:
-        raise LLMConfigError(NO_LLM_MESSAGE)
-    return OpenAIProvider(settings=settings)
-
-
-provider_factory: ProviderFactory = default_provider_factory
-"""How `build_host` gets its provider when none is passed; tests monkeypatch this attribute."""
-
-
 def workspace_for(app: AppContext) -> ReviewWorkspace:
     from autopatch_j.workspace.store import ReviewWorkspace
 
@@ -89,7 +68,7 @@ def build_host(app: AppContext, provider: LLMProvider | None = None) -> AgentHos
     from autopatch_j.agent.scanner import SemgrepScanner
 
     manager = app.manager()
-    llm = provider if provider is not None else provider_factory(app)
+    llm = provider if provider is not None else providers.provider_factory(app)
     manager.start_heartbeat()
     return AgentHost(
         manager=manager,
@@ -172,7 +151,7 @@ def run_ask(
 def run_exit_drain(app: AppContext, provider: LLMProvider | None) -> list[str]:
     """`ask`'s exit drain (M-52, issue 9.11): the REPL's bounded round (≤ 60 s), so the turn's memories
     exist when `ask` returns. Warnings are returned; jobs left over wait for the next drain."""
-    from autopatch_j.cli.errors import message_for
+    from autopatch_j.app.errors import message_for
     from autopatch_j.memory.drain import drain_at_exit
     from autopatch_j.memory.errors import MemoryEngineError
     from autopatch_j.memory.extractor import choose_extractor
@@ -266,7 +245,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Send one request through the same admission and agent path as the REPL; the answer goes to stdout."""
         app = app_context(ctx)
-        provider = provider_factory(app)
+        provider = providers.provider_factory(app)
         run_ask(app, text, intent=intent, as_json=as_json, host=build_host(app, provider=provider))
         if not no_drain:
             for warning in run_exit_drain(app, provider):

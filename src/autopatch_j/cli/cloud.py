@@ -1,7 +1,10 @@
 """`autopatch-j cloud …`: init, users, quotas, the API server and workers.
 
 FastAPI, SQLAlchemy and uvicorn are imported inside the commands only, so `autopatch-j --help`
-stays fast. `--db` defaults to `AUTOPATCH_CLOUD_DB`, then to a SQLite file in the user data dir.
+stays fast. They are the `cloud` extra: without it every `cloud` command (not `--help`) exits 5 with
+the one sentence that names the command installing it.
+
+`--db` defaults to `AUTOPATCH_CLOUD_DB`, then to a SQLite file in the user data dir.
 """
 
 from __future__ import annotations
@@ -21,6 +24,22 @@ token_app = typer.Typer(help="Rotate or revoke a user's API token.", no_args_is_
 cloud_app.add_typer(user_app, name="user")
 user_app.add_typer(token_app, name="token")
 cloud_app.add_typer(quota_app, name="quota")
+
+
+#: what the `cloud` extra installs (pyproject.toml), by import name
+CLOUD_EXTRA_MODULES = ("fastapi", "uvicorn", "sqlalchemy", "alembic", "psycopg", "jinja2")
+
+
+@cloud_app.callback()
+def require_cloud_extra() -> None:
+    """Refuse every cloud command, in one sentence, when the `cloud` extra is not installed."""
+    import importlib.util
+
+    from autopatch_j.app.errors import MissingExtra
+
+    missing = [name for name in CLOUD_EXTRA_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise MissingExtra(command="cloud", extra="cloud", missing=missing)
 
 
 def register(app: typer.Typer) -> None:

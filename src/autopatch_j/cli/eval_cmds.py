@@ -29,8 +29,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from autopatch_j.cli.context import AppContext, app_context, flag
-from autopatch_j.cli.render import emit_json, say
+from autopatch_j.app.context import AppContext, flag
+from autopatch_j.app.render import emit_json, say
+from autopatch_j.cli.invocation import app_context
 
 LIVE_SWITCH = "AUTOPATCH_LIVE_EVAL"
 SEED_ENV = "AUTOPATCH_EVAL_SEED"

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from autopatch_j.cli.context import AppContext
-from autopatch_j.cli.render import emit_json, say
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.render import emit_json, say
 
 PART = "realistic"
 

@@ -12,9 +12,10 @@ from typing import Annotated
 
 import typer
 
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.render import say
 from autopatch_j.cli import hook_runner
-from autopatch_j.cli.context import AppContext, app_context
-from autopatch_j.cli.render import say
+from autopatch_j.cli.invocation import app_context
 
 hook_app = typer.Typer(help="Agent hooks: import Claude Code and Codex turns as they happen.", no_args_is_help=True)
 

@@ -138,7 +138,7 @@ def never_fail(fallback: Path | None, agent: str, text: str, work: Callable[[Pat
     try:
         work(fallback, text)
     except Exception as exc:
-        from autopatch_j.cli.errors import message_for
+        from autopatch_j.app.errors import message_for
 
         message = str(exc) if isinstance(exc, NoProjectFound) else message_for(exc)
         log_problem(find_project(_cwd_hint(text), fallback), agent, message)

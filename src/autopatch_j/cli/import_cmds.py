@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from autopatch_j.cli.context import AppContext, app_context
-from autopatch_j.cli.render import emit_json, rich_console, say
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.render import emit_json, rich_console, say
+from autopatch_j.cli.invocation import app_context
 from autopatch_j.memory.admission import MAX_TURN_CHARS
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from autopatch_j.cli.context import app_context
+from autopatch_j.cli.invocation import app_context
 
 TRANSPORTS = ("stdio", "streamable-http")
 

@@ -13,12 +13,13 @@ from typing import Annotated, Any, ClassVar
 
 import typer
 
-from autopatch_j.cli.context import AppContext, app_context
-from autopatch_j.cli.errors import message_for
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.errors import message_for
+from autopatch_j.app.payloads import item_payload, status_payload
+from autopatch_j.app.render import emit_json, say, timestamp
+from autopatch_j.cli.invocation import app_context
 from autopatch_j.cli.lazy import LazyGroup
-from autopatch_j.cli.render import emit_json, say, timestamp
-from autopatch_j.memory.records import Item, ItemDetail
-from autopatch_j.memory.status import DEBUG_HINT, RETRY_FAILED_HINT, StatusReport, concise_error
+from autopatch_j.memory.records import ItemDetail
 
 
 class MemoryGroup(LazyGroup):
@@ -39,38 +40,6 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON inst
 
 
 # -- status -------------------------------------------------------------------------------------
-
-
-def status_payload(report: StatusReport, *, debug: bool) -> dict[str, Any]:
-    raw = report.last_error
-    return {
-        "health": report.health.state,
-        "reason": report.health.reason,
-        "schema_version": report.schema_version,
-        "active_thread_id": report.active_thread_id,
-        "generation": report.generation,
-        "counts": {
-            "turns": report.counts.get("turns", 0),
-            "active_items": report.counts.get("active_items", 0),
-            "candidates": report.counts.get("candidates", 0),
-        },
-        "jobs": dict(sorted(report.jobs.items())),
-        "last_error": (raw if debug else concise_error(raw)) if raw else None,
-        "last_succeeded_at": timestamp(report.last_succeeded_at),
-        "debug": debug,
-        "hint": DEBUG_HINT if raw and not debug else None,
-        "failed_jobs": [
-            {
-                "id": job.id,
-                "kind": job.kind,
-                "turn_id": job.turn_id,
-                "attempts": job.attempts,
-                "error": (job.last_error if debug else concise_error(job.last_error)) if job.last_error else None,
-            }
-            for job in report.failed
-        ],
-        "failed_hint": RETRY_FAILED_HINT if report.failed else None,
-    }
 
 
 def run_status(app: AppContext, *, as_json: bool) -> None:
@@ -113,17 +82,6 @@ def run_status(app: AppContext, *, as_json: bool) -> None:
 
 
 # -- list / show / forget --------------------------------------------------------------------------
-
-
-def item_payload(item: Item) -> dict[str, Any]:
-    return {
-        "id": item.memory_id,
-        "kind": item.kind.value,
-        "title": item.title,
-        "content": item.content,
-        "status": item.status.value,
-        "updated_at": timestamp(item.updated_at),
-    }
 
 
 def detail_payload(detail: ItemDetail) -> dict[str, Any]:
@@ -252,7 +210,7 @@ def run_export(app: AppContext, *, as_json: bool) -> None:
 
 def give_old_thread_one_chance(app: AppContext, thread_id: int) -> list[str]:
     """`/new`, step 1: the old thread's pending jobs get one processing chance (M-52 snapshot rules)."""
-    from autopatch_j.cli.pipeline_cmds import pipeline_for
+    from autopatch_j.app.pipelines import pipeline_for
     from autopatch_j.llm.errors import LLMError
     from autopatch_j.memory.drain import drain_thread
     from autopatch_j.memory.errors import ExtractorConfigError
@@ -382,7 +340,7 @@ def register_top_level(app: typer.Typer) -> None:
     @app.command("gitignore")
     def gitignore_command(ctx: typer.Context) -> None:
         """Add .autopatch-j/ to the project's .gitignore (Memory holds RAW conversation)."""
-        from autopatch_j.cli import gitignore
+        from autopatch_j.app import gitignore
 
         app_ctx = app_context(ctx)
         added = gitignore.add_entry(app_ctx.root)

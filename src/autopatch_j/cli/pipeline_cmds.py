@@ -1,8 +1,8 @@
-"""`autopatch-j memory ingest FILE` and `autopatch-j memory drain`, plus the pipeline wiring the REPL reuses.
+"""`autopatch-j memory ingest FILE` and `autopatch-j memory drain`.
 
-`extractor_for(app)` builds the extractor `AUTOPATCH_MEMORY_EXTRACTOR` chose (read once into the
-context; `rules` → offline; `llm` → the LLM, which must be configured;
-unset → the LLM when one is configured, else offline) and
+The pipeline wiring every face shares lives in `app/pipelines.py`: `extractor_for(app)` builds the
+extractor `AUTOPATCH_MEMORY_EXTRACTOR` chose (read once into the context; `rules` → offline; `llm` →
+the LLM, which must be configured; unset → the LLM when one is configured, else offline) and
 `pipeline_for(app)` builds the project's `Pipeline` on the opened Memory. The REPL starts a
 `Worker(pipeline=pipeline_for(app))` (startup recovery already ran in `MemoryManager.open()`),
 calls `drain_thread` before `/new` archives a thread and `drain_at_exit` on the way out.
@@ -27,38 +27,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from autopatch_j.cli.context import AppContext, app_context
-from autopatch_j.cli.render import emit_json, say, timestamp
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.pipelines import pipeline_for
+from autopatch_j.app.render import emit_json, say, timestamp
+from autopatch_j.cli.invocation import app_context
 
 if TYPE_CHECKING:  # the pipeline stack is imported when a command needs it (CLI cold start)
     from autopatch_j.memory.drain import DrainReport
     from autopatch_j.memory.extractor import Extractor
     from autopatch_j.memory.jobs import Recovery
-    from autopatch_j.memory.pipeline import Pipeline
     from autopatch_j.memory.waiting import WaitingJobs
 
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON instead of text.")]
-
-
-def extractor_for(app: AppContext) -> Extractor:
-    """The extractor chosen by AUTOPATCH_MEMORY_EXTRACTOR (the context's `extractor_mode`) and the LLM configuration."""
-    from autopatch_j.memory.extractor import ExtractorChoice, choose_extractor
-
-    mode = app.extractor_mode
-    if (mode or "").strip().lower() == ExtractorChoice.RULES:
-        return choose_extractor(mode=mode, provider=None)
-    from autopatch_j.cli import ask_cmds
-
-    configured = app.llm_settings() is not None
-    provider = ask_cmds.provider_factory(app) if configured else None
-    return choose_extractor(mode=mode, provider=provider)
-
-
-def pipeline_for(app: AppContext, extractor: Extractor | None = None) -> Pipeline:
-    from autopatch_j.memory.pipeline import Pipeline
-
-    return Pipeline.for_manager(app.manager(), extractor=extractor or extractor_for(app))
 
 
 def run_ingest(app: AppContext, path: Path, *, as_json: bool) -> None:

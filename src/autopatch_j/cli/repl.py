@@ -37,10 +37,10 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from autopatch_j.agent.errors import RequestCancelled
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.errors import exit_code_for, message_for
+from autopatch_j.app.render import rich_console, say
 from autopatch_j.cli import ask_cmds, memory_cmds
-from autopatch_j.cli.context import AppContext
-from autopatch_j.cli.errors import exit_code_for, message_for
-from autopatch_j.cli.render import rich_console, say
 from autopatch_j.cli.repl_commands import COMMANDS, KEYS_HELP, BadUsage, Resolved, Unknown, is_command, resolve
 from autopatch_j.cli.repl_completion import SlashCompleter
 from autopatch_j.llm.errors import LLMError
@@ -235,7 +235,7 @@ class Repl:
         say(c, "Type /help for commands; Ctrl-C cancels an answer, Ctrl-D or /quit exits.", "dim")
 
     def _finish(self) -> None:
-        from autopatch_j.cli import signals
+        from autopatch_j.app import signals
 
         if signals.received() == signal.SIGTERM:  # asked to stop: no 60 s exit drain, no worker join
             say(self.console, "Terminated; pending Memory jobs wait for the next session.", "bold yellow")

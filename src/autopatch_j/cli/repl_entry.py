@@ -2,7 +2,7 @@
 
 Three small steps, each usable (and tested) alone:
 
-- `connect_llm(app)` — the provider from `ask_cmds.provider_factory` (environment, then
+- `connect_llm(app)` — the provider from `providers.provider_factory` (environment, then
   `.autopatch-j/config.toml`), or `None` and the one sentence saying what to set (H-1);
 - `connect_memory_runtime(app, provider)` — `PipelineRuntime`: the background worker thread
   (startup recovery already ran in `MemoryManager.open()`, M-51), `/new`'s one processing chance
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from autopatch_j.cli.context import AppContext
-from autopatch_j.cli.errors import message_for
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.errors import message_for
 from autopatch_j.cli.repl import LLMInfo, MemoryRuntime, NoMemoryRuntime, Repl
 from autopatch_j.memory.drain import EXIT_BUDGET_SECONDS, drain_at_exit, drain_thread
 from autopatch_j.memory.errors import MemoryEngineError, MemorySchemaError
@@ -85,11 +85,11 @@ class PipelineRuntime:
 
 def connect_llm(app: AppContext) -> tuple[LLMProvider | None, LLMInfo]:
     """The configured provider, or `(None, why)` — one sentence naming what to set."""
-    from autopatch_j.cli import ask_cmds
+    from autopatch_j.app import providers
     from autopatch_j.llm.errors import LLMConfigError
 
     try:
-        provider = ask_cmds.provider_factory(app)
+        provider = providers.provider_factory(app)
     except LLMConfigError as exc:
         return None, LLMInfo(problem=message_for(exc))
     return provider, LLMInfo(description=_describe(app, provider))

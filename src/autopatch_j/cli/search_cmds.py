@@ -15,8 +15,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from autopatch_j.cli.context import AppContext, app_context
-from autopatch_j.cli.render import emit_json, say
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.render import emit_json, say
+from autopatch_j.cli.invocation import app_context
 from autopatch_j.memory.search import SearchHit
 
 

@@ -16,7 +16,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import Resource
 
-from autopatch_j.cli.errors import exit_code_for, message_for
+from autopatch_j.app.errors import exit_code_for, message_for
 from autopatch_j.mcp_server.service import MemoryService
 from autopatch_j.memory.errors import UnknownMemoryError
 

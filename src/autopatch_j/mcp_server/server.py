@@ -35,8 +35,8 @@ from mcp.types import CallToolResult, InputRequiredResult, Resource
 from pydantic import ValidationError
 
 from autopatch_j import __version__
-from autopatch_j.cli.context import AppContext
-from autopatch_j.cli.errors import message_for
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.errors import message_for
 from autopatch_j.mcp_server.notifications import ListChangedNotifier
 from autopatch_j.mcp_server.resources import memory_resources, register_resources
 from autopatch_j.mcp_server.service import MemoryService
@@ -153,7 +153,7 @@ class Lifecycle:
 def background_worker(app: AppContext) -> Worker | None:
     """The REPL's background worker on this project's pipeline (same extractor choice), or None when
     Memory is degraded or the extractor cannot be built (jobs then wait for another process)."""
-    from autopatch_j.cli.pipeline_cmds import pipeline_for
+    from autopatch_j.app.pipelines import pipeline_for
     from autopatch_j.llm.errors import LLMError
 
     try:

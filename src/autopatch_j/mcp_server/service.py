@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from autopatch_j.agent.memory_tools import read_payload, search_payload
-from autopatch_j.cli.context import AppContext
-from autopatch_j.cli.memory_cmds import item_payload, status_payload
+from autopatch_j.app.context import AppContext
+from autopatch_j.app.payloads import item_payload, status_payload
 from autopatch_j.memory.admission import TurnOutcome
 from autopatch_j.memory.errors import UnknownMemoryError
 from autopatch_j.memory.records import Intent, Item, MemoryKind

@@ -27,7 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from autopatch_j.cli.errors import exit_code_for, message_for
+from autopatch_j.app.errors import exit_code_for, message_for
 from autopatch_j.mcp_server.service import MemoryService
 from autopatch_j.memory.records import MemoryKind
 

@@ -1,4 +1,5 @@
-"""The per-invocation context: settings read once at the entry point, and the project's Memory."""
+"""The per-invocation context shared by every face (CLI, REPL, MCP server): settings read once at the
+entry point, and the project's Memory."""
 
 from __future__ import annotations
 
@@ -8,10 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-
-from autopatch_j.cli import gitignore
-from autopatch_j.cli.render import DeferredConsole, say
+from autopatch_j.app import gitignore
+from autopatch_j.app.render import DeferredConsole, say
 from autopatch_j.memory.errors import ProjectRootError
 from autopatch_j.memory.manager import MemoryManager
 
@@ -88,7 +87,7 @@ class AppContext:
             self._manager.close()
 
     def _release_leases(self) -> None:
-        from autopatch_j.cli import signals
+        from autopatch_j.app import signals
         from autopatch_j.memory.errors import MemoryEngineError
 
         manager = self._manager
@@ -126,12 +125,3 @@ def _project_root(root: Path | None) -> Path:
             f"The project directory {project} is not readable and writable; run autopatch-j where you can write."
         )
     return project
-
-
-def app_context(ctx: typer.Context) -> AppContext:
-    """The AppContext of a running command (set by the root callback)."""
-    obj = ctx.find_root().obj
-    if not isinstance(obj, AppContext):
-        obj = AppContext.from_environment()
-        ctx.find_root().obj = obj
-    return obj

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 # Exit codes: 1 = operation refused or failed, 2 = usage (click's), 3 = degraded Memory,
-# 4 = storage trouble (locked, unreadable), 5 = configuration missing or invalid.
+# 4 = storage trouble (locked, unreadable), 5 = configuration missing or invalid, or a needed extra not
+# installed.
 EXIT_FAILED = 1
 EXIT_DEGRADED = 3
 EXIT_STORAGE = 4
 EXIT_CONFIG = 5
+
+
+class MissingExtra(Exception):
+    """A command needs an optional part of the package that is not installed."""
+
+    exit_code = EXIT_CONFIG
+
+    def __init__(self, *, command: str, extra: str, missing: list[str]) -> None:
+        super().__init__(
+            f"`autopatch-j {command}` needs the {extra} extra, which is not installed (missing: "
+            f"{', '.join(missing)}); install it with: pip install 'autopatch-j[{extra}]'"
+        )
 
 
 def _table() -> list[tuple[type[BaseException], int]]:
@@ -28,6 +41,7 @@ def _table() -> list[tuple[type[BaseException], int]]:
         (WorkspaceError, EXIT_FAILED),
         (CloudError, EXIT_FAILED),
         (TranscriptError, EXIT_FAILED),
+        (MissingExtra, EXIT_CONFIG),
     ]
     return rows
 
