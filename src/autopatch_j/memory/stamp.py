@@ -1,0 +1,126 @@
+"""The verification stamp: when the whole-file checks (`quick_check`, `foreign_key_check`) may be skipped.
+
+Those two checks read every page of the store, so their cost grows with it. Every start still runs
+the cheap part of the bootstrap invariant (version, exact catalog, meta singleton, one active thread);
+the whole-file part runs only when the file may hold bytes no check has seen. The stamp —
+`memory.db.verified` beside the database — records the file state that was last found sound: the
+main file's device, inode, size, mtime and ctime, and the `-wal`'s size, mtime and ctime (a missing or
+empty `-wal` counts as "no log"). A start whose observed state equals a `sound` stamp skips the
+whole-file checks; any other state (a stamp missing, unreadable, `failed`, or a file changed by
+anything else) runs them, and their verdict becomes the new stamp.
+
+Our own committed write transactions carry the stamp forward (`Stamper`): while a writer holds
+SQLite's write lock it checks that the file is still in the stamped state and notes the connection's
+`PRAGMA data_version`; after its commit (and checkpoint) it observes the file again and stamps that
+state only if `data_version` is unchanged — no other connection, ours or foreign, committed in
+between. A write by anything else therefore breaks the chain, and so does raw byte damage (it moves
+mtime/ctime; ctime cannot be set back). A `failed` stamp is never carried forward: a command never
+writes to a store whose last whole-file check failed (bootstrap re-checks first). Losing the chain
+only costs one whole-file check at the next start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+SOUND = "sound"
+FAILED = "failed"
+_FORMAT = 1
+
+FileState = tuple[int, ...]
+
+
+def stamp_path(db_path: Path) -> Path:
+    return Path(f"{db_path}.verified")
+
+
+def observe(db_path: Path) -> FileState | None:
+    """The main file's and the log's identity and change times; None when the main file is missing."""
+    try:
+        main = os.stat(db_path)
+    except OSError:
+        return None
+    state: tuple[int, ...] = (main.st_dev, main.st_ino, main.st_size, main.st_mtime_ns, main.st_ctime_ns)
+    try:
+        wal = os.stat(f"{db_path}-wal")
+    except OSError:
+        return state
+    if wal.st_size == 0:
+        return state
+    return (*state, wal.st_size, wal.st_mtime_ns, wal.st_ctime_ns)
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    verdict: str
+    state: FileState
+    reason: str = ""
+
+
+def read_stamp(db_path: Path) -> Stamp | None:
+    """The recorded stamp, or None when there is none or it cannot be read (both mean: check)."""
+    try:
+        data = json.loads(stamp_path(db_path).read_text(encoding="utf-8"))
+        if data.get("format") != _FORMAT or data.get("verdict") not in (SOUND, FAILED):
+            return None
+        return Stamp(verdict=data["verdict"], state=tuple(int(v) for v in data["state"]), reason=str(data["reason"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def write_stamp(db_path: Path, stamp: Stamp) -> None:
+    """Replace the stamp atomically; a stamp that cannot be written is only a check more next time."""
+    path = stamp_path(db_path)
+    payload = {"format": _FORMAT, "verdict": stamp.verdict, "state": list(stamp.state), "reason": stamp.reason}
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(payload), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def mark_failed(db_path: Path, reason: str) -> None:
+    """Record that the store failed (a statement met a damaged page): the next start checks the whole file."""
+    write_stamp(db_path, Stamp(verdict=FAILED, state=observe(db_path) or (), reason=reason))
+
+
+def trusted(db_path: Path, state: FileState | None) -> bool:
+    """True when the whole-file checks may be skipped: a `sound` stamp of exactly this state."""
+    if state is None:
+        return False
+    stamp = read_stamp(db_path)
+    return stamp is not None and stamp.verdict == SOUND and stamp.state == state
+
+
+def data_version(conn: sqlite3.Connection) -> int:
+    value: int = conn.execute("PRAGMA data_version").fetchone()[0]
+    return value
+
+
+class Stamper:
+    """Carries a `sound` stamp across this process's own committed write transactions."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+
+    def begin(self, conn: sqlite3.Connection) -> int | None:
+        """Inside `BEGIN IMMEDIATE` (after its first statement took the write lock, nobody else can
+        commit): the connection's data version if the file is still in the stamped state, else None."""
+        if not trusted(self.db_path, observe(self.db_path)):
+            return None
+        return data_version(conn)
+
+    def committed(self, conn: sqlite3.Connection, token: int | None) -> None:
+        """After the commit and its checkpoint: stamp the new state if nobody else committed meanwhile."""
+        if token is None:
+            return
+        state = observe(self.db_path)
+        if state is not None and data_version(conn) == token:
+            write_stamp(self.db_path, Stamp(verdict=SOUND, state=state))
