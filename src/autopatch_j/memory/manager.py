@@ -62,6 +62,7 @@ class MemoryManager:
         self._heartbeat_stop = threading.Event()
         self._heartbeat_thread: threading.Thread | None = None
         self._checks_stop = threading.Event()
+        self.startup_recovery: Recovery | None = None  # what `open` recovered (M-51)
         self._checks_thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -75,7 +76,7 @@ class MemoryManager:
             # recovery is idempotent and runs again on the next start or worker poll.
             with contextlib.suppress(StorageBusyError, StorageCorruptError):
                 self.recover_expired_turns()
-                self.recover_jobs()
+                self.startup_recovery = self.recover_jobs()
         return self.health
 
     def start_whole_file_checks(self, interval_s: float = WHOLE_FILE_INTERVAL_S) -> None:
