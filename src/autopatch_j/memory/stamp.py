@@ -4,8 +4,8 @@ Those two checks read every page of the store, so their cost grows with it. Ever
 the cheap part of the bootstrap invariant (version, exact catalog, meta singleton, one active thread);
 the whole-file part runs only when the file may hold bytes no check has seen. The stamp —
 `memory.db.verified` beside the database — records the file state that was last found sound: the
-main file's device, inode, size, mtime and ctime, and the `-wal`'s size, mtime and ctime (a missing or
-empty `-wal` counts as "no log"). A start whose observed state equals a `sound` stamp skips the
+main file's device, inode, size, mtime and ctime, and the `-wal`'s size and mtime (a missing or empty
+`-wal` counts as "no log"; its ctime moves whenever SQLite, running as root, opens it). A start whose observed state equals a `sound` stamp skips the
 whole-file checks; any other state (a stamp missing, unreadable, `failed`, or a file changed by
 anything else) runs them, and their verdict becomes the new stamp.
 
@@ -52,7 +52,8 @@ def observe(db_path: Path) -> FileState | None:
         return state
     if wal.st_size == 0:
         return state
-    return (*state, wal.st_size, wal.st_mtime_ns, wal.st_ctime_ns)
+    # Not the log's ctime: SQLite, running as root, chowns the log on every open (a reader's too).
+    return (*state, wal.st_size, wal.st_mtime_ns)
 
 
 @dataclass(frozen=True, slots=True)
