@@ -39,13 +39,20 @@ _FAIL_TURN = (
     "updated_at = ? WHERE id = ? AND status = 'open' AND owner = ?"
 )
 _HEARTBEAT = "UPDATE turns SET lease_expires_at = ?, updated_at = ? WHERE status = 'open' AND owner = ?"
-_EXPIRED_OPEN_TURNS = "SELECT id, thread_id FROM turns WHERE status = 'open' AND lease_expires_at < ? ORDER BY id"
+# The open turns are found through their partial index: left to itself, the planner scans the whole
+# table in id order for `ORDER BY id`, and this runs at every start.
+_EXPIRED_OPEN_TURNS = (
+    "SELECT id, thread_id FROM turns INDEXED BY turns_open_lease WHERE status = 'open' AND lease_expires_at < ? "
+    "ORDER BY id"
+)
 _INTERRUPT_TURN = (
     "UPDATE turns SET status = 'interrupted', owner = NULL, lease_expires_at = NULL, updated_at = ? "
     "WHERE id = ? AND status = 'open'"
 )
-_OPEN_TURN_OWNERS = "SELECT DISTINCT owner FROM turns WHERE status = 'open'"
-_OWNER_OPEN_TURNS = "SELECT id, thread_id FROM turns WHERE status = 'open' AND owner = ? ORDER BY id"
+_OPEN_TURN_OWNERS = "SELECT DISTINCT owner FROM turns INDEXED BY turns_open_lease WHERE status = 'open'"
+_OWNER_OPEN_TURNS = (
+    "SELECT id, thread_id FROM turns INDEXED BY turns_open_lease WHERE status = 'open' AND owner = ? ORDER BY id"
+)
 _TURN_THREAD = "SELECT thread_id FROM turns WHERE id = ?"
 
 

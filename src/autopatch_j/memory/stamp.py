@@ -5,9 +5,10 @@ the cheap part of the bootstrap invariant (version, exact catalog, meta singleto
 the whole-file part runs only when the file may hold bytes no check has seen. The stamp —
 `memory.db.verified` beside the database — records the file state that was last found sound: the
 main file's device, inode, size, mtime and ctime, and the `-wal`'s size and mtime (a missing or empty
-`-wal` counts as "no log"; its ctime moves whenever SQLite, running as root, opens it). A start whose observed state equals a `sound` stamp skips the
-whole-file checks; any other state (a stamp missing, unreadable, `failed`, or a file changed by
-anything else) runs them, and their verdict becomes the new stamp.
+`-wal` counts as "no log"; its ctime moves whenever SQLite, running as root, opens it). A start whose
+observed state equals a `sound` stamp skips the whole-file checks; any other state (a stamp missing,
+unreadable, `failed`, or a file changed by anything else) runs them, and their verdict becomes the
+new stamp.
 
 Our own committed write transactions carry the stamp forward (`Stamper`): while a writer holds
 SQLite's write lock it checks that the file is still in the stamped state and notes the connection's
