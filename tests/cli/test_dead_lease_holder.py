@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import signal
 import sqlite3
 import subprocess
@@ -115,7 +114,7 @@ def test_an_owner_is_gone_only_when_provably_so() -> None:
     try:
         start = process_start(child.pid)
         assert start is not None
-        host = platform.node()
+        host = os.uname().nodename
         assert not provably_gone(f"{host}:{child.pid}:{start}:abc")  # running
         assert provably_gone(f"{host}:{child.pid}:{start + 1}:abc")  # the pid now belongs to another process
         assert not provably_gone(f"another-{host}:{child.pid}:{start + 1}:abc")  # not this machine: unknowable

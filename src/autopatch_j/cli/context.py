@@ -8,14 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-
 from autopatch_j.cli import gitignore
 from autopatch_j.cli.render import DeferredConsole, say
 from autopatch_j.memory.errors import ProjectRootError
 from autopatch_j.memory.manager import MemoryManager
 
 if TYPE_CHECKING:
+    import typer
     from rich.console import Console
 
     from autopatch_j.llm.config import LLMSettings

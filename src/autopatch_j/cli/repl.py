@@ -37,7 +37,7 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from autopatch_j.agent.errors import RequestCancelled
-from autopatch_j.cli import ask_cmds, memory_cmds
+from autopatch_j.cli import ask_cmds, memory_cmds, status_cmd
 from autopatch_j.cli.context import AppContext
 from autopatch_j.cli.errors import exit_code_for, message_for
 from autopatch_j.cli.render import rich_console, say
@@ -391,7 +391,7 @@ class Repl:
         elif name == "/reset":
             memory_cmds.run_reset(app, as_json=False)
         elif name == "/memory status":
-            memory_cmds.run_status(app, as_json=False)
+            status_cmd.run_status(app, as_json=False)
         elif name == "/memory list":
             memory_cmds.run_list(app, as_json=False)
         elif name == "/memory show":
@@ -424,7 +424,7 @@ class Repl:
 
     def _status(self) -> None:
         c = self.console
-        memory_cmds.run_status(self.app, as_json=False)
+        status_cmd.run_status(self.app, as_json=False)
         if self.llm.configured:
             say(c, f"LLM: {self.llm.description or 'configured'}")
         else:

@@ -14,7 +14,8 @@ from typing import Any
 
 from autopatch_j.agent.memory_tools import read_payload, search_payload
 from autopatch_j.cli.context import AppContext
-from autopatch_j.cli.memory_cmds import item_payload, status_payload
+from autopatch_j.cli.memory_cmds import item_payload
+from autopatch_j.cli.status_cmd import status_payload
 from autopatch_j.memory.admission import TurnOutcome
 from autopatch_j.memory.errors import UnknownMemoryError
 from autopatch_j.memory.records import Intent, Item, MemoryKind

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from autopatch_j.memory.errors import StorageBusyError, StorageCorruptError, StorageError
-from autopatch_j.memory.stamp import Stamper, mark_failed
+from autopatch_j.memory.stamp import Stamper, has_log, mark_failed
 
 DEFAULT_BUSY_TIMEOUT_MS = 10_000
 # Past this size a writer, after its commit, asks for a RESTART checkpoint, waiting at most
@@ -168,8 +168,8 @@ class Database:
         and cost the next start a whole-file check."""
         try:
             token = stamper.begin(conn)
-            if token is None:
-                return
+            if token is None or not has_log(token[1]):
+                return  # an untrusted file, or no log to fold in (the close then leaves the main file alone)
             busy, _ = self._checkpoint(conn, "TRUNCATE")
             if not busy:
                 stamper.committed(conn, token)

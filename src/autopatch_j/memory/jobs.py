@@ -18,8 +18,8 @@ applied in the same `WHERE`, before `ORDER BY`/`LIMIT` (M-52).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -195,6 +195,11 @@ class Recovery:
         )
 
 
+def new_batch_id() -> str:
+    """A fresh random batch id (128 bits, hex; `os.urandom` rather than `uuid`, which a start does not load)."""
+    return os.urandom(16).hex()
+
+
 def _ids_json(ids: Iterable[int]) -> str:
     return json.dumps(sorted(ids))
 
@@ -245,7 +250,7 @@ def claim_extraction_in_tx(
     picked = conn.execute(_PICK_EXTRACTION_THREAD, params).fetchone()
     if picked is None:
         return None
-    batch = uuid.uuid4().hex
+    batch = new_batch_id()
     params |= {
         "owner": owner,
         "expires": now + lease_seconds,
@@ -271,7 +276,7 @@ def claim_consolidation_in_tx(
 ) -> Claim | None:
     """Lease the oldest due consolidation job, unless another one is leased (they are serialized)."""
     op = require_operational(conn)
-    batch = uuid.uuid4().hex
+    batch = new_batch_id()
     params = {
         "now": now,
         "owner": owner,
@@ -356,7 +361,7 @@ def split_claim_in_tx(
     require_operational(conn)
     claims: list[Claim] = []
     for part in parts:
-        batch = uuid.uuid4().hex
+        batch = new_batch_id()
         ids = [job.id for job in part]
         changed = conn.execute(_REBATCH, claim._fence(new=batch, ids=_ids_json(ids))).rowcount
         if changed != len(ids):

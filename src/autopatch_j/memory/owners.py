@@ -16,10 +16,8 @@ never write its result back.
 from __future__ import annotations
 
 import os
-import platform
-import uuid
 
-_HOST = platform.node()
+_HOST = os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "")
 
 
 def process_start(pid: int) -> int | None:
@@ -40,7 +38,7 @@ def process_start(pid: int) -> int | None:
 def new_owner_id() -> str:
     """A lease owner id unique to this process and manager."""
     pid = os.getpid()
-    return f"{_HOST}:{pid}:{process_start(pid) or 0}:{uuid.uuid4().hex[:12]}"
+    return f"{_HOST}:{pid}:{process_start(pid) or 0}:{os.urandom(6).hex()}"
 
 
 def _running(pid: int) -> bool:

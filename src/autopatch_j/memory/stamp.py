@@ -34,6 +34,7 @@ FAILED = "failed"
 _FORMAT = 1
 
 FileState = tuple[int, ...]
+_MAIN_FIELDS = 5  # device, inode, size, mtime, ctime of the main file; then the log's size and mtime
 
 
 def stamp_path(db_path: Path) -> Path:
@@ -55,6 +56,11 @@ def observe(db_path: Path) -> FileState | None:
         return state
     # Not the log's ctime: SQLite, running as root, chowns the log on every open (a reader's too).
     return (*state, wal.st_size, wal.st_mtime_ns)
+
+
+def has_log(state: FileState) -> bool:
+    """Whether the observed state includes a non-empty `-wal`."""
+    return len(state) > _MAIN_FIELDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,17 +118,21 @@ class Stamper:
     def __init__(self, db_path: Path) -> None:
         self.db_path = db_path
 
-    def begin(self, conn: sqlite3.Connection) -> int | None:
-        """Inside `BEGIN IMMEDIATE` (after its first statement took the write lock, nobody else can
-        commit): the connection's data version if the file is still in the stamped state, else None."""
-        if not trusted(self.db_path, observe(self.db_path)):
+    def begin(self, conn: sqlite3.Connection) -> tuple[int, FileState] | None:
+        """Inside `BEGIN IMMEDIATE` (the write lock is held: nobody else can commit): the connection's
+        data version and the file state, if the file is still in the stamped state; else None."""
+        state = observe(self.db_path)
+        if not trusted(self.db_path, state):
             return None
-        return data_version(conn)
+        assert state is not None
+        return data_version(conn), state
 
-    def committed(self, conn: sqlite3.Connection, token: int | None) -> None:
-        """After the commit and its checkpoint: stamp the new state if nobody else committed meanwhile."""
+    def committed(self, conn: sqlite3.Connection, token: tuple[int, FileState] | None) -> None:
+        """After the commit and its checkpoint: stamp the new state if nobody else committed meanwhile
+        (a transaction that changed nothing leaves the file, and so the stamp, as it was)."""
         if token is None:
             return
+        version, before = token
         state = observe(self.db_path)
-        if state is not None and data_version(conn) == token:
+        if state is not None and state != before and data_version(conn) == version:
             write_stamp(self.db_path, Stamp(verdict=SOUND, state=state))
