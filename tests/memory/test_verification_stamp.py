@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.memory.clock import FakeClock
-from autopatch_j.memory.errors import MemorySchemaError
+from autopatch_j.memory.errors import MemorySchemaError, StorageCorruptError
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
 from autopatch_j.memory.stamp import FAILED, SOUND, Stamp, observe, read_stamp, trusted, write_stamp
@@ -168,10 +168,13 @@ def test_a_corrupt_page_behind_a_skipped_check_fails_the_statement_that_touches_
     write_stamp(db, Stamp(verdict=SOUND, state=observe(db) or ()))
     before = _digest(db)
     m = MemoryManager(root=tmp_path, clock=FakeClock())
-    health = m.open()  # the cheap checks pass; the start-up recovery touches the turns and meets the page
-    assert not health.ok and "damaged page" in (health.reason or "")
+    assert m.open().ok  # the cheap checks and the start-up recoveries never read the turns table's pages
+    with pytest.raises(StorageCorruptError, match="malformed"):
+        m.begin_turn("hello", Intent.GENERAL_CHAT)  # the first statement that touches the page fails
+    assert _digest(db) == before
+    assert not m.health.ok and "damaged page" in (m.health.reason or "")
     with pytest.raises(MemorySchemaError):
-        m.begin_turn("hello", Intent.GENERAL_CHAT)
+        m.begin_turn("hello", Intent.GENERAL_CHAT)  # and the manager writes nothing more
     m.close()
     assert _digest(db) == before
     stamp = read_stamp(db)
