@@ -8,7 +8,8 @@
 #                         AUTOPATCH_REQUIRE_PG=1 (PG tests fail instead of skipping)
 # Run directly:           bash .ci/postgres.sh   # starts, prints the URL, checks it, stops.
 #
-# Installs Debian's `postgresql` package when no `initdb` is found. The cluster lives in a temp
+# Uses an installed PostgreSQL; installs Debian's `postgresql` package when no `initdb` is found only
+# with AUTOPATCH_PG_INSTALL=1 (.ci/run sets it; scripts/test.sh never installs system packages). The cluster lives in a temp
 # directory owned by the `postgres` OS user (initdb refuses root), listens on 127.0.0.1 only, trusts
 # local connections (it is throwaway and loopback-only) and is removed by pg_stop.
 
@@ -50,6 +51,10 @@ _pg_as_owner() {
 pg_start() {
     local bindir
     if ! bindir="$(_pg_bindir)"; then
+        if [ "${AUTOPATCH_PG_INSTALL:-0}" != "1" ]; then
+            echo "postgres.sh: initdb not found (CI installs Debian's postgresql with AUTOPATCH_PG_INSTALL=1)" >&2
+            return 1
+        fi
         echo "postgres.sh: initdb not found; installing Debian's postgresql package" >&2
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq >&2 && apt-get install -y -qq postgresql >&2 || {

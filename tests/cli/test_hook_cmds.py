@@ -18,11 +18,18 @@ from tests.transcripts.conftest import CLAUDE_SESSIONS, AgentHome, lay_out
 
 @pytest.fixture
 def agents(tmp_path: Path, project: Path) -> AgentHome:
+    (project / ".git").mkdir(exist_ok=True)
     return lay_out(AgentHome(home=tmp_path / "home", project=project.resolve()))
 
 
 def _run(args: list[str], *, cwd: Path, home: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "XDG_STATE_HOME": str(home / ".state"),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
     return subprocess.run(
         [sys.executable, "-m", "autopatch_j", *args],
         cwd=cwd,
@@ -84,8 +91,8 @@ def test_claude_code_hook_imports_that_session_and_leaves_extraction_pending(age
 def test_claude_code_hook_never_fails_the_agent(agents: AgentHome, stdin: str, message: str) -> None:
     done = _run(["hook", "claude-code"], cwd=agents.project, home=agents.home, stdin=stdin)
     assert done.returncode == 0 and message in done.stderr and "Traceback" not in done.stderr
-    log = (agents.project / ".autopatch-j" / "hooks.log").read_text()
-    assert message in log
+    log = (agents.home / ".state" / "autopatch-j" / "log" / "hooks.log").read_text()  # no project named
+    assert message in log and not (agents.project / ".autopatch-j").exists()
 
 
 def test_codex_notify_admits_the_turn_and_the_rollout_import_does_not_duplicate_it(agents: AgentHome) -> None:
@@ -122,7 +129,8 @@ def test_codex_hook_ignores_other_notifications_and_survives_garbage(agents: Age
 
 
 def test_install_claude_code_merges_backs_up_and_is_idempotent(cli: CliRunner, project: Path, tmp_path: Path) -> None:
-    env = {"HOME": str(tmp_path / "home")}
+    env = {"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    backups = tmp_path / "state" / "autopatch-j" / "backups"
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
     original = {
@@ -143,13 +151,13 @@ def test_install_claude_code_merges_backs_up_and_is_idempotent(cli: CliRunner, p
     for event in ("Stop", "SessionEnd", "PreCompact"):
         commands = [h["command"] for g in data["hooks"][event] for h in g["hooks"]]
         assert sum(c.endswith("hook claude-code") for c in commands) == 1
-    backups = list(settings.parent.glob("settings.json.bak-*"))
-    assert len(backups) == 1 and json.loads(backups[0].read_text()) == original
+    kept = list(backups.glob("*settings.json.bak-*"))
+    assert len(kept) == 1 and json.loads(kept[0].read_text()) == original
 
     text = settings.read_text()
     twice = cli("hook", "install", "claude-code", env=env)
     assert twice.code == 0 and "already installed" in twice.out
-    assert settings.read_text() == text and len(list(settings.parent.glob("settings.json.bak-*"))) == 1
+    assert settings.read_text() == text and len(list(backups.iterdir())) == 1
 
 
 def test_install_claude_code_user_scope_creates_the_file(cli: CliRunner, tmp_path: Path) -> None:
@@ -172,7 +180,7 @@ def test_install_codex_adds_notify_keeping_comments(cli: CliRunner, tmp_path: Pa
     codex_home.mkdir()
     config = codex_home / "config.toml"
     config.write_text('# my settings\nmodel = "gpt-5"  # fast\n\n[mcp_servers.docs]\ncommand = "docs-server"\n')
-    env = {"HOME": str(tmp_path), "CODEX_HOME": str(codex_home)}
+    env = {"HOME": str(tmp_path), "CODEX_HOME": str(codex_home), "XDG_STATE_HOME": str(tmp_path / "state")}
     dry = cli("hook", "install", "codex", "--dry-run", env=env)
     assert dry.code == 0 and "+notify = [" in dry.out
     done = cli("hook", "install", "codex", env=env)
@@ -180,7 +188,7 @@ def test_install_codex_adds_notify_keeping_comments(cli: CliRunner, tmp_path: Pa
     text = config.read_text()
     assert "# my settings" in text and 'model = "gpt-5"  # fast' in text and "[mcp_servers.docs]" in text
     assert text.index("notify = [") < text.index("[mcp_servers.docs]")  # a top-level key, not inside the table
-    assert '"hook", "codex"]' in text and len(list(codex_home.glob("config.toml.bak-*"))) == 1
+    assert '"hook", "codex"]' in text and len(list((tmp_path / "state" / "autopatch-j" / "backups").iterdir())) == 1
     again = cli("hook", "install", "codex", env=env)
     assert again.code == 0 and "already installed" in again.out and config.read_text() == text
 

@@ -26,8 +26,29 @@ def test_json_summary_gives_sessions_turns_and_skipped_lines_by_reason(cli: CliR
     assert payload["totals"] == {
         "sessions": 6,
         "turns_admitted": 12,
-        "lines_skipped": {"invalid_record": 1, "malformed_json": 2, "not_an_object": 1, "unknown_type": 1},
+        "turns_skipped": {},
+        "lines_read": 73,
+        "lines_skipped": {
+            "abandoned_branch": 2,
+            "bookkeeping": 11,
+            "duplicate": 5,
+            "instructions": 1,
+            "meta": 1,
+            "not_a_prompt": 4,
+            "sidechain": 2,
+            "summary": 3,
+            "system": 1,
+            "thinking": 4,
+            "tool_output": 7,
+            "unknown_shape": 2,
+            "unparsable": 3,
+        },
+        "lines_waiting": 0,
+        "files_skipped": {},
     }
+    for session in payload["sessions"]:  # every line read is accounted for
+        parts = session["lines_imported"] + sum(session["lines_skipped"].values()) + session["lines_waiting"]
+        assert parts == session["lines_read"], session
     bad = next(s for s in payload["sessions"] if s["session_id"] == CODEX_BAD)
     assert bad["partial_line_left"] is True and bad["turns_admitted"] == 1
     status = cli("memory", "status", "--json").json()
@@ -43,7 +64,7 @@ def test_text_summary_and_dry_run(cli: CliRunner, agents: AgentHome) -> None:
     assert dry.code == 0 and "Would import 12 turn(s) from 6 session(s)" in dry.out
     assert cli("memory", "status", "--json").json()["counts"]["turns"] == 0
     real = cli("memory", "import", "--from", "claude-code", env=_env(agents))
-    assert real.code == 0 and "Imported 7 turn(s) from 3 session(s); lines skipped: none." in real.out
+    assert real.code == 0 and "Imported 7 turn(s) from 3 session(s); lines skipped: abandoned_branch 2," in real.out
 
 
 def test_explicit_paths_and_forced_format(cli: CliRunner, agents: AgentHome) -> None:

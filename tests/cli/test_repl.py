@@ -500,9 +500,23 @@ def test_without_an_llm_commands_work_and_questions_explain_what_to_set(session:
     session.run("/memory list\nwhat is this?\n/status\n\x04", llm=llm)
 
     out = session.out
-    assert out.count("AUTOPATCH_LLM_API_KEY") == 3  # the banner, the refused question, /status
+    assert out.count("AUTOPATCH_LLM_API_KEY") == 3  # the banner, the unanswered question, /status
     assert "Python version" in out
-    assert session.turns() == []
+    assert [(t["user_text"], t["assistant_text"]) for t in session.turns()] == [("what is this?", "")]
+
+
+def test_without_an_llm_what_the_user_says_is_admitted_for_memory_and_said_so(session: Session) -> None:
+    (session.app.root / "src" / "notes.md").write_text("x", encoding="utf-8")
+    session.run("From now on, use tabs in Makefiles.\nreview src/app.py\n\x04", llm=LLMInfo(problem="no LLM"))
+    out = session.out
+    assert "Slash commands work without it" in out and "kept for Memory" in out
+    assert "kept for Memory (no answer recorded)" in out
+    turns = session.turns()
+    assert [t["user_text"] for t in turns] == ["From now on, use tabs in Makefiles."]  # an audit never uses Memory
+    assert turns[0]["assistant_text"] == "" and turns[0]["status"] == "completed"
+    with session.db() as conn:
+        assert conn.execute("SELECT count(*) FROM memory_jobs WHERE turn_id = ?", (turns[0]["id"],)).fetchone()[0] == 1
+    assert "Reviews and explanations need an LLM" in out
 
 
 def test_an_invalid_extractor_choice_is_said_at_start_and_memory_commands_still_work(session: Session) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from autopatch_j.transcripts import claude_code
 from autopatch_j.transcripts.jsonl import LineStats, iter_lines
 from tests.transcripts.builders import FIXTURES, claude_lines
@@ -31,7 +33,8 @@ def test_string_content_tool_rounds_and_injected_blocks() -> None:
     everything = " ".join(u + a for u, a in _pairs(parsed))
     for never in ("Caveat", "/model", "Set model to sonnet", "TodoWrite", "maven.compiler.release>", "Let me check"):
         assert never not in everything
-    assert not stats.skipped
+    assert not stats.unparsable
+    assert parsed.skipped == {"meta": 1, "not_a_prompt": 2, "summary": 1, "thinking": 1, "tool_output": 2}
 
 
 def test_block_content_split_messages_compaction_and_interruption() -> None:
@@ -102,3 +105,11 @@ def test_a_local_command_ends_the_turn_before_it(tmp_path: Path) -> None:
         ("Decision 0: from now on use option 0.", "Option 0 it is."),  # not "Review output."
         ("Decision 1: from now on use option 1.", "Option 1 it is."),
     ]
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "claude-code").glob("*.jsonl")), ids=lambda p: p.name)
+def test_every_record_read_is_in_a_turn_skipped_with_a_reason_or_waiting(path: Path) -> None:
+    parsed, stats = _parse(path)
+    in_turns = sum(t.lines for t in parsed.turns)
+    assert in_turns + sum(parsed.skipped.values()) + parsed.waiting + len(stats.unparsable) == stats.read
+    assert set(parsed.skipped) <= set(claude_code.SKIP_REASONS)

@@ -45,10 +45,11 @@ def test_no_agent_folders_means_no_sessions(tmp_path: Path, project: Path) -> No
 
 def test_detect_and_expand_folders(agent_home: AgentHome) -> None:
     assert detect(agent_home.claude_dir / f"{CLAUDE_SESSIONS[0]}.jsonl") is Source.CLAUDE_CODE
-    files = expand([agent_home.codex_home / "sessions"], From.AUTO)
-    assert {s.source for s in files} == {Source.CODEX} and len(files) == 4
-    claude = expand([agent_home.claude_dir], From.AUTO)
+    files, skipped = expand([agent_home.codex_home / "sessions"], From.AUTO)
+    assert {s.source for s in files} == {Source.CODEX} and len(files) == 4 and skipped == []
+    claude, subagents = expand([agent_home.claude_dir], From.AUTO)
     assert len(claude) == 4 and not any(s.path.name.startswith("agent-") for s in claude)
+    assert {f.reason for f in subagents} == {"subagent"} and len(subagents) == 2
 
 
 def test_unknown_file_and_missing_path_are_clear_errors(tmp_path: Path) -> None:

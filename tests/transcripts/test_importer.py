@@ -172,3 +172,14 @@ def test_a_rewritten_shorter_file_is_read_again_without_duplicates(manager: Memo
     path.write_text("".join(claude_lines(0, 1, session="rewrite1", cwd="/p")))
     report = importer.import_session(session)
     assert report.restarted and (report.turns_admitted, report.turns_already_known) == (0, 1)
+
+
+def test_a_last_line_without_newline_waits_until_the_file_has_settled(manager: MemoryManager, tmp_path: Path) -> None:
+    path = tmp_path / "unterminated.jsonl"
+    path.write_text("".join(claude_lines(0, 1, session="u", cwd="/p")).rstrip("\n"))
+    session = SessionFile(source=Source.CLAUDE_CODE, path=path, session_id="u")
+    written = path.stat().st_mtime
+    soon = Importer(manager=manager, settle_seconds=3.0, wall_clock=lambda: written + 2.9).import_session(session)
+    assert (soon.turns_admitted, soon.partial_line_left, soon.lines_waiting) == (0, True, 3)
+    later = Importer(manager=manager, settle_seconds=3.0, wall_clock=lambda: written + 3.0).import_session(session)
+    assert (later.turns_admitted, later.partial_line_left, later.lines_waiting) == (1, False, 0)

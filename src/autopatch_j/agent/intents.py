@@ -130,20 +130,7 @@ class Router:
 
     def rule(self, text: str, *, has_pending_patch: bool) -> Intent | None:
         """The intent of an obvious input, or None to ask the classifier."""
-        text = text[:MAX_RULE_CHARS]  # bounds the regex work on very long messages
-        if has_pending_patch:
-            if _PATCH_REVISE.search(text):
-                return Intent.PATCH_REVISE
-            if _PATCH_EXPLAIN.search(text):
-                return Intent.PATCH_EXPLAIN
-        if _SMALL_TALK.match(text):
-            return Intent.GENERAL_CHAT
-        names_path = bool(self.project_paths(text))
-        if names_path and (_AUDIT_EN.match(text) or _AUDIT_ZH.match(text)):
-            return Intent.CODE_AUDIT
-        if names_path and (_EXPLAIN_EN.match(text) or _EXPLAIN_ZH.match(text)):
-            return Intent.CODE_EXPLAIN
-        return None
+        return rule_intent(self._root, text, has_pending_patch=has_pending_patch)
 
     def project_paths(self, text: str) -> list[str]:
         """Tokens of `text` that name an existing file or folder inside the project (bounded)."""
@@ -187,6 +174,24 @@ class Router:
         if intent in (Intent.PATCH_EXPLAIN, Intent.PATCH_REVISE) and not has_pending_patch:
             return self._fallback(f"classifier chose {intent.value} but no patch is pending")
         return RouteDecision(intent, "classifier")
+
+
+def rule_intent(root: Path, text: str, *, has_pending_patch: bool) -> Intent | None:
+    """The intent of an obvious input by the rules alone (no model), or None when only the classifier can tell."""
+    text = text[:MAX_RULE_CHARS]  # bounds the regex work on very long messages
+    if has_pending_patch:
+        if _PATCH_REVISE.search(text):
+            return Intent.PATCH_REVISE
+        if _PATCH_EXPLAIN.search(text):
+            return Intent.PATCH_EXPLAIN
+    if _SMALL_TALK.match(text):
+        return Intent.GENERAL_CHAT
+    names_path = bool(project_paths(root, text))
+    if names_path and (_AUDIT_EN.match(text) or _AUDIT_ZH.match(text)):
+        return Intent.CODE_AUDIT
+    if names_path and (_EXPLAIN_EN.match(text) or _EXPLAIN_ZH.match(text)):
+        return Intent.CODE_EXPLAIN
+    return None
 
 
 def lenient_intent(text: str) -> Intent | None:

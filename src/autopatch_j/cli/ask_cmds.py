@@ -49,6 +49,20 @@ NO_LLM_MESSAGE = (
 ProviderFactory = Callable[[AppContext], "LLMProvider"]
 
 
+def keep_unanswered(app: AppContext, text: str, *, has_pending_patch: bool) -> Intent | None:
+    """Without an LLM: admit an ordinary message for Memory as a turn with no answer (its extraction
+    job is queued like any turn's); returns its intent, or None when the rules route it to a review
+    or an explanation, which never use Memory and are not kept (M-1)."""
+    from autopatch_j.agent.intents import rule_intent
+
+    intent = rule_intent(app.root, text, has_pending_patch=has_pending_patch) or Intent.GENERAL_CHAT
+    if not intent.uses_memory:
+        return None
+    manager = app.manager()
+    manager.complete_turn(manager.begin_turn(text, intent), "")
+    return intent
+
+
 def default_provider_factory(app: AppContext) -> LLMProvider:
     """The OpenAI-compatible provider from the environment and config file (H-1)."""
     from autopatch_j.llm.openai_provider import OpenAIProvider

@@ -108,10 +108,16 @@ class AppContext:
 
 
 def _project_root(root: Path | None) -> Path:
+    """`-C DIR` exactly; otherwise the project the current directory lies in (the nearest enclosing
+    `.autopatch-j/` or repository root, like git), or the current directory when there is none."""
+    from autopatch_j.state_dir import find_project_root
+
     try:
         project = (root or Path.cwd()).resolve()
     except OSError as exc:
         raise ProjectRootError(f"The current directory cannot be used: {exc.strerror or exc}.") from exc
+    if root is None:
+        project = find_project_root(project) or project
     if not project.is_dir():
         raise ProjectRootError(f"The project directory {project} does not exist.")
     if not os.access(project, os.R_OK | os.W_OK | os.X_OK):

@@ -29,12 +29,24 @@ class Agent(enum.Enum):
     CODEX = "codex"
 
 
+PORTABLE_PROGRAM = "autopatch-j"  # what a committed project setting runs: the program on each PATH
+
+
 def hook_executable() -> str:
-    """How the agent should start us: this program's absolute path when it can be found."""
+    """This machine's program, by absolute path (for user-level settings): the running
+    `autopatch-j`, else the one on PATH, else the one beside this Python."""
     candidate = Path(sys.argv[0])
-    if candidate.name == "autopatch-j" and candidate.is_file():
+    if candidate.name == PORTABLE_PROGRAM and candidate.is_file():
         return str(candidate.resolve())
-    return shutil.which("autopatch-j") or "autopatch-j"
+    sibling = Path(sys.executable).parent / PORTABLE_PROGRAM
+    return shutil.which(PORTABLE_PROGRAM) or (str(sibling) if sibling.is_file() else PORTABLE_PROGRAM)
+
+
+def backup_folder() -> Path:
+    """Where replaced settings files are kept: the user-level state folder, never the project."""
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("autopatch-j", appauthor=False)) / "backups"
 
 
 def run_install(app: AppContext, agent: Agent, *, user: bool, project: bool, dry_run: bool) -> None:
@@ -45,14 +57,14 @@ def run_install(app: AppContext, agent: Agent, *, user: bool, project: bool, dry
     if user and project:
         raise SettingsFileError("Choose one of --project and --user.")
     home, codex_home = agent_homes(app)
-    exe = hook_executable()
     if agent is Agent.CLAUDE_CODE:
         path = home / ".claude" / "settings.json" if user else app.root / ".claude" / "settings.json"
-        plan = install.plan_claude(path, f"{shlex.quote(exe)} hook claude-code")
+        program = shlex.quote(hook_executable()) if user else PORTABLE_PROGRAM
+        plan = install.plan_claude(path, f"{program} hook claude-code")
     else:
         if project:
             raise SettingsFileError("Codex reads notify only from $CODEX_HOME/config.toml; use --user (the default).")
-        plan = install.plan_codex(codex_home / "config.toml", [exe, "hook", "codex"])
+        plan = install.plan_codex(codex_home / "config.toml", [hook_executable(), "hook", "codex"])
     if not plan.changed:
         say(app.console, f"The {agent.value} hook is already installed in {plan.path}; nothing to change.")
         return
@@ -61,25 +73,41 @@ def run_install(app: AppContext, agent: Agent, *, user: bool, project: bool, dry
         say(app.console, f"(dry run: {plan.path} was not changed)", "dim")
         return
     stamp = dt.datetime.now(tz=dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    backup = install.apply(plan, stamp=stamp)
+    backup = install.apply(plan, stamp=stamp, backups=backup_folder())
     say(app.console, f"Installed the {agent.value} hook in {plan.path}.")
     if backup is not None:
         say(app.console, f"The previous file was kept as {backup}.")
+    if agent is Agent.CLAUDE_CODE and not user:
+        app.manager()  # the project's Memory exists, so the hook finds this project from any subdirectory
+        if shutil.which(PORTABLE_PROGRAM, path=app.environ.get("PATH")) is None:
+            say(
+                app.console,
+                f"`{PORTABLE_PROGRAM}` is not on your PATH: Claude Code runs `{PORTABLE_PROGRAM} hook claude-code` "
+                "with it. Install it on PATH (e.g. `pipx install`), or use --user for this machine's absolute path.",
+                "yellow",
+            )
 
 
 @hook_app.command("claude-code")
 def claude_code_command(ctx: typer.Context) -> None:
     """Run as a Claude Code hook (Stop, SessionEnd, PreCompact): import that session's new turns; always exits 0."""
-    hook_runner.claude_code(app_context(ctx).root)
+    hook_runner.claude_code(_named_project(ctx))
 
 
 @hook_app.command("codex")
 def codex_command(
     ctx: typer.Context,
-    notification: Annotated[str, typer.Argument(metavar="JSON", help="The notification Codex passes to notify.")],
+    notification: Annotated[
+        str | None, typer.Argument(metavar="[JSON]", help="The notification Codex passes to notify.")
+    ] = None,
 ) -> None:
     """Run as Codex's notify program: admit the finished turn (known by its turn id); always exits 0."""
-    hook_runner.codex(app_context(ctx).root, notification)
+    hook_runner.codex(_named_project(ctx), notification)
+
+
+def _named_project(ctx: typer.Context) -> Path | None:
+    """The project named with `-C`: the hooks' last resort when the agent's cwd lies in no project."""
+    return app_context(ctx).root if ctx.find_root().params.get("project") is not None else None
 
 
 @hook_app.command("install")

@@ -2,8 +2,14 @@
 
 Used by `autopatch-j hook claude-code|codex` (cli/hook_cmds.py) and by the launcher's fast path
 (cli/launch.py). A hook never fails the agent's turn: every problem becomes one line on stderr and
-in `.autopatch-j/hooks.log`, and the exit code is always 0. It imports only the session it is told
-about and leaves extraction to the background (it never drains).
+in a log, and the exit code is always 0. It imports only the session it is told about and leaves
+extraction to the background (it never drains).
+
+Which project: the one the hook's `cwd` lies in (else the `cwd` the transcript recorded), found the
+way git finds a repository — the nearest enclosing `.autopatch-j/` or repository root. A hook never
+creates a store anywhere else: with no project found it imports nothing and says so. Problems are
+logged to the project's `.autopatch-j/hooks.log` when that folder exists, else to the user-level log
+(`hooks.log` in platformdirs' user log folder, e.g. `~/.local/state/autopatch-j/log/`).
 """
 
 from __future__ import annotations
@@ -18,23 +24,105 @@ from typing import Any
 HOOK_LOG = "hooks.log"
 
 
-def log_problem(root: Path, agent: str, message: str) -> None:
-    """One line on stderr and in the project's hook log; never raises."""
+class NoProjectFound(Exception):
+    """The hook's cwd lies in no project: nothing is imported, nothing is created."""
+
+
+def user_log() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_log_dir("autopatch-j", appauthor=False)) / HOOK_LOG
+
+
+def log_problem(root: Path | None, agent: str, message: str) -> None:
+    """One line on stderr and in the project's hook log (the user-level one without a store); never raises."""
     sys.stderr.write(f"autopatch-j hook {agent}: {message}\n")
+    state = root / ".autopatch-j" if root is not None else None
+    stamp = dt.datetime.now(tz=dt.UTC).isoformat(timespec="seconds")
     try:
-        log = root / ".autopatch-j" / HOOK_LOG
-        log.parent.mkdir(exist_ok=True)
+        log = state / HOOK_LOG if state is not None and state.is_dir() else user_log()
+        log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("a", encoding="utf-8") as handle:
-            handle.write(f"{dt.datetime.now(tz=dt.UTC).isoformat(timespec='seconds')} {agent}: {message}\n")
+            handle.write(f"{stamp} {agent}: {message}\n")
     except OSError:
         pass
 
 
-def project_root(fallback: Path, cwd: Any) -> Path:
-    """The agent's `cwd` when it names a directory, else the directory we were started in."""
-    if isinstance(cwd, str) and cwd and Path(cwd).is_dir():
-        return Path(cwd).resolve()
-    return fallback
+def find_project(*candidates: Any) -> Path | None:
+    """The project of the first candidate directory that lies in one (see the module docstring)."""
+    from autopatch_j.state_dir import find_project_root
+
+    for cwd in candidates:
+        if isinstance(cwd, Path) or (isinstance(cwd, str) and cwd):
+            folder = Path(cwd)
+            if folder.is_absolute() and folder.is_dir():
+                found = find_project_root(folder.resolve())
+                if found is not None:
+                    return found
+    return None
+
+
+def _require_project(fallback: Path | None, *candidates: Any) -> Path:
+    root = find_project(*candidates, fallback)
+    if root is None:
+        shown = next((c for c in candidates if isinstance(c, str) and c), None)
+        where = f"for {shown}" if shown else "(the hook input names no cwd)"
+        raise NoProjectFound(
+            f"no project found {where}: no enclosing .autopatch-j/ or repository; "
+            "run `autopatch-j memory status` in the project once, then this hook imports there."
+        )
+    return root
+
+
+def _payload(stdin_text: str) -> dict[str, Any]:
+    from autopatch_j.transcripts.errors import HookInputError
+
+    try:
+        payload = json.loads(stdin_text)
+    except json.JSONDecodeError as exc:
+        raise HookInputError(f"The Claude Code hook input is not valid JSON ({exc.msg}).") from exc
+    if not isinstance(payload, dict):
+        raise HookInputError("The Claude Code hook input must be a JSON object.")
+    return payload
+
+
+def import_claude_session(fallback: Path | None, stdin_text: str) -> None:
+    from autopatch_j.memory.imports import Source
+    from autopatch_j.memory.manager import MemoryManager
+    from autopatch_j.transcripts.discovery import SessionFile, claude_cwd
+    from autopatch_j.transcripts.errors import HookInputError
+    from autopatch_j.transcripts.importer import Importer
+
+    payload = _payload(stdin_text)
+    transcript = payload.get("transcript_path")
+    if not isinstance(transcript, str) or not transcript.endswith(".jsonl") or not Path(transcript).is_file():
+        raise HookInputError(f'The hook input\'s "transcript_path" is not a session file: {transcript!r}.')
+    path = Path(transcript)
+    root = find_project(payload.get("cwd")) or _require_project(fallback, payload.get("cwd"), claude_cwd(path))
+    manager = MemoryManager(root=root)
+    manager.open()
+    try:
+        session = SessionFile(source=Source.CLAUDE_CODE, path=path, session_id=path.stem)
+        Importer(manager=manager).import_session(session)
+    finally:
+        manager.close()
+
+
+def admit_codex_turn(fallback: Path | None, notification: str) -> None:
+    from autopatch_j.memory.imports import Source
+    from autopatch_j.memory.manager import MemoryManager
+    from autopatch_j.transcripts.codex import parse_notify
+    from autopatch_j.transcripts.importer import Importer
+
+    notify = parse_notify(notification)
+    if notify.turn is None:
+        return
+    manager = MemoryManager(root=_require_project(fallback, notify.cwd))
+    manager.open()
+    try:
+        Importer(manager=manager).admit_turn(source=Source.CODEX, session_id=notify.session_id, turn=notify.turn)
+    finally:
+        manager.close()
 
 
 def _cwd_hint(text: str) -> Any:
@@ -45,65 +133,27 @@ def _cwd_hint(text: str) -> Any:
     return value.get("cwd") if isinstance(value, dict) else None
 
 
-def import_claude_session(fallback: Path, stdin_text: str) -> None:
-    from autopatch_j.memory.imports import Source
-    from autopatch_j.memory.manager import MemoryManager
-    from autopatch_j.transcripts.discovery import SessionFile
-    from autopatch_j.transcripts.errors import HookInputError
-    from autopatch_j.transcripts.importer import Importer
-
-    try:
-        payload = json.loads(stdin_text)
-    except json.JSONDecodeError as exc:
-        raise HookInputError(f"The Claude Code hook input is not valid JSON ({exc.msg}).") from exc
-    if not isinstance(payload, dict):
-        raise HookInputError("The Claude Code hook input must be a JSON object.")
-    transcript = payload.get("transcript_path")
-    if not isinstance(transcript, str) or not transcript.endswith(".jsonl") or not Path(transcript).is_file():
-        raise HookInputError(f'The hook input\'s "transcript_path" is not a session file: {transcript!r}.')
-    manager = MemoryManager(root=project_root(fallback, payload.get("cwd")))
-    manager.open()
-    try:
-        path = Path(transcript)
-        session = SessionFile(source=Source.CLAUDE_CODE, path=path, session_id=path.stem)
-        Importer(manager=manager).import_session(session)
-    finally:
-        manager.close()
-
-
-def admit_codex_turn(fallback: Path, notification: str) -> None:
-    from autopatch_j.memory.imports import Source
-    from autopatch_j.memory.manager import MemoryManager
-    from autopatch_j.transcripts.codex import parse_notify
-    from autopatch_j.transcripts.importer import Importer
-
-    notify = parse_notify(notification)
-    if notify.turn is None:
-        return
-    manager = MemoryManager(root=project_root(fallback, notify.cwd))
-    manager.open()
-    try:
-        Importer(manager=manager).admit_turn(source=Source.CODEX, session_id=notify.session_id, turn=notify.turn)
-    finally:
-        manager.close()
-
-
-def never_fail(fallback: Path, agent: str, text: str, work: Callable[[Path, str], None]) -> None:
+def never_fail(fallback: Path | None, agent: str, text: str, work: Callable[[Path | None, str], None]) -> None:
     """Run a hook; whatever happens, report it and return (the caller exits 0)."""
     try:
         work(fallback, text)
     except Exception as exc:
         from autopatch_j.cli.errors import message_for
 
-        log_problem(project_root(fallback, _cwd_hint(text)), agent, message_for(exc))
+        message = str(exc) if isinstance(exc, NoProjectFound) else message_for(exc)
+        log_problem(find_project(_cwd_hint(text), fallback), agent, message)
 
 
-def claude_code(fallback: Path) -> None:
+def claude_code(fallback: Path | None) -> None:
+    """`fallback`: the project named with `-C`, used when the hook input's cwds lie in no project."""
     if sys.stdin is None or sys.stdin.isatty():
         log_problem(fallback, "claude-code", "expects Claude Code's hook JSON on stdin.")
         return
     never_fail(fallback, "claude-code", sys.stdin.read(), import_claude_session)
 
 
-def codex(fallback: Path, notification: str) -> None:
+def codex(fallback: Path | None, notification: str | None) -> None:
+    if notification is None:
+        log_problem(fallback, "codex", "expects Codex's notification JSON as its one argument.")
+        return
     never_fail(fallback, "codex", notification, admit_codex_turn)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -12,6 +13,7 @@ import typer
 
 from autopatch_j.cli.context import AppContext, app_context
 from autopatch_j.cli.render import emit_json, rich_console, say
+from autopatch_j.memory.admission import MAX_TURN_CHARS
 
 if TYPE_CHECKING:
     from autopatch_j.transcripts.discovery import SessionFile
@@ -35,7 +37,11 @@ def session_payload(report: SessionReport) -> dict[str, Any]:
         "resumed_from": report.resumed_from,
         "turns_admitted": report.turns_admitted,
         "turns_already_known": report.turns_already_known,
+        "turns_skipped": dict(sorted(report.turns_skipped.items())),
+        "lines_read": report.lines_read,
+        "lines_imported": report.lines_imported,
         "lines_skipped": dict(sorted(report.skipped.items())),
+        "lines_waiting": report.lines_waiting,
         "partial_line_left": report.partial_line_left,
         "restarted": report.restarted,
     }
@@ -45,10 +51,15 @@ def import_payload(report: ImportReport) -> dict[str, Any]:
     return {
         "dry_run": report.dry_run,
         "sessions": [session_payload(s) for s in report.sessions],
+        "files_skipped": [{"path": str(f.path), "reason": f.reason} for f in report.files_skipped],
         "totals": {
             "sessions": len(report.sessions),
             "turns_admitted": report.turns_admitted,
+            "turns_skipped": dict(sorted(report.turns_skipped.items())),
+            "lines_read": sum(s.lines_read for s in report.sessions),
             "lines_skipped": dict(sorted(report.skipped.items())),
+            "lines_waiting": sum(s.lines_waiting for s in report.sessions),
+            "files_skipped": dict(sorted(report.files_skipped_by_reason.items())),
         },
     }
 
@@ -65,12 +76,12 @@ def run_import(app: AppContext, paths: list[Path], *, source: str, dry_run: bool
     from autopatch_j.transcripts.importer import Importer, ImportReport
 
     wanted = From(source)
+    report = ImportReport(dry_run=dry_run)
     if paths:
-        sessions = expand([p.expanduser() for p in paths], wanted)
+        sessions, report.files_skipped = expand([p.expanduser() for p in paths], wanted)
     else:
         home, codex_home = agent_homes(app)
         sessions = project_sessions(app.root, wanted, home=home, codex_home=codex_home)
-    report = ImportReport(dry_run=dry_run)
     if sessions:
         importer = Importer(manager=app.manager())
         total = sum(os.path.getsize(s.path) for s in sessions)
@@ -89,22 +100,41 @@ def run_import(app: AppContext, paths: list[Path], *, source: str, dry_run: bool
     _render_text(app, report, searched_project=not paths)
 
 
+def _counts(counter: Counter[str]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counter.items()))
+
+
+def _session_line(s: SessionReport) -> str:
+    too_long = s.turns_skipped.get("too_long", 0)
+    other = sum(s.turns_skipped.values()) - too_long
+    skipped_lines = sum(s.skipped.values())
+    return (
+        f"{s.source.value} {s.session_id}: {s.turns_admitted} new turn(s), {s.turns_already_known} already known"
+        + (f", {too_long} turn(s) too long (over {MAX_TURN_CHARS:,} characters; skipped)" if too_long else "")
+        + (f", {other} turn(s) that cannot be stored (skipped)" if other else "")
+        + f"; {s.lines_read} line(s) read: {s.lines_imported} imported, {skipped_lines} skipped, "
+        f"{s.lines_waiting} waiting"
+        + (f" (skipped: {_counts(s.skipped)})" if skipped_lines else "")
+        + ("; a partial last line was left for the next run" if s.partial_line_left else "")
+    )
+
+
 def _render_text(app: AppContext, report: ImportReport, *, searched_project: bool) -> None:
     c = app.console
+    if report.files_skipped:
+        say(
+            c,
+            f"{len(report.files_skipped)} file(s) skipped, not sessions: {_counts(report.files_skipped_by_reason)}.",
+            "yellow",
+        )
     if not report.sessions:
         where = f" for {app.root}" if searched_project else ""
         say(c, f"No Claude Code or Codex sessions found{where}.")
         return
     verb = "Would import" if report.dry_run else "Imported"
     for s in report.sessions:
-        skipped = ", ".join(f"{k} {v}" for k, v in sorted(s.skipped.items()))
-        say(
-            c,
-            f"{s.source.value} {s.session_id}: {s.turns_admitted} new turn(s), {s.turns_already_known} already known"
-            + (f"; lines skipped: {skipped}" if skipped else "")
-            + ("; a partial last line was left for the next run" if s.partial_line_left else ""),
-        )
-    skipped_total = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped.items())) or "none"
+        say(c, _session_line(s))
+    skipped_total = _counts(report.skipped) or "none"
     say(
         c,
         f"{verb} {report.turns_admitted} turn(s) from {len(report.sessions)} session(s); lines skipped: "

@@ -1,6 +1,6 @@
 """The `autopatch-j` entry point: the agent hooks start without loading the whole CLI.
 
-`autopatch-j hook claude-code` and `autopatch-j hook codex JSON` run on every agent turn while the
+`autopatch-j hook claude-code` and `autopatch-j hook codex [JSON]` run on every agent turn while the
 agent waits, so they skip typer, rich and the command modules (bench/import_bench.py measures it);
 so does `autopatch-j memory status [--json]`, which scripts and agents run most often
 (bench/cold_start_bench.py). Everything else — including `--help` and any option — goes to the full
@@ -10,22 +10,19 @@ application.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
-    if args == ["hook", "claude-code"] or (len(args) == 3 and args[:2] == ["hook", "codex"] and args[2][:1] == "{"):
+    if args in (["hook", "claude-code"], ["hook", "codex"]) or (
+        len(args) == 3 and args[:2] == ["hook", "codex"] and args[2][:1] == "{"
+    ):
         from autopatch_j.cli import hook_runner
 
-        try:
-            here = Path.cwd()
-        except OSError:
-            here = Path("/")
         if args[1] == "claude-code":
-            hook_runner.claude_code(here)
+            hook_runner.claude_code(None)
         else:
-            hook_runner.codex(here, args[2])
+            hook_runner.codex(None, args[2] if len(args) == 3 else None)
         return
     if args in (["memory", "status"], ["memory", "status", "--json"]):
         from autopatch_j.cli import status_cmd

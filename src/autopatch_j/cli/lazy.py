@@ -25,7 +25,20 @@ def _registered(target: str) -> click.Group:
     module, _, function = target.partition(":")
     holder = typer.Typer(rich_markup_mode=None)  # plain click help, as the root application renders it
     getattr(importlib.import_module(module), function)(holder)
-    return typer.main.get_group(holder)
+    group = typer.main.get_group(holder)
+    _no_phantom_envvars(group)
+    return group
+
+
+def _no_phantom_envvars(command: click.Command) -> None:
+    """Typer shows an option's environment variable in its error hint even when it has none, which
+    reads "(env var: 'None')"; only options that really have one keep the hint."""
+    for param in command.params:
+        if isinstance(param, click.Option) and param.envvar is None:
+            param.show_envvar = False
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _no_phantom_envvars(sub)
 
 
 class LazyGroup(TyperGroup):

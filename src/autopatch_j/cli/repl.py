@@ -229,7 +229,7 @@ class Repl:
             say(c, f"LLM: {self.llm.description or 'configured'}")
         else:
             say(c, f"LLM: not configured — {self.llm.problem}", "yellow")
-            say(c, "Slash commands and Memory work without it; questions wait until it is configured.", "yellow")
+            say(c, "Slash commands work without it; what you type is kept for Memory, unanswered.", "yellow")
         for note in self.notes:
             say(c, note, "yellow")
         say(c, "Type /help for commands; Ctrl-C cancels an answer, Ctrl-D or /quit exits.", "dim")
@@ -258,7 +258,7 @@ class Repl:
     def ask(self, text: str) -> None:
         """Send one line to the agent host, streaming the answer; Ctrl-C cancels it."""
         if self.host is None:
-            say(self.console, f"Questions need an LLM. {self.llm.problem or LLM_HINT}", "yellow")
+            self._guard(lambda: self._keep_unanswered(text))
             return
         self._join_detached()
         host = self.host
@@ -280,6 +280,14 @@ class Repl:
             say(self.console, "Cancelled. (The request is still ending in the background.)", "yellow")
             return
         self._show_outcome(request)
+
+    def _keep_unanswered(self, text: str) -> None:
+        problem = self.llm.problem or LLM_HINT
+        if ask_cmds.keep_unanswered(self.app, text, has_pending_patch=self._pending_patch() is not None) is None:
+            say(self.console, f"Reviews and explanations need an LLM. {problem}", "yellow")
+            return
+        self.runtime.notify()
+        say(self.console, f"No LLM, so no answer; kept for Memory (no answer recorded). {problem}", "yellow")
 
     def _wait(self, request: _Request, *, start: Callable[[], None]) -> bool:
         """Start the request, render while it runs; False when the user stopped waiting (second Ctrl-C)."""

@@ -128,6 +128,16 @@ def admit_in_tx(
     return ticket.turn_id
 
 
+def is_new_in_tx(conn: sqlite3.Connection, *, session: ImportSession, turn: ExternalTurn) -> bool:
+    """Whether `admit_in_tx` would admit this turn now (a dry run asks this and writes nothing)."""
+    if conn.execute(_KNOWN, (session.row_id, turn.key)).fetchone() is not None:
+        return False
+    if turn.matches is None:
+        return True
+    params = {"row": session.row_id, "fp": turn.fingerprint, "other": turn.matches, "mine": turn.prefix}
+    return conn.execute(_UNMATCHED, params).fetchone() is None
+
+
 def move_cursor_in_tx(
     conn: sqlite3.Connection, *, session: ImportSession, byte_offset: int, path: str | None, now: float
 ) -> ImportSession:

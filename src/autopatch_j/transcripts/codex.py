@@ -6,13 +6,17 @@ The rules (docs/import.md):
   `<user_instructions>`, AGENTS.md instructions) removed. Developer/system messages, reasoning,
   tool calls and their outputs, `compacted` summaries and `session_meta.instructions` are never
   imported.
-* The answer is the last assistant message (`output_text`, or `agent_message`) before the next
+* Message blocks typed `input_text`, `output_text` or plain `text` are all read, for either role.
+* The answer is the last assistant message (its text blocks, or `agent_message`) before the next
   user message; `task_complete.last_agent_message` wins when present.
 * A turn is finished when the next user message follows it, or at `task_complete`/`turn_aborted`,
   or — in older files — when its last item is an assistant message with no tool call after it.
 * A turn is known by its turn id (`turn_context.turn_id`, newer Codex; the notify payload's
   `turn-id`), otherwise by the byte offset of its user message; the notify hook and an older
   rollout are matched by what the user typed (memory/imports.py).
+
+Every record read is accounted for (`claude_code.account`): part of a finished turn, skipped under a
+reason, or waiting for the next run.
 """
 
 from __future__ import annotations
@@ -24,9 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autopatch_j.memory.imports import ExternalTurn
-from autopatch_j.transcripts.claude_code import Parsed, ParsedTurn
+from autopatch_j.transcripts.claude_code import Parsed, ParsedTurn, account
 from autopatch_j.transcripts.errors import HookInputError
-from autopatch_j.transcripts.jsonl import INVALID_RECORD, UNKNOWN_TYPE, Line, LineStats
+from autopatch_j.transcripts.jsonl import UNKNOWN_SHAPE, Line, LineStats
 
 _TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
 _TOOL_ITEMS = frozenset(
@@ -65,13 +69,19 @@ def strip_injected(text: str) -> str:
     return _AGENTS_MD.sub("", _INJECTED.sub("", text)).strip()
 
 
-def _message_text(content: Any, wanted: str) -> str:
+_TEXT_BLOCKS = frozenset({"input_text", "output_text", "text"})
+_TOOL_EVENTS = ("exec_command", "patch_apply", "mcp_tool_call", "web_search", "tool")
+
+
+def _message_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return ""
     return "\n\n".join(
-        b["text"] for b in content if isinstance(b, dict) and b.get("type") == wanted and isinstance(b.get("text"), str)
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") in _TEXT_BLOCKS and isinstance(b.get("text"), str)
     )
 
 
@@ -83,6 +93,14 @@ class _Turn:
     turn_id: str | None
     answer: str = ""
     finished: bool = False
+    lines: list[int] = field(default_factory=list)  # offsets of its user and closing records
+    answer_lines: list[int] = field(default_factory=list)  # offsets of the records that carry its answer
+
+    def said(self, text: str, offset: int) -> None:
+        if text != self.answer:
+            self.answer, self.answer_lines = text, []
+        self.answer_lines.append(offset)
+        self.finished = True
 
 
 @dataclass(slots=True)
@@ -103,13 +121,53 @@ def parse(lines: Iterable[Line], *, start: int, stats: LineStats) -> Parsed:
     """
     by_events, by_items = _State(start=start, boundary=start), _State(start=start, boundary=start)
     saw_events = False
+    records: list[tuple[int, dict[str, Any] | None]] = []
     for line in lines:
-        if not _known(line, stats):
+        if not _known(line):
+            records.append((line.offset, None))
             continue
+        records.append((line.offset, line.record))
         saw_events = saw_events or _event(line.record) == "user_message"
         _step(by_events, line, True)
         _step(by_items, line, False)
-    return _result(by_events if saw_events else by_items, end=stats.end)
+    state = by_events if saw_events else by_items
+    parsed = _result(state, end=stats.end)
+    used = {o for t in [*state.turns, *([state.open] if state.open else [])] for o in (*t.lines, *t.answer_lines)}
+    return account(
+        parsed,
+        [(o, "" if o in used else (UNKNOWN_SHAPE if r is None else _reason(r, saw_events))) for o, r in records],
+    )
+
+
+def _reason(record: dict[str, Any], events_mode: bool) -> str:
+    """Why a record that is not part of a turn was not imported."""
+    kind, payload = record["type"], record["payload"]
+    item = payload.get("type")
+    item = item if isinstance(item, str) else ""
+    if kind in ("session_meta", "turn_context"):
+        return "bookkeeping"
+    if kind == "compacted":
+        return "summary"
+    if kind == "response_item":
+        if item in _TOOL_ITEMS:
+            return "tool_output"
+        if item == "reasoning":
+            return "thinking"
+        if item == "message":
+            role = payload.get("role")
+            if role == "user":
+                return "duplicate" if events_mode else "not_a_prompt"
+            return "superseded_text" if role == "assistant" else "instructions"
+        return "bookkeeping"
+    if item == "user_message":
+        return "not_a_prompt"
+    if item == "agent_message":
+        return "superseded_text"
+    if item.startswith("agent_reasoning"):
+        return "thinking"
+    if any(word in item for word in _TOOL_EVENTS):
+        return "tool_output"
+    return "bookkeeping"
 
 
 def _result(state: _State, *, end: int) -> Parsed:
@@ -122,22 +180,19 @@ def _result(state: _State, *, end: int) -> Parsed:
             following = state.turns[index + 1].start
         else:
             following = trailing.start if trailing is not None else end
-        parsed.append(ParsedTurn(turn=_external(turn), resume_after=following))
+        parsed.append(ParsedTurn(turn=_external(turn), resume_after=following, lines=_lines(turn)))
     if trailing is not None and trailing.finished:
-        parsed.append(ParsedTurn(turn=_external(trailing), resume_after=end))
+        parsed.append(ParsedTurn(turn=_external(trailing), resume_after=end, lines=_lines(trailing)))
         trailing = None
     return Parsed(turns=tuple(parsed), resume_offset=trailing.start if trailing is not None else end)
 
 
-def _known(line: Line, stats: LineStats) -> bool:
-    kind = line.record.get("type")
-    if kind not in _TYPES:
-        stats.skipped[UNKNOWN_TYPE] += 1
-        return False
-    if not isinstance(line.record.get("payload"), dict):
-        stats.skipped[INVALID_RECORD] += 1
-        return False
-    return True
+def _lines(turn: _Turn) -> int:
+    return len({*turn.lines, *turn.answer_lines})
+
+
+def _known(line: Line) -> bool:
+    return line.record.get("type") in _TYPES and isinstance(line.record.get("payload"), dict)
 
 
 def _event(record: dict[str, Any]) -> str | None:
@@ -168,20 +223,22 @@ def _step(state: _State, line: Line, events_mode: bool) -> None:
     if turn is None:
         return
     if kind == "response_item" and item == "message" and payload.get("role") == "assistant":
-        text = _message_text(payload.get("content"), "output_text").strip()
+        text = _message_text(payload.get("content")).strip()
         if text:
-            turn.answer, turn.finished = text, True
+            turn.said(text, line.offset)
     elif kind == "response_item" and item in _TOOL_ITEMS:
         turn.finished = False
     elif kind == "event_msg" and item == "agent_message" and isinstance(payload.get("message"), str):
         if payload["message"].strip():
-            turn.answer, turn.finished = payload["message"].strip(), True
+            turn.said(payload["message"].strip(), line.offset)
     elif kind == "event_msg" and item == "task_complete":
         last = payload.get("last_agent_message")
-        if isinstance(last, str) and last.strip():
-            turn.answer = last.strip()
+        if isinstance(last, str) and last.strip() and last.strip() != turn.answer:
+            turn.answer, turn.answer_lines = last.strip(), []
+        turn.lines.append(line.offset)
         turn.finished = True
     elif kind == "event_msg" and item == "turn_aborted":
+        turn.lines.append(line.offset)
         turn.finished = True
     else:
         return
@@ -196,7 +253,7 @@ def _user_text(kind: str, item: Any, payload: dict[str, Any], events_mode: bool)
             return strip_injected(message) if isinstance(message, str) else ""
         return None
     if kind == "response_item" and item == "message" and payload.get("role") == "user":
-        return strip_injected(_message_text(payload.get("content"), "input_text"))
+        return strip_injected(_message_text(payload.get("content")))
     return None
 
 
@@ -205,11 +262,12 @@ def _open(state: _State, line: Line, user: str) -> None:
         if state.open.answer == "" and not state.open.finished and state.open.user:
             # Two user messages with no answer between them belong to one turn.
             state.open.user = f"{state.open.user}\n\n{user}"
+            state.open.lines.append(line.offset)
             state.boundary = line.end
             return
         state.turns.append(state.open)
     begin = state.boundary if state.open is not None else state.start
-    state.open = _Turn(offset=line.offset, start=begin, user=user, turn_id=state.pending_id)
+    state.open = _Turn(offset=line.offset, start=begin, user=user, turn_id=state.pending_id, lines=[line.offset])
     state.pending_id = state.pending_at = None
     state.boundary = line.end
 

@@ -8,6 +8,10 @@ project directory is scanned the same way. Subagent transcripts (`agent-*.jsonl`
 are never sessions of their own. Codex sessions are `rollout-*.jsonl` anywhere under
 `$CODEX_HOME/sessions/` (dated folders and the older flat layout) whose `session_meta.cwd` is the
 project root.
+
+A folder given to `memory import` may hold other files: an empty file, a binary one, a `.jsonl` that
+neither agent wrote, a subagent transcript. They are skipped and reported (`SkippedFile`), never
+an error; a single file named explicitly must be a session.
 """
 
 from __future__ import annotations
@@ -38,6 +42,28 @@ class SessionFile:
     source: Source
     path: Path
     session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    path: Path
+    reason: str  # "empty", "binary", "not_a_session", "subagent"
+
+
+def _not_a_session(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return "unreadable"
+    if not head.strip():
+        return "empty"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not merely a character cut at the end of the sample
+            return "binary"
+    return "binary" if b"\0" in head else "not_a_session"
 
 
 def claude_slug(root: Path) -> str:
@@ -93,18 +119,28 @@ def session_file(path: Path, wanted: From) -> SessionFile:
     return SessionFile(source=Source.CLAUDE_CODE, path=path, session_id=path.stem)
 
 
-def expand(paths: list[Path], wanted: From) -> list[SessionFile]:
-    """Explicit PATH arguments: files as given, directories searched for `*.jsonl` sessions."""
+def expand(paths: list[Path], wanted: From) -> tuple[list[SessionFile], list[SkippedFile]]:
+    """Explicit PATH arguments: files as given (each must be a session), directories searched for
+    `*.jsonl` sessions — the other files found there are returned as skipped, with why."""
     found: list[SessionFile] = []
+    skipped: list[SkippedFile] = []
     for path in paths:
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*.jsonl") if not is_subagent_file(p.relative_to(path)))
-            found.extend(session_file(p, wanted) for p in files)
+            for candidate in sorted(path.rglob("*.jsonl")):
+                if is_subagent_file(candidate.relative_to(path)):
+                    skipped.append(SkippedFile(path=candidate, reason="subagent"))
+                    continue
+                try:
+                    detected = detect(candidate)
+                except TranscriptFormatError:
+                    skipped.append(SkippedFile(path=candidate, reason=_not_a_session(candidate)))
+                    continue
+                found.append(session_file(candidate, From(detected.value) if wanted is From.AUTO else wanted))
         elif path.is_file():
             found.append(session_file(path, wanted))
         else:
             raise TranscriptFormatError(f"{path} does not exist.")
-    return found
+    return found, skipped
 
 
 def claude_sessions(root: Path, *, home: Path) -> list[SessionFile]:
