@@ -130,7 +130,12 @@ class Transcript:
 
     def payload(self) -> str:
         return json.dumps(
-            {"session_id": SESSION, "transcript_path": str(self.path), "cwd": str(self.project), "hook_event_name": "Stop"}
+            {
+                "session_id": SESSION,
+                "transcript_path": str(self.path),
+                "cwd": str(self.project),
+                "hook_event_name": "Stop",
+            }
         )
 
 
@@ -336,7 +341,9 @@ def main() -> None:
         parser.error("--sizes takes whole numbers separated by commas, e.g. 0,10000,100000")
     if any(s < 0 for s in sizes):
         parser.error("--sizes cannot be negative")
-    report = run(args.runs or (5 if args.quick else 15), sizes, args.baseline_src.resolve() if args.baseline_src else None)
+    report = run(
+        args.runs or (5 if args.quick else 15), sizes, args.baseline_src.resolve() if args.baseline_src else None
+    )
     if args.json:
         print(json.dumps(report, indent=2))
         return
