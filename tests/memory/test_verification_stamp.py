@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from autopatch_j.memory.bootstrap import check_whole_file
 from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.errors import MemorySchemaError, StorageCorruptError
 from autopatch_j.memory.manager import MemoryManager
@@ -243,3 +244,16 @@ def test_cli_status_is_degraded_after_page_damage_and_the_hook_writes_nothing(tm
     assert status()["health"] == "degraded"
     hook("session-1")
     assert _digest(db) == before
+
+
+def test_an_abandoned_background_check_has_no_verdict(tmp_path: Path) -> None:
+    """A long-lived process closing during its whole-file check stops it at once: no verdict, no stamp."""
+    db = _stamped_store(tmp_path)
+    _corrupt_page_of(db, "memory_candidates")  # a check run to the end would stamp this store failed
+    before = read_stamp(db)
+    m = MemoryManager(root=tmp_path, clock=FakeClock())
+    assert check_whole_file(m.db, stop=lambda: True) is None
+    assert read_stamp(db) == before
+    assert check_whole_file(m.db, stop=lambda: False) is not None  # the same check, not stopped, decides
+    stamp = read_stamp(db)
+    assert stamp is not None and stamp.verdict == FAILED

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, USER_OBJECTS, catalog_drift, read_catalog, schema_statements
 from autopatch_j.memory.clock import Clock
@@ -182,14 +183,20 @@ def whole_file_health(conn: sqlite3.Connection) -> Health:
     return Health.healthy()
 
 
-def check_whole_file(db: Database) -> Health:
+def check_whole_file(db: Database, *, stop: Callable[[], bool] | None = None) -> Health | None:
     """The whole-file checks alone, on a fresh connection in one read transaction (a long-lived process
-    runs them in the background); the verdict, for the file state observed first, becomes the stamp."""
+    runs them in the background); the verdict, for the file state observed first, becomes the stamp.
+
+    `stop` is polled while the checks run (every thousand SQLite steps): once it says so they are
+    abandoned — a process on its way out — and there is no verdict (None), so no stamp either.
+    """
     state = observe(db.path)
     try:
         conn = db.connect()
     except sqlite3.Error as exc:
         return Health.degraded(_describe(exc))
+    if stop is not None:
+        conn.set_progress_handler(lambda: 1 if stop() else 0, 1000)
     try:
         conn.execute("BEGIN")
         try:
@@ -198,6 +205,8 @@ def check_whole_file(db: Database) -> Health:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
     except sqlite3.Error as exc:
+        if "interrupt" in str(exc).lower():
+            return None
         health = Health.degraded(_describe(exc))
     finally:
         conn.close()

@@ -170,9 +170,10 @@ class Database:
             token = stamper.begin(conn)
             if token is None or not has_log(token[1]):
                 return  # an untrusted file, or no log to fold in (the close then leaves the main file alone)
-            busy, _ = self._checkpoint(conn, "TRUNCATE")
-            if not busy:
-                stamper.committed(conn, token)
+            # Busy or not (a reader may keep the log from being reset), whatever the checkpoint copied into
+            # the main file is ours and changes no content: stamp the file as it now is.
+            self._checkpoint(conn, "TRUNCATE")
+            stamper.committed(conn, token)
         except sqlite3.Error:
             return  # the stamp stays behind the file: one whole-file check more at the next start
 

@@ -92,7 +92,9 @@ class MemoryManager:
             wait = first_wait
             while not self._checks_stop.wait(wait):
                 wait = interval_s
-                health = check_whole_file(self.db)
+                health = check_whole_file(self.db, stop=self._checks_stop.is_set)
+                if health is None:  # interrupted: the process is closing
+                    return
                 if not health.ok and "locked" not in (health.reason or ""):
                     self.db.stamper = None
                     self._health = health
@@ -109,7 +111,7 @@ class MemoryManager:
     def close(self) -> None:
         """Stop the heartbeat and the background checks, release the idle connection; the manager can be reopened."""
         self.stop_heartbeat()
-        self._checks_stop.set()
+        self._checks_stop.set()  # a whole-file check under way stops at once rather than hold up the exit
         if self._checks_thread is not None:
             self._checks_thread.join(timeout=5)
             self._checks_thread = None
