@@ -33,7 +33,7 @@ SUITE: dict[str, tuple[str, list[str], int, int]] = {
     "admission": ("admission_bench.py", [], 60, 600),
     "search": ("search_bench.py", [], 90, 1800),
     "pipeline": ("pipeline_bench.py", [], 60, 900),
-    "cold_start": ("cold_start_bench.py", [], 60, 300),
+    "cold_start": ("cold_start_bench.py", [], 180, 1200),
     "import": ("import_bench.py", [], 120, 900),
     "mcp": ("mcp_bench.py", [], 180, 900),
     "cloud": ("cloud_bench.py", [], 120, 1800),

@@ -146,7 +146,7 @@ def test_ask_runs_the_bounded_exit_drain_so_memory_list_shows_the_result(
     assert result.code == 0, result.err
     listed = cli("memory", "list", "--json").json()
     assert [item["kind"] for item in listed] == ["user_preference"]
-    assert cli("memory", "status", "--json").json()["jobs"] == {"succeeded": 2}
+    assert cli("memory", "status", "--json").json()["jobs"] == {"done": 2}
 
 
 def test_ask_no_drain_leaves_the_jobs_pending(cli: CliRunner, canned: CannedProvider) -> None:

@@ -7,6 +7,7 @@ in `sys.modules`. Not a timing: bench/cold_start_bench.py measures the time.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +54,7 @@ OTHER_COMMANDS = (
     "autopatch_j.memory.pipeline",
     "autopatch_j.memory.clear",
     "autopatch_j.memory.export",
-    # rich: styled plain lines go through click (app/render.py DeferredConsole); rich is for tables and live output
+    # rich: styled plain lines are written by app/render.py itself; rich is for tables and live output
     "rich",
 )
 
@@ -90,8 +91,47 @@ def test_the_command_imports_no_heavy_package_and_no_other_command(tmp_path: Pat
 
 def test_memory_status_loads_only_the_memory_group(tmp_path: Path) -> None:
     modules = _modules_after(["memory", "status"], tmp_path)
-    assert "autopatch_j.cli.memory_cmds" in modules and "autopatch_j.memory.status" in modules
+    assert "autopatch_j.cli.status_cmd" in modules and "autopatch_j.memory.status" in modules
     assert (tmp_path / ".autopatch-j" / "memory.db").exists()  # and it did open (create) the Memory
+
+
+@pytest.mark.parametrize("args", [["memory", "status"], ["memory", "status", "--json"]])
+def test_memory_status_starts_without_the_command_framework(tmp_path: Path, args: list[str]) -> None:
+    """The command run most often skips typer, click and the command tree (cli/launch.py)."""
+    modules = _modules_after(args, tmp_path)
+    assert _loaded(modules, ("typer", "click", "autopatch_j.cli.app", "autopatch_j.cli.memory_cmds")) == []
+
+
+def _entry(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "autopatch_j", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_memory_status_says_the_same_through_either_start(tmp_path: Path) -> None:
+    """The direct start and the full application (reached with `-C`) print the same text and JSON."""
+    for args in (["memory", "status"], ["memory", "status", "--json"]):
+        direct = _entry(args, tmp_path)
+        full = _entry(["-C", str(tmp_path), *args], tmp_path)
+        assert direct.returncode == full.returncode == 0, (direct.stderr, full.stderr)
+        assert direct.stdout == full.stdout
+    assert json.loads(direct.stdout)["health"] == "healthy"
+
+
+def test_memory_status_fails_in_one_sentence_through_the_direct_start(tmp_path: Path) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / ".autopatch-j").write_text("a file where the state directory should be", encoding="utf-8")
+    direct = _entry(["memory", "status"], blocked)
+    full = _entry(["-C", str(blocked), "memory", "status"], blocked)
+    assert direct.returncode == full.returncode != 0
+    assert direct.stderr == full.stderr and direct.stderr.startswith("error: ") and "Traceback" not in direct.stderr
 
 
 def test_help_still_lists_every_command_without_the_heavy_packages(tmp_path: Path) -> None:

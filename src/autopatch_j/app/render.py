@@ -2,27 +2,27 @@
 
 The CLI's own stdout and stderr are `DeferredConsole`s: a rich `Console` is made only when something
 needs one (a table, a status line with markup); `say` prints its literal, optionally styled line
-through click without importing rich at all — `memory status` prints nothing else, and importing
-rich was a third of its cold start (issue 16, bench/cold_start_bench.py). A console given by the REPL
-(or a test) is a rich `Console` and is used as before.
+itself, exactly as click would, without importing rich or click — `memory status` prints nothing
+else, and either import would be a large part of its cold start (bench/cold_start_bench.py). A console
+given by the REPL (or a test) is a rich `Console` and is used as before.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import sys
 from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any
-
-import click
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 # `say` styles click can draw itself; any other word makes the line go through rich.
 _ATTRIBUTES = frozenset({"bold", "dim", "italic", "underline"})
-_COLOURS = frozenset({"black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"})
+_COLOUR_ORDER = ("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white")  # SGR 30 … 37
+_COLOURS = frozenset(_COLOUR_ORDER)
 
 
 def color_choice(environ: Mapping[str, str]) -> bool | None:
@@ -81,7 +81,38 @@ class DeferredConsole:
         if self._console is not None or options is None:
             _rich_line(self.real(), text, style)
             return
-        click.echo(click.style(text, **options) if options else text, err=self._stderr, color=self._color)
+        _echo(self.file, text, options, self._color)
+
+
+# The SGR codes click.style writes for the styles `say` draws itself, in click's order (fg first).
+_SGR_ORDER = ("fg", "bold", "dim", "underline", "italic")
+_SGR = {"bold": 1, "dim": 2, "italic": 3, "underline": 4}
+_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
+
+
+def _echo(file: IO[str], text: str, options: dict[str, Any], color: bool | None) -> None:
+    """What `click.echo(click.style(text, **options), color=color)` prints, without importing click: SGR
+    codes around the text when colour is on, and any escape sequence stripped when it is off (colour
+    `None`: on for a terminal only)."""
+    on = color if color is not None else _isatty(file)
+    if not on:
+        text = _ANSI.sub("", text)
+    elif options:
+        codes = [
+            f"\033[{30 + _COLOUR_ORDER.index(options['fg'])}m" if key == "fg" else f"\033[{_SGR[key]}m"
+            for key in _SGR_ORDER
+            if key in options
+        ]
+        text = "".join(codes) + text + "\033[0m"
+    file.write(text + "\n")
+    file.flush()
+
+
+def _isatty(file: IO[str]) -> bool:
+    try:
+        return file.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def rich_console(console: Console | DeferredConsole) -> Console:

@@ -15,10 +15,11 @@ import typer
 
 from autopatch_j.app.context import AppContext
 from autopatch_j.app.errors import message_for
-from autopatch_j.app.payloads import item_payload, status_payload
+from autopatch_j.app.payloads import item_payload
 from autopatch_j.app.render import emit_json, say, timestamp
 from autopatch_j.cli.invocation import app_context
 from autopatch_j.cli.lazy import LazyGroup
+from autopatch_j.cli.status_cmd import run_status
 from autopatch_j.memory.records import ItemDetail
 
 
@@ -39,46 +40,7 @@ memory_app = typer.Typer(help="Inspect and manage the project's Memory.", cls=Me
 JsonOption = Annotated[bool, typer.Option("--json", help="Print stable JSON instead of text.")]
 
 
-# -- status -------------------------------------------------------------------------------------
-
-
-def run_status(app: AppContext, *, as_json: bool) -> None:
-    report = app.manager().status()
-    payload = status_payload(report, debug=app.debug)
-    if as_json:
-        emit_json(app.console, payload)
-        return
-    c = app.console
-    health_style = "green" if payload["health"] == "healthy" else "bold red"
-    say(c, f"Memory: {payload['health']}" + (f" — {payload['reason']}" if payload["reason"] else ""), health_style)
-    known = [
-        f"{label} {payload[key]}"
-        for label, key in (
-            ("schema version", "schema_version"),
-            ("generation", "generation"),
-            ("active thread", "active_thread_id"),
-        )
-        if payload[key] is not None
-    ]
-    if known:  # a degraded store may not tell: print only what is known
-        say(c, ", ".join(known))
-    counts = payload["counts"]
-    if report.counts:  # unreadable counts are not zeros
-        say(c, f"turns {counts['turns']}, active memories {counts['active_items']}, candidates {counts['candidates']}")
-    if report.health.ok or report.counts or report.jobs:
-        jobs = ", ".join(f"{k} {v}" for k, v in payload["jobs"].items()) or "none"
-        say(c, f"background jobs: {jobs}")
-    if payload["last_error"]:
-        say(c, f"last error: {payload['last_error']}", "yellow")
-        if payload["hint"]:
-            say(c, payload["hint"], "dim")
-    else:
-        say(c, "last error: none")
-    for job in payload["failed_jobs"]:
-        turn = f", turn {job['turn_id']}" if job["turn_id"] is not None else ""
-        say(c, f"failed: job {job['id']} ({job['kind']}{turn}, {job['attempts']} attempt(s)): {job['error']}", "yellow")
-    if payload["failed_hint"]:
-        say(c, payload["failed_hint"], "dim")
+# -- status: cli/status_cmd.py (`memory status` also starts there without typer, cli/launch.py) ------
 
 
 # -- list / show / forget --------------------------------------------------------------------------

@@ -13,7 +13,11 @@ JSON output (`--json`) is stable:
     drain:  {"extractor": "rules"|"llm", "jobs_run", "extraction_batches", "consolidations", "candidates",
              "filtered", "operations": {op: n}, "memory_ids": [int], "retrying": [job id], "lease_lost":
              [job id], "failed": [job id], "revived": [job id], "left": [job id], "errors": [str],
-             "warnings": [str], "recovered": {"reclaimed": [job id], "woken": [job id]}}
+             "warnings": [str], "recovered": {"reclaimed": [job id], "woken": [job id],
+             "taken_over": [job id], "gone_owners": [owner id]}}
+
+`taken_over`: leases whose holder was provably gone (a process of this machine that no longer runs,
+memory/owners.py), reclaimed at this start without waiting for them to expire.
 
 `failed` jobs (issue 17) ended for good this run — the offline rules extractor processed their turns
 instead; `--retry-failed` first puts every failed job back to `pending` (listed in `revived`).
@@ -60,7 +64,12 @@ def drain_payload(report: DrainReport, *, extractor: str, recovery: Recovery, de
     if debug:  # RAW errors only with AUTOPATCH_DEBUG (M-72)
         payload["errors"] = [s.raw_error for s in report.steps if s.raw_error]
     payload["extractor"] = extractor
-    payload["recovered"] = {"reclaimed": list(recovery.reclaimed), "woken": list(recovery.woken)}
+    payload["recovered"] = {
+        "reclaimed": list(recovery.reclaimed),
+        "woken": list(recovery.woken),
+        "taken_over": list(recovery.taken_over),
+        "gone_owners": list(recovery.gone_owners),
+    }
     return payload
 
 
@@ -71,7 +80,7 @@ def run_drain(
     from autopatch_j.memory.pipeline import Outcome
 
     pipeline = pipeline_for(app, extractor)
-    recovery = pipeline.recover()
+    recovery = pipeline.recover().after(app.manager().startup_recovery)
     report = drains.retry_failed(pipeline) if retry_failed else drains.drain(pipeline, budget_s=None)
     payload = drain_payload(report, extractor=pipeline.extractor.name, recovery=recovery, debug=app.debug)
     if as_json:
@@ -88,6 +97,10 @@ def run_drain(
 
 def _render_drain(app: AppContext, payload: dict[str, Any]) -> None:
     c = app.console
+    taken = payload["recovered"]["taken_over"]
+    if taken:
+        gone = ", ".join(payload["recovered"]["gone_owners"])
+        say(c, f"Took over {len(taken)} job lease(s) held by a process that is no longer running ({gone}).")
     ops = ", ".join(f"{name} {n}" for name, n in sorted(payload["operations"].items())) or "none"
     say(
         c,
@@ -115,7 +128,8 @@ def waiting_lines(waiting: WaitingJobs) -> list[str]:
     for hold in waiting.leases:
         lines.append(
             f"  {hold.jobs} leased by another process ({hold.owner}) until {timestamp(hold.until)}; "
-            "they become runnable when that lease expires"
+            "they wait for that lease: its holder is still running or not on this machine, so they "
+            "become runnable when it finishes or the lease expires"
         )
     if waiting.blocked:
         lines.append(

@@ -40,7 +40,7 @@ from autopatch_j.agent.errors import RequestCancelled
 from autopatch_j.app.context import AppContext
 from autopatch_j.app.errors import exit_code_for, message_for
 from autopatch_j.app.render import rich_console, say
-from autopatch_j.cli import ask_cmds, memory_cmds
+from autopatch_j.cli import ask_cmds, memory_cmds, status_cmd
 from autopatch_j.cli.repl_commands import COMMANDS, KEYS_HELP, BadUsage, Resolved, Unknown, is_command, resolve
 from autopatch_j.cli.repl_completion import SlashCompleter
 from autopatch_j.llm.errors import LLMError
@@ -399,7 +399,7 @@ class Repl:
         elif name == "/reset":
             memory_cmds.run_reset(app, as_json=False)
         elif name == "/memory status":
-            memory_cmds.run_status(app, as_json=False)
+            status_cmd.run_status(app, as_json=False)
         elif name == "/memory list":
             memory_cmds.run_list(app, as_json=False)
         elif name == "/memory show":
@@ -432,7 +432,7 @@ class Repl:
 
     def _status(self) -> None:
         c = self.console
-        memory_cmds.run_status(self.app, as_json=False)
+        status_cmd.run_status(self.app, as_json=False)
         if self.llm.configured:
             say(c, f"LLM: {self.llm.description or 'configured'}")
         else:

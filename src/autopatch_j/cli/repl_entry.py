@@ -122,6 +122,7 @@ def run_repl(app: AppContext) -> None:
     from autopatch_j.cli import ask_cmds
 
     app.manager()  # open (create or verify) Memory first: the banner reports its health
+    app.manager().start_whole_file_checks()  # a long-lived process: the whole-file checks in the background
     provider, llm = connect_llm(app)
     host = None
     if provider is not None:

@@ -191,6 +191,7 @@ def serve(app: AppContext, options: ServeOptions) -> None:
     if options.transport != "stdio":
         check_host(options.host, allow_remote=options.allow_remote)
     manager = app.manager()  # create or verify Memory first, exactly as every CLI start does
+    manager.start_whole_file_checks()  # a long-lived process: the whole-file checks in the background
     lifecycle = Lifecycle(manager=manager, worker=background_worker(app))
     service = MemoryService(app=app, notify=lifecycle.notify)
     server = build_server(service, read_only=options.read_only, debug=app.debug)

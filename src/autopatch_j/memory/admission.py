@@ -14,6 +14,7 @@ import sqlite3
 from autopatch_j.memory.errors import InvalidInputError
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import enqueue_extraction_in_tx
+from autopatch_j.memory.owners import provably_gone
 from autopatch_j.memory.records import ORDINARY_INTENTS, Intent, TurnTicket
 
 # The largest message Memory admits (issue 9.9). It bounds what one turn can cost every later stage
@@ -38,12 +39,20 @@ _FAIL_TURN = (
     "updated_at = ? WHERE id = ? AND status = 'open' AND owner = ?"
 )
 _HEARTBEAT = "UPDATE turns SET lease_expires_at = ?, updated_at = ? WHERE status = 'open' AND owner = ?"
-_EXPIRED_OPEN_TURNS = "SELECT id, thread_id FROM turns WHERE status = 'open' AND lease_expires_at < ? ORDER BY id"
+# The open turns are found through their partial index: left to itself, the planner scans the whole
+# table in id order for `ORDER BY id`, and this runs at every start.
+_EXPIRED_OPEN_TURNS = (
+    "SELECT id, thread_id FROM turns INDEXED BY turns_open_lease WHERE status = 'open' AND lease_expires_at < ? "
+    "ORDER BY id"
+)
 _INTERRUPT_TURN = (
     "UPDATE turns SET status = 'interrupted', owner = NULL, lease_expires_at = NULL, updated_at = ? "
     "WHERE id = ? AND status = 'open'"
 )
-_OWNER_OPEN_TURNS = "SELECT id, thread_id FROM turns WHERE status = 'open' AND owner = ? ORDER BY id"
+_OPEN_TURN_OWNERS = "SELECT DISTINCT owner FROM turns INDEXED BY turns_open_lease WHERE status = 'open'"
+_OWNER_OPEN_TURNS = (
+    "SELECT id, thread_id FROM turns INDEXED BY turns_open_lease WHERE status = 'open' AND owner = ? ORDER BY id"
+)
 _TURN_THREAD = "SELECT thread_id FROM turns WHERE id = ?"
 
 
@@ -124,14 +133,18 @@ def heartbeat_in_tx(conn: sqlite3.Connection, *, owner: str, now: float) -> int:
 
 
 def recover_expired_turns_in_tx(conn: sqlite3.Connection, *, now: float) -> list[int]:
-    """Open turns whose owner lease expired become `interrupted`, each with its extraction job."""
+    """Open turns whose owner lease expired, or whose owner is provably gone (owners.py: a process of this
+    host that no longer runs), become `interrupted`, each with its extraction job."""
     require_operational(conn)
     recovered: list[int] = []
+    for (owner,) in conn.execute(_OPEN_TURN_OWNERS).fetchall():
+        if provably_gone(owner):
+            recovered.extend(interrupt_owner_turns_in_tx(conn, owner=owner, now=now))
     for row in conn.execute(_EXPIRED_OPEN_TURNS, (now,)).fetchall():
         if conn.execute(_INTERRUPT_TURN, (now, row["id"])).rowcount == 1:
             enqueue_extraction_in_tx(conn, thread_id=row["thread_id"], turn_id=row["id"], now=now)
             recovered.append(row["id"])
-    return recovered
+    return sorted(recovered)
 
 
 def interrupt_owner_turns_in_tx(conn: sqlite3.Connection, *, owner: str, now: float) -> list[int]:

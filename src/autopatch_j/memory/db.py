@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from autopatch_j.memory.errors import StorageBusyError, StorageError
+from autopatch_j.memory.errors import StorageBusyError, StorageCorruptError, StorageError
+from autopatch_j.memory.stamp import Stamper, has_log, mark_failed
 
 DEFAULT_BUSY_TIMEOUT_MS = 10_000
 # Past this size a writer, after its commit, asks for a RESTART checkpoint, waiting at most
@@ -80,6 +81,12 @@ def iter_statements(script: str) -> Iterator[str]:
         raise StorageError("The schema script ends with an incomplete statement.")
 
 
+def is_corrupt(exc: sqlite3.Error) -> bool:
+    """SQLite's report of a damaged page (or a file that is no database) on a page a statement touched."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in str(exc).lower()
+
+
 def is_busy(exc: sqlite3.Error) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc).lower()
@@ -95,6 +102,8 @@ def translate_errors(action: str) -> Iterator[None]:
             raise StorageBusyError(
                 f"Could not {action}: the Memory database stayed locked by another process; try again."
             ) from exc
+        if is_corrupt(exc):
+            raise StorageCorruptError(f"Could not {action}: {exc}; nothing was written.") from exc
         raise StorageError(f"Could not {action}: {exc}.") from exc
     except OSError as exc:
         raise StorageError(f"Could not {action}: {exc.strerror or exc}.") from exc
@@ -119,6 +128,10 @@ class Database:
         self._idle: list[tuple[sqlite3.Connection, FileId]] = []  # each with the file it was opened on
         self._retired: list[sqlite3.Connection] = []  # opened on a file no longer at the path
         self._pid = os.getpid()
+        # Set by bootstrap on a healthy store: carries the verification stamp over this process's commits.
+        self.stamper: Stamper | None = None
+        self.whole_file_checked = False  # whether the last bootstrap ran the whole-file checks
+        self.corruption: str | None = None  # set when a statement of this process met a damaged page
 
     def keep_open(self) -> None:
         """Hold one idle connection for the process's lifetime and reuse idle connections from now on.
@@ -137,14 +150,32 @@ class Database:
     def close(self) -> None:
         """Close the idle connections and stop reusing them (until the next `keep_open`)."""
         with self._lock:
-            idle = [conn for conn, _ in self._idle] + self._retired
+            current = [conn for conn, _ in self._idle]
+            idle = current + self._retired
             self._idle, self._retired, self._reuse = [], [], False
             inherited = self._pid != os.getpid()
         if inherited:
             _INHERITED.extend(idle)
             return
+        if current and self.stamper is not None:
+            self._checkpoint_stamped(current[0], self.stamper)
         for conn in idle:
             conn.close()
+
+    def _checkpoint_stamped(self, conn: sqlite3.Connection, stamper: Stamper) -> None:
+        """Before the last close: checkpoint the log into the main file ourselves and carry the stamp
+        over it. Left to the close, that checkpoint would move the main file's times past the stamp
+        and cost the next start a whole-file check."""
+        try:
+            token = stamper.begin(conn)
+            if token is None or not has_log(token[1]):
+                return  # an untrusted file, or no log to fold in (the close then leaves the main file alone)
+            # Busy or not (a reader may keep the log from being reset), whatever the checkpoint copied into
+            # the main file is ours and changes no content: stamp the file as it now is.
+            self._checkpoint(conn, "TRUNCATE")
+            stamper.committed(conn, token)
+        except sqlite3.Error:
+            return  # the stamp stays behind the file: one whole-file check more at the next start
 
     def set_trace(self, trace: Callable[[str], None] | None) -> None:
         """Record every statement sent from now on (tests assert them)."""
@@ -236,13 +267,31 @@ class Database:
     # -- transactions ----------------------------------------------------------------------
 
     @contextmanager
+    def _watch(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            self._note_corruption(exc)
+            raise
+
+    def _note_corruption(self, exc: BaseException) -> None:
+        """A damaged page met by a statement: the store counts as failed from now on, in this process
+        (the manager turns degraded) and for every later start (the stamp says failed)."""
+        if isinstance(exc, sqlite3.Error) and is_corrupt(exc):
+            self.corruption = f"a statement met a damaged page ({exc})"
+            self.stamper = None
+            mark_failed(self.path, self.corruption)
+
+    @contextmanager
     def write(self, action: str) -> Iterator[sqlite3.Connection]:
         """One short `BEGIN IMMEDIATE` transaction."""
-        with translate_errors(action):
+        with translate_errors(action), self._watch():
             conn, opened_on = self._acquire()
             reusable = False  # only a connection whose transaction ended cleanly serves the next one
             try:
                 conn.execute("BEGIN IMMEDIATE")
+                stamper = self.stamper
+                token = stamper.begin(conn) if stamper is not None else None
                 try:
                     yield conn
                 except BaseException as exc:
@@ -252,6 +301,8 @@ class Database:
                     raise
                 conn.execute("COMMIT")
                 self._bound_wal(conn)
+                if stamper is not None:
+                    stamper.committed(conn, token)
                 reusable = True
             finally:
                 self._release(conn, opened_on if reusable else None)
@@ -278,9 +329,12 @@ class Database:
 
     def _restart_checkpoint(self, conn: sqlite3.Connection) -> tuple[int, int]:
         """One `wal_checkpoint(RESTART)` waiting at most CHECKPOINT_WAIT_MS: (busy, frames in the log)."""
+        return self._checkpoint(conn, "RESTART")
+
+    def _checkpoint(self, conn: sqlite3.Connection, mode: str) -> tuple[int, int]:
         conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
         try:
-            busy, frames, _ = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+            busy, frames, _ = conn.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
         except sqlite3.Error:
             busy, frames = 1, 0
         finally:
@@ -295,7 +349,7 @@ class Database:
         the writers' RESTART checkpoint then rarely finds a moment to reset the WAL (tests/faults/
         test_wal.py: 17–23 MB against its 16 MiB bound; ≤ 13 MB with fresh reader connections).
         """
-        with translate_errors(action):
+        with translate_errors(action), self._watch():
             conn = self.connect()
             try:
                 conn.execute("BEGIN")

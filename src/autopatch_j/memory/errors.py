@@ -22,6 +22,10 @@ class StorageBusyError(StorageError):
     """The Memory database stayed locked by another process longer than the busy timeout; try again."""
 
 
+class StorageCorruptError(StorageError):
+    """SQLite found a damaged page in the Memory database; nothing was written."""
+
+
 class UnknownMemoryError(MemoryEngineError):
     """No memory with that id exists."""
 

@@ -18,13 +18,14 @@ applied in the same `WHERE`, before `ORDER BY`/`LIMIT` (M-52).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from autopatch_j.memory.backoff import Backoff
 from autopatch_j.memory.guard import require_operational
+from autopatch_j.memory.owners import provably_gone
 from autopatch_j.memory.records import Job, JobKind, JobStatus
 
 LEASE_SECONDS = 120.0
@@ -115,6 +116,7 @@ _RELEASE_OWNER = (
     "UPDATE memory_jobs SET status = 'pending', owner = NULL, lease_expires_at = NULL, next_attempt_at = :now, "
     "updated_at = :now WHERE status = 'leased' AND owner = :owner RETURNING id"
 )
+_LIVE_HOLDERS = "SELECT DISTINCT owner FROM memory_jobs WHERE status = 'leased' AND lease_expires_at > :now"
 _WAKE_DUE = (
     "UPDATE memory_jobs SET status = 'pending', updated_at = :now "
     "WHERE status = 'retry_wait' AND next_attempt_at <= :now RETURNING id"
@@ -178,6 +180,24 @@ class Scope:
 class Recovery:
     reclaimed: tuple[int, ...]
     woken: tuple[int, ...]
+    taken_over: tuple[int, ...] = ()  # leases of holders that are provably gone, reclaimed before expiry
+    gone_owners: tuple[str, ...] = ()
+
+    def after(self, earlier: Recovery | None) -> Recovery:
+        """This recovery together with an `earlier` one of the same process (the start-up recovery)."""
+        if earlier is None:
+            return self
+        return Recovery(
+            reclaimed=tuple(sorted({*earlier.reclaimed, *self.reclaimed})),
+            woken=tuple(sorted({*earlier.woken, *self.woken})),
+            taken_over=tuple(sorted({*earlier.taken_over, *self.taken_over})),
+            gone_owners=tuple(sorted({*earlier.gone_owners, *self.gone_owners})),
+        )
+
+
+def new_batch_id() -> str:
+    """A fresh random batch id (128 bits, hex; `os.urandom` rather than `uuid`, which a start does not load)."""
+    return os.urandom(16).hex()
 
 
 def _ids_json(ids: Iterable[int]) -> str:
@@ -230,7 +250,7 @@ def claim_extraction_in_tx(
     picked = conn.execute(_PICK_EXTRACTION_THREAD, params).fetchone()
     if picked is None:
         return None
-    batch = uuid.uuid4().hex
+    batch = new_batch_id()
     params |= {
         "owner": owner,
         "expires": now + lease_seconds,
@@ -256,7 +276,7 @@ def claim_consolidation_in_tx(
 ) -> Claim | None:
     """Lease the oldest due consolidation job, unless another one is leased (they are serialized)."""
     op = require_operational(conn)
-    batch = uuid.uuid4().hex
+    batch = new_batch_id()
     params = {
         "now": now,
         "owner": owner,
@@ -341,7 +361,7 @@ def split_claim_in_tx(
     require_operational(conn)
     claims: list[Claim] = []
     for part in parts:
-        batch = uuid.uuid4().hex
+        batch = new_batch_id()
         ids = [job.id for job in part]
         changed = conn.execute(_REBATCH, claim._fence(new=batch, ids=_ids_json(ids))).rowcount
         if changed != len(ids):
@@ -360,13 +380,23 @@ def retry_failed_in_tx(conn: sqlite3.Connection, *, now: float, thread_id: int |
 
 
 def recover_jobs_in_tx(conn: sqlite3.Connection, *, now: float) -> Recovery:
-    """M-51: reclaim expired job leases and wake retries whose time has come (both → `pending`)."""
+    """M-51: reclaim expired job leases, and the leases of holders that are provably gone (a process of
+    this host killed or crashed, owners.py) at once; wake retries whose time has come (all → `pending`)."""
     require_operational(conn)
+    gone = tuple(sorted(row[0] for row in conn.execute(_LIVE_HOLDERS, {"now": now}) if provably_gone(row[0])))
+    taken: list[int] = []
+    for owner in gone:  # a killed holder's lease is taken over now, not when it expires (owners.py)
+        taken.extend(row[0] for row in conn.execute(_RELEASE_OWNER, {"owner": owner, "now": now}).fetchall())
     reclaimed = tuple(row[0] for row in conn.execute(_RECLAIM_EXPIRED, {"now": now}).fetchall())
     woken = tuple(row[0] for row in conn.execute(_WAKE_DUE, {"now": now}).fetchall())
-    if reclaimed or woken:
+    if reclaimed or woken or taken:
         recompute_last_error_in_tx(conn, now=now)
-    return Recovery(reclaimed=tuple(sorted(reclaimed)), woken=tuple(sorted(woken)))
+    return Recovery(
+        reclaimed=tuple(sorted(reclaimed)),
+        woken=tuple(sorted(woken)),
+        taken_over=tuple(sorted(taken)),
+        gone_owners=gone if taken else (),
+    )
 
 
 def release_owner_leases_in_tx(conn: sqlite3.Connection, *, owner: str, now: float) -> tuple[int, ...]:

@@ -8,22 +8,20 @@ use the typed methods. Guarded methods refuse with `MemorySchemaError` on a degr
 from __future__ import annotations
 
 import contextlib
-import os
-import platform
 import threading
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autopatch_j.memory import admission, items, jobs, threads, waiting
-from autopatch_j.memory.bootstrap import bootstrap
+from autopatch_j.memory.bootstrap import bootstrap, check_whole_file
 from autopatch_j.memory.clock import Clock, SystemClock
 from autopatch_j.memory.db import DEFAULT_BUSY_TIMEOUT_MS, Database
-from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, StorageBusyError
+from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, StorageBusyError, StorageCorruptError
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import Recovery
+from autopatch_j.memory.owners import new_owner_id
 from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, Thread, TurnTicket
 from autopatch_j.memory.status import StatusReport, read_status
 from autopatch_j.state_dir import ProjectPaths
@@ -43,9 +41,7 @@ class Released:
     turns: tuple[int, ...]
 
 
-def new_owner_id() -> str:
-    """A lease owner id unique to this process and manager."""
-    return f"{platform.node()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+WHOLE_FILE_INTERVAL_S = 3600.0  # a long-lived process re-runs the whole-file checks this often
 
 
 class MemoryManager:
@@ -65,6 +61,9 @@ class MemoryManager:
         self._health = Health.degraded("Memory has not been opened")
         self._heartbeat_stop = threading.Event()
         self._heartbeat_thread: threading.Thread | None = None
+        self._checks_stop = threading.Event()
+        self.startup_recovery: Recovery | None = None  # what `open` recovered (M-51)
+        self._checks_thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -75,24 +74,60 @@ class MemoryManager:
             self.db.keep_open()
             # A writer holding the lock past the busy timeout must not make the store look broken:
             # recovery is idempotent and runs again on the next start or worker poll.
-            with contextlib.suppress(StorageBusyError):
+            with contextlib.suppress(StorageBusyError, StorageCorruptError):
                 self.recover_expired_turns()
-                self.recover_jobs()
-        return self._health
+                self.startup_recovery = self.recover_jobs()
+        return self.health
+
+    def start_whole_file_checks(self, interval_s: float = WHOLE_FILE_INTERVAL_S) -> None:
+        """For a long-lived process (the REPL, the MCP server): run the whole-file checks in a daemon
+        thread now — unless this open already ran them — and every `interval_s` after. A failed check
+        makes this manager degraded at once, so it writes nothing more (M-17)."""
+        if self._checks_thread is not None or not self._health.ok:
+            return
+        self._checks_stop.clear()
+        first_wait = interval_s if self.db.whole_file_checked else 0.0
+
+        def run() -> None:
+            wait = first_wait
+            while not self._checks_stop.wait(wait):
+                wait = interval_s
+                health = check_whole_file(self.db, stop=self._checks_stop.is_set)
+                if health is None:  # interrupted: the process is closing
+                    return
+                if not health.ok and "locked" not in (health.reason or ""):
+                    self.db.stamper = None
+                    self._health = health
+                    return
+
+        self._checks_thread = threading.Thread(target=run, name="memory-whole-file-checks", daemon=True)
+        self._checks_thread.start()
+
+    def wait_whole_file_checks(self, timeout_s: float | None = None) -> None:
+        """Wait until the background checks stopped (a failure, or `close`)."""
+        if self._checks_thread is not None:
+            self._checks_thread.join(timeout=timeout_s)
 
     def close(self) -> None:
-        """Stop the heartbeat and release the idle connection; the manager can be reopened."""
+        """Stop the heartbeat and the background checks, release the idle connection; the manager can be reopened."""
         self.stop_heartbeat()
+        self._checks_stop.set()  # a whole-file check under way stops at once rather than hold up the exit
+        if self._checks_thread is not None:
+            self._checks_thread.join(timeout=5)
+            self._checks_thread = None
         self.db.close()
 
     @property
     def health(self) -> Health:
+        if self._health.ok and self.db.corruption is not None:
+            self._health = Health.degraded(self.db.corruption)
         return self._health
 
     def _require_healthy(self) -> None:
-        if not self._health.ok:
+        health = self.health
+        if not health.ok:
             raise MemorySchemaError(
-                f"Memory is degraded ({self._health.reason}); `autopatch-j memory status` explains, "
+                f"Memory is degraded ({health.reason}); `autopatch-j memory status` explains, "
                 "and `autopatch-j memory clear --confirm` starts over."
             )
 
@@ -272,7 +307,7 @@ class MemoryManager:
     # -- diagnosis and recovery --------------------------------------------------------------
 
     def status(self) -> StatusReport:
-        return read_status(db=self.db, health=self._health)
+        return read_status(db=self.db, health=self.health)
 
     def export(self) -> ExportResult:
         from autopatch_j.memory.export import export_snapshot
@@ -286,7 +321,7 @@ class MemoryManager:
             raise NotConfirmedError()
         self.paths.state_dir.mkdir(parents=True, exist_ok=True)
         self.db.close()  # a rebuilt file must not be shadowed by a connection to the old inode
-        result = clear_memory(db=self.db, clock=self.clock, damaged=not self._health.ok, damaged_dir=self.paths.damaged)
+        result = clear_memory(db=self.db, clock=self.clock, damaged=not self.health.ok, damaged_dir=self.paths.damaged)
         self._health = bootstrap(db=self.db, paths=self.paths, clock=self.clock)
         if self._health.ok:
             self.db.keep_open()
