@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from autopatch_j.memory.catalog import SCHEMA_VERSION
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
 from autopatch_j.workspace.patch import propose
@@ -43,7 +44,7 @@ def test_status_json_on_a_new_project(cli: CliRunner) -> None:
     assert result.code == 0, result.err
     payload = result.json()
     assert payload["health"] == "healthy" and payload["reason"] is None
-    assert payload["schema_version"] == 3 and payload["generation"] == 1
+    assert payload["schema_version"] == SCHEMA_VERSION and payload["generation"] == 1
     assert payload["counts"] == {"turns": 0, "active_items": 0, "candidates": 0}
     assert payload["jobs"] == {} and payload["last_error"] is None
 

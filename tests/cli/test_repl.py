@@ -33,6 +33,7 @@ from autopatch_j.cli.repl_completion import SlashCompleter
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.errors import LLMProviderError
 from autopatch_j.llm.provider import ChatRequest, Purpose
+from autopatch_j.memory.catalog import SCHEMA_VERSION
 from autopatch_j.workspace.patch import propose
 from tests.agent.conftest import APP_PY, AUDIT_WITH_PATCH
 
@@ -207,7 +208,7 @@ def test_session_with_command_answer_ctrl_c_new_and_exit(session: Session) -> No
     )
 
     out = session.out
-    assert "schema version 3" in out and "LLM: canned model" in out and "pending patch: none" in out
+    assert f"schema version {SCHEMA_VERSION}" in out and "LLM: canned model" in out and "pending patch: none" in out
     assert "The entry point is run()." in out  # rendered as Markdown, not as raw `**` and backticks
     assert "Cancelled." in out
     assert "an answer nobody will see" not in out

@@ -188,7 +188,9 @@ def test_live_mode_runs_through_the_real_client(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The live path (settings → OpenAIProvider → HTTP) against a loopback OpenAI-compatible server
-    that never proposes a memory: every job ends without output, and the invariants still hold."""
+    that never proposes a memory: every job ends without output, and the invariants still hold.
+    A stratified sample wires the path through every category; the offline and canned runs above
+    cover the whole dev part."""
     from tests.support.openai_server import FakeOpenAIServer, Reply, completion_body
 
     def answer(request: Any) -> Reply:
@@ -196,20 +198,21 @@ def test_live_mode_runs_through_the_real_client(
         content = {"operations": []} if system.startswith("You consolidate") else {"compaction": "", "candidates": []}
         return Reply(body=json.dumps(completion_body(json.dumps(content))).encode())
 
-    with FakeOpenAIServer() as server:
-        for _ in range(10_000):  # more replies than the dev part's jobs ask for
-            server.enqueue(answer)
+    with FakeOpenAIServer(fallback=answer) as server:
         monkeypatch.setenv("AUTOPATCH_LIVE_EVAL", "1")
         monkeypatch.setenv("AUTOPATCH_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("AUTOPATCH_LLM_MODEL", "fake-model")
         monkeypatch.setenv("AUTOPATCH_LLM_API_KEY", "sk-test")
-        code, out = _eval(tmp_path_factory, "--json", "--mode", "live", "--part", "dev", "--seed", str(SEED))
+        code, out = _eval(
+            tmp_path_factory, "--json", "--mode", "live", "--part", "dev", "--seed", str(SEED), "--sample", "60"
+        )
         bodies = [request.body for request in server.requests]
     assert code == 0, out[-2000:]
     data = json.loads(out)
     assert data["mode"] == "live" and data["invariants_ok"]
     data = data["parts"]["dev"]
-    assert data["totals"]["tp"] == 0 and data["details"]["pipeline_steps"]["succeeded_no_output"] > 50
+    assert len(data["cases"]) == 60 and len({case["category"] for case in data["cases"]}) == 15
+    assert data["totals"]["tp"] == 0 and data["details"]["pipeline_steps"]["succeeded_no_output"] >= 60
     assert bodies and all(body["model"] == "fake-model" and body.get("temperature") == 0 for body in bodies)
     assert not any(body.get("stream") for body in bodies)
 
