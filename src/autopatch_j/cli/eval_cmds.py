@@ -106,8 +106,9 @@ def run_eval(
     partial: Path | None = None,
 ) -> int:
     """Run the evaluation and render it; returns the exit code (1 when an invariant breaks)."""
-    from autopatch_j.quality.corpus import Corpus, load_corpus, load_part, stratified_sample
+    from autopatch_j.quality.corpus import Corpus, load_corpus, stratified_sample
     from autopatch_j.quality.evaluate import DEFAULT_RETRY_ROUNDS, MODES, evaluate
+    from autopatch_j.quality.parts import load_part
 
     if mode not in MODES:
         say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}.")
