@@ -263,7 +263,7 @@ class MemoryManager:
 
     def reindex(self) -> int:
         """Rebuild the search terms of every active memory (issue 18); returns how many were indexed."""
-        from autopatch_j.memory.terms import reindex_in_tx
+        from autopatch_j.memory.index import reindex_in_tx
 
         self._require_healthy()
         with self.db.write("rebuild the search terms") as conn:
