@@ -16,7 +16,7 @@
 
 The classifier call is not a turn. The route (with a fallback reason, M-73) is part of the result.
 
-Cancellation (issue 17): with a `cancel` event every model call of the request goes through
+Cancellation: with a `cancel` event every model call of the request goes through
 `CancellableProvider`, so setting it abandons a busy provider at once instead of waiting for it.
 A cancellation while the classifier is still routing keeps the user's text too: the message is
 admitted as the fallback route (`general_chat`, the route an unclassified message takes) and marked

@@ -48,7 +48,7 @@ from autopatch_j.cloud.tables import (
 )
 from autopatch_j.cloud.withholding import withhold_lines
 
-if TYPE_CHECKING:  # issue 14 (C-40): the model path is passed in, never imported at runtime here
+if TYPE_CHECKING:  # C-40: the model path is passed in, never imported at runtime here
     from autopatch_j.cloud.model_memory import ModelMemory
 
 log = logging.getLogger(__name__)
@@ -263,7 +263,7 @@ def process_auto_memories(
         if model is None or budget is None or not model.wanted(cand.settings):
             deterministic.append((cand, None))
             continue
-        try:  # -- C-40 (issue 14): the model path first when the user names a model; else deterministic
+        try:  # -- C-40: the model path first when the user names a model; else deterministic
             result = model.run(engine, cand, now=now, budget=budget)
         except (SQLAlchemyError, StorageError) as exc:  # one task's trouble must not stop the sweep
             log.warning("auto memory: model extraction of task %s failed, will retry: %s", cand.task_id, exc)
@@ -302,7 +302,7 @@ class _Prepared:
 def _extract_chunk(engine: Engine, chunk: list[tuple[Candidate, str | None]], *, now: datetime) -> list[int]:
     """Store the memories of up to EXTRACT_CHUNK eligible tasks (each with an optional log reason, a
     model fallback) in one short write transaction; their content is read and redacted first, outside
-    it (issue 10: redaction never holds the write lock)."""
+    it (redaction never holds the write lock)."""
     with read_tx(engine) as conn:
         rows = conn.execute(
             sa.select(tasks.c.id, *_TASK_STATE, tasks.c.prompt, tasks.c.goal, tasks.c.result_text).where(

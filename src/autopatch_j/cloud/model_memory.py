@@ -17,7 +17,7 @@ contracts and checks are reused as they are, not re-implemented:
   is applied in ONE transaction (create / revise in place / supersede / reject, quotes stored in
   `identity_memory_sources`), which re-checks every target and records the run, or writes nothing.
 
-Failure semantics (issue 14 item 2): a timeout, an HTTP error (429 → `rate_limited`), output that is
+Failure semantics: a timeout, an HTTP error (429 → `rate_limited`), output that is
 not the JSON contract, output that breaks a structural check (one bad quote fails the whole output)
 or a cost cap → `ModelResult.fallback` says why and the caller runs the deterministic path, logging
 `model_fallback:<reason>`. A task the model processed is never processed again (the run row and the

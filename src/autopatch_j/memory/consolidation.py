@@ -158,7 +158,7 @@ def apply_consolidation_in_tx(
     final_status: JobStatus | None = None,
 ) -> ConsolidationCommitted | LeaseLost:
     """Fence, re-check ids and statuses against the database, then apply every operation
-    (`final_status` `failed`: the offline fallback of a terminally failed job, issue 17)."""
+    (`final_status` `failed`: the offline fallback of a terminally failed job)."""
     status = final_status or (JobStatus.SUCCEEDED if plan.operations else JobStatus.SUCCEEDED_NO_OUTPUT)
     lost = fence_in_tx(conn, claim=claim, status=status, now=now)
     if lost is not None:
