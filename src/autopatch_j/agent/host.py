@@ -42,9 +42,7 @@ from autopatch_j.llm.diagnostics import ErrorRecord
 from autopatch_j.llm.errors import LLMCancelled, LLMError
 from autopatch_j.llm.provider import LLMProvider, Message
 from autopatch_j.llm.pump import CancellableProvider
-from autopatch_j.memory.errors import MemoryEngineError
-from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.records import Intent, TurnTicket
+from autopatch_j.memory import Intent, MemoryEngineError, MemoryManager, TurnTicket
 from autopatch_j.workspace.errors import WorkspaceStorageError
 from autopatch_j.workspace.patch import AppliedPatch, PendingPatch
 from autopatch_j.workspace.store import ReviewWorkspace
