@@ -155,5 +155,6 @@ def test_from_a_package_import_a_module_is_an_edge_to_the_module() -> None:
 
 def test_the_real_graph_is_read() -> None:
     graph = module_graph(source_modules())
-    assert "autopatch_j.memory.manager" in graph["autopatch_j.app.context"]
+    assert "autopatch_j.llm.setting_names" in graph["autopatch_j.llm.sources"]
+    assert "autopatch_j.memory.manager" in graph["autopatch_j.memory"]  # under TYPE_CHECKING
     assert "autopatch_j.llm.provider" in graph["autopatch_j.llm.config"] | graph["autopatch_j.llm.setting_names"]

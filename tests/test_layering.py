@@ -316,7 +316,7 @@ def test_the_memory_api_checker_names_internal_imports() -> None:
         (5, "autopatch_j.memory.worker"),
     ]
     assert memory_api_users("x\n**Memory through its public API only:** `a`, `b`\n") == {"a", "b"}
-    assert {"agent", "mcp_server"} <= MEMORY_API_USERS
+    assert {"agent", "app", "mcp_server"} <= MEMORY_API_USERS
 
 
 def test_the_checker_passes_a_module_that_keeps_to_its_row() -> None:

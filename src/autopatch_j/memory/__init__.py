@@ -1,7 +1,8 @@
 """Local Memory engine: schema, store, admission, jobs, pipeline, retrieval, context, export.
 
 The public API other packages use: the `MemoryManager` facade, the records it hands out, the
-errors it raises, the admission outcome, the search results and the background `Worker`. Every
+errors it raises, the admission outcome, the search results, the status report and its hints, the
+`Extractor` protocol with `choose_extractor`, the `Pipeline` and the background `Worker`. Every
 name is imported on first use (PEP 562), so `import autopatch_j.memory.records` costs what it did
 and a command that never searches never loads the search modules (tests/cli/test_cold_start.py).
 """
@@ -24,10 +25,12 @@ if TYPE_CHECKING:
         StorageError,
         UnknownMemoryError,
     )
+    from autopatch_j.memory.extractor import Extractor, ExtractorChoice, choose_extractor
     from autopatch_j.memory.manager import MemoryManager
+    from autopatch_j.memory.pipeline import Pipeline
     from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, ItemStatus, MemoryKind, Thread, TurnTicket
     from autopatch_j.memory.search import ReadResult, SearchHit
-    from autopatch_j.memory.status import StatusReport
+    from autopatch_j.memory.status import DEBUG_HINT, RETRY_FAILED_HINT, StatusReport, concise_error
     from autopatch_j.memory.worker import Worker
 
 _EXPORTS: dict[str, str] = {
@@ -54,11 +57,22 @@ _EXPORTS: dict[str, str] = {
     "ReadResult": "search",
     "SearchHit": "search",
     "StatusReport": "status",
+    "DEBUG_HINT": "status",
+    "RETRY_FAILED_HINT": "status",
+    "concise_error": "status",
+    "Extractor": "extractor",
+    "ExtractorChoice": "extractor",
+    "choose_extractor": "extractor",
+    "Pipeline": "pipeline",
     "Worker": "worker",
 }
 
 __all__ = [
+    "DEBUG_HINT",
     "MAX_TURN_CHARS",
+    "RETRY_FAILED_HINT",
+    "Extractor",
+    "ExtractorChoice",
     "Health",
     "Intent",
     "InvalidInputError",
@@ -70,6 +84,7 @@ __all__ = [
     "MemoryManager",
     "MemorySchemaError",
     "NotConfirmedError",
+    "Pipeline",
     "ProjectRootError",
     "ReadResult",
     "SearchHit",
@@ -82,6 +97,8 @@ __all__ = [
     "TurnTicket",
     "UnknownMemoryError",
     "Worker",
+    "choose_extractor",
+    "concise_error",
 ]
 
 
