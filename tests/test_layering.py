@@ -149,6 +149,34 @@ def violations_in(unit: str, rules: Rules) -> list[Violation]:
 
 
 RULES = parse_rules(DOC.read_text(encoding="utf-8"))
+MEMORY_API = "autopatch_j.memory"
+MEMORY_API_LINE = "**Memory through its public API only:**"
+
+
+def memory_api_users(text: str) -> frozenset[str]:
+    """The packages the document says import Memory only through `autopatch_j.memory`."""
+    line = next(line for line in text.splitlines() if line.startswith(MEMORY_API_LINE))
+    return _names(line.removeprefix(MEMORY_API_LINE).strip())
+
+
+def memory_internals_imported(source: str, relative: Path, memory_modules: frozenset[str]) -> list[Violation]:
+    """The imports of a module of Memory's own modules (`autopatch_j.memory.<module>`)."""
+    module, is_package = _dotted(relative)
+    found: dict[int, Violation] = {}
+    for line, name in imported_names(source, module, is_package=is_package):
+        parts = name.split(".")
+        if parts[:2] == ["autopatch_j", "memory"] and len(parts) > 2 and parts[2] in memory_modules:
+            why = f"import Memory's public API, `from {MEMORY_API} import …`"
+            found.setdefault(line, Violation(relative.as_posix(), line, name, why))
+    return list(found.values())
+
+
+def memory_modules() -> frozenset[str]:
+    return frozenset(
+        p.stem if p.is_file() else p.name
+        for p in (SRC / "memory").iterdir()
+        if p.suffix == ".py" or (p / "__init__.py").exists()
+    )
 
 
 # -- the real code ----------------------------------------------------------------------------------
@@ -183,6 +211,35 @@ FORBIDDEN = {  # issue 16, checked against the table so one edited cell cannot u
 def test_the_issue_16_rules_hold_in_the_table(unit: str) -> None:
     assert not RULES.allowed[unit] & FORBIDDEN[unit]
     assert RULES.sdk_owners["openai"] == {"llm"}
+
+
+MEMORY_API_USERS = memory_api_users(DOC.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("unit", sorted(MEMORY_API_USERS))
+def test_the_named_packages_import_only_memorys_public_api(unit: str) -> None:
+    found = [
+        violation
+        for path in sorted((SRC / unit).rglob("*.py"))
+        for violation in memory_internals_imported(
+            path.read_text(encoding="utf-8"), path.relative_to(SRC.parent), memory_modules()
+        )
+    ]
+    assert not found, "Memory internals imported:\n" + "\n".join(map(str, found))
+
+
+def test_memorys_public_api_resolves_every_name_and_loads_nothing_up_front() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, autopatch_j.memory as m\n"
+        "before = sorted(n for n in sys.modules if n.startswith('autopatch_j.memory.'))\n"
+        "missing = [n for n in m.__all__ if getattr(m, n, None) is None]\n"
+        "print(before, missing, 'MemoryManager' in m.__all__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[] [] True"
 
 
 # -- the checker can fail -----------------------------------------------------------------------------
@@ -243,6 +300,23 @@ def test_the_mcp_server_would_be_caught_importing_the_cli() -> None:
     source = "from autopatch_j.cli.memory_cmds import item_payload\nfrom autopatch_j.app.payloads import item_payload\n"
     found = check_source(source, Path("autopatch_j/mcp_server/x.py"), RULES, source_units())
     assert [v.imported for v in found] == ["autopatch_j.cli.memory_cmds"]
+
+
+def test_the_memory_api_checker_names_internal_imports() -> None:
+    source = (
+        "from autopatch_j.memory import MemoryManager, MemoryKind\n"
+        "from autopatch_j.memory.records import Item\n"
+        "from autopatch_j.memory import search\n"
+        "def later():\n    import autopatch_j.memory.worker\n"
+    )
+    found = memory_internals_imported(source, Path("autopatch_j/agent/x.py"), memory_modules())
+    assert [(v.line, v.imported) for v in found] == [
+        (2, "autopatch_j.memory.records"),
+        (3, "autopatch_j.memory.search"),
+        (5, "autopatch_j.memory.worker"),
+    ]
+    assert memory_api_users("x\n**Memory through its public API only:** `a`, `b`\n") == {"a", "b"}
+    assert {"agent", "app", "mcp_server"} <= MEMORY_API_USERS
 
 
 def test_the_checker_passes_a_module_that_keeps_to_its_row() -> None:

@@ -1,4 +1,4 @@
-"""The one configuration mechanism (issue 16), shared by the LLM and the cloud settings.
+"""The one configuration mechanism, shared by the LLM and the cloud settings.
 
 Every settings class derives from `LayeredSettings` (pydantic-settings) and is read once, at the
 entry point, by `read_settings`. The sources, highest first:

@@ -8,13 +8,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from autopatch_j.cloud.auto_memory import (
-    EXCERPT_CHARS,
-    Reason,
-    log_for_user,
-    memory_content,
-    process_auto_memories,
-)
+from autopatch_j.cloud.auto_memory import EXCERPT_CHARS, memory_content, process_auto_memories
+from autopatch_j.cloud.auto_memory_records import Reason, log_for_user
 from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError
@@ -279,14 +274,15 @@ def test_manual_run_covers_only_the_callers_tasks(world: World, alice, project) 
 
 
 def test_stale_skip_never_overwrites_an_extraction_log(world: World, alice, project) -> None:  # type: ignore[no-untyped-def]
-    from autopatch_j.cloud.auto_memory import _candidates, _log_skips
+    from autopatch_j.cloud.auto_memory import _candidates
+    from autopatch_j.cloud.auto_memory_records import log_skips
 
     world.enable(alice)
     task = world.complete(world.task(project, alice))
     with read_tx(world.engine) as conn:
         stale = _candidates(conn, user_id=None)
     sweep(world)
-    _log_skips(world.engine, stale, {task.id: Reason.NOT_IDLE}, now=world.clock())
+    log_skips(world.engine, stale, {task.id: Reason.NOT_IDLE}, now=world.clock())
     [entry] = _log(world, alice.user.id)
     assert entry.outcome == "extracted"
 

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from autopatch_j.cloud.auto_memory import Reason, process_auto_memories
+from autopatch_j.cloud.auto_memory import process_auto_memories
+from autopatch_j.cloud.auto_memory_records import Reason
 from autopatch_j.cloud.conversation_control import combine
 from autopatch_j.cloud.db import write_tx
 from autopatch_j.cloud.executors import SCRIPTED_REPORT, ScriptedExecutor

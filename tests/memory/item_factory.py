@@ -14,9 +14,9 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from autopatch_j.memory.index import drop_item_terms_in_tx, index_item_in_tx
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind, SourceRole
-from autopatch_j.memory.terms import drop_item_terms_in_tx, index_item_in_tx
 
 _clock = itertools.count(1)
 

@@ -11,7 +11,8 @@ import pytest
 from autopatch_j.memory.lexicon import default_lexicon, load_lexicon_file
 from autopatch_j.memory.speech_model import LinearModel, default_speech_model, features
 from autopatch_j.memory.structure import parse
-from autopatch_j.quality.corpus import PART_FILES, load_part
+from autopatch_j.quality.corpus import PART_FILES
+from autopatch_j.quality.parts import load_part
 from autopatch_j.quality.realistic import find_checkout_part
 from autopatch_j.quality.speech_data import (
     FIXES,

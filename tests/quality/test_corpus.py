@@ -108,7 +108,8 @@ def test_the_dev_part_folds_in_every_retired_test_part() -> None:
     h14-* 92/105, h15-* 82/105, h16-* 84/105, h17-* 91/105, h18-* 94/105, h19-* 88/105, h20-* 92/105)."""
     from importlib import resources
 
-    from autopatch_j.quality.corpus import RETIRED, load_part, part_case_ids
+    from autopatch_j.quality.corpus import RETIRED, part_case_ids
+    from autopatch_j.quality.parts import load_part
 
     dev = load_part("dev")
     ids = part_case_ids("dev")

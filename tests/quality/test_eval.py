@@ -114,14 +114,14 @@ def test_the_dev_part_reports_the_retired_test_cases_as_dev(offline_parts: dict[
 def test_a_missing_test_part_is_refused_in_one_sentence(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from autopatch_j.quality import corpus
+    from autopatch_j.quality import corpus, parts
 
     monkeypatch.setitem(corpus.PART_FILES, "test", ("corpus_not_written_yet.json",))
     code, out = _eval(tmp_path_factory, "--part", "test")
     assert code == 2
     assert out.strip() == "error: this build has no test part (its held-out file is not bundled yet)."
     with pytest.raises(corpus.CorpusError, match="no test part"):
-        corpus.load_part("test")
+        parts.load_part("test")
 
 
 def test_an_unknown_part_is_refused(tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -16,7 +16,7 @@
 
 The classifier call is not a turn. The route (with a fallback reason, M-73) is part of the result.
 
-Cancellation (issue 17): with a `cancel` event every model call of the request goes through
+Cancellation: with a `cancel` event every model call of the request goes through
 `CancellableProvider`, so setting it abandons a busy provider at once instead of waiting for it.
 A cancellation while the classifier is still routing keeps the user's text too: the message is
 admitted as the fallback route (`general_chat`, the route an unclassified message takes) and marked
@@ -42,9 +42,7 @@ from autopatch_j.llm.diagnostics import ErrorRecord
 from autopatch_j.llm.errors import LLMCancelled, LLMError
 from autopatch_j.llm.provider import LLMProvider, Message
 from autopatch_j.llm.pump import CancellableProvider
-from autopatch_j.memory.errors import MemoryEngineError
-from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.records import Intent, TurnTicket
+from autopatch_j.memory import Intent, MemoryEngineError, MemoryManager, TurnTicket
 from autopatch_j.workspace.errors import WorkspaceStorageError
 from autopatch_j.workspace.patch import AppliedPatch, PendingPatch
 from autopatch_j.workspace.store import ReviewWorkspace

@@ -9,7 +9,7 @@
 - `classifier` — one `Purpose.CLASSIFIER` call answering JSON `{"intent": "…"}` (JSON mode, so a
                  server that supports `response_format` constrains the output); small models'
                  near-misses are accepted when they name exactly one intent: extra keys, a fenced
-                 or embedded object, `"Code Explain"` for `code_explain` (issue 17);
+                 or embedded object, `"Code Explain"` for `code_explain`;
 - `fallback`   — the classifier failed (LLM error, broken contract, or a patch intent with no
                  pending patch): the safe route `general_chat` (the ReAct agent), with the reason kept
                  in `fallback_reason` even when the fallback call then succeeds (M-73). After
@@ -33,7 +33,7 @@ from typing import Literal, get_args
 from autopatch_j.llm.errors import LLMCancelled, LLMConfigError, LLMError
 from autopatch_j.llm.json_contract import StrictModel, parse_json_object, strip_fence
 from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose
-from autopatch_j.memory.records import Intent
+from autopatch_j.memory import Intent
 from autopatch_j.workspace.confine import resolve_inside
 from autopatch_j.workspace.errors import WorkspaceError
 
@@ -49,7 +49,7 @@ class RouteDecision:
     intent: Intent
     source: RouteSource
     fallback_reason: str | None = None
-    announce: bool = True  # False for a later fallback of the same session (stated once, issue 17)
+    announce: bool = True  # False for a later fallback of the same session (stated once)
 
     def describe(self) -> str:
         text = f"{self.intent.value} ({self.source})"

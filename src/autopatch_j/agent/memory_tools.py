@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from autopatch_j.agent.tools import Tool
 from autopatch_j.llm.provider import ToolSpec
-from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory import MemoryManager
 
 if TYPE_CHECKING:
-    from autopatch_j.memory.search import ReadResult, SearchHit
+    from autopatch_j.memory import ReadResult, SearchHit
 
 MEMORY_TOOL_NAMES = frozenset({"memory_search", "memory_read"})
 

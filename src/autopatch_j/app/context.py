@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 
 from autopatch_j.app import gitignore
 from autopatch_j.app.render import DeferredConsole, say
-from autopatch_j.memory.errors import ProjectRootError
-from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory import MemoryManager, ProjectRootError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -88,7 +87,7 @@ class AppContext:
 
     def _release_leases(self) -> None:
         from autopatch_j.app import signals
-        from autopatch_j.memory.errors import MemoryEngineError
+        from autopatch_j.memory import MemoryEngineError
 
         manager = self._manager
         assert manager is not None

@@ -27,7 +27,7 @@ def _table() -> list[tuple[type[BaseException], int]]:
     from autopatch_j.agent.errors import AgentError
     from autopatch_j.cloud.errors import CloudError
     from autopatch_j.llm.errors import LLMConfigError, LLMError
-    from autopatch_j.memory.errors import MemoryEngineError, MemorySchemaError, StorageError
+    from autopatch_j.memory import MemoryEngineError, MemorySchemaError, StorageError
     from autopatch_j.transcripts.errors import TranscriptError
     from autopatch_j.workspace.errors import WorkspaceError
 

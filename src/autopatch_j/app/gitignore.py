@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autopatch_j.memory.errors import StorageError
+from autopatch_j.memory import StorageError
 from autopatch_j.state_dir import STATE_DIR_NAME
 
 ENTRY = f"{STATE_DIR_NAME}/"

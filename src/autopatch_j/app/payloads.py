@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from autopatch_j.app.render import timestamp
-from autopatch_j.memory.records import Item
-from autopatch_j.memory.status import DEBUG_HINT, RETRY_FAILED_HINT, StatusReport, concise_error
+from autopatch_j.memory import DEBUG_HINT, RETRY_FAILED_HINT, Item, StatusReport, concise_error
 
 
 def status_payload(report: StatusReport, *, debug: bool) -> dict[str, Any]:

@@ -9,13 +9,12 @@ from autopatch_j.app import providers
 from autopatch_j.app.context import AppContext
 
 if TYPE_CHECKING:
-    from autopatch_j.memory.extractor import Extractor
-    from autopatch_j.memory.pipeline import Pipeline
+    from autopatch_j.memory import Extractor, Pipeline
 
 
 def extractor_for(app: AppContext) -> Extractor:
     """The extractor chosen by AUTOPATCH_MEMORY_EXTRACTOR (the context's `extractor_mode`) and the LLM configuration."""
-    from autopatch_j.memory.extractor import ExtractorChoice, choose_extractor
+    from autopatch_j.memory import ExtractorChoice, choose_extractor
 
     mode = app.extractor_mode
     if (mode or "").strip().lower() == ExtractorChoice.RULES:
@@ -27,6 +26,6 @@ def extractor_for(app: AppContext) -> Extractor:
 
 
 def pipeline_for(app: AppContext, extractor: Extractor | None = None) -> Pipeline:
-    from autopatch_j.memory.pipeline import Pipeline
+    from autopatch_j.memory import Pipeline
 
     return Pipeline.for_manager(app.manager(), extractor=extractor or extractor_for(app))

@@ -149,7 +149,7 @@ def run_ask(
 
 
 def run_exit_drain(app: AppContext, provider: LLMProvider | None) -> list[str]:
-    """`ask`'s exit drain (M-52, issue 9.11): the REPL's bounded round (≤ 60 s), so the turn's memories
+    """`ask`'s exit drain (M-52): the REPL's bounded round (≤ 60 s), so the turn's memories
     exist when `ask` returns. Warnings are returned; jobs left over wait for the next drain."""
     from autopatch_j.app.errors import message_for
     from autopatch_j.memory.drain import drain_at_exit

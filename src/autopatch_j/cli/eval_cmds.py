@@ -3,7 +3,7 @@
 
 Runs the quality corpus through the real pipeline in scratch projects (never the current project's
 Memory) and prints per-category precision/recall and the five invariants of M-82, for each part
-separately (issue 11): `dev` (tuned on), `test` (held out, never tuned on) and `generated` (the
+separately: `dev` (tuned on), `test` (held out, never tuned on) and `generated` (the
 paraphrase set). `--part realistic` (with `--corpus DIR` or from a checkout's `eval/realistic/`)
 runs the realistic multi-turn sessions and scores memories, not cases (`cli/eval_realistic.py`).
 Exit code 1 when any invariant breaks in any part — CI runs the offline and canned
@@ -11,7 +11,7 @@ modes. The live mode calls the configured
 OpenAI-compatible model for extraction and consolidation, and only when `AUTOPATCH_LIVE_EVAL=1`
 (M-83); it never runs in default CI.
 
-For slow models (issue 17): a progress line per finished case on stderr (unless `--json`);
+For slow models: a progress line per finished case on stderr (unless `--json`);
 `--partial FILE` appends one JSON line per finished case as it goes (flushed), then a final summary
 line — the live mode writes `.autopatch-j/eval-live.partial.jsonl` by default — so a time cap still
 leaves figures; `--sample N` runs a stratified sample of N cases (spread over the categories,
@@ -106,8 +106,9 @@ def run_eval(
     partial: Path | None = None,
 ) -> int:
     """Run the evaluation and render it; returns the exit code (1 when an invariant breaks)."""
-    from autopatch_j.quality.corpus import Corpus, load_corpus, load_part, stratified_sample
+    from autopatch_j.quality.corpus import Corpus, load_corpus, stratified_sample
     from autopatch_j.quality.evaluate import DEFAULT_RETRY_ROUNDS, MODES, evaluate
+    from autopatch_j.quality.parts import load_part
 
     if mode not in MODES:
         say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}.")

@@ -1,4 +1,4 @@
-"""Command groups whose subcommands are imported only when used (issue 16: CLI cold start).
+"""Command groups whose subcommands are imported only when used (CLI cold start).
 
 Typer turns every registered command into a click command (evaluating its annotations) before it
 parses the arguments, and registering a command means importing its module. A `LazyGroup` instead

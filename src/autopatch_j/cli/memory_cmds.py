@@ -79,7 +79,7 @@ def run_list(app: AppContext, *, as_json: bool) -> None:
     if not items:
         say(app.console, "No memories yet.")
         return
-    from rich.table import Table  # only when there is a table to draw (issue 16: cold start)
+    from rich.table import Table  # only when there is a table to draw (cold start)
 
     table = Table("id", "kind", "title", "content", "updated", show_lines=False)
     for item in items:

@@ -19,7 +19,7 @@ JSON output (`--json`) is stable:
 `taken_over`: leases whose holder was provably gone (a process of this machine that no longer runs,
 memory/owners.py), reclaimed at this start without waiting for them to expire.
 
-`failed` jobs (issue 17) ended for good this run — the offline rules extractor processed their turns
+`failed` jobs ended for good this run — the offline rules extractor processed their turns
 instead; `--retry-failed` first puts every failed job back to `pending` (listed in `revived`).
 """
 
@@ -121,7 +121,7 @@ def _render_drain(app: AppContext, payload: dict[str, Any]) -> None:
 
 
 def waiting_lines(waiting: WaitingJobs) -> list[str]:
-    """What is left after a drain and why, one line per reason; nothing when nothing waits (issue 9.10)."""
+    """What is left after a drain and why, one line per reason; nothing when nothing waits."""
     if waiting.total == 0:
         return []
     lines = [f"{waiting.total} job(s) waiting:"]

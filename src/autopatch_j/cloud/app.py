@@ -31,7 +31,7 @@ def create_app(
     from autopatch_j.cloud.api import (
         errors,
         routes_admin,
-        routes_conversations,  # C-43 (issue 14)
+        routes_conversations,  # C-43
         routes_projects,
         routes_tasks,
         routes_users,

@@ -12,13 +12,11 @@ partial unique index keeps a single active memory per (project, goal).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -26,6 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from autopatch_j.cloud import audit
+from autopatch_j.cloud.auto_memory_records import Candidate, Outcome, Reason, log_skips, log_upsert_row
 from autopatch_j.cloud.conversation_control import combine, with_conversation_controls
 from autopatch_j.cloud.db import insert_ignore, read_tx, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError, StorageError
@@ -49,7 +48,7 @@ from autopatch_j.cloud.tables import (
 )
 from autopatch_j.cloud.withholding import withhold_lines
 
-if TYPE_CHECKING:  # issue 14 (C-40): the model path is passed in, never imported at runtime here
+if TYPE_CHECKING:  # C-40: the model path is passed in, never imported at runtime here
     from autopatch_j.cloud.model_memory import ModelMemory
 
 log = logging.getLogger(__name__)
@@ -57,48 +56,6 @@ log = logging.getLogger(__name__)
 EXCERPT_CHARS = 800
 EXTRACT_CHUNK = 50  # extractions per write transaction
 GOAL_LINE_CHARS = 200
-
-
-class Outcome(StrEnum):
-    EXTRACTED = "extracted"
-    SKIPPED = "skipped"
-
-
-class Reason(StrEnum):
-    EXTRACTED = "extracted"
-    EXTRACTED_SUPERSEDED = "extracted_superseded"  # stored, but a newer result of the goal stays active
-    GENERATE_DISABLED = "generate_disabled"
-    NOT_IDLE = "not_idle"
-    MISSING_TIMESTAMPS = "missing_timestamps"
-    DURATION_TOO_SHORT = "duration_too_short"
-    RESULT_TOO_SHORT = "result_too_short"
-    EXTERNAL_CONTEXT_FOLLOWUPS = "external_context_followups"
-    EXTERNAL_CONTEXT_SUBTASK = "external_context_subtask"
-    EXTERNAL_CONTEXT_RUN = "external_context_run"  # C-41: MCP / web search seen inside the run
-    QUOTA_BELOW_THRESHOLD = "quota_below_threshold"
-    QUOTA_CHECK_FAILED = "quota_check_failed"
-    NOT_A_MEMBER = "not_a_member"  # the task's user no longer holds create_task on the project
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A completed task without a memory, with everything the gates read."""
-
-    task_id: int
-    user_id: int
-    project_id: int
-    result_chars: int
-    started_at: datetime | None
-    finished_at: datetime | None
-    updated_at: datetime
-    parent_task_id: int | None
-    has_followups: bool
-    has_run_context: bool
-    settings: AutoMemorySettings
-    generate_flag: bool | None
-    logged: tuple[str, str] | None
-    conversation_generate: bool | None = None  # C-43: the conversation's switch (None = follow)
-    is_member: bool = True  # the task's user still holds create_task on the task's project
 
 
 @dataclass(slots=True)
@@ -299,14 +256,14 @@ def process_auto_memories(
             eligible.append(cand)
         else:
             report.skipped[cand.task_id] = reason
-    _log_skips(engine, candidates, report.skipped, now=now)
+    log_skips(engine, candidates, report.skipped, now=now)
     deterministic: list[tuple[Candidate, str | None]] = []
     budget = model.budget(engine) if model is not None else None
     for cand in eligible:
         if model is None or budget is None or not model.wanted(cand.settings):
             deterministic.append((cand, None))
             continue
-        try:  # -- C-40 (issue 14): the model path first when the user names a model; else deterministic
+        try:  # -- C-40: the model path first when the user names a model; else deterministic
             result = model.run(engine, cand, now=now, budget=budget)
         except (SQLAlchemyError, StorageError) as exc:  # one task's trouble must not stop the sweep
             log.warning("auto memory: model extraction of task %s failed, will retry: %s", cand.task_id, exc)
@@ -345,7 +302,7 @@ class _Prepared:
 def _extract_chunk(engine: Engine, chunk: list[tuple[Candidate, str | None]], *, now: datetime) -> list[int]:
     """Store the memories of up to EXTRACT_CHUNK eligible tasks (each with an optional log reason, a
     model fallback) in one short write transaction; their content is read and redacted first, outside
-    it (issue 10: redaction never holds the write lock)."""
+    it (redaction never holds the write lock)."""
     with read_tx(engine) as conn:
         rows = conn.execute(
             sa.select(tasks.c.id, *_TASK_STATE, tasks.c.prompt, tasks.c.goal, tasks.c.result_text).where(
@@ -378,54 +335,6 @@ def _remaining_percent(engine: Engine, quotas: QuotaLookup, *, user_id: int, now
     except QuotaLookupError as exc:
         log.warning("auto memory: quota lookup failed for user %s, failing closed: %s", user_id, exc)
         return None
-
-
-def _log_skips(engine: Engine, candidates: list[Candidate], skipped: dict[int, Reason], *, now: datetime) -> None:
-    changed = [c for c in candidates if c.task_id in skipped and c.logged != (Outcome.SKIPPED, skipped[c.task_id])]
-    if not changed:
-        return
-    with write_tx(engine) as conn:
-        conn.execute(
-            _log_upsert(conn.dialect.name),
-            [_log_row(c, outcome=Outcome.SKIPPED, reason=skipped[c.task_id], memory_id=None, now=now) for c in changed],
-        )
-
-
-def _log_row(
-    cand: Candidate, *, outcome: Outcome, reason: str, memory_id: int | None, now: datetime
-) -> dict[str, object]:
-    return {
-        "task_id": cand.task_id,
-        "user_id": cand.user_id,
-        "outcome": outcome.value,
-        "reason": str(reason),
-        "memory_id": memory_id,
-        "at": now,
-    }
-
-
-@functools.cache
-def _log_upsert(dialect_name: str) -> Any:
-    """`INSERT … ON CONFLICT (task_id) DO UPDATE` built once per dialect; a stale sweep never
-    overwrites the record of an extraction."""
-    from sqlalchemy.dialects import postgresql, sqlite
-
-    stmt: Any = (postgresql.insert if dialect_name == "postgresql" else sqlite.insert)(auto_memory_log)
-    columns = ("user_id", "outcome", "reason", "memory_id", "at")
-    return stmt.on_conflict_do_update(
-        index_elements=["task_id"],
-        set_={name: stmt.excluded[name] for name in columns},
-        where=auto_memory_log.c.outcome != Outcome.EXTRACTED.value,
-    )
-
-
-def log_upsert_row(
-    conn: Connection, cand: Candidate, *, outcome: Outcome, reason: str, memory_id: int | None, now: datetime
-) -> None:
-    """Upsert the task's log row inside the caller's transaction (used by the model path, C-40)."""
-    conn.execute(
-        _log_upsert(conn.dialect.name), _log_row(cand, outcome=outcome, reason=reason, memory_id=memory_id, now=now)
-    )
 
 
 def _extract(
@@ -496,25 +405,3 @@ def _extract(
         superseded=None if active is None or newer_exists else active.id,
     )
     return memory_id
-
-
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    task_id: int
-    outcome: str
-    reason: str
-    memory_id: int | None
-    at: datetime
-
-
-def log_for_user(conn: Connection, *, user_id: int, limit: int = 500) -> list[LogEntry]:
-    rows = conn.execute(
-        sa.select(auto_memory_log)
-        .where(auto_memory_log.c.user_id == user_id)
-        .order_by(auto_memory_log.c.at.desc(), auto_memory_log.c.task_id.desc())
-        .limit(limit)
-    ).mappings()
-    return [
-        LogEntry(task_id=r["task_id"], outcome=r["outcome"], reason=r["reason"], memory_id=r["memory_id"], at=r["at"])
-        for r in rows
-    ]

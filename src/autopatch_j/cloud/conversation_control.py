@@ -36,7 +36,7 @@ from autopatch_j.cloud.tables import task_followups, tasks
 from autopatch_j.cloud.tasks import visible_task
 
 if TYPE_CHECKING:
-    from autopatch_j.cloud.auto_memory import Candidate
+    from autopatch_j.cloud.auto_memory_records import Candidate
 
 MAX_CONVERSATION_TASKS = 500
 SWITCHES = ("use_memories", "generate_memories")

@@ -167,7 +167,7 @@ class CommandExecutor:
         if stopped is not None:
             return ExecutionResult(ok=False, text=stopped)
         if proc.returncode != 0:
-            tail = redact(stderr or stdout)[-2000:]  # redact first, cut after (issue 10)
+            tail = redact(stderr or stdout)[-2000:]  # redact first, cut after
             return ExecutionResult(ok=False, text=f"command exited with status {proc.returncode}\n{tail}")
         return ExecutionResult(
             ok=True, text=redact(stdout)[:_OUTPUT_LIMIT], external_context=detect_external_context(stdout)

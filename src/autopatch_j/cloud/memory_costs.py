@@ -1,4 +1,4 @@
-"""What model-written memories may cost (C-40, issue 14 item 2): caps, the charge ledger, the check.
+"""What model-written memories may cost (C-40): caps, the charge ledger, the check.
 
 Two caps, each in tokens and in dollars, both from `CloudSettings`: per sweep (the whole sweep, all
 users) and per user per UTC day. `SweepBudget.check()` runs before every model call with a

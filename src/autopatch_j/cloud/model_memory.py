@@ -17,7 +17,7 @@ contracts and checks are reused as they are, not re-implemented:
   is applied in ONE transaction (create / revise in place / supersede / reject, quotes stored in
   `identity_memory_sources`), which re-checks every target and records the run, or writes nothing.
 
-Failure semantics (issue 14 item 2): a timeout, an HTTP error (429 → `rate_limited`), output that is
+Failure semantics: a timeout, an HTTP error (429 → `rate_limited`), output that is
 not the JSON contract, output that breaks a structural check (one bad quote fails the whole output)
 or a cost cap → `ModelResult.fallback` says why and the caller runs the deterministic path, logging
 `model_fallback:<reason>`. A task the model processed is never processed again (the run row and the
@@ -40,6 +40,7 @@ from pydantic import BaseModel
 from sqlalchemy.engine import Connection, Engine
 
 from autopatch_j.cloud import audit
+from autopatch_j.cloud.auto_memory_records import Outcome, log_upsert_row
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.memory_costs import CapCheckFailed, CapReached, Caps, Prices, SweepBudget, estimate
 from autopatch_j.cloud.model_memory_input import SCOPE_OF, Conversation, load_conversation, related_memories
@@ -79,7 +80,7 @@ from autopatch_j.memory.records import (
 from autopatch_j.memory.validation import validate_extraction
 
 if TYPE_CHECKING:
-    from autopatch_j.cloud.auto_memory import Candidate
+    from autopatch_j.cloud.auto_memory_records import Candidate
     from autopatch_j.cloud.memory_settings import AutoMemorySettings
     from autopatch_j.cloud.settings import CloudSettings
 
@@ -308,8 +309,6 @@ class ModelMemory:
         candidates: tuple[MemoryCandidate, ...],
         now: datetime,
     ) -> ModelResult:
-        from autopatch_j.cloud.auto_memory import Outcome, log_upsert_row
-
         by_id = {c.id: c for c in candidates}
         with write_tx(engine) as conn:
             conn.execute(sa.select(projects.c.id).where(projects.c.id == cand.project_id).with_for_update())

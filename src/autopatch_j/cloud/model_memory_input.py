@@ -56,7 +56,7 @@ def load_conversation(conn: Connection, *, task_id: int) -> Conversation:
                 user_text=redact(user_text),
                 assistant_text=redact(withhold_lines(strip_blocks(task.result_text or ""), private))
                 if last
-                else "",  # issue 10: never the injected block
+                else "",  # never the injected block
                 error=None,
                 created_at=0.0,
                 updated_at=0.0,

@@ -1,4 +1,4 @@
-"""Run one command so that it cannot outlive the worker (issue 10, item 8).
+"""Run one command so that it cannot outlive the worker.
 
 Started by the command executor as `python process_guard.py FD COMMAND…` (as a script: it imports
 only the standard library). The guard starts COMMAND in a process group of its own and kills that

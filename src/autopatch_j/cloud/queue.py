@@ -4,7 +4,7 @@ One function for both backends: the candidate is selected `FOR UPDATE SKIP LOCKE
 clause is not rendered on SQLite, whose `BEGIN IMMEDIATE` already admits a single writer), then
 claimed by an UPDATE guarded on the state it was selected in. A running task whose lease expired is
 claimed again: that is a resumed run (`attempt` > 1). A task already claimed `max_attempts` times is
-not claimed again: it ends `failed` with an `attempts_exhausted` reason (issue 10, item 7).
+not claimed again: it ends `failed` with an `attempts_exhausted` reason.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ class CloudSettings(LayeredSettings):
     llm_timeout_seconds: float = Field(default=120.0, gt=0)
     llm_input_usd_per_token: float = Field(default=0.00000015, ge=0)
     llm_output_usd_per_token: float = Field(default=0.0000006, ge=0)
-    # C-40 (issue 14): the service's memory LLM (any OpenAI-compatible endpoint; unset = deterministic
+    # C-40: the service's memory LLM (any OpenAI-compatible endpoint; unset = deterministic
     # only) and the caps of model-written memories, checked before every call and failing closed.
     memory_llm_base_url: str | None = None
     memory_llm_api_key: str = Field(default="not-needed", repr=False)

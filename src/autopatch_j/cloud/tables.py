@@ -220,7 +220,7 @@ audit_events = sa.Table(
     sa.Column("detail", sa.Text, nullable=False),
 )
 
-# -- C-40 / C-43 (issue 14): model-written memories, their proof and cost, conversation controls ----
+# -- C-40 / C-43: model-written memories, their proof and cost, conversation controls ----
 
 identity_memory_sources = sa.Table(
     "identity_memory_sources",

@@ -7,7 +7,7 @@ found the queue empty: the `--once` mode of the CLI.
 While an executor runs, a heartbeat thread renews the task's lease every third of the lease; when
 the lease is lost (another worker reclaimed the task) or the worker is stopping, it cancels the run.
 A storage error in the loop (database restarted, connection dropped) is logged and retried with a
-backoff instead of ending the worker (issue 10, items 7 and 9).
+backoff instead of ending the worker.
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ class Worker:
     ) -> RunResult:
         """Store the outcome; a storage error is retried with a backoff (the result is not thrown away).
 
-        Pure work first, before any write transaction opens (issue 10): the injected memories are
+        Pure work first, before any write transaction opens: the injected memories are
         withheld from what is stored, then the text is redacted."""
         result_text = redact(result.text if inj is None else injection.withhold(result.text, inj))
         injected = inj is not None and inj.injected

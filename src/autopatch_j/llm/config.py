@@ -22,19 +22,15 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from autopatch_j.llm.errors import LLMConfigError
-from autopatch_j.llm.provider import MAIN_DEADLINE_S, MAIN_MAX_OUTPUT_TOKENS
+from autopatch_j.llm.setting_names import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_OUTPUT_TOKENS, ENV_PREFIX, env_name
 
 if TYPE_CHECKING:
     from autopatch_j.llm.sources import LLMSources
 
-ENV_PREFIX = "AUTOPATCH_LLM_"
 DEBUG_ENV = "AUTOPATCH_DEBUG"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "no-key"  # sent to loopback servers (llama.cpp, Ollama) when no key is set
 
-DEFAULT_MAX_OUTPUT_TOKENS = MAIN_MAX_OUTPUT_TOKENS  # the main answer's cap: a model cannot fill its context
-DEFAULT_DEADLINE_SECONDS = MAIN_DEADLINE_S  # the main answer's overall deadline, whatever the gaps between events
-MIN_CONTEXT_TOKENS = 1024
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
 
@@ -44,7 +40,7 @@ def _empty_body() -> Mapping[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class LLMLimits:
-    """Bounds of every request (issue 17): the model's context when known, the main answer's output
+    """Bounds of every request: the model's context when known, the main answer's output
     cap and its overall deadline (the 60 s request timeout only bounds the gaps between events)."""
 
     context_tokens: int | None = None
@@ -71,10 +67,6 @@ class LLMSettings:
 def debug_enabled(environ: Mapping[str, str]) -> bool:
     """`AUTOPATCH_DEBUG` is on (`1`, `true`, `yes`, `on`, any case)."""
     return environ.get(DEBUG_ENV, "").strip().lower() in _TRUE
-
-
-def env_name(key: str) -> str:
-    return ENV_PREFIX + key.upper()
 
 
 def load_llm_settings(environ: Mapping[str, str], config_file: Path | None = None) -> LLMSettings | None:

@@ -4,7 +4,7 @@ Four purposes call a model locally (M-70): the main answer, the intent classifie
 and memory consolidation. The three short purposes never stream, never ask for reasoning, run at
 temperature 0 with a bounded output and a 60 s request timeout; `strategy_for` is the single place
 that says so, and diagnostics record the strategy each call used. Every local purpose also has an
-output cap and an overall deadline (issue 17): the request timeout bounds only the gaps between
+output cap and an overall deadline: the request timeout bounds only the gaps between
 events; the main answer's cap and deadline come from the settings (`AUTOPATCH_LLM_MAX_OUTPUT_TOKENS`,
 `AUTOPATCH_LLM_DEADLINE_SECONDS`) and are applied by the provider. A fifth purpose, `task`, is the
 cloud `llm` executor's one non-streamed answer (C-8): no cap, bounded by the executor's own timeout.

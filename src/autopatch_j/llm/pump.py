@@ -1,4 +1,4 @@
-"""Requests that can be abandoned (issue 17): an overall deadline, and cancellation that returns at once.
+"""Requests that can be abandoned: an overall deadline, and cancellation that returns at once.
 
 `pump(produce, cancel=…, deadline_s=…)` runs the provider's event iterator in a daemon thread and
 hands its events over through a queue. The consumer stops waiting as soon as `cancel` is set

@@ -1,4 +1,4 @@
-"""What the LLM's configuration sources say, field by field (H-1, issue 16).
+"""What the LLM's configuration sources say, field by field (H-1).
 
 `LLMSources` is read through the project's one configuration mechanism (`autopatch_j.configuration`):
 `AUTOPATCH_LLM_*` variables over the keys of `.autopatch-j/config.toml` over the defaults. Each field
@@ -20,14 +20,14 @@ from pydantic import BeforeValidator, Field
 from pydantic_settings import NoDecode
 
 from autopatch_j.configuration import ConfigurationError, LayeredSettings, read_settings, settings_config
-from autopatch_j.llm.config import (
+from autopatch_j.llm.errors import LLMConfigError
+from autopatch_j.llm.setting_names import (
     DEFAULT_DEADLINE_SECONDS,
     DEFAULT_MAX_OUTPUT_TOKENS,
     ENV_PREFIX,
     MIN_CONTEXT_TOKENS,
     env_name,
 )
-from autopatch_j.llm.errors import LLMConfigError
 
 JSON_EXAMPLE = '{"top_p": 0.9}'
 

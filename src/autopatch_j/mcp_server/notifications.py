@@ -25,7 +25,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged
 
-from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory import MemoryEngineError
 
 WATCH_SECONDS = 1.0
 log = logging.getLogger("autopatch_j.mcp")

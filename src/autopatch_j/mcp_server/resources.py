@@ -18,7 +18,7 @@ from mcp.types import Resource
 
 from autopatch_j.app.errors import exit_code_for, message_for
 from autopatch_j.mcp_server.service import MemoryService
-from autopatch_j.memory.errors import UnknownMemoryError
+from autopatch_j.memory import UnknownMemoryError
 
 CONTEXT_URI = "autopatch-j://context"
 MEMORY_URI = "autopatch-j://memory/{id}"

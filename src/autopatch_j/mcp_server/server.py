@@ -41,9 +41,7 @@ from autopatch_j.mcp_server.notifications import ListChangedNotifier
 from autopatch_j.mcp_server.resources import memory_resources, register_resources
 from autopatch_j.mcp_server.service import MemoryService
 from autopatch_j.mcp_server.tools import argument_sentence, register_tools
-from autopatch_j.memory.errors import InvalidInputError, MemoryEngineError
-from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.worker import Worker
+from autopatch_j.memory import InvalidInputError, MemoryEngineError, MemoryManager, Worker
 
 Transport = Literal["stdio", "streamable-http"]
 SERVER_NAME = "autopatch-j"

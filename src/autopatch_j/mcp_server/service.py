@@ -15,9 +15,7 @@ from typing import Any
 from autopatch_j.agent.memory_tools import read_payload, search_payload
 from autopatch_j.app.context import AppContext
 from autopatch_j.app.payloads import item_payload, status_payload
-from autopatch_j.memory.admission import TurnOutcome
-from autopatch_j.memory.errors import UnknownMemoryError
-from autopatch_j.memory.records import Intent, Item, MemoryKind
+from autopatch_j.memory import Intent, Item, MemoryKind, TurnOutcome, UnknownMemoryError
 
 
 def unknown_active(memory_id: int) -> UnknownMemoryError:

@@ -29,7 +29,7 @@ from pydantic import Field, ValidationError
 
 from autopatch_j.app.errors import exit_code_for, message_for
 from autopatch_j.mcp_server.service import MemoryService
-from autopatch_j.memory.records import MemoryKind
+from autopatch_j.memory import MemoryKind
 
 P = ParamSpec("P")
 R = TypeVar("R")

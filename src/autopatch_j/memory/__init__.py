@@ -1,1 +1,110 @@
-"""Local Memory engine: schema, store, admission, jobs, pipeline, retrieval, context, export."""
+"""Local Memory engine: schema, store, admission, jobs, pipeline, retrieval, context, export.
+
+The public API other packages use: the `MemoryManager` facade, the records it hands out, the
+errors it raises, the admission outcome, the search results, the status report and its hints, the
+`Extractor` protocol with `choose_extractor`, the `Pipeline` and the background `Worker`. Every
+name is imported on first use (PEP 562), so `import autopatch_j.memory.records` costs what it did
+and a command that never searches never loads the search modules (tests/cli/test_cold_start.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from autopatch_j.memory.admission import MAX_TURN_CHARS, TurnOutcome
+    from autopatch_j.memory.errors import (
+        InvalidInputError,
+        MemoryEngineError,
+        MemorySchemaError,
+        NotConfirmedError,
+        ProjectRootError,
+        StorageBusyError,
+        StorageCorruptError,
+        StorageError,
+        UnknownMemoryError,
+    )
+    from autopatch_j.memory.extractor import Extractor, ExtractorChoice, choose_extractor
+    from autopatch_j.memory.manager import MemoryManager
+    from autopatch_j.memory.pipeline import Pipeline
+    from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, ItemStatus, MemoryKind, Thread, TurnTicket
+    from autopatch_j.memory.search import ReadResult, SearchHit
+    from autopatch_j.memory.status import DEBUG_HINT, RETRY_FAILED_HINT, StatusReport, concise_error
+    from autopatch_j.memory.worker import Worker
+
+_EXPORTS: dict[str, str] = {
+    "MemoryManager": "manager",
+    "Health": "records",
+    "Intent": "records",
+    "Item": "records",
+    "ItemDetail": "records",
+    "ItemStatus": "records",
+    "MemoryKind": "records",
+    "Thread": "records",
+    "TurnTicket": "records",
+    "InvalidInputError": "errors",
+    "MemoryEngineError": "errors",
+    "MemorySchemaError": "errors",
+    "NotConfirmedError": "errors",
+    "ProjectRootError": "errors",
+    "StorageBusyError": "errors",
+    "StorageCorruptError": "errors",
+    "StorageError": "errors",
+    "UnknownMemoryError": "errors",
+    "MAX_TURN_CHARS": "admission",
+    "TurnOutcome": "admission",
+    "ReadResult": "search",
+    "SearchHit": "search",
+    "StatusReport": "status",
+    "DEBUG_HINT": "status",
+    "RETRY_FAILED_HINT": "status",
+    "concise_error": "status",
+    "Extractor": "extractor",
+    "ExtractorChoice": "extractor",
+    "choose_extractor": "extractor",
+    "Pipeline": "pipeline",
+    "Worker": "worker",
+}
+
+__all__ = [
+    "DEBUG_HINT",
+    "MAX_TURN_CHARS",
+    "RETRY_FAILED_HINT",
+    "Extractor",
+    "ExtractorChoice",
+    "Health",
+    "Intent",
+    "InvalidInputError",
+    "Item",
+    "ItemDetail",
+    "ItemStatus",
+    "MemoryEngineError",
+    "MemoryKind",
+    "MemoryManager",
+    "MemorySchemaError",
+    "NotConfirmedError",
+    "Pipeline",
+    "ProjectRootError",
+    "ReadResult",
+    "SearchHit",
+    "StatusReport",
+    "StorageBusyError",
+    "StorageCorruptError",
+    "StorageError",
+    "Thread",
+    "TurnOutcome",
+    "TurnTicket",
+    "UnknownMemoryError",
+    "Worker",
+    "choose_extractor",
+    "concise_error",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The exported name from the module that defines it, imported on first use."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

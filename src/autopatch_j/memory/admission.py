@@ -17,7 +17,7 @@ from autopatch_j.memory.jobs import enqueue_extraction_in_tx
 from autopatch_j.memory.owners import provably_gone
 from autopatch_j.memory.records import ORDINARY_INTENTS, Intent, TurnTicket
 
-# The largest message Memory admits (issue 9.9). It bounds what one turn can cost every later stage
+# The largest message Memory admits. It bounds what one turn can cost every later stage
 # (admission, the offline extractor — about 12 ms per 1,000 characters, bench/large_turn_bench.py —,
 # compaction, consolidation), and no useful prompt is larger. Checked before anything is stored.
 MAX_TURN_CHARS = 100_000

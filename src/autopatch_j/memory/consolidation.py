@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from autopatch_j.llm.contracts import ConsolidationOutput, OperationOut
 from autopatch_j.memory.batches import ConsolidationRequest
 from autopatch_j.memory.errors import ConsolidationRejected
+from autopatch_j.memory.index import drop_item_terms_in_tx, index_item_in_tx
 from autopatch_j.memory.jobs import Claim, LeaseLost, fence_in_tx
 from autopatch_j.memory.records import Item, ItemStatus, JobStatus, MemoryKind
-from autopatch_j.memory.terms import drop_item_terms_in_tx, index_item_in_tx
 from autopatch_j.memory.text import fold
 
 MAX_TITLE_CHARS = 200
@@ -158,7 +158,7 @@ def apply_consolidation_in_tx(
     final_status: JobStatus | None = None,
 ) -> ConsolidationCommitted | LeaseLost:
     """Fence, re-check ids and statuses against the database, then apply every operation
-    (`final_status` `failed`: the offline fallback of a terminally failed job, issue 17)."""
+    (`final_status` `failed`: the offline fallback of a terminally failed job)."""
     status = final_status or (JobStatus.SUCCEEDED if plan.operations else JobStatus.SUCCEEDED_NO_OUTPUT)
     lost = fence_in_tx(conn, claim=claim, status=status, now=now)
     if lost is not None:

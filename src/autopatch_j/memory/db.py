@@ -7,7 +7,7 @@ snapshot. Driver errors are translated here.
 Connections are short in the sense M-19 needs: none holds a transaction (or a lock) between calls.
 An opened store (`keep_open`) hands the idle connection of the previous write to the next write
 instead of closing it and opening another: a fresh connection costs a connect, five pragmas and a
-parse of the whole schema — most of what admission cost (issue 16, bench/admission_bench.py). An
+parse of the whole schema — most of what admission cost (bench/admission_bench.py). An
 idle connection is reused only in the process that opened it, only while the file at the path is
 still the one it opened (same device and inode, not emptied), and never after a driver error in its
 transaction; otherwise a fresh one is opened. Reads always open a fresh connection (see `read`).
@@ -185,7 +185,7 @@ class Database:
         """Bytes of a non-empty `-wal` beside a 0-byte main file, else 0.
 
         SQLite opening a 0-byte database deletes the WAL beside it, and that WAL may be the only copy
-        of the data (a main file truncated or replaced). Such a pair is never opened (issue 9.4).
+        of the data (a main file truncated or replaced). Such a pair is never opened.
         """
         try:
             if self.path.stat().st_size != 0:

@@ -6,7 +6,7 @@ allow-list and may run in the same round. The allow-list and the thread conditio
 the claim SQL itself, before its `ORDER BY`/`LIMIT`, so concurrent unrelated jobs neither block
 nor join the drain. The trigger (2 turns / 30 s) is ignored; retry times are not. A failure or a
 timeout leaves the job in `retry_wait` (or, once it cannot succeed, `failed` with the offline rules
-fallback applied — issue 17), adds a warning to the report, and the caller carries on.
+fallback applied), adds a warning to the report, and the caller carries on.
 `retry_failed` (`memory drain --retry-failed`) first puts every `failed` job back to `pending`.
 """
 

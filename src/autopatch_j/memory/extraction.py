@@ -4,7 +4,7 @@ In one transaction: the batch's jobs are finished through the fence (or `LeaseLo
 the caller rolls back), the thread's rolling compaction is replaced, and — only when candidates
 exist — the candidates with their exact quotes and one serialized consolidation job are created.
 No candidates → the jobs end `succeeded_no_output`; their turns are never processed again.
-The offline fallback of a terminally failed batch (issue 17) commits the same way with `final_status`
+The offline fallback of a terminally failed batch commits the same way with `final_status`
 `failed`: its candidates are kept, the jobs stay visibly failed.
 """
 

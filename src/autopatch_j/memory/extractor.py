@@ -6,7 +6,7 @@ returns goes through the same validators and the same fenced transactions, wheth
 `LLMExtractor` (purposes EXTRACTION / CONSOLIDATION; strategies from `strategy_for`, M-70) or the
 offline `RulesExtractor`. The CLI reads `AUTOPATCH_MEMORY_EXTRACTOR` and passes the choice in.
 
-Every request the `LLMExtractor` sends is bounded (issue 17, `prompt_budget`): each text is an
+Every request the `LLMExtractor` sends is bounded (`prompt_budget`): each text is an
 excerpt of verbatim pieces of its RAW text (quotes stay verifiable against the full text) and the
 whole user message fits the character budget and, when the model's context is known, the token
 budget; the per-field caps shrink until it does.

@@ -1,4 +1,4 @@
-"""What a failed Stage-1/Stage-2 attempt leads to (issue 17): retry later, split the batch, or give up.
+"""What a failed Stage-1/Stage-2 attempt leads to: retry later, split the batch, or give up.
 
 A job must not loop forever. Errors fall into three kinds:
 

@@ -25,7 +25,7 @@ _FORGET_ITEM = (
 _FINGERPRINT = "SELECT count(*), coalesce(max(id), 0), coalesce(max(updated_at), 0) FROM memory_items"
 _DROP_TERMS = "DELETE FROM memory_search_docs WHERE item_id IN (SELECT id FROM memory_items WHERE memory_id = ?)"
 # The compaction of every thread the memory's evidence came from is invalidated: it may quote the
-# forgotten text, and the next Stage 1 rebuilds it from what is not forgotten (issue 9.6).
+# forgotten text, and the next Stage 1 rebuilds it from what is not forgotten.
 _INVALIDATE_COMPACTIONS = (
     "UPDATE threads SET compaction = '' WHERE id IN ("
     "SELECT i.thread_id FROM memory_items i WHERE i.memory_id = :memory_id AND i.thread_id IS NOT NULL "

@@ -8,7 +8,7 @@ batch id; the model is called outside any transaction; the result is committed o
 `LeaseLost` — the caller then rolls back, so nothing partial is ever written.
 
 Eligible ("due") jobs: `pending` or `retry_wait` whose `next_attempt_at` has come, and `leased`
-jobs whose lease expired. `failed` is terminal (issue 17): such a job is never due again until
+jobs whose lease expired. `failed` is terminal: such a job is never due again until
 `retry_failed_in_tx` (`memory drain --retry-failed`) puts it back to `pending`. A claim can be split
 into smaller claims (`split_claim_in_tx`), each under a fresh batch id, so a batch the provider
 rejects as too large is retried in parts. The snapshot allow-list and the thread condition of the exit drain are

@@ -1,6 +1,6 @@
 """The versioned zh/en lexicon (`lexicon.json`) behind the semantic gates and the offline extractor.
 
-Version 3 (issue 11) holds *word classes* (`classes`: standing markers, collective subjects, verbs of
+Version 3 holds *word classes* (`classes`: standing markers, collective subjects, verbs of
 deciding, of adopting and of retiring, modal verbs, preference verbs, words addressing the agent,
 the project's own artefacts) and states the categories as *structures* over them: a category's
 pattern may name a class as `{class}`, e.g. `{collective}…{decide}` ("团队决定…", "our team agreed

@@ -262,8 +262,8 @@ class MemoryManager:
             return items.forget_in_tx(conn, memory_id=memory_id, now=self.clock.now())
 
     def reindex(self) -> int:
-        """Rebuild the search terms of every active memory (issue 18); returns how many were indexed."""
-        from autopatch_j.memory.terms import reindex_in_tx
+        """Rebuild the search terms of every active memory; returns how many were indexed."""
+        from autopatch_j.memory.index import reindex_in_tx
 
         self._require_healthy()
         with self.db.write("rebuild the search terms") as conn:

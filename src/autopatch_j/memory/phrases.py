@@ -1,4 +1,4 @@
-"""Word classes and categories of the lexicon compiled into regular expressions (issue 11): zh
+"""Word classes and categories of the lexicon compiled into regular expressions: zh
 entries as substrings, en entries on word boundaries (optionally in every regular form of their
 head word), `{class}` references inside structures, each category compiled on first use."""
 

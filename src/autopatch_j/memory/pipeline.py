@@ -4,7 +4,7 @@
 (≤ 4 turns of one thread, in sequence order, when the M-40 trigger holds or `force` is set), loads
 the stage input in the claim's transaction, calls the extractor with no transaction open while a
 heartbeat renews the lease, validates the answer, and commits it through the fence in one short
-transaction. A failure of the extractor or of validation is judged by `failures.decide` (issue 17):
+transaction. A failure of the extractor or of validation is judged by `failures.decide`:
 usually the whole claim goes to `retry_wait` with the RAW error (≤ 20,000 chars) and the backoff
 time; a batch the provider rejects as too large, or whose answer breaks the contract identically
 twice, is split in halves that run at once; a job that cannot succeed (too large alone, the same contract violation
@@ -239,7 +239,7 @@ class Pipeline:
             memory_ids=outcome.memory_ids,
         )
 
-    # -- failures: retry, split, or give up with the offline fallback (issue 17) ------------------
+    # -- failures: retry, split, or give up with the offline fallback ------------------
 
     def _verdict(self, claim: Claim, exc: BaseException) -> Verdict:
         raw = ErrorRecord.from_exception(exc).render()

@@ -1,4 +1,4 @@
-"""Bounded Stage-1 and Stage-2 requests (issue 17): excerpts of long texts and a total budget.
+"""Bounded Stage-1 and Stage-2 requests: excerpts of long texts and a total budget.
 
 A real model has a finite context: one 200,000-character answer must not turn a whole batch into a
 `context_length_exceeded` error. Every text of a request is therefore cut to an *excerpt* — verbatim

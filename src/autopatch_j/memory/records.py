@@ -42,7 +42,7 @@ class JobStatus(enum.StrEnum):
     RETRY_WAIT = "retry_wait"
     SUCCEEDED = "succeeded"
     SUCCEEDED_NO_OUTPUT = "succeeded_no_output"
-    FAILED = "failed"  # terminal (issue 17): bounded attempts used up; `memory drain --retry-failed` revives it
+    FAILED = "failed"  # terminal: bounded attempts used up; `memory drain --retry-failed` revives it
 
 
 class MemoryKind(enum.StrEnum):

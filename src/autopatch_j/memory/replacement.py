@@ -1,4 +1,4 @@
-"""What a replacement states, names and retires (issue 11, Stage 2 of the offline extractor): the
+"""What a replacement states, names and retires (Stage 2 of the offline extractor): the
 content a superseding statement keeps, whether a switch names the memory it replaces, the names the
 user says are dropped, and which of the replaced memory's keywords stay findable. docs/pipeline.md
 has each rule with its example."""

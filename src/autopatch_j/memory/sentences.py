@@ -1,5 +1,5 @@
 """The text primitives the lexicon judges: folding, sentences and clauses with their exact offsets,
-and the names and values a text writes (issue 11). No word lists live here; they are in
+and the names and values a text writes. No word lists live here; they are in
 `lexicon.json`."""
 
 from __future__ import annotations

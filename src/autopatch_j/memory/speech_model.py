@@ -1,4 +1,4 @@
-"""A learned reading of explicit speech (issue 11): two linear models over a sentence's words.
+"""A learned reading of explicit speech: two linear models over a sentence's words.
 
 The lexicon recognizes a preference or decision by its markers ("以后", "from now on", "团队决定") and
 each new author brings markers no list holds ("定下来了：项目只支持 Node 20 LTS", "All services log in

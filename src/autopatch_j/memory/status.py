@@ -1,5 +1,5 @@
 """`/memory status` (M-17, M-72): health, counts, jobs by state, the persisted last error, and the
-jobs that ended `failed` (issue 17) with their reasons.
+jobs that ended `failed` with their reasons.
 
 Jobs by state: `pending`, `leased`, `retry_wait` and `failed` each, and `done` for the finished ones
 (`succeeded` and `succeeded_no_output` together) — counted without reading the whole jobs table.

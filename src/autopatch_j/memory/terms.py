@@ -1,4 +1,4 @@
-"""Normalization of texts and queries (M-62, M-64), and the indexing entry points of memory/index.py.
+"""Normalization of texts and queries (M-62, M-64); the term index itself is memory/index.py.
 
 `normalize`: the one fold of memory/text (NFKC, casefold), every run of whitespace/punctuation folded
 into one space, and no space next to a CJK character (so "使用 Python", "使用Python" and "回答，先给"
@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import re
 
-from autopatch_j.memory.index import drop_item_terms_in_tx, index_item_in_tx, reindex_in_tx
 from autopatch_j.memory.text import CJK, fold
 
 __all__ = [
     "CJK_SUFFIX_CHARS",
     "MAX_QUERY_CHARS",
     "MAX_TERM_CHARS",
-    "drop_item_terms_in_tx",
-    "index_item_in_tx",
     "normalize",
     "prefix_end",
-    "reindex_in_tx",
 ]
 
 MAX_TERM_CHARS = 160

@@ -140,7 +140,7 @@ def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
         for statement in upgrade_statements(V4_TABLES):
             conn.execute(statement)
         _rewrite_tables(conn, rewrite)
-        from autopatch_j.memory.terms import reindex_in_tx  # the index is derived data: rebuilt here
+        from autopatch_j.memory.index import reindex_in_tx  # the index is derived data: rebuilt here
 
         reindex_in_tx(conn)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

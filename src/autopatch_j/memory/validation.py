@@ -154,7 +154,7 @@ def _structural(index: int, raw: CandidateOut, request: ExtractionRequest) -> tu
 def _semantic_reason(
     raw: CandidateOut, sources: tuple[Source, ...], request: ExtractionRequest, lexicon: Lexicon
 ) -> str | None:
-    if any(_suppressed(src, request) for src in sources):  # every role: an assistant quote too (issue 9.5)
+    if any(_suppressed(src, request) for src in sources):  # every role: an assistant quote too
         return "its evidence belongs to a forgotten memory"
     if any(_in_material(src, request) for src in sources):
         return "it quotes pasted material, or the line introducing it, as what the user said"

@@ -36,7 +36,7 @@ StateName = Literal["active", "superseded", "archived", "forgotten"]
 IntentName = Literal["code_explain", "general_chat"]
 LanguageName = Literal["zh", "en", "mixed"]
 
-#: Every category of M-81 (and the brief of issue 6), in report order.
+#: Every category of M-81, in report order.
 CATEGORIES: tuple[str, ...] = (
     "explicit_preference",
     "explicit_decision",
@@ -78,37 +78,36 @@ RETIRED_TEST17 = "corpus_retired_test17.json"
 RETIRED_TEST18 = "corpus_retired_test18.json"
 RETIRED_TEST19 = "corpus_retired_test19.json"
 RETIRED_TEST20 = "corpus_retired_test20.json"
-#: The retired held-out parts in the order they were written, with the figure each was measured at
-#: once, offline, before it became tuning material (issue 11).
+#: The retired held-out parts in the order they were written (the ids of each start with the prefix
+#: beside it), with the figure each was measured at once, offline, before it became tuning material;
+#: their story is in docs/quality.md.
 RETIRED: dict[str, str] = {
-    RETIRED_TEST: "80/96",  # first round, `t-*`
-    RETIRED_TEST2: "88/105",  # second round, `h2-*`
-    RETIRED_TEST3: "82/105",  # third round, `h3-*`
-    RETIRED_TEST4: "92/105",  # a fourth author's `h4-*`, on the third round's rules
-    RETIRED_TEST5: "82/105",  # fifth round, `h5-*`
-    RETIRED_TEST6: "88/105",  # sixth round, `h6-*`
-    RETIRED_TEST7: "84/105",  # seventh round, `h7-*`
-    RETIRED_TEST8: "78/105",  # eighth round, `h8-*`
-    RETIRED_TEST9: "68/105",  # ninth round, `h9-*`
-    RETIRED_TEST10: "84/105",  # tenth round, `h10-*`
-    RETIRED_TEST10B: "78/105",  # tenth round, a second author's `h10b-*`
-    RETIRED_TEST11: "89/105",  # eleventh round, `h11-*`
-    RETIRED_TEST12: "92/105",  # twelfth round, `h12-*`
-    RETIRED_TEST13: "85/105",  # thirteenth round, `h13-*`
-    RETIRED_TEST14: "92/105",  # fourteenth round, `h14-*`
-    RETIRED_TEST15: "82/105",  # fifteenth round, `h15-*`
-    RETIRED_TEST16: "84/105",  # sixteenth round, `h16-*`
-    RETIRED_TEST17: "91/105",  # seventeenth round, `h17-*`
-    RETIRED_TEST18: "94/105",  # eighteenth round, `h18-*`
-    RETIRED_TEST19: "88/105",  # nineteenth round, `h19-*`
-    RETIRED_TEST20: "92/105",  # twentieth round, `h20-*`
+    RETIRED_TEST: "80/96",  # `t-*`
+    RETIRED_TEST2: "88/105",  # `h2-*`
+    RETIRED_TEST3: "82/105",  # `h3-*`
+    RETIRED_TEST4: "92/105",  # `h4-*`
+    RETIRED_TEST5: "82/105",  # `h5-*`
+    RETIRED_TEST6: "88/105",  # `h6-*`
+    RETIRED_TEST7: "84/105",  # `h7-*`
+    RETIRED_TEST8: "78/105",  # `h8-*`
+    RETIRED_TEST9: "68/105",  # `h9-*`
+    RETIRED_TEST10: "84/105",  # `h10-*`
+    RETIRED_TEST10B: "78/105",  # `h10b-*`
+    RETIRED_TEST11: "89/105",  # `h11-*`
+    RETIRED_TEST12: "92/105",  # `h12-*`
+    RETIRED_TEST13: "85/105",  # `h13-*`
+    RETIRED_TEST14: "92/105",  # `h14-*`
+    RETIRED_TEST15: "82/105",  # `h15-*`
+    RETIRED_TEST16: "84/105",  # `h16-*`
+    RETIRED_TEST17: "91/105",  # `h17-*`
+    RETIRED_TEST18: "94/105",  # `h18-*`
+    RETIRED_TEST19: "88/105",  # `h19-*`
+    RETIRED_TEST20: "92/105",  # `h20-*`
 }
-#: The bundled parts (issue 11). `dev` may be tuned on: the project's own cases plus the earlier
-#: rounds' held-out test parts, each retired into tuning material after it was measured once.
-#: `test` holds the held-out files written from the spec alone by authors who never saw the lexicon,
-#: never tuned on (twenty-first round: `h21-*`, and `h22-*`, a second author measured on the same
-#: frozen rules); a build without it has no test
-#: part. `generated` is built by `paraphrase.py`.
+#: The bundled parts. `dev` may be tuned on: the project's own cases plus the retired held-out
+#: parts above. `test` holds the held-out files written from the spec alone by authors who never saw
+#: the lexicon, never tuned on (`h21-*` and `h22-*`, measured on the same frozen rules); a build
+#: without them has no test part. `generated` is built by `paraphrase.py`.
 PART_FILES: dict[str, tuple[str, ...]] = {
     "dev": (BUNDLED, *RETIRED),
     "test": ("corpus_test21.json", "corpus_test22.json"),
@@ -237,33 +236,6 @@ def bundled_part_exists(part: str) -> bool:
     return all(bundled_file(name).is_file() for name in PART_FILES[part])
 
 
-def load_part(part: str) -> Corpus:
-    """One bundled part: `dev` (its files merged, ids kept), `test` (a smaller floor: it is held out,
-    not padded) or `generated`."""
-    if part == "generated":
-        from autopatch_j.quality.paraphrase import generated_corpus
-
-        return generated_corpus()
-    if part not in PART_FILES:
-        raise CorpusError(f"Unknown corpus part {part!r}; choose one of {', '.join(PARTS)}.")
-    if not bundled_part_exists(part):
-        raise CorpusError(
-            f"This build has no {part} part: {', '.join(PART_FILES[part])} is not bundled "
-            "(the held-out test part is written by a spec-only author and added after the rules are frozen)."
-        )
-    files = [
-        parse_corpus(
-            bundled_file(name).read_text(encoding="utf-8"), min_cases=MIN_CASES if n == 0 and part == "dev" else 1
-        )
-        for n, name in enumerate(PART_FILES[part])
-    ]
-    merged = files[0].model_copy(update={"cases": [case for corpus in files for case in corpus.cases]})
-    duplicates = [i for i, n in Counter(case.id for case in merged.cases).items() if n > 1]
-    if duplicates:
-        raise CorpusError(f"The {part} part repeats case ids across its files: {', '.join(sorted(duplicates))}.")
-    return merged
-
-
 def part_case_ids(part: str) -> dict[str, set[str]]:
     """The case ids of each file of a bundled part (for per-file figures of a merged part)."""
     return {
@@ -376,7 +348,7 @@ def _selected(contains: str, memory: GoldMemory) -> bool:
 
 def stratified_sample(corpus: Corpus, size: int, *, seed: int) -> Corpus:
     """`size` cases spread over the categories (round robin, seeded order within each), for a slow
-    live model (`eval --sample N`, issue 17). The whole corpus when `size` covers it."""
+    live model (`eval --sample N`). The whole corpus when `size` covers it."""
     if size < 1:
         raise ValueError("the sample size must be at least 1")
     if size >= len(corpus.cases):

@@ -220,7 +220,7 @@ def evaluate(
         "candidates_filtered": totals["filtered"],
         "adversarial": {
             "structural_injected": dict(totals["structural_injected"]),
-            # Refused either way: retried, or — the same error twice (issue 17) — failed for good with the
+            # Refused either way: retried, or — the same error twice — failed for good with the
             # offline rules run instead. Only injected outputs can fail a canned step.
             "structural_rejected": totals["steps"].get("retry", 0) + totals["steps"].get("failed", 0),
             "semantic_injected": totals["semantic_injected"],

@@ -1,4 +1,4 @@
-"""The paraphrase generator (issue 11, item 3): a seeded set of zh/en utterances in the corpus format.
+"""The paraphrase generator: a seeded set of zh/en utterances in the corpus format.
 
 Templates × word classes × languages, filled with a fixed seed from `paraphrase_vocab.json` — a
 vocabulary written before the lexicon v3 was tuned, whose `held_out` classes share no entry with
@@ -26,7 +26,7 @@ from autopatch_j.quality.corpus import Case, ChangelogEntry, Corpus, case_proble
 
 VOCAB_FILE = "paraphrase_vocab.json"
 DEFAULT_SEED = 11
-DEFAULT_PER_SIDE = 520  # ≥ 500 positive and ≥ 500 negative utterances (issue 11)
+DEFAULT_PER_SIDE = 520  # ≥ 500 positive and ≥ 500 negative utterances
 _PD = ["user_preference", "project_decision"]
 _ASK_ZH = ("这块怎么处理比较好？", "你看这个怎么定？", "有什么建议？")
 _ASK_EN = ("How should we handle this?", "What would you suggest here?", "Any recommendation?")

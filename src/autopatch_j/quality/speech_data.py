@@ -1,4 +1,4 @@
-"""The sentences the speech model learns from (issue 11): every user sentence of a corpus, labelled
+"""The sentences the speech model learns from: every user sentence of a corpus, labelled
 by the gold memories that quote it.
 
 A sentence is a `statement` when a gold preference or decision quotes at least half of it (or it

@@ -20,7 +20,8 @@ from autopatch_j.cloud.api.schemas import (
     UserOut,
     errors,
 )
-from autopatch_j.cloud.auto_memory import log_for_user, process_auto_memories
+from autopatch_j.cloud.auto_memory import process_auto_memories
+from autopatch_j.cloud.auto_memory_records import log_for_user
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.memory_settings import get_settings, update_settings
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 from pydantic.json_schema import SkipJsonSchema
 
-from autopatch_j.cloud.auto_memory import LogEntry
+from autopatch_j.cloud.auto_memory_records import LogEntry
 from autopatch_j.cloud.memory_settings import AutoMemorySettings, TaskFlags
 from autopatch_j.cloud.quotas import QuotaStatus
 from autopatch_j.cloud.records import Followup, Memory, Project, Role, Round, Task, User

@@ -16,7 +16,8 @@ from starlette.concurrency import run_in_threadpool
 
 from autopatch_j.cloud import memories, projects
 from autopatch_j.cloud.api.schemas import MAX_ID
-from autopatch_j.cloud.auto_memory import Outcome, Reason, log_for_user, process_auto_memories
+from autopatch_j.cloud.auto_memory import process_auto_memories
+from autopatch_j.cloud.auto_memory_records import Outcome, Reason, log_for_user
 from autopatch_j.cloud.console import csrf
 from autopatch_j.cloud.console.deps import ClockDep, EngineDep, PostedDep, QuotasDep, SignedDep, sessions
 from autopatch_j.cloud.console.render import page

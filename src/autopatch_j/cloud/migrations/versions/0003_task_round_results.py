@@ -1,4 +1,4 @@
-"""Each round of a task keeps its payer and its own result (issue 10, item 11).
+"""Each round of a task keeps its payer and its own result.
 
 `task_rounds` gains `user_id` (who asked for the round and pays for it), `status`, `result_text`,
 `cost_usd`, `started_at` and `finished_at`. Existing rows are attributed to the task's owner; the

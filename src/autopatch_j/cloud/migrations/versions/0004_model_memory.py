@@ -1,4 +1,4 @@
-"""Model-written memories (C-40) and per-conversation memory controls (C-43), issue 14.
+"""Model-written memories (C-40) and per-conversation memory controls (C-43).
 
 Revision ID: 0004_model_memory
 Revises: 0002_task_external_context (the coordinator rechains this after 0003 when merging)
