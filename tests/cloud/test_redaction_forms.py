@@ -125,6 +125,14 @@ LOOK_ALIKES = [
     "machine <host> login <user> password <password>",
     "secretKeyRef:\n  name: creds",
     '令牌 = os.getenv("X_TOKEN")',
+    # stand-ins and masked values
+    "api_key: YOUR_API_KEY",
+    "token=your-token-here",
+    "SECRET=REPLACE_ME",
+    "password: xxxxxxxx",
+    'password="••••••"',
+    "OPENAI_API_KEY=sk-proj-****************3xQa",
+    "API_KEY=sk-abc...wxyz",
 ]
 
 

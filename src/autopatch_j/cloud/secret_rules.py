@@ -89,9 +89,18 @@ _VALUE_TAIL = re.compile(r"[^\s\"'`,;}<>|&]*+")
 _QUOTED_ARG = re.compile(r"\(\s*+[\"'](?P<a>[^\"'\r\n]{16,256}+)[\"']")
 
 
+# a value written in place of a secret: `YOUR_API_KEY`, `your-token-here`, `REPLACE_ME`, `xxxx`, a
+# masked value (`sk-…****3xQa`, `••••`, `abc...xyz`)
+_STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|[\w-]*?(?:replace[_-]?me|placeholder)[\w-]*+|x{3,}+")
+_MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…")
+
+
 def placeholder(view: str, value: str, start: int) -> bool:
-    """A value that is no literal secret: a setting, a reference, a path, a docs example key."""
+    """A value that is no literal secret: a setting, a reference, a path, a docs example key, a
+    stand-in or a masked value."""
     if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
+        return True
+    if _STAND_IN.fullmatch(value) or _MASKED.search(value):
         return True
     return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
 
