@@ -91,7 +91,9 @@ _QUOTED_ARG = re.compile(r"\(\s*+[\"'](?P<a>[^\"'\r\n]{16,256}+)[\"']")
 
 # a value written in place of a secret: `YOUR_API_KEY`, `your-token-here`, `REPLACE_ME`, `xxxx`, a
 # masked value (`sk-…****3xQa`, `••••`, `abc...xyz`)
-_STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|[\w-]*?(?:replace[_-]?me|placeholder)[\w-]*+|x{3,}+")
+_STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+")
+_STAND_IN_WORD = re.compile(r"(?i)replace[_-]?me|placeholder")
+_WORDY = re.compile(r"[\w-]*+")
 _MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…")
 
 
@@ -100,7 +102,9 @@ def placeholder(view: str, value: str, start: int) -> bool:
     stand-in or a masked value."""
     if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
         return True
-    if _STAND_IN.fullmatch(value) or _MASKED.search(value):
+    if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
+        return True
+    if _MASKED.search(value):
         return True
     return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
 
