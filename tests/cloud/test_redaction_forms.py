@@ -83,6 +83,7 @@ FORMS += [
     ("openssl -K", "openssl enc -aes-256-cbc -K " + "7c" * 32 + " -in a", ["7c" * 32], "-in a"),
     ("hex literal in code", 'MASTER_KEY = bytes.fromhex("' + "9d" * 32 + '")', ["9d" * 32], "fromhex"),
     ("compound cli flag", "tool --access-key-secret Rt5yU8iO0pA2sD4f --region x", ["Rt5yU8iO0pA2sD4f"], "--region"),
+    ("full-width separator", "AccessKeySecret：Ab3dEf6hIj9kLm2nOp5q 完", ["Ab3dEf6hIj9kLm2nOp5q"], "完"),
     ("short sk= key", "ak=AB12CD34 sk=q8Wm2Zx7Lp4Nv9Rt6Ys3 ok", ["q8Wm2Zx7Lp4Nv9Rt6Ys3"], "ok"),
 ]
 
@@ -133,6 +134,7 @@ LOOK_ALIKES = [
     'password="••••••"',
     "OPENAI_API_KEY=sk-proj-****************3xQa",
     "API_KEY=sk-abc...wxyz",
+    "token：说明见下文",  # a key with a full-width colon, then prose
 ]
 
 

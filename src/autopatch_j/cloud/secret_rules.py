@@ -53,7 +53,7 @@ _STRONG = (
     r"|token(?!s|iz|[_-]?(?:type|count|len|limit|usage|ids?)(?![a-z]))|pass(?<![a-z]pass)(?![a-z])|pwd(?<![a-z]pwd)(?![a-z])"
 )
 _CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str|(?<![a-z])[as]k(?![a-z])"
-_SEP = r"[\"'`]?[ \t]*+(?::=|=>|[:=])[ \t]*+(?!\[REDACTED\])"
+_SEP = r"[\"'`]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
 _VALUE = r"(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
 
 
@@ -94,6 +94,8 @@ _QUOTED_ARG = re.compile(r"\(\s*+[\"'](?P<a>[^\"'\r\n]{16,256}+)[\"']")
 _STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+")
 _STAND_IN_WORD = re.compile(r"(?i)replace[_-]?me|placeholder")
 _WORDY = re.compile(r"[\w-]*+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 _MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…")
 
 
@@ -103,6 +105,8 @@ def placeholder(view: str, value: str, start: int) -> bool:
     if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
         return True
     if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
+        return True
+    if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
         return True
     if _MASKED.search(value):
         return True
