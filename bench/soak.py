@@ -6,11 +6,14 @@ On a throwaway PostgreSQL database (`--pg-url` or `AUTOPATCH_TEST_PG_URL`; creat
 runs `autopatch-j cloud serve --workers 2`, three `autopatch-j cloud worker --executor scripted`
 processes and mixed API traffic from `--clients` keep-alive clients (task detail, task lists,
 `/users/me`, new tasks, continues, memories), and every `--kill-every` seconds it kills one worker
-with SIGKILL and starts a new one in its place (what a supervisor does). At the end it stops the
-traffic, lets the queue drain and prints: requests per second, p50/p99 latency, server errors,
-whether every finished task round was recorded exactly once (one `task_finished` per round; rounds
-still queued after the drain, the workers' backlog, are reported apart), the RSS of every process
-at the start and the end, and the database size. `--sqlite` runs on a SQLite file instead (a quick
+with SIGKILL and starts a new one in its place (what a supervisor does). The offered load adapts to
+what the workers can run: once a second the script reads the queue's length, and while
+`--max-backlog` tasks or more are queued the clients send a task detail read instead of a new task
+or a continue (counted as "writes held back"), so the queue cannot outgrow the workers. At the end it
+stops the traffic, lets the queue drain (up to `--drain` seconds) and prints: requests per second,
+p50/p99 latency, server errors, whether every task round ran exactly once (the queue drained, every
+round has an outcome, one `task_finished` per round, none missing, none twice), the RSS of every
+process at the start and the end, and the database size. `--sqlite` runs on a SQLite file instead (a quick
 check of the script itself).
 """
 
@@ -140,6 +143,8 @@ class Traffic:
         self.statuses: dict[int, int] = {}
         self.task_ids: list[int] = []
         self.stop = False
+        self.hold_writes = False  # set while the queue is at --max-backlog
+        self.held_back = 0
 
     async def client(self, n: int) -> None:
         rnd = random.Random(n)
@@ -148,6 +153,9 @@ class Traffic:
         async with httpx.AsyncClient(base_url=self.base, headers=headers, timeout=30) as http:
             while not self.stop:
                 kind = rnd.random()
+                if 0.65 <= kind < 0.95 and self.hold_writes and self.task_ids:
+                    self.held_back += 1
+                    kind = 0.0  # the queue is full: read a task instead of queueing one
                 if kind < 0.40 and self.task_ids:
                     call = http.get(f"/tasks/{rnd.choice(self.task_ids)}")
                 elif kind < 0.55:
@@ -198,6 +206,9 @@ def exactly_once(url: str, drain_seconds: float) -> dict[str, Any]:
             if open_tasks == 0:
                 break
             time.sleep(1)
+        without_outcome = conn.execute(
+            sa.text("SELECT count(*) FROM task_rounds WHERE status IS NULL OR status IN ('queued', 'running')")
+        ).scalar_one()
         by_task = sa.text("SELECT task_id, count(*) FROM task_rounds GROUP BY task_id")
         rounds: dict[int, int] = dict(conn.execute(by_task).all())
         finished: dict[int, int] = dict(
@@ -228,8 +239,10 @@ def exactly_once(url: str, drain_seconds: float) -> dict[str, Any]:
         "recorded_twice": len(twice),
         "closed_not_recorded": len(missing),
         "left_open": open_tasks,
+        "rounds_without_outcome": without_outcome,
         "resumed_after_a_kill": resumed,
-        "exactly_once": not twice and not missing,
+        # exactly once: the queue drained, every round ran (has an outcome and one `task_finished`)
+        "exactly_once": not twice and not missing and open_tasks == 0 and without_outcome == 0,
         "db_bytes": size,
     }
 
@@ -250,10 +263,16 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--kill-every", type=float, default=60.0, help="seconds between SIGKILLs")
+    parser.add_argument(
+        "--max-backlog", type=int, default=24, help="queued tasks at which clients stop queueing new work"
+    )
+    parser.add_argument("--drain", type=float, default=180.0, help="seconds the queue gets to drain at the end")
     parser.add_argument("--pg-url", default=os.environ.get("AUTOPATCH_TEST_PG_URL"))
     parser.add_argument("--sqlite", action="store_true", help="run on a SQLite file instead")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.max_backlog < 1 or args.minutes <= 0 or args.clients < 1:
+        raise SystemExit("error: --max-backlog and --clients must be at least 1 and --minutes positive")
     if not args.sqlite and not args.pg_url:
         raise SystemExit("error: give --pg-url (or set AUTOPATCH_TEST_PG_URL), or --sqlite for a quick check")
     with tempfile.TemporaryDirectory() as tmp, database(None if args.sqlite else args.pg_url, Path(tmp)) as url:
@@ -281,9 +300,16 @@ def main() -> None:
                 rss[f"worker {w.pid}"] = {"start": rss_kib(w.pid)}
             traffic = Traffic(base, tokens, project_id)
             next_kill = args.kill_every
+            queue_reader = make_engine(url)
+            queued_len = sa.text("SELECT count(*) FROM tasks WHERE status = 'queued'")
+            peak_backlog = 0
 
             def tick(elapsed: float) -> None:
-                nonlocal next_kill, kills
+                nonlocal next_kill, kills, peak_backlog
+                with queue_reader.connect() as conn:
+                    backlog = int(conn.execute(queued_len).scalar_one())
+                peak_backlog = max(peak_backlog, backlog)
+                traffic.hold_writes = backlog >= args.max_backlog
                 if elapsed >= next_kill:
                     victim = workers[kills % len(workers)]
                     victim.send_signal(signal.SIGKILL)
@@ -300,7 +326,8 @@ def main() -> None:
                     rss[name]["end"] = rss_kib(pid)
             for w in workers:
                 rss.setdefault(f"worker {w.pid}", {"start": None})["end"] = rss_kib(w.pid)
-            checked = exactly_once(url, drain_seconds=120)
+            queue_reader.dispose()
+            checked = exactly_once(url, drain_seconds=args.drain)
         finally:
             for proc in [*workers, server]:
                 with suppress(ProcessLookupError):
@@ -323,6 +350,9 @@ def main() -> None:
         "mean_ms": round(statistics.fmean(traffic.latencies) * 1000, 1) if requests else 0.0,
         "statuses": dict(sorted(traffic.statuses.items())),
         "server_errors": sum(n for code, n in traffic.statuses.items() if code >= 500 or code == 0),
+        "max_backlog": args.max_backlog,
+        "peak_backlog": peak_backlog,
+        "writes_held_back": traffic.held_back,
         "rss_kib": rss,
         **checked,
     }
@@ -335,9 +365,14 @@ def main() -> None:
     )
     print(f"statuses: {figures['statuses']} (server errors or dropped: {figures['server_errors']})")
     print(
+        f"backlog: peak {peak_backlog} queued (bound {args.max_backlog}); "
+        f"{traffic.held_back} writes held back while the queue was full"
+    )
+    print(
         f"tasks: {checked['tasks']} with {checked['rounds']} rounds; recorded {checked['rounds_recorded']}, "
         f"twice {checked['recorded_twice']}, closed but never recorded {checked['closed_not_recorded']}, "
-        f"still queued or running after the drain {checked['left_open']} (the workers' backlog), "
+        f"still queued or running after the drain {checked['left_open']}, "
+        f"rounds without an outcome {checked['rounds_without_outcome']}, "
         f"resumed after a kill {checked['resumed_after_a_kill']}: exactly once = {checked['exactly_once']}"
     )
     for name, values in rss.items():

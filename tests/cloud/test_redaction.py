@@ -33,7 +33,7 @@ TABLE = [
     ("xoxb-", "slack xoxb-1234567890-abcdefABCDEF", "xoxb-1234567890", "slack"),
     ("xoxp-", "xoxp-12345-67890-abcdef", "xoxp-12345", ""),
     ("xapp-", "xapp-1-A0123456789-abcdef", "xapp-1-A0123456789", ""),
-    ("aws key id", "aws AKIAIOSFODNN7EXAMPLE ok", "AKIAIOSFODNN7EXAMPLE", "ok"),
+    ("aws key id", "aws AKIAQ3FAKE7KEYID0042 ok", "AKIAQ3FAKE7KEYID0042", "ok"),
     ("aws sts id", "ASIAY34FZKBOKMUTVV7A", "ASIAY34FZKBOKMUTVV7A", ""),
     (
         "jwt",
@@ -64,7 +64,14 @@ def test_each_family_is_redacted(family: str, text: str, secret: str, kept: str)
 
 @pytest.mark.parametrize(
     "text",
-    ["plain prose about tokens and passwords", "sk-short", "the skeleton key", "https://example.com/a:b", ""],
+    [
+        "plain prose about tokens and passwords",
+        "sk-short",
+        "the skeleton key",
+        "https://example.com/a:b",
+        "",
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",  # AWS's published docs example
+    ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact(text) == text and not contains_secret(text)

@@ -5,6 +5,8 @@ formats themselves (the held-out set is another author's)."""
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from autopatch_j.cloud.redaction import REDACTED, redact
@@ -60,6 +62,32 @@ FORMS = [
 ]
 
 
+# shapes of a secret value the rules read structurally (wrapped tokens with symbols, credentials in
+# form bodies, Basic credentials wherever written, key material in code and command lines)
+_BASIC = base64.b64encode(b"deploy:Pa55w0rd!x").decode()
+FORMS += [
+    (
+        "jwt wrapped on three lines",
+        "cookie=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.Qm\n9.xK2pL7vW4zR8sT1uY6 ok",
+        ["eyJzdWIiOiIxMjM0In0", "9.xK2pL7vW4zR8sT1uY6"],
+        "ok",
+    ),
+    ("url password with @ and ?", "see https://ops:Zq8?@k2Lm@db.internal/x", ["Zq8", "k2Lm"], "db.internal"),
+    ("form value with parens", "client_secret=Ab3(x+Y9)zQ#7w&scope=a", ["Ab3", "zQ#7w"], "scope=a"),
+    ("basic in json", '{"name": "Authorization", "value": "Basic ' + _BASIC + '"}', [_BASIC], "name"),
+    ("basic after zh label", "授权码：Basic " + _BASIC + "（账号密码）", [_BASIC], "账号密码"),
+    ("sshpass form-encoded", "cmd=sshpass+-p+Xy7%21abc9Q+ssh+host", ["Xy7%21abc9Q", "abc9Q"], "cmd="),
+    ("wrapped with symbols", "sshpass -p 9Qw=^!\nZ8m1kPq rsync -a", ["9Qw=^!", "Z8m1kPq"], "rsync"),
+    ("netrc form-encoded", "netrc=machine+h.dev+login+bot+password+Q%40z9%21Lm2&x=1", ["Q%40z9%21Lm2"], "x=1"),
+    ("hex under a data key", '{"data_key_hex": "' + "5e" * 32 + '"}', ["5e" * 32], "data_key_hex"),
+    ("openssl -K", "openssl enc -aes-256-cbc -K " + "7c" * 32 + " -in a", ["7c" * 32], "-in a"),
+    ("hex literal in code", 'MASTER_KEY = bytes.fromhex("' + "9d" * 32 + '")', ["9d" * 32], "fromhex"),
+    ("compound cli flag", "tool --access-key-secret Rt5yU8iO0pA2sD4f --region x", ["Rt5yU8iO0pA2sD4f"], "--region"),
+    ("full-width separator", "AccessKeySecret：Ab3dEf6hIj9kLm2nOp5q 完", ["Ab3dEf6hIj9kLm2nOp5q"], "完"),
+    ("short sk= key", "ak=AB12CD34 sk=q8Wm2Zx7Lp4Nv9Rt6Ys3 ok", ["q8Wm2Zx7Lp4Nv9Rt6Ys3"], "ok"),
+]
+
+
 @pytest.mark.parametrize(("form", "text", "pieces", "kept"), FORMS, ids=[row[0] for row in FORMS])
 def test_each_form_is_redacted(form: str, text: str, pieces: list[str], kept: str) -> None:
     out = redact(text)
@@ -83,6 +111,30 @@ LOOK_ALIKES = [
     "machine learning models are great",
     "sha256: " + "0f" * 32,
     "the api key\nis stored in Vault",
+    # values that are no literal secret: placeholders, references, paths, settings, versions
+    'curl -H "Authorization: Bearer <YOUR_TOKEN>" https://api.example.dev',
+    "> Authorization: Bearer [REDACTED]",
+    "Authorization: Basic <base64 of user:password>",
+    "export API_KEY=\npython run.py",
+    "env:\n  TOKEN: ${{ secrets.TOKEN }}",
+    "PASSWORD: ${PW:?set PW}",
+    "api_key: null\npassword: ~",
+    "PASSWORD_MIN_LENGTH=12\nPASSWORD_REQUIRE_SYMBOL=true",
+    '"jsonwebtoken": "^9.0.2"',
+    "TOKEN_FILE=/run/secrets/token",
+    "mysql://[user[:password]@]host[:port]",
+    "machine <host> login <user> password <password>",
+    "secretKeyRef:\n  name: creds",
+    '令牌 = os.getenv("X_TOKEN")',
+    # stand-ins and masked values
+    "api_key: YOUR_API_KEY",
+    "token=your-token-here",
+    "SECRET=REPLACE_ME",
+    "password: xxxxxxxx",
+    'password="••••••"',
+    "OPENAI_API_KEY=sk-proj-****************3xQa",
+    "API_KEY=sk-abc...wxyz",
+    "token：说明见下文",  # a key with a full-width colon, then prose
 ]
 
 

@@ -109,7 +109,8 @@ def test_task_detail_body_is_the_documented_task_out(world: World) -> None:
         response = client.get(f"/tasks/{task.id}", headers=auth(alice.token))
         spec = client.get("/openapi.json").json()
     assert response.status_code == 200 and response.headers["content-type"] == "application/json"
-    assert response.json() == TaskOut.of(world.load(task.id)).model_dump(mode="json")
+    # the owner paid for the task's one round: its cost is theirs to see
+    assert response.json() == TaskOut.of(world.load(task.id), own_cost=1.25).model_dump(mode="json")
     assert None not in response.json().values()
     operation = spec["paths"]["/tasks/{task_id}"]["get"]
     schema = operation["responses"]["200"]["content"]["application/json"]["schema"]

@@ -79,8 +79,10 @@ def _decode_once(text: str) -> tuple[str, list[int] | None]:
     return "".join(parts), index
 
 
-_TOKEN_RUN_TAIL = re.compile(r"[A-Za-z0-9_+/=.-]*+\Z")
-_CONTINUATION = re.compile(r"[ \t>#*/]{0,8}+(?P<next>[A-Za-z0-9_+/=-]{1,256}+)(?P<assign>[ \t]{0,8}+[:=])?")
+_TOKEN_RUN_TAIL = re.compile(r"[^\s\"'`]*+\Z")
+_CONTINUATION = re.compile(
+    r"[ \t>#*/]{0,8}+(?P<next>[A-Za-z0-9_+/.-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?!//)|=))?"
+)
 _RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]")
 
 

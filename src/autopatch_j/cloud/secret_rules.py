@@ -8,6 +8,7 @@ of that class. `bench/redaction_bench.py` checks the growth on adversarial input
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -51,8 +52,8 @@ _STRONG = (
     r"api[_-]?key|apikey|passw(?:or)?d|passwd|secret(?![_-]?(?:name|ref|arn|id)(?![a-z]))|credentials?|access[_-]?key|private[_-]?key|auth[_-]?key"
     r"|token(?!s|iz|[_-]?(?:type|count|len|limit|usage|ids?)(?![a-z]))|pass(?<![a-z]pass)(?![a-z])|pwd(?<![a-z]pwd)(?![a-z])"
 )
-_CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str"
-_SEP = r"[\"'`]?\s*+(?::=|=>|[:=])\s*+(?!\[REDACTED\])"
+_CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str|(?<![a-z])[as]k(?![a-z])"
+_SEP = r"[\"'`]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
 _VALUE = r"(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
 
 
@@ -70,9 +71,46 @@ def _key_before(view: str, pos: int) -> str:
     return match.group() if match else ""
 
 
-_SETTING = re.compile(r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|\d{1,5}|\*+)")
+_SETTING = re.compile(
+    r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|~|\d{1,5}|\*+|[\^~<>=]{0,2}v?\d+(?:\.\d+)+[\w.+-]*)"
+)
 _ENV_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>")
 _NOT_PASSWORDS = frozenset({"pwd", "oldpwd"})
+# where a value is a reference rather than a literal: `${VAR}`, `${{ secrets.X }}`, `{{ x }}`, `<your token>`
+_REF_START = re.compile(r"\$\{|\$\(|\{\{|%\(|<[A-Za-z_ ]")
+# a value that names a file rather than holding a secret (`SECRET_KEY_FILE=/run/secrets/key`)
+_PATH_KEY = re.compile(r"(?i)(?:file|path|dir|location)\Z")
+_PATH_VALUE = re.compile(r"(?:~|\.{1,2})?/[a-z0-9_./-]*+")
+# a documentation example key (AWS's published examples end in EXAMPLE / EXAMPLEKEY)
+_DOCS_EXAMPLE = re.compile(r"EXAMPLE(?:KEY)?\Z")
+# the arguments of a call, as code writes them: `os.getenv("X")`, `get_token()`, `environ["X"]`
+_CALL_ARGS = re.compile(r"[(\[][\w\s.,\"':/-]{0,80}+[)\]]")
+_VALUE_TAIL = re.compile(r"[^\s\"'`,;}<>|&]*+")
+_QUOTED_ARG = re.compile(r"\(\s*+[\"'](?P<a>[^\"'\r\n]{16,256}+)[\"']")
+
+
+# a value written in place of a secret: `YOUR_API_KEY`, `your-token-here`, `REPLACE_ME`, `xxxx`, a
+# masked value (`sk-…****3xQa`, `••••`, `abc...xyz`)
+_STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+")
+_STAND_IN_WORD = re.compile(r"(?i)replace[_-]?me|placeholder")
+_WORDY = re.compile(r"[\w-]*+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
+_MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…")
+
+
+def placeholder(view: str, value: str, start: int) -> bool:
+    """A value that is no literal secret: a setting, a reference, a path, a docs example key, a
+    stand-in or a masked value."""
+    if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
+        return True
+    if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
+        return True
+    if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
+        return True
+    if _MASKED.search(value):
+        return True
+    return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
 
 
 def _value(match: re.Match[str]) -> tuple[str, Span] | None:
@@ -83,14 +121,22 @@ def _value(match: re.Match[str]) -> tuple[str, Span] | None:
     return None
 
 
-def _is_reference(view: str, key: str, value: str, end: int) -> bool:
-    """A setting, an environment reference or code that names the secret rather than holding it."""
-    if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
+def _is_reference(view: str, key: str, value: str, span: Span) -> bool:
+    """A setting, an environment reference, a path or code that names the secret rather than holding it."""
+    if placeholder(view, value, span[0]):
         return True
-    if end < len(view) and view[end] in "([":  # os.environ[...], get_token(...)
+    if _PATH_KEY.search(key) and _PATH_VALUE.fullmatch(value):
         return True
     last = value.rsplit(".", 1)[-1].lower()  # self.api_key = api_key, secret = settings.secret
     return bool(re.fullmatch(r"[A-Za-z_][\w.]*", value)) and key.lower().rsplit(".", 1)[-1] == last
+
+
+def _literal_argument(view: str, key: str, arg: re.Match[str], accept: Callable[[str, str], bool]) -> bool:
+    """`KEY = bytes.fromhex("…")`, `API_KEY = SecretStr("…")`: a random literal passed to a call."""
+    literal = arg.group("a")
+    if placeholder(view, literal, arg.start("a")) or not accept(key, literal):
+        return False
+    return looks_random(literal) or _HEX_KEY.fullmatch(literal) is not None
 
 
 def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callable[[str], Iterator[Span]]:
@@ -110,7 +156,20 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
             pos = max(pos, match.end())  # a value is never re-read as keys: each character is read once
             value, span = found
             key = _key_before(view, hit.start()) + view[hit.start() : key_end]
-            if key.lower() in _NOT_PASSWORDS or _is_reference(view, key, value, span[1]):
+            if key.lower() in _NOT_PASSWORDS:
+                continue
+            if match.group("v") is not None and span[1] < len(view) and view[span[1]] in "([":
+                if _CALL_ARGS.match(view, span[1]) and re.fullmatch(r"[A-Za-z_][\w.]*", value):
+                    # code: a call names the secret; only a literal argument can be one
+                    arg = _QUOTED_ARG.match(view, span[1])
+                    if arg is not None and _literal_argument(view, key, arg, accept):
+                        yield arg.span("a")
+                    continue
+                tail = _VALUE_TAIL.match(view, span[1])
+                span = (span[0], tail.end())  # type: ignore[union-attr]
+                value = view[span[0] : span[1]]
+                pos = max(pos, span[1])
+            if _is_reference(view, key, value, span):
                 continue
             if accept(key, value):
                 yield span
@@ -154,7 +213,7 @@ def _mysql_password(view: str) -> Iterator[Span]:
 
 
 _CLI_FLAG = re.compile(
-    r"(?i)(?<![\w-])--?(?:password|passwd|pass|pwd|db-password|token|api-key|secret|client-secret)(?:=|\s++)"
+    r"(?i)(?<![\w-])--?(?:[a-z]{1,20}-){0,3}(?:password|passwd|pass|pwd|token|api-key|secret|secret-key)(?:=|\s++)"
     r"(?!-|\[REDACTED\])(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|(?P<v>[^\s\"']++))"
 )
 
@@ -162,7 +221,7 @@ _CLI_FLAG = re.compile(
 def _cli_flags(view: str) -> Iterator[Span]:
     for match in _CLI_FLAG.finditer(view):
         found = _value(match)
-        if found is not None and not _SETTING.fullmatch(found[0]) and not _ENV_REF.fullmatch(found[0]):
+        if found is not None and not placeholder(view, found[0], found[1][0]) and not _PATH_VALUE.fullmatch(found[0]):
             yield found[1]
 
 
@@ -170,7 +229,7 @@ _QUOTED_OR_BARE = (
     r"(?:\"(?P<dq>[^\"\r\n]++)\"|'(?P<sq>[^'\r\n]++)'|「(?P<cq>[^」\r\n]++)」|“(?P<zq>[^”\r\n]++)”"
     r"|(?P<v>[!-~]++))"
 )
-_SSHPASS = re.compile(r"(?<![\w-])sshpass\s++-p\s*+(?!\[REDACTED\])" + _QUOTED_OR_BARE)
+_SSHPASS = re.compile(r"(?<![\w-])sshpass[\s+]++-p[\s+]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE)
 
 
 def _quoted_or_bare(match: re.Match[str]) -> tuple[str, Span, bool] | None:
@@ -208,6 +267,8 @@ def _chinese_labels(view: str) -> Iterator[Span]:
         found = _quoted_or_bare(match)
         if found is not None and secretish(found[0].strip(".,;。，；")):
             value, (start, end), _quoted = found
+            if placeholder(view, value, start) or _CALL_ARGS.search(value):
+                continue
             yield start, end - (len(value) - len(value.rstrip(".,;")))
 
 
@@ -217,7 +278,7 @@ _NETRC_PASSWORD = re.compile(r"(?im)^[ \t]*+password[ \t]++(?P<s>[^\s]++)[ \t]*+
 def _netrc_password(view: str) -> Iterator[Span]:
     """A `.netrc` line of its own: `password VALUE` and nothing after it."""
     for match in _NETRC_PASSWORD.finditer(view):
-        if secretish(match.group("s")):
+        if secretish(match.group("s")) and not placeholder(view, match.group("s"), match.start("s")):
             yield match.span("s")
 
 
@@ -225,13 +286,73 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
 _CRYPTO_KEY = re.compile(r"(?i)encrypt|crypt|cipher|aes|hmac|signing|master|private|secret|jwt")
 
 
+_DIGEST_NAME = re.compile(r"(?i)sha|hash|digest|checksum|md5|etag|commit|fingerprint|cache|(?<![a-z])id(?![a-z])")
+
+
 def _context_secret(key: str, value: str) -> bool:
-    """High-entropy values under a key-ish name; hex values only under a name of a cryptographic key
-    (a `CACHE_KEY_SHA256` digest stays)."""
-    return looks_random(value) or bool(_HEX_KEY.fullmatch(value) and _CRYPTO_KEY.search(key))
+    """High-entropy values under a key-ish name; hex values under a name of a cryptographic key or of
+    a `…key…` that names no digest (a `CACHE_KEY_SHA256` digest stays)."""
+    if looks_random(value):
+        return True
+    if not _HEX_KEY.fullmatch(value):
+        return False
+    return bool(_CRYPTO_KEY.search(key)) or ("key" in key.lower() and not _DIGEST_NAME.search(key))
 
 
 _AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"
+
+# scheme://user:pass@ — the password runs to the last `@` before the host (it may hold `@`, `?`)
+_URL_CREDENTIALS = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://(?P<u>[^/\s:@]*+):(?P<s>[^/\s]*)@")
+_TEMPLATE_CHARS = re.compile(r"[\[\]<>{}]")
+
+
+def _url_credentials(view: str) -> Iterator[Span]:
+    for match in _URL_CREDENTIALS.finditer(view):
+        user, secret = match.group("u"), match.group("s")
+        if not secret or _TEMPLATE_CHARS.search(user + secret) or placeholder(view, secret, match.start("s")):
+            continue
+        yield match.start("u"), match.end("s")
+
+
+_AUTHORIZATION = re.compile(r"(?i)authorization[\"']?[ \t]*+[:=][ \t]*+(?!\[REDACTED\])(?P<s>[^\r\n]++)")
+_AUTH_SCHEME = re.compile(r"(?i)(?:bearer|basic|token|digest|negotiate)[ \t]++")
+
+
+def _authorization_header(view: str) -> Iterator[Span]:
+    """`Authorization: …` to the end of the line, unless the credential is a placeholder."""
+    for match in _AUTHORIZATION.finditer(view):
+        start = match.start("s")
+        scheme = _AUTH_SCHEME.match(view, start)
+        cred_start = scheme.end() if scheme else start
+        credential = view[cred_start : match.end("s")].split(None, 1)
+        if credential and not placeholder(view, credential[0].strip("\"'"), cred_start):
+            yield match.span("s")
+
+
+_BASIC = re.compile(r"(?i)(?<![A-Za-z])basic[ \t]++(?P<s>[A-Za-z0-9+/]{8,512}+={0,2})(?![A-Za-z0-9+/=])")
+
+
+def _basic_credentials(view: str) -> Iterator[Span]:
+    """`Basic <base64 of user:password>` wherever it is written (a header in JSON, after a label)."""
+    for match in _BASIC.finditer(view):
+        try:
+            decoded = base64.b64decode(match.group("s"), validate=True).decode("utf-8")
+        except ValueError:
+            continue
+        if ":" in decoded:
+            yield match.span("s")
+
+
+_NETRC_LINE = re.compile(
+    r"(?i)(?<![\w-])machine[ \t+]++[^\s+]++[^\n]{0,300}?(?<![\w-])password[ \t+]++(?P<s>[^\s\[&]++)"
+)
+
+
+def _netrc_line(view: str) -> Iterator[Span]:
+    for match in _NETRC_LINE.finditer(view):
+        if not placeholder(view, match.group("s"), match.start("s")):
+            yield match.span("s")
+
 
 RULES: tuple[Rule, ...] = (
     # private keys: PEM (RSA, EC, DSA, OPENSSH, PKCS#8, encrypted) and PGP, also when cut off
@@ -242,8 +363,9 @@ RULES: tuple[Rule, ...] = (
         re.DOTALL,
     ),
     # credentials in URLs: scheme://user:pass@ and scheme://:pass@ (redis, amqp, postgres, …)
-    grouped("url_credentials", r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://(?P<s>[^/\s:@]*+:[^/\s@]++)@"),
-    grouped("authorization_header", r"(?i)authorization[\"']?\s*+[:=]\s*+(?!\[REDACTED\])(?P<s>[^\r\n]++)"),
+    Rule("url_credentials", _url_credentials),
+    Rule("authorization_header", _authorization_header),
+    Rule("basic_credentials", _basic_credentials),
     grouped(
         "bearer", r"(?i)bearer\s++(?!\[REDACTED\])(?P<s>(?=[A-Za-z0-9._~+/=-]*?[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,})"
     ),
@@ -253,7 +375,8 @@ RULES: tuple[Rule, ...] = (
     Rule("mysql_password_flag", _mysql_password),
     Rule("sshpass", _sshpass),
     Rule("chinese_label", _chinese_labels),
-    grouped("netrc_line", r"(?i)(?<![\w-])machine[ \t]++[^\s]++[^\n]{0,300}?(?<![\w-])password[ \t]++(?P<s>[^\s\[]++)"),
+    Rule("netrc_line", _netrc_line),
+    grouped("openssl_key_flag", r"(?<![\w-])-K[ \t]++(?P<s>[0-9a-fA-F]{32,128}+)(?![0-9a-fA-F])"),
     Rule("netrc_password", _netrc_password),
     grouped("basic_auth_flag", r"(?<![\w-])(?:-u|--user)\s++[^\s:\"']++:(?!\[REDACTED\])(?P<s>(?!\d+\b)[^\s\"']++)"),
     # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-; legacy keys carry "T3BlbkFJ") and Anthropic
@@ -275,7 +398,7 @@ RULES: tuple[Rule, ...] = (
     grouped("discord_webhook", r"discord(?:app)?\.com/api/webhooks/(?P<s>[0-9]{5,30}/[A-Za-z0-9_-]{20,})"),
     # AWS: key ids anywhere, and a 40-char secret written next to one
     token("aws_key_pair", _AWS_ID + r"[\s\"',:;|=]{1,8}[" + _B64 + r"]{40}(?![" + _B64 + r"])"),
-    token("aws_access_key_id", _AWS_ID),
+    token("aws_access_key_id", _AWS_ID + r"(?<!EXAMPLE)"),  # AWS's own docs example stays
     # Google
     token("google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
     token("google_oauth_secret", r"GOCSPX-[A-Za-z0-9_-]{20,}"),

@@ -41,7 +41,14 @@ _TASK_AND_ROLE = (
 # caller's role on the task's project. No row: the token is unknown (401); the task's columns NULL:
 # no such task; the role NULL: the caller is not a member (both 404, alike).
 TASK_FOR_TOKEN = (
-    sa.select(tasks, project_members.c.role.label("caller_role"))
+    sa.select(
+        tasks,
+        project_members.c.role.label("caller_role"),
+        sa.select(sa.func.sum(task_rounds.c.cost_usd))
+        .where(task_rounds.c.task_id == tasks.c.id, task_rounds.c.user_id == users.c.id)
+        .scalar_subquery()
+        .label("caller_cost_usd"),
+    )
     .select_from(users)
     .outerjoin(tasks, tasks.c.id == sa.bindparam("task_id"))
     .outerjoin(
@@ -161,6 +168,19 @@ def load_round(conn: Connection, *, task_id: int, round_no: int) -> Round:
 
 def round_prompt(conn: Connection, *, task_id: int, round_no: int) -> str:
     return load_round(conn, task_id=task_id, round_no=round_no).prompt
+
+
+def own_spend(conn: Connection, *, user_id: int, task_ids: list[int]) -> dict[int, float]:
+    """For each task, what `user_id` paid for its rounds; a task missing from the answer had no round
+    paid by them. Spend is visible only to its owner: this is the only task cost a caller is shown."""
+    if not task_ids:
+        return {}
+    rows = conn.execute(
+        sa.select(task_rounds.c.task_id, sa.func.sum(task_rounds.c.cost_usd))
+        .where(task_rounds.c.task_id.in_(task_ids), task_rounds.c.user_id == user_id)
+        .group_by(task_rounds.c.task_id)
+    )
+    return {task_id: float(total or 0.0) for task_id, total in rows}
 
 
 def list_rounds(conn: Connection, *, user: User, task_id: int) -> list[Round]:

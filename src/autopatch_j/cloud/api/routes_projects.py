@@ -89,7 +89,7 @@ def create_task(
             now=clock(),
             quotas=quotas,
         )
-    return TaskOut.of(task)
+    return TaskOut.of(task, own_cost=task.cost_usd)  # a new task: its one round is the caller's
 
 
 @router.get("/projects/{project_id}/tasks", response_model=list[TaskOut], responses=errors(404))
@@ -102,9 +102,9 @@ def list_tasks(
 ) -> list[TaskOut]:
     """The project's tasks, newest first (needs `view`)."""
     with read_tx(engine) as conn:
-        return [
-            TaskOut.of(t) for t in tasks.list_tasks(conn, user=user, project_id=project_id, limit=limit, offset=offset)
-        ]
+        listed = tasks.list_tasks(conn, user=user, project_id=project_id, limit=limit, offset=offset)
+        own = tasks.own_spend(conn, user_id=user.id, task_ids=[t.id for t in listed])
+    return [TaskOut.of(t, own_cost=own.get(t.id)) for t in listed]
 
 
 @router.get("/projects/{project_id}/memories", response_model=list[MemoryOut], tags=["memories"], responses=errors(404))

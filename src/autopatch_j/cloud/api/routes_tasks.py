@@ -40,14 +40,16 @@ async def get_task(task_id: TaskId, request: Request) -> Response:
     reads: Reads = request.app.state.reads
     row = await reads.first(tasks.TASK_FOR_TOKEN, {"task_id": task_id, "token_hash": hash_token(token)})
     task = tasks.task_for_token(row, permission=Permission.VIEW)
-    return Response(TaskOut.of(task).model_dump_json(), media_type="application/json")
+    cost = row["caller_cost_usd"] if row is not None else None
+    own_cost = None if cost is None else float(cost)
+    return Response(TaskOut.of(task, own_cost=own_cost).model_dump_json(), media_type="application/json")
 
 
 @router.get("/tasks/{task_id}/rounds", response_model=list[RoundOut], responses=errors(404))
 def list_rounds(task_id: TaskId, user: UserDep, engine: EngineDep) -> list[RoundOut]:
     """Every round of the task with its payer and its own result, oldest first (needs `view`)."""
     with read_tx(engine) as conn:
-        return [RoundOut.of(r) for r in tasks.list_rounds(conn, user=user, task_id=task_id)]
+        return [RoundOut.of(r, viewer_id=user.id) for r in tasks.list_rounds(conn, user=user, task_id=task_id)]
 
 
 @router.post("/tasks/{task_id}/continue", response_model=TaskOut, responses=errors(403, 404, 409, 429))
@@ -58,7 +60,8 @@ def continue_task(
     and a caller whose monthly quota is exhausted gets 429."""
     with write_tx(engine) as conn:
         task = tasks.continue_task(conn, user=user, task_id=task_id, prompt=body.prompt, now=clock(), quotas=quotas)
-    return TaskOut.of(task)
+        own = tasks.own_spend(conn, user_id=user.id, task_ids=[task.id])
+    return TaskOut.of(task, own_cost=own.get(task.id))
 
 
 @router.post(

@@ -179,16 +179,21 @@ class TaskOut(Out):
     started_at: datetime | None
     finished_at: datetime | None
     parent_task_id: int | None
-    cost_usd: float
+    cost_usd: float | None = Field(
+        description="What the caller paid for this task's rounds; null when the caller paid for none "
+        "(spend is visible only to its owner)."
+    )
     round: int
     attempt: int = Field(description="How many times a worker claimed the task (capped; see docs/cloud.md).")
     created_at: datetime
     updated_at: datetime
 
     @classmethod
-    def of(cls, task: Task) -> TaskOut:
+    def of(cls, task: Task, *, own_cost: float | None) -> TaskOut:
+        """The task as the caller may see it; `own_cost` is what the caller paid for its rounds."""
         fields: dict[str, Any] = {name: getattr(task, name) for name in cls.model_fields}
         fields["status"] = task.status.value
+        fields["cost_usd"] = own_cost
         return cls(**fields)
 
 
@@ -199,14 +204,16 @@ class RoundOut(Out):
     user_id: int | None = Field(description="Who asked for the round; their quota pays for it.")
     status: str | None
     result_text: str | None
-    cost_usd: float
+    cost_usd: float | None = Field(description="The round's cost, shown to its payer only (null for others).")
     started_at: datetime | None
     finished_at: datetime | None
     created_at: datetime
 
     @classmethod
-    def of(cls, r: Round) -> RoundOut:
-        return cls(**{name: getattr(r, name) for name in cls.model_fields})
+    def of(cls, r: Round, *, viewer_id: int) -> RoundOut:
+        fields: dict[str, Any] = {name: getattr(r, name) for name in cls.model_fields}
+        fields["cost_usd"] = r.cost_usd if r.user_id == viewer_id else None
+        return cls(**fields)
 
 
 class FollowupOut(Out):

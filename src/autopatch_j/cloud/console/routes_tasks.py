@@ -86,12 +86,14 @@ def task_page(request: Request, task_id: ObjectId, signed: SignedDep, engine: En
         # The injected block carries the owner's user-level memories: never shown to anyone else.
         injected = preview_injection(conn, task) if owner else None
         owns_conversation = conversation_owner(conn, root) == signed.user.id
+        own_cost = tasks.own_spend(conn, user_id=signed.user.id, task_ids=[task.id]).get(task.id)
     return page(
         request,
         "task.html",
         user=signed.user,
         csrf=signed.session.csrf,
         task=task,
+        own_cost=own_cost,
         flags=flags,
         owner=owner,
         can_edit=owner and Permission.CREATE_TASK in GRANTS[role],  # `set_flags` allows the owner only
