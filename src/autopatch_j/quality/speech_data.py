@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, cast
 
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.structure import parse
@@ -49,12 +50,32 @@ def case_examples(case: Case) -> list[Example]:
         for sentence in split_sentences(text):
             start = text.find(sentence, offset)
             offset = start + len(sentence)
-            found.append(Example(text=sentence, label=_label(case, index, text, start, offset)))
+            found.append(Example(text=sentence, label=_label(case.memories, index, text, start, offset)))
     return found
 
 
-def _label(case: Case, turn: int, text: str, start: int, end: int) -> Label:
-    for memory in case.memories:
+class _Source(Protocol):
+    @property
+    def turn(self) -> int: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def quote(self) -> str: ...
+
+
+class _Memory(Protocol):
+    """A gold memory of either corpus: its kind and its quoted sources."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def sources(self) -> Sequence[_Source]: ...
+
+
+def _label(memories: Sequence[_Memory], turn: int, text: str, start: int, end: int) -> Label:
+    """The kind of the user-sourced preference or decision whose quote covers most of the sentence
+    `text[start:end]` of user turn `turn` (half of the sentence or half of the quote), else none."""
+    for memory in memories:
         if memory.kind == "discussion_context" or any(src.role == "assistant" for src in memory.sources):
             continue
         for src in memory.sources:
@@ -63,7 +84,7 @@ def _label(case: Case, turn: int, text: str, start: int, end: int) -> Label:
             q_start = text.find(src.quote)
             overlap = max(0, min(end, q_start + len(src.quote)) - max(start, q_start))
             if overlap >= 0.5 * (end - start) or overlap >= 0.5 * len(src.quote):
-                return memory.kind
+                return cast(Label, memory.kind)
     return "none"
 
 
@@ -107,23 +128,9 @@ def session_examples(session: Session) -> list[Example]:
             if start < 0:
                 continue
             found.append(
-                Example(text=sentence, label=_session_label(session, index, text, start, start + len(sentence)))
+                Example(text=sentence, label=_label(session.memories, index, text, start, start + len(sentence)))
             )
     return found
-
-
-def _session_label(session: Session, turn: int, text: str, start: int, end: int) -> Label:
-    for memory in session.memories:
-        if memory.kind == "discussion_context" or any(src.role == "assistant" for src in memory.sources):
-            continue
-        for src in memory.sources:
-            if src.turn != turn or src.role != "user":
-                continue
-            q_start = text.find(src.quote)
-            overlap = max(0, min(end, q_start + len(src.quote)) - max(start, q_start))
-            if overlap >= 0.5 * (end - start) or overlap >= 0.5 * len(src.quote):
-                return memory.kind
-    return "none"
 
 
 def realistic_examples(part: RealisticPart) -> dict[str, list[Example]]:
