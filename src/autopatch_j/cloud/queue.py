@@ -153,6 +153,17 @@ def _claimed(conn: Connection, *, task_id: int, worker_id: str, now: datetime, r
     )
 
 
+def _still_ours(claim: Claim) -> sa.ColumnElement[bool]:
+    """The lease guard of every write a claim makes: the task is running under this claim's owner and
+    attempt. A write that matches no row means the lease was lost."""
+    return sa.and_(
+        tasks.c.id == claim.task.id,
+        tasks.c.lease_owner == claim.worker_id,
+        tasks.c.attempt == claim.attempt,
+        tasks.c.status == TaskStatus.RUNNING,
+    )
+
+
 def finish(
     conn: Connection,
     *,
@@ -165,12 +176,7 @@ def finish(
     """Record the outcome if the lease is still ours; otherwise a typed LEASE_LOST result."""
     changed = conn.execute(
         sa.update(tasks)
-        .where(
-            tasks.c.id == claim.task.id,
-            tasks.c.lease_owner == claim.worker_id,
-            tasks.c.attempt == claim.attempt,
-            tasks.c.status == TaskStatus.RUNNING,
-        )
+        .where(_still_ours(claim))
         .values(
             status=status,
             result_text=result_text,
@@ -204,12 +210,7 @@ def refuse_round(conn: Connection, *, claim: Claim, reason: str, now: datetime) 
     previous = load_round(conn, task_id=claim.task.id, round_no=claim.task.round - 1)
     changed = conn.execute(
         sa.update(tasks)
-        .where(
-            tasks.c.id == claim.task.id,
-            tasks.c.lease_owner == claim.worker_id,
-            tasks.c.attempt == claim.attempt,
-            tasks.c.status == TaskStatus.RUNNING,
-        )
+        .where(_still_ours(claim))
         .values(
             status=TaskStatus.COMPLETED,
             result_text=previous.result_text,
@@ -244,12 +245,7 @@ def extend_lease(engine: Engine, *, claim: Claim, now: datetime, lease_seconds: 
     with write_tx(engine) as conn:
         changed = conn.execute(
             sa.update(tasks)
-            .where(
-                tasks.c.id == claim.task.id,
-                tasks.c.lease_owner == claim.worker_id,
-                tasks.c.attempt == claim.attempt,
-                tasks.c.status == TaskStatus.RUNNING,
-            )
+            .where(_still_ours(claim))
             .values(lease_expires_at=now + timedelta(seconds=lease_seconds), updated_at=now)
         ).rowcount
     return FinishOutcome.RECORDED if changed else FinishOutcome.LEASE_LOST
@@ -260,12 +256,7 @@ def release(engine: Engine, *, claim: Claim, now: datetime) -> FinishOutcome:
     with write_tx(engine) as conn:
         changed = conn.execute(
             sa.update(tasks)
-            .where(
-                tasks.c.id == claim.task.id,
-                tasks.c.lease_owner == claim.worker_id,
-                tasks.c.attempt == claim.attempt,
-                tasks.c.status == TaskStatus.RUNNING,
-            )
+            .where(_still_ours(claim))
             .values(status=TaskStatus.QUEUED, lease_owner=None, lease_expires_at=None, started_at=None, updated_at=now)
         ).rowcount
         if changed:
