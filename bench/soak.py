@@ -31,7 +31,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -56,19 +55,15 @@ CLI = [sys.executable, "-m", "autopatch_j", "cloud"]
 
 @contextmanager
 def database(pg_url: str | None, workdir: Path) -> Iterator[str]:
+    """A SQLite file in `workdir`, or a scratch PostgreSQL database (cloud_bench's, dropped after)."""
     if pg_url is None:
         yield f"sqlite:///{workdir / 'soak.sqlite3'}"
         return
-    name = f"soak_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(pg_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield sa.engine.make_url(pg_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from cloud_bench import database as scratch_database
+
+    with scratch_database("postgres", pg_url, workdir) as url:
+        yield url
 
 
 def seed(url: str) -> tuple[list[str], int]:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.agent_process import run_cli as _run
+from tests.cli.agent_process import stored_turns as _turns
 from tests.cli.conftest import CliRunner
 from tests.transcripts.builders import codex_lines
 from tests.transcripts.conftest import CLAUDE_SESSIONS, AgentHome, lay_out
@@ -20,34 +22,6 @@ from tests.transcripts.conftest import CLAUDE_SESSIONS, AgentHome, lay_out
 def agents(tmp_path: Path, project: Path) -> AgentHome:
     (project / ".git").mkdir(exist_ok=True)
     return lay_out(AgentHome(home=tmp_path / "home", project=project.resolve()))
-
-
-def _run(args: list[str], *, cwd: Path, home: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "CODEX_HOME": str(home / ".codex"),
-        "XDG_STATE_HOME": str(home / ".state"),
-        "PYTHONPATH": os.pathsep.join(sys.path),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "autopatch_j", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin if stdin is not None else "",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
-def _turns(project: Path) -> list[str]:
-    conn = sqlite3.connect(project / ".autopatch-j" / "memory.db")
-    try:
-        return [r[0] for r in conn.execute("SELECT user_text FROM turns ORDER BY id")]
-    finally:
-        conn.close()
 
 
 def _jobs(project: Path) -> list[str]:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_import_every_line import run, turns, write
+from tests.cli.agent_process import run_cli as run
+from tests.cli.agent_process import stored_turns as turns
+from tests.cli.test_import_every_line import write
 from tests.transcripts.builders import claude_lines
 
 
@@ -39,26 +41,7 @@ def _stop(transcript: Path, cwd: str | None) -> str:
 
 
 def _hook(stdin: str, *, cwd: Path, home: Path) -> tuple[int, str]:
-    import os
-    import subprocess
-    import sys
-
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "XDG_STATE_HOME": str(home / ".state"),
-        "PYTHONPATH": os.pathsep.join(sys.path),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "autopatch_j", "hook", "claude-code"],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run(["hook", "claude-code"], cwd=cwd, home=home, stdin=stdin)
     return done.returncode, done.stderr
 
 

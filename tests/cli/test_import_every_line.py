@@ -9,43 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli.agent_process import run_cli as run
+from tests.cli.agent_process import stored_turns as turns
 from tests.transcripts.builders import claude_lines, codex_lines
-
-
-def run(args: list[str], *, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "CODEX_HOME": str(home / ".codex"),
-        "XDG_STATE_HOME": str(home / ".state"),
-        "PYTHONPATH": os.pathsep.join(sys.path),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "autopatch_j", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
-def turns(project: Path) -> list[str]:
-    conn = sqlite3.connect(project / ".autopatch-j" / "memory.db")
-    try:
-        return [r[0] for r in conn.execute("SELECT user_text FROM turns ORDER BY id")]
-    finally:
-        conn.close()
 
 
 def import_json(project: Path, home: Path, *paths: Path, dry_run: bool = False) -> dict[str, Any]:
