@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from typing import NoReturn
+
 # Exit codes: 1 = operation refused or failed, 2 = usage (click's), 3 = degraded Memory,
 # 4 = storage trouble (locked, unreadable), 5 = configuration missing or invalid, or a needed extra not
 # installed.
@@ -60,3 +63,13 @@ def message_for(exc: BaseException) -> str:
     if not text:
         text = (type(exc).__doc__ or type(exc).__name__).strip().splitlines()[0]
     return text
+
+
+def exit_for(exc: Exception) -> NoReturn:
+    """The error boundary's last step: a known exception becomes `error: <sentence>` on stderr and its
+    exit code; anything else is a bug and is raised again with its traceback."""
+    code = exit_code_for(exc)
+    if code is None:
+        raise exc
+    sys.stderr.write(f"error: {message_for(exc)}\n")
+    sys.exit(code)

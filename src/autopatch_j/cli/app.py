@@ -10,7 +10,7 @@ from typing import Annotated, ClassVar
 import typer
 
 from autopatch_j.app import signals
-from autopatch_j.app.errors import exit_code_for, message_for
+from autopatch_j.app.errors import exit_for
 from autopatch_j.cli.lazy import LazyGroup
 
 
@@ -94,8 +94,4 @@ def main(argv: list[str] | None = None) -> None:
                 sys.exit(signals.EXIT_SIGINT)
             raise
         except Exception as exc:
-            code = exit_code_for(exc)
-            if code is None:
-                raise
-            sys.stderr.write(f"error: {message_for(exc)}\n")
-            sys.exit(code)
+            exit_for(exc)

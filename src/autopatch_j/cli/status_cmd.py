@@ -58,7 +58,7 @@ def run_status(app: AppContext, *, as_json: bool) -> None:
 def main(args: list[str]) -> None:
     """Run `memory status [--json]` (`args` exactly that) as the full application would: one
     sentence and an exit code for a known failure, 130/143 on SIGINT/SIGTERM after releasing leases."""
-    from autopatch_j.app.errors import exit_code_for, message_for
+    from autopatch_j.app.errors import exit_for
 
     with signals.exit_signals():
         try:
@@ -72,8 +72,4 @@ def main(args: list[str]) -> None:
         except KeyboardInterrupt:
             sys.exit(signals.EXIT_SIGINT)
         except Exception as exc:
-            code = exit_code_for(exc)
-            if code is None:
-                raise
-            sys.stderr.write(f"error: {message_for(exc)}\n")
-            sys.exit(code)
+            exit_for(exc)

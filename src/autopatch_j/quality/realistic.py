@@ -23,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autopatch_j.quality.corpus import CorpusError
+from autopatch_j.quality.corpus import GoldSource as Quote
 
 KindName = Literal["user_preference", "project_decision", "discussion_context"]
 RoleName = Literal["user", "assistant"]
@@ -52,12 +53,6 @@ class _Strict(BaseModel):
 class Turn(_Strict):
     user: str = Field(min_length=1)
     assistant: str
-
-
-class Quote(_Strict):
-    turn: int = Field(ge=0)
-    role: RoleName
-    quote: str = Field(min_length=1)
 
 
 class GoldMemory(_Strict):
