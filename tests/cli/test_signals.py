@@ -179,23 +179,23 @@ def test_sigterm_stops_the_repl_at_once_without_the_exit_drain(tmp_path: Path) -
         text=True,
     )
     assert repl.stdout is not None and repl.stderr is not None
-    shown: list[str] = []
+    shown = bytearray()  # bytes: a chunk may end inside a multi-byte character such as "›"
     at_prompt = threading.Event()
 
     def read_stdout() -> None:
         for chunk in iter(lambda: os.read(repl.stdout.fileno(), 4096), b""):  # type: ignore[union-attr]
-            shown.append(chunk.decode("utf-8", errors="replace"))
-            if "autopatch-j ›" in "".join(shown):  # prompt_toolkit has drawn the prompt
+            shown.extend(chunk)
+            if "autopatch-j ›".encode() in shown:  # prompt_toolkit has drawn the prompt
                 at_prompt.set()
 
     reader = threading.Thread(target=read_stdout, daemon=True)
     reader.start()
-    assert at_prompt.wait(30), "".join(shown)
+    assert at_prompt.wait(30), shown.decode("utf-8", errors="replace")
     started = time.monotonic()
     repl.send_signal(signal.SIGTERM)
     repl.wait(timeout=30)
     reader.join(10)
-    out, err = "".join(shown), repl.stderr.read()
+    out, err = shown.decode("utf-8", errors="replace"), repl.stderr.read()
     for pipe in (repl.stdin, repl.stdout, repl.stderr):
         if pipe is not None:
             pipe.close()
