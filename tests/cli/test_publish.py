@@ -352,3 +352,15 @@ def test_two_publishers_at_once_leave_one_complete_block(project: Path, home: Pa
         assert data == expected and data.startswith(original) and data.count(BEGIN.encode()) == 1
         assert seen <= {original, expected}, "a reader saw a half-written file"
         assert sorted(p.name for p in project.iterdir() if p.name.startswith(".AGENTS")) == []
+
+
+def test_remove_needs_no_memory_and_works_on_a_damaged_store(project: Path, home: Path) -> None:
+    say(project, home, DECISIONS[0])
+    (project / "AGENTS.md").write_bytes(b"# mine\n")
+    assert cli(project, home, "memory", "publish", "--to", "agents").code == 0
+    (project / ".autopatch-j" / "memory.db").write_bytes(b"this is not a database" * 100)
+    refused = cli(project, home, "memory", "publish", "--to", "agents")
+    assert refused.code in (3, 4) and refused.err.startswith("error: ")
+    removed = cli(project, home, "memory", "publish", "--to", "agents", "--remove")
+    assert removed.code == 0, removed.err
+    assert (project / "AGENTS.md").read_bytes() == b"# mine\n"

@@ -31,7 +31,7 @@ from autopatch_j.app.publish.blocks import (
     render_decisions,
     render_preferences,
 )
-from autopatch_j.memory import MemoryKind
+from autopatch_j.memory import MemoryKind, PublishPage
 
 TARGETS = ("agents", "claude")
 
@@ -106,7 +106,8 @@ def publish(
 ) -> PublishReport:
     """Bring each target file's block up to date (or take it out); with `write=False` only compute."""
     kind = MemoryKind.USER_PREFERENCE if user else MemoryKind.PROJECT_DECISION
-    page = app.manager().publishable(kind=kind, limit=MAX_ROWS)
+    # Taking the block out needs no memory: it works on a degraded store too.
+    page = PublishPage(items=(), total=0) if remove else app.manager().publishable(kind=kind, limit=MAX_ROWS)
     project = str(app.root)
     block = render_preferences(page, project=project) if user else render_decisions(page)
     key = preferences_key(project) if user else DECISIONS_KEY
