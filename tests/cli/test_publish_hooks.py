@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,6 +75,30 @@ def test_claude_code_hook_without_the_setting_imports_only(project: Path, home: 
     claude_hook(project, home, claude_transcript(tmp_path, project))
     assert job_states(project) == {"pending"}
     assert (project / "AGENTS.md").read_bytes() == b"# mine\n" and not (project / "CLAUDE.md").exists()
+
+
+def test_without_the_setting_the_hook_loads_nothing_more(project: Path, home: Path, tmp_path: Path) -> None:
+    """The agent waits on the hook: with publishing off it must not load pydantic, the pipeline or publish."""
+    event = {"session_id": SESSION, "transcript_path": str(claude_transcript(tmp_path, project)), "cwd": str(project)}
+    script = (
+        "import json, sys\n"
+        "from autopatch_j.cli.launch import main\n"
+        "main(['hook', 'claude-code'])\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=project,
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    heavy = ("pydantic", "pydantic_settings", "autopatch_j.app.publish.service", "autopatch_j.memory.drain")
+    assert [name for name in heavy if name in modules] == []
+    assert job_states(project) == {"pending"}
 
 
 def test_claude_code_hook_with_the_setting_drains_and_publishes(project: Path, home: Path, tmp_path: Path) -> None:

@@ -14,41 +14,19 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
-
-from pydantic import BeforeValidator
-from pydantic_settings import NoDecode
 
 from autopatch_j.app.errors import PublishConfigError
-from autopatch_j.configuration import ConfigurationError, LayeredSettings, read_settings, settings_config
 
 ENV_NAME = "AUTOPATCH_PUBLISH"
-TARGET_NAMES = ("agents", "claude")
-
-
-def _targets(value: object) -> object:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = [part.strip() for part in value.split(",") if part.strip()]
-    if not isinstance(value, list | tuple):
-        raise ValueError('it must be a list of "agents" and "claude", such as ["agents", "claude"]')
-    for entry in value:
-        if entry not in TARGET_NAMES:
-            raise ValueError(f'{entry!r} is not a file it can publish to: use "agents" and/or "claude"')
-    return tuple(dict.fromkeys(value))
-
-
-class PublishSettings(LayeredSettings):
-    model_config = settings_config("AUTOPATCH_")
-
-    publish: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_targets)] = ()
 
 
 def read_publish_targets(environ: Mapping[str, str], config_file: Path) -> tuple[str, ...]:
     """The configured targets ("agents", "claude"), in the order given; () when publishing is off."""
     if not _mentioned(environ, config_file):
-        return ()
+        return ()  # the common case, answered without loading pydantic-settings (the hooks' cold start)
+    from autopatch_j.app.publish.settings_model import PublishSettings
+    from autopatch_j.configuration import ConfigurationError, read_settings
+
     try:
         return read_settings(PublishSettings, environ, toml_file=config_file).publish
     except ConfigurationError as exc:
