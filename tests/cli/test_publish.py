@@ -364,3 +364,16 @@ def test_remove_needs_no_memory_and_works_on_a_damaged_store(project: Path, home
     removed = cli(project, home, "memory", "publish", "--to", "agents", "--remove")
     assert removed.code == 0, removed.err
     assert (project / "AGENTS.md").read_bytes() == b"# mine\n"
+
+
+def test_codex_home_defaults_to_dot_codex_and_a_nested_claude_md_is_used(project: Path, home: Path) -> None:
+    say(project, home, DECISIONS[0], PREFERENCE)
+    done = cli(project, home, "memory", "publish", "--user", "--to", "agents", env={"CODEX_HOME": ""})
+    assert done.code == 0, done.err
+    assert "answer in English" in (home / ".codex" / "AGENTS.md").read_text(encoding="utf-8")
+    assert not (home / "codex-home").exists()
+    nested = project / ".claude" / "CLAUDE.md"
+    nested.parent.mkdir()
+    nested.write_bytes(b"# nested\n")
+    assert cli(project, home, "memory", "publish", "--to", "claude").code == 0
+    assert nested.read_bytes().startswith(b"# nested\n\n" + BEGIN.encode()) and not (project / "CLAUDE.md").exists()
