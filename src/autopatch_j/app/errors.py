@@ -26,6 +26,18 @@ class MissingExtra(Exception):
         )
 
 
+class PublishError(Exception):
+    """`memory publish` refused to touch a file (not UTF-8, damaged markers, changed meanwhile, unwritable)."""
+
+    exit_code = EXIT_FAILED
+
+
+class PublishConfigError(PublishError):
+    """The `publish` setting is invalid."""
+
+    exit_code = EXIT_CONFIG
+
+
 def _table() -> list[tuple[type[BaseException], int]]:
     from autopatch_j.agent.errors import AgentError
     from autopatch_j.cloud.errors import CloudError
@@ -45,6 +57,7 @@ def _table() -> list[tuple[type[BaseException], int]]:
         (CloudError, EXIT_FAILED),
         (TranscriptError, EXIT_FAILED),
         (MissingExtra, EXIT_CONFIG),
+        (PublishError, EXIT_FAILED),
     ]
     return rows
 
