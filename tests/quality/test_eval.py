@@ -181,7 +181,7 @@ def test_negative_categories_form_no_preference_or_decision(offline: dict[str, A
 
 
 def test_a_corpus_below_the_floor_is_refused(tmp_path_factory: pytest.TempPathFactory) -> None:
-    bundled = Path(__file__).parents[2] / "src" / "autopatch_j" / "quality" / "corpus.json"
+    bundled = Path(__file__).parents[2] / "eval" / "corpus" / "corpus.json"
     raw = json.loads(bundled.read_text(encoding="utf-8"))
     raw["cases"] = raw["cases"][:6]
     small = tmp_path_factory.mktemp("corpus") / "small.json"
