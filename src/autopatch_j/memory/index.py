@@ -166,8 +166,9 @@ def query_terms(query: str) -> list[QueryTerm]:
 
 @functools.lru_cache(maxsize=4096)
 def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
-    """What counts as holding a query word: its synonyms (a Chinese member as it is) and the named
-    tools under it or under a synonym (`test` → pytest, 包管理器 → npm, pnpm …)."""
+    """What counts as holding a query word: its synonyms (a Chinese member as it is), the named tools
+    under it or under a synonym (`test` → pytest, 包管理器 → npm, pnpm …), and its words in the other
+    language from the bilingual table (`log` → 日志, 超时 → timeout)."""
     from autopatch_j.memory.words import equivalents, narrower, stem
 
     latin, runs = ([text], []) if kind == "word" else ([], [text])
@@ -176,6 +177,9 @@ def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
     cjk = [m for m in members if not m.isascii()] + runs
     keys = [stem(w) for w in words if len(w) >= 2] + [m for m in cjk if not is_filler(Token(m, "cjk"))]
     keys += [stem(m) if m.isascii() else m for m in narrower(words, cjk)]
+    from autopatch_j.memory.text.bilingual import chinese_of, english_of  # the other language's words
+
+    keys += list(chinese_of(stem(text))) if kind == "word" else list(english_of(text))
     return tuple(dict.fromkeys(keys))
 
 
