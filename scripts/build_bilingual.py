@@ -11,8 +11,10 @@ are one English word of three or more letters listed in `frequencies.txt` (ordin
 species or a transliteration; any word in a sense marked "(computing)"), after dropping notes in
 brackets, a leading "to"/"a"/"the" and a trailing preposition ("depend on") — `缓存 → cache`,
 `用户 → user consumer subscriber customer`, `超时 → overtime timeout`. At most `MAX_GLOSSES` per
-word. Search reads it both ways (memory/text/bilingual.py): a Chinese query word also asks for its
-glosses' stems, an English one for the Chinese words it glosses.
+word, written as their English Snowball stems (what search compares); then each stem with the
+`MAX_CHINESE` most frequent Chinese words it glosses (`frequencies.txt`; then the earliest gloss).
+Search reads it both ways (memory/text/bilingual.py): a Chinese query word also asks for its
+glosses' stems, an English one for the Chinese words listed under its stem.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent.parent / "src/autopatch_j/memory/text/bilingual.txt"
 FREQUENCIES = OUT.with_name("frequencies.txt")
 MAX_GLOSSES = 4
+MAX_CHINESE = 6  # Chinese words listed per English stem
 LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/$")
 SKIP = ("cl:", "variant of", "surname", "see ", "used in", "abbr.", "old variant", "lit.", "fig.", "also written")
 BRACKETS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
@@ -71,8 +74,26 @@ def main() -> int:
                 continue  # a proper name (capitalised pinyin) or not a word of 2–4 characters
             found = table.setdefault(simplified, [])
             found += [g for g in glosses(definition, english) if g not in found]
-    rows = [f"{word}\t{' '.join(found[:MAX_GLOSSES])}" for word, found in sorted(table.items()) if found]
-    header = "# CC-CEDICT (https://cc-cedict.org/, CC BY-SA 4.0) via scripts/build_bilingual.py: zh<TAB>glosses"
+    from autopatch_j.memory.words import stem  # Snowball, as search compares English
+
+    rows = []
+    for word, found in sorted(table.items()):
+        stems = list(dict.fromkeys(stem(gloss) for gloss in found[:MAX_GLOSSES]))
+        if stems:
+            rows.append(f"{word}\t{' '.join(stems)}")
+    zipf = {
+        w: int(z) for w, _, z in (line.partition("\t") for line in FREQUENCIES.read_text(encoding="utf-8").splitlines())
+    }
+    ranked: dict[str, list[tuple[int, int, int, str]]] = {}
+    for row in rows:
+        word, _, listed = row.partition("\t")
+        for position, key in enumerate(listed.split(" ")):
+            ranked.setdefault(key, []).append((-zipf.get(word, 0), position, len(word), word))
+    rows += [f"@{key}\t{' '.join(w for *_, w in sorted(found)[:MAX_CHINESE])}" for key, found in sorted(ranked.items())]
+    header = (
+        "# CC-CEDICT (https://cc-cedict.org/, CC BY-SA 4.0) via scripts/build_bilingual.py: "
+        "zh<TAB>English stems of its glosses; then @stem<TAB>the most frequent Chinese words it glosses"
+    )
     OUT.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
     print(f"{len(rows)} words → {OUT}")
     return 0

@@ -128,7 +128,13 @@ def item_weights(
 
 def query_terms(query: str) -> list[QueryTerm]:
     """The distinct informative terms of a query (≤ 8), fillers left out; Chinese split by the
-    segmenter's ordinary mode (its words, not their parts)."""
+    segmenter's ordinary mode (its words, not their parts). The analysis of a query is kept for the
+    next time it is asked (it depends only on the data files)."""
+    return list(_query_terms(query))
+
+
+@functools.lru_cache(maxsize=2048)
+def _query_terms(query: str) -> tuple[QueryTerm, ...]:
     folded = fold(query)
     found: dict[str, tuple[Token, list[str]]] = {}
     latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
@@ -161,7 +167,7 @@ def query_terms(query: str) -> list[QueryTerm]:
         )
         for key, (token, alts) in found.items()
     ]
-    return terms[:MAX_QUERY_TERMS]
+    return tuple(terms[:MAX_QUERY_TERMS])
 
 
 @functools.lru_cache(maxsize=4096)

@@ -176,13 +176,14 @@ def search_in_tx(
     terms = query_terms(query)
     if not terms:
         return []
-    parts = [part for term in terms for part in term.parts]
+    # The alternatives too: only those some item holds go into the ranking statement.
+    parts = [key for term in terms for key in (*term.parts, *term.alternatives)]
     last = terms[-1]
     prefix = last.key if last.kind == "word" and len(last.word) >= MIN_PREFIX_CHARS else "\uffff"
     stats: dict[str, int] = {}
     completions: dict[str, int] = {}
     params: dict[str, object] = {
-        "keys": json.dumps(["", *(t.key for t in terms), *parts], ensure_ascii=False),
+        "keys": _json(list(dict.fromkeys(["", *(t.key for t in terms), *parts]))),
         "prefix": prefix,
         "prefix_end": prefix_end(prefix),
         "completions": MAX_COMPLETIONS,
@@ -208,14 +209,14 @@ def search_in_tx(
     total = sum(weights)
     min_share = MIN_SHARE * total
     for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
-        alternatives[n] += [(key, weights[n]) for key in term.alternatives]
+        alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
     driving = [n for n in drivers(weights, min_share) if alternatives[n]]
     if not driving:
         return []
     rows_out = [[n, key, w, weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
     params = {
-        "terms": json.dumps(rows_out, ensure_ascii=False),
-        "drivers": json.dumps([key for n in driving for key, _ in alternatives[n]], ensure_ascii=False),
+        "terms": _json(rows_out),
+        "drivers": _json([key for n in driving for key, _ in alternatives[n]]),
         "cap": DRIVER_CANDIDATES,
         "min_share": min_share - 1e-9,
         "min_terms": min(MIN_TERMS, len(terms)),
@@ -230,7 +231,7 @@ def search_in_tx(
             kind=_KINDS[kind],
             title=title,
             synopsis=clip(synopsis, SYNOPSIS_CHARS),
-            match=match_of(q, keys, [title, *json.loads(aliases), *json.loads(keywords), subject]),
+            match=match_of(q, keys, [title, *_json_list(aliases), *_json_list(keywords), subject]),
         )
         for memory_id, kind, title, synopsis, aliases, keywords, subject in conn.execute(_SEARCH_SQL, params)
     ]
@@ -241,15 +242,38 @@ def match_of(q: str, keys: set[str], metadata: list[str]) -> MatchType:
     """How a hit matched: the whole query is its title, an alias or keyword (`exact`), starts one
     (`prefix`) or is inside one (`substring`); else some query term is in its metadata (`words`) or
     only in its content (`content`)."""
-    values = [normalize(value) for value in metadata if value]
+    values = [_normalized(value) for value in metadata if value]
     if q in values:
         return "exact"
     if any(value.startswith(q) for value in values):
         return "prefix"
     if any(q in value for value in values):
         return "substring"
-    held = {key for value in values for key in text_keys(value)}
-    return "words" if keys & held else "content"
+    # A key is inside the text it came from, but for its last letter (a stem: policy → polici), so
+    # only a value holding some key's probe is tokenized.
+    probes = {key[:-1] if len(key) > 3 else key for key in keys}
+    for value in values:
+        if any(probe in value for probe in probes) and keys.intersection(_value_keys(value)):
+            return "words"
+    return "content"
+
+
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+@functools.lru_cache(maxsize=8192)
+def _json_list(raw: str) -> tuple[str, ...]:
+    return tuple(json.loads(raw))
+
+
+@functools.lru_cache(maxsize=8192)
+def _normalized(value: str) -> str:
+    return normalize(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _value_keys(value: str) -> tuple[str, ...]:
+    return tuple(text_keys(value))
 
 
 def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[QueryTerm]:
