@@ -15,7 +15,8 @@ A term's weight is its BM25 rarity (idf) in the store blended with its general f
 (`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that
 "project" says less than "pnpm". The drivers are the heaviest terms such that the others together
 stay below the minimum share: an item that qualifies holds at least one driver (pigeonhole), and a
-driver contributes at most its `DRIVER_CANDIDATES` newest items, so the work is bounded whatever the
+driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has many
+driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded whatever the
 store's size. Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
 the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias,
 keyword or subject) is the whole query first; nothing qualifies → `[]`.
@@ -52,8 +53,11 @@ MIN_TERMS = 2
 PRIOR_ITEMS = 2000
 #: A general word's chance of being in one item: its frequency per word × this many words.
 ITEM_WORDS = 40
-#: Newest items a driving term contributes as candidates.
+#: Newest items a key of a driving term contributes as candidates: `CANDIDATES` shared among the
+#: keys, from `MIN_DRIVER_CANDIDATES` to `DRIVER_CANDIDATES` each.
+CANDIDATES = 64
 DRIVER_CANDIDATES = 32
+MIN_DRIVER_CANDIDATES = 8
 #: Completions of a last word that may be cut short.
 MAX_COMPLETIONS = 8
 MIN_PREFIX_CHARS = 3
@@ -214,31 +218,38 @@ def search_in_tx(
     if not driving:
         return []
     rows_out = [[n, key, w, weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
+    driver_keys = list(dict.fromkeys(key for n in driving for key, _ in alternatives[n]))
     params = {
         "terms": _json(rows_out),
-        "drivers": _json([key for n in driving for key, _ in alternatives[n]]),
-        "cap": DRIVER_CANDIDATES,
+        "drivers": _json(driver_keys),
+        "cap": min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys))),
         "min_share": min_share - 1e-9,
         "min_terms": min(MIN_TERMS, len(terms)),
         "thread_id": thread_id,
         "limit": limit,
         "synopsis_chars": SYNOPSIS_CHARS + 1,
     }
-    keys = {key for term in terms for key in (term.key, *term.alternatives)}
+    keys = frozenset(key for term in terms for key in (term.key, *term.alternatives))
     hits = [
         SearchHit(
             memory_id=memory_id,
             kind=_KINDS[kind],
             title=title,
             synopsis=clip(synopsis, SYNOPSIS_CHARS),
-            match=match_of(q, keys, [title, *_json_list(aliases), *_json_list(keywords), subject]),
+            match=_match(q, keys, title, aliases, keywords, subject),
         )
         for memory_id, kind, title, synopsis, aliases, keywords, subject in conn.execute(_SEARCH_SQL, params)
     ]
     return sorted(hits, key=lambda hit: hit.match != "exact")  # the whole query as a title first (stable)
 
 
-def match_of(q: str, keys: set[str], metadata: list[str]) -> MatchType:
+@functools.lru_cache(maxsize=4096)
+def _match(q: str, keys: frozenset[str], title: str, aliases: str, keywords: str, subject: str) -> MatchType:
+    """`match_of` a hit's row (aliases and keywords as stored JSON), kept for the next time."""
+    return match_of(q, keys, [title, *json.loads(aliases), *json.loads(keywords), subject])
+
+
+def match_of(q: str, keys: frozenset[str] | set[str], metadata: list[str]) -> MatchType:
     """How a hit matched: the whole query is its title, an alias or keyword (`exact`), starts one
     (`prefix`) or is inside one (`substring`); else some query term is in its metadata (`words`) or
     only in its content (`content`)."""
@@ -259,11 +270,6 @@ def match_of(q: str, keys: set[str], metadata: list[str]) -> MatchType:
 
 
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-@functools.lru_cache(maxsize=8192)
-def _json_list(raw: str) -> tuple[str, ...]:
-    return tuple(json.loads(raw))
 
 
 @functools.lru_cache(maxsize=8192)
