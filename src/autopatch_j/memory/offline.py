@@ -47,7 +47,7 @@ from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, 
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.replacement import Replacement, names_in, stemmed
-from autopatch_j.memory.sentences import names_a_thing, split_sentences
+from autopatch_j.memory.sentences import CJK_RUN, names_a_thing, split_sentences
 from autopatch_j.memory.structure import prose_request, quotes_raw
 from autopatch_j.memory.subjects import SubjectModel, default_subject_model
 from autopatch_j.memory.supersede import SubjectReader
@@ -513,7 +513,8 @@ class RulesExtractor:
         label_zh, label_en = _KIND_LABELS[kind]
         words = sorted(self.lexicon.anchor_tokens(content), key=self.lexicon.keyword_order)
         if subject is not None:
-            title = f"{subject.title_zh} / {subject.title_en}"
+            # in the language the rule was written in; the other one stays among the aliases
+            title = subject.title_zh if CJK_RUN.search(content) else subject.title_en
             aliases = [subject.title_zh, subject.title_en, subject.key.replace("_", " ")]
             keywords = [*subject.keywords, *words]
         else:
