@@ -168,39 +168,30 @@ def _recall(y: np.ndarray, predicted: np.ndarray) -> float:
     return float((y & predicted).sum() / max(1, y.sum()))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cv", action="store_true", help="only cross-validate, leaving one dev file out at a time")
-    parser.add_argument("--without", action="append", default=[], help="leave this dev file out of training")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the model")
-    parser.add_argument(
-        "--threshold", type=float, default=None, help="skip the cross-validation and use this threshold"
-    )
-    parser.add_argument("--no-realistic", action="store_true", help="train without the realistic dev part")
-    args = parser.parse_args(argv)
+def _examples(without: list[str], *, realistic_too: bool = True) -> tuple[dict[str, list[Example]], Path | None]:
     by_file = part_examples("dev")
-    realistic = None if args.no_realistic else find_checkout_part(Path(__file__).resolve().parent)
+    realistic = find_checkout_part(Path(__file__).resolve().parent) if realistic_too else None
     if realistic is not None:
         by_file.update(realistic_examples(load_realistic_part(realistic)))
     by_file[FIXES] = fix_examples()
-    unknown = [name for name in args.without if name not in by_file]
+    unknown = [name for name in without if name not in by_file]
     if unknown:
-        print(f"Not a dev file: {', '.join(unknown)}.", file=sys.stderr)
-        return 2
-    by_file = {name: exs for name, exs in by_file.items() if name not in args.without}
-    negatives = negative_examples()
-    if args.threshold is not None:
-        threshold = args.threshold
-    else:
-        threshold, report = cross_validate(by_file, negatives)
-        print("\n".join(report))
-    if args.cv:
-        return 0
+        raise KeyError(", ".join(unknown))
+    return {name: exs for name, exs in by_file.items() if name not in without}, realistic
+
+
+def _model(
+    by_file: dict[str, list[Example]],
+    negatives: list[Example],
+    threshold: float,
+    realistic: Path | None,
+    without: list[str],
+) -> dict[str, Any]:
     digests = file_digests((*(name for name in by_file if not name.startswith("realistic/")), NEGATIVES))
     if realistic is not None:
         digests.update(realistic_digest(realistic))
-        digests.update({name: "left out" for name in args.without if name.startswith("realistic/")})
-    model = {
+        digests.update({name: "left out" for name in without if name.startswith("realistic/")})
+    return {
         "format": FORMAT,
         "threshold": threshold,
         "trained_on": digests,
@@ -211,6 +202,38 @@ def main(argv: list[str] | None = None) -> int:
         },
         **fit_models([e for exs in by_file.values() for e in exs] + negatives),
     }
+
+
+def train(*, without: list[str], threshold: float) -> dict[str, Any]:
+    """The model trained without the groups in `without` (e.g. `realistic/r4`), at `threshold`."""
+    by_file, realistic = _examples(without)
+    return _model(by_file, negative_examples(), threshold, realistic, without)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cv", action="store_true", help="only cross-validate, leaving one dev file out at a time")
+    parser.add_argument("--without", action="append", default=[], help="leave this dev file out of training")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the model")
+    parser.add_argument(
+        "--threshold", type=float, default=None, help="skip the cross-validation and use this threshold"
+    )
+    parser.add_argument("--no-realistic", action="store_true", help="train without the realistic dev part")
+    args = parser.parse_args(argv)
+    try:
+        by_file, realistic = _examples(args.without, realistic_too=not args.no_realistic)
+    except KeyError as exc:
+        print(f"Not a dev file: {exc.args[0]}.", file=sys.stderr)
+        return 2
+    negatives = negative_examples()
+    if args.threshold is not None:
+        threshold = args.threshold
+    else:
+        threshold, report = cross_validate(by_file, negatives)
+        print("\n".join(report))
+    if args.cv:
+        return 0
+    model = _model(by_file, negatives, threshold, realistic, args.without)
     args.out.write_text(
         json.dumps(model, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8"
     )

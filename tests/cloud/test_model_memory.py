@@ -185,8 +185,10 @@ def test_revise_and_supersede_act_on_the_users_existing_memories(
         ([Reply(content=VALID_EXTRACTION, delay_s=2.5)], "timeout"),
         ([VALID_EXTRACTION, '{"operations": [{"op": "create", "candidate_ids": [1]}]}'], "invalid_output"),
         ([VALID_EXTRACTION, Reply(status=500)], "provider_error"),
+        ([VALID_EXTRACTION, '{"operations": [{"op": "retire", "candidate_ids": [1], "target_memory_id": 1}]}'],
+         "invalid_output"),
     ],
-    ids=["invalid-json", "quote-not-in-text", "429", "500", "timeout", "partial-stage2", "stage2-500"],
+    ids=["invalid-json", "quote-not-in-text", "429", "500", "timeout", "partial-stage2", "stage2-500", "stage2-retire"],
 )  # fmt: skip
 def test_a_model_fault_runs_the_deterministic_path_and_says_why(
     world: World, alice: Actor, server: ScriptedOpenAI, replies: list[Reply | str], reason: str

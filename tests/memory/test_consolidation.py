@@ -183,7 +183,9 @@ def test_forgotten_or_superseded_items_cannot_be_revised(
     assert "not a related active item" in (result.error or "")
 
 
-def test_kind_mismatch_is_illegal(manager: MemoryManager, canned: CannedProvider, pipeline: Pipeline) -> None:
+def test_a_revision_of_another_kind_is_illegal(
+    manager: MemoryManager, canned: CannedProvider, pipeline: Pipeline
+) -> None:
     (t1,) = admit(manager, [(PREF, "好的。")])
     extract(pipeline, canned, candidate("user_preference", "先给结论", source(t1, "以后先给结论")))
     consolidate(pipeline, canned, op("create", [1], title="结论", keywords=["结论"], content="先给结论"))
@@ -191,7 +193,48 @@ def test_kind_mismatch_is_illegal(manager: MemoryManager, canned: CannedProvider
     extract(
         pipeline, canned, candidate("project_decision", "先给结论再写代码", source(t2, "我们决定以后先给结论再写代码"))
     )
-    assert consolidate(pipeline, canned, op("supersede", [2], target=1)) is Outcome.RETRY
+    assert consolidate(pipeline, canned, op("revise", [2], target=1)) is Outcome.RETRY
+
+
+def test_a_decision_may_supersede_a_preference_on_its_subject(
+    manager: MemoryManager, canned: CannedProvider, pipeline: Pipeline
+) -> None:
+    (t1,) = admit(manager, [(PREF, "好的。")])
+    extract(pipeline, canned, candidate("user_preference", "先给结论", source(t1, "以后先给结论")))
+    consolidate(pipeline, canned, op("create", [1], title="结论", keywords=["结论"], content="先给结论"))
+    (t2,) = admit(manager, [("我们决定以后先给结论再写代码。", "好的。")])
+    extract(
+        pipeline, canned, candidate("project_decision", "先给结论再写代码", source(t2, "我们决定以后先给结论再写代码"))
+    )
+    assert consolidate(pipeline, canned, op("supersede", [2], target=1)) is Outcome.SUCCEEDED
+    assert [(r[2], r[4]) for r in item_rows(manager)] == [("superseded", 2), ("active", None)]
+
+
+def test_retire_ends_a_memory_with_nothing_in_its_place(
+    manager: MemoryManager, canned: CannedProvider, pipeline: Pipeline
+) -> None:
+    (t1,) = admit(manager, [(PREF, "好的。")])
+    extract(pipeline, canned, candidate("user_preference", "先给结论", source(t1, "以后先给结论")))
+    consolidate(pipeline, canned, op("create", [1], title="结论", keywords=["结论"], content="先给结论"))
+    (t2,) = admit(manager, [("先给结论那条不要了。", "好的。")])
+    extract(pipeline, canned, candidate("user_preference", "先给结论那条不要了", source(t2, "先给结论那条不要了")))
+    assert consolidate(pipeline, canned, {"op": "retire", "candidate_ids": [2], "target_memory_id": 1}) is (
+        Outcome.SUCCEEDED
+    )
+    assert manager.list_items() == []
+    assert [(r[2], r[4]) for r in item_rows(manager)] == [("superseded", None)]
+    assert [tuple(r) for r in rows(manager, "SELECT status FROM memory_candidates ORDER BY id")] == [
+        ("applied",),
+        ("applied",),
+    ]
+
+
+def test_retire_needs_a_related_target(manager: MemoryManager, canned: CannedProvider, pipeline: Pipeline) -> None:
+    (t1,) = admit(manager, [(PREF, "好的。")])
+    extract(pipeline, canned, candidate("user_preference", "先给结论", source(t1, "以后先给结论")))
+    assert consolidate(pipeline, canned, {"op": "retire", "candidate_ids": [1], "target_memory_id": 99}) is (
+        Outcome.RETRY
+    )
 
 
 def test_forget_suppresses_candidates_and_old_evidence_never_rebuilds(

@@ -148,17 +148,18 @@ def test_the_bundled_example_conversation(manager: MemoryManager) -> None:
     assert report.errors == () and report.warnings == ()
     items = {(i.kind, i.title) for i in manager.list_items()}
     assert items == {
-        (MemoryKind.USER_PREFERENCE, "回答顺序：先给结论 / Answer order: conclusion first"),
-        (MemoryKind.USER_PREFERENCE, "回答语言 / Answer language"),
-        (MemoryKind.PROJECT_DECISION, "Python 版本 / Python version"),
-        (MemoryKind.PROJECT_DECISION, "包管理器 / Package manager"),
+        # titled in the language of the rule (the other language stays among the aliases)
+        (MemoryKind.USER_PREFERENCE, "回答顺序：先给结论"),
+        (MemoryKind.USER_PREFERENCE, "Answer language"),
+        (MemoryKind.PROJECT_DECISION, "Python 版本"),
+        (MemoryKind.PROJECT_DECISION, "Package manager"),
         (MemoryKind.PROJECT_DECISION, "Never use wildcard imports in this codebase."),
         (MemoryKind.DISCUSSION_CONTEXT, "We're comparing FastAPI and Flask for the API layer — which…"),
     }
     quoted = {r[0] for r in rows(manager, "SELECT quote FROM candidate_sources")}
     for never in ("这次简单说一下就行", "pom.xml 里现在配置的是 Java 17", "以后统一用 pytest 跑测试", "Poetry"):
         assert not any(never in q for q in quoted), never
-    uv = next(i for i in manager.list_items() if i.title.startswith("包管理器"))
+    uv = next(i for i in manager.list_items() if i.title == "Package manager")
     roles = sorted(s.role.value for s in manager.show_item(uv.memory_id).sources)
     assert roles == ["assistant", "user"]
 

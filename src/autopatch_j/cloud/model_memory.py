@@ -244,7 +244,7 @@ class ModelMemory:
         )  # fmt: skip
         assert isinstance(answer, ConsolidationOutput)
         try:
-            plan = plan_consolidation(answer, second)
+            plan = plan_consolidation(answer, second, retire=False)
         except ConsolidationRejected as exc:
             raise _FallBack(Fallback.INVALID_OUTPUT, str(exc)) from exc
         return self._commit(engine, cand, conversation, plan=plan, candidates=candidates, now=now)

@@ -16,7 +16,7 @@ from autopatch_j.llm.json_contract import StrictModel
 
 KindName = Literal["user_preference", "project_decision", "discussion_context"]
 RoleName = Literal["user", "assistant"]
-OperationName = Literal["create", "revise", "supersede", "reject"]
+OperationName = Literal["create", "revise", "supersede", "retire", "reject"]
 
 
 class SourceOut(StrictModel):
@@ -42,7 +42,9 @@ class ExtractionOutput(StrictModel):
 
 
 class OperationOut(StrictModel):
-    """One Stage-2 operation. `reject` needs only candidate ids; the others need the item fields."""
+    """One Stage-2 operation. `reject` needs only candidate ids; `retire` candidate ids and the target (a
+    memory the user dropped with no new value: it stops being active, nothing replaces it); the others
+    need the item fields."""
 
     op: OperationName
     candidate_ids: list[int]
@@ -51,6 +53,8 @@ class OperationOut(StrictModel):
     aliases: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
     content: str = ""
+    #: what the memory is about ("test framework"); empty: its candidates' subject, or the replaced one's
+    subject: str = ""
 
 
 class ConsolidationOutput(StrictModel):

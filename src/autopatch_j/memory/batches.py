@@ -73,7 +73,8 @@ class ExtractionRequest:
 
 @dataclass(frozen=True, slots=True)
 class RelatedItem:
-    """An active item found through retrieval terms, with its provenance and its candidates' subjects."""
+    """An active item found through retrieval terms, with its provenance and its subjects (the one it
+    is stored under first, then its candidates' own)."""
 
     item: Item
     sources: tuple[Source, ...] = ()
@@ -136,8 +137,12 @@ def load_consolidation_request_in_tx(conn: sqlite3.Connection, *, claim: Claim) 
     related: tuple[RelatedItem, ...] = ()
     if terms:
         lookup = json.dumps(terms, ensure_ascii=False)
-        items = [Item.from_row(r) for r in conn.execute(_RELATED_ITEMS, (lookup, job.thread_id, MAX_RELATED_ITEMS))]
-        provenance: dict[int, tuple[list[Source], list[str]]] = {item.id: ([], []) for item in items}
+        rows = conn.execute(_RELATED_ITEMS, (lookup, job.thread_id, MAX_RELATED_ITEMS)).fetchall()
+        items = [Item.from_row(r) for r in rows]
+        # the subject the item is stored under first, then its candidates' own
+        provenance: dict[int, tuple[list[Source], list[str]]] = {
+            r["id"]: ([], [r["subject"]] if r["subject"] else []) for r in rows
+        }
         for r in conn.execute(_ITEM_PROVENANCE, (json.dumps(list(provenance)),)):
             item_sources, subjects = provenance[r["item_id"]]
             item_sources.append(Source.from_row(r))

@@ -1,8 +1,9 @@
 """Stage 2 (M-44 … M-46): validate every operation, then apply all of them in one transaction, or none.
 
-Only `create`, `revise`, `supersede` and `reject` exist. `plan_consolidation` checks the output
+Only `create`, `revise`, `supersede`, `retire` and `reject` exist. `plan_consolidation` checks the output
 against the request (every candidate id belongs to the job and appears in exactly one operation,
-targets are among the related active items and of the same kind, one operation per target,
+targets are among the related active items — of the same kind, except that a preference or decision
+may supersede a memory of another kind — one operation per target,
 title/aliases/keywords/content within bounds); `apply_consolidation_in_tx` re-checks the same ids
 against the database inside the fenced transaction (a candidate forgotten or an item superseded
 while the model was thinking makes the whole batch illegal) and appends revisions:
@@ -12,6 +13,9 @@ while the model was thinking makes the whole batch illegal) and appends revision
               earlier provenance plus the new candidates;
 * supersede → a new memory; the old one becomes `superseded` with `superseded_by` — only ever as an
               explicit operation, never by timestamp;
+* retire    → the old memory becomes `superseded` with no `superseded_by` (the user dropped it and
+              said nothing in its place); the retiring candidates are linked to it as its last
+              evidence and become `applied`;
 * reject    → the candidates become `rejected`.
 Forgotten and superseded items can never be revised or superseded. Active revisions are indexed for
 retrieval; revisions that stop being active leave the index.
@@ -72,6 +76,7 @@ class PlannedOp:
     aliases: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     content: str = ""
+    subject: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +91,13 @@ class ConsolidationCommitted:
     memory_ids: tuple[int, ...]
 
 
-def plan_consolidation(output: ConsolidationOutput, request: ConsolidationRequest) -> ConsolidationPlan:
-    """Validate the output against the request; any illegal operation raises `ConsolidationRejected`."""
+def plan_consolidation(
+    output: ConsolidationOutput, request: ConsolidationRequest, *, retire: bool = True
+) -> ConsolidationPlan:
+    """Validate the output against the request; any illegal operation raises `ConsolidationRejected`
+    (`retire` False: a store that keeps no retirements refuses that operation too)."""
+    if not retire and any(op.op == "retire" for op in output.operations):
+        raise ConsolidationRejected("this store does not retire memories; use supersede or reject")
     kinds = {candidate.id: candidate.kind for candidate in request.candidates}
     targets = {related.item.memory_id: related.item for related in request.related}
     used = Counter(cid for op in output.operations for cid in op.candidate_ids)
@@ -114,6 +124,12 @@ def _plan_one(number: int, op: OperationOut, kinds: dict[int, MemoryKind], targe
     kind = op_kinds.pop()
     if op.op == "reject":
         return PlannedOp(op="reject", candidate_ids=tuple(op.candidate_ids), kind=kind)
+    if op.op == "retire":
+        if op.target_memory_id is None or op.target_memory_id not in targets:
+            raise ConsolidationRejected(f"{where}: target memory {op.target_memory_id} is not a related active item")
+        return PlannedOp(
+            op="retire", candidate_ids=tuple(op.candidate_ids), kind=kind, target_memory_id=op.target_memory_id
+        )
     if op.op == "create":
         if op.target_memory_id is not None:
             raise ConsolidationRejected(f"{where}: create takes no target memory")
@@ -121,7 +137,9 @@ def _plan_one(number: int, op: OperationOut, kinds: dict[int, MemoryKind], targe
         target = targets.get(op.target_memory_id) if op.target_memory_id is not None else None
         if target is None:
             raise ConsolidationRejected(f"{where}: target memory {op.target_memory_id} is not a related active item")
-        if target.kind is not kind:
+        # A revision keeps its kind; a preference or decision may supersede a memory of another kind
+        # on its subject (the comparison it settles, the same rule read as the other kind).
+        if target.kind is not kind and (op.op == "revise" or kind is MemoryKind.DISCUSSION_CONTEXT):
             raise ConsolidationRejected(f"{where}: target memory {target.memory_id} is a {target.kind.value}")
     title, content = op.title.strip(), op.content.strip()
     if not 1 <= len(title) <= MAX_TITLE_CHARS:
@@ -139,6 +157,7 @@ def _plan_one(number: int, op: OperationOut, kinds: dict[int, MemoryKind], targe
         aliases=aliases,
         keywords=keywords,
         content=content,
+        subject=subject_key(op.subject),
     )
 
 
@@ -186,6 +205,14 @@ def apply_consolidation_in_tx(
         if op.op == "reject" or duplicate:
             conn.execute(_SET_CANDIDATES, ("rejected", json.dumps(list(op.candidate_ids))))
             continue
+        if op.op == "retire":
+            retired = active[op.target_memory_id]  # type: ignore[index]
+            drop_item_terms_in_tx(conn, item_id=retired.id)
+            conn.execute(_RETIRE, (ItemStatus.SUPERSEDED.value, None, now, retired.id))
+            conn.executemany(_LINK, [(retired.id, cid) for cid in op.candidate_ids])  # what retired it
+            conn.execute(_SET_CANDIDATES, ("applied", json.dumps(list(op.candidate_ids))))
+            touched.append(retired.memory_id)
+            continue
         target = active.get(op.target_memory_id) if op.target_memory_id is not None else None
         touched.append(_apply_item(conn, op=op, target=target, thread_id=plan.thread_id, job_id=job_id, now=now))
         conn.execute(_SET_CANDIDATES, ("applied", json.dumps(list(op.candidate_ids))))
@@ -199,8 +226,11 @@ def subject_key(raw: str) -> str:
 
 
 def _subject(conn: sqlite3.Connection, *, op: PlannedOp, target: Item | None) -> str:
-    """What the new revision or memory is about: its candidates' first subject; a revision or a
-    supersede without one keeps the subject of the memory it replaces (it is about the same thing)."""
+    """What the new revision or memory is about: the operation's own subject, else its candidates'
+    first subject; a revision or a supersede without one keeps the subject of the memory it replaces
+    (it is about the same thing)."""
+    if op.subject:
+        return op.subject
     for (raw,) in conn.execute(_CANDIDATE_SUBJECTS, (json.dumps(list(op.candidate_ids)),)):
         key = subject_key(raw or "")
         if key and key != "discussion":  # the offline extractor's placeholder for a comparison

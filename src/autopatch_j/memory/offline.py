@@ -47,8 +47,10 @@ from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, 
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.replacement import Replacement, names_in, stemmed
-from autopatch_j.memory.sentences import names_a_thing, split_sentences
+from autopatch_j.memory.sentences import CJK_RUN, names_a_thing, split_sentences
 from autopatch_j.memory.structure import prose_request, quotes_raw
+from autopatch_j.memory.subjects import SubjectModel, default_subject_model
+from autopatch_j.memory.supersede import SubjectReader
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
@@ -64,9 +66,10 @@ _KIND_LABELS = {
 class RulesExtractor:
     name = "rules"
 
-    def __init__(self, *, lexicon: Lexicon | None = None) -> None:
+    def __init__(self, *, lexicon: Lexicon | None = None, subjects: SubjectModel | None = None) -> None:
         self.lexicon = lexicon or default_lexicon()
         self.replacement = Replacement(self.lexicon)
+        self.subjects = SubjectReader(self.lexicon, subjects or default_subject_model())
 
     # -- Stage 1 ---------------------------------------------------------------------------------
 
@@ -85,7 +88,9 @@ class RulesExtractor:
                 candidates.append(confirmed)
             else:
                 candidates.extend(self._statements(turn, lambda: [*prior_statements(), *candidates], previous))
-        candidates = [c for c in candidates if quotes_raw(c.sources, raw)]
+        candidates = self.subjects.one_per_subject(
+            [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
+        )
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=self._compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
 
@@ -397,24 +402,38 @@ class RulesExtractor:
             if key in latest and latest[key].id != candidate.id:
                 replaced.setdefault(candidate.id, latest[key].id)
         taken: set[int] = set()
+        named: set[str] = set()  # subjects of the memories this batch creates
         for candidate in request.candidates:
             if candidate.id in replaced:
                 operations.append(OperationOut(op="reject", candidate_ids=[candidate.id]))
                 continue
             earlier = [c.content for c in request.candidates if replaced.get(c.id) == candidate.id]
-            operations.append(self._operation(candidate, request.related, taken, earlier))
+            operations.append(self._operation(candidate, request.related, taken, earlier, named))
         return ConsolidationOutput(operations=operations)
 
     def _operation(
-        self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int], replaces: list[str]
+        self,
+        candidate: Candidate,
+        related: tuple[RelatedItem, ...],
+        taken: set[int],
+        replaces: list[str],
+        named: set[str],
     ) -> OperationOut:
         same_kind = [r for r in related if r.item.kind is candidate.kind and r.item.memory_id not in taken]
         content_key = normalize(candidate.content)
         if any(normalize(r.item.content) == content_key for r in same_kind):
             return OperationOut(op="reject", candidate_ids=[candidate.id])
         subject = self._subject(candidate)
-        target = None
-        if candidate.subject:
+        if self.subjects.retires(candidate):
+            # "forget the tabs idea": the memory it names stops being active, nothing takes its place
+            dropped_item = self.subjects.target(candidate, related, taken)
+            if dropped_item is not None:
+                taken.add(dropped_item.item.memory_id)
+                return OperationOut(
+                    op="retire", candidate_ids=[candidate.id], target_memory_id=dropped_item.item.memory_id
+                )
+        target = self.subjects.target(candidate, related, taken)
+        if target is None and (subject is not None or candidate.kind is MemoryKind.DISCUSSION_CONTEXT):
             target = next((r for r in same_kind if candidate.subject in r.subjects), None)
         if target is None and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
             target = self._switched_from(candidate, same_kind)
@@ -435,6 +454,9 @@ class RulesExtractor:
                 aliases=aliases,
                 keywords=keywords,
                 content=content,
+                subject=self.subjects.free_subject(
+                    candidate, content, related, taken, named, lexical=subject is not None
+                ),
             )
         taken.add(target.item.memory_id)
         # What it replaces was found by these words: the replacement keeps them ("状态管理" stays findable).
@@ -450,6 +472,7 @@ class RulesExtractor:
             aliases=aliases,
             keywords=keywords,
             content=content,
+            subject=self.subjects.free_subject(candidate, content, related, taken, named, lexical=subject is not None),
         )
 
     def _switched_in_batch(self, candidates: tuple[Candidate, ...]) -> dict[int, int]:
@@ -490,7 +513,8 @@ class RulesExtractor:
         label_zh, label_en = _KIND_LABELS[kind]
         words = sorted(self.lexicon.anchor_tokens(content), key=self.lexicon.keyword_order)
         if subject is not None:
-            title = f"{subject.title_zh} / {subject.title_en}"
+            # in the language the rule was written in; the other one stays among the aliases
+            title = subject.title_zh if CJK_RUN.search(content) else subject.title_en
             aliases = [subject.title_zh, subject.title_en, subject.key.replace("_", " ")]
             keywords = [*subject.keywords, *words]
         else:

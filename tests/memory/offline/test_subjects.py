@@ -3,13 +3,17 @@ subject of an active one replaces it, and rules on other subjects leave it alone
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.subjects import default_subject_model
 from tests.memory.offline.conftest import cases, run_session
+from tests.support.scripts import load_script
 
 SUBJECTS = cases("subjects")
 
@@ -41,3 +45,16 @@ def test_one_active_memory_per_subject(manager: MemoryManager, case: dict[str, A
 )
 def test_a_subject_is_stored_folded(raw: str, key: str) -> None:
     assert subject_key(raw) == key
+
+
+def test_the_subject_model_is_trained_on_the_realistic_part_and_retraining_reproduces_it() -> None:
+    """The shipped weights are what `scripts/train_subjects.py` writes from the manifest's files,
+    byte for byte (deterministic training, no hand edits)."""
+    pytest.importorskip("sklearn")
+    trainer = load_script("scripts/train_subjects.py")
+    shipped_text = Path(trainer.DEFAULT_OUT).read_text(encoding="utf-8")
+    shipped = json.loads(shipped_text)
+    assert shipped["trained_on"] == trainer._trained_on(trainer._part_dir(), [])
+    again = trainer.train(without=[], threshold=shipped["pair"]["threshold"])
+    assert json.dumps(again, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n" == shipped_text
+    assert default_subject_model().threshold == shipped["pair"]["threshold"]

@@ -1,0 +1,104 @@
+"""Leave-one-author-out on the realistic dev part: the figure a fresh author would see.
+
+    .venv/bin/python scripts/realistic_loao.py                 # every author of the manifest
+    .venv/bin/python scripts/realistic_loao.py --author r4     # one author
+    .venv/bin/python scripts/realistic_loao.py --json out.json
+
+For each author X: every learned model of the offline extractor is trained again without X's
+sessions (the trainers of `scripts/train_speech_model.py` and `scripts/train_subjects.py`,
+the shipped thresholds kept), the extractor reads X's sessions with those models, and X is scored as
+`autopatch-j eval --part realistic` scores it. The shipped weights are never touched; the models
+live in memory for the run. Needs scikit-learn (the `test` extra). Deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import train_speech_model
+import train_subjects
+
+from autopatch_j.memory import lexicon as lexicon_module
+from autopatch_j.memory import offline as offline_module
+from autopatch_j.memory import speech_model as speech_module
+from autopatch_j.memory.speech_model import SpeechModel
+from autopatch_j.memory.subjects import SubjectModel
+from autopatch_j.quality.realistic import RealisticPart, find_checkout_part, load_realistic
+from autopatch_j.quality.realistic_eval import evaluate_realistic, figures
+
+
+def _use(speech: SpeechModel, subjects: SubjectModel) -> None:
+    """Make `speech` and `subjects` the models every default lexicon and extractor of this process reads."""
+    lexicon_module.default_speech_model = lambda: speech  # type: ignore[assignment]
+    lexicon_module.default_lexicon.cache_clear()
+    speech_module.clear_scores()
+    offline_module.default_subject_model = lambda: subjects  # type: ignore[assignment]
+
+
+def fold(part: RealisticPart, author: str) -> dict[str, Any]:
+    shipped = json.loads(Path(train_speech_model.DEFAULT_OUT).read_text(encoding="utf-8"))
+    speech = train_speech_model.train(without=[f"realistic/{author}"], threshold=float(shipped["threshold"]))
+    shipped_subjects = json.loads(Path(train_subjects.DEFAULT_OUT).read_text(encoding="utf-8"))
+    subjects = train_subjects.train(without=[author], threshold=float(shipped_subjects["pair"]["threshold"]))
+    _use(SpeechModel.from_data(speech), SubjectModel.from_data(subjects))
+    held = RealisticPart(
+        source=part.source,
+        sessions=tuple(s for s in part.sessions if part.authors[s.id] == author),
+        authors={k: v for k, v in part.authors.items() if v == author},
+    )
+    report = evaluate_realistic(held)
+    return figures(report.sessions)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--author", action="append", default=[], help="only this author (repeatable)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    directory = find_checkout_part(Path(__file__).resolve().parent)
+    if directory is None:
+        print("No realistic part found (run from a checkout).", file=sys.stderr)
+        return 2
+    part = load_realistic(directory)
+    authors = args.author or part.author_names
+    unknown = [a for a in authors if a not in part.author_names]
+    if unknown:
+        print(f"Not an author of the part: {', '.join(unknown)}.", file=sys.stderr)
+        return 2
+    rows: dict[str, dict[str, Any]] = {}
+    for author in authors:
+        rows[author] = fold(part, author)
+        f = rows[author]
+        print(
+            f"{author:<6} P {f['precision']:.3f} ({f['right']}/{f['stored_active']})  "
+            f"R {f['recall']:.3f} ({f['found']}/{f['gold_active']})  pasted {f['pasted']}  "
+            f"contradictions {f['contradictions']}",
+            flush=True,
+        )
+    right = sum(r["right"] for r in rows.values())
+    stored = sum(r["stored_active"] for r in rows.values())
+    found = sum(r["found"] for r in rows.values())
+    gold = sum(r["gold_active"] for r in rows.values())
+    total = {
+        "precision": right / max(1, stored),
+        "recall": found / max(1, gold),
+        "mean_precision": sum(r["precision"] or 0 for r in rows.values()) / len(rows),
+        "mean_recall": sum(r["recall"] or 0 for r in rows.values()) / len(rows),
+        "pasted": sum(r["pasted"] for r in rows.values()),
+        "contradictions": sum(r["contradictions"] for r in rows.values()),
+    }
+    print(
+        f"pooled P {total['precision']:.3f} R {total['recall']:.3f}; mean P {total['mean_precision']:.3f} "
+        f"R {total['mean_recall']:.3f}; pasted {total['pasted']}; contradictions {total['contradictions']}"
+    )
+    if args.json is not None:
+        args.json.write_text(json.dumps({"authors": rows, "total": total}, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
