@@ -104,3 +104,12 @@ def test_a_symlinked_claude_md_is_published_at_its_target(tmp_path: Path) -> Non
     assert real == agents.resolve()
     block_file.commit(block_file.plan(real, render_decisions(page("Use uv.")), key=DECISIONS_KEY))
     assert (tmp_path / "CLAUDE.md").is_symlink() and b"Use uv." in agents.read_bytes()
+
+
+def test_decisions_are_grouped_by_subject_sorted_and_a_subjectless_one_goes_last_under_other() -> None:
+    items = page("Use uv.", subject="package manager").items + page("Ship on Fridays.", start=5).items
+    items += page("Run pytest.", subject="test runner", start=9).items
+    block = render_decisions(PublishPage(items=items, total=len(items)))
+    headings = [line for line in block.lines if line.startswith("### ")]
+    assert headings == ["### package manager", "### test runner", "### other"]
+    assert block.lines[block.lines.index("### other") + 1] == "- [#5] Ship on Fridays."

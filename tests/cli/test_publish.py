@@ -122,8 +122,8 @@ def test_publish_writes_the_decisions_grouped_with_ids_and_twice_changes_nothing
     assert text.endswith(END + "\n")
     for content, memory_id in ids.items():
         assert f"- [#{memory_id}] {content}\n" in text
-    assert "### python version\n" in text and "### other\n" in text  # subjects; none → "other", last
-    assert text.index("### python version") < text.index("### other")
+    assert "### python version\n" in text and "### wildcard import\n" in text  # grouped by subject
+    assert text.index("### python version") < text.index("### wildcard import")
     assert "answer in English" not in text  # a preference never goes to the project's files
     before = {name: (project / name).stat() for name in ("AGENTS.md", "CLAUDE.md")}
     again = cli(project, home, "memory", "publish", "--json").json()
