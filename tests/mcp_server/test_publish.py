@@ -5,9 +5,12 @@ after the next drain with automatic publish on, leaves after `forget`, and no by
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
+from mcp import ClientSession
 
 from tests.mcp_server.conftest import cli, mcp_session, payload, text_of
 
@@ -85,3 +88,69 @@ def test_done_when_a_confirmed_decision_is_published_after_the_drain_and_leaves_
     assert cli(project, "memory", "drain", "--json").json()["published"][0]["action"] == "unchanged"
     assert cli(project, "memory", "publish", "--remove").code == 0
     assert {name: (project / name).read_bytes() for name in before} == before
+
+
+DECISION = "项目统一使用 Python 3.10+。"
+DAMAGED = b"# Notes\n<!-- autopatch-j:begin decisions -->\n- a\n<!-- autopatch-j:begin decisions -->\n"
+
+
+def _configured(project: Path) -> None:
+    assert cli(project, "memory", "status").code == 0
+    (project / ".autopatch-j" / "config.toml").write_text('publish = ["agents"]\n', encoding="utf-8")
+
+
+async def _until(check: Callable[[], Awaitable[bool]], what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not await check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await anyio.sleep(0.2)
+
+
+async def _record_two_turns(session: ClientSession) -> None:
+    """The decision and a plain thanks: two due turns start extraction at once (M-40), no 30 s wait."""
+    payload(await session.call_tool("record_turn", {"user": DECISION, "assistant": "收到。"}))
+    payload(await session.call_tool("record_turn", {"user": "Thanks.", "assistant": "You're welcome."}))
+
+
+def test_the_servers_worker_republishes_after_it_drains(project: Path) -> None:
+    """With `publish` on, a decision recorded through MCP reaches AGENTS.md with no CLI drain."""
+    _configured(project)
+    agents = project / "AGENTS.md"
+
+    async def main() -> None:
+        async with mcp_session(project) as session:
+            await _record_two_turns(session)
+
+            async def published() -> bool:
+                return agents.exists() and b"[#" in agents.read_bytes()
+
+            await _until(published, "AGENTS.md to list the decision")
+            (item,) = payload(await session.call_tool("memory_list", {}))["memories"]
+            assert f"[#{item['id']}]".encode() in agents.read_bytes()
+
+    anyio.run(main)
+
+
+def test_a_refused_publish_after_the_workers_drain_is_logged_and_the_memory_stands(
+    project: Path, tmp_path: Path
+) -> None:
+    _configured(project)
+    (project / "AGENTS.md").write_bytes(DAMAGED)
+    log_path = tmp_path / "server.log"
+
+    async def main() -> None:
+        with log_path.open("w") as errlog:
+            async with mcp_session(project, errlog=errlog, env={"COLUMNS": "1000"}) as session:  # unwrapped log
+                await _record_two_turns(session)
+
+                async def logged() -> bool:
+                    return "automatic publish after the drain failed" in log_path.read_text()
+
+                await _until(logged, "the refusal in the server's log")
+                memories = payload(await session.call_tool("memory_list", {}))["memories"]
+                assert [m["kind"] for m in memories] == ["project_decision"]
+
+    anyio.run(main)
+    log = log_path.read_text()
+    assert "damaged autopatch-j block" in log and "Traceback" not in log
+    assert (project / "AGENTS.md").read_bytes() == DAMAGED

@@ -39,6 +39,27 @@ def test_worker_thread_processes_admitted_turns(manager: MemoryManager) -> None:
     assert {j.status for j in jobs(manager)} == {JobStatus.SUCCEEDED}
 
 
+def test_on_idle_runs_once_per_drained_queue_and_never_kills_the_worker(manager: MemoryManager) -> None:
+    idle: list[int] = []
+
+    def on_idle() -> None:
+        idle.append(len(manager.list_items()))
+        raise RuntimeError("a failing callback")
+
+    worker = Worker(pipeline=pipeline_for(manager), poll_s=0.01, on_idle=on_idle)
+    worker.start()
+    try:
+        time.sleep(0.1)
+        assert idle == []  # nothing was done: no idle call
+        admit(manager, [("以后先给结论。", "好的。"), ("谢谢", "不客气。")])
+        worker.notify()
+        wait_for(lambda: len(idle) == 1)
+        time.sleep(0.1)
+        assert worker.running and idle == [1]  # after the whole drain, once; the raise was contained
+    finally:
+        worker.stop()
+
+
 def test_work_arriving_during_a_batch_is_drained_right_after_it(manager: MemoryManager) -> None:
     admit(manager, [("a", "x"), ("b", "y")])
 

@@ -10,7 +10,9 @@ loopback provider. No LLM configured → `LLMConfigError` naming the variables t
 
 After the answer, `ask` runs the REPL's bounded exit drain (M-52: every due Memory job gets one
 chance, ≤ 60 s) so `memory list` shows what the exchange taught; `--no-drain` skips it. Its
-warnings go to stderr and never change the exit code.
+warnings go to stderr and never change the exit code. With the `publish` setting on
+(docs/publish.md) the decisions are then republished, as `memory drain` does; a refusal is one
+`error:` line on stderr and exit 1 (the answer and the drained memories stand).
 
 JSON output (`--json`) is stable:
 
@@ -165,6 +167,25 @@ def run_exit_drain(app: AppContext, provider: LLMProvider | None) -> list[str]:
     return list(drain_at_exit(pipeline).warnings)
 
 
+def publish_setting(app: AppContext) -> tuple[str, ...]:
+    """The `publish` setting (docs/publish.md), read once at the start; a bad value exits 5."""
+    from autopatch_j.app.publish.settings import read_publish_targets
+    from autopatch_j.state_dir import ProjectPaths
+
+    return read_publish_targets(app.environ, ProjectPaths.for_root(app.root).config_file)
+
+
+def republish_after_exit_drain(app: AppContext, publish_to: tuple[str, ...]) -> None:
+    """With the `publish` setting on, republish the decisions as `memory drain` does: a refusal is one
+    `error:` line on stderr and exit 1; the answer, the turn and the drained memories stand."""
+    from autopatch_j.app.publish.service import publish_after_drain
+
+    _, error = publish_after_drain(app, publish_to)
+    if error is not None:
+        say(app.err_console, f"error: {error}", "yellow")
+        raise typer.Exit(1)
+
+
 def run_patch_show(app: AppContext, *, as_json: bool) -> None:
     from autopatch_j.workspace.patch import patch_state
 
@@ -245,10 +266,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Send one request through the same admission and agent path as the REPL; the answer goes to stdout."""
         app = app_context(ctx)
+        publish_to = () if no_drain else publish_setting(app)
         provider = providers.provider_factory(app)
         run_ask(app, text, intent=intent, as_json=as_json, host=build_host(app, provider=provider))
         if not no_drain:
             for warning in run_exit_drain(app, provider):
                 say(app.err_console, f"warning: {warning}", "yellow")
+            republish_after_exit_drain(app, publish_to)
 
     app.add_typer(patch_app, name="patch")

@@ -115,16 +115,14 @@ def _publish_after_drain(app: AppContext, targets: tuple[str, ...], payload: dic
     is reported on stderr (the drain itself stands) and makes the command exit 1."""
     if not targets:
         return None
-    from autopatch_j.app.errors import PublishError, message_for
-    from autopatch_j.app.publish.service import publish, publish_payload
+    from autopatch_j.app.publish.service import publish_after_drain, publish_payload
     from autopatch_j.cli.publish_cmds import summary
 
-    try:
-        report = publish(app, targets=targets)
-    except PublishError as exc:
+    report, error = publish_after_drain(app, targets)
+    if report is None:
         payload["published"] = []
-        payload["publish_error"] = message_for(exc)
-        say(app.err_console, f"error: {message_for(exc)}", "yellow")
+        payload["publish_error"] = error
+        say(app.err_console, f"error: {error}", "yellow")
         return None
     payload["published"] = publish_payload(report, dry_run=False, check=False, remove=False)["files"]
     payload["publish_error"] = None

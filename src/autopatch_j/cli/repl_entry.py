@@ -6,7 +6,8 @@ Three small steps, each usable (and tested) alone:
   `.autopatch-j/config.toml`), or `None` and the one sentence saying what to set (H-1);
 - `connect_memory_runtime(app, provider)` — `PipelineRuntime`: the background worker thread
   (startup recovery already ran in `MemoryManager.open()`, M-51), `/new`'s one processing chance
-  for the old thread, the exit drain (M-52). The extractor is the LLM when configured, else the
+  for the old thread, the exit drain (M-52) and, with the `publish` setting on (docs/publish.md),
+  the republish `memory drain` does after it. The extractor is the LLM when configured, else the
   offline rules (`AUTOPATCH_MEMORY_EXTRACTOR` chooses);
 - `run_repl(app)` — builds the host with `ask_cmds.build_host` and runs the `Repl` on the terminal.
 """
@@ -33,12 +34,20 @@ class PipelineRuntime:
 
     The pipeline is connected lazily: on a degraded store there is nothing to process, and after
     `/memory clear --confirm` made it healthy again the next call connects (and starts the worker).
+    `republish` (the `publish` setting on) runs after the exit drain; the sentence it returns when
+    publishing was refused becomes one more warning.
     """
 
     def __init__(
-        self, connect: Callable[[], Pipeline], *, background: bool = True, budget_s: float = EXIT_BUDGET_SECONDS
+        self,
+        connect: Callable[[], Pipeline],
+        *,
+        background: bool = True,
+        budget_s: float = EXIT_BUDGET_SECONDS,
+        republish: Callable[[], str | None] | None = None,
     ) -> None:
         self._connect = connect
+        self._republish = republish
         self.background = background
         self.budget_s = budget_s
         self.pipeline: Pipeline | None = None
@@ -75,7 +84,9 @@ class PipelineRuntime:
         pipeline = self._ready()
         if pipeline is None:
             return []
-        return list(drain_at_exit(pipeline, budget_s=self.budget_s).warnings)
+        warnings = list(drain_at_exit(pipeline, budget_s=self.budget_s).warnings)
+        error = self._republish() if self._republish is not None else None
+        return warnings if error is None else [*warnings, error]
 
     def stop(self) -> None:
         if self.worker is not None:
@@ -106,15 +117,34 @@ def _describe(app: AppContext, provider: object) -> str:
 def connect_memory_runtime(
     app: AppContext, provider: LLMProvider | None, *, background: bool = True
 ) -> tuple[MemoryRuntime, str | None]:
-    """The pipeline adapter, or `NoMemoryRuntime` and a warning when the extractor choice is invalid."""
+    """The pipeline adapter, or `NoMemoryRuntime` and a warning when the extractor choice is invalid.
+    The `publish` setting is read here, once; a bad value is a warning and the exit drain publishes nothing."""
+    from autopatch_j.app.errors import PublishConfigError
+    from autopatch_j.app.publish.service import publish_after_drain
+    from autopatch_j.app.publish.settings import read_publish_targets
     from autopatch_j.memory.extractor import choose_extractor
+    from autopatch_j.state_dir import ProjectPaths
 
     manager = app.manager()
     try:
         extractor = choose_extractor(mode=app.extractor_mode, provider=provider)
     except MemoryEngineError as exc:
         return NoMemoryRuntime(), f"Background Memory processing is off: {message_for(exc)}"
-    return PipelineRuntime(lambda: Pipeline.for_manager(manager, extractor=extractor), background=background), None
+    note = None
+    try:
+        targets = read_publish_targets(app.environ, ProjectPaths.for_root(app.root).config_file)
+    except PublishConfigError as exc:
+        targets, note = (), f"Automatic publish is off: {message_for(exc)}"
+
+    def republish() -> str | None:
+        return publish_after_drain(app, targets)[1]
+
+    runtime = PipelineRuntime(
+        lambda: Pipeline.for_manager(manager, extractor=extractor),
+        background=background,
+        republish=republish if targets else None,
+    )
+    return runtime, note
 
 
 def run_repl(app: AppContext) -> None:

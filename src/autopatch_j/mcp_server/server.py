@@ -4,7 +4,9 @@
 
 Start: Memory is opened exactly as every CLI start opens it (`AppContext.manager()`); the REPL's
 background `Worker` (same pipeline, same extractor choice) runs while the server is up, so recorded
-turns are distilled without a separate `memory drain`. End — EOF on stdin, SIGTERM or SIGINT (and
+turns are distilled without a separate `memory drain`; with the `publish` setting on
+(docs/publish.md) the worker republishes the decisions each time its queue runs dry, as `memory drain`
+does after draining (a refusal is logged; the memories stand). End — EOF on stdin, SIGTERM or SIGINT (and
 Ctrl-C / SIGTERM under streamable HTTP): the worker gets ≤ 1 s to finish its step (MCP clients kill a
 server 2 s after closing its stdin), then
 `MemoryManager.release_leases()` makes this process's leased jobs due again at once and interrupts
@@ -163,7 +165,31 @@ def background_worker(app: AppContext) -> Worker | None:
     def report(exc: BaseException) -> None:
         log.info("background Memory step failed (retried later): %s", exc if app.debug else type(exc).__name__)
 
-    return Worker(pipeline=pipeline, on_error=report)
+    targets = publish_setting(app)
+
+    def republish() -> None:
+        from autopatch_j.app.publish.service import publish_after_drain
+
+        try:
+            _, error = publish_after_drain(app, targets)
+        except Exception as exc:  # a degraded store, a busy database: the next drain tries again
+            error = message_for(exc)
+        if error is not None:
+            log.warning("automatic publish after the drain failed (the memories stand): %s", error)
+
+    return Worker(pipeline=pipeline, on_error=report, on_idle=republish if targets else None)
+
+
+def publish_setting(app: AppContext) -> tuple[str, ...]:
+    """The `publish` setting, read once at start; a bad value is logged and automatic publish is off."""
+    from autopatch_j.app.errors import PublishConfigError
+    from autopatch_j.app.publish.settings import read_publish_targets
+
+    try:
+        return read_publish_targets(app.environ, app.manager().paths.config_file)
+    except PublishConfigError as exc:
+        log.warning("automatic publish is off: %s", message_for(exc))
+        return ()
 
 
 def build_server(service: MemoryService, *, read_only: bool, debug: bool) -> MemoryMCPServer:

@@ -4,7 +4,9 @@ It claims work whenever the M-40 trigger holds; after a step it polls again at o
 that arrived while that step ran triggers on its own, so in-flight work never makes new work wait
 for an unrelated trigger. Expired leases are reclaimed every `recover_every_s`. Any exception of a
 step — a busy database, a transient SQLite error, a degraded store — is counted and reported to
-`on_error`, and the loop resumes at the next poll: the worker never dies of it.
+`on_error`, and the loop resumes at the next poll: the worker never dies of it. `on_idle` runs
+once each time the queue runs dry after the worker did some work (the end of a drain); its
+exceptions are contained the same way.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ class Worker:
         recover_every_s: float = RECOVER_EVERY_SECONDS,
         on_step: Callable[[StepResult], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
+        on_idle: Callable[[], None] | None = None,
     ) -> None:
         self.pipeline = pipeline
         self.poll_s = poll_s
         self.recover_every_s = recover_every_s
         self._on_step = on_step
         self._on_error = on_error
+        self._on_idle = on_idle
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -87,8 +91,14 @@ class Worker:
         return result
 
     def _loop(self) -> None:
+        worked = False
         while not self._stop.is_set():
             if self.run_once() is not None:
+                worked = True
                 continue
+            if worked and self._on_idle is not None and not self._stop.is_set():
+                with contextlib.suppress(Exception):  # like a failing step: never the worker's end
+                    self._on_idle()
+            worked = False
             self._wake.wait(self.poll_s)
             self._wake.clear()

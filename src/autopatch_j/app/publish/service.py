@@ -126,6 +126,21 @@ def publish(
     )
 
 
+def publish_after_drain(app: AppContext, targets: Iterable[str]) -> tuple[PublishReport | None, str | None]:
+    """The automatic publish every drain path runs when the `publish` setting names files:
+    `(report, None)`; `(None, sentence)` when publishing was refused (the drain's work stands, the
+    caller reports the sentence); `(None, None)` when `targets` is empty (publishing is off)."""
+    targets = tuple(targets)
+    if not targets:
+        return None, None
+    from autopatch_j.app.errors import PublishError, message_for
+
+    try:
+        return publish(app, targets=targets), None
+    except PublishError as exc:
+        return None, message_for(exc)
+
+
 def project_file(root: Path, target: str) -> Path:
     if target == "agents":
         return root / "AGENTS.md"
