@@ -24,7 +24,11 @@ import re
 from collections.abc import Iterable
 from typing import NewType
 
-from autopatch_j.cloud.secret_rules import REDACTED, RULES, Rule
+from autopatch_j.cloud.secret_rules import REDACTED, Rule
+from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
+from autopatch_j.cloud.secret_shapes import SHAPE_RULES
+
+RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES
 
 __all__ = ["REDACTED", "RedactedText", "contains_secret", "redact", "redacted", "secret_spans"]
 
@@ -90,6 +94,31 @@ def _looks_random_run(run: str) -> bool:
     return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
 
 
+FIXED_WIDTH_MIN = 16
+_NEWLINE = re.compile("\n")
+
+
+def _fixed_column_breaks(view: str, newlines: list[int]) -> set[int]:
+    """Line breaks of text hard-wrapped at a fixed column: the line before the break is at least
+    `FIXED_WIDTH_MIN` long, a neighbouring line has the same length, the next line is no longer,
+    and the break falls between two non-space characters."""
+    ends = [*newlines, len(view)]
+    lengths = []
+    begin = 0
+    for end in ends:
+        lengths.append(end - begin - (1 if end > begin and view[end - 1] == "\r" else 0))
+        begin = end + 1
+    breaks = set()
+    for i, newline in enumerate(newlines):
+        width = lengths[i]
+        same = (i > 0 and lengths[i - 1] == width) or (i + 2 < len(lengths) and lengths[i + 1] == width)
+        if width < FIXED_WIDTH_MIN or not same or lengths[i + 1] > width or newline + 1 >= len(view):
+            continue
+        if not view[newline - 1].isspace() and not view[newline + 1].isspace():
+            breaks.add(newline)
+    return breaks
+
+
 def joined_view(view: str) -> tuple[str, list[int]] | None:
     """`view` with line wraps inside a token removed (see the module docstring), and for each index
     the `view` index (plus one for the end); None when there is no such wrap. Linear: each line
@@ -97,8 +126,18 @@ def joined_view(view: str) -> tuple[str, list[int]] | None:
     parts: list[str] = []
     index: list[int] = []
     pos = 0
+    newlines = [match.start() for match in _NEWLINE.finditer(view)]
+    fixed = _fixed_column_breaks(view, newlines) if len(newlines) >= 2 else set()
     newline = view.find("\n")
     while newline != -1:
+        if newline in fixed:
+            after = _CONTINUATION.match(view, newline + 1)
+            if after is None or not after.group("assign"):
+                parts.append(view[pos:newline])
+                index.extend(range(pos, newline))
+                pos = newline + 1
+                newline = view.find("\n", newline + 1)
+                continue
         start = newline - 1 if newline and view[newline - 1] == "\r" else newline
         start = start - 1 if start and view[start - 1] == "\\" else start
         floor = max(0, start - 8)

@@ -24,12 +24,18 @@ class Rule:
     find: Callable[[str], Iterator[Span]]
 
 
+# a token written masked (`AKIAXXXXXXXXXXXXXXXX`, `ghp_xxxx…`, `sk-****`): a run no random body holds
+_MASKED_BODY = re.compile(r"x{6}|X{6}|\*{3}|•{2}")
+
+
 def _spans(pattern: re.Pattern[str], group: str | None = None) -> Callable[[str], Iterator[Span]]:
-    """Spans of every match (or of its named group)."""
+    """Spans of every match (or of its named group), except masked ones."""
 
     def find(view: str) -> Iterator[Span]:
         for match in pattern.finditer(view):
-            yield match.span(group) if group else match.span()
+            start, end = match.span(group) if group else match.span()
+            if _MASKED_BODY.search(view, start, end) is None:
+                yield start, end
 
     return find
 
@@ -93,10 +99,16 @@ _QUOTED_ARG = re.compile(r"\(\s*+[\"'](?P<a>[^\"'\r\n]{16,256}+)[\"']")
 # masked value (`sk-…****3xQa`, `••••`, `abc...xyz`)
 _STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+")
 _STAND_IN_WORD = re.compile(r"(?i)replace[_-]?me|placeholder")
+# a word written in place of a value, without a digit: `changeme`, `CHANGE_ME`, `dummy`, `example`
+_STAND_IN_PLAIN = re.compile(
+    r"(?i)(?:[a-z]{1,12}[_-])?(?:change[_-]?(?:me|it)|dummy|example|sample|todo|tbd|fixme)(?:[_-][a-z]{1,12})?"
+)
 _WORDY = re.compile(r"[\w-]*+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
-_MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…")
+_MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…|x{6}|X{6}")
+# a path to a file (`/etc/gcp/service-account.json`, `~/.aws/credentials.ini`): names a secret
+_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.[A-Za-z]{2,5}")
 
 
 def placeholder(view: str, value: str, start: int) -> bool:
@@ -105,6 +117,8 @@ def placeholder(view: str, value: str, start: int) -> bool:
     if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
         return True
     if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
+        return True
+    if _STAND_IN_PLAIN.fullmatch(value) or _FILE_PATH.fullmatch(value):
         return True
     if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
         return True
@@ -286,12 +300,15 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
 _CRYPTO_KEY = re.compile(r"(?i)encrypt|crypt|cipher|aes|hmac|signing|master|private|secret|jwt")
 
 
+_ID_KEY = re.compile(r"(?:[_.-][iI][dD]|[a-z]Id|^id)\Z")
 _DIGEST_NAME = re.compile(r"(?i)sha|hash|digest|checksum|md5|etag|commit|fingerprint|cache|(?<![a-z])id(?![a-z])")
 
 
 def _context_secret(key: str, value: str) -> bool:
     """High-entropy values under a key-ish name; hex values under a name of a cryptographic key or of
     a `…key…` that names no digest (a `CACHE_KEY_SHA256` digest stays)."""
+    if _ID_KEY.search(key):  # `session_id`, `sessionId`: an identifier, not a credential
+        return False
     if looks_random(value):
         return True
     if not _HEX_KEY.fullmatch(value):

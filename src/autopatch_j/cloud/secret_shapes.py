@@ -1,0 +1,140 @@
+"""Secrets found by the grammar around them rather than by a `key=value` separator (C-24): a secret
+introduced in prose ("the prod db password is …", "my token for staging is …"), a Chinese label
+with a verb between the label and the value (密码改成了 …, 令牌已更新为 …, 用这个密码登录：…), a
+password flag and its value as two items of an argv list (`"--password", "…"`, `redis-cli -a …`)
+and a Markdown table row (`| DB_PASSWORD | … |`).
+
+Prose is where words live, so a value found this way must read like a password, not a word:
+`passwordish` (≥ 6 characters with a letter and a digit or a symbol other than `-_./`, or high
+entropy; never a number, a range or a setting). Every pattern is linear: its quantifiers are
+bounded or possessive, and the lazy ones are bounded by a small constant.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from autopatch_j.cloud.secret_rules import (
+    _CALL_ARGS,
+    _QUOTED_OR_BARE,
+    _SETTING,
+    Rule,
+    Span,
+    _context_secret,
+    _quoted_or_bare,
+    looks_random,
+    placeholder,
+    secretish,
+)
+
+_LETTER = re.compile(r"[A-Za-z]")
+_DIGIT = re.compile(r"[0-9]")
+_HARD_SYMBOL = re.compile(r"[^\w\s./-]")
+# numbers, ranges and sizes: `3600`, `8-16`, `90d`, `2.5.1`
+_MEASURE = re.compile(r"[0-9][0-9.,:~-]{0,20}+[a-zA-Z]{0,3}")
+_TRAILING = ".,;:。，；：、"
+
+
+def passwordish(value: str) -> bool:
+    """A value that reads like a password in prose (see the module docstring)."""
+    if len(value) < 6 or _SETTING.fullmatch(value) or _MEASURE.fullmatch(value):
+        return False
+    if looks_random(value):
+        return True
+    return bool(_LETTER.search(value)) and bool(_DIGIT.search(value) or _HARD_SYMBOL.search(value))
+
+
+def _trimmed(value: str, span: Span, quoted: bool) -> tuple[str, Span]:
+    """A bare value without the sentence punctuation after it (and a `)` it does not open)."""
+    if quoted:
+        return value, span
+    end = len(value)
+    while end and (value[end - 1] in _TRAILING or (value[end - 1] == ")" and "(" not in value[: end - 1])):
+        end -= 1
+    return value[:end], (span[0], span[0] + end)
+
+
+def _grammar_rule(pattern: re.Pattern[str], min_len: int) -> Callable[[str], Iterator[Span]]:
+    def find(view: str) -> Iterator[Span]:
+        for match in pattern.finditer(view):
+            found = _quoted_or_bare(match)
+            if found is None:
+                continue
+            value, span = _trimmed(*found)
+            if len(value) < min_len or not passwordish(value):
+                continue
+            if placeholder(view, value, span[0]) or _CALL_ARGS.search(value):
+                continue
+            yield span
+
+    return find
+
+
+# "the prod db password is …", "my token for staging is now …", "passphrase was set to …": a secret
+# word, up to five words, a connector, the value
+_PROSE = re.compile(
+    r"(?i)(?<![\w-])(?:passwords?|passwd|passphrase|passcode|pin|tokens?|api[ _-]?keys?|secrets?|secret[ _-]keys?"
+    r"|access[ _-]keys?|credentials?)"
+    r"(?:[ \t]++[\w.-]{1,24}+){0,5}?[ \t]++(?:is|was|are|=|:)(?:[ \t]++(?:now|still|set[ \t]++to|changed[ \t]++to))?"
+    r"[ \t]++(?!\[REDACTED\])" + _QUOTED_OR_BARE
+)
+
+# 密码改成了 …, 令牌已更新为：…, 用这个密码登录：…, 访问密钥设置为 …: a label, up to six CJK characters,
+# then 是/为/成(了) or a colon or equals sign
+_ZH_LABEL_VERB = re.compile(
+    r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证)[\u4e00-\u9fff]{1,6}?"
+    r"(?:(?:是|为|為|成)了?[ \t]*+[:：]?|[:：=＝])[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
+)
+
+# `"--password", "…"` / `'--token','…'` in an argv list (a subprocess call, a JSON tool call)
+_ARGV_FLAG = re.compile(
+    r"(?i)[\"']--?(?:[a-z]{1,20}-){0,3}(?:password|passwd|pass|pwd|token|api-key|apikey|secret|secret-key|auth-token)"
+    r"[\"'][ \t]*+,[ \t]*+[\"'](?!-|\[REDACTED\])(?P<s>[^\"'\r\n]{1,256}+)[\"']"
+)
+# redis-cli's password flag `-a`, in a shell line or an argv list
+_REDIS_AUTH = re.compile(
+    r"(?<![\w-])redis-cli[^\n]{0,200}?[\s\"',]-a[\"']?(?:[ \t]*+,[ \t]*+|[ \t]++)[\"']?(?!-|\[REDACTED\])"
+    r"(?P<s>[^\s\"',\]]++)"
+)
+
+
+def _flag_values(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Span]]:
+    def find(view: str) -> Iterator[Span]:
+        for match in pattern.finditer(view):
+            value = match.group("s")
+            if len(value) >= 4 and not placeholder(view, value, match.start("s")):
+                yield match.span("s")
+
+    return find
+
+
+_STRONG_WORD = re.compile(r"(?i)passw(?:or)?d|pwd|secret|token|api[_-]?key|credential|private[_-]?key|access[_-]?key")
+_CONTEXT_WORD = re.compile(r"(?i)key|auth|sig(?:nature)?|salt|cookie|session")
+# `| NAME | value |`: a table cell naming a secret, the next cell its value (backquoted or bare)
+_TABLE_ROW = re.compile(
+    r"\|[ \t]*+`?(?P<k>[\w.-]{2,64}+)`?[ \t]*+\|[ \t]*+(?:`(?P<bq>[^`|\r\n]{1,256}+)`|(?P<v>[^\s|`]{1,256}+))"
+    r"(?=[ \t]*+(?:\||\r?\n|\Z))"
+)
+
+
+def _table_rows(view: str) -> Iterator[Span]:
+    for match in _TABLE_ROW.finditer(view):
+        key = match.group("k")
+        group = "bq" if match.group("bq") is not None else "v"
+        value, start = match.group(group), match.start(group)
+        if placeholder(view, value, start):
+            continue
+        if (_STRONG_WORD.search(key) and secretish(value)) or (
+            _CONTEXT_WORD.search(key) and _context_secret(key, value)
+        ):
+            yield match.span(group)
+
+
+SHAPE_RULES: tuple[Rule, ...] = (
+    Rule("prose_secret", _grammar_rule(_PROSE, 8)),
+    Rule("chinese_label_verb", _grammar_rule(_ZH_LABEL_VERB, 6)),
+    Rule("argv_password_flag", _flag_values(_ARGV_FLAG)),
+    Rule("redis_cli_password", _flag_values(_REDIS_AUTH)),
+    Rule("table_row", _table_rows),
+)

@@ -1,0 +1,206 @@
+"""Redaction by shape (C-24): secrets introduced in prose, Chinese label grammar with a verb between
+label and value, argv lists, Markdown tables, text hard-wrapped at a fixed column; placeholders and
+identifiers that are no secret come back unchanged. The cases are written from the shapes, not from
+any held-out set; a Hypothesis property generates each family in each form."""
+
+from __future__ import annotations
+
+import json
+import string
+from urllib.parse import quote
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autopatch_j.cloud.redaction import REDACTED, redact
+
+# (shape, text, pieces that must all disappear, text that must survive)
+SHAPES = [
+    # secrets introduced in prose
+    ("prose en is", "fyi the prod db password is hunter2-Xq9! so be careful", ["hunter2-Xq9!"], "be careful"),
+    ("prose en for", "my token for staging is Tq84kLm2Pz91, rotate it monthly", ["Tq84kLm2Pz91"], "rotate it"),
+    ("prose en set to", "The admin passphrase was set to Orange#Kite77 yesterday.", ["Orange#Kite77"], "yesterday"),
+    ("prose en api key", "Our API key for the sandbox is now 7fJq2mXw9LpZ4.", ["7fJq2mXw9LpZ4"], "sandbox"),
+    ("prose zh 用这个密码登录", "用这个密码登录：Mq3!xT8w，然后改掉", ["Mq3!xT8w"], "然后改掉"),
+    ("prose zh 口令是", "测试账号的口令是 ab12CD34ef 记得保密", ["ab12CD34ef"], "记得保密"),
+    ("zh verb 改成", "我把数据库密码改成了 Lq7#vN2pW0 。", ["Lq7#vN2pW0"], "数据库"),
+    ("zh verb 更新为", "新的令牌已更新为：tk_7Hs9Kd2Lm4Pq", ["tk_7Hs9Kd2Lm4Pq"], "新的令牌"),
+    ("zh verb 设为", "把 API 密钥设为 4fG7hJ2kL9mN3pQ6 即可", ["4fG7hJ2kL9mN3pQ6"], "即可"),
+    ("zh 凭证 quoted", "凭据为 'Zx9!Cv8@Bn7' （测试用）", ["Zx9!Cv8@Bn7"], "测试用"),
+    ("zh base64 value", "已将访问秘钥设置为 +Qm4/Zt7Lp2Wx9Rk5Vn8==，完成。", ["+Qm4/Zt7Lp2Wx9Rk5Vn8=="], "完成"),
+    # argv lists (subprocess, JSON tool calls)
+    ("argv --password", '["psql", "--password", "pG4#sLq9Zk", "-h", "db"]', ["pG4#sLq9Zk"], '"-h"'),
+    ("argv json-escaped", '{"cmd": "[\\"login\\",\\"--token\\",\\"Hq7Lm2Xp9Zr4\\"]"}', ["Hq7Lm2Xp9Zr4"], "login"),
+    ("argv redis-cli -a", 'run(["redis-cli", "-a", "Rk2mQp9Lx7Wz", "INFO"])', ["Rk2mQp9Lx7Wz"], "INFO"),
+    ("redis-cli -a shell", "redis-cli -h cache -a Vb6Nm3Kq8Ps1 ping", ["Vb6Nm3Kq8Ps1"], "ping"),
+    # Markdown tables
+    ("table password", "| name | value |\n|---|---|\n| DB_PASSWORD | Xk82!nQpLz | prod |", ["Xk82!nQpLz"], "prod"),
+    ("table key", "| SIGNING_KEY | `Wc4Rt7Yu1Io9Pa3Sd6` |", ["Wc4Rt7Yu1Io9Pa3Sd6"], "SIGNING_KEY"),
+    # hard-wrapped at a fixed column (the second half alone does not look random)
+    (
+        "fixed column wrap",
+        "kubectl create secret generic \nweb --from-literal=password=Rk\n8qe*xa! --namespace shop --dry\n-run=client",
+        ["password=Rk\n", "8qe*xa!"],
+        "--namespace",
+    ),
+    (
+        "fixed column wrap in a table",
+        "| OSS_ACCESS_SECRET | Ab3dE7fGh2JkL9\nmnopqrs | rotated on 2026-01-02 | te\nam |",
+        ["Ab3dE7fGh2JkL9", "mnopqrs"],
+        "rotated",
+    ),
+]
+
+# placeholders and identifiers: never secrets, come back unchanged (docs/cloud.md, C-24)
+UNCHANGED = [
+    "AWS_SECRET_ACCESS_KEY=changeme",
+    "DB_PASSWORD=change_me",
+    "api_key = <token>",
+    "TOKEN=${VAR}",
+    'password = os.environ["DB_PASSWORD"]',
+    "secret: xxxxxxxxxxxx",
+    "token: {{ vault_token }}",
+    "password: [REDACTED]",
+    "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "key id AKIAXXXXXXXXXXXXXXXX (masked)",
+    "OPENAI_API_KEY=sk-XXXXXXXXXXXXXXXXXXXXXXXX",
+    "api_key: dummy",
+    "password=example",
+    "SERVICE_CREDENTIALS=/var/run/app/creds.json",
+    "session_id=sess_01J8ZK4M2Q7XW3RT9V5N6B0CDE",
+    "request_id: req_7Hk2Lm9Qp4Zx8Wv3",
+    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "id: 123e4567-e89b-12d3-a456-426614174000",
+    "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+    "trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
+    "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "max_tokens=4096",
+    "tokenizer: cl100k_base",
+    "npm run task-runner && disk-usage",
+    "the token is expired, the password is required",
+    "the token is read-only",
+    "令牌有效期为 3600 秒",
+    "密码长度为 8-16 位",
+    "密码策略为 strict-mode",
+    "password_min_length: 12\npassword_max_length: 64",
+]
+
+
+@pytest.mark.parametrize(("shape", "text", "pieces", "kept"), SHAPES, ids=[row[0] for row in SHAPES])
+def test_each_shape_is_redacted(shape: str, text: str, pieces: list[str], kept: str) -> None:
+    out = redact(text)
+    assert [p for p in pieces if p in out] == [], out
+    assert REDACTED in out and kept in out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_placeholders_and_identifiers_come_back_unchanged(text: str) -> None:
+    assert redact(text) == text
+
+
+# --- property: any generated secret of each family, in each form, is redacted ---------------------
+
+ALNUM = string.ascii_letters + string.digits
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+
+
+def _text(alphabet: str, size: int) -> st.SearchStrategy[str]:
+    return st.text(alphabet=alphabet, min_size=size, max_size=size)
+
+
+def _random_enough(value: str) -> bool:
+    """A generated body that reads as random (a digit and a letter), as real keys do."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+_PASSWORD = st.text(alphabet=ALNUM + "!#$%*+-@^", min_size=10, max_size=20).filter(
+    lambda v: any(c.isdigit() for c in v) and any(c.isupper() for c in v) and any(c.islower() for c in v)
+)
+
+# family -> (strategy of the secret, the key or label it is written under)
+FAMILIES: dict[str, tuple[st.SearchStrategy[str], str]] = {
+    "github": (_text(ALNUM, 36).filter(_random_enough).map(lambda b: "ghp_" + b), "GITHUB_TOKEN"),
+    "aws_key_id": (_text(UPPER_DIGITS, 16).filter(_random_enough).map(lambda b: "AKIA" + b), "AWS_ACCESS_KEY_ID"),
+    "openai": (_text(ALNUM, 40).filter(_random_enough).map(lambda b: "sk-proj-" + b), "OPENAI_API_KEY"),
+    "stripe": (_text(ALNUM, 24).filter(_random_enough).map(lambda b: "sk_live_" + b), "STRIPE_SECRET"),
+    "slack": (_text(ALNUM, 24).filter(_random_enough).map(lambda b: "xoxb-1234567890-" + b), "SLACK_TOKEN"),
+    "google": (_text(ALNUM + "_-", 35).filter(_random_enough).map(lambda b: "AIza" + b), "GOOGLE_API_KEY"),
+    "hex_key": (_text("0123456789abcdef", 64).filter(_random_enough), "ENCRYPTION_KEY"),
+    "password": (_PASSWORD, "DB_PASSWORD"),
+}
+ZH_LABELS = ["密码", "口令", "密钥", "秘钥", "令牌", "授权码", "凭证", "凭据", "token "]
+ZH_GRAMMAR = ["是", "为", "：", "=", " 是 ", "设置为 "]
+
+
+def _pieces(secret: str, text: str, width: int) -> list[str]:
+    """The parts of `secret` between the line breaks of `text` wrapped at `width` (each ≥ 6 chars)."""
+    lines = [text[i : i + width] for i in range(0, len(text), width)]
+    start = text.index(secret)
+    parts, pos = [], 0
+    for line in lines:
+        lo, hi = max(pos, start), min(pos + len(line), start + len(secret))
+        if hi - lo >= 6:
+            parts.append(text[lo:hi])
+        pos += len(line)
+    return parts
+
+
+@st.composite
+def secret_in_form(draw: st.DrawFn) -> tuple[str, str, list[str]]:
+    family = draw(st.sampled_from(sorted(FAMILIES)))
+    value_strategy, key = FAMILIES[family]
+    secret = draw(value_strategy)
+    form = draw(st.sampled_from(["plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled"]))
+    line = f"{key}={secret}"
+    if form == "plain":
+        return form, f"set {line} then restart the service", [secret]
+    if form == "json_escaped":
+        once = json.dumps({"cmd": "export", "output": f"ok\n{line}\n\tdone/"})
+        return form, once if draw(st.booleans()) else json.dumps({"event": once}), [secret]
+    if form == "url_encoded":
+        once = quote(f"{line}&next=/home", safe="")
+        return form, "GET /cb?data=" + (once if draw(st.booleans()) else quote(once, safe="")), [secret]
+    if form == "quoted":
+        q = draw(st.sampled_from(['"', "'", "`"]))
+        return form, f"{key.lower()}: {q}{secret}{q}  # from the vault", [secret]
+    if form == "zh_labelled":
+        label, grammar = draw(st.sampled_from(ZH_LABELS)), draw(st.sampled_from(ZH_GRAMMAR))
+        return form, f"已配置，{label}{grammar}{secret} ，请勿外传。", [secret]
+    # wrapped at a fixed column that falls inside the secret, leaving ≥ 6 characters (or half a short one) each side
+    text = f"Deploy note: export {line} and run the migration before the release window"
+    start = text.index(secret)
+    edge = min(6, len(secret) // 2)
+    cut = draw(st.integers(min_value=start + edge, max_value=start + len(secret) - edge))
+    width = cut  # the first line break falls at `cut`
+    folded = "\n".join(text[i : i + width] for i in range(0, len(text), width))
+    return form, folded, _pieces(secret, text, width)
+
+
+@settings(max_examples=400, derandomize=True, database=None, deadline=None)
+@given(secret_in_form())
+def test_any_generated_secret_in_any_form_is_redacted(case: tuple[str, str, list[str]]) -> None:
+    form, text, pieces = case
+    out = redact(text)
+    assert [p for p in pieces if p in out] == [], (form, text, out)
+
+
+PLACEHOLDER = st.one_of(
+    st.text(alphabet=string.ascii_uppercase + "_", min_size=3, max_size=12).map(lambda w: "YOUR_" + w),
+    st.from_regex(r"<[a-z][a-z _-]{2,15}>", fullmatch=True),
+    st.from_regex(r"\$\{[A-Z][A-Z0-9_]{2,15}\}", fullmatch=True),
+    st.from_regex(r"\{\{ ?[a-z][a-z_.]{2,15} ?\}\}", fullmatch=True),
+    st.from_regex(r"os\.environ\[\"[A-Z][A-Z0-9_]{2,15}\"\]", fullmatch=True),
+    st.integers(min_value=4, max_value=40).map(lambda n: "x" * n),
+    st.just(REDACTED),
+    st.sampled_from(["changeme", "CHANGE_ME", "replace-me", "dummy", "example", "placeholder", "TODO"]),
+)
+KEYS = st.sampled_from(["api_key", "PASSWORD", "client_secret", "token", "AUTH_TOKEN", "密码", "令牌"])
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(key=KEYS, sep=st.sampled_from(["=", ": ", " = ", "：", "是"]), value=PLACEHOLDER)
+def test_any_placeholder_is_left_alone(key: str, sep: str, value: str) -> None:
+    text = f"{key}{sep}{value}\n"
+    assert redact(text) == text
