@@ -31,3 +31,16 @@ NEW_FORMS: dict[str, Callable[[int], str]] = {
     "netrc machines": lambda n: ("machine a " * n)[:n],
     "spaces before a break": lambda n: "Ab12" + " " * n + "\nCd34",
 }
+
+# Inputs aimed at the grammar rules (prose, Chinese label + verb, argv lists, tables, printf) and at
+# the fixed-column join (every line the same width): linear time is checked on them too.
+NEW_SHAPES: dict[str, Callable[[int], str]] = {
+    "prose words": lambda n: ("password for the a " * n)[:n],
+    "label then verbs": lambda n: ("密码改改改改改改" * n)[:n],
+    "table cells": lambda n: ("| token " * n)[:n],
+    "argv flags": lambda n: ('"--password", ' * n)[:n],
+    "redis-cli runs": lambda n: ("redis-cli -a " * n)[:n],
+    "printf formats": lambda n: ("printf 'password " * n)[:n],
+    "fixed-width lines": lambda n: ("Ab12Cd34Ef56Gh78Ij90\n" * n)[:n],
+    "subscript keys": lambda n: ('x["token"] ' * n)[:n],
+}

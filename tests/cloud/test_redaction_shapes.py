@@ -37,6 +37,12 @@ SHAPES = [
     # Markdown tables
     ("table password", "| name | value |\n|---|---|\n| DB_PASSWORD | Xk82!nQpLz | prod |", ["Xk82!nQpLz"], "prod"),
     ("table key", "| SIGNING_KEY | `Wc4Rt7Yu1Io9Pa3Sd6` |", ["Wc4Rt7Yu1Io9Pa3Sd6"], "SIGNING_KEY"),
+    # code and command shapes: subscript assignment, a call with a path, a printf argument
+    ("subscript assignment", 'os.environ["PAY_SECRET"] = "c0ffee9e1d2b3a4f5e6d7c8b9a0f"', ["c0ffee9e1d2b"], "environ"),
+    ("call with a path", 'let k = Keys { hmac_key: Vec::from("' + "4e" * 24 + '") };', ["4e" * 24], "hmac_key"),
+    ("printf argument", "printf 'user=ci\\npassword=%s\\n' 'Qz8_pLm2Wx' > creds", ["Qz8_pLm2Wx"], "> creds"),
+    ("label in brackets", "控制台里看到 Client Secret（密钥） Hk3mP9qL2xW7 了", ["Hk3mP9qL2xW7"], "控制台"),
+    ("english key, zh verb", "我把 ApiKey 换成了 9e8d7c6b5a4f3e2d，还是 401", ["9e8d7c6b5a4f3e2d"], "还是 401"),
     # hard-wrapped at a fixed column (the second half alone does not look random)
     (
         "fixed column wrap",
@@ -49,6 +55,14 @@ SHAPES = [
         "| OSS_ACCESS_SECRET | Ab3dE7fGh2JkL9\nmnopqrs | rotated on 2026-01-02 | te\nam |",
         ["Ab3dE7fGh2JkL9", "mnopqrs"],
         "rotated",
+    ),
+    (
+        "fixed column wrap before a digit and colon",
+        "INFO boot: loaded settings from env; bot_token=88123456\n"
+        "7:Ab3Cd4Ef5Gh6Ij7Kl8Mn9Op0Qr1St2Uv3Wx4Y retries=3 timeo\n"
+        "ut=90s",
+        ["7:Ab3Cd4Ef5Gh6Ij7Kl8Mn9Op0Qr1", "88123456\n"],
+        "retries",
     ),
 ]
 
@@ -84,6 +98,9 @@ UNCHANGED = [
     "密码长度为 8-16 位",
     "密码策略为 strict-mode",
     "password_min_length: 12\npassword_max_length: 64",
+    "const SESSION_TOKEN_TTL_SECONDS = 86400000;",
+    "def rotate(api_key: str, token: Optional[str] = None) -> None:",
+    "password: REDACTED\ntoken: ***FILTERED***",
 ]
 
 

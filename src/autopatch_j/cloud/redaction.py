@@ -87,6 +87,14 @@ _TOKEN_RUN_TAIL = re.compile(r"[^\s\"'`]*+\Z")
 _CONTINUATION = re.compile(
     r"[ \t>#*/]{0,8}+(?P<next>[A-Za-z0-9_+/.-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?!//)|=))?"
 )
+_NAME = re.compile(r"[A-Za-z_]")
+
+
+def _assignment(after: re.Match[str]) -> bool:
+    """The next line starts `NAME=` or `NAME:` (a new setting, not the rest of a token)."""
+    return bool(after.group("assign")) and _NAME.match(after.group("next")) is not None
+
+
 _RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]")
 
 
@@ -132,7 +140,7 @@ def joined_view(view: str) -> tuple[str, list[int]] | None:
     while newline != -1:
         if newline in fixed:
             after = _CONTINUATION.match(view, newline + 1)
-            if after is None or not after.group("assign"):
+            if after is None or not _assignment(after):
                 parts.append(view[pos:newline])
                 index.extend(range(pos, newline))
                 pos = newline + 1
@@ -144,7 +152,7 @@ def joined_view(view: str) -> tuple[str, list[int]] | None:
         while start > floor and view[start - 1] in " \t":
             start -= 1
         after = _CONTINUATION.match(view, newline + 1)
-        if after is not None and not after.group("assign") and after.group("next") and start > pos:
+        if after is not None and not _assignment(after) and after.group("next") and start > pos:
             left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
             if left and _looks_random_run(left.group()) and _looks_random_run(after.group("next")):
                 parts.append(view[pos:start])

@@ -59,7 +59,7 @@ _STRONG = (
     r"|token(?!s|iz|[_-]?(?:type|count|len|limit|usage|ids?)(?![a-z]))|pass(?<![a-z]pass)(?![a-z])|pwd(?<![a-z]pwd)(?![a-z])"
 )
 _CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str|(?<![a-z])[as]k(?![a-z])"
-_SEP = r"[\"'`]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
+_SEP = r"[\"'`]?\]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
 _VALUE = r"(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
 
 
@@ -107,6 +107,8 @@ _WORDY = re.compile(r"[\w-]*+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 _MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…|x{6}|X{6}")
+# a value already withheld by someone else: `REDACTED`, `***FILTERED***`, `<hidden>`, `(masked)`
+_WITHHELD = re.compile(r"(?i)[\[(<*]{0,3}(?:redacted|filtered|hidden|masked|removed|omitted)[\])>*]{0,3}")
 # a path to a file (`/etc/gcp/service-account.json`, `~/.aws/credentials.ini`): names a secret
 _FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.[A-Za-z]{2,5}")
 
@@ -115,6 +117,8 @@ def placeholder(view: str, value: str, start: int) -> bool:
     """A value that is no literal secret: a setting, a reference, a path, a docs example key, a
     stand-in or a masked value."""
     if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
+        return True
+    if _WITHHELD.fullmatch(value):
         return True
     if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
         return True
@@ -135,9 +139,21 @@ def _value(match: re.Match[str]) -> tuple[str, Span] | None:
     return None
 
 
+_CALLEE = re.compile(r"[A-Za-z_][\w.]*+(?:::[A-Za-z_][\w.]*+){0,4}+")
+# a type in an annotation (`token: str`, `password: SecretStr`, `apiKey: string`)
+_TYPE_NAME = re.compile(r"str|bytes|int|float|bool|string|number|boolean|any|Any|None|Optional|Secret\w{0,12}")
+# a number under a key that names a duration, a size or a count (`TOKEN_REFRESH_INTERVAL_MS = 300000`)
+_MEASURE_KEY = re.compile(
+    r"(?i)interval|timeout|ttl|expir|lifetime|[^a-z]ms\Z|seconds?|secs?\Z|minutes?|hours?|days?|length|len\Z|size"
+    r"|count|limit|max|min|retries|port"
+)
+
+
 def _is_reference(view: str, key: str, value: str, span: Span) -> bool:
     """A setting, an environment reference, a path or code that names the secret rather than holding it."""
-    if placeholder(view, value, span[0]):
+    if placeholder(view, value, span[0]) or _TYPE_NAME.fullmatch(value):
+        return True
+    if value.isdigit() and _MEASURE_KEY.search(key):
         return True
     if _PATH_KEY.search(key) and _PATH_VALUE.fullmatch(value):
         return True
@@ -173,7 +189,7 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
             if key.lower() in _NOT_PASSWORDS:
                 continue
             if match.group("v") is not None and span[1] < len(view) and view[span[1]] in "([":
-                if _CALL_ARGS.match(view, span[1]) and re.fullmatch(r"[A-Za-z_][\w.]*", value):
+                if _CALL_ARGS.match(view, span[1]) and _CALLEE.fullmatch(value):
                     # code: a call names the secret; only a literal argument can be one
                     arg = _QUOTED_ARG.match(view, span[1])
                     if arg is not None and _literal_argument(view, key, arg, accept):
@@ -270,13 +286,19 @@ def secretish(value: str) -> bool:
 
 # Chinese labels (密码是…, 口令…, 密钥：…, 授权码为…) and English keys with a Chinese connector (token 是 …)
 _ZH_LABELS = re.compile(
-    r"(?:(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证|校验码)(?:[ \t]*+(?:是|为|為|[:：=＝])|[ \t]++)"
+    r"(?:(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证|校验码)[)）」】]?(?:[ \t]*+(?:是|为|為|[:：=＝])|[ \t]++)"
     r"|(?i:(?<![A-Za-z])(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[ \t]*+(?:是|为|為|：|＝)))"
     r"[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
 )
 
 
+# every Chinese label and connector is in this block: text without one needs no Chinese rule
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
 def _chinese_labels(view: str) -> Iterator[Span]:
+    if CJK.search(view) is None:
+        return
     for match in _ZH_LABELS.finditer(view):
         found = _quoted_or_bare(match)
         if found is not None and secretish(found[0].strip(".,;。，；")):

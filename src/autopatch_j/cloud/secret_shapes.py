@@ -2,7 +2,8 @@
 introduced in prose ("the prod db password is …", "my token for staging is …"), a Chinese label
 with a verb between the label and the value (密码改成了 …, 令牌已更新为 …, 用这个密码登录：…), a
 password flag and its value as two items of an argv list (`"--password", "…"`, `redis-cli -a …`)
-and a Markdown table row (`| DB_PASSWORD | … |`).
+a Markdown table row (`| DB_PASSWORD | … |`) and the argument a `printf` format puts after a
+password word (`printf 'machine h login u password %s\n' '…'`).
 
 Prose is where words live, so a value found this way must read like a password, not a word:
 `passwordish` (≥ 6 characters with a letter and a digit or a symbol other than `-_./`, or high
@@ -19,6 +20,7 @@ from autopatch_j.cloud.secret_rules import (
     _CALL_ARGS,
     _QUOTED_OR_BARE,
     _SETTING,
+    CJK,
     Rule,
     Span,
     _context_secret,
@@ -55,8 +57,10 @@ def _trimmed(value: str, span: Span, quoted: bool) -> tuple[str, Span]:
     return value[:end], (span[0], span[0] + end)
 
 
-def _grammar_rule(pattern: re.Pattern[str], min_len: int) -> Callable[[str], Iterator[Span]]:
+def _grammar_rule(pattern: re.Pattern[str], min_len: int, needs_cjk: bool = False) -> Callable[[str], Iterator[Span]]:
     def find(view: str) -> Iterator[Span]:
+        if needs_cjk and CJK.search(view) is None:
+            return
         for match in pattern.finditer(view):
             found = _quoted_or_bare(match)
             if found is None:
@@ -80,10 +84,12 @@ _PROSE = re.compile(
     r"[ \t]++(?!\[REDACTED\])" + _QUOTED_OR_BARE
 )
 
-# 密码改成了 …, 令牌已更新为：…, 用这个密码登录：…, 访问密钥设置为 …: a label, up to six CJK characters,
-# then 是/为/成(了) or a colon or equals sign
+# 密码改成了 …, 令牌已更新为：…, 用这个密码登录：…, 访问密钥设置为 …, AppSecret 改成了 …: a label
+# (Chinese, or an English key word), up to six CJK characters, then 是/为/成(了) or a colon or equals
 _ZH_LABEL_VERB = re.compile(
-    r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证)[\u4e00-\u9fff]{1,6}?"
+    r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证"
+    r"|(?i:secret|password|passwd|token|api[ _-]?key|access[ _-]?key)[ \t]?)"
+    r"[\u4e00-\u9fff]{1,6}?"
     r"(?:(?:是|为|為|成)了?[ \t]*+[:：]?|[:：=＝])[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
 )
 
@@ -107,6 +113,21 @@ def _flag_values(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Span]]:
                 yield match.span("s")
 
     return find
+
+
+# `printf '… password %s\n' 'VALUE'`: a format whose first `%s` follows a secret word, then its argument
+_PRINTF = re.compile(
+    r"(?i)(?<![\w-])printf[ \t]++(?P<q>['\"])[^%'\"]{0,200}?"
+    r"(?:password|passwd|pass|token|secret|api[_-]?key)[ \t]*+[:=]?[ \t]*+%s[^'\"]{0,200}+(?P=q)[ \t]++"
+    r"(?!-|\[REDACTED\])" + _QUOTED_OR_BARE
+)
+
+
+def _printf_argument(view: str) -> Iterator[Span]:
+    for match in _PRINTF.finditer(view):
+        found = _quoted_or_bare(match)
+        if found is not None and secretish(found[0]) and not placeholder(view, found[0], found[1][0]):
+            yield found[1]
 
 
 _STRONG_WORD = re.compile(r"(?i)passw(?:or)?d|pwd|secret|token|api[_-]?key|credential|private[_-]?key|access[_-]?key")
@@ -133,8 +154,9 @@ def _table_rows(view: str) -> Iterator[Span]:
 
 SHAPE_RULES: tuple[Rule, ...] = (
     Rule("prose_secret", _grammar_rule(_PROSE, 8)),
-    Rule("chinese_label_verb", _grammar_rule(_ZH_LABEL_VERB, 6)),
+    Rule("chinese_label_verb", _grammar_rule(_ZH_LABEL_VERB, 6, needs_cjk=True)),
     Rule("argv_password_flag", _flag_values(_ARGV_FLAG)),
     Rule("redis_cli_password", _flag_values(_REDIS_AUTH)),
     Rule("table_row", _table_rows),
+    Rule("printf_argument", _printf_argument),
 )
