@@ -18,6 +18,7 @@ from autopatch_j.cloud.redaction import REDACTED, redact
 # (shape, text, pieces that must all disappear, text that must survive)
 SHAPES = [
     # secrets introduced in prose
+    ("prose en short", "ok, password is hunter2 for now", ["hunter2"], "for now"),
     ("prose en is", "fyi the prod db password is hunter2-Xq9! so be careful", ["hunter2-Xq9!"], "be careful"),
     ("prose en for", "my token for staging is Tq84kLm2Pz91, rotate it monthly", ["Tq84kLm2Pz91"], "rotate it"),
     ("prose en set to", "The admin passphrase was set to Orange#Kite77 yesterday.", ["Orange#Kite77"], "yesterday"),
@@ -101,6 +102,12 @@ UNCHANGED = [
     "const SESSION_TOKEN_TTL_SECONDS = 86400000;",
     "def rotate(api_key: str, token: Optional[str] = None) -> None:",
     "password: REDACTED\ntoken: ***FILTERED***",
+    "api_key_header_name: X-API-Key",
+    "TOKEN_ENDPOINT=https://auth.example.com/oauth2/token",
+    "password: !vault |",
+    "password = getpass.getpass('Password: ')",
+    "const apiKey = process.env.OPENAI_API_KEY;",
+    "next_page_token=CAEQAA",
 ]
 
 

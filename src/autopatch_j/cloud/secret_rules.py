@@ -126,6 +126,8 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
         return True
+    if len(value) <= 3 and not _ASCII_ALNUM.search(value):  # `')` left of an unclosed quote
+        return True
     if _MASKED.search(value):
         return True
     return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
@@ -149,6 +151,24 @@ _MEASURE_KEY = re.compile(
 )
 
 
+# a key that names something about the secret, not the secret (`api_key_header_name`, `TOKEN_ENDPOINT`)
+_NAMING_KEY = re.compile(
+    r"(?i)(?:name|header|field|param|label|type|format|prefix|endpoint|url|uri|host|version|algorithm|alg|mode"
+    r"|policy|scope|audience|issuer)\Z"
+)
+# a token that is a position in a listing, not a credential (`page_token`, `next_token`, `cursor`)
+_NOT_CREDENTIAL_KEY = re.compile(r"(?i)(?:page|next|continuation|pagination|sync|resume)[_-]?token")
+# a URL with no user info, query or fragment (`https://auth.example.com/oauth2/token`)
+_PLAIN_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,20}+://[^\s@?#]{1,512}+")
+# a YAML tag (`password: !vault |`, `token: !Ref Param`)
+_YAML_TAG = re.compile(r"![A-Za-z]{2,20}")
+# a dotted path into the environment or a settings object (`process.env.API_KEY`, `settings.SECRET_KEY`)
+_CONFIG_PATH = re.compile(
+    r"(?:process\.env|import\.meta\.env|os\.environ|env|ENV|config|Config|settings|secrets|cfg|conf|self|this"
+    r"|props|params|vars|context|ctx)\.[A-Za-z_][\w.]{0,120}+"
+)
+
+
 def _is_reference(view: str, key: str, value: str, span: Span) -> bool:
     """A setting, an environment reference, a path or code that names the secret rather than holding it."""
     if placeholder(view, value, span[0]) or _TYPE_NAME.fullmatch(value):
@@ -156,6 +176,10 @@ def _is_reference(view: str, key: str, value: str, span: Span) -> bool:
     if value.isdigit() and _MEASURE_KEY.search(key):
         return True
     if _PATH_KEY.search(key) and _PATH_VALUE.fullmatch(value):
+        return True
+    if _NAMING_KEY.search(key) or _NOT_CREDENTIAL_KEY.search(key):
+        return True
+    if _PLAIN_URL.fullmatch(value) or _YAML_TAG.fullmatch(value) or _CONFIG_PATH.fullmatch(value):
         return True
     last = value.rsplit(".", 1)[-1].lower()  # self.api_key = api_key, secret = settings.secret
     return bool(re.fullmatch(r"[A-Za-z_][\w.]*", value)) and key.lower().rsplit(".", 1)[-1] == last

@@ -68,19 +68,23 @@ def _grammar_rule(pattern: re.Pattern[str], min_len: int, needs_cjk: bool = Fals
             value, span = _trimmed(*found)
             if len(value) < min_len or not passwordish(value):
                 continue
-            if placeholder(view, value, span[0]) or _CALL_ARGS.search(value):
+            if placeholder(view, value, span[0]) or _CALL_ARGS.search(value) or _CODE.match(value):
                 continue
             yield span
 
     return find
 
 
+# code after a connector (`= getpass.getpass(`, `: os.environ[`)
+_CODE = re.compile(r"[A-Za-z_][\w.]*+[(\[]")
+
 # "the prod db password is …", "my token for staging is now …", "passphrase was set to …": a secret
 # word, up to five words, a connector, the value
 _PROSE = re.compile(
     r"(?i)(?<![\w-])(?:passwords?|passwd|passphrase|passcode|pin|tokens?|api[ _-]?keys?|secrets?|secret[ _-]keys?"
     r"|access[ _-]keys?|credentials?)"
-    r"(?:[ \t]++[\w.-]{1,24}+){0,5}?[ \t]++(?:is|was|are|=|:)(?:[ \t]++(?:now|still|set[ \t]++to|changed[ \t]++to))?"
+    r"(?:(?:[ \t]++[\w.-]{1,24}+){0,5}?[ \t]++(?:is|was|are)(?:[ \t]++(?:now|still|set[ \t]++to|changed[ \t]++to))?"
+    r"|(?:[ \t]++[\w.-]{1,24}+){1,5}?[ \t]*+:)"
     r"[ \t]++(?!\[REDACTED\])" + _QUOTED_OR_BARE
 )
 
@@ -153,7 +157,7 @@ def _table_rows(view: str) -> Iterator[Span]:
 
 
 SHAPE_RULES: tuple[Rule, ...] = (
-    Rule("prose_secret", _grammar_rule(_PROSE, 8)),
+    Rule("prose_secret", _grammar_rule(_PROSE, 6)),
     Rule("chinese_label_verb", _grammar_rule(_ZH_LABEL_VERB, 6, needs_cjk=True)),
     Rule("argv_password_flag", _flag_values(_ARGV_FLAG)),
     Rule("redis_cli_password", _flag_values(_REDIS_AUTH)),
