@@ -43,4 +43,11 @@ NEW_SHAPES: dict[str, Callable[[int], str]] = {
     "printf formats": lambda n: ("printf 'password " * n)[:n],
     "fixed-width lines": lambda n: ("Ab12Cd34Ef56Gh78Ij90\n" * n)[:n],
     "subscript keys": lambda n: ('x["token"] ' * n)[:n],
+    "echo pipes": lambda n: ("echo abcd | " * n)[:n],
+    "set … to": lambda n: ("set the password " * n)[:n],
+    "use … as": lambda n: ("use abcd as " * n)[:n],
+    "setter calls": lambda n: ('.setPassword("' * n)[:n],
+    "htpasswd words": lambda n: ("htpasswd -b " * n)[:n],
+    "URL-encoded UTF-8": lambda n: ("%E5%AF%86" * n)[:n],
+    "ssh-keygen flags": lambda n: ("ssh-keygen -N " * n)[:n],
 }

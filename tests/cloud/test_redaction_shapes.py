@@ -44,6 +44,18 @@ SHAPES = [
     ("printf argument", "printf 'user=ci\\npassword=%s\\n' 'Qz8_pLm2Wx' > creds", ["Qz8_pLm2Wx"], "> creds"),
     ("label in brackets", "控制台里看到 Client Secret（密钥） Hk3mP9qL2xW7 了", ["Hk3mP9qL2xW7"], "控制台"),
     ("english key, zh verb", "我把 ApiKey 换成了 9e8d7c6b5a4f3e2d，还是 401", ["9e8d7c6b5a4f3e2d"], "还是 401"),
+    ("setter call", 'pool.setPassword("Pq4Lm7Zx2Wv");', ["Pq4Lm7Zx2Wv"], "setPassword"),
+    ("builder call", "Client.builder().apiKey('Bk3Nm8Qx5Lz1Rt').build()", ["Bk3Nm8Qx5Lz1Rt"], "build()"),
+    ("ssh-keygen -N", "ssh-keygen -t ed25519 -N 'Kg7!pass-Phrase' -f key", ["Kg7!pass-Phrase"], "-f key"),
+    ("htpasswd -b", "htpasswd -bc /etc/nginx/.htpasswd ops 0ps-Gat3!", ["0ps-Gat3!"], "ops"),
+    ("echo into stdin", "echo 'Rg5Lm2Qp8Zr' | docker login -u ci --password-stdin", ["Rg5Lm2Qp8Zr"], "docker"),
+    ("gpg --passphrase", "gpg --batch --passphrase 'Gq7Lm2Wp9' -d a.gpg", ["Gq7Lm2Wp9"], "a.gpg"),
+    ("use … as the password", "just use `Ux8!Lm2Qp` as the root password", ["Ux8!Lm2Qp"], "root"),
+    ("set … to", "I reset the staging api key to 'Rs9Lm2Qp9Zr4'.", ["Rs9Lm2Qp9Zr4"], "staging"),
+    ("zh label with an aside", "新的访问令牌（Access Token）为 At7Lm2Qp9Zr4Wv", ["At7Lm2Qp9Zr4Wv"], "新的"),
+    ("zh URL-encoded UTF-8", "q=%E5%AF%86%E7%A0%81%E6%98%AF%20Zh8%21Lm2Qp9", ["Zh8%21Lm2Qp9"], "q="),
+    ("aliyun key id", "用的是 LTAI5tFk8Zq2Xw9Vm3Rn7Yp4 这个子账号", ["LTAI5tFk8Zq2Xw9Vm3Rn7Yp4"], "子账号"),
+    ("tencent secret id", "got AKIDm3Zq8Xw2Lp5Nv7Rt9Yb6Cd4Ef1 in the log", ["AKIDm3Zq8Xw2Lp5Nv7Rt9Yb6Cd4Ef1"], "log"),
     # hard-wrapped at a fixed column (the second half alone does not look random)
     (
         "fixed column wrap",
@@ -176,7 +188,8 @@ def secret_in_form(draw: st.DrawFn) -> tuple[str, str, list[str]]:
     family = draw(st.sampled_from(sorted(FAMILIES)))
     value_strategy, key = FAMILIES[family]
     secret = draw(value_strategy)
-    form = draw(st.sampled_from(["plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled"]))
+    forms = ["plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled", "zh_url_encoded"]
+    form = draw(st.sampled_from(forms))
     line = f"{key}={secret}"
     if form == "plain":
         return form, f"set {line} then restart the service", [secret]
@@ -189,9 +202,12 @@ def secret_in_form(draw: st.DrawFn) -> tuple[str, str, list[str]]:
     if form == "quoted":
         q = draw(st.sampled_from(['"', "'", "`"]))
         return form, f"{key.lower()}: {q}{secret}{q}  # from the vault", [secret]
-    if form == "zh_labelled":
+    if form in ("zh_labelled", "zh_url_encoded"):
         label, grammar = draw(st.sampled_from(ZH_LABELS)), draw(st.sampled_from(ZH_GRAMMAR))
-        return form, f"已配置，{label}{grammar}{secret} ，请勿外传。", [secret]
+        text = f"已配置，{label}{grammar}{secret} ，请勿外传。"
+        if form == "zh_labelled":
+            return form, text, [secret]
+        return form, "msg=" + quote(text, safe=""), [quote(secret, safe="")]
     # wrapped at a fixed column that falls inside the secret, leaving ≥ 6 characters (or half a short one) each side
     text = f"Deploy note: export {line} and run the migration before the release window"
     start = text.index(secret)

@@ -6,7 +6,8 @@ regular expression whose work per start position is bounded (possessive or bound
 lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`.
 
 Escape sequences cannot hide a secret: the rules run on a *decoded view* of the text in which
-`\\n`, `\\t`, `\\"`, `\\uXXXX`, `\\xXX` and URL-encoded ASCII (`%3D`, `%22` …) stand for the
+`\\n`, `\\t`, `\\"`, `\\uXXXX`, `\\xXX`, URL-encoded ASCII (`%3D`, `%22` …) and URL-encoded UTF-8
+(`%E5%AF%86%E7%A0%81` is 密码) stand for the
 characters they encode, decoded up to `DECODE_PASSES` times (JSON or URL encoding applied twice), and
 every match is mapped back to the original text, so `"…\\nghp_…"` inside JSON is caught like `ghp_…`
 on a line of its own and `API_KEY%3Dvalue` like `API_KEY=value`. A secret wrapped across two lines
@@ -36,14 +37,21 @@ RedactedText = NewType("RedactedText", str)
 """Text that went through `redact` (so a function that stores it inside a transaction needs no
 redaction of its own)."""
 
-_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[nrtbfv0\"'\\/])|%(?:[2-7][0-9A-Fa-f]|0[9AaDd])")
+_ESCAPE = re.compile(
+    r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[nrtbfv0\"'\\/])|%(?:[2-7][0-9A-Fa-f]|0[9AaDd])"
+    # a URL-encoded UTF-8 character (`%E5%AF%86` is 密): two, three or four bytes
+    r"|%[C-Dc-d][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ee][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){2}"
+    r"|%[Ff][0-4](?:%[89ABab][0-9A-Fa-f]){3}"
+)
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " ", "v": " ", "0": " "}
 DECODE_PASSES = 3
 
 
 def _decode(escape: str) -> str:
     if escape[0] == "%":
-        return chr(int(escape[1:], 16))
+        if len(escape) == 3:
+            return chr(int(escape[1:], 16))
+        return bytes.fromhex(escape.replace("%", "")).decode("utf-8", errors="replace")
     kind = escape[1]
     if kind in "ux":
         return chr(int(escape[2:], 16))
@@ -72,8 +80,9 @@ def _decode_once(text: str) -> tuple[str, list[int] | None]:
         start = match.start()
         parts.append(text[pos:start])
         index.extend(range(pos, start))
-        parts.append(_decode(match.group()))
-        index.append(start)
+        decoded = _decode(match.group())
+        parts.append(decoded)
+        index.extend([start] * len(decoded))
         pos = match.end()
     if not index and pos == 0:
         return text, None

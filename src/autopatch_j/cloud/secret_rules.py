@@ -267,7 +267,7 @@ def _mysql_password(view: str) -> Iterator[Span]:
 
 
 _CLI_FLAG = re.compile(
-    r"(?i)(?<![\w-])--?(?:[a-z]{1,20}-){0,3}(?:password|passwd|pass|pwd|token|api-key|secret|secret-key)(?:=|\s++)"
+    r"(?i)(?<![\w-])--?(?:[a-z]{1,20}-){0,3}(?:password|passwd|passphrase|pass|pwd|token|api-key|secret|secret-key)(?:=|\s++)"
     r"(?!-|\[REDACTED\])(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|(?P<v>[^\s\"']++))"
 )
 
@@ -462,6 +462,9 @@ RULES: tuple[Rule, ...] = (
     # AWS: key ids anywhere, and a 40-char secret written next to one
     token("aws_key_pair", _AWS_ID + r"[\s\"',:;|=]{1,8}[" + _B64 + r"]{40}(?![" + _B64 + r"])"),
     token("aws_access_key_id", _AWS_ID + r"(?<!EXAMPLE)"),  # AWS's own docs example stays
+    # Alibaba Cloud and Tencent Cloud access key ids
+    token("aliyun_access_key_id", _NOT_ALNUM + r"LTAI[A-Za-z0-9]{12,30}+(?![A-Za-z0-9])"),
+    token("tencent_secret_id", _NOT_ALNUM + r"AKID[A-Za-z0-9]{13,40}+(?![A-Za-z0-9])"),
     # Google
     token("google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
     token("google_oauth_secret", r"GOCSPX-[A-Za-z0-9_-]{20,}"),

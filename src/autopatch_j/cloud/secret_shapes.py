@@ -93,8 +93,18 @@ _PROSE = re.compile(
 _ZH_LABEL_VERB = re.compile(
     r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证"
     r"|(?i:secret|password|passwd|token|api[ _-]?key|access[ _-]?key)[ \t]?)"
-    r"[\u4e00-\u9fff]{1,6}?"
+    r"(?:[（(][^）)\n]{1,30}+[）)][ \t]?)?[\u4e00-\u9fff]{0,6}?"
     r"(?:(?:是|为|為|成)了?[ \t]*+[:：]?|[:：=＝])[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
+)
+
+# "use `…` as the password", "set the staging token to …": the value before the word, or after `to`
+_USE_AS = re.compile(
+    r"(?i)(?<![\w-])use[ \t]++" + _QUOTED_OR_BARE + r"[ \t]++as[ \t]++(?:the[ \t]++|my[ \t]++|our[ \t]++|your[ \t]++)?"
+    r"(?:[\w-]{1,24}+[ \t]++){0,2}?(?:password|passphrase|token|api[ _-]?key|secret)"
+)
+_SET_TO = re.compile(
+    r"(?i)(?<![\w-])(?:set|change|changed|reset|update|updated|rotate|rotated)[ \t]++(?:[\w-]{1,24}+[ \t]++){0,3}?"
+    r"(?:password|passphrase|token|api[ _-]?key|secret)[ \t]++to[ \t]++(?!\[REDACTED\])" + _QUOTED_OR_BARE
 )
 
 # `"--password", "…"` / `'--token','…'` in an argv list (a subprocess call, a JSON tool call)
@@ -102,11 +112,48 @@ _ARGV_FLAG = re.compile(
     r"(?i)[\"']--?(?:[a-z]{1,20}-){0,3}(?:password|passwd|pass|pwd|token|api-key|apikey|secret|secret-key|auth-token)"
     r"[\"'][ \t]*+,[ \t]*+[\"'](?!-|\[REDACTED\])(?P<s>[^\"'\r\n]{1,256}+)[\"']"
 )
-# redis-cli's password flag `-a`, in a shell line or an argv list
-_REDIS_AUTH = re.compile(
-    r"(?<![\w-])redis-cli[^\n]{0,200}?[\s\"',]-a[\"']?(?:[ \t]*+,[ \t]*+|[ \t]++)[\"']?(?!-|\[REDACTED\])"
-    r"(?P<s>[^\s\"',\]]++)"
+# a command's own password flag, in a shell line or an argv list: `redis-cli -a …`, `ssh-keygen -N …`
+_COMMAND_LINE = re.compile(r"(?<![\w-])(?P<c>redis-cli|ssh-keygen)(?![\w-])[^\n]*+")
+_COMMAND_FLAG = {
+    name: re.compile(
+        r"[\s\"',]" + flag + r"[\"']?(?:[ \t]*+,[ \t]*+|[ \t]++)[\"']?(?!-|\[REDACTED\])(?P<s>[^\s\"',\]]++)"
+    )
+    for name, flag in (("redis-cli", "-a"), ("ssh-keygen", "-[NP]"))
+}
+
+
+def _command_flags(view: str) -> Iterator[Span]:
+    for line in _COMMAND_LINE.finditer(view):
+        for match in _COMMAND_FLAG[line.group("c")].finditer(view, line.start(), line.end()):
+            value = match.group("s")
+            if len(value) >= 4 and not placeholder(view, value, match.start("s")):
+                yield match.span("s")
+
+
+# `htpasswd -b FILE USER PASSWORD`; `echo '…' | docker login --password-stdin`
+_HTPASSWD = re.compile(
+    r"(?<![\w-])htpasswd[ \t]++-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]++(?:-[a-zA-Z]{1,4}[ \t]++)?"
+    r"[^\s]++[ \t]++[^\s]++[ \t]++[\"']?(?!\[REDACTED\])(?P<s>[^\s\"']++)"
 )
+_PIPED_PASSWORD = re.compile(
+    r"(?<![\w-])(?:echo|printf)[ \t]++(?:-n[ \t]++)?[\"']?(?!\$|\[REDACTED\])(?P<s>[^\s\"'|]{4,256}+)[\"']?[ \t]*+\|"
+    r"(?=[^\n]{0,200}?(?:--password-stdin|passwd[ \t]++--stdin|chpasswd))"
+)
+# a setter or builder call with a literal: `ds.setPassword("…")`, `.apiKey('…')`, `withToken("…")`
+_SETTER = re.compile(
+    r"(?:\.|(?<![\w.])(?=set|with))(?:set|with)?_?(?i:password|passwd|passphrase|secret|api_?key|access_?token|token"
+    r"|credentials?)\([ \t]*+[\"'](?!\[REDACTED\])(?P<s>[^\"'\r\n]{4,256}+)[\"'][ \t]*+\)"
+)
+
+
+def _literals(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Span]]:
+    def find(view: str) -> Iterator[Span]:
+        for match in pattern.finditer(view):
+            value = match.group("s")
+            if secretish(value) and not placeholder(view, value, match.start("s")):
+                yield match.span("s")
+
+    return find
 
 
 def _flag_values(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Span]]:
@@ -160,7 +207,12 @@ SHAPE_RULES: tuple[Rule, ...] = (
     Rule("prose_secret", _grammar_rule(_PROSE, 6)),
     Rule("chinese_label_verb", _grammar_rule(_ZH_LABEL_VERB, 6, needs_cjk=True)),
     Rule("argv_password_flag", _flag_values(_ARGV_FLAG)),
-    Rule("redis_cli_password", _flag_values(_REDIS_AUTH)),
+    Rule("command_password_flag", _command_flags),
     Rule("table_row", _table_rows),
     Rule("printf_argument", _printf_argument),
+    Rule("use_as_password", _grammar_rule(_USE_AS, 6)),
+    Rule("set_password_to", _grammar_rule(_SET_TO, 6)),
+    Rule("htpasswd_password", _literals(_HTPASSWD)),
+    Rule("piped_password", _literals(_PIPED_PASSWORD)),
+    Rule("setter_literal", _literals(_SETTER)),
 )
