@@ -56,6 +56,8 @@ SHAPES = [
     ("zh URL-encoded UTF-8", "q=%E5%AF%86%E7%A0%81%E6%98%AF%20Zh8%21Lm2Qp9", ["Zh8%21Lm2Qp9"], "q="),
     ("aliyun key id", "用的是 LTAI5tFk8Zq2Xw9Vm3Rn7Yp4 这个子账号", ["LTAI5tFk8Zq2Xw9Vm3Rn7Yp4"], "子账号"),
     ("tencent secret id", "got AKIDm3Zq8Xw2Lp5Nv7Rt9Yb6Cd4Ef1 in the log", ["AKIDm3Zq8Xw2Lp5Nv7Rt9Yb6Cd4Ef1"], "log"),
+    ("key name, space", "aws configure set aws_secret_access_key Wq8+Lm2/Zp5Nv7Rt9Wy3Ab6Cd4", ["Wq8+Lm2/Zp5"], "aws"),
+    ("wrapped after a prefix", "STRIPE_KEY: 'sk_live_Q\n7wZr9Lm2Xp5Kv8N'", ["sk_live_Q", "7wZr9Lm2Xp5Kv8N"], "STRIPE"),
     # hard-wrapped at a fixed column (the second half alone does not look random)
     (
         "fixed column wrap",
@@ -120,6 +122,7 @@ UNCHANGED = [
     "password = getpass.getpass('Password: ')",
     "const apiKey = process.env.OPENAI_API_KEY;",
     "next_page_token=CAEQAA",
+    "api_token my-service-token-2026-prod",
 ]
 
 

@@ -111,6 +111,12 @@ def _looks_random_run(run: str) -> bool:
     return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
 
 
+def _joinable(run: str) -> bool:
+    """A run before a line break that may continue on the next line: random-looking, or token-like
+    (it holds a `-` or `_`: `sk-proj-`, `sk_live_I`)."""
+    return _looks_random_run(run) or (len(run) >= 3 and ("-" in run or "_" in run))
+
+
 FIXED_WIDTH_MIN = 16
 _NEWLINE = re.compile("\n")
 
@@ -163,7 +169,7 @@ def joined_view(view: str) -> tuple[str, list[int]] | None:
         after = _CONTINUATION.match(view, newline + 1)
         if after is not None and not _assignment(after) and after.group("next") and start > pos:
             left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
-            if left and _looks_random_run(left.group()) and _looks_random_run(after.group("next")):
+            if left and _joinable(left.group()) and _looks_random_run(after.group("next")):
                 parts.append(view[pos:start])
                 index.extend(range(pos, start))
                 pos = after.start("next")

@@ -24,6 +24,7 @@ from autopatch_j.cloud.secret_rules import (
     Rule,
     Span,
     _context_secret,
+    _key_before,
     _quoted_or_bare,
     looks_random,
     placeholder,
@@ -181,6 +182,23 @@ def _printf_argument(view: str) -> Iterator[Span]:
             yield found[1]
 
 
+# `aws_secret_access_key <value>`, `GITHUB_TOKEN <value>`: a key name, a space, a high-entropy value
+_SPACED = re.compile(
+    r"(?i)(?P<k>(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|[_-]key)[\w.-]{0,40}+)[ \t]++"
+    r"(?P<s>[A-Za-z0-9+/=_.~-]{16,512}+)(?![\w+/=.~-])"
+)
+_DASHED_WORDS = re.compile(r"[a-z0-9]++(?:[-_.][a-z0-9]++)++")
+
+
+def _spaced_values(view: str) -> Iterator[Span]:
+    for match in _SPACED.finditer(view):
+        value, key = match.group("s"), _key_before(view, match.start()) + match.group("k")
+        if _DASHED_WORDS.fullmatch(value) or placeholder(view, value, match.start("s")):
+            continue
+        if looks_random(value) or _context_secret(key, value):
+            yield match.span("s")
+
+
 _STRONG_WORD = re.compile(r"(?i)passw(?:or)?d|pwd|secret|token|api[_-]?key|credential|private[_-]?key|access[_-]?key")
 _CONTEXT_WORD = re.compile(r"(?i)key|auth|sig(?:nature)?|salt|cookie|session")
 # `| NAME | value |`: a table cell naming a secret, the next cell its value (backquoted or bare)
@@ -210,6 +228,7 @@ SHAPE_RULES: tuple[Rule, ...] = (
     Rule("command_password_flag", _command_flags),
     Rule("table_row", _table_rows),
     Rule("printf_argument", _printf_argument),
+    Rule("spaced_key_value", _spaced_values),
     Rule("use_as_password", _grammar_rule(_USE_AS, 6)),
     Rule("set_password_to", _grammar_rule(_SET_TO, 6)),
     Rule("htpasswd_password", _literals(_HTPASSWD)),
