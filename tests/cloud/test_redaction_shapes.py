@@ -58,6 +58,8 @@ SHAPES = [
     ("tencent secret id", "got AKIDm3Zq8Xw2Lp5Nv7Rt9Yb6Cd4Ef1 in the log", ["AKIDm3Zq8Xw2Lp5Nv7Rt9Yb6Cd4Ef1"], "log"),
     ("key name, space", "aws configure set aws_secret_access_key Wq8+Lm2/Zp5Nv7Rt9Wy3Ab6Cd4", ["Wq8+Lm2/Zp5"], "aws"),
     ("wrapped after a prefix", "STRIPE_KEY: 'sk_live_Q\n7wZr9Lm2Xp5Kv8N'", ["sk_live_Q", "7wZr9Lm2Xp5Kv8N"], "STRIPE"),
+    ("wrapped before a symbol", "DB_PASSWORD=7qT*9xw2\n^Kp%m@ and restart", ["7qT*9xw2", "^Kp%m@"], "restart"),
+    ("wrapped url password", "dsn='mysql://ro:Zk-QwPL\nVx_7mR.s@db-2.internal:3306/x'", ["Zk-QwPL", "Vx_7mR.s"], "dsn"),
     # hard-wrapped at a fixed column (the second half alone does not look random)
     (
         "fixed column wrap",

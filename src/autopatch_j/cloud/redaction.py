@@ -1,7 +1,8 @@
 """Secret redaction applied before anything derived from a task is stored (C-24).
 
 `redact(text)` is a pure function: call it *before* opening a write transaction (it never touches
-the database). It runs in time linear in the length of the text: every rule in `secret_rules` is a
+the database). It runs in time linear in the length of the text: every rule in `secret_rules` (token
+families and `key=value` forms) and `secret_shapes` (prose, label grammar, argv lists, tables) is a
 regular expression whose work per start position is bounded (possessive or bounded quantifiers,
 lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`.
 
@@ -13,7 +14,10 @@ every match is mapped back to the original text, so `"…\\nghp_…"` inside JSO
 on a line of its own and `API_KEY%3Dvalue` like `API_KEY=value`. A secret wrapped across two lines
 is caught whole: the rules run a second time on a *joined view* in which a line break (with the
 indentation or `>`/`#`/`//` markers of the next line) between two runs of token characters that both
-look random (a digit, or upper and lower case) is removed, unless the next run starts an assignment.
+look random (a digit, or upper and lower case; the run before may instead hold a `-` or `_`, a cut
+token prefix) is removed, unless the next line starts an assignment (`NAME=`, `NAME:`); in text
+hard-wrapped at a fixed column (a line and a neighbour of the same length ≥ `FIXED_WIDTH_MIN`, the
+next line no longer) every break between two non-space characters is removed.
 Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary before
 them, so an adjacent word character does not hide one either. All matches are merged and each
 merged span becomes `[REDACTED]`; the result is idempotent.
@@ -94,17 +98,18 @@ def _decode_once(text: str) -> tuple[str, list[int] | None]:
 
 _TOKEN_RUN_TAIL = re.compile(r"[^\s\"'`]*+\Z")
 _CONTINUATION = re.compile(
-    r"[ \t>#*/]{0,8}+(?P<next>[A-Za-z0-9_+/.-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?!//)|=))?"
+    r"[ \t>#*/]{0,8}+(?P<next>[A-Za-z0-9_+/.!@#$%^&*~-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?!//)|=))?"
 )
-_NAME = re.compile(r"[A-Za-z_]")
+_NAME = re.compile(r"[A-Za-z_][\w.-]*+")
 
 
 def _assignment(after: re.Match[str]) -> bool:
     """The next line starts `NAME=` or `NAME:` (a new setting, not the rest of a token)."""
-    return bool(after.group("assign")) and _NAME.match(after.group("next")) is not None
+    return bool(after.group("assign")) and _NAME.fullmatch(after.group("next")) is not None
 
 
-_RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]")
+# a digit, an inner capital, or a symbol next to a letter or digit (`^Du%t@`, the rest of a password)
+_RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]|[!@#$%^&*~][A-Za-z0-9]|[A-Za-z0-9][!@#$%^&*~]")
 
 
 def _looks_random_run(run: str) -> bool:
