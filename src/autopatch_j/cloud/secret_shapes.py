@@ -124,6 +124,8 @@ _COMMAND_FLAG = {
 
 
 def _command_flags(view: str) -> Iterator[Span]:
+    if "redis-cli" not in view and "ssh-keygen" not in view:
+        return
     for line in _COMMAND_LINE.finditer(view):
         for match in _COMMAND_FLAG[line.group("c")].finditer(view, line.start(), line.end()):
             value = match.group("s")
@@ -147,8 +149,12 @@ _SETTER = re.compile(
 )
 
 
-def _literals(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Span]]:
+def _literals(pattern: re.Pattern[str], needs: str) -> Callable[[str], Iterator[Span]]:
+    """Secret-looking literals the pattern's `s` group holds; only in text holding `needs`."""
+
     def find(view: str) -> Iterator[Span]:
+        if needs not in view:
+            return
         for match in pattern.finditer(view):
             value = match.group("s")
             if secretish(value) and not placeholder(view, value, match.start("s")):
@@ -176,6 +182,8 @@ _PRINTF = re.compile(
 
 
 def _printf_argument(view: str) -> Iterator[Span]:
+    if "printf" not in view:
+        return
     for match in _PRINTF.finditer(view):
         found = _quoted_or_bare(match)
         if found is not None and secretish(found[0]) and not placeholder(view, found[0], found[1][0]):
@@ -231,7 +239,7 @@ SHAPE_RULES: tuple[Rule, ...] = (
     Rule("spaced_key_value", _spaced_values),
     Rule("use_as_password", _grammar_rule(_USE_AS, 6)),
     Rule("set_password_to", _grammar_rule(_SET_TO, 6)),
-    Rule("htpasswd_password", _literals(_HTPASSWD)),
-    Rule("piped_password", _literals(_PIPED_PASSWORD)),
-    Rule("setter_literal", _literals(_SETTER)),
+    Rule("htpasswd_password", _literals(_HTPASSWD, "htpasswd")),
+    Rule("piped_password", _literals(_PIPED_PASSWORD, "|")),
+    Rule("setter_literal", _literals(_SETTER, "(")),
 )
