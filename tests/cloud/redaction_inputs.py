@@ -50,4 +50,8 @@ NEW_SHAPES: dict[str, Callable[[int], str]] = {
     "htpasswd words": lambda n: ("htpasswd -b " * n)[:n],
     "URL-encoded UTF-8": lambda n: ("%E5%AF%86" * n)[:n],
     "ssh-keygen flags": lambda n: ("ssh-keygen -N " * n)[:n],
+    "glued labels": lambda n: ("密码Ab12" * n)[:n],
+    "credential pairs": lambda n: ("账号/密码：a / " * n)[:n],
+    "word then space": lambda n: ("password " * n)[:n],
+    "labels before a line": lambda n: ("密钥如下：\n" * n)[:n],
 }

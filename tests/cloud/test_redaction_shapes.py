@@ -60,6 +60,16 @@ SHAPES = [
     ("wrapped after a prefix", "STRIPE_KEY: 'sk_live_Q\n7wZr9Lm2Xp5Kv8N'", ["sk_live_Q", "7wZr9Lm2Xp5Kv8N"], "STRIPE"),
     ("wrapped before a symbol", "DB_PASSWORD=7qT*9xw2\n^Kp%m@ and restart", ["7qT*9xw2", "^Kp%m@"], "restart"),
     ("wrapped url password", "dsn='mysql://ro:Zk-QwPL\nVx_7mR.s@db-2.internal:3306/x'", ["Zk-QwPL", "Vx_7mR.s"], "dsn"),
+    ("zh label glued", "登陆密码Wm4xQ8zL2pK7，别外传", ["Wm4xQ8zL2pK7"], "别外传"),
+    ("zh value on the next line", "测试账号的密钥如下：\nKt5Lq9Wz3Xm8\n用完删除", ["Kt5Lq9Wz3Xm8"], "用完删除"),
+    ("zh English key run", "AppSecretKey 是 Se4Lm8Qx2Zp6", ["Se4Lm8Qx2Zp6"], "AppSecretKey"),
+    ("zh credential pair", "账号/密码：deploy / Dp3!xQ8zLm", ["Dp3!xQ8zLm"], "deploy"),
+    ("en credential pair", "user/pass: ops/0ps-Qz8Lm", ["0ps-Qz8Lm"], "user/pass"),
+    ("word then value", "login as admin, root password Rz4Lm8Qx2Wp then sudo", ["Rz4Lm8Qx2Wp"], "then sudo"),
+    ("word then backquoted", "use the secret key `Sk3Lm9Qx7Wz` for signing", ["Sk3Lm9Qx7Wz"], "signing"),
+    ("api key with a space", "Your new API key: Ak5Lq2Wz8Xm3", ["Ak5Lq2Wz8Xm3"], "Your new"),
+    ("passphrase =", "passphrase = Pp7Lm2Qx9Wz", ["Pp7Lm2Qx9Wz"], "passphrase"),
+    ("echoed literal", "AUTH_TOKEN=`echo Tq9Lm2Wx8Zp4Kv7Rn3Ys6`", ["Tq9Lm2Wx8Zp4Kv7Rn3Ys6"], "AUTH_TOKEN"),
     # hard-wrapped at a fixed column (the second half alone does not look random)
     (
         "fixed column wrap",
@@ -125,6 +135,14 @@ UNCHANGED = [
     "const apiKey = process.env.OPENAI_API_KEY;",
     "next_page_token=CAEQAA",
     "api_token my-service-token-2026-prod",
+    "TOKEN=`cat /run/secrets/token`",
+    "password: {{ .Values.db.password | b64enc | quote }}",
+    "db_password = <sensitive>",
+    "cat password.txt | docker login --password-stdin -u bot",
+    "密码：<你的密码>",
+    "私钥RSA2048加密，密码reset链接已发送",
+    "the password reset flow, token EXPIRED_TOKEN_ERROR",
+    "pin_memory: true",
 ]
 
 

@@ -55,8 +55,10 @@ _B64 = r"A-Za-z0-9+/"
 # --- key = value forms ---------------------------------------------------------------------------
 
 _STRONG = (
-    r"api[_-]?key|apikey|passw(?:or)?d|passwd|secret(?![_-]?(?:name|ref|arn|id)(?![a-z]))|credentials?|access[_-]?key|private[_-]?key|auth[_-]?key"
+    r"api[_ -]?key|apikey|passw(?:or)?d|passwd|passphrase|secret(?![_-]?(?:name|ref|arn|id)(?![a-z]))|credentials?"
+    r"|access[_-]?key|private[_-]?key|auth[_-]?key"
     r"|token(?!s|iz|[_-]?(?:type|count|len|limit|usage|ids?)(?![a-z]))|pass(?<![a-z]pass)(?![a-z])|pwd(?<![a-z]pwd)(?![a-z])"
+    r"|(?<![a-z])pin(?![a-z])"
 )
 _CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str|(?<![a-z])[as]k(?![a-z])"
 _SEP = r"[\"'`]?\]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
@@ -175,6 +177,8 @@ def _is_reference(view: str, key: str, value: str, span: Span) -> bool:
         return True
     if value.isdigit() and _MEASURE_KEY.search(key):
         return True
+    if span[0] and view[span[0] - 1] == "`" and " " in value:  # TOKEN=`cat /run/secrets/token`: a command,
+        return not any(looks_random(word) for word in value.split())  # unless it echoes a literal
     if _PATH_KEY.search(key) and _PATH_VALUE.fullmatch(value):
         return True
     if _NAMING_KEY.search(key) or _NOT_CREDENTIAL_KEY.search(key):
@@ -311,7 +315,8 @@ def secretish(value: str) -> bool:
 # Chinese labels (密码是…, 口令…, 密钥：…, 授权码为…) and English keys with a Chinese connector (token 是 …)
 _ZH_LABELS = re.compile(
     r"(?:(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证|校验码)[)）」】]?(?:[ \t]*+(?:是|为|為|[:：=＝])|[ \t]++)"
-    r"|(?i:(?<![A-Za-z])(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[ \t]*+(?:是|为|為|：|＝)))"
+    r"|(?i:(?<![A-Za-z])[a-z_-]{0,20}?(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[a-z_-]{0,20}+"
+    r"[ \t]*+(?:是|为|為|：|＝)))"
     r"[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
 )
 

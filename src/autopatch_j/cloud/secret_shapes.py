@@ -95,8 +95,58 @@ _ZH_LABEL_VERB = re.compile(
     r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证"
     r"|(?i:secret|password|passwd|token|api[ _-]?key|access[ _-]?key)[ \t]?)"
     r"(?:[（(][^）)\n]{1,30}+[）)][ \t]?)?[\u4e00-\u9fff]{0,6}?"
-    r"(?:(?:是|为|為|成)了?[ \t]*+[:：]?|[:：=＝])[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
+    r"(?:(?:是|为|為|成)了?[ \t]*+[:：]?|如下[:：]?[ \t]*+\r?\n[ \t]*+|[:：=＝])[ \t]*+(?!\[REDACTED\])"
+    + _QUOTED_OR_BARE
 )
+# 登陆密码Qm7x…: a label glued to an ASCII value (mixed case or a symbol, ≥ 8 characters)
+_ZH_GLUED = re.compile(r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证)(?P<v>[A-Za-z0-9][!-~]{7,255}+)")
+_LOWER = re.compile(r"[a-z]")
+_UPPER = re.compile(r"[A-Z]")
+
+
+def _zh_glued(view: str) -> Iterator[Span]:
+    if CJK.search(view) is None:
+        return
+    for match in _ZH_GLUED.finditer(view):
+        value, span = _trimmed(match.group("v"), match.span("v"), False)
+        mixed = _LOWER.search(value) and (_UPPER.search(value) or _HARD_SYMBOL.search(value))
+        if len(value) >= 8 and passwordish(value) and mixed and not placeholder(view, value, span[0]):
+            yield span
+
+
+# "root password Qm7x…", "secret key `…`": a secret word, a space, a value with a letter and a digit
+_WORD_SPACE_VALUE = re.compile(
+    r"(?i)(?<![\w-])(?:password|passwd|passphrase|pwd|token|secret[ _-]key|api[ _-]key|access[ _-]key)[ \t]++"
+    r"(?!\[REDACTED\])(?:`(?P<bq>[^`\r\n]{6,256}+)`|\"(?P<dq>[^\"\r\n]{6,256}+)\"|'(?P<sq>[^'\r\n]{6,256}+)'"
+    r"|(?P<v>[!-~]{8,256}+))"
+)
+
+
+def _word_space_value(view: str) -> Iterator[Span]:
+    for match in _WORD_SPACE_VALUE.finditer(view):
+        group = next(g for g in ("bq", "dq", "sq", "v") if match.group(g) is not None)
+        value, span = _trimmed(match.group(group), match.span(group), group != "v")
+        if not (_LETTER.search(value) and _DIGIT.search(value)) or not passwordish(value):
+            continue
+        if placeholder(view, value, span[0]) or _CALL_ARGS.search(value) or _CODE.match(value):
+            continue
+        yield span
+
+
+# 账号/密码：admin / …, AK/SK 分别是 … / …, user/pass: admin/…: the second of a pair
+_PAIR = re.compile(
+    r"(?i)(?:账号|帐号|用户名?|user(?:name)?|login|ak|access[ _-]?key(?:[ _-]?id)?)[ \t]*+/[ \t]*+"
+    r"(?:密码|口令|password|passwd|pass|pwd|sk|secret(?:[ _-]?key)?)[ \t]*+(?:分别是|分别为|是|为|[:：=＝])[ \t]*+"
+    r"[^\s/]{1,128}+[ \t]*+/[ \t]*+(?!\[REDACTED\])(?P<s>[^\s，。,;；]{4,256}+)"
+)
+
+
+def _pairs(view: str) -> Iterator[Span]:
+    for match in _PAIR.finditer(view):
+        value, span = _trimmed(match.group("s"), match.span("s"), False)
+        if secretish(value) and not placeholder(view, value, span[0]):
+            yield span
+
 
 # "use `…` as the password", "set the staging token to …": the value before the word, or after `to`
 _USE_AS = re.compile(
@@ -237,6 +287,9 @@ SHAPE_RULES: tuple[Rule, ...] = (
     Rule("table_row", _table_rows),
     Rule("printf_argument", _printf_argument),
     Rule("spaced_key_value", _spaced_values),
+    Rule("chinese_label_glued", _zh_glued),
+    Rule("word_space_value", _word_space_value),
+    Rule("credential_pair", _pairs),
     Rule("use_as_password", _grammar_rule(_USE_AS, 6)),
     Rule("set_password_to", _grammar_rule(_SET_TO, 6)),
     Rule("htpasswd_password", _literals(_HTPASSWD, "htpasswd")),
