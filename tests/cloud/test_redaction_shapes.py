@@ -60,6 +60,7 @@ SHAPES = [
     ("wrapped after a prefix", "STRIPE_KEY: 'sk_live_Q\n7wZr9Lm2Xp5Kv8N'", ["sk_live_Q", "7wZr9Lm2Xp5Kv8N"], "STRIPE"),
     ("wrapped before a symbol", "DB_PASSWORD=7qT*9xw2\n^Kp%m@ and restart", ["7qT*9xw2", "^Kp%m@"], "restart"),
     ("wrapped url password", "dsn='mysql://ro:Zk-QwPL\nVx_7mR.s@db-2.internal:3306/x'", ["Zk-QwPL", "Vx_7mR.s"], "dsn"),
+    ("zh English key, connector", "client_secret 为：Cs5Lm8Qx2Zp7", ["Cs5Lm8Qx2Zp7"], "client_secret"),
     ("zh label glued", "登陆密码Wm4xQ8zL2pK7，别外传", ["Wm4xQ8zL2pK7"], "别外传"),
     ("zh value on the next line", "测试账号的密钥如下：\nKt5Lq9Wz3Xm8\n用完删除", ["Kt5Lq9Wz3Xm8"], "用完删除"),
     ("zh English key run", "AppSecretKey 是 Se4Lm8Qx2Zp6", ["Se4Lm8Qx2Zp6"], "AppSecretKey"),
@@ -143,6 +144,12 @@ UNCHANGED = [
     "私钥RSA2048加密，密码reset链接已发送",
     "the password reset flow, token EXPIRED_TOKEN_ERROR",
     "pin_memory: true",
+    "got `The access token is wrong` from the job",
+    "ExternalSecret 指向的是 `staging/orders-api`",
+    "每个服务的 secret 命名为 services/<service>/<purpose>",
+    "toolchain pin：rust-toolchain.toml 先固定",
+    'curl -H "DD-API-KEY: $DD_API_KEY" https://api.datadoghq.com',
+    "const token = useCookie<string | null>('auth')",
 ]
 
 

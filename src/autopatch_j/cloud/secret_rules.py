@@ -58,7 +58,6 @@ _STRONG = (
     r"api[_ -]?key|apikey|passw(?:or)?d|passwd|passphrase|secret(?![_-]?(?:name|ref|arn|id)(?![a-z]))|credentials?"
     r"|access[_-]?key|private[_-]?key|auth[_-]?key"
     r"|token(?!s|iz|[_-]?(?:type|count|len|limit|usage|ids?)(?![a-z]))|pass(?<![a-z]pass)(?![a-z])|pwd(?<![a-z]pwd)(?![a-z])"
-    r"|(?<![a-z])pin(?![a-z])"
 )
 _CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str|(?<![a-z])[as]k(?![a-z])"
 _SEP = r"[\"'`]?\]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
@@ -111,6 +110,11 @@ _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 _MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…|x{6}|X{6}")
 # a value already withheld by someone else: `REDACTED`, `***FILTERED***`, `<hidden>`, `(masked)`
 _WITHHELD = re.compile(r"(?i)[\[(<*]{0,3}(?:redacted|filtered|hidden|masked|removed|omitted)[\])>*]{0,3}")
+# a file name (`rust-toolchain.toml`, `service-account.json`) and a template part in a value
+_FILE_NAME = re.compile(
+    r"[\w.-]{1,64}+\.(?:toml|json|ya?ml|env|ini|cfg|conf|txt|pem|key|crt|cer|p12|pfx|jks|py|js|ts|sh|lock|xml)"
+)
+_TEMPLATE_PART = re.compile(r"<[A-Za-z_][\w -]{0,30}+>|\{\{|\$\{")
 # a path to a file (`/etc/gcp/service-account.json`, `~/.aws/credentials.ini`): names a secret
 _FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.[A-Za-z]{2,5}")
 
@@ -124,7 +128,9 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
         return True
-    if _STAND_IN_PLAIN.fullmatch(value) or _FILE_PATH.fullmatch(value):
+    if _STAND_IN_PLAIN.fullmatch(value) or _FILE_PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
+        return True
+    if _TEMPLATE_PART.search(value):  # `services/<service>/<purpose>`, `db-{{ env }}`
         return True
     if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
         return True
@@ -216,6 +222,13 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
             key = _key_before(view, hit.start()) + view[hit.start() : key_end]
             if key.lower() in _NOT_PASSWORDS:
                 continue
+            if (
+                match.group("v") is not None
+                and span[1] < len(view)
+                and view[span[1]] == "<"
+                and _CALLEE.fullmatch(value)
+            ):
+                continue  # `token = useCookie<string>(…)`: a generic call
             if match.group("v") is not None and span[1] < len(view) and view[span[1]] in "([":
                 if _CALL_ARGS.match(view, span[1]) and _CALLEE.fullmatch(value):
                     # code: a call names the secret; only a literal argument can be one

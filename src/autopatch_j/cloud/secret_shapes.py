@@ -49,13 +49,20 @@ def passwordish(value: str) -> bool:
 
 
 def _trimmed(value: str, span: Span, quoted: bool) -> tuple[str, Span]:
-    """A bare value without the sentence punctuation after it (and a `)` it does not open)."""
+    """A bare value without the sentence punctuation after it, a `)` it does not open, a quote it
+    does not open, or the backquotes around it."""
     if quoted:
         return value, span
-    end = len(value)
-    while end and (value[end - 1] in _TRAILING or (value[end - 1] == ")" and "(" not in value[: end - 1])):
+    start, end = 0, len(value)
+    if value.startswith("`"):
+        start = 1
+    while end > start and (
+        value[end - 1] in _TRAILING
+        or (value[end - 1] == ")" and "(" not in value[start : end - 1])
+        or (value[end - 1] in "`\"'" and value[end - 1] not in value[start : end - 1])
+    ):
         end -= 1
-    return value[:end], (span[0], span[0] + end)
+    return value[start:end], (span[0] + start, span[0] + end)
 
 
 def _grammar_rule(pattern: re.Pattern[str], min_len: int, needs_cjk: bool = False) -> Callable[[str], Iterator[Span]]:
@@ -64,8 +71,10 @@ def _grammar_rule(pattern: re.Pattern[str], min_len: int, needs_cjk: bool = Fals
             return
         for match in pattern.finditer(view):
             found = _quoted_or_bare(match)
-            if found is None:
-                continue
+            if found is None or (
+                needs_cjk and match.group("en") and not match.group("mid") and match.group("c")[0] in ":=：＝"
+            ):
+                continue  # `API-KEY: …` is the key=value rules' to read
             value, span = _trimmed(*found)
             if len(value) < min_len or not passwordish(value):
                 continue
@@ -93,9 +102,9 @@ _PROSE = re.compile(
 # (Chinese, or an English key word), up to six CJK characters, then 是/为/成(了) or a colon or equals
 _ZH_LABEL_VERB = re.compile(
     r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证"
-    r"|(?i:secret|password|passwd|token|api[ _-]?key|access[ _-]?key)[ \t]?)"
-    r"(?:[（(][^）)\n]{1,30}+[）)][ \t]?)?[\u4e00-\u9fff]{0,6}?"
-    r"(?:(?:是|为|為|成)了?[ \t]*+[:：]?|如下[:：]?[ \t]*+\r?\n[ \t]*+|[:：=＝])[ \t]*+(?!\[REDACTED\])"
+    r"|(?P<en>(?i:secret|password|passwd|token|api[ _-]?key|access[ _-]?key))[ \t]?)"
+    r"(?:[（(][^）)\n]{1,30}+[）)][ \t]?)?(?P<mid>[\u4e00-\u9fff]{0,6}?)"
+    r"(?P<c>(?:是|为|為|成)了?[ \t]*+[:：]?|如下[:：]?[ \t]*+\r?\n[ \t]*+|[:：=＝])[ \t]*+(?!\[REDACTED\])"
     + _QUOTED_OR_BARE
 )
 # 登陆密码Qm7x…: a label glued to an ASCII value (mixed case or a symbol, ≥ 8 characters)
