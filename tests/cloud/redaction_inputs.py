@@ -54,4 +54,5 @@ NEW_SHAPES: dict[str, Callable[[int], str]] = {
     "credential pairs": lambda n: ("账号/密码：a / " * n)[:n],
     "word then space": lambda n: ("password " * n)[:n],
     "labels before a line": lambda n: ("密钥如下：\n" * n)[:n],
+    "HTML entities": lambda n: ("&quot;&#61;" * n)[:n],
 }

@@ -61,6 +61,7 @@ SHAPES = [
     ("wrapped before a symbol", "DB_PASSWORD=7qT*9xw2\n^Kp%m@ and restart", ["7qT*9xw2", "^Kp%m@"], "restart"),
     ("wrapped url password", "dsn='mysql://ro:Zk-QwPL\nVx_7mR.s@db-2.internal:3306/x'", ["Zk-QwPL", "Vx_7mR.s"], "dsn"),
     ("zh English key, connector", "client_secret 为：Cs5Lm8Qx2Zp7", ["Cs5Lm8Qx2Zp7"], "client_secret"),
+    ("HTML entities", "&lt;p&gt;password&#61;&quot;Ht5Lm8Qx2Zp&quot; ok", ["Ht5Lm8Qx2Zp"], " ok"),
     ("zh label glued", "登陆密码Wm4xQ8zL2pK7，别外传", ["Wm4xQ8zL2pK7"], "别外传"),
     ("zh value on the next line", "测试账号的密钥如下：\nKt5Lq9Wz3Xm8\n用完删除", ["Kt5Lq9Wz3Xm8"], "用完删除"),
     ("zh English key run", "AppSecretKey 是 Se4Lm8Qx2Zp6", ["Se4Lm8Qx2Zp6"], "AppSecretKey"),

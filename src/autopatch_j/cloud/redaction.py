@@ -8,7 +8,7 @@ lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`
 
 Escape sequences cannot hide a secret: the rules run on a *decoded view* of the text in which
 `\\n`, `\\t`, `\\"`, `\\uXXXX`, `\\xXX`, URL-encoded ASCII (`%3D`, `%22` …) and URL-encoded UTF-8
-(`%E5%AF%86%E7%A0%81` is 密码) stand for the
+(`%E5%AF%86%E7%A0%81` is 密码) and HTML entities (`&quot;`, `&#61;`) stand for the
 characters they encode, decoded up to `DECODE_PASSES` times (JSON or URL encoding applied twice), and
 every match is mapped back to the original text, so `"…\\nghp_…"` inside JSON is caught like `ghp_…`
 on a line of its own and `API_KEY%3Dvalue` like `API_KEY=value`. A secret wrapped across two lines
@@ -25,6 +25,7 @@ merged span becomes `[REDACTED]`; the result is idempotent.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from typing import NewType
@@ -46,12 +47,16 @@ _ESCAPE = re.compile(
     # a URL-encoded UTF-8 character (`%E5%AF%86` is 密): two, three or four bytes
     r"|%[C-Dc-d][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ee][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){2}"
     r"|%[Ff][0-4](?:%[89ABab][0-9A-Fa-f]){3}"
+    # an HTML entity (`&quot;`, `&#39;`, `&#x3D;`)
+    r"|&(?:quot|amp|lt|gt|apos|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
 )
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " ", "v": " ", "0": " "}
 DECODE_PASSES = 3
 
 
 def _decode(escape: str) -> str:
+    if escape[0] == "&":
+        return html.unescape(escape) or " "
     if escape[0] == "%":
         if len(escape) == 3:
             return chr(int(escape[1:], 16))
@@ -75,7 +80,7 @@ def decoded_view(text: str) -> tuple[str, list[int] | None]:
 
 
 def _decode_once(text: str) -> tuple[str, list[int] | None]:
-    if "\\" not in text and "%" not in text:
+    if "\\" not in text and "%" not in text and "&" not in text:
         return text, None
     parts: list[str] = []
     index: list[int] = []
