@@ -55,4 +55,8 @@ NEW_SHAPES: dict[str, Callable[[int], str]] = {
     "word then space": lambda n: ("password " * n)[:n],
     "labels before a line": lambda n: ("密钥如下：\n" * n)[:n],
     "HTML entities": lambda n: ("&quot;&#61;" * n)[:n],
+    "XML secret elements": lambda n: ("<password>" * n)[:n],
+    "name-value calls": lambda n: ('("token", ' * n)[:n],
+    "YAML block keys": lambda n: ("password: |\n " * n)[:n],
+    "key/value attributes": lambda n: ('key="token" value="' * n)[:n],
 }

@@ -62,6 +62,13 @@ SHAPES = [
     ("wrapped url password", "dsn='mysql://ro:Zk-QwPL\nVx_7mR.s@db-2.internal:3306/x'", ["Zk-QwPL", "Vx_7mR.s"], "dsn"),
     ("zh English key, connector", "client_secret 为：Cs5Lm8Qx2Zp7", ["Cs5Lm8Qx2Zp7"], "client_secret"),
     ("HTML entities", "&lt;p&gt;password&#61;&quot;Ht5Lm8Qx2Zp&quot; ok", ["Ht5Lm8Qx2Zp"], " ok"),
+    ("yaml block scalar", "db:\n  password: |\n    Yb6Lm2Qx9Zp\n  host: x", ["Yb6Lm2Qx9Zp"], "host: x"),
+    ("triple-quoted", 'DB_PASSWORD = """Tq3Lm8Zx2Wp"""', ["Tq3Lm8Zx2Wp"], "DB_PASSWORD"),
+    ("prefixed literal", "signing_secret = rb'Pb5Lm2Qx8Zw'", ["Pb5Lm2Qx8Zw"], "signing_secret"),
+    ("xml element", "<db><password>Xe4Lm9Qz2Wp</password></db>", ["Xe4Lm9Qz2Wp"], "</db>"),
+    (".NET appSettings", '<add key="StripeApiKey" value="Na7Lm2Qx9Zp" />', ["Na7Lm2Qx9Zp"], "StripeApiKey"),
+    ("name then value call", "os.environ.setdefault('SERVICE_TOKEN', 'Sd8Lm2Qx5Zp')", ["Sd8Lm2Qx5Zp"], "setdefault"),
+    ("mysql -p quoted", "mysql -uroot -p'My8!Lm2Qx' app", ["My8!Lm2Qx"], "app"),
     ("zh label glued", "登陆密码Wm4xQ8zL2pK7，别外传", ["Wm4xQ8zL2pK7"], "别外传"),
     ("zh value on the next line", "测试账号的密钥如下：\nKt5Lq9Wz3Xm8\n用完删除", ["Kt5Lq9Wz3Xm8"], "用完删除"),
     ("zh English key run", "AppSecretKey 是 Se4Lm8Qx2Zp6", ["Se4Lm8Qx2Zp6"], "AppSecretKey"),
@@ -151,6 +158,8 @@ UNCHANGED = [
     "toolchain pin：rust-toolchain.toml 先固定",
     'curl -H "DD-API-KEY: $DD_API_KEY" https://api.datadoghq.com',
     "const token = useCookie<string | null>('auth')",
+    'log.warning("token", "parse failed")',
+    '<add key="ApiKeyHeader" value="X-Api-Key" />',
 ]
 
 

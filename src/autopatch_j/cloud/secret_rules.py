@@ -61,7 +61,11 @@ _STRONG = (
 )
 _CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str|(?<![a-z])[as]k(?![a-z])"
 _SEP = r"[\"'`]?\]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
-_VALUE = r"(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
+# a value: triple-quoted, quoted (with a string prefix: r'…', b"…"), backquoted or bare
+_VALUE = (
+    r"(?:[rRbBuUfF]{1,2}+(?=[\"']))?(?:\"\"\"(?P<tq>[^\"\r\n]{1,256}+)\"\"\""
+    r"|\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
+)
 
 
 _KEY_CHARS = re.compile(r"[\w.-]*+")
@@ -143,7 +147,7 @@ def placeholder(view: str, value: str, start: int) -> bool:
 
 def _value(match: re.Match[str]) -> tuple[str, Span] | None:
     groups = match.groupdict()
-    for group in ("dq", "sq", "bq", "v"):
+    for group in ("tq", "dq", "sq", "bq", "v"):
         if groups.get(group) is not None:
             return match.group(group), match.span(group)
     return None
@@ -273,13 +277,13 @@ def looks_random(value: str) -> bool:
 # --- command lines -------------------------------------------------------------------------------
 
 _MYSQL_LINE = re.compile(r"(?i)(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)(?![\w-])[^\n]*+")
-_GLUED_P = re.compile(r"\s-p(?!\[REDACTED\])(?P<s>[^\s\"']++)")
+_GLUED_P = re.compile(r"\s-p(?!\[REDACTED\])(?:'(?P<q>[^'\n]{1,256}+)'|\"(?P<d>[^\"\n]{1,256}+)\"|(?P<s>[^\s\"']++))")
 
 
 def _mysql_password(view: str) -> Iterator[Span]:
     for line in _MYSQL_LINE.finditer(view):
         for flag in _GLUED_P.finditer(line.group()):
-            start, end = flag.span("s")
+            start, end = flag.span(next(g for g in ("q", "d", "s") if flag.group(g) is not None))
             yield line.start() + start, line.start() + end
 
 

@@ -208,14 +208,17 @@ _SETTER = re.compile(
 )
 
 
-def _literals(pattern: re.Pattern[str], needs: str) -> Callable[[str], Iterator[Span]]:
-    """Secret-looking literals the pattern's `s` group holds; only in text holding `needs`."""
+def _literals(pattern: re.Pattern[str], needs: str, strict: bool = False) -> Callable[[str], Iterator[Span]]:
+    """Secret-looking literals the pattern's `s` group holds; only in text holding `needs`. `strict`:
+    the literal must read like a password (`passwordish`, no space), not only like no word."""
 
     def find(view: str) -> Iterator[Span]:
         if needs not in view:
             return
         for match in pattern.finditer(view):
             value = match.group("s")
+            if strict and (" " in value or not passwordish(value)):
+                continue
             if secretish(value) and not placeholder(view, value, match.start("s")):
                 yield match.span("s")
 
@@ -266,6 +269,22 @@ def _spaced_values(view: str) -> Iterator[Span]:
             yield match.span("s")
 
 
+_SECRET_NAME = (
+    r"[\w.:-]{0,40}?(?i:passw(?:or)?d|passwd|secret|token|api[_-]?key|private[_-]?key|credential)[\w.-]{0,40}+"
+)
+# YAML block scalar: `password: |` and the value indented on the next line
+_YAML_BLOCK = re.compile(
+    r"(?<![\w.-])" + _SECRET_NAME + r"[ \t]*+:[ \t]*+[|>][-+]?[ \t]*+\r?\n[ \t]++(?!\[REDACTED\])(?P<s>[^\s]{4,256}+)"
+)
+# XML element `<password>…</password>`; .NET `key="ApiKey" value="…"`; a call `(“API_KEY”, “…”)`
+_XML_ELEMENT = re.compile(r"<(?P<k>" + _SECRET_NAME + r")>(?!\[REDACTED\])(?P<s>[^<\s]{4,256}+)</(?P=k)>")
+_KEY_VALUE_ATTRS = re.compile(
+    r"(?i)key=[\"'](?:" + _SECRET_NAME + r")[\"'][ \t]++value=[\"'](?!\[REDACTED\])(?P<s>[^\"'\r\n]{4,256}+)[\"']"
+)
+_NAME_THEN_VALUE = re.compile(
+    r"\([ \t]*+[\"'](?:" + _SECRET_NAME + r")[\"'][ \t]*+,[ \t]*+[\"'](?!\[REDACTED\])(?P<s>[^\"'\r\n]{4,256}+)[\"']"
+)
+
 _STRONG_WORD = re.compile(r"(?i)passw(?:or)?d|pwd|secret|token|api[_-]?key|credential|private[_-]?key|access[_-]?key")
 _CONTEXT_WORD = re.compile(r"(?i)key|auth|sig(?:nature)?|salt|cookie|session")
 # `| NAME | value |`: a table cell naming a secret, the next cell its value (backquoted or bare)
@@ -304,4 +323,8 @@ SHAPE_RULES: tuple[Rule, ...] = (
     Rule("htpasswd_password", _literals(_HTPASSWD, "htpasswd")),
     Rule("piped_password", _literals(_PIPED_PASSWORD, "|")),
     Rule("setter_literal", _literals(_SETTER, "(")),
+    Rule("yaml_block_value", _literals(_YAML_BLOCK, "\n")),
+    Rule("xml_element", _literals(_XML_ELEMENT, "</")),
+    Rule("config_key_value_attributes", _literals(_KEY_VALUE_ATTRS, "value=", strict=True)),
+    Rule("call_name_then_value", _literals(_NAME_THEN_VALUE, "(", strict=True)),
 )
