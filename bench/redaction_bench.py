@@ -21,13 +21,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.cloud.redaction_inputs import NEW_FORMS, QUADRATIC_BEFORE
+from tests.cloud.redaction_inputs import NEW_FORMS, NEW_SHAPES, QUADRATIC_BEFORE
 
 from autopatch_j.cloud.redaction import redact
 
 INPUTS: dict[str, Callable[[int], str]] = {
     **QUADRATIC_BEFORE,
     **NEW_FORMS,
+    **NEW_SHAPES,
     "mixed agent output": lambda n: ('{"type":"agent_message","text":"token=abc \\n ghp_x sk-y"} ' * n)[:n],
 }
 

@@ -31,3 +31,32 @@ NEW_FORMS: dict[str, Callable[[int], str]] = {
     "netrc machines": lambda n: ("machine a " * n)[:n],
     "spaces before a break": lambda n: "Ab12" + " " * n + "\nCd34",
 }
+
+# Inputs aimed at the grammar rules (prose, Chinese label + verb, argv lists, tables, printf) and at
+# the fixed-column join (every line the same width): linear time is checked on them too.
+NEW_SHAPES: dict[str, Callable[[int], str]] = {
+    "prose words": lambda n: ("password for the a " * n)[:n],
+    "label then verbs": lambda n: ("密码改改改改改改" * n)[:n],
+    "table cells": lambda n: ("| token " * n)[:n],
+    "argv flags": lambda n: ('"--password", ' * n)[:n],
+    "redis-cli runs": lambda n: ("redis-cli -a " * n)[:n],
+    "printf formats": lambda n: ("printf 'password " * n)[:n],
+    "fixed-width lines": lambda n: ("Ab12Cd34Ef56Gh78Ij90\n" * n)[:n],
+    "subscript keys": lambda n: ('x["token"] ' * n)[:n],
+    "echo pipes": lambda n: ("echo abcd | " * n)[:n],
+    "set … to": lambda n: ("set the password " * n)[:n],
+    "use … as": lambda n: ("use abcd as " * n)[:n],
+    "setter calls": lambda n: ('.setPassword("' * n)[:n],
+    "htpasswd words": lambda n: ("htpasswd -b " * n)[:n],
+    "URL-encoded UTF-8": lambda n: ("%E5%AF%86" * n)[:n],
+    "ssh-keygen flags": lambda n: ("ssh-keygen -N " * n)[:n],
+    "glued labels": lambda n: ("密码Ab12" * n)[:n],
+    "credential pairs": lambda n: ("账号/密码：a / " * n)[:n],
+    "word then space": lambda n: ("password " * n)[:n],
+    "labels before a line": lambda n: ("密钥如下：\n" * n)[:n],
+    "HTML entities": lambda n: ("&quot;&#61;" * n)[:n],
+    "XML secret elements": lambda n: ("<password>" * n)[:n],
+    "name-value calls": lambda n: ('("token", ' * n)[:n],
+    "YAML block keys": lambda n: ("password: |\n " * n)[:n],
+    "key/value attributes": lambda n: ('key="token" value="' * n)[:n],
+}

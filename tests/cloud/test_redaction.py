@@ -48,6 +48,9 @@ TABLE = [
         "after",
     ),
     ("pem cut off", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "b3BlbnNzaC1rZXkt", ""),
+    ("prose password", "note: the staging db password is Wq7-hunter2! (temporary)", "Wq7-hunter2!", "(temporary)"),
+    ("prose token", "my token for the demo is Rz81kPq3Lm0x, expires friday", "Rz81kPq3Lm0x", "expires friday"),
+    ("prose zh", "用这个口令登录：Tb5!qW9z，登录后改掉", "Tb5!qW9z", "登录后改掉"),
     ("url credentials", "git clone https://bob:hunter22@example.com/repo.git", "hunter22", "example.com/repo.git"),
     ("postgres url", "postgresql+psycopg://app:pw123@db:5432/x", "pw123", "@db:5432/x"),
 ]

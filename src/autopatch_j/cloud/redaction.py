@@ -1,18 +1,23 @@
 """Secret redaction applied before anything derived from a task is stored (C-24).
 
 `redact(text)` is a pure function: call it *before* opening a write transaction (it never touches
-the database). It runs in time linear in the length of the text: every rule in `secret_rules` is a
+the database). It runs in time linear in the length of the text: every rule in `secret_rules` (token
+families and `key=value` forms) and `secret_shapes` (prose, label grammar, argv lists, tables) is a
 regular expression whose work per start position is bounded (possessive or bounded quantifiers,
 lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`.
 
 Escape sequences cannot hide a secret: the rules run on a *decoded view* of the text in which
-`\\n`, `\\t`, `\\"`, `\\uXXXX`, `\\xXX` and URL-encoded ASCII (`%3D`, `%22` …) stand for the
+`\\n`, `\\t`, `\\"`, `\\uXXXX`, `\\xXX`, URL-encoded ASCII (`%3D`, `%22` …) and URL-encoded UTF-8
+(`%E5%AF%86%E7%A0%81` is 密码) and HTML entities (`&quot;`, `&#61;`) stand for the
 characters they encode, decoded up to `DECODE_PASSES` times (JSON or URL encoding applied twice), and
 every match is mapped back to the original text, so `"…\\nghp_…"` inside JSON is caught like `ghp_…`
 on a line of its own and `API_KEY%3Dvalue` like `API_KEY=value`. A secret wrapped across two lines
 is caught whole: the rules run a second time on a *joined view* in which a line break (with the
 indentation or `>`/`#`/`//` markers of the next line) between two runs of token characters that both
-look random (a digit, or upper and lower case) is removed, unless the next run starts an assignment.
+look random (a digit, or upper and lower case; the run before may instead hold a `-` or `_`, a cut
+token prefix) is removed, unless the next line starts an assignment (`NAME=`, `NAME:`); in text
+hard-wrapped at a fixed column (a line and a neighbour of the same length ≥ `FIXED_WIDTH_MIN`, the
+next line no longer) every break between two non-space characters is removed.
 Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary before
 them, so an adjacent word character does not hide one either. All matches are merged and each
 merged span becomes `[REDACTED]`; the result is idempotent.
@@ -20,11 +25,16 @@ merged span becomes `[REDACTED]`; the result is idempotent.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from typing import NewType
 
-from autopatch_j.cloud.secret_rules import REDACTED, RULES, Rule
+from autopatch_j.cloud.secret_rules import REDACTED, Rule
+from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
+from autopatch_j.cloud.secret_shapes import SHAPE_RULES
+
+RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES
 
 __all__ = ["REDACTED", "RedactedText", "contains_secret", "redact", "redacted", "secret_spans"]
 
@@ -32,14 +42,25 @@ RedactedText = NewType("RedactedText", str)
 """Text that went through `redact` (so a function that stores it inside a transaction needs no
 redaction of its own)."""
 
-_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[nrtbfv0\"'\\/])|%(?:[2-7][0-9A-Fa-f]|0[9AaDd])")
+_ESCAPE = re.compile(
+    r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[nrtbfv0\"'\\/])|%(?:[2-7][0-9A-Fa-f]|0[9AaDd])"
+    # a URL-encoded UTF-8 character (`%E5%AF%86` is 密): two, three or four bytes
+    r"|%[C-Dc-d][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ee][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){2}"
+    r"|%[Ff][0-4](?:%[89ABab][0-9A-Fa-f]){3}"
+    # an HTML entity (`&quot;`, `&#39;`, `&#x3D;`)
+    r"|&(?:quot|amp|lt|gt|apos|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
+)
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " ", "v": " ", "0": " "}
 DECODE_PASSES = 3
 
 
 def _decode(escape: str) -> str:
+    if escape[0] == "&":
+        return html.unescape(escape) or " "
     if escape[0] == "%":
-        return chr(int(escape[1:], 16))
+        if len(escape) == 3:
+            return chr(int(escape[1:], 16))
+        return bytes.fromhex(escape.replace("%", "")).decode("utf-8", errors="replace")
     kind = escape[1]
     if kind in "ux":
         return chr(int(escape[2:], 16))
@@ -59,7 +80,7 @@ def decoded_view(text: str) -> tuple[str, list[int] | None]:
 
 
 def _decode_once(text: str) -> tuple[str, list[int] | None]:
-    if "\\" not in text and "%" not in text:
+    if "\\" not in text and "%" not in text and "&" not in text:
         return text, None
     parts: list[str] = []
     index: list[int] = []
@@ -68,8 +89,9 @@ def _decode_once(text: str) -> tuple[str, list[int] | None]:
         start = match.start()
         parts.append(text[pos:start])
         index.extend(range(pos, start))
-        parts.append(_decode(match.group()))
-        index.append(start)
+        decoded = _decode(match.group())
+        parts.append(decoded)
+        index.extend([start] * len(decoded))
         pos = match.end()
     if not index and pos == 0:
         return text, None
@@ -81,13 +103,53 @@ def _decode_once(text: str) -> tuple[str, list[int] | None]:
 
 _TOKEN_RUN_TAIL = re.compile(r"[^\s\"'`]*+\Z")
 _CONTINUATION = re.compile(
-    r"[ \t>#*/]{0,8}+(?P<next>[A-Za-z0-9_+/.-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?!//)|=))?"
+    r"[ \t>#*/]{0,8}+(?P<next>[A-Za-z0-9_+/.!@#$%^&*~-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?!//)|=))?"
 )
-_RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]")
+_NAME = re.compile(r"[A-Za-z_][\w.-]*+")
+
+
+def _assignment(after: re.Match[str]) -> bool:
+    """The next line starts `NAME=` or `NAME:` (a new setting, not the rest of a token)."""
+    return bool(after.group("assign")) and _NAME.fullmatch(after.group("next")) is not None
+
+
+# a digit, an inner capital, or a symbol next to a letter or digit (`^Du%t@`, the rest of a password)
+_RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]|[!@#$%^&*~][A-Za-z0-9]|[A-Za-z0-9][!@#$%^&*~]")
 
 
 def _looks_random_run(run: str) -> bool:
     return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
+
+
+def _joinable(run: str) -> bool:
+    """A run before a line break that may continue on the next line: random-looking, or token-like
+    (it holds a `-` or `_`: `sk-proj-`, `sk_live_I`)."""
+    return _looks_random_run(run) or (len(run) >= 3 and ("-" in run or "_" in run))
+
+
+FIXED_WIDTH_MIN = 16
+_NEWLINE = re.compile("\n")
+
+
+def _fixed_column_breaks(view: str, newlines: list[int]) -> set[int]:
+    """Line breaks of text hard-wrapped at a fixed column: the line before the break is at least
+    `FIXED_WIDTH_MIN` long, a neighbouring line has the same length, the next line is no longer,
+    and the break falls between two non-space characters."""
+    ends = [*newlines, len(view)]
+    lengths = []
+    begin = 0
+    for end in ends:
+        lengths.append(end - begin - (1 if end > begin and view[end - 1] == "\r" else 0))
+        begin = end + 1
+    breaks = set()
+    for i, newline in enumerate(newlines):
+        width = lengths[i]
+        same = (i > 0 and lengths[i - 1] == width) or (i + 2 < len(lengths) and lengths[i + 1] == width)
+        if width < FIXED_WIDTH_MIN or not same or lengths[i + 1] > width or newline + 1 >= len(view):
+            continue
+        if not view[newline - 1].isspace() and not view[newline + 1].isspace():
+            breaks.add(newline)
+    return breaks
 
 
 def joined_view(view: str) -> tuple[str, list[int]] | None:
@@ -97,17 +159,27 @@ def joined_view(view: str) -> tuple[str, list[int]] | None:
     parts: list[str] = []
     index: list[int] = []
     pos = 0
+    newlines = [match.start() for match in _NEWLINE.finditer(view)]
+    fixed = _fixed_column_breaks(view, newlines) if len(newlines) >= 2 else set()
     newline = view.find("\n")
     while newline != -1:
+        if newline in fixed:
+            after = _CONTINUATION.match(view, newline + 1)
+            if after is None or not _assignment(after):
+                parts.append(view[pos:newline])
+                index.extend(range(pos, newline))
+                pos = newline + 1
+                newline = view.find("\n", newline + 1)
+                continue
         start = newline - 1 if newline and view[newline - 1] == "\r" else newline
         start = start - 1 if start and view[start - 1] == "\\" else start
         floor = max(0, start - 8)
         while start > floor and view[start - 1] in " \t":
             start -= 1
         after = _CONTINUATION.match(view, newline + 1)
-        if after is not None and not after.group("assign") and after.group("next") and start > pos:
+        if after is not None and not _assignment(after) and after.group("next") and start > pos:
             left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
-            if left and _looks_random_run(left.group()) and _looks_random_run(after.group("next")):
+            if left and _joinable(left.group()) and _looks_random_run(after.group("next")):
                 parts.append(view[pos:start])
                 index.extend(range(pos, start))
                 pos = after.start("next")

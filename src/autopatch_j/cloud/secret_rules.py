@@ -24,12 +24,18 @@ class Rule:
     find: Callable[[str], Iterator[Span]]
 
 
+# a token written masked (`AKIAXXXXXXXXXXXXXXXX`, `ghp_xxxx…`, `sk-****`): a run no random body holds
+_MASKED_BODY = re.compile(r"x{6}|X{6}|\*{3}|•{2}")
+
+
 def _spans(pattern: re.Pattern[str], group: str | None = None) -> Callable[[str], Iterator[Span]]:
-    """Spans of every match (or of its named group)."""
+    """Spans of every match (or of its named group), except masked ones."""
 
     def find(view: str) -> Iterator[Span]:
         for match in pattern.finditer(view):
-            yield match.span(group) if group else match.span()
+            start, end = match.span(group) if group else match.span()
+            if _MASKED_BODY.search(view, start, end) is None:
+                yield start, end
 
     return find
 
@@ -49,12 +55,17 @@ _B64 = r"A-Za-z0-9+/"
 # --- key = value forms ---------------------------------------------------------------------------
 
 _STRONG = (
-    r"api[_-]?key|apikey|passw(?:or)?d|passwd|secret(?![_-]?(?:name|ref|arn|id)(?![a-z]))|credentials?|access[_-]?key|private[_-]?key|auth[_-]?key"
+    r"api[_ -]?key|apikey|passw(?:or)?d|passwd|passphrase|secret(?![_-]?(?:name|ref|arn|id)(?![a-z]))|credentials?"
+    r"|access[_-]?key|private[_-]?key|auth[_-]?key"
     r"|token(?!s|iz|[_-]?(?:type|count|len|limit|usage|ids?)(?![a-z]))|pass(?<![a-z]pass)(?![a-z])|pwd(?<![a-z]pwd)(?![a-z])"
 )
 _CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str|(?<![a-z])[as]k(?![a-z])"
-_SEP = r"[\"'`]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
-_VALUE = r"(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
+_SEP = r"[\"'`]?\]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
+# a value: triple-quoted, quoted (with a string prefix: r'…', b"…"), backquoted or bare
+_VALUE = (
+    r"(?:[rRbBuUfF]{1,2}+(?=[\"']))?(?:\"\"\"(?P<tq>[^\"\r\n]{1,256}+)\"\"\""
+    r"|\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
+)
 
 
 _KEY_CHARS = re.compile(r"[\w.-]*+")
@@ -93,10 +104,23 @@ _QUOTED_ARG = re.compile(r"\(\s*+[\"'](?P<a>[^\"'\r\n]{16,256}+)[\"']")
 # masked value (`sk-…****3xQa`, `••••`, `abc...xyz`)
 _STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+")
 _STAND_IN_WORD = re.compile(r"(?i)replace[_-]?me|placeholder")
+# a word written in place of a value, without a digit: `changeme`, `CHANGE_ME`, `dummy`, `example`
+_STAND_IN_PLAIN = re.compile(
+    r"(?i)(?:[a-z]{1,12}[_-])?(?:change[_-]?(?:me|it)|dummy|example|sample|todo|tbd|fixme)(?:[_-][a-z]{1,12})?"
+)
 _WORDY = re.compile(r"[\w-]*+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
-_MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…")
+_MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…|x{6}|X{6}")
+# a value already withheld by someone else: `REDACTED`, `***FILTERED***`, `<hidden>`, `(masked)`
+_WITHHELD = re.compile(r"(?i)[\[(<*]{0,3}(?:redacted|filtered|hidden|masked|removed|omitted)[\])>*]{0,3}")
+# a file name (`rust-toolchain.toml`, `service-account.json`) and a template part in a value
+_FILE_NAME = re.compile(
+    r"[\w.-]{1,64}+\.(?:toml|json|ya?ml|env|ini|cfg|conf|txt|pem|key|crt|cer|p12|pfx|jks|py|js|ts|sh|lock|xml)"
+)
+_TEMPLATE_PART = re.compile(r"<[A-Za-z_][\w -]{0,30}+>|\{\{|\$\{")
+# a path to a file (`/etc/gcp/service-account.json`, `~/.aws/credentials.ini`): names a secret
+_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.[A-Za-z]{2,5}")
 
 
 def placeholder(view: str, value: str, start: int) -> bool:
@@ -104,9 +128,17 @@ def placeholder(view: str, value: str, start: int) -> bool:
     stand-in or a masked value."""
     if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
         return True
+    if _WITHHELD.fullmatch(value):
+        return True
     if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
         return True
+    if _STAND_IN_PLAIN.fullmatch(value) or _FILE_PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
+        return True
+    if _TEMPLATE_PART.search(value):  # `services/<service>/<purpose>`, `db-{{ env }}`
+        return True
     if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
+        return True
+    if len(value) <= 3 and not _ASCII_ALNUM.search(value):  # `')` left of an unclosed quote
         return True
     if _MASKED.search(value):
         return True
@@ -115,17 +147,53 @@ def placeholder(view: str, value: str, start: int) -> bool:
 
 def _value(match: re.Match[str]) -> tuple[str, Span] | None:
     groups = match.groupdict()
-    for group in ("dq", "sq", "bq", "v"):
+    for group in ("tq", "dq", "sq", "bq", "v"):
         if groups.get(group) is not None:
             return match.group(group), match.span(group)
     return None
 
 
+_CALLEE = re.compile(r"[A-Za-z_][\w.]*+(?:::[A-Za-z_][\w.]*+){0,4}+")
+# a type in an annotation (`token: str`, `password: SecretStr`, `apiKey: string`)
+_TYPE_NAME = re.compile(r"str|bytes|int|float|bool|string|number|boolean|any|Any|None|Optional|Secret\w{0,12}")
+# a number under a key that names a duration, a size or a count (`TOKEN_REFRESH_INTERVAL_MS = 300000`)
+_MEASURE_KEY = re.compile(
+    r"(?i)interval|timeout|ttl|expir|lifetime|[^a-z]ms\Z|seconds?|secs?\Z|minutes?|hours?|days?|length|len\Z|size"
+    r"|count|limit|max|min|retries|port"
+)
+
+
+# a key that names something about the secret, not the secret (`api_key_header_name`, `TOKEN_ENDPOINT`)
+_NAMING_KEY = re.compile(
+    r"(?i)(?:name|header|field|param|label|type|format|prefix|endpoint|url|uri|host|version|algorithm|alg|mode"
+    r"|policy|scope|audience|issuer)\Z"
+)
+# a token that is a position in a listing, not a credential (`page_token`, `next_token`, `cursor`)
+_NOT_CREDENTIAL_KEY = re.compile(r"(?i)(?:page|next|continuation|pagination|sync|resume)[_-]?token")
+# a URL with no user info, query or fragment (`https://auth.example.com/oauth2/token`)
+_PLAIN_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,20}+://[^\s@?#]{1,512}+")
+# a YAML tag (`password: !vault |`, `token: !Ref Param`)
+_YAML_TAG = re.compile(r"![A-Za-z]{2,20}")
+# a dotted path into the environment or a settings object (`process.env.API_KEY`, `settings.SECRET_KEY`)
+_CONFIG_PATH = re.compile(
+    r"(?:process\.env|import\.meta\.env|os\.environ|env|ENV|config|Config|settings|secrets|cfg|conf|self|this"
+    r"|props|params|vars|context|ctx)\.[A-Za-z_][\w.]{0,120}+"
+)
+
+
 def _is_reference(view: str, key: str, value: str, span: Span) -> bool:
     """A setting, an environment reference, a path or code that names the secret rather than holding it."""
-    if placeholder(view, value, span[0]):
+    if placeholder(view, value, span[0]) or _TYPE_NAME.fullmatch(value):
         return True
+    if value.isdigit() and _MEASURE_KEY.search(key):
+        return True
+    if span[0] and view[span[0] - 1] == "`" and " " in value:  # TOKEN=`cat /run/secrets/token`: a command,
+        return not any(looks_random(word) for word in value.split())  # unless it echoes a literal
     if _PATH_KEY.search(key) and _PATH_VALUE.fullmatch(value):
+        return True
+    if _NAMING_KEY.search(key) or _NOT_CREDENTIAL_KEY.search(key):
+        return True
+    if _PLAIN_URL.fullmatch(value) or _YAML_TAG.fullmatch(value) or _CONFIG_PATH.fullmatch(value):
         return True
     last = value.rsplit(".", 1)[-1].lower()  # self.api_key = api_key, secret = settings.secret
     return bool(re.fullmatch(r"[A-Za-z_][\w.]*", value)) and key.lower().rsplit(".", 1)[-1] == last
@@ -158,8 +226,15 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
             key = _key_before(view, hit.start()) + view[hit.start() : key_end]
             if key.lower() in _NOT_PASSWORDS:
                 continue
+            if (
+                match.group("v") is not None
+                and span[1] < len(view)
+                and view[span[1]] == "<"
+                and _CALLEE.fullmatch(value)
+            ):
+                continue  # `token = useCookie<string>(…)`: a generic call
             if match.group("v") is not None and span[1] < len(view) and view[span[1]] in "([":
-                if _CALL_ARGS.match(view, span[1]) and re.fullmatch(r"[A-Za-z_][\w.]*", value):
+                if _CALL_ARGS.match(view, span[1]) and _CALLEE.fullmatch(value):
                     # code: a call names the secret; only a literal argument can be one
                     arg = _QUOTED_ARG.match(view, span[1])
                     if arg is not None and _literal_argument(view, key, arg, accept):
@@ -202,18 +277,18 @@ def looks_random(value: str) -> bool:
 # --- command lines -------------------------------------------------------------------------------
 
 _MYSQL_LINE = re.compile(r"(?i)(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)(?![\w-])[^\n]*+")
-_GLUED_P = re.compile(r"\s-p(?!\[REDACTED\])(?P<s>[^\s\"']++)")
+_GLUED_P = re.compile(r"\s-p(?!\[REDACTED\])(?:'(?P<q>[^'\n]{1,256}+)'|\"(?P<d>[^\"\n]{1,256}+)\"|(?P<s>[^\s\"']++))")
 
 
 def _mysql_password(view: str) -> Iterator[Span]:
     for line in _MYSQL_LINE.finditer(view):
         for flag in _GLUED_P.finditer(line.group()):
-            start, end = flag.span("s")
+            start, end = flag.span(next(g for g in ("q", "d", "s") if flag.group(g) is not None))
             yield line.start() + start, line.start() + end
 
 
 _CLI_FLAG = re.compile(
-    r"(?i)(?<![\w-])--?(?:[a-z]{1,20}-){0,3}(?:password|passwd|pass|pwd|token|api-key|secret|secret-key)(?:=|\s++)"
+    r"(?i)(?<![\w-])--?(?:[a-z]{1,20}-){0,3}(?:password|passwd|passphrase|pass|pwd|token|api-key|secret|secret-key)(?:=|\s++)"
     r"(?!-|\[REDACTED\])(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|(?P<v>[^\s\"']++))"
 )
 
@@ -256,13 +331,20 @@ def secretish(value: str) -> bool:
 
 # Chinese labels (密码是…, 口令…, 密钥：…, 授权码为…) and English keys with a Chinese connector (token 是 …)
 _ZH_LABELS = re.compile(
-    r"(?:(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证|校验码)(?:[ \t]*+(?:是|为|為|[:：=＝])|[ \t]++)"
-    r"|(?i:(?<![A-Za-z])(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[ \t]*+(?:是|为|為|：|＝)))"
+    r"(?:(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证|校验码)[)）」】]?(?:[ \t]*+(?:是|为|為|[:：=＝])|[ \t]++)"
+    r"|(?i:(?<![A-Za-z])[a-z_-]{0,20}?(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[a-z_-]{0,20}+"
+    r"[ \t]*+(?:是|为|為|：|＝)))"
     r"[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
 )
 
 
+# every Chinese label and connector is in this block: text without one needs no Chinese rule
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
 def _chinese_labels(view: str) -> Iterator[Span]:
+    if CJK.search(view) is None:
+        return
     for match in _ZH_LABELS.finditer(view):
         found = _quoted_or_bare(match)
         if found is not None and secretish(found[0].strip(".,;。，；")):
@@ -286,12 +368,15 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
 _CRYPTO_KEY = re.compile(r"(?i)encrypt|crypt|cipher|aes|hmac|signing|master|private|secret|jwt")
 
 
+_ID_KEY = re.compile(r"(?:[_.-][iI][dD]|[a-z]Id|^id)\Z")
 _DIGEST_NAME = re.compile(r"(?i)sha|hash|digest|checksum|md5|etag|commit|fingerprint|cache|(?<![a-z])id(?![a-z])")
 
 
 def _context_secret(key: str, value: str) -> bool:
     """High-entropy values under a key-ish name; hex values under a name of a cryptographic key or of
     a `…key…` that names no digest (a `CACHE_KEY_SHA256` digest stays)."""
+    if _ID_KEY.search(key):  # `session_id`, `sessionId`: an identifier, not a credential
+        return False
     if looks_random(value):
         return True
     if not _HEX_KEY.fullmatch(value):
@@ -399,6 +484,9 @@ RULES: tuple[Rule, ...] = (
     # AWS: key ids anywhere, and a 40-char secret written next to one
     token("aws_key_pair", _AWS_ID + r"[\s\"',:;|=]{1,8}[" + _B64 + r"]{40}(?![" + _B64 + r"])"),
     token("aws_access_key_id", _AWS_ID + r"(?<!EXAMPLE)"),  # AWS's own docs example stays
+    # Alibaba Cloud and Tencent Cloud access key ids
+    token("aliyun_access_key_id", _NOT_ALNUM + r"LTAI[A-Za-z0-9]{12,30}+(?![A-Za-z0-9])"),
+    token("tencent_secret_id", _NOT_ALNUM + r"AKID[A-Za-z0-9]{13,40}+(?![A-Za-z0-9])"),
     # Google
     token("google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
     token("google_oauth_secret", r"GOCSPX-[A-Za-z0-9_-]{20,}"),

@@ -1,5 +1,5 @@
-"""The first held-out secrets set (`eval/secrets/s1/secrets.json.gz`, written by an author who never
-saw the rules; now tuning material) meets the targets: recall ≥ 99 % in every form (plain,
+"""The held-out secrets sets `eval/secrets/s1` and `s2` (each written by an author who never saw the
+rules; measured once, tuning material since) meet the targets: recall ≥ 99 % in every form (plain,
 JSON-escaped, URL-encoded, wrapped, quoted, Chinese-labelled) and false positives ≤ 2 % on its
 look-alikes. Scored exactly as `bench/secret_heldout.py` scores it: a secret is caught when none of
 its `must_not_contain` pieces is left, a look-alike is a false positive when it changes at all."""
@@ -16,12 +16,12 @@ import pytest
 
 from autopatch_j.cloud.redaction import redact
 
-SET = Path(__file__).resolve().parents[2] / "eval" / "secrets" / "s1" / "secrets.json.gz"
+SETS = Path(__file__).resolve().parents[2] / "eval" / "secrets"
 
 
-@pytest.fixture(scope="module")
-def doc() -> dict[str, Any]:
-    return json.loads(gzip.decompress(SET.read_bytes()))
+@pytest.fixture(scope="module", params=["s1", "s2"])
+def doc(request: pytest.FixtureRequest) -> dict[str, Any]:
+    return json.loads(gzip.decompress((SETS / request.param / "secrets.json.gz").read_bytes()))
 
 
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
