@@ -196,9 +196,9 @@ def test_whole_flow_init_user_serve_task_worker_memory(server: tuple[str, str]) 
 
 
 def test_quota_set_writes_a_limit_or_unlimited(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from autopatch_j.cloud.clock import utc_now
     from autopatch_j.cloud.db import make_engine, read_tx
     from autopatch_j.cloud.quotas import DbQuotas
+    from autopatch_j.runtime import utc_now
 
     db = f"sqlite:///{tmp_path}/q.sqlite3"
     for argv in (["cloud", "user", "add", "ann", "--db", db], ["cloud", "quota", "set", "1", "25", "--db", db]):
