@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
-from typing import Any
+TYPE_CHECKING = False  # typing stays unloaded at start-up (the CLI's cold start); mypy knows the name
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -15,6 +16,8 @@ def lazy_api(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
     so importing the package loads none of its modules."""
 
     def __getattr__(name: str) -> Any:
+        import importlib
+
         where = exports.get(name)
         if where is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")

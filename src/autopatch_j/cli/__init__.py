@@ -5,9 +5,9 @@ Its public API is the entry point, `main` (`cli/launch.py`); nothing else of our
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from autopatch_j import lazy_api
+
+TYPE_CHECKING = False  # typing stays unloaded (cold start); mypy knows the name
 
 if TYPE_CHECKING:
     from autopatch_j.cli.launch import main

@@ -8,9 +8,9 @@ loads neither its modules nor the `cloud` extra's libraries.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from autopatch_j import lazy_api
+
+TYPE_CHECKING = False  # typing stays unloaded (cold start); mypy knows the name
 
 if TYPE_CHECKING:
     from autopatch_j.cloud.db import check_connection, make_engine, write_tx

@@ -7,9 +7,9 @@ use, so importing the package loads none of its modules.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from autopatch_j import lazy_api
+
+TYPE_CHECKING = False  # typing stays unloaded (cold start); mypy knows the name
 
 if TYPE_CHECKING:
     from autopatch_j.transcripts.codex import parse_notify
