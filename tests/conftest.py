@@ -48,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if disk is None:
         return
     scratch = tempfile.mkdtemp(prefix="autopatch-tests-", dir=disk)
+    os.chmod(scratch, 0o1777)  # like /tmp: a test's own PostgreSQL cluster runs as `postgres` below it
     _made.append(scratch)
     os.environ["TMPDIR"] = scratch
     tempfile.tempdir = None  # recomputed from TMPDIR on next use
