@@ -29,7 +29,11 @@ import tempfile
 from pathlib import Path
 
 from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.terms import index_item_in_tx
+
+try:  # where the indexing entry point lives differs between checkouts
+    from autopatch_j.memory.index import index_item_in_tx
+except ImportError:  # pragma: no cover - an older checkout
+    from autopatch_j.memory.terms import index_item_in_tx  # type: ignore[attr-defined,no-redef]
 
 ROOT = Path(__file__).resolve().parent.parent
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")

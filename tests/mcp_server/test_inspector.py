@@ -55,7 +55,8 @@ def _inspect(inspector: str, project: Path, *args: str) -> Any:
 def test_inspector_lists_and_calls_every_read_tool(inspector: str, seeded: Path) -> None:
     tools = {tool["name"]: tool for tool in _inspect(inspector, seeded, "--method", "tools/list")["tools"]}
     assert set(tools) == {
-        "memory_search", "memory_read", "memory_list", "memory_status", "memory_context", "memory_forget", "record_turn"
+        "memory_search", "memory_read", "memory_list", "memory_status", "memory_context", "memory_forget",
+        "record_turn", "memory_publish",
     }  # fmt: skip
     assert tools["memory_forget"]["annotations"]["destructiveHint"] is True
     assert tools["memory_search"]["annotations"]["readOnlyHint"] is True

@@ -12,7 +12,7 @@ from autopatch_j.memory.manager import MemoryManager
 from tests.mcp_server.conftest import cli, cli_sentence, mcp_session, payload, text_of
 
 READ_TOOLS = {"memory_search", "memory_read", "memory_list", "memory_status", "memory_context"}
-WRITE_TOOLS = {"memory_forget", "record_turn"}
+WRITE_TOOLS = {"memory_forget", "record_turn", "memory_publish"}
 
 
 def test_lists_every_tool_with_typed_schemas_and_honest_annotations(project: Path) -> None:

@@ -329,6 +329,14 @@ def test_a_query_no_item_holds_sends_only_the_statistics_statement(store: Memory
     assert statements == 1
 
 
+def test_a_query_whose_synonyms_and_translations_no_item_holds_sends_one_statement(store: MemoryManager) -> None:
+    # "deploy" has a thesaurus group and Chinese words in the bilingual table, none of them held here:
+    # the statistics say so, and no ranking statement follows.
+    hits, statements = traced_search(store, "deployment rollback")
+    assert hits == []
+    assert statements == 1
+
+
 def test_term_statistics_follow_forgetting(manager: MemoryManager) -> None:
     made = add_item(manager, kind=PREF, title="quokka habitat")
     with manager.db.read("stats") as conn:

@@ -18,9 +18,9 @@ from autopatch_j.quality.corpus import (
 
 @pytest.fixture(scope="module")
 def corpus_text() -> str:
-    from importlib import resources
+    from autopatch_j.quality.corpus import bundled_file
 
-    return resources.files("autopatch_j.quality").joinpath("corpus.json").read_text(encoding="utf-8")
+    return bundled_file("corpus.json").read_text(encoding="utf-8")
 
 
 #: The id prefix of each retired held-out part, in the order of `corpus.RETIRED` (issue 11).
@@ -106,9 +106,7 @@ def test_the_dev_part_folds_in_every_retired_test_part() -> None:
     in the changelog (t-* 80/96, h2-* 88/105, h3-* 82/105, h4-* 92/105, h5-* 82/105, h6-* 88/105, h7-* 84/105,
     h8-* 78/105, h9-* 68/105, h10-* 84/105, h10b-* 78/105, h11-* 89/105, h12-* 92/105, h13-* 85/105,
     h14-* 92/105, h15-* 82/105, h16-* 84/105, h17-* 91/105, h18-* 94/105, h19-* 88/105, h20-* 92/105)."""
-    from importlib import resources
-
-    from autopatch_j.quality.corpus import RETIRED, part_case_ids
+    from autopatch_j.quality.corpus import RETIRED, bundled_file, part_case_ids
     from autopatch_j.quality.parts import load_part
 
     dev = load_part("dev")
@@ -117,7 +115,5 @@ def test_the_dev_part_folds_in_every_retired_test_part() -> None:
     assert len(dev.cases) == sum(len(v) for v in ids.values()) == 120 + 96 + 105 * 20
     for name, prefix in zip(RETIRED, RETIRED_PREFIXES, strict=True):
         assert ids[name] == {case.id for case in dev.cases if case.id.startswith(prefix)}
-        retired = parse_corpus(
-            resources.files("autopatch_j.quality").joinpath(name).read_text(encoding="utf-8"), min_cases=1
-        )
+        retired = parse_corpus(bundled_file(name).read_text(encoding="utf-8"), min_cases=1)
         assert "Retired" in retired.changelog[-1].changes and RETIRED[name] in retired.changelog[-1].changes

@@ -32,6 +32,18 @@ class SettingsError(Exception):
     exit_code = EXIT_CONFIG
 
 
+class PublishError(Exception):
+    """`memory publish` refused to touch a file (not UTF-8, damaged markers, changed meanwhile, unwritable)."""
+
+    exit_code = EXIT_FAILED
+
+
+class PublishConfigError(PublishError):
+    """The `publish` setting is invalid."""
+
+    exit_code = EXIT_CONFIG
+
+
 def _table() -> list[tuple[type[BaseException], int]]:
     from autopatch_j.agent.errors import AgentError
     from autopatch_j.cloud import CloudError
@@ -54,6 +66,7 @@ def _table() -> list[tuple[type[BaseException], int]]:
         (TranscriptError, EXIT_FAILED),
         (MissingExtra, EXIT_CONFIG),
         (SettingsError, EXIT_CONFIG),
+        (PublishError, EXIT_FAILED),
     ]
     return rows
 

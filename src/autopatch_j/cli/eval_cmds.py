@@ -4,8 +4,10 @@
 Runs the quality corpus through the real pipeline in scratch projects (never the current project's
 Memory) and prints per-category precision/recall and the five invariants of M-82, for each part
 separately: `dev` (tuned on), `test` (held out, never tuned on) and `generated` (the
-paraphrase set). `--part realistic` (with `--corpus DIR` or from a checkout's `eval/realistic/`)
-runs the realistic multi-turn sessions and scores memories, not cases (`cli/eval_realistic.py`).
+paraphrase set). The corpora are read from the checkout's `eval/corpus/` (found from the project
+root or the package's own location) or from `--corpus DIR`; the installed package carries none.
+`--part realistic` (with `--corpus DIR` or from a checkout's `eval/realistic/`) runs the realistic
+multi-turn sessions and scores memories, not cases (`cli/eval_realistic.py`).
 Exit code 1 when any invariant breaks in any part — CI runs the offline and canned
 modes. The live mode calls the configured
 OpenAI-compatible model for extraction and consolidation, and only when `AUTOPATCH_LIVE_EVAL=1`
@@ -98,8 +100,7 @@ def run_eval(
     partial: Path | None = None,
 ) -> int:
     """Run the evaluation and render it; returns the exit code (1 when an invariant breaks)."""
-    from autopatch_j.quality import DEFAULT_RETRY_ROUNDS, MODES, Corpus, load_corpus, load_part, stratified_sample
-    from autopatch_j.quality import evaluate_corpus as evaluate
+    from autopatch_j.quality import BUNDLED, MODES, NOT_FOUND, find_corpus_dir, use_corpus_dir
 
     if mode not in MODES:
         say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}.")
@@ -107,7 +108,8 @@ def run_eval(
     if sample is not None and sample < 1:
         say(app.err_console, f"error: --sample must be a positive number of cases, not {sample}.")
         return 2
-    if part.strip() == "realistic" or (corpus_file is not None and corpus_file.is_dir()):
+    folder = corpus_file if corpus_file is not None and (corpus_file / BUNDLED).is_file() else None
+    if part.strip() == "realistic" or (corpus_file is not None and corpus_file.is_dir() and folder is None):
         from autopatch_j.cli.eval_realistic import run_realistic
 
         return run_realistic(
@@ -119,6 +121,31 @@ def run_eval(
             seed=_seed(app, seed),
             provider=_live_provider(app) if mode == "live" else None,
         )
+    if corpus_file is not None and folder is None:
+        return _run_corpora(app, mode, corpus_file, seed, as_json, retry_rounds, part, sample, partial)
+    folder = folder or find_corpus_dir(app.root, Path(__file__).parent)
+    if folder is None:  # an installed package outside a checkout: the wheel carries no corpus
+        say(app.err_console, f"error: {NOT_FOUND}.")
+        return 2
+    with use_corpus_dir(folder):
+        return _run_corpora(app, mode, None, seed, as_json, retry_rounds, part, sample, partial)
+
+
+def _run_corpora(
+    app: AppContext,
+    mode: str,
+    corpus_file: Path | None,
+    seed: int | None,
+    as_json: bool,
+    retry_rounds: int | None,
+    part: str,
+    sample: int | None,
+    partial: Path | None,
+) -> int:
+    """The dev/test/generated parts (from `corpus_dir()`) or one corpus file, evaluated and rendered."""
+    from autopatch_j.quality import DEFAULT_RETRY_ROUNDS, Corpus, load_corpus, load_part, stratified_sample
+    from autopatch_j.quality import evaluate_corpus as evaluate
+
     if corpus_file is not None:
         named: list[str] = ["file"]
     else:
@@ -308,7 +335,8 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option(
                 "--corpus",
-                help="A corpus JSON file (default: the bundled corpus), or a folder of realistic sessions.",
+                help="A corpus JSON file, a folder of the corpora (default: the checkout's eval/corpus/), "
+                "or a folder of realistic sessions.",
             ),
         ] = None,
         mode: Annotated[
@@ -333,7 +361,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--part",
                 help="Corpus parts, each reported separately: dev, test, generated (comma-separated) or all "
-                "(default: dev,test — test when bundled), or realistic (the checkout's eval/realistic/ "
+                "(default: dev,test — test when present), or realistic (the checkout's eval/realistic/ "
                 "sessions, scored per memory). Ignored with --corpus FILE.",
             ),
         ] = DEFAULT_PARTS,

@@ -3,7 +3,9 @@
 Used by `autopatch-j hook claude-code|codex` (cli/hook_cmds.py) and by the launcher's fast path
 (cli/launch.py). A hook never fails the agent's turn: every problem becomes one line on stderr and
 in a log, and the exit code is always 0. It imports only the session it is told about and leaves
-extraction to the background (it never drains).
+extraction to the background — unless the project's `publish` setting is on (docs/publish.md): then,
+after the import, it drains for at most `HOOK_DRAIN_SECONDS` and republishes the decisions, so a
+decision confirmed in the agent reaches AGENTS.md / CLAUDE.md by the end of that turn.
 
 Which project: the one the hook's `cwd` lies in (else the `cwd` the transcript recorded), found the
 way git finds a repository — the nearest enclosing `.autopatch-j/` or repository root. A hook never
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 HOOK_LOG = "hooks.log"
+HOOK_DRAIN_SECONDS = 20.0  # with `publish` on: no new drain step starts after this (the agent waits)
 
 
 class NoProjectFound(Exception):
@@ -104,6 +107,7 @@ def import_claude_session(fallback: Path | None, stdin_text: str) -> None:
         Importer(manager=manager).import_session(session)
     finally:
         manager.close()
+    drain_and_publish(root)
 
 
 def admit_codex_turn(fallback: Path | None, notification: str) -> None:
@@ -114,12 +118,38 @@ def admit_codex_turn(fallback: Path | None, notification: str) -> None:
     notify = parse_notify(notification)
     if notify.turn is None:
         return
-    manager = MemoryManager(root=_require_project(fallback, notify.cwd))
+    root = _require_project(fallback, notify.cwd)
+    manager = MemoryManager(root=root)
     manager.open()
     try:
         Importer(manager=manager).admit_turn(source=Source.CODEX, session_id=notify.session_id, turn=notify.turn)
     finally:
         manager.close()
+    drain_and_publish(root)
+
+
+def drain_and_publish(root: Path) -> None:
+    """With the project's `publish` setting on: a bounded drain, then the publish `memory drain` does.
+    Off (the default): nothing, and nothing more is imported."""
+    import os
+
+    from autopatch_j.app.publish.settings import read_publish_targets
+    from autopatch_j.state_dir import ProjectPaths
+
+    targets = read_publish_targets(os.environ, ProjectPaths.for_root(root).config_file)
+    if not targets:
+        return
+    from autopatch_j.app.context import AppContext
+    from autopatch_j.app.pipelines import pipeline_for
+    from autopatch_j.app.publish.service import publish
+    from autopatch_j.memory.drain import drain
+
+    app = AppContext.from_environment(root=root)
+    try:
+        drain(pipeline_for(app), budget_s=HOOK_DRAIN_SECONDS)
+        publish(app, targets=targets)
+    finally:
+        app.close()
 
 
 def _cwd_hint(text: str) -> Any:

@@ -32,6 +32,7 @@ class MemoryGroup(LazyGroup):
         "ingest": "autopatch_j.cli.pipeline_cmds:register",
         "drain": "autopatch_j.cli.pipeline_cmds:register",
         "import": "autopatch_j.cli.import_cmds:register",
+        "publish": "autopatch_j.cli.publish_cmds:register",
     }
 
 

@@ -19,6 +19,10 @@ JSON output (`--json`) is stable:
 `taken_over`: leases whose holder was provably gone (a process of this machine that no longer runs,
 memory/owners.py), reclaimed at this start without waiting for them to expire.
 
+With the `publish` setting on (`publish = ["agents"]` in `.autopatch-j/config.toml`, docs/publish.md)
+the drain then republishes the decisions, and the JSON gains `"published": [file entries of
+`memory publish --json`]` and `"publish_error": str|null` (a refusal: exit 1, the drain stands).
+
 `failed` jobs ended for good this run — the offline rules extractor processed their turns
 instead; `--retry-failed` first puts every failed job back to `pending` (listed in `revived`).
 """
@@ -74,8 +78,14 @@ def drain_payload(report: DrainReport, *, extractor: str, recovery: Recovery, de
 
 
 def run_drain(
-    app: AppContext, *, as_json: bool, extractor: Extractor | None = None, retry_failed: bool = False
+    app: AppContext,
+    *,
+    as_json: bool,
+    extractor: Extractor | None = None,
+    retry_failed: bool = False,
+    publish_to: tuple[str, ...] = (),
 ) -> DrainReport:
+    """Drain; then, when `publish_to` names files (the `publish` setting), republish the decisions."""
     from autopatch_j.memory import drain as drains
     from autopatch_j.memory.pipeline import Outcome
 
@@ -83,16 +93,42 @@ def run_drain(
     recovery = pipeline.recover().after(app.manager().startup_recovery)
     report = drains.retry_failed(pipeline) if retry_failed else drains.drain(pipeline, budget_s=None)
     payload = drain_payload(report, extractor=pipeline.extractor.name, recovery=recovery, debug=app.debug)
+    published = _publish_after_drain(app, publish_to, payload)
     if as_json:
         emit_json(app.console, payload)
     else:
         _render_drain(app, payload)
         for line in waiting_lines(app.manager().waiting_jobs()):
             say(app.console, line)
+        if published:
+            say(app.console, published)
     failing = (Outcome.RETRY, Outcome.FAILED)
     if any(leaf.outcome in failing for step in report.steps for leaf in step.leaves()) or report.warnings:
         raise typer.Exit(1)
+    if payload.get("publish_error"):
+        raise typer.Exit(1)
     return report
+
+
+def _publish_after_drain(app: AppContext, targets: tuple[str, ...], payload: dict[str, Any]) -> str | None:
+    """The automatic publish: adds `published` (files) and `publish_error` to the payload; a refusal
+    is reported on stderr (the drain itself stands) and makes the command exit 1."""
+    if not targets:
+        return None
+    from autopatch_j.app.errors import PublishError, message_for
+    from autopatch_j.app.publish.service import publish, publish_payload
+    from autopatch_j.cli.publish_cmds import summary
+
+    try:
+        report = publish(app, targets=targets)
+    except PublishError as exc:
+        payload["published"] = []
+        payload["publish_error"] = message_for(exc)
+        say(app.err_console, f"error: {message_for(exc)}", "yellow")
+        return None
+    payload["published"] = publish_payload(report, dry_run=False, check=False, remove=False)["files"]
+    payload["publish_error"] = None
+    return summary(report)
 
 
 def _render_drain(app: AppContext, payload: dict[str, Any]) -> None:
@@ -171,4 +207,9 @@ def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], App
         ] = False,
     ) -> None:
         """Run every due background job now and report jobs, candidates, operations and errors."""
-        run_drain(get_context(ctx), as_json=as_json, retry_failed=retry_failed)
+        from autopatch_j.app.publish.settings import read_publish_targets
+        from autopatch_j.state_dir import ProjectPaths
+
+        app = get_context(ctx)
+        publish_to = read_publish_targets(app.environ, ProjectPaths.for_root(app.root).config_file)
+        run_drain(app, as_json=as_json, retry_failed=retry_failed, publish_to=publish_to)

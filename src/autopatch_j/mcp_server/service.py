@@ -66,6 +66,14 @@ class MemoryService:
         item = self.app.manager().forget(memory_id)
         return {"id": item.memory_id, "status": item.status.value, "raw_turns_kept": True}
 
+    def publish(self, *, to: str, dry_run: bool, remove: bool) -> dict[str, Any]:
+        """`memory publish [--to …] [--dry-run] [--remove] --json`: the project's decisions in AGENTS.md /
+        CLAUDE.md (never the user-level files: preferences stay with the CLI's `--user`)."""
+        from autopatch_j.app.publish.service import publish, publish_payload, targets_for
+
+        report = publish(self.app, targets=targets_for(to), remove=remove, write=not dry_run)
+        return publish_payload(report, dry_run=dry_run, check=False, remove=remove)
+
     def record_turn(self, user: str, assistant: str) -> dict[str, Any]:
         """Admit one finished exchange as an ordinary turn (begin → complete), then wake the worker."""
         manager = self.app.manager()

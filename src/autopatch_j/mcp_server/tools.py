@@ -9,8 +9,9 @@
 | `memory_context()` | read-only | `{"thread_id", "context", "chars"}` — the routing context (≤ 4,000 chars) |
 | `memory_forget(id)` | destructive, idempotent | `{id, status, raw_turns_kept}` |
 | `record_turn(user, assistant)` | additive (not destructive) | `{turn_id, thread_id, recorded}` |
+| `memory_publish(to?, dry_run?, remove?)` | writes files, idempotent | the keys of `memory publish --json` |
 
-`--read-only` leaves out the last two. A failure of ours (degraded store, unknown id, empty text, a
+`--read-only` leaves out the last three. A failure of ours (degraded store, unknown id, empty text, a
 locked database) becomes `ToolError(message)`: the SDK answers `isError: true` with exactly the
 sentence `autopatch-j` prints after `error: `, and the server stays up.
 """
@@ -37,7 +38,8 @@ R = TypeVar("R")
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 RECORD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-WRITE_TOOLS = frozenset({"memory_forget", "record_turn"})
+PUBLISH = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+WRITE_TOOLS = frozenset({"memory_forget", "record_turn", "memory_publish"})
 
 MemoryId = Annotated[int, Field(description="A memory id, as shown by memory_search or memory_list.")]
 KindName = Literal["user_preference", "project_decision", "discussion_context"]
@@ -130,5 +132,19 @@ def register_tools(server: MCPServer[Any], service: MemoryService, *, read_only:
         what the user explicitly stated (preferences, confirmed decisions), each verified against a quote."""
         return service.record_turn(user, assistant)
 
+    @tool_errors
+    def memory_publish(
+        to: Annotated[
+            Literal["agents", "claude", "all"], Field(description="AGENTS.md, CLAUDE.md or both (default).")
+        ] = "all",
+        dry_run: Annotated[bool, Field(description="Only return the unified diff; write nothing.")] = False,
+        remove: Annotated[bool, Field(description="Take the managed block out instead.")] = False,
+    ) -> dict[str, Any]:
+        """Write the project's confirmed decisions into the autopatch-j block of AGENTS.md and/or CLAUDE.md at
+        the project root (created if missing); nothing outside the block changes. Idempotent: an unchanged
+        block is not rewritten. Personal preferences are never written to these files."""
+        return service.publish(to=to, dry_run=dry_run, remove=remove)
+
     _add(memory_forget, FORGET)
     _add(record_turn, RECORD)
+    _add(memory_publish, PUBLISH)

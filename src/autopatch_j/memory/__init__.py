@@ -2,7 +2,8 @@
 
 The public API other packages use: the `MemoryManager` facade, the records it hands out, the
 errors it raises, the admission outcome, the search results, the status report and its hints, the
-`Extractor` protocol with `choose_extractor`, the `Pipeline` and the background `Worker`. Every
+`Extractor` protocol with `choose_extractor`, the `Pipeline`, the background `Worker`, and
+the pages `memory publish` reads (`PublishPage` of `PublishedItem`). Every
 name is imported on first use (PEP 562), so `import autopatch_j.memory.records` costs what it did
 and a command that never searches never loads the search modules (tests/cli/test_cold_start.py).
 """
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from autopatch_j.memory.extractor import Extractor, ExtractorChoice, choose_extractor
     from autopatch_j.memory.manager import MemoryManager
     from autopatch_j.memory.pipeline import Pipeline
+    from autopatch_j.memory.publishing import PublishedItem, PublishPage
     from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, ItemStatus, MemoryKind, Thread, TurnTicket
     from autopatch_j.memory.search import ReadResult, SearchHit
     from autopatch_j.memory.status import DEBUG_HINT, RETRY_FAILED_HINT, StatusReport, concise_error
@@ -64,6 +66,8 @@ _EXPORTS: dict[str, str] = {
     "ExtractorChoice": "extractor",
     "choose_extractor": "extractor",
     "Pipeline": "pipeline",
+    "PublishedItem": "publishing",
+    "PublishPage": "publishing",
     "Worker": "worker",
 }
 
@@ -86,6 +90,8 @@ __all__ = [
     "NotConfirmedError",
     "Pipeline",
     "ProjectRootError",
+    "PublishPage",
+    "PublishedItem",
     "ReadResult",
     "SearchHit",
     "StatusReport",

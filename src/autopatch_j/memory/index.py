@@ -128,7 +128,13 @@ def item_weights(
 
 def query_terms(query: str) -> list[QueryTerm]:
     """The distinct informative terms of a query (≤ 8), fillers left out; Chinese split by the
-    segmenter's ordinary mode (its words, not their parts)."""
+    segmenter's ordinary mode (its words, not their parts). The analysis of a query is kept for the
+    next time it is asked (it depends only on the data files)."""
+    return list(_query_terms(query))
+
+
+@functools.lru_cache(maxsize=2048)
+def _query_terms(query: str) -> tuple[QueryTerm, ...]:
     folded = fold(query)
     found: dict[str, tuple[Token, list[str]]] = {}
     latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
@@ -161,13 +167,14 @@ def query_terms(query: str) -> list[QueryTerm]:
         )
         for key, (token, alts) in found.items()
     ]
-    return terms[:MAX_QUERY_TERMS]
+    return tuple(terms[:MAX_QUERY_TERMS])
 
 
 @functools.lru_cache(maxsize=4096)
 def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
-    """What counts as holding a query word: its synonyms (a Chinese member as it is) and the named
-    tools under it or under a synonym (`test` → pytest, 包管理器 → npm, pnpm …)."""
+    """What counts as holding a query word: its synonyms (a Chinese member as it is), the named tools
+    under it or under a synonym (`test` → pytest, 包管理器 → npm, pnpm …), and its words in the other
+    language from the bilingual table (`log` → 日志, 超时 → timeout)."""
     from autopatch_j.memory.words import equivalents, narrower, stem
 
     latin, runs = ([text], []) if kind == "word" else ([], [text])
@@ -176,6 +183,9 @@ def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
     cjk = [m for m in members if not m.isascii()] + runs
     keys = [stem(w) for w in words if len(w) >= 2] + [m for m in cjk if not is_filler(Token(m, "cjk"))]
     keys += [stem(m) if m.isascii() else m for m in narrower(words, cjk)]
+    from autopatch_j.memory.text.bilingual import chinese_of, english_of  # the other language's words
+
+    keys += list(chinese_of(stem(text))) if kind == "word" else list(english_of(text))
     return tuple(dict.fromkeys(keys))
 
 

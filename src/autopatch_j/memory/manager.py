@@ -21,7 +21,7 @@ from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, Stor
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import Recovery
 from autopatch_j.memory.owners import new_owner_id
-from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, Thread, TurnTicket
+from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, MemoryKind, Thread, TurnTicket
 from autopatch_j.memory.status import StatusReport, read_status
 from autopatch_j.runtime import Clock, Heartbeat, SystemClock
 from autopatch_j.state_dir import ProjectPaths
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from autopatch_j.memory.clear import ClearResult
     from autopatch_j.memory.context import HistoryTurn
     from autopatch_j.memory.export import ExportResult
+    from autopatch_j.memory.publishing import PublishPage
     from autopatch_j.memory.search import ReadResult, SearchHit
 
 
@@ -243,6 +244,14 @@ class MemoryManager:
         """Works on a degraded store, as long as the item tables can be read."""
         with self.db.read("read the memory") as conn:
             return items.show_in_tx(conn, memory_id=memory_id)
+
+    def publishable(self, *, kind: MemoryKind, limit: int) -> PublishPage:
+        """The newest `limit` active memories of `kind` and how many there are (`memory publish`)."""
+        from autopatch_j.memory.publishing import publishable_in_tx
+
+        self._require_healthy()
+        with self.db.read("read the memories to publish") as conn:
+            return publishable_in_tx(conn, kind=kind, limit=limit)
 
     def items_fingerprint(self) -> tuple[int, int, int, int, float]:
         """A value that changes whenever `list_items()` may have changed (see `items.fingerprint_in_tx`)."""

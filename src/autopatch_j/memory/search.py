@@ -15,7 +15,8 @@ A term's weight is its BM25 rarity (idf) in the store blended with its general f
 (`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that
 "project" says less than "pnpm". The drivers are the heaviest terms such that the others together
 stay below the minimum share: an item that qualifies holds at least one driver (pigeonhole), and a
-driver contributes at most its `DRIVER_CANDIDATES` newest items, so the work is bounded whatever the
+driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has many
+driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded whatever the
 store's size. Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
 the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias,
 keyword or subject) is the whole query first; nothing qualifies → `[]`.
@@ -52,8 +53,11 @@ MIN_TERMS = 2
 PRIOR_ITEMS = 2000
 #: A general word's chance of being in one item: its frequency per word × this many words.
 ITEM_WORDS = 40
-#: Newest items a driving term contributes as candidates.
+#: Newest items a key of a driving term contributes as candidates: `CANDIDATES` shared among the
+#: keys, from `MIN_DRIVER_CANDIDATES` to `DRIVER_CANDIDATES` each.
+CANDIDATES = 64
 DRIVER_CANDIDATES = 32
+MIN_DRIVER_CANDIDATES = 8
 #: Completions of a last word that may be cut short.
 MAX_COMPLETIONS = 8
 MIN_PREFIX_CHARS = 3
@@ -176,13 +180,14 @@ def search_in_tx(
     terms = query_terms(query)
     if not terms:
         return []
-    parts = [part for term in terms for part in term.parts]
+    # The alternatives too: only those some item holds go into the ranking statement.
+    parts = [key for term in terms for key in (*term.parts, *term.alternatives)]
     last = terms[-1]
     prefix = last.key if last.kind == "word" and len(last.word) >= MIN_PREFIX_CHARS else "\uffff"
     stats: dict[str, int] = {}
     completions: dict[str, int] = {}
     params: dict[str, object] = {
-        "keys": json.dumps(["", *(t.key for t in terms), *parts], ensure_ascii=False),
+        "keys": _json(list(dict.fromkeys(["", *(t.key for t in terms), *parts]))),
         "prefix": prefix,
         "prefix_end": prefix_end(prefix),
         "completions": MAX_COMPLETIONS,
@@ -208,48 +213,73 @@ def search_in_tx(
     total = sum(weights)
     min_share = MIN_SHARE * total
     for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
-        alternatives[n] += [(key, weights[n]) for key in term.alternatives]
+        alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
     driving = [n for n in drivers(weights, min_share) if alternatives[n]]
     if not driving:
         return []
     rows_out = [[n, key, w, weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
+    driver_keys = list(dict.fromkeys(key for n in driving for key, _ in alternatives[n]))
     params = {
-        "terms": json.dumps(rows_out, ensure_ascii=False),
-        "drivers": json.dumps([key for n in driving for key, _ in alternatives[n]], ensure_ascii=False),
-        "cap": DRIVER_CANDIDATES,
+        "terms": _json(rows_out),
+        "drivers": _json(driver_keys),
+        "cap": min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys))),
         "min_share": min_share - 1e-9,
         "min_terms": min(MIN_TERMS, len(terms)),
         "thread_id": thread_id,
         "limit": limit,
         "synopsis_chars": SYNOPSIS_CHARS + 1,
     }
-    keys = {key for term in terms for key in (term.key, *term.alternatives)}
+    keys = frozenset(key for term in terms for key in (term.key, *term.alternatives))
     hits = [
         SearchHit(
             memory_id=memory_id,
             kind=_KINDS[kind],
             title=title,
             synopsis=clip(synopsis, SYNOPSIS_CHARS),
-            match=match_of(q, keys, [title, *json.loads(aliases), *json.loads(keywords), subject]),
+            match=_match(q, keys, title, aliases, keywords, subject),
         )
         for memory_id, kind, title, synopsis, aliases, keywords, subject in conn.execute(_SEARCH_SQL, params)
     ]
     return sorted(hits, key=lambda hit: hit.match != "exact")  # the whole query as a title first (stable)
 
 
-def match_of(q: str, keys: set[str], metadata: list[str]) -> MatchType:
+@functools.lru_cache(maxsize=4096)
+def _match(q: str, keys: frozenset[str], title: str, aliases: str, keywords: str, subject: str) -> MatchType:
+    """`match_of` a hit's row (aliases and keywords as stored JSON), kept for the next time."""
+    return match_of(q, keys, [title, *json.loads(aliases), *json.loads(keywords), subject])
+
+
+def match_of(q: str, keys: frozenset[str] | set[str], metadata: list[str]) -> MatchType:
     """How a hit matched: the whole query is its title, an alias or keyword (`exact`), starts one
     (`prefix`) or is inside one (`substring`); else some query term is in its metadata (`words`) or
     only in its content (`content`)."""
-    values = [normalize(value) for value in metadata if value]
+    values = [_normalized(value) for value in metadata if value]
     if q in values:
         return "exact"
     if any(value.startswith(q) for value in values):
         return "prefix"
     if any(q in value for value in values):
         return "substring"
-    held = {key for value in values for key in text_keys(value)}
-    return "words" if keys & held else "content"
+    # A key is inside the text it came from, but for its last letter (a stem: policy → polici), so
+    # only a value holding some key's probe is tokenized.
+    probes = {key[:-1] if len(key) > 3 else key for key in keys}
+    for value in values:
+        if any(probe in value for probe in probes) and keys.intersection(_value_keys(value)):
+            return "words"
+    return "content"
+
+
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+@functools.lru_cache(maxsize=8192)
+def _normalized(value: str) -> str:
+    return normalize(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _value_keys(value: str) -> tuple[str, ...]:
+    return tuple(text_keys(value))
 
 
 def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[QueryTerm]:

@@ -12,8 +12,14 @@ the active memory of that kind whose content, title or sources contain the text)
   hit (optionally of a kind), queries that must return nothing (optionally of the listed kinds), and
   optional per-kind caps on active memories (a reversal leaves one decision, not two).
 
-`load_corpus()` reads the bundled file (or another) and validates it completely — structure with
+`load_corpus()` reads the dev file (or another) and validates it completely — structure with
 pydantic, then every cross-reference — so a broken case fails loudly before any evaluation.
+
+The corpora measure and train; the running package needs none of them, so they live in the
+repository's `eval/corpus/` (listed with their sha256 in its `manifest.json`), not in the wheel.
+`corpus_dir()` is the one place that says where they are: the folder `eval --corpus DIR` chose
+(`use_corpus_dir`), else the checkout's `eval/corpus/`, found by walking up from the current
+directory and from this package's own location.
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from importlib import resources
-from importlib.resources.abc import Traversable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -104,15 +110,25 @@ RETIRED: dict[str, str] = {
     RETIRED_TEST19: "88/105",  # `h19-*`
     RETIRED_TEST20: "92/105",  # `h20-*`
 }
-#: The bundled parts. `dev` may be tuned on: the project's own cases plus the retired held-out
+#: The parts' files (in `corpus_dir()`). `dev` may be tuned on: the project's own cases plus the retired held-out
 #: parts above. `test` holds the held-out files written from the spec alone by authors who never saw
-#: the lexicon, never tuned on (`h21-*` and `h22-*`, measured on the same frozen rules); a build
-#: without them has no test part. `generated` is built by `paraphrase.py`.
+#: the lexicon, never tuned on (`h21-*` and `h22-*`, measured on the same frozen rules); a corpus
+#: folder without them has no test part. `generated` is built by `paraphrase.py`.
 PART_FILES: dict[str, tuple[str, ...]] = {
     "dev": (BUNDLED, *RETIRED),
     "test": ("corpus_test21.json", "corpus_test22.json"),
 }
 PARTS: tuple[str, ...] = ("dev", "test", "generated")
+#: Where the corpora live in a checkout, relative to the repository root, and the file that marks the
+#: folder (and pins each file by its sha256).
+CHECKOUT_CORPUS = Path("eval") / "corpus"
+MANIFEST = "manifest.json"
+#: What `eval` says when it finds no corpora (an installed package without a checkout).
+NOT_FOUND = (
+    "The quality corpora are not installed with the package: run this from a checkout of the "
+    "autopatch-j repository, which holds them in eval/corpus/, or pass --corpus DIR"
+)
+_chosen: list[Path] = []
 
 
 class CorpusError(InvalidInputError):
@@ -216,20 +232,50 @@ class Corpus(_Strict):
         return {category: counts.get(category, 0) for category in CATEGORIES}
 
 
-def load_corpus(path: Path | None = None, *, min_cases: int = MIN_CASES) -> Corpus:
-    """Read and fully validate a corpus file (the bundled one by default)."""
+def find_corpus_dir(*starts: Path) -> Path | None:
+    """The `eval/corpus` folder of the checkout holding one of `starts` (walking up), if any."""
+    for start in starts:
+        for folder in (start.resolve(), *start.resolve().parents):
+            candidate = folder / CHECKOUT_CORPUS
+            if (candidate / MANIFEST).is_file():
+                return candidate
+    return None
+
+
+@contextmanager
+def use_corpus_dir(directory: Path) -> Iterator[Path]:
+    """Read the corpora from `directory` (`eval --corpus DIR`) inside the block."""
+    _chosen.append(directory)
     try:
-        if path is None:
-            text = resources.files("autopatch_j.quality").joinpath(BUNDLED).read_text(encoding="utf-8")
-        else:
-            text = path.read_text(encoding="utf-8")
+        yield directory
+    finally:
+        _chosen.pop()
+
+
+def corpus_dir() -> Path:
+    """The folder of the corpora: the one `use_corpus_dir` chose, else the checkout's `eval/corpus/`
+    above the current directory or this package; `CorpusError` (`NOT_FOUND`) without either."""
+    if _chosen:
+        return _chosen[-1]
+    found = find_corpus_dir(Path.cwd(), Path(__file__).parent)
+    if found is None:
+        raise CorpusError(NOT_FOUND)
+    return found
+
+
+def load_corpus(path: Path | None = None, *, min_cases: int = MIN_CASES) -> Corpus:
+    """Read and fully validate a corpus file (the dev part's `corpus.json` by default)."""
+    path = bundled_file(BUNDLED) if path is None else path
+    try:
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CorpusError(f"Cannot read the corpus {path}: {exc.strerror or exc}.") from exc
     return parse_corpus(text, min_cases=min_cases)
 
 
-def bundled_file(name: str) -> Traversable:
-    return resources.files("autopatch_j.quality").joinpath(name)
+def bundled_file(name: str) -> Path:
+    """The corpus file `name` in `corpus_dir()`."""
+    return corpus_dir() / name
 
 
 def bundled_part_exists(part: str) -> bool:
@@ -237,7 +283,7 @@ def bundled_part_exists(part: str) -> bool:
 
 
 def part_case_ids(part: str) -> dict[str, set[str]]:
-    """The case ids of each file of a bundled part (for per-file figures of a merged part)."""
+    """The case ids of each file of a part (for per-file figures of a merged part)."""
     return {
         name: {case.id for case in parse_corpus(bundled_file(name).read_text(encoding="utf-8"), min_cases=1).cases}
         for name in PART_FILES.get(part, ())

@@ -19,10 +19,9 @@ import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-from autopatch_j.quality.corpus import Case, ChangelogEntry, Corpus, case_problems
+from autopatch_j.quality.corpus import Case, ChangelogEntry, Corpus, bundled_file, case_problems
 
 VOCAB_FILE = "paraphrase_vocab.json"
 DEFAULT_SEED = 11
@@ -45,7 +44,7 @@ class Utterance:
 
 
 def load_vocab() -> dict[str, Any]:
-    text = resources.files("autopatch_j.quality").joinpath(VOCAB_FILE).read_text(encoding="utf-8")
+    text = bundled_file(VOCAB_FILE).read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 

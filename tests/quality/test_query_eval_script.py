@@ -1,0 +1,55 @@
+"""`scripts/query_eval.py` runs as a reader would run it, on a folder of realistic sessions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SESSION = {
+    "id": "q1-001",
+    "language": "en",
+    "note": "one decision, one question that finds it, one that must find nothing",
+    "turns": [{"user": "we use pnpm for this repo, not npm", "assistant": "Noted: pnpm."}],
+    "memories": [
+        {
+            "key": "m1",
+            "kind": "project_decision",
+            "subject": "package manager",
+            "title": "Package manager: pnpm",
+            "content": "The repository uses pnpm, not npm",
+            "sources": [{"turn": 0, "role": "user", "quote": "we use pnpm for this repo, not npm"}],
+            "state": "active",
+            "superseded_by": None,
+        }
+    ],
+    "not_memories": [],
+    "queries": [
+        {"query": "which package manager does the repo use", "target": "m1"},
+        {"query": "what database do we deploy on", "target": None},
+    ],
+}
+
+
+def test_the_script_scores_a_folder_of_sessions(tmp_path: Path) -> None:
+    folder = tmp_path / "part" / "q1"
+    folder.mkdir(parents=True)
+    batch = {"author": "q1", "batch": 1, "sessions": [SESSION]}
+    (folder / "q1-b01.json").write_text(json.dumps(batch), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "query_eval.py"), "--part", str(tmp_path / "part"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    text = json.dumps(report)
+    assert "Traceback" not in done.stderr
+    assert report["sessions"] == 1, text
+    assert report["hit_at_5"] == 1.0, text
+    assert report["nothing_empty"]["share"] == 1.0, text
