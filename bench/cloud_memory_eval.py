@@ -46,7 +46,6 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from autopatch_j.cloud.auto_memory import process_auto_memories
-from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import make_engine, read_tx, write_tx
 from autopatch_j.cloud.memories import delete_memory
 from autopatch_j.cloud.memory_costs import Caps, Prices
@@ -66,6 +65,9 @@ from autopatch_j.llm.provider import ChatRequest, ChatResponse, LLMProvider, Str
 from autopatch_j.memory.records import SourceRole
 from autopatch_j.quality.corpus import Case, ForgetStep, NewThreadStep, TurnStep, load_corpus
 from autopatch_j.quality.scripted import ScriptedModel
+from autopatch_j.runtime import FakeClock
+
+CANNED_LLM = LLMSettings(api_key="", base_url="canned://", model="canned")  # never called: the provider is given
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -103,7 +105,7 @@ def live_model(base_url: str, model: str, timeout_s: float) -> tuple[ModelMemory
     """The production model path against a real OpenAI-compatible server, timed per call."""
     settings = LLMSettings(api_key="no-key", base_url=base_url, model=model)
     timed = TimedProvider(OpenAIProvider(settings=settings, timeout_s=timeout_s))
-    config = ModelMemoryConfig(base_url=base_url, api_key="no-key", timeout_s=timeout_s, caps=UNLIMITED,
+    config = ModelMemoryConfig(llm=settings, timeout_s=timeout_s, caps=UNLIMITED,
                                prices=Prices(0, 0))  # fmt: skip
     return ModelMemory(config, provider_for=lambda _model: timed), timed
 
@@ -117,7 +119,7 @@ class CaseRunner:
         self.script = ScriptedModel(case=case, rng=rng, adversarial_rate=rate)
         if live is None:
             provider = CannedProvider(default=self.script)
-            config = ModelMemoryConfig(base_url="canned://", api_key="", timeout_s=1, caps=UNLIMITED,
+            config = ModelMemoryConfig(llm=CANNED_LLM, timeout_s=1, caps=UNLIMITED,
                                        prices=Prices(0, 0))  # fmt: skip
             self.model = ModelMemory(config, provider_for=lambda _model: provider)
             settings = SETTINGS

@@ -35,7 +35,6 @@ from typing import Any
 import sqlalchemy as sa
 
 from autopatch_j.cloud.auto_memory import process_auto_memories
-from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import make_engine, write_tx
 from autopatch_j.cloud.memory_costs import Caps, Prices
 from autopatch_j.cloud.memory_settings import update_settings
@@ -47,7 +46,11 @@ from autopatch_j.cloud.tables import tasks
 from autopatch_j.cloud.tasks import create_task
 from autopatch_j.cloud.users import create_user
 from autopatch_j.llm.canned import CannedProvider
+from autopatch_j.llm.config import LLMSettings
 from autopatch_j.llm.provider import ChatRequest, ChatResponse, Purpose, Usage
+from autopatch_j.runtime import FakeClock
+
+CANNED_LLM = LLMSettings(api_key="", base_url="canned://", model="canned")  # never called: the provider is given
 
 UNLIMITED = Caps(sweep_tokens=10**12, sweep_usd=1e9, user_daily_tokens=10**12, user_daily_usd=1e9)
 RESULT = "Done: the bug is fixed and the tests pass. " * 6
@@ -121,7 +124,7 @@ def one_run(url: str, mode: str, n: int) -> float:
     model = None
     if mode != "deterministic":
         provider = zero_latency(with_memory=mode == "model")
-        config = ModelMemoryConfig(base_url="canned://", api_key="", timeout_s=1, caps=UNLIMITED, prices=Prices(0, 0))
+        config = ModelMemoryConfig(llm=CANNED_LLM, timeout_s=1, caps=UNLIMITED, prices=Prices(0, 0))
         model = ModelMemory(config, provider_for=lambda _m: provider)
     started = time.perf_counter()
     report = process_auto_memories(engine, clock=clock, model=model)

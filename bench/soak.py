@@ -41,7 +41,6 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from autopatch_j.cloud.clock import utc_now
 from autopatch_j.cloud.db import make_engine, write_tx
 from autopatch_j.cloud.memory_settings import update_settings
 from autopatch_j.cloud.projects import create_project, set_member
@@ -49,6 +48,7 @@ from autopatch_j.cloud.quotas import set_quota
 from autopatch_j.cloud.records import Role
 from autopatch_j.cloud.schema import migrate
 from autopatch_j.cloud.users import create_user
+from autopatch_j.runtime import utc_now
 
 CLI = [sys.executable, "-m", "autopatch_j", "cloud"]
 

@@ -159,24 +159,45 @@ def memory_api_users(text: str) -> frozenset[str]:
     return _names(line.removeprefix(MEMORY_API_LINE).strip())
 
 
-def memory_internals_imported(source: str, relative: Path, memory_modules: frozenset[str]) -> list[Violation]:
-    """The imports of a module of Memory's own modules (`autopatch_j.memory.<module>`)."""
+def internals_imported(
+    source: str, relative: Path, modules: frozenset[str], package: str = "memory"
+) -> list[Violation]:
+    """The imports of a module of `package`'s own modules (`autopatch_j.<package>.<module>`)."""
     module, is_package = _dotted(relative)
     found: dict[int, Violation] = {}
     for line, name in imported_names(source, module, is_package=is_package):
         parts = name.split(".")
-        if parts[:2] == ["autopatch_j", "memory"] and len(parts) > 2 and parts[2] in memory_modules:
-            why = f"import Memory's public API, `from {MEMORY_API} import …`"
+        if parts[:2] == ["autopatch_j", package] and len(parts) > 2 and parts[2] in modules:
+            why = f"import {package}'s public API, `from autopatch_j.{package} import …`"
             found.setdefault(line, Violation(relative.as_posix(), line, name, why))
     return list(found.values())
 
 
-def memory_modules() -> frozenset[str]:
+def memory_internals_imported(source: str, relative: Path, memory_modules: frozenset[str]) -> list[Violation]:
+    """The imports of a module of Memory's own modules (`autopatch_j.memory.<module>`)."""
+    return internals_imported(source, relative, memory_modules, "memory")
+
+
+def package_modules(package: str) -> frozenset[str]:
+    """The modules and subpackages directly inside `src/autopatch_j/<package>/`."""
     return frozenset(
         p.stem if p.is_file() else p.name
-        for p in (SRC / "memory").iterdir()
-        if p.suffix == ".py" or (p / "__init__.py").exists()
+        for p in (SRC / package).iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()
     )
+
+
+def memory_modules() -> frozenset[str]:
+    return package_modules("memory")
+
+
+PUBLIC_API_LINE = "**Only through their public API, from every other package:**"
+
+
+def public_api_packages(text: str) -> frozenset[str]:
+    """The packages the document says every other package imports only through their `__init__`."""
+    line = next(line for line in text.splitlines() if line.startswith(PUBLIC_API_LINE))
+    return _names(line.removeprefix(PUBLIC_API_LINE).strip())
 
 
 # -- the real code ----------------------------------------------------------------------------------
@@ -204,6 +225,7 @@ FORBIDDEN = {  # issue 16, checked against the table so one edited cell cannot u
     "mcp_server": {"cli"},  # one face never leans on another
     "state_dir": set(RULES.allowed),
     "configuration": set(RULES.allowed),
+    "runtime": set(RULES.allowed),
 }
 
 
@@ -226,6 +248,45 @@ def test_the_named_packages_import_only_memorys_public_api(unit: str) -> None:
         )
     ]
     assert not found, "Memory internals imported:\n" + "\n".join(map(str, found))
+
+
+PUBLIC_API_PACKAGES = public_api_packages(DOC.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("package", sorted(PUBLIC_API_PACKAGES))
+def test_other_packages_import_only_the_public_api(package: str) -> None:
+    modules = package_modules(package)
+    found = [
+        violation
+        for path in sorted(SRC.rglob("*.py"))
+        if _unit(path.relative_to(SRC.parent)) != package
+        for violation in internals_imported(
+            path.read_text(encoding="utf-8"), path.relative_to(SRC.parent), modules, package
+        )
+    ]
+    assert not found, f"{package} internals imported:\n" + "\n".join(map(str, found))
+
+
+@pytest.mark.parametrize("package", sorted(PUBLIC_API_PACKAGES))
+def test_each_public_api_resolves_every_name_and_loads_nothing_up_front(package: str) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys, autopatch_j.{package} as m\n"
+        f"before = sorted(n for n in sys.modules if n.startswith('autopatch_j.{package}.'))\n"
+        "missing = [n for n in m.__all__ if getattr(m, n, None) is None]\n"
+        "print(before, missing, len(m.__all__) > 0)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[] [] True"
+
+
+def test_the_public_api_checker_names_internal_imports() -> None:
+    source = "from autopatch_j.cloud import Worker\nfrom autopatch_j.cloud.worker import Worker\n"
+    found = internals_imported(source, Path("autopatch_j/cli/x.py"), package_modules("cloud"), "cloud")
+    assert [(v.line, v.imported) for v in found] == [(2, "autopatch_j.cloud.worker")]
+    assert {"cli", "cloud", "quality", "transcripts"} <= PUBLIC_API_PACKAGES
 
 
 def test_memorys_public_api_resolves_every_name_and_loads_nothing_up_front() -> None:
@@ -284,9 +345,10 @@ def test_the_checker_names_each_offending_module_and_import() -> None:
         22: "openai",  # a third-party SDK outside its package
         23: "autopatch_j.cli.repl",  # importlib with a literal name
     }
-    assert "autopatch_j/memory/fake.py:7 imports autopatch_j.agent.host (memory may import llm, state_dir)" in {
-        str(v) for v in found
-    }
+    assert (
+        "autopatch_j/memory/fake.py:7 imports autopatch_j.agent.host (memory may import llm, runtime, state_dir)"
+        in {str(v) for v in found}
+    )
 
 
 def test_the_table_has_no_cycle() -> None:

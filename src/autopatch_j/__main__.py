@@ -1,3 +1,3 @@
-from autopatch_j.cli.launch import main
+from autopatch_j.cli import main
 
 main()

@@ -163,3 +163,19 @@ def _variable_set(cls: type[LayeredSettings], field: str, environ: Mapping[str, 
         if name.upper() == wanted and value.strip():
             return name
     return None
+
+
+class ProcessSettings(LayeredSettings):
+    """The process-wide switches (`AUTOPATCH_DEBUG`, `AUTOPATCH_MEMORY_EXTRACTOR`, `AUTOPATCH_LIVE_EVAL`,
+    `AUTOPATCH_EVAL_SEED`): environment only, read once by the entry point (docs/configuration.md)."""
+
+    model_config = settings_config("AUTOPATCH_")
+
+    debug: bool = False
+    memory_extractor: str | None = None  # `rules` or `llm`; checked where the extractor is chosen
+    live_eval: bool = False
+    eval_seed: int | None = None
+
+
+#: The variables `ProcessSettings` reads; none set (the usual case) needs no parsing at all.
+PROCESS_VARIABLES = tuple(env_variable(ProcessSettings, name) for name in ProcessSettings.model_fields)

@@ -10,8 +10,8 @@ import pytest
 
 from autopatch_j.agent.host import AgentHost
 from autopatch_j.llm.canned import CannedProvider
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.runtime import FakeClock
 from autopatch_j.workspace.store import ReviewWorkspace
 from tests.support.fixtures import openai_server  # noqa: F401
 

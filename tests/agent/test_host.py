@@ -16,9 +16,9 @@ from autopatch_j.agent.host import MEMORY_CONTEXT_HEADING, AgentHost
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.errors import LLMProviderError, LLMTimeoutError
 from autopatch_j.llm.provider import ChatRequest, ChatResponse, Purpose, StreamEvent, TextDelta, ToolCall
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent, MemoryKind, TurnTicket
+from autopatch_j.runtime import FakeClock
 from autopatch_j.workspace.errors import NoPendingPatch, WorkspaceStorageError
 from autopatch_j.workspace.store import ReviewWorkspace
 from tests.agent.conftest import AUDIT_WITH_PATCH, turn_rows

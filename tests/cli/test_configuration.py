@@ -136,7 +136,7 @@ def test_a_bad_cloud_variable_names_the_variable(tmp_path: Path) -> None:
     project = tmp_path / "p"
     project.mkdir()
     result = _run(project, "cloud", "init", env={"AUTOPATCH_CLOUD_MAX_ATTEMPTS": "many"})
-    assert result.returncode == 1
+    assert result.returncode == 5
     line = _one_sentence_error(result.stderr)
     assert "AUTOPATCH_CLOUD_MAX_ATTEMPTS" in line and "many" in line
 
@@ -146,7 +146,7 @@ def test_a_bad_cloud_option_names_the_option_and_wins_over_the_environment(tmp_p
     project.mkdir()
     good = f"sqlite:///{tmp_path / 'cloud.sqlite3'}"
     result = _run(project, "cloud", "init", "--db", "nope", env={"AUTOPATCH_CLOUD_DB": good})
-    assert result.returncode == 1
+    assert result.returncode == 5
     line = _one_sentence_error(result.stderr)
     assert "--db" in line and "AUTOPATCH_CLOUD_DB" not in line
     assert not (tmp_path / "cloud.sqlite3").exists()
@@ -162,6 +162,37 @@ def test_a_bad_eval_seed_in_the_environment_is_one_sentence_not_silently_ignored
     project.mkdir()
     for bad in ("abc", "6.5", "0x10"):
         result = _run(project, "eval", "--json", "--mode", "offline", env={"AUTOPATCH_EVAL_SEED": bad})
-        assert result.returncode == 2, result.stderr
+        assert result.returncode == 5, result.stderr
         assert "AUTOPATCH_EVAL_SEED" in _one_sentence_error(result.stderr)
         assert result.stdout == ""
+
+
+def test_every_configuration_error_exits_5_whoever_reads_it(tmp_path: Path) -> None:
+    """A bad LLM setting, a bad cloud setting and a bad process switch: one sentence naming the
+    variable and the documented configuration exit code, 5, for each (docs/configuration.md)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    llm = _ask(project, env={"AUTOPATCH_LLM_MODEL": "m", "AUTOPATCH_LLM_MAX_OUTPUT_TOKENS": "lots"})
+    cloud = _run(project, "cloud", "init", env={"AUTOPATCH_CLOUD_PORT": "eighty"})
+    switch = _run(project, "memory", "status", env={"AUTOPATCH_DEBUG": "maybe"})
+    live = _run(project, "eval", "--mode", "live", env={"AUTOPATCH_LIVE_EVAL": "please"})
+    for result, variable in (
+        (llm, "AUTOPATCH_LLM_MAX_OUTPUT_TOKENS"),
+        (cloud, "AUTOPATCH_CLOUD_PORT"),
+        (switch, "AUTOPATCH_DEBUG"),
+        (live, "AUTOPATCH_LIVE_EVAL"),
+    ):
+        assert result.returncode == 5, (variable, result.stderr)
+        assert variable in _one_sentence_error(result.stderr)
+
+
+def test_process_switches_read_like_every_setting(tmp_path: Path) -> None:
+    """`AUTOPATCH_DEBUG` takes what every boolean setting takes (any case, blank = unset)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    for value in ("TRUE", "on", "1", " yes "):
+        result = _run(project, "memory", "status", "--json", env={"AUTOPATCH_DEBUG": value})
+        assert result.returncode == 0, (value, result.stderr)
+    for value in ("", "0", "off", "false"):
+        result = _run(project, "memory", "status", "--json", env={"AUTOPATCH_DEBUG": value})
+        assert result.returncode == 0, (value, result.stderr)

@@ -17,10 +17,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import make_engine
 from autopatch_j.cloud.schema import migrate
-from tests.cloud.world import World
+from autopatch_j.runtime import FakeClock
+from tests.cloud.world import CLOUD_START, World
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 PG_TEMPLATE = f"autopatch_cloud_template_{uuid.uuid4().hex[:8]}"  # unique: concurrent runs may share a server
@@ -97,7 +97,7 @@ def engine(db_url: str) -> Iterator[Engine]:
 
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
+    return FakeClock(CLOUD_START)
 
 
 @pytest.fixture

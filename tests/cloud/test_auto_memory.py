@@ -10,13 +10,13 @@ from sqlalchemy.engine import Connection, Engine
 
 from autopatch_j.cloud.auto_memory import EXCERPT_CHARS, memory_content, process_auto_memories
 from autopatch_j.cloud.auto_memory_records import Reason, log_for_user
-from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError
 from autopatch_j.cloud.memories import project_memories, user_memories
 from autopatch_j.cloud.quotas import QuotaStatus, set_quota
 from autopatch_j.cloud.records import MemoryScope, MemoryStatus, TaskStatus
 from autopatch_j.cloud.tables import tasks
+from autopatch_j.runtime import FakeClock
 from tests.cloud.world import LONG_RESULT, World
 
 

@@ -12,12 +12,13 @@ from types import ModuleType
 
 import sqlalchemy as sa
 
-from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import make_engine, write_tx
 from autopatch_j.cloud.schema import migrate
 from autopatch_j.cloud.tables import identity_memory_sources
 from autopatch_j.quality.corpus import load_corpus
+from autopatch_j.runtime import FakeClock
 from tests.cloud.scripted_openai import Reply, serve_scripted_openai
+from tests.cloud.world import CLOUD_START
 from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +42,7 @@ def test_the_detectors_count_a_fabricated_quote_and_a_foreign_task(tmp_path: Pat
     evaluation = _module()
     engine = make_engine(f"sqlite:///{tmp_path / 'e.sqlite3'}")
     migrate(engine)
-    clock = FakeClock()
+    clock = FakeClock(CLOUD_START)
     cases = [c for c in load_corpus().cases if c.category == "explicit_preference"][:2]
     runners = [evaluation.CaseRunner(engine, clock, case, random.Random(1), 0.0) for case in cases]
     for runner in runners:

@@ -6,10 +6,10 @@ import threading
 
 from sqlalchemy.engine import Engine
 
-from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import write_tx
 from autopatch_j.cloud.queue import FinishOutcome, claim_next, extend_lease, finish
 from autopatch_j.cloud.records import TaskStatus
+from autopatch_j.runtime import FakeClock
 from tests.cloud.world import World
 
 

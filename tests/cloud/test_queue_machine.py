@@ -15,12 +15,12 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import make_engine, write_tx
 from autopatch_j.cloud.queue import Claim, FinishOutcome, claim_next, finish
 from autopatch_j.cloud.records import TaskStatus
 from autopatch_j.cloud.schema import migrate
-from tests.cloud.world import World
+from autopatch_j.runtime import FakeClock
+from tests.cloud.world import CLOUD_START, World
 
 LEASE = 10.0
 WORKERS = ("w1", "w2", "w3")
@@ -45,7 +45,7 @@ class QueueMachine(RuleBasedStateMachine):
         self.dir = Path(tempfile.mkdtemp(prefix="queue-machine-run-"))
         shutil.copyfile(template(), self.dir / "db.sqlite3")
         self.engine = make_engine(f"sqlite:///{self.dir / 'db.sqlite3'}", pool_size=2)
-        self.world = World(engine=self.engine, clock=FakeClock())
+        self.world = World(engine=self.engine, clock=FakeClock(CLOUD_START))
         self.owner = self.world.user("owner")
         self.project = self.world.project(self.owner)
         self.claims: dict[str, Claim] = {}  # the newest claim each worker holds

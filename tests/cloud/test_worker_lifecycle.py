@@ -132,9 +132,9 @@ def test_attempts_are_capped_and_shown_in_the_task_api(world: World) -> None:
 
 @pytest.mark.postgres
 def test_workers_survive_a_postgres_restart_and_every_task_runs_once(tmp_path: Path, agent: tuple[Path, Path]) -> None:
-    from autopatch_j.cloud.clock import utc_now
     from autopatch_j.cloud.db import make_engine
     from autopatch_j.cloud.schema import migrate
+    from autopatch_j.runtime import utc_now
     from tests.cloud.proc_support import ThrowawayPostgres
 
     try:

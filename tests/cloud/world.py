@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from autopatch_j.cloud.clock import FakeClock
 from autopatch_j.cloud.db import read_tx, write_tx
 from autopatch_j.cloud.memory_settings import set_flags, update_settings
 from autopatch_j.cloud.projects import create_project, set_member
@@ -17,6 +16,10 @@ from autopatch_j.cloud.records import Project, Role, Task, TaskStatus, User
 from autopatch_j.cloud.tables import metadata, task_rounds, tasks
 from autopatch_j.cloud.tasks import add_followup, clean_message, create_task, load
 from autopatch_j.cloud.users import create_user
+from autopatch_j.runtime import FakeClock
+
+#: Where the cloud tests' clock starts: mid-month, mid-day (quota months and idle gates).
+CLOUD_START = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
 
 LONG_RESULT = "The fix is in place and the tests pass. " * 10  # 400 chars
 

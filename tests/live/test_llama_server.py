@@ -18,7 +18,6 @@ from autopatch_j.llm.errors import LLMCancelled, LLMProviderError
 from autopatch_j.llm.openai_provider import OpenAIProvider
 from autopatch_j.llm.provider import ChatRequest, ChatResponse, Message, Purpose, TextDelta
 from autopatch_j.llm.pump import CancellableProvider
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.drain import drain
 from autopatch_j.memory.extractor import LLMExtractor
 from autopatch_j.memory.failures import FailureKind, classify
@@ -26,6 +25,7 @@ from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.pipeline import Pipeline
 from autopatch_j.memory.prompt_budget import PromptBudget
 from autopatch_j.memory.records import Intent, Job, JobStatus
+from autopatch_j.runtime import FakeClock
 from tests.live.conftest import LlamaServer
 
 pytestmark = pytest.mark.llm_live

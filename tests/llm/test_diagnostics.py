@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.diagnostics import (
-    MAX_ERROR_CHARS,
     DiagnosticsLog,
     ErrorRecord,
     RecordingProvider,
@@ -19,6 +18,7 @@ from autopatch_j.llm.diagnostics import (
 )
 from autopatch_j.llm.errors import LLMProviderError, LLMResponseError, LLMTimeoutError
 from autopatch_j.llm.provider import ChatRequest, Message, Purpose, strategy_for
+from autopatch_j.runtime import MAX_ERROR_CHARS
 
 try:  # the HTTP library the installed `openai` SDK is built on
     import httpx2 as httpx

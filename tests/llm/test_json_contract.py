@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from autopatch_j.llm.diagnostics import MAX_ERROR_CHARS
 from autopatch_j.llm.errors import LLMResponseError
 from autopatch_j.llm.json_contract import StrictModel, parse_json_object, strip_fence
+from autopatch_j.runtime import MAX_ERROR_CHARS
 
 
 class Candidate(StrictModel):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.runtime import FakeClock
 from tests.support.fixtures import openai_server  # noqa: F401
 
 

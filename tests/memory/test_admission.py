@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.memory.admission import TURN_LEASE_SECONDS, TurnOutcome
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.errors import InvalidInputError
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
+from autopatch_j.runtime import FakeClock
 
 
 def _rows(m: MemoryManager, sql: str, *params: object) -> list[tuple[object, ...]]:

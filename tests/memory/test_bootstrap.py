@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.memory.catalog import manifest, read_catalog
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.errors import MemorySchemaError, StorageError
 from autopatch_j.memory.index import index_item_in_tx
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
+from autopatch_j.runtime import FakeClock
 
 META_GENERATION = 5
 JOB_GENERATION = 7

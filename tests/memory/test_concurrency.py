@@ -8,9 +8,9 @@ import sqlite3
 import traceback
 from pathlib import Path
 
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
+from autopatch_j.runtime import FakeClock
 
 PROCESSES = 8
 TURNS_PER_PROCESS = 200

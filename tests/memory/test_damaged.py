@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.errors import StorageError
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
+from autopatch_j.runtime import FakeClock
 
 
 def _digest(path: Path) -> str:

@@ -8,10 +8,10 @@ from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.errors import LLMTimeoutError
 from autopatch_j.llm.provider import Purpose
 from autopatch_j.memory import jobs as q
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.drain import drain, drain_at_exit, drain_thread
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import JobKind, JobStatus
+from autopatch_j.runtime import FakeClock
 from tests.memory.pipeline_support import (
     admit,
     candidate,

@@ -8,10 +8,10 @@ import sqlite3
 
 import pytest
 
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.errors import NotConfirmedError, StorageError
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
+from autopatch_j.runtime import FakeClock
 
 
 def test_export_contains_turns_last_error_and_every_audit_relation(manager: MemoryManager) -> None:

@@ -10,10 +10,10 @@ import pytest
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.errors import LLMProviderError, LLMTimeoutError
 from autopatch_j.llm.provider import Purpose
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.pipeline import Outcome
 from autopatch_j.memory.records import JobKind, JobStatus
+from autopatch_j.runtime import FakeClock
 from tests.memory.pipeline_support import (
     admit,
     candidate,

@@ -10,12 +10,12 @@ import json
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.errors import LLMProviderError, LLMTimeoutError
 from autopatch_j.llm.provider import ChatRequest, Purpose
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.drain import drain, retry_failed
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.pipeline import Outcome
 from autopatch_j.memory.records import JobStatus
 from autopatch_j.memory.status import read_status
+from autopatch_j.runtime import FakeClock
 from tests.memory.pipeline_support import admit, candidate, extraction_json, jobs, llm_pipeline, rows, source
 
 LONG = "LONG-ANSWER " + "x" * 5_000

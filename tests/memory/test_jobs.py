@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from autopatch_j.memory import jobs as q
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.errors import MemorySchemaError
 from autopatch_j.memory.jobs import Claim, LeaseLost, Renewed, Scope
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import JobKind, JobStatus
+from autopatch_j.runtime import FakeClock
 from tests.memory.pipeline_support import admit, job, jobs, meta, rows
 
 

@@ -22,11 +22,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from autopatch_j.memory import jobs as q
-from autopatch_j.memory.backoff import Backoff
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.jobs import Claim, LeaseLost, Renewed
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent, JobKind, JobStatus
+from autopatch_j.runtime import Backoff, FakeClock
 from tests.memory.pipeline_support import full_only, meta
 from tests.memory.pipeline_support import jobs as db_jobs
 

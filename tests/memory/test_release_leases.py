@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from autopatch_j.memory import jobs as jobs_sql
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent, JobStatus, TurnStatus
+from autopatch_j.runtime import FakeClock
 from tests.memory.pipeline_support import admit, jobs, rows
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind, SourceRole
 from autopatch_j.memory.search import (
@@ -20,6 +19,7 @@ from autopatch_j.memory.search import (
     read_in_tx,
     search_in_tx,
 )
+from autopatch_j.runtime import FakeClock
 from tests.memory.item_factory import Quote, add_item, revise_item, set_status
 
 PREF = MemoryKind.USER_PREFERENCE

@@ -21,7 +21,6 @@ from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.contracts import ConsolidationOutput, ExtractionOutput, OperationOut
 from autopatch_j.llm.provider import Purpose
 from autopatch_j.memory.batches import ConsolidationRequest, RelatedItem
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.consolidation import plan_consolidation
 from autopatch_j.memory.errors import ConsolidationRejected, ExtractionRejected
 from autopatch_j.memory.lexicon import default_lexicon
@@ -29,6 +28,7 @@ from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.pipeline import Outcome
 from autopatch_j.memory.records import Candidate, CandidateStatus, Item, ItemStatus, MemoryKind
 from autopatch_j.memory.validation import validate_extraction
+from autopatch_j.runtime import FakeClock
 from tests.memory.pipeline_support import admit, llm_pipeline, rows, table_counts
 from tests.memory.test_validation import request, turn
 

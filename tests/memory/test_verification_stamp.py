@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.memory.bootstrap import check_whole_file
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.errors import MemorySchemaError, StorageCorruptError
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
 from autopatch_j.memory.stamp import FAILED, SOUND, Stamp, observe, read_stamp, trusted, write_stamp
+from autopatch_j.runtime import FakeClock
 from tests.memory.test_bootstrap import CASES, _seed_healthy
 from tests.transcripts.builders import claude_lines
 

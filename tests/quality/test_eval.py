@@ -10,11 +10,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from autopatch_j.cli.eval_cmds import register
 from autopatch_j.quality.corpus import MIN_CASES, bundled_part_exists
+from tests.quality.eval_runs import SEED, eval_app, run_eval
 from tests.quality.test_corpus import RETIRED_PREFIXES
 
-SEED = 6
 #: `long_query` cases of the dev part that the ranked search answers (see the test that lists them).
 KNOWN_LONG_QUERY_HITS = [
     "h2-en-long-03", "h3-zh-long-02", "h3-en-long-01", "h3-en-long-03", "h3-mix-long-01", "h5-en-long-01",
@@ -27,49 +26,11 @@ KNOWN_LONG_QUERY_HITS = [
 
 
 def _app() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    register(app)
-    return app
+    return eval_app()
 
 
 def _eval(tmp_path_factory: pytest.TempPathFactory, *args: str) -> tuple[int, str]:
-    import os
-
-    cwd = os.getcwd()
-    os.chdir(tmp_path_factory.mktemp("project"))
-    try:
-        result = CliRunner().invoke(_app(), ["eval", *args], catch_exceptions=False)
-    finally:
-        os.chdir(cwd)
-    return result.exit_code, result.output
-
-
-@pytest.fixture(scope="module")
-def offline_parts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    code, out = _eval(tmp_path_factory, "--json", "--mode", "offline", "--seed", str(SEED))
-    assert code == 0, out[-2000:]
-    data = json.loads(out)
-    assert data["mode"] == "offline" and data["invariants_ok"]
-    return data
-
-
-@pytest.fixture(scope="module")
-def offline(offline_parts: dict[str, Any]) -> dict[str, Any]:
-    return offline_parts["parts"]["dev"]
-
-
-@pytest.fixture(scope="module")
-def canned(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    code, out = _eval(tmp_path_factory, "--json", "--mode", "canned", "--part", "dev", "--seed", str(SEED))
-    assert code == 0, out[-2000:]
-    data = json.loads(out)
-    assert list(data["parts"]) == ["dev"]
-    return data["parts"]["dev"]
+    return run_eval(tmp_path_factory, *args)
 
 
 def _check(data: dict[str, Any]) -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.llm.provider import ChatRequest, Message, Purpose, ToolSpec
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import Intent
 from autopatch_j.quality import invariants as inv
+from autopatch_j.runtime import FakeClock
 
 PREF = "以后回答先给结论，再展开解释。"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.runtime import FakeClock
 from tests.transcripts.builders import install_fixture
 
 CLAUDE_SESSIONS = (

@@ -14,12 +14,13 @@ chunks; when set, the stream is closed and `RequestCancelled` raised.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from autopatch_j.agent.errors import EmptyAnswer, RequestCancelled, RoundLimitReached
+from autopatch_j.agent.streaming import stream_call
 from autopatch_j.agent.tools import Toolbox
-from autopatch_j.llm.provider import ChatRequest, ChatResponse, LLMProvider, Message, Purpose, StreamEvent, TextDelta
+from autopatch_j.llm.provider import ChatRequest, ChatResponse, LLMProvider, Message, Purpose
 
 DEFAULT_MAX_ROUNDS = 8
 ROUND_SEPARATOR = "\n\n"
@@ -101,29 +102,14 @@ class ReactAgent:
     def _stream_round(
         self, request: ChatRequest, emit: DeltaSink, cancel: threading.Event | None, *, earlier_text: bool
     ) -> ChatResponse:
-        events: Iterator[StreamEvent] = self._provider.stream(request)
-        final: ChatResponse | None = None
-        round_text: list[str] = []
-        try:
-            for event in events:
-                _check(cancel)
-                if isinstance(event, TextDelta):
-                    text = event.text if round_text else event.text.lstrip()
-                    if not text:
-                        continue  # leading whitespace of a round is not shown
-                    if not round_text and earlier_text:
-                        emit(ROUND_SEPARATOR)
-                    round_text.append(text)
-                    emit(text)
-                else:
-                    final = event
-        finally:
-            close = getattr(events, "close", None)
-            if callable(close):
-                close()
-        if final is None:
-            final = ChatResponse(content="".join(round_text))
-        return final
+        text, final = stream_call(
+            self._provider,
+            request,
+            check=lambda: _check(cancel),
+            emit=emit,
+            before_first=(lambda: emit(ROUND_SEPARATOR)) if earlier_text else None,
+        )
+        return final if final is not None else ChatResponse(content=text)
 
 
 def _check(cancel: threading.Event | None) -> None:

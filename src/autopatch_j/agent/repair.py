@@ -29,10 +29,11 @@ from pydantic import Field
 from autopatch_j.agent.errors import AgentResponseError, RequestCancelled
 from autopatch_j.agent.intents import project_paths
 from autopatch_j.agent.scanner import ScanOutcome, SemgrepScanner
+from autopatch_j.agent.streaming import stream_call
 from autopatch_j.agent.tools import ProjectTools, is_binary
 from autopatch_j.llm.errors import LLMResponseError
 from autopatch_j.llm.json_contract import StrictModel, parse_json_object
-from autopatch_j.llm.provider import ChatRequest, ChatResponse, LLMProvider, Message, Purpose, TextDelta
+from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose
 from autopatch_j.workspace.errors import NoPendingPatch, PatchConflict, WorkspaceError
 from autopatch_j.workspace.patch import PendingPatch, patch_state, propose, sha256_bytes
 from autopatch_j.workspace.store import ReviewWorkspace, cache_key
@@ -302,28 +303,11 @@ class RepairAgents:
     def _stream(self, messages: Sequence[Message], on_delta: DeltaSink | None, cancel: threading.Event | None) -> str:
         """One streamed main call without tools; returns the text (as shown through `on_delta`, if given)."""
         _check(cancel)
-        events = self._provider.stream(ChatRequest(purpose=Purpose.MAIN, messages=tuple(messages)))
-        parts: list[str] = []
-        final: ChatResponse | None = None
-        try:
-            for event in events:
-                _check(cancel)
-                if isinstance(event, TextDelta):
-                    text = event.text if parts else event.text.lstrip()
-                    if not text:
-                        continue  # leading whitespace is not shown
-                    parts.append(text)
-                    if on_delta is not None:
-                        on_delta(text)
-                else:
-                    final = event
-        finally:
-            close = getattr(events, "close", None)
-            if callable(close):
-                close()
+        request = ChatRequest(purpose=Purpose.MAIN, messages=tuple(messages))
+        text, final = stream_call(self._provider, request, check=lambda: _check(cancel), emit=on_delta)
         if on_delta is None and final is not None:
             return final.content
-        return "".join(parts)
+        return text
 
     def _stream_text(
         self, messages: Sequence[Message], on_delta: DeltaSink | None, cancel: threading.Event | None

@@ -11,19 +11,13 @@ from typing import TYPE_CHECKING
 
 from autopatch_j.app import gitignore
 from autopatch_j.app.render import DeferredConsole, say
+from autopatch_j.app.settings import Switches, read_switches
 from autopatch_j.memory import MemoryManager, ProjectRootError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from autopatch_j.llm.config import LLMSettings
-
-_TRUE = {"1", "true", "yes", "on"}
-EXTRACTOR_ENV = "AUTOPATCH_MEMORY_EXTRACTOR"  # `rules` or `llm`; unset: the LLM when one is configured
-
-
-def flag(environ: Mapping[str, str], name: str) -> bool:
-    return environ.get(name, "").strip().lower() in _TRUE
 
 
 @dataclass
@@ -36,6 +30,7 @@ class AppContext:
     err_console: Console | DeferredConsole
     debug: bool = False
     extractor_mode: str | None = None  # AUTOPATCH_MEMORY_EXTRACTOR as given; validated by choose_extractor
+    switches: Switches = field(default_factory=Switches)  # every process switch (app/settings.py)
     _manager: MemoryManager | None = field(default=None, repr=False)
     _llm: tuple[LLMSettings | None] | None = field(default=None, repr=False)
 
@@ -43,13 +38,15 @@ class AppContext:
     def from_environment(cls, *, root: Path | None = None, environ: Mapping[str, str] | None = None) -> AppContext:
         env = dict(os.environ if environ is None else environ)
         project = _project_root(root)
+        switches = read_switches(env)
         return cls(
             root=project,
             environ=env,
             console=DeferredConsole(environ=env),
             err_console=DeferredConsole(environ=env, stderr=True),
-            debug=flag(env, "AUTOPATCH_DEBUG"),
-            extractor_mode=env.get(EXTRACTOR_ENV),
+            debug=switches.debug,
+            extractor_mode=switches.memory_extractor,
+            switches=switches,
         )
 
     def llm_settings(self) -> LLMSettings | None:

@@ -6,8 +6,8 @@ import sys
 from typing import NoReturn
 
 # Exit codes: 1 = operation refused or failed, 2 = usage (click's), 3 = degraded Memory,
-# 4 = storage trouble (locked, unreadable), 5 = configuration missing or invalid, or a needed extra not
-# installed.
+# 4 = storage trouble (locked, unreadable), 5 = configuration missing or invalid (the LLM's, the cloud's
+# or a process switch), or a needed extra not installed.
 EXIT_FAILED = 1
 EXIT_DEGRADED = 3
 EXIT_STORAGE = 4
@@ -26,6 +26,12 @@ class MissingExtra(Exception):
         )
 
 
+class SettingsError(Exception):
+    """A process setting is invalid."""
+
+    exit_code = EXIT_CONFIG
+
+
 class PublishError(Exception):
     """`memory publish` refused to touch a file (not UTF-8, damaged markers, changed meanwhile, unwritable)."""
 
@@ -40,10 +46,11 @@ class PublishConfigError(PublishError):
 
 def _table() -> list[tuple[type[BaseException], int]]:
     from autopatch_j.agent.errors import AgentError
-    from autopatch_j.cloud.errors import CloudError
+    from autopatch_j.cloud import CloudError
+    from autopatch_j.cloud import ConfigError as CloudConfigError
     from autopatch_j.llm.errors import LLMConfigError, LLMError
     from autopatch_j.memory import MemoryEngineError, MemorySchemaError, StorageError
-    from autopatch_j.transcripts.errors import TranscriptError
+    from autopatch_j.transcripts import TranscriptError
     from autopatch_j.workspace.errors import WorkspaceError
 
     rows: list[tuple[type[BaseException], int]] = [
@@ -54,9 +61,11 @@ def _table() -> list[tuple[type[BaseException], int]]:
         (LLMError, EXIT_FAILED),
         (AgentError, EXIT_FAILED),
         (WorkspaceError, EXIT_FAILED),
+        (CloudConfigError, EXIT_CONFIG),
         (CloudError, EXIT_FAILED),
         (TranscriptError, EXIT_FAILED),
         (MissingExtra, EXIT_CONFIG),
+        (SettingsError, EXIT_CONFIG),
         (PublishError, EXIT_FAILED),
     ]
     return rows

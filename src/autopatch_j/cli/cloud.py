@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from autopatch_j.cloud.settings import CloudSettings
+    from autopatch_j.cloud import CloudSettings
 
 cloud_app = typer.Typer(help="Cloud control plane: init, users, API server and workers.", no_args_is_help=True)
 user_app = typer.Typer(help="Manage control-plane users.", no_args_is_help=True)
@@ -62,15 +62,14 @@ def _settings(db: str | None, **options: Any) -> CloudSettings:
     """The settings, read once here from the options and the process environment."""
     import os
 
-    from autopatch_j.cloud.settings import read_cloud_settings
+    from autopatch_j.cloud import read_cloud_settings
 
     return read_cloud_settings(os.environ, db=db, **options)
 
 
 def _ready_engine(settings: CloudSettings) -> Any:
     """An engine on a migrated database (so every command works on a fresh file)."""
-    from autopatch_j.cloud.db import check_connection, make_engine
-    from autopatch_j.cloud.schema import migrate
+    from autopatch_j.cloud import check_connection, make_engine, migrate
 
     engine = make_engine(settings.db)
     check_connection(engine)
@@ -81,7 +80,7 @@ def _ready_engine(settings: CloudSettings) -> Any:
 @cloud_app.command("init")
 def init(db: DbOption = None) -> None:
     """Create the cloud database or migrate it to the newest schema."""
-    from autopatch_j.cloud.schema import current_revision
+    from autopatch_j.cloud import current_revision
 
     settings = _settings(db)
     engine = _ready_engine(settings)
@@ -99,9 +98,8 @@ def user_add(
     as_json: Annotated[bool, typer.Option("--json", help='Print {"id", "token"} as JSON.')] = False,
 ) -> None:
     """Create a user and print its API token (shown once; only its hash is stored)."""
-    from autopatch_j.cloud.clock import utc_now
-    from autopatch_j.cloud.db import write_tx
-    from autopatch_j.cloud.users import create_user
+    from autopatch_j.cloud import create_user, write_tx
+    from autopatch_j.runtime import utc_now
 
     engine = _ready_engine(_settings(db))
     try:
@@ -123,9 +121,8 @@ def token_rotate(
     as_json: Annotated[bool, typer.Option("--json", help='Print {"id", "token"} as JSON.')] = False,
 ) -> None:
     """Give the user a new API token (shown once); the old one and their console sessions end now."""
-    from autopatch_j.cloud.clock import utc_now
-    from autopatch_j.cloud.db import write_tx
-    from autopatch_j.cloud.users import rotate_token, user_by_name
+    from autopatch_j.cloud import rotate_token, user_by_name, write_tx
+    from autopatch_j.runtime import utc_now
 
     engine = _ready_engine(_settings(db))
     try:
@@ -144,9 +141,8 @@ def token_rotate(
 @token_app.command("revoke")
 def token_revoke(name: Annotated[str, typer.Argument(help="The user's name.")], db: DbOption = None) -> None:
     """Leave the user without a working token; their console sessions end now."""
-    from autopatch_j.cloud.clock import utc_now
-    from autopatch_j.cloud.db import write_tx
-    from autopatch_j.cloud.users import revoke_token, user_by_name
+    from autopatch_j.cloud import revoke_token, user_by_name, write_tx
+    from autopatch_j.runtime import utc_now
 
     engine = _ready_engine(_settings(db))
     try:
@@ -165,10 +161,8 @@ def quota_set(
     db: DbOption = None,
 ) -> None:
     """Set a user's monthly USD limit (without a row the default is $10)."""
-    from autopatch_j.cloud.clock import utc_now
-    from autopatch_j.cloud.db import write_tx
-    from autopatch_j.cloud.errors import InvalidInput
-    from autopatch_j.cloud.quotas import set_quota
+    from autopatch_j.cloud import InvalidInput, set_quota, write_tx
+    from autopatch_j.runtime import utc_now
 
     if limit.strip().lower() == "unlimited":
         amount: float | None = None
@@ -203,8 +197,8 @@ def serve(
     ] = 1,
 ) -> None:
     """Run the HTTP API (OpenAPI at /openapi.json) with uvicorn."""
-    from autopatch_j.cloud.server import check_workers
-    from autopatch_j.cloud.server import serve as run_server
+    from autopatch_j.cloud import check_workers
+    from autopatch_j.cloud import serve as run_server
 
     overrides = {key: value for key, value in {"db": db, "host": host, "port": port}.items() if value is not None}
     settings = _settings(db, host=host, port=port)
@@ -235,10 +229,7 @@ def worker(
     import signal
     import threading
 
-    from autopatch_j.cloud.executors import make_executor
-    from autopatch_j.cloud.model_memory import ModelMemory
-    from autopatch_j.cloud.signature import signer
-    from autopatch_j.cloud.worker import Worker
+    from autopatch_j.cloud import ModelMemory, Worker, make_executor, signer
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)

@@ -31,12 +31,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from autopatch_j.app.context import AppContext, flag
+from autopatch_j.app.context import AppContext
 from autopatch_j.app.render import emit_json, say
 from autopatch_j.cli.invocation import app_context
 
 LIVE_SWITCH = "AUTOPATCH_LIVE_EVAL"
-SEED_ENV = "AUTOPATCH_EVAL_SEED"
 
 
 LIVE_PARTIAL_FILE = Path(".autopatch-j") / "eval-live.partial.jsonl"
@@ -46,20 +45,13 @@ DEFAULT_SEED = 6  # fixed, so CI runs are reproducible; every report prints the 
 def _seed(app: AppContext, seed: int | None) -> int:
     if seed is not None:
         return seed
-    raw = app.environ.get(SEED_ENV, "").strip()
-    if not raw:
-        return DEFAULT_SEED
-    try:
-        return int(raw)
-    except ValueError:
-        say(app.err_console, f"error: {SEED_ENV} must be a whole number like 6, not {raw!r}.")
-        raise typer.Exit(2) from None
+    return DEFAULT_SEED if app.switches.eval_seed is None else app.switches.eval_seed
 
 
 def _live_provider(app: AppContext) -> Any:
     from autopatch_j.llm.openai_provider import OpenAIProvider
 
-    if not flag(app.environ, LIVE_SWITCH):
+    if not app.switches.live_eval:
         say(app.err_console, f"error: the live evaluation calls a real model; set {LIVE_SWITCH}=1 to run it.")
         raise typer.Exit(2)
     settings = app.llm_settings()
@@ -77,7 +69,7 @@ DEFAULT_PARTS = "dev,test"
 
 def _parts(app: AppContext, raw: str) -> list[str] | None:
     """The parts named by `--part` ("dev", "test", "generated", comma-separated, or "all")."""
-    from autopatch_j.quality.corpus import PARTS, bundled_part_exists
+    from autopatch_j.quality import PARTS, bundled_part_exists
 
     names = list(PARTS) if raw.strip() == "all" else [p.strip() for p in raw.split(",") if p.strip()]
     unknown = [p for p in names if p not in PARTS]
@@ -108,8 +100,7 @@ def run_eval(
     partial: Path | None = None,
 ) -> int:
     """Run the evaluation and render it; returns the exit code (1 when an invariant breaks)."""
-    from autopatch_j.quality.corpus import BUNDLED, NOT_FOUND, find_corpus_dir, use_corpus_dir
-    from autopatch_j.quality.evaluate import MODES
+    from autopatch_j.quality import BUNDLED, MODES, NOT_FOUND, find_corpus_dir, use_corpus_dir
 
     if mode not in MODES:
         say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}.")
@@ -152,9 +143,8 @@ def _run_corpora(
     partial: Path | None,
 ) -> int:
     """The dev/test/generated parts (from `corpus_dir()`) or one corpus file, evaluated and rendered."""
-    from autopatch_j.quality.corpus import Corpus, load_corpus, stratified_sample
-    from autopatch_j.quality.evaluate import DEFAULT_RETRY_ROUNDS, evaluate
-    from autopatch_j.quality.parts import load_part
+    from autopatch_j.quality import DEFAULT_RETRY_ROUNDS, Corpus, load_corpus, load_part, stratified_sample
+    from autopatch_j.quality import evaluate_corpus as evaluate
 
     if corpus_file is not None:
         named: list[str] = ["file"]
@@ -215,7 +205,7 @@ def _run_corpora(
 
 def _by_file(part: str, cases: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     """Cases and passes per file of a part made of several files (dev: corpus.json + the retired test)."""
-    from autopatch_j.quality.corpus import part_case_ids
+    from autopatch_j.quality import part_case_ids
 
     return {
         name: {"cases": len(mine), "passed": sum(c["passed"] for c in mine)}

@@ -33,8 +33,13 @@ def run_realistic(
 ) -> int:
     """Run the realistic part and render it; returns the exit code."""
     from autopatch_j.memory.errors import InvalidInputError
-    from autopatch_j.quality.realistic import find_checkout_part, load_realistic
-    from autopatch_j.quality.realistic_eval import SessionScore, evaluate_realistic, sample_sessions
+    from autopatch_j.quality import (
+        SessionScore,
+        evaluate_realistic,
+        find_checkout_part,
+        load_realistic,
+        sample_sessions,
+    )
 
     if mode not in ("offline", "live"):
         say(app.err_console, f"error: the realistic part runs in the offline or live mode, not {mode!r}.")

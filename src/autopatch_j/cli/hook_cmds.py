@@ -52,8 +52,7 @@ def backup_folder() -> Path:
 
 def run_install(app: AppContext, agent: Agent, *, user: bool, project: bool, dry_run: bool) -> None:
     from autopatch_j.cli.import_cmds import agent_homes
-    from autopatch_j.transcripts import install
-    from autopatch_j.transcripts.errors import SettingsFileError
+    from autopatch_j.transcripts import SettingsFileError, apply_plan, plan_claude, plan_codex
 
     if user and project:
         raise SettingsFileError("Choose one of --project and --user.")
@@ -61,11 +60,11 @@ def run_install(app: AppContext, agent: Agent, *, user: bool, project: bool, dry
     if agent is Agent.CLAUDE_CODE:
         path = home / ".claude" / "settings.json" if user else app.root / ".claude" / "settings.json"
         program = shlex.quote(hook_executable()) if user else PORTABLE_PROGRAM
-        plan = install.plan_claude(path, f"{program} hook claude-code")
+        plan = plan_claude(path, f"{program} hook claude-code")
     else:
         if project:
             raise SettingsFileError("Codex reads notify only from $CODEX_HOME/config.toml; use --user (the default).")
-        plan = install.plan_codex(codex_home / "config.toml", [hook_executable(), "hook", "codex"])
+        plan = plan_codex(codex_home / "config.toml", [hook_executable(), "hook", "codex"])
     if not plan.changed:
         say(app.console, f"The {agent.value} hook is already installed in {plan.path}; nothing to change.")
         return
@@ -74,7 +73,7 @@ def run_install(app: AppContext, agent: Agent, *, user: bool, project: bool, dry
         say(app.console, f"(dry run: {plan.path} was not changed)", "dim")
         return
     stamp = dt.datetime.now(tz=dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    backup = install.apply(plan, stamp=stamp, backups=backup_folder())
+    backup = apply_plan(plan, stamp=stamp, backups=backup_folder())
     say(app.console, f"Installed the {agent.value} hook in {plan.path}.")
     if backup is not None:
         say(app.console, f"The previous file was kept as {backup}.")

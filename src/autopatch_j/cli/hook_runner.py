@@ -78,7 +78,7 @@ def _require_project(fallback: Path | None, *candidates: Any) -> Path:
 
 
 def _payload(stdin_text: str) -> dict[str, Any]:
-    from autopatch_j.transcripts.errors import HookInputError
+    from autopatch_j.transcripts import HookInputError
 
     try:
         payload = json.loads(stdin_text)
@@ -92,9 +92,7 @@ def _payload(stdin_text: str) -> dict[str, Any]:
 def import_claude_session(fallback: Path | None, stdin_text: str) -> None:
     from autopatch_j.memory.imports import Source
     from autopatch_j.memory.manager import MemoryManager
-    from autopatch_j.transcripts.discovery import SessionFile, claude_cwd
-    from autopatch_j.transcripts.errors import HookInputError
-    from autopatch_j.transcripts.importer import Importer
+    from autopatch_j.transcripts import HookInputError, Importer, SessionFile, claude_cwd
 
     payload = _payload(stdin_text)
     transcript = payload.get("transcript_path")
@@ -115,8 +113,7 @@ def import_claude_session(fallback: Path | None, stdin_text: str) -> None:
 def admit_codex_turn(fallback: Path | None, notification: str) -> None:
     from autopatch_j.memory.imports import Source
     from autopatch_j.memory.manager import MemoryManager
-    from autopatch_j.transcripts.codex import parse_notify
-    from autopatch_j.transcripts.importer import Importer
+    from autopatch_j.transcripts import Importer, parse_notify
 
     notify = parse_notify(notification)
     if notify.turn is None:

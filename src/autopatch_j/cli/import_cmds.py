@@ -17,8 +17,7 @@ from autopatch_j.cli.invocation import app_context
 from autopatch_j.memory.admission import MAX_TURN_CHARS
 
 if TYPE_CHECKING:
-    from autopatch_j.transcripts.discovery import SessionFile
-    from autopatch_j.transcripts.importer import Importer, ImportReport, SessionReport
+    from autopatch_j.transcripts import Importer, ImportReport, SessionFile, SessionReport
 
 SOURCES = ("auto", "claude-code", "codex")
 
@@ -73,8 +72,7 @@ def _run_all(
 
 
 def run_import(app: AppContext, paths: list[Path], *, source: str, dry_run: bool, as_json: bool) -> None:
-    from autopatch_j.transcripts.discovery import From, expand, project_sessions
-    from autopatch_j.transcripts.importer import Importer, ImportReport
+    from autopatch_j.transcripts import From, Importer, ImportReport, expand, project_sessions
 
     wanted = From(source)
     report = ImportReport(dry_run=dry_run)

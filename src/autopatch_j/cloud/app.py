@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 
-from autopatch_j.cloud.clock import Clock, utc_now
 from autopatch_j.cloud.db import make_engine
 from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
+from autopatch_j.runtime import UtcClock, utc_now
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -23,7 +23,7 @@ def create_app(
     *,
     settings: CloudSettings,
     engine: Engine | None = None,
-    clock: Clock = utc_now,
+    clock: UtcClock = utc_now,
     quotas: QuotaLookup | None = None,
     memory_model: ModelMemory | None = None,
 ) -> FastAPI:

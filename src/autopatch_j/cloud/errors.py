@@ -6,6 +6,8 @@ and the CLI boundary then shows the docstring's first line.
 
 from __future__ import annotations
 
+from autopatch_j.runtime import StorageError as RuntimeStorageError
+
 
 class CloudError(Exception):
     """The cloud control plane failed."""
@@ -15,7 +17,7 @@ class ConfigError(CloudError):
     """The cloud configuration is missing or invalid."""
 
 
-class StorageError(CloudError):
+class StorageError(CloudError, RuntimeStorageError):
     """The cloud database could not be reached or refused the operation."""
 
 

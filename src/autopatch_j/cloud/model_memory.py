@@ -26,11 +26,12 @@ charge ledger are keyed by task), so a retried sweep neither duplicates a memory
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -122,8 +123,11 @@ class _FallBack(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ModelMemoryConfig:
-    base_url: str
-    api_key: str = field(repr=False)
+    """The memory LLM (`llm`: endpoint and key, as the LLM layer's settings; each call names its
+    model — the user's `extract_model` or `consolidation_model` — in place of `llm.model`), the
+    per-call bound and the caps and prices of model-written memories."""
+
+    llm: LLMSettings
     timeout_s: float
     caps: Caps
     prices: Prices
@@ -150,11 +154,11 @@ class ModelMemory:
     @classmethod
     def from_settings(cls, settings: CloudSettings, **kwargs: Any) -> ModelMemory | None:
         """None unless the service has a memory LLM (`AUTOPATCH_CLOUD_MEMORY_LLM_BASE_URL`)."""
-        if not settings.memory_llm_base_url:
+        llm = settings.memory_llm()
+        if llm is None:
             return None
         config = ModelMemoryConfig(
-            base_url=settings.memory_llm_base_url,
-            api_key=settings.memory_llm_api_key,
+            llm=llm,
             timeout_s=settings.memory_llm_timeout_seconds,
             caps=Caps(
                 sweep_tokens=settings.memory_sweep_max_tokens,
@@ -181,7 +185,7 @@ class ModelMemory:
                 close()
 
     def _openai(self, model: str) -> LLMProvider:
-        settings = LLMSettings(api_key=self.config.api_key, base_url=self.config.base_url, model=model)
+        settings = dataclasses.replace(self.config.llm, model=model)
         return OpenAIProvider(settings=settings, diagnostics=self._diagnostics, timeout_s=self.config.timeout_s)
 
     def _provider(self, model: str) -> LLMProvider:

@@ -16,6 +16,7 @@ from pydantic import Field, field_validator
 
 from autopatch_j.cloud.errors import ConfigError
 from autopatch_j.configuration import ConfigurationError, LayeredSettings, read_settings, settings_config
+from autopatch_j.llm.config import LLMSettings
 
 ExecutorName = Literal["scripted", "command", "llm"]
 
@@ -63,6 +64,14 @@ class CloudSettings(LayeredSettings):
     memory_sweep_max_usd: float = Field(default=0.50, ge=0)
     memory_user_daily_max_tokens: int = Field(default=500_000, ge=0)
     memory_user_daily_max_usd: float = Field(default=1.00, ge=0)
+
+    def memory_llm(self) -> LLMSettings | None:
+        """The service's memory LLM as the LLM layer's settings, or None when none is configured
+        (`memory_llm_base_url` unset). Its model is the cloud's `llm_model`; each memory call names the
+        user's own model instead."""
+        if not self.memory_llm_base_url:
+            return None
+        return LLMSettings(api_key=self.memory_llm_api_key, base_url=self.memory_llm_base_url, model=self.llm_model)
 
     @field_validator("db")
     @classmethod

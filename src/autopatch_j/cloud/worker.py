@@ -26,7 +26,6 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from autopatch_j.cloud import audit, injection
 from autopatch_j.cloud.auto_memory import SweepReport, process_auto_memories
-from autopatch_j.cloud.clock import Clock, utc_now
 from autopatch_j.cloud.db import read_tx, upsert, write_tx
 from autopatch_j.cloud.errors import QuotaLookupError, StorageError
 from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult, Executor
@@ -45,6 +44,7 @@ from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
 from autopatch_j.cloud.records import TaskStatus
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.tables import task_external_context, task_private_injections
+from autopatch_j.runtime import Backoff, Heartbeat, UtcClock, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class Worker:
         *,
         engine: Engine,
         executor: Executor,
-        clock: Clock = utc_now,
+        clock: UtcClock = utc_now,
         worker_id: str | None = None,
         lease_seconds: float = 300.0,
         quotas: QuotaLookup | None = None,
@@ -202,7 +202,8 @@ class Worker:
         withheld from what is stored, then the text is redacted."""
         result_text = redact(result.text if inj is None else injection.withhold(result.text, inj))
         injected = inj is not None and inj.injected
-        backoff = 0.25
+        backoff = Backoff.doubling(0.25, cap=MAX_BACKOFF_SECONDS)
+        failed = 0
         while True:
             try:
                 return self._record_once(
@@ -211,9 +212,10 @@ class Worker:
             except _STORAGE_ERRORS as exc:
                 if stop is not None and stop.is_set():
                     raise
-                log.warning("could not record task %s, retrying in %.1f s: %s", claim.task.id, backoff, exc)
-                (stop or threading.Event()).wait(backoff)
-                backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+                failed += 1
+                wait = backoff.delay(failed)
+                log.warning("could not record task %s, retrying in %.1f s: %s", claim.task.id, wait, exc)
+                (stop or threading.Event()).wait(wait)
 
     def _record_once(
         self,
@@ -306,7 +308,8 @@ class Worker:
         changed on disk); returns the number of tasks run. Storage errors back off and retry."""
         stop = stop or threading.Event()
         total = 0
-        backoff = 0.0
+        backoff = Backoff.doubling(poll_seconds, cap=MAX_BACKOFF_SECONDS)
+        failed = 0  # storage errors in a row
         while not stop.is_set() and not self._code_changed():
             ran = 0
             try:
@@ -321,11 +324,12 @@ class Worker:
                 report = self.sweep(new_work=ran > 0)
             except _STORAGE_ERRORS as exc:
                 total += ran
-                backoff = min(max(backoff * 2, poll_seconds), MAX_BACKOFF_SECONDS)
-                log.warning("storage error in the worker loop; retrying in %.1f s: %s", backoff, exc)
-                stop.wait(backoff)
+                failed += 1
+                wait = backoff.delay(failed)
+                log.warning("storage error in the worker loop; retrying in %.1f s: %s", wait, exc)
+                stop.wait(wait)
                 continue
-            backoff = 0.0
+            failed = 0
             total += ran
             if self.code_changed:
                 break
@@ -339,53 +343,54 @@ class Worker:
 
 
 class LeaseHeartbeat:
-    """A thread that renews a claim's lease every third of the lease while the executor runs.
+    """Renew a claim's lease every third of the lease while the executor runs (a `Heartbeat`).
 
-    It sets `cancel` when the lease is lost (`lost`) or when `stop` is set (`stopping`); a storage
-    error while renewing is logged and retried at the next beat (the lease may still be ours).
+    It sets `cancel` when the lease is lost (`lost`) or when `stop` is set (`stopping`, noticed within
+    0.1 s); a storage error while renewing is logged and retried at the next beat (the lease may
+    still be ours).
     """
 
     def __init__(self, worker: Worker, claim: Claim, *, cancel: threading.Event, stop: threading.Event) -> None:
         self.worker = worker
         self.claim = claim
         self.cancel = cancel
-        self.stop = stop
-        self.lost = False
-        self.stopping = False
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"lease-{claim.task.id}", daemon=True)
+        self._beat = Heartbeat(
+            self._renew,
+            interval=worker.lease_seconds / 3,
+            name=f"lease-{claim.task.id}",
+            transient=_STORAGE_ERRORS,
+            on_error=self._renew_failed,
+            on_lost=self._lost,
+            halt_when=stop.is_set,
+            on_halt=cancel.set,
+            wake=0.1,
+            join_timeout=None,
+        )
+
+    @property
+    def lost(self) -> bool:
+        return self._beat.lost
+
+    @property
+    def stopping(self) -> bool:
+        return self._beat.halted
 
     def __enter__(self) -> LeaseHeartbeat:
-        self._thread.start()
+        self._beat.start()
         return self
 
     def __exit__(self, *_exc: object) -> None:
-        self._done.set()
-        self._thread.join()
+        self._beat.stop()
 
-    def _run(self) -> None:
-        interval = self.worker.lease_seconds / 3
-        next_beat = time.monotonic() + interval
-        while not self._done.wait(min(0.1, interval)):
-            if self.stop.is_set():
-                self.stopping = True
-                self.cancel.set()
-                return
-            if time.monotonic() < next_beat:
-                continue
-            next_beat = time.monotonic() + interval
-            try:
-                outcome = extend_lease(
-                    self.worker.engine,
-                    claim=self.claim,
-                    now=self.worker.clock(),
-                    lease_seconds=self.worker.lease_seconds,
-                )
-            except _STORAGE_ERRORS as exc:
-                log.warning("could not renew the lease of task %s: %s", self.claim.task.id, exc)
-                continue
-            if outcome is FinishOutcome.LEASE_LOST:
-                log.warning("lost the lease of task %s; stopping its executor", self.claim.task.id)
-                self.lost = True
-                self.cancel.set()
-                return
+    def _renew(self) -> bool:
+        outcome = extend_lease(
+            self.worker.engine, claim=self.claim, now=self.worker.clock(), lease_seconds=self.worker.lease_seconds
+        )
+        return outcome is not FinishOutcome.LEASE_LOST
+
+    def _renew_failed(self, exc: Exception) -> None:
+        log.warning("could not renew the lease of task %s: %s", self.claim.task.id, exc)
+
+    def _lost(self) -> None:
+        log.warning("lost the lease of task %s; stopping its executor", self.claim.task.id)
+        self.cancel.set()

@@ -31,8 +31,6 @@ DEBUG_ENV = "AUTOPATCH_DEBUG"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "no-key"  # sent to loopback servers (llama.cpp, Ollama) when no key is set
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
-
 
 def _empty_body() -> Mapping[str, Any]:
     return MappingProxyType({})
@@ -65,8 +63,16 @@ class LLMSettings:
 
 
 def debug_enabled(environ: Mapping[str, str]) -> bool:
-    """`AUTOPATCH_DEBUG` is on (`1`, `true`, `yes`, `on`, any case)."""
-    return environ.get(DEBUG_ENV, "").strip().lower() in _TRUE
+    """`AUTOPATCH_DEBUG` is on: the process switch, read like every boolean setting
+    (`configuration.ProcessSettings`); a bad value is an `LLMConfigError`."""
+    if not any(name.upper() == DEBUG_ENV and value.strip() for name, value in environ.items()):
+        return False
+    from autopatch_j.configuration import ConfigurationError, ProcessSettings, read_settings
+
+    try:
+        return read_settings(ProcessSettings, environ).debug
+    except ConfigurationError as exc:
+        raise LLMConfigError(str(exc)) from exc
 
 
 def load_llm_settings(environ: Mapping[str, str], config_file: Path | None = None) -> LLMSettings | None:

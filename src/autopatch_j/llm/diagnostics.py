@@ -28,8 +28,8 @@ from autopatch_j.llm.provider import (
     StreamEvent,
     strategy_for,
 )
+from autopatch_j.runtime import MAX_ERROR_CHARS
 
-MAX_ERROR_CHARS = 20_000
 TRUNCATION_MARKER = "\n…[truncated {n} chars]"
 
 

@@ -14,8 +14,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from autopatch_j.llm.diagnostics import MAX_ERROR_CHARS, bound_text
+from autopatch_j.llm.diagnostics import bound_text
 from autopatch_j.llm.errors import LLMResponseError
+from autopatch_j.runtime import MAX_ERROR_CHARS
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autopatch_j.llm.config import LLMSettings
-from autopatch_j.llm.diagnostics import MAX_ERROR_CHARS, CallTimer, DiagnosticsLog, bound_text
+from autopatch_j.llm.diagnostics import CallTimer, DiagnosticsLog, bound_text
 from autopatch_j.llm.errors import (
     LLMConnectionError,
     LLMError,
@@ -44,6 +44,7 @@ from autopatch_j.llm.provider import (
     strategy_for,
 )
 from autopatch_j.llm.pump import pump
+from autopatch_j.runtime import MAX_ERROR_CHARS
 
 ClientFactory = Callable[[LLMSettings], Any]
 """Builds the SDK client (an `openai.OpenAI` or anything with `.chat.completions.create`)."""

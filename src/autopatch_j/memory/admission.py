@@ -16,6 +16,7 @@ from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import enqueue_extraction_in_tx
 from autopatch_j.memory.owners import provably_gone
 from autopatch_j.memory.records import ORDINARY_INTENTS, Intent, TurnTicket
+from autopatch_j.runtime import MAX_ERROR_CHARS
 
 # The largest message Memory admits. It bounds what one turn can cost every later stage
 # (admission, the offline extractor — about 12 ms per 1,000 characters, bench/large_turn_bench.py —,
@@ -23,7 +24,6 @@ from autopatch_j.memory.records import ORDINARY_INTENTS, Intent, TurnTicket
 MAX_TURN_CHARS = 100_000
 TURN_LEASE_SECONDS = 120.0
 HEARTBEAT_SECONDS = 30.0
-MAX_ERROR_CHARS = 20_000
 
 _NEXT_SEQ = "SELECT coalesce(max(seq), 0) + 1 FROM turns WHERE thread_id = ?"
 _INSERT_TURN = (

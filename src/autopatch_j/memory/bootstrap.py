@@ -11,12 +11,12 @@ import time
 from collections.abc import Callable
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, USER_OBJECTS, catalog_drift, read_catalog, schema_statements
-from autopatch_j.memory.clock import Clock
 from autopatch_j.memory.db import Database, is_busy, translate_errors
 from autopatch_j.memory.errors import ProjectRootError, StorageError
 from autopatch_j.memory.records import Health
 from autopatch_j.memory.stamp import FAILED, SOUND, Stamp, Stamper, observe, trusted, write_stamp
 from autopatch_j.memory.upgrade import UPGRADABLE_FROM, upgrade_in_place
+from autopatch_j.runtime import Clock
 from autopatch_j.state_dir import ProjectPaths
 
 _COUNT_OBJECTS = f"SELECT count(*) FROM sqlite_master WHERE {USER_OBJECTS}"

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, USER_OBJECTS, catalog_drift, read_catalog, schema_statements
-from autopatch_j.memory.clock import Clock
 from autopatch_j.memory.db import Database, translate_errors
 from autopatch_j.memory.errors import StorageBusyError, StorageError
+from autopatch_j.runtime import Clock
 
 _MAX_GENERATION = (
     "SELECT max(coalesce((SELECT max(generation) FROM memory_meta), 0), "

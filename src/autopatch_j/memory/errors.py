@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from autopatch_j.runtime import StorageError as RuntimeStorageError
+
 
 class MemoryEngineError(Exception):
     """Memory could not complete the operation."""
@@ -14,7 +16,7 @@ class MemorySchemaError(MemoryEngineError):
     """Memory is degraded: the database does not match the v2 contract; run `autopatch-j memory status`."""
 
 
-class StorageError(MemoryEngineError):
+class StorageError(MemoryEngineError, RuntimeStorageError):
     """The Memory database could not be read or written."""
 
 

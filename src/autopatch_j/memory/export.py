@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autopatch_j.memory.clock import Clock
 from autopatch_j.memory.db import Database, translate_errors
 from autopatch_j.memory.errors import StorageError
+from autopatch_j.runtime import Clock
 
 EXPORT_FORMAT = "autopatch-j.memory.export/1"
 RAW_NOTICE = (

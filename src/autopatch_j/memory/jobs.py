@@ -23,16 +23,15 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from autopatch_j.memory.backoff import Backoff
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.owners import provably_gone
 from autopatch_j.memory.records import Job, JobKind, JobStatus
+from autopatch_j.runtime import MAX_ERROR_CHARS, Backoff
 
 LEASE_SECONDS = 120.0
 BATCH_SIZE = 4
 TRIGGER_PENDING = 2
 TRIGGER_AGE_SECONDS = 30.0
-MAX_ERROR_CHARS = 20_000
 
 _ENQUEUE_EXTRACTION = (
     "INSERT INTO memory_jobs (kind, thread_id, turn_id, status, generation, next_attempt_at, created_at, updated_at) "

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from autopatch_j.memory import admission, items, jobs, threads, waiting
 from autopatch_j.memory.bootstrap import bootstrap, check_whole_file
-from autopatch_j.memory.clock import Clock, SystemClock
 from autopatch_j.memory.db import DEFAULT_BUSY_TIMEOUT_MS, Database
 from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, StorageBusyError, StorageCorruptError
 from autopatch_j.memory.guard import require_operational
@@ -24,6 +23,7 @@ from autopatch_j.memory.jobs import Recovery
 from autopatch_j.memory.owners import new_owner_id
 from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, MemoryKind, Thread, TurnTicket
 from autopatch_j.memory.status import StatusReport, read_status
+from autopatch_j.runtime import Clock, Heartbeat, SystemClock
 from autopatch_j.state_dir import ProjectPaths
 
 if TYPE_CHECKING:
@@ -60,8 +60,7 @@ class MemoryManager:
         self.owner = owner or new_owner_id()
         self.db = Database(path=self.paths.db, busy_timeout_ms=busy_timeout_ms, trace=trace)
         self._health = Health.degraded("Memory has not been opened")
-        self._heartbeat_stop = threading.Event()
-        self._heartbeat_thread: threading.Thread | None = None
+        self._heartbeat: Heartbeat | None = None
         self._checks_stop = threading.Event()
         self.startup_recovery: Recovery | None = None  # what `open` recovered (M-51)
         self._checks_thread: threading.Thread | None = None
@@ -200,26 +199,22 @@ class MemoryManager:
             return admission.heartbeat_in_tx(conn, owner=self.owner, now=self.clock.now())
 
     def start_heartbeat(self, interval_s: float = admission.HEARTBEAT_SECONDS) -> None:
-        """Renew this owner's open-turn leases in a daemon thread until `stop_heartbeat`."""
-        if self._heartbeat_thread is not None:
+        """Renew this owner's open-turn leases in a daemon thread until `stop_heartbeat`; a failed
+        renewal (busy, degraded) is retried at the next beat."""
+        if self._heartbeat is not None:
             return
-        self._heartbeat_stop.clear()
 
-        def beat() -> None:
-            while not self._heartbeat_stop.wait(interval_s):
-                try:
-                    self.heartbeat()
-                except Exception:
-                    continue
+        def renew() -> bool:
+            self.heartbeat()
+            return True
 
-        self._heartbeat_thread = threading.Thread(target=beat, name="memory-heartbeat", daemon=True)
-        self._heartbeat_thread.start()
+        self._heartbeat = Heartbeat(renew, interval=interval_s, name="memory-heartbeat", transient=(Exception,))
+        self._heartbeat.start()
 
     def stop_heartbeat(self) -> None:
-        self._heartbeat_stop.set()
-        if self._heartbeat_thread is not None:
-            self._heartbeat_thread.join(timeout=5)
-            self._heartbeat_thread = None
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
 
     # -- threads ---------------------------------------------------------------------------
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,8 +26,6 @@ from typing import TypeVar
 
 from autopatch_j.llm.diagnostics import ErrorRecord
 from autopatch_j.memory import batches, jobs
-from autopatch_j.memory.backoff import Backoff
-from autopatch_j.memory.clock import Clock
 from autopatch_j.memory.consolidation import ConsolidationCommitted, ConsolidationPlan, apply_consolidation_in_tx
 from autopatch_j.memory.consolidation import plan_consolidation as _plan
 from autopatch_j.memory.db import Database
@@ -42,6 +39,7 @@ from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.offline import RulesExtractor
 from autopatch_j.memory.records import JobKind, JobStatus
 from autopatch_j.memory.validation import validate_extraction
+from autopatch_j.runtime import Backoff, Clock, Heartbeat
 
 HEARTBEAT_SECONDS = 30.0
 T = TypeVar("T")
@@ -398,25 +396,15 @@ class Pipeline:
 
     @contextmanager
     def _heartbeat(self, claim: Claim) -> Iterator[None]:
-        """Renew the claim's lease every `heartbeat_seconds` while the extractor runs."""
+        """Renew the claim's lease every `heartbeat_seconds` while the extractor runs; a lost lease
+        ends the renewals (the commit will be fenced), a busy database is retried at the next beat."""
         interval = self.heartbeat_seconds
         if interval is None or interval <= 0:
             yield
             return
-        stop = threading.Event()
 
-        def beat() -> None:
-            while not stop.wait(interval):
-                try:
-                    if isinstance(self.heartbeat(claim), LeaseLost):
-                        return  # the commit will be fenced; nothing more to renew
-                except MemoryEngineError:
-                    continue  # transient (busy); the next beat retries
+        def renew() -> bool:
+            return not isinstance(self.heartbeat(claim), LeaseLost)
 
-        thread = threading.Thread(target=beat, name="memory-job-heartbeat", daemon=True)
-        thread.start()
-        try:
+        with Heartbeat(renew, interval=interval, name="memory-job-heartbeat", transient=(MemoryEngineError,)):
             yield
-        finally:
-            stop.set()
-            thread.join(timeout=5)

@@ -1,2 +1,76 @@
 """Quality evidence for Memory (M-80 … M-83): the zh/en corpus loader (the corpora live in the repository's
-`eval/corpus/`), the evaluation and its invariants, fault harnesses."""
+`eval/corpus/`), the evaluation and its invariants, fault harnesses.
+
+The public API the CLI uses: the corpus and its parts, the evaluation of a corpus (`evaluate_corpus`,
+`quality/evaluate.py`), the realistic sessions and their evaluation. Each name is imported on first
+use, so importing the package loads none of its modules.
+"""
+
+from __future__ import annotations
+
+from autopatch_j import lazy_api
+
+TYPE_CHECKING = False  # typing stays unloaded (cold start); mypy knows the name
+
+if TYPE_CHECKING:
+    from autopatch_j.quality.corpus import (
+        BUNDLED,
+        NOT_FOUND,
+        PARTS,
+        Corpus,
+        bundled_part_exists,
+        find_corpus_dir,
+        load_corpus,
+        part_case_ids,
+        stratified_sample,
+        use_corpus_dir,
+    )
+    from autopatch_j.quality.evaluate import DEFAULT_RETRY_ROUNDS, MODES
+    from autopatch_j.quality.evaluate import evaluate as evaluate_corpus
+    from autopatch_j.quality.parts import load_part
+    from autopatch_j.quality.realistic import find_checkout_part, load_realistic
+    from autopatch_j.quality.realistic_eval import SessionScore, evaluate_realistic, sample_sessions
+
+_EXPORTS = {
+    "BUNDLED": "corpus",
+    "NOT_FOUND": "corpus",
+    "find_corpus_dir": "corpus",
+    "use_corpus_dir": "corpus",
+    "PARTS": "corpus",
+    "Corpus": "corpus",
+    "bundled_part_exists": "corpus",
+    "load_corpus": "corpus",
+    "part_case_ids": "corpus",
+    "stratified_sample": "corpus",
+    "DEFAULT_RETRY_ROUNDS": "evaluate",
+    "MODES": "evaluate",
+    "evaluate_corpus": "evaluate:evaluate",
+    "load_part": "parts",
+    "find_checkout_part": "realistic",
+    "load_realistic": "realistic",
+    "SessionScore": "realistic_eval",
+    "evaluate_realistic": "realistic_eval",
+    "sample_sessions": "realistic_eval",
+}
+__all__ = [
+    "BUNDLED",
+    "DEFAULT_RETRY_ROUNDS",
+    "MODES",
+    "NOT_FOUND",
+    "PARTS",
+    "Corpus",
+    "SessionScore",
+    "bundled_part_exists",
+    "evaluate_corpus",
+    "evaluate_realistic",
+    "find_checkout_part",
+    "find_corpus_dir",
+    "load_corpus",
+    "load_part",
+    "load_realistic",
+    "part_case_ids",
+    "sample_sessions",
+    "stratified_sample",
+    "use_corpus_dir",
+]
+__getattr__ = lazy_api(__name__, _EXPORTS)

@@ -34,7 +34,6 @@ from typing import Any, Literal
 from autopatch_j.agent.host import AgentHost
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.provider import ChatRequest, ChatResponse, LLMProvider, Purpose
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.drain import DrainReport, drain
 from autopatch_j.memory.extractor import Extractor, LLMExtractor
 from autopatch_j.memory.manager import MemoryManager
@@ -45,6 +44,7 @@ from autopatch_j.quality import invariants as inv
 from autopatch_j.quality.corpus import CATEGORIES, Case, Corpus, ForgetStep, NewThreadStep, TurnStep
 from autopatch_j.quality.metrics import CaseScore, score_case, summarize
 from autopatch_j.quality.scripted import ScriptedModel
+from autopatch_j.runtime import FakeClock
 from autopatch_j.workspace.store import ReviewWorkspace
 
 Mode = Literal["offline", "canned", "live"]
@@ -196,6 +196,10 @@ def evaluate(
                 scores.append(score)
                 if on_case is not None:
                     on_case(score)
+            if not keep:  # scored: the pair's scratch repos go now, so a whole part never piles up on disk
+                for run in runs:
+                    run.manager.close()
+                    shutil.rmtree(run.root, ignore_errors=True)
     finally:
         if not keep:
             shutil.rmtree(base, ignore_errors=True)

@@ -39,7 +39,6 @@ from typing import Any
 from autopatch_j.agent.host import AgentHost
 from autopatch_j.llm.canned import CannedProvider
 from autopatch_j.llm.provider import Purpose
-from autopatch_j.memory.clock import FakeClock
 from autopatch_j.memory.drain import drain
 from autopatch_j.memory.extractor import Extractor
 from autopatch_j.memory.manager import MemoryManager
@@ -48,6 +47,7 @@ from autopatch_j.memory.pipeline import Outcome, Pipeline
 from autopatch_j.memory.records import Intent, Source
 from autopatch_j.quality.metrics import ratio
 from autopatch_j.quality.realistic import WHY, GoldMemory, RealisticPart, Session
+from autopatch_j.runtime import FakeClock
 from autopatch_j.workspace.store import ReviewWorkspace
 
 _RETRY_ROUNDS = 6

@@ -12,11 +12,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.engine import Engine
 
 from autopatch_j.cloud.api.reads import Reads
-from autopatch_j.cloud.clock import Clock
 from autopatch_j.cloud.errors import Unauthorized
 from autopatch_j.cloud.quotas import QuotaLookup
 from autopatch_j.cloud.records import User
 from autopatch_j.cloud.users import user_for_token
+from autopatch_j.runtime import UtcClock
 
 bearer = HTTPBearer(auto_error=False, description="The API token printed by `autopatch-j cloud user add`.")
 
@@ -26,8 +26,8 @@ async def get_engine(request: Request) -> Engine:
     return engine
 
 
-async def get_clock(request: Request) -> Clock:
-    clock: Clock = request.app.state.clock
+async def get_clock(request: Request) -> UtcClock:
+    clock: UtcClock = request.app.state.clock
     return clock
 
 
@@ -72,7 +72,7 @@ async def current_user(
 BEARER_SECURITY: dict[str, list[dict[str, list[str]]]] = {"security": [{bearer.scheme_name: []}]}
 
 EngineDep = Annotated[Engine, Depends(get_engine)]
-ClockDep = Annotated[Clock, Depends(get_clock)]
+ClockDep = Annotated[UtcClock, Depends(get_clock)]
 QuotasDep = Annotated[QuotaLookup, Depends(get_quotas)]
 UserDep = Annotated[User, Depends(current_user)]
 ReadsDep = Annotated[Reads, Depends(get_reads)]

@@ -9,9 +9,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
-from autopatch_j.cloud.clock import Clock
 from autopatch_j.cloud.console.session import DbSessions
 from autopatch_j.cloud.errors import CloudError
+from autopatch_j.runtime import UtcClock
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -30,7 +30,7 @@ SECURITY_HEADERS = {
 }
 
 
-def create_console(*, engine: Engine, clock: Clock, quotas: QuotaLookup) -> FastAPI:
+def create_console(*, engine: Engine, clock: UtcClock, quotas: QuotaLookup) -> FastAPI:
     """The console as its own ASGI app; the API's app factory mounts it at /console."""
     from autopatch_j.cloud.api.errors import describe, message, status_for
     from autopatch_j.cloud.console import routes, routes_tasks

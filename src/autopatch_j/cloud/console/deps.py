@@ -13,13 +13,13 @@ from fastapi import Depends, Request
 from sqlalchemy.engine import Engine
 
 from autopatch_j.cloud.api.deps import get_clock, get_engine, get_quotas  # the API's own: request.app.state
-from autopatch_j.cloud.clock import Clock
 from autopatch_j.cloud.console import csrf
 from autopatch_j.cloud.console.session import BIND_COOKIE, COOKIE, DbSessions, Session, read_cookie
 from autopatch_j.cloud.db import read_tx
 from autopatch_j.cloud.quotas import QuotaLookup
 from autopatch_j.cloud.records import User
 from autopatch_j.cloud.users import get_user
+from autopatch_j.runtime import UtcClock
 
 
 class NotSignedIn(Exception):
@@ -68,6 +68,6 @@ async def posted(request: Request, signed: SignedDep) -> Posted:
 
 
 EngineDep = Annotated[Engine, Depends(get_engine)]
-ClockDep = Annotated[Clock, Depends(get_clock)]
+ClockDep = Annotated[UtcClock, Depends(get_clock)]
 QuotasDep = Annotated[QuotaLookup, Depends(get_quotas)]
 PostedDep = Annotated[Posted, Depends(posted)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autopatch_j.memory.backoff import Backoff
+from autopatch_j.runtime import Backoff
 
 
 @pytest.mark.parametrize(
@@ -29,3 +29,15 @@ def test_steps_must_be_positive() -> None:
         Backoff(steps=(5.0, 0.0))
     with pytest.raises(ValueError):
         Backoff(steps=())
+
+
+@pytest.mark.parametrize(("failures", "seconds"), [(1, 0.25), (2, 0.5), (3, 1.0), (6, 8.0), (7, 10.0), (500, 10.0)])
+def test_a_doubling_backoff_doubles_up_to_its_cap(failures: int, seconds: float) -> None:
+    """The cloud worker's storage retries: 0.25 s, then twice the previous wait, never past 10 s."""
+    assert Backoff.doubling(0.25, cap=10.0).delay(failures) == seconds
+
+
+def test_a_first_wait_above_the_cap_is_the_cap() -> None:
+    assert Backoff.doubling(30.0, cap=10.0).delay(1) == 10.0
+    with pytest.raises(ValueError):
+        Backoff(factor=0.5)
