@@ -27,6 +27,14 @@ CliRunner = Callable[..., CliResult]
 
 
 @pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A scratch HOME for subprocesses that read user-level files."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     root.mkdir()

@@ -15,13 +15,6 @@ from tests.transcripts.builders import claude_lines
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = (tmp_path / "repo").resolve()
     (root / ".git").mkdir(parents=True)

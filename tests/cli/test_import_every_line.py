@@ -45,13 +45,6 @@ def settle(path: Path) -> None:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = (tmp_path / "proj").resolve()
     (root / ".git").mkdir(parents=True)

@@ -54,13 +54,6 @@ def env_for(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     root.mkdir()

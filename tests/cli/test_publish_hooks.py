@@ -19,13 +19,6 @@ DECISION = "项目统一使用 Python 3.10+。"
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "project"
     (root / ".git").mkdir(parents=True)
