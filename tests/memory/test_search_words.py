@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from autopatch_j.memory.drain import drain
 from autopatch_j.memory.index import query_terms
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from tests.memory.item_factory import add_item
+from tests.memory.pipeline_support import admit, pipeline_for
 from tests.memory.test_search import search, traced_search
 
 PREF = MemoryKind.USER_PREFERENCE
@@ -191,3 +193,26 @@ def test_a_query_of_only_function_words_matches_nothing(words: MemoryManager) ->
     hits, statements = traced_search(words, "how do we do it")
     assert hits == []
     assert statements == 0  # fillers only: no informative term, nothing sent
+
+
+@pytest.mark.parametrize(
+    ("rule", "queries"),
+    [
+        ("前端从下个版本起只支持最新的 Firefox 和 Chrome。", ["浏览器", "browser"]),
+        ("All cloud infrastructure is managed with Pulumi from now on.", ["基础设施"]),
+        ("以后 connection pool 的上限统一设成 20。", ["连接池"]),
+        ("以后订单金额一律用整数分存。", ["amount"]),
+        ("我们决定菜单图标统一用 SVG。", ["icon"]),
+        ("Refund amounts are stored in cents from now on.", ["金额"]),
+    ],
+)
+def test_a_rule_extracted_in_one_language_is_found_by_the_other_languages_words(
+    manager: MemoryManager, rule: str, queries: list[str]
+) -> None:
+    """A rule the offline extractor stores is found by the words of the concept it names, in either
+    language (browser, infrastructure, connection pool, amount, icon)."""
+    pipeline = pipeline_for(manager)
+    admit(manager, [(rule, "OK.")])
+    drain(pipeline)
+    for query in queries:
+        assert search(manager, query), query

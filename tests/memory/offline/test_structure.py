@@ -19,6 +19,7 @@ from tests.memory.test_validation import request, turn
 
 PARSE = cases("structure")
 SESSIONS = cases("structure_sessions")
+SENTENCES = cases("sentences")
 
 
 def _label_of(text: str, quote: str) -> set[str]:
@@ -73,6 +74,11 @@ def test_a_model_candidate_quoting_pasted_material_is_refused() -> None:
     )
     assert [c.content for c in result.candidates] == ["Use pytest-xdist from now on"]
     assert all("pasted material" in f.reason for f in result.filtered) and len(result.filtered) == 2
+
+
+@pytest.mark.parametrize("case", SENTENCES, ids=[c["name"] for c in SENTENCES])
+def test_a_sentence_does_not_end_inside_a_quotation(case: dict[str, Any]) -> None:
+    assert split_sentences(case["text"]) == case["sentences"]
 
 
 # -- properties ---------------------------------------------------------------------------------------
