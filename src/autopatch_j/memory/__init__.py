@@ -4,8 +4,8 @@ The public API other packages use: the `MemoryManager` facade, the records it ha
 errors it raises, the admission outcome, the search results, the status report and its hints, the
 `Extractor` protocol with `choose_extractor`, the `Pipeline`, the background `Worker`, and
 the pages `memory publish` reads (`PublishPage` of `PublishedItem`). Every
-name is imported on first use (PEP 562), so `import autopatch_j.memory.records` costs what it did
-and a command that never searches never loads the search modules (tests/cli/test_cold_start.py).
+name is imported on first use (PEP 562, `autopatch_j.lazy_api`), so importing the package loads none of
+its modules and a command that never searches never loads the search modules (tests/cli/test_cold_start.py).
 """
 
 from __future__ import annotations
