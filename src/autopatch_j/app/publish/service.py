@@ -160,7 +160,7 @@ def _one(
         edit = block_file.plan(real, block, key=key)
         if not (write and edit.changed):
             return _outcome(target, shown, edit, removing=block is None, written=False, label=label)
-        real.parent.mkdir(parents=True, exist_ok=True)
+        block_file.make_folder(real.parent)
     with block_file.locked(real.parent):
         edit = block_file.plan(real, block, key=key)
         if write and edit.changed:
