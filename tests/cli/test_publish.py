@@ -53,13 +53,6 @@ def env_for(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str
     return env
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
-
-
 def cli(project: Path, home: Path, *args: str, env: Mapping[str, str] | None = None) -> Run:
     done = subprocess.run(
         [sys.executable, "-m", "autopatch_j", "-C", str(project), *args],
