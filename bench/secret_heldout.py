@@ -85,10 +85,10 @@ def half(doc: dict[str, Any], which: str) -> dict[str, Any]:
     """One half of the set (see the module docstring)."""
     families = sorted({case["family"] for case in doc["secrets"]})
     first = set(families[0::2])
-    odd = which == "A"
+    want_a = which == "A"  # A: the first, third … family and the odd-numbered look-alikes
     return {
-        "secrets": [c for c in doc["secrets"] if (c["family"] in first) == odd],
-        "lookalikes": [c for c in doc["lookalikes"] if (int(c["id"].rsplit("-", 1)[-1]) % 2 == 1) == odd],
+        "secrets": [c for c in doc["secrets"] if (c["family"] in first) == want_a],
+        "lookalikes": [c for c in doc["lookalikes"] if (int(c["id"].rsplit("-", 1)[-1]) % 2 == 1) == want_a],
     }
 
 

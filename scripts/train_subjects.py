@@ -23,6 +23,7 @@ import json
 import math
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from sklearn.linear_model import LogisticRegression
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.subjects import FORMAT, MODEL_FILE, Statement, SubjectModel, _keys, pair_features
+from autopatch_j.memory.supersede import statement_of
 from autopatch_j.quality.realistic import MANIFEST, RealisticPart, Session, find_checkout_part, load_realistic
 
 C = 1.0
@@ -47,22 +49,22 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "autopatch_j" / "mem
 def statements(session: Session) -> list[tuple[Statement, str]]:
     """The session's gold memories in the order they were said, as (statement, subject)."""
     lexicon = default_lexicon()
-    found = []
-    for memory in sorted(session.memories, key=lambda m: min(s.turn for s in m.sources)):
-        text = " ".join(s.quote for s in memory.sources)
-        found.append(
-            (
-                Statement(
-                    text=text,
-                    kind=memory.kind,
-                    switch=lexicon.is_switch(text),
-                    correction=lexicon.is_correction(text),
-                    retirement=lexicon.retires(text),
-                ),
-                subject_key(memory.subject),
-            )
-        )
-    return found
+    return [
+        (statement_of(lexicon, " ".join(s.quote for s in memory.sources), memory.kind), subject_key(memory.subject))
+        for memory in sorted(session.memories, key=lambda m: min(s.turn for s in m.sources))
+    ]
+
+
+def labelled_pairs(sessions: list[Session]) -> Iterator[tuple[Statement, Statement, int]]:
+    """Every (later, earlier, same subject?) pair of memories of one session; a comparison never
+    replaces a rule, so a later discussion pairs with nothing."""
+    for session in sessions:
+        said = statements(session)
+        for j, (new, new_subject) in enumerate(said):
+            if new.kind == "discussion_context":
+                continue
+            for old, old_subject in said[:j]:
+                yield new, old, int(new_subject == old_subject)
 
 
 def idf_table(sessions: list[Session]) -> tuple[dict[str, float], float]:
@@ -80,14 +82,9 @@ def idf_table(sessions: list[Session]) -> tuple[dict[str, float], float]:
 def pairs(sessions: list[Session], idf: dict[str, float], default: float) -> tuple[list[dict[str, float]], list[int]]:
     feats: list[dict[str, float]] = []
     labels: list[int] = []
-    for session in sessions:
-        said = statements(session)
-        for j, (new, new_subject) in enumerate(said):
-            if new.kind == "discussion_context":
-                continue  # a comparison never replaces a rule
-            for old, old_subject in said[:j]:
-                feats.append(pair_features(new, old, idf, default))
-                labels.append(int(new_subject == old_subject))
+    for new, old, same in labelled_pairs(sessions):
+        feats.append(pair_features(new, old, idf, default))
+        labels.append(same)
     return feats, labels
 
 
@@ -153,14 +150,9 @@ def cross_validate(groups: dict[str, list[Session]]) -> tuple[float, list[str]]:
         model = SubjectModel.from_data(_model(pair, 0.5, idf, default, [], {}))
         feats_y: list[int] = []
         p: list[float] = []
-        for session in held:
-            said = statements(session)
-            for j, (new, new_subject) in enumerate(said):
-                if new.kind == "discussion_context":
-                    continue
-                for old, old_subject in said[:j]:
-                    p.append(model.same_subject(new, old))
-                    feats_y.append(int(new_subject == old_subject))
+        for new, old, same in labelled_pairs(held):
+            p.append(model.same_subject(new, old))
+            feats_y.append(same)
         per_author[author] = (np.array(feats_y), np.array(p))
         truth += feats_y
         scores += p

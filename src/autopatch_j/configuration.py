@@ -175,7 +175,3 @@ class ProcessSettings(LayeredSettings):
     memory_extractor: str | None = None  # `rules` or `llm`; checked where the extractor is chosen
     live_eval: bool = False
     eval_seed: int | None = None
-
-
-#: The variables `ProcessSettings` reads; none set (the usual case) needs no parsing at all.
-PROCESS_VARIABLES = tuple(env_variable(ProcessSettings, name) for name in ProcessSettings.model_fields)

@@ -53,13 +53,6 @@ def env_for(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str
     return env
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
-
-
 def cli(project: Path, home: Path, *args: str, env: Mapping[str, str] | None = None) -> Run:
     done = subprocess.run(
         [sys.executable, "-m", "autopatch_j", "-C", str(project), *args],
@@ -250,6 +243,16 @@ def test_a_file_it_cannot_edit_safely_is_refused_in_one_sentence_and_left_untouc
         assert result.code == 1, (args, result.out)
         assert result.err.startswith("error: ") and result.err.count("\n") == 1 and words in result.err
         assert "Traceback" not in result.err and path.read_bytes() == content
+
+
+@pytest.mark.skipif(not Path("/proc/self/fdinfo").is_dir(), reason="needs /proc: a folder no one can create")
+def test_a_folder_it_cannot_create_is_refused_in_one_sentence(project: Path, home: Path) -> None:
+    say(project, home, PREFERENCE)
+    unmakeable = {"CODEX_HOME": "/proc/self/fdinfo/autopatch-j"}  # even root cannot create a folder there
+    result = cli(project, home, "memory", "publish", "--user", "--to", "agents", env=unmakeable)
+    assert result.code == 1, result.out
+    assert result.err.startswith("error: ") and result.err.count("\n") == 1, result.err
+    assert "/fdinfo/autopatch-j" in result.err and "Traceback" not in result.err
 
 
 def test_user_puts_preferences_in_the_user_level_files_only(project: Path, home: Path) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from autopatch_j.app.errors import SettingsError
 
+#: Every variable of `configuration.ProcessSettings` (tests/app/test_settings.py keeps them in step).
 _NAMES = ("AUTOPATCH_DEBUG", "AUTOPATCH_MEMORY_EXTRACTOR", "AUTOPATCH_LIVE_EVAL", "AUTOPATCH_EVAL_SEED")
 
 
@@ -31,9 +32,8 @@ def read_switches(environ: Mapping[str, str]) -> Switches:
     """The switches from `environ` (a copy of the process environment)."""
     if not any(name.upper() in _NAMES and value.strip() for name, value in environ.items()):
         return Switches()
-    from autopatch_j.configuration import PROCESS_VARIABLES, ConfigurationError, ProcessSettings, read_settings
+    from autopatch_j.configuration import ConfigurationError, ProcessSettings, read_settings
 
-    assert set(PROCESS_VARIABLES) == set(_NAMES), "app/settings.py names every ProcessSettings variable"
     try:
         settings = read_settings(ProcessSettings, environ)
     except ConfigurationError as exc:

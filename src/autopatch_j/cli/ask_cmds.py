@@ -167,14 +167,6 @@ def run_exit_drain(app: AppContext, provider: LLMProvider | None) -> list[str]:
     return list(drain_at_exit(pipeline).warnings)
 
 
-def publish_setting(app: AppContext) -> tuple[str, ...]:
-    """The `publish` setting (docs/publish.md), read once at the start; a bad value exits 5."""
-    from autopatch_j.app.publish.settings import read_publish_targets
-    from autopatch_j.state_dir import ProjectPaths
-
-    return read_publish_targets(app.environ, ProjectPaths.for_root(app.root).config_file)
-
-
 def republish_after_exit_drain(app: AppContext, publish_to: tuple[str, ...]) -> None:
     """With the `publish` setting on, republish the decisions as `memory drain` does: a refusal is one
     `error:` line on stderr and exit 1; the answer, the turn and the drained memories stand."""
@@ -265,8 +257,10 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Send one request through the same admission and agent path as the REPL; the answer goes to stdout."""
+        from autopatch_j.app.publish.settings import read_publish_targets
+
         app = app_context(ctx)
-        publish_to = () if no_drain else publish_setting(app)
+        publish_to = () if no_drain else read_publish_targets(app.environ, app.root)  # a bad value exits 5
         provider = providers.provider_factory(app)
         run_ask(app, text, intent=intent, as_json=as_json, host=build_host(app, provider=provider))
         if not no_drain:

@@ -134,9 +134,8 @@ def drain_and_publish(root: Path) -> None:
     import os
 
     from autopatch_j.app.publish.settings import read_publish_targets
-    from autopatch_j.state_dir import ProjectPaths
 
-    targets = read_publish_targets(os.environ, ProjectPaths.for_root(root).config_file)
+    targets = read_publish_targets(os.environ, root)
     if not targets:
         return
     from autopatch_j.app.context import AppContext

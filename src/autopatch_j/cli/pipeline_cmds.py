@@ -206,8 +206,7 @@ def register(memory_app: typer.Typer, get_context: Callable[[typer.Context], App
     ) -> None:
         """Run every due background job now and report jobs, candidates, operations and errors."""
         from autopatch_j.app.publish.settings import read_publish_targets
-        from autopatch_j.state_dir import ProjectPaths
 
         app = get_context(ctx)
-        publish_to = read_publish_targets(app.environ, ProjectPaths.for_root(app.root).config_file)
+        publish_to = read_publish_targets(app.environ, app.root)
         run_drain(app, as_json=as_json, retry_failed=retry_failed, publish_to=publish_to)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -40,11 +40,10 @@ def run_publish(
 ) -> None:
     write = not (dry_run or check)
     report = publish(app, targets=targets_for(to.value), user=user, remove=remove, write=write)
-    payload = publish_payload(report, dry_run=dry_run, check=check, remove=remove)
     if as_json:
-        emit_json(app.console, payload)
+        emit_json(app.console, publish_payload(report, dry_run=dry_run, check=check, remove=remove))
     else:
-        _render(app, report, payload, dry_run=dry_run, check=check)
+        _render(app, report, dry_run=dry_run, check=check, remove=remove)
     if check and report.stale:
         raise typer.Exit(1)
 
@@ -57,12 +56,12 @@ def summary(report: PublishReport) -> str:
     return f"Published {report.shown} {noun}(s){left}: {files}."
 
 
-def _render(app: AppContext, report: PublishReport, payload: dict[str, Any], *, dry_run: bool, check: bool) -> None:
+def _render(app: AppContext, report: PublishReport, *, dry_run: bool, check: bool, remove: bool) -> None:
     c = app.console
     if dry_run:
-        for entry in payload["files"]:
-            if entry["diff"]:
-                c.file.write(entry["diff"])
+        for f in report.files:
+            if f.diff:
+                c.file.write(f.diff)
     if check:
         for f in report.files:
             state = "is stale" if f.changed else "is up to date"
@@ -74,7 +73,7 @@ def _render(app: AppContext, report: PublishReport, payload: dict[str, Any], *, 
     if dry_run:
         say(app.err_console, "(dry run: nothing was written)", "dim")
         return
-    if payload["remove"]:
+    if remove:
         say(c, "; ".join(f"{f.path}: {f.action.value}" for f in report.files) + ".")
         return
     say(c, summary(report))

@@ -123,7 +123,6 @@ def connect_memory_runtime(
     from autopatch_j.app.publish.service import publish_after_drain
     from autopatch_j.app.publish.settings import read_publish_targets
     from autopatch_j.memory.extractor import choose_extractor
-    from autopatch_j.state_dir import ProjectPaths
 
     manager = app.manager()
     try:
@@ -132,7 +131,7 @@ def connect_memory_runtime(
         return NoMemoryRuntime(), f"Background Memory processing is off: {message_for(exc)}"
     note = None
     try:
-        targets = read_publish_targets(app.environ, ProjectPaths.for_root(app.root).config_file)
+        targets = read_publish_targets(app.environ, app.root)
     except PublishConfigError as exc:
         targets, note = (), f"Automatic publish is off: {message_for(exc)}"
 

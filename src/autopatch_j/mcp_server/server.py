@@ -186,7 +186,7 @@ def publish_setting(app: AppContext) -> tuple[str, ...]:
     from autopatch_j.app.publish.settings import read_publish_targets
 
     try:
-        return read_publish_targets(app.environ, app.manager().paths.config_file)
+        return read_publish_targets(app.environ, app.root)
     except PublishConfigError as exc:
         log.warning("automatic publish is off: %s", message_for(exc))
         return ()

@@ -4,14 +4,15 @@ The public API other packages use: the `MemoryManager` facade, the records it ha
 errors it raises, the admission outcome, the search results, the status report and its hints, the
 `Extractor` protocol with `choose_extractor`, the `Pipeline`, the background `Worker`, and
 the pages `memory publish` reads (`PublishPage` of `PublishedItem`). Every
-name is imported on first use (PEP 562), so `import autopatch_j.memory.records` costs what it did
-and a command that never searches never loads the search modules (tests/cli/test_cold_start.py).
+name is imported on first use (PEP 562, `autopatch_j.lazy_api`), so importing the package loads none of
+its modules and a command that never searches never loads the search modules (tests/cli/test_cold_start.py).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from autopatch_j import lazy_api
+
+TYPE_CHECKING = False  # typing stays unloaded (cold start); mypy knows the name
 
 if TYPE_CHECKING:
     from autopatch_j.memory.admission import MAX_TURN_CHARS, TurnOutcome
@@ -107,10 +108,4 @@ __all__ = [
     "concise_error",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """The exported name from the module that defines it, imported on first use."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_api(__name__, _EXPORTS)

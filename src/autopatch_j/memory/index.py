@@ -223,19 +223,6 @@ def _join_members(found: list[Token]) -> list[Token]:
     return out
 
 
-def _narrower_keys(latin: list[str], runs: list[str]) -> list[str]:
-    """The keys of the named tools a broader concept covers (a query for `test` holds `pytest`)."""
-    return list(_cached_narrower_keys(tuple(latin), tuple(runs)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _cached_narrower_keys(latin: tuple[str, ...], runs: tuple[str, ...]) -> tuple[str, ...]:
-    from autopatch_j.memory.text.segment import dictionary_words
-    from autopatch_j.memory.words import narrower
-
-    return tuple(_keys_of(narrower(latin, runs), dictionary_words))
-
-
 def _compound_parts(token: Token) -> tuple[str, ...]:
     """The shorter words of a Chinese word of three or more characters (search mode), fillers left out."""
     if token.kind != "cjk" or len(token.text) < 3:

@@ -127,7 +127,6 @@ _RECOMPUTE_LAST_ERROR = (
     "AND last_error IS NOT NULL ORDER BY updated_at DESC, id DESC LIMIT 1), updated_at = :now WHERE id = 1"
 )
 _MARK_SUCCEEDED = "UPDATE memory_meta SET last_succeeded_at = :now WHERE id = 1"
-_JOBS_BY_IDS = "SELECT * FROM memory_jobs WHERE id IN (SELECT value FROM json_each(:ids)) ORDER BY id"
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,7 +411,3 @@ def release_owner_leases_in_tx(conn: sqlite3.Connection, *, owner: str, now: flo
 def recompute_last_error_in_tx(conn: sqlite3.Connection, *, now: float) -> None:
     """M-49, one statement: meta's last error is that of the newest unresolved job with an error."""
     conn.execute(_RECOMPUTE_LAST_ERROR, {"now": now})
-
-
-def jobs_by_ids_in_tx(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Job]:
-    return [Job.from_row(row) for row in conn.execute(_JOBS_BY_IDS, {"ids": _ids_json(ids)})]

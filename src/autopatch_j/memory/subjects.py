@@ -31,7 +31,7 @@ from autopatch_j.memory.index import text_keys
 
 MODEL_FILE = "subject_model.json"
 FORMAT = 1
-#: A key seen in no training statement is as rare as the rarest seen.
+#: The most head words a name made from the statement's own keys has.
 _NAME_WORDS = 3
 
 
@@ -101,7 +101,7 @@ class SubjectModel:
     weights: dict[str, float]
     threshold: float
     idf: dict[str, float]
-    default_idf: float
+    default_idf: float  # a key the table lacks (seen in fewer than two training statements): rarest
     votes: dict[str, dict[str, float]]  # key -> subject -> weight
     min_vote: float
     trained_on: dict[str, str]

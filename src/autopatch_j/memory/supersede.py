@@ -25,19 +25,24 @@ from autopatch_j.memory.subjects import Statement, SubjectModel
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 
 
+def statement_of(lexicon: Lexicon, text: str, kind: str) -> Statement:
+    """`text` as the subject model reads it, its word classes from `lexicon` (training reads it so too)."""
+    return Statement(
+        text=text,
+        kind=kind,
+        switch=lexicon.is_switch(text),
+        correction=lexicon.is_correction(text),
+        retirement=lexicon.retires(text),
+    )
+
+
 class SubjectReader:
     def __init__(self, lexicon: Lexicon, model: SubjectModel) -> None:
         self.lexicon = lexicon
         self.model = model
 
     def statement(self, text: str, kind: str) -> Statement:
-        return Statement(
-            text=text,
-            kind=kind,
-            switch=self.lexicon.is_switch(text),
-            correction=self.lexicon.is_correction(text),
-            retirement=self.lexicon.retires(text),
-        )
+        return statement_of(self.lexicon, text, kind)
 
     # -- Stage 1 ---------------------------------------------------------------------------------
 

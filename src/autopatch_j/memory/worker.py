@@ -5,8 +5,9 @@ that arrived while that step ran triggers on its own, so in-flight work never ma
 for an unrelated trigger. Expired leases are reclaimed every `recover_every_s`. Any exception of a
 step — a busy database, a transient SQLite error, a degraded store — is counted and reported to
 `on_error`, and the loop resumes at the next poll: the worker never dies of it. `on_idle` runs
-once each time the queue runs dry after the worker did some work (the end of a drain); its
-exceptions are contained the same way.
+once each time the queue runs dry after the worker did some work (the end of a drain); an
+exception it raises is dropped (neither counted nor reported: a callback that wants its failures
+seen reports them itself) and the worker goes on.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class Worker:
                 worked = True
                 continue
             if worked and self._on_idle is not None and not self._stop.is_set():
-                with contextlib.suppress(Exception):  # like a failing step: never the worker's end
+                with contextlib.suppress(Exception):  # never the worker's end
                     self._on_idle()
             worked = False
             self._wake.wait(self.poll_s)

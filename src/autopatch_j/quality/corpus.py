@@ -232,14 +232,20 @@ class Corpus(_Strict):
         return {category: counts.get(category, 0) for category in CATEGORIES}
 
 
-def find_corpus_dir(*starts: Path) -> Path | None:
-    """The `eval/corpus` folder of the checkout holding one of `starts` (walking up), if any."""
+def find_checkout_folder(relative: Path, *starts: Path) -> Path | None:
+    """The folder `relative` (marked by its `manifest.json`) of the checkout holding one of `starts`,
+    found by walking up from each; None outside a checkout."""
     for start in starts:
         for folder in (start.resolve(), *start.resolve().parents):
-            candidate = folder / CHECKOUT_CORPUS
+            candidate = folder / relative
             if (candidate / MANIFEST).is_file():
                 return candidate
     return None
+
+
+def find_corpus_dir(*starts: Path) -> Path | None:
+    """The `eval/corpus` folder of the checkout holding one of `starts` (walking up), if any."""
+    return find_checkout_folder(CHECKOUT_CORPUS, *starts)
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from autopatch_j.quality.corpus import CorpusError
+from autopatch_j.quality.corpus import CorpusError, find_checkout_folder
 from autopatch_j.quality.corpus import GoldSource as Quote
 
 KindName = Literal["user_preference", "project_decision", "discussion_context"]
@@ -215,9 +215,4 @@ def load_realistic(directory: Path) -> RealisticPart:
 
 def find_checkout_part(*starts: Path) -> Path | None:
     """The `eval/realistic` folder of the checkout holding one of `starts` (walking up), if any."""
-    for start in starts:
-        for folder in (start.resolve(), *start.resolve().parents):
-            candidate = folder / CHECKOUT_DIR
-            if (candidate / MANIFEST).is_file():
-                return candidate
-    return None
+    return find_checkout_folder(CHECKOUT_DIR, *starts)

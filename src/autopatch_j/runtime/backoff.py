@@ -42,7 +42,7 @@ class Backoff:
         elif self.factor == 1.0:
             wait = self.steps[-1]
         else:
-            # a bounded loop: the wait reaches the cap (or stays put) long before an overflow
+            # one multiplication per failure past the table, stopping at the cap (`doubling` always has one)
             wait = self.steps[-1]
             for _ in range(failed_attempts - last):
                 wait *= self.factor

@@ -21,11 +21,11 @@ that held nothing but the block) is deleted.
 
 **Refusals** (a `PublishError`, one sentence, the file untouched): the file is not UTF-8; a marker
 line is damaged, duplicated, out of order or nested in another block; the file changed between the
-read and the replace (checked again just before `os.replace`); the file cannot be written. The new
-content goes to a temporary file in the same directory with the old file's mode (a new file gets
-0666 minus the umask), is flushed to disk, then replaces the file with `os.replace`: a reader sees the
-old file or the new one, never half of one. A symlink is followed: its target is edited, so a
-`CLAUDE.md → AGENTS.md` link is published once.
+read and the replace (checked again just before `os.replace`); the file, or the folder a new file
+needs, cannot be written. The new content goes to a temporary file in the same directory with the old
+file's mode (a new file gets 0666 minus the umask), is flushed to disk, then replaces the file with
+`os.replace`: a reader sees the old file or the new one, never half of one. A symlink is followed:
+its target is edited, so a `CLAUDE.md → AGENTS.md` link is published once.
 """
 
 from __future__ import annotations
@@ -91,12 +91,23 @@ def locked(directory: Path) -> Iterator[None]:
     except ImportError:  # no flock here: the check before os.replace still refuses a lost race
         yield
         return
-    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError as exc:
+        raise PublishError(f"Cannot open {directory}: {exc.strerror or exc}; nothing was written.") from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)
+
+
+def make_folder(directory: Path) -> None:
+    """Create `directory` and its parents for a new file (a user-level file's `~/.codex/`)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PublishError(f"Cannot create {directory}: {exc.strerror or exc}; nothing was written.") from exc
 
 
 def plan(path: Path, block: Block | None, *, key: str) -> Edit:

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from autopatch_j.app.context import AppContext
-from autopatch_j.app.publish import block_file
+from autopatch_j.app.errors import PublishError, message_for
+from autopatch_j.app.publish import TARGETS, block_file
 from autopatch_j.app.publish.blocks import (
     DECISIONS_KEY,
     MAX_ROWS,
@@ -32,8 +33,6 @@ from autopatch_j.app.publish.blocks import (
     render_preferences,
 )
 from autopatch_j.memory import MemoryKind, PublishPage
-
-TARGETS = ("agents", "claude")
 
 
 class Action(enum.StrEnum):
@@ -133,8 +132,6 @@ def publish_after_drain(app: AppContext, targets: Iterable[str]) -> tuple[Publis
     targets = tuple(targets)
     if not targets:
         return None, None
-    from autopatch_j.app.errors import PublishError, message_for
-
     try:
         return publish(app, targets=targets), None
     except PublishError as exc:
@@ -163,7 +160,7 @@ def _one(
         edit = block_file.plan(real, block, key=key)
         if not (write and edit.changed):
             return _outcome(target, shown, edit, removing=block is None, written=False, label=label)
-        real.parent.mkdir(parents=True, exist_ok=True)
+        block_file.make_folder(real.parent)
     with block_file.locked(real.parent):
         edit = block_file.plan(real, block, key=key)
         if write and edit.changed:

@@ -20,8 +20,12 @@ from autopatch_j.app.errors import PublishConfigError
 ENV_NAME = "AUTOPATCH_PUBLISH"
 
 
-def read_publish_targets(environ: Mapping[str, str], config_file: Path) -> tuple[str, ...]:
-    """The configured targets ("agents", "claude"), in the order given; () when publishing is off."""
+def read_publish_targets(environ: Mapping[str, str], root: Path) -> tuple[str, ...]:
+    """The targets ("agents", "claude") the project at `root` configures, in the order given; () when
+    publishing is off."""
+    from autopatch_j.state_dir import ProjectPaths
+
+    config_file = ProjectPaths.for_root(root).config_file
     if not _mentioned(environ, config_file):
         return ()  # the common case, answered without loading pydantic-settings (the hooks' cold start)
     from autopatch_j.app.publish.settings_model import PublishSettings

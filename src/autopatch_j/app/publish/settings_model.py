@@ -8,9 +8,8 @@ from typing import Annotated
 from pydantic import BeforeValidator
 from pydantic_settings import NoDecode
 
+from autopatch_j.app.publish import TARGETS
 from autopatch_j.configuration import LayeredSettings, settings_config
-
-TARGET_NAMES = ("agents", "claude")
 
 
 def targets_value(value: object) -> object:
@@ -22,7 +21,7 @@ def targets_value(value: object) -> object:
     if not isinstance(value, list | tuple):
         raise ValueError('it must be a list of "agents" and "claude", such as ["agents", "claude"]')
     for entry in value:
-        if entry not in TARGET_NAMES:
+        if entry not in TARGETS:
             raise ValueError(f'{entry!r} is not a file it can publish to: use "agents" and/or "claude"')
     return tuple(dict.fromkeys(value))
 

@@ -3,9 +3,9 @@ Chinese words and the English stems of their one-word glosses, read both ways.
 
 A query's Chinese word also asks for its glosses (`缓存` → cache), an English word for the Chinese
 words it glosses (`user` → 用户 …), so a question finds a memory written in the other language by the
-words they share in meaning. English is compared by stem (memory/words.py). The table is read on the
-first query that needs it (≈ 28,000 lines, ≈ 0.07 s of CPU); an English stem's Chinese words are listed
-in it too (the few whose glosses name it earliest).
+words they share in meaning. English is compared by stem (memory/words.py). The table is read once,
+on the first query that needs it; an English stem's Chinese words are listed in it too (the few whose
+glosses name it earliest).
 """
 
 from __future__ import annotations
