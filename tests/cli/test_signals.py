@@ -203,3 +203,30 @@ def test_sigterm_stops_the_repl_at_once_without_the_exit_drain(tmp_path: Path) -
     assert "Terminated; pending Memory jobs wait for the next session." in out
     assert "Traceback" not in err
     assert time.monotonic() - started < 20  # no 60 s exit drain, no worker join
+
+
+SIGTERM_IN_A_CALLBACK = """
+import asyncio, os, signal
+from autopatch_j.app.signals import exit_signals
+
+async def main():
+    loop = asyncio.get_running_loop()
+    loop.call_soon(os.kill, os.getpid(), signal.SIGTERM)  # the handler runs inside a loop callback
+    await asyncio.sleep(2)
+
+with exit_signals():
+    asyncio.run(main())
+print("still running")
+"""
+
+
+def test_a_sigterm_landing_inside_an_event_loop_callback_still_ends_the_process() -> None:
+    """The REPL runs prompt_toolkit's asyncio loop: a SIGTERM whose handler runs inside one of the
+    loop's callbacks must unwind the process like anywhere else, not reach the loop's exception
+    handler (prompt_toolkit's waits for ENTER on a terminal that is going away)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIGTERM_IN_A_CALLBACK], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "still running" not in done.stdout
+    assert done.returncode == 143, (done.returncode, done.stderr)
+    assert "Exception in callback" not in done.stderr

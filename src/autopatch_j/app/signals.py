@@ -3,7 +3,9 @@
 `exit_signals()` wraps a whole command (installed only in the main thread, restored afterwards).
 SIGINT keeps Python's behaviour (KeyboardInterrupt, which the REPL may still handle as "cancel");
 SIGTERM raises `Terminated`, which nothing handles as a cancel, so the process unwinds, releases its
-Memory job leases (`AppContext.close`) and exits with 143. `received()` tells the cleanup which one
+Memory job leases (`AppContext.close`) and exits with 143. `Terminated` is a `SystemExit`, so it also
+unwinds out of an asyncio callback (the REPL's prompt_toolkit loop) instead of reaching the loop's
+exception handler, and an uncaught one still exits with 143. `received()` tells the cleanup which one
 came.
 """
 
@@ -21,8 +23,11 @@ EXIT_SIGTERM = 143
 _received: list[int] = []
 
 
-class Terminated(BaseException):
-    """SIGTERM: the process was asked to stop."""
+class Terminated(SystemExit):
+    """SIGTERM: the process was asked to stop (exit status 143 when nothing catches it)."""
+
+    def __init__(self) -> None:
+        super().__init__(EXIT_SIGTERM)
 
 
 def received() -> int | None:
