@@ -19,10 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.records import MemoryKind
+from tests.memory.item_factory import add_item
 from tests.support.fixtures import openai_server  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[2]
@@ -109,3 +113,24 @@ def seeded(project: Path) -> Path:
     assert drained.code == 0, drained.err
     assert cli(project, "memory", "list", "--json").json(), "the bundled conversation yields memories"
     return project
+
+
+def store_decisions(project: Path, *decisions: tuple[str, str]) -> None:
+    """Write (title, content) project decisions straight into the project's store."""
+    manager = MemoryManager(root=project)
+    assert manager.open().ok
+    for title, content in decisions:
+        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=title, content=content)
+    manager.close()
+
+
+def assert_mcp_search_agrees(project: Path, by_cli: Mapping[str, Any]) -> None:
+    """MCP `memory_search` gives, for every question, exactly the hits `memory search --json` gave."""
+
+    async def main() -> None:
+        async with mcp_session(project) as session:
+            for question, hits in by_cli.items():
+                got = payload(await session.call_tool("memory_search", {"query": question}))["hits"]
+                assert got == hits, question
+
+    anyio.run(main)

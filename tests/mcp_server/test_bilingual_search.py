@@ -6,12 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
-
-from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.records import MemoryKind
-from tests.mcp_server.conftest import cli, mcp_session, payload
-from tests.memory.item_factory import add_item
+from tests.mcp_server.conftest import assert_mcp_search_agrees, cli, store_decisions
 
 QUESTIONS = {
     "how long are logs retained": ["日志保留 30 天"],  # log → 日志, retain → 保留
@@ -22,21 +17,11 @@ QUESTIONS = {
 
 
 def _store(project: Path) -> None:
-    manager = MemoryManager(root=project)
-    assert manager.open().ok
-    add_item(
-        manager,
-        kind=MemoryKind.PROJECT_DECISION,
-        title="日志保留 30 天",
-        content="应用日志统一保留 30 天，之后自动删除。",
+    store_decisions(
+        project,
+        ("日志保留 30 天", "应用日志统一保留 30 天，之后自动删除。"),
+        ("Session cookies expire after 14 days", "Login sessions expire 14 days after the last request."),
     )
-    add_item(
-        manager,
-        kind=MemoryKind.PROJECT_DECISION,
-        title="Session cookies expire after 14 days",
-        content="Login sessions expire 14 days after the last request.",
-    )
-    manager.close()
 
 
 def test_a_question_in_the_other_language_finds_the_memory(project: Path) -> None:
@@ -48,10 +33,4 @@ def test_a_question_in_the_other_language_finds_the_memory(project: Path) -> Non
         by_cli[question] = result.json()
         assert [hit["title"] for hit in by_cli[question]] == titles, (question, by_cli[question])
 
-    async def main() -> None:
-        async with mcp_session(project) as session:
-            for question in QUESTIONS:
-                hits = payload(await session.call_tool("memory_search", {"query": question}))["hits"]
-                assert hits == by_cli[question], question
-
-    anyio.run(main)
+    assert_mcp_search_agrees(project, by_cli)

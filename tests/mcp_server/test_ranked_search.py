@@ -5,12 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
-
-from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.records import MemoryKind
-from tests.mcp_server.conftest import cli, mcp_session, payload
-from tests.memory.item_factory import add_item
+from tests.mcp_server.conftest import assert_mcp_search_agrees, cli, store_decisions
 
 QUESTIONS = {
     "what package manager are we on": ["Package manager: pnpm"],
@@ -22,22 +17,12 @@ QUESTIONS = {
 
 
 def _store(project: Path) -> None:
-    manager = MemoryManager(root=project)
-    assert manager.open().ok
-    add_item(
-        manager,
-        kind=MemoryKind.PROJECT_DECISION,
-        title="Package manager: pnpm",
-        content="We use pnpm for every package in the monorepo, never npm or yarn.",
+    store_decisions(
+        project,
+        ("Package manager: pnpm", "We use pnpm for every package in the monorepo, never npm or yarn."),
+        ("国际化方案", "多语言文案统一用 i18next 管理。"),
+        ("测试框架用 vitest", "单元测试统一用 vitest，不再用 jest。"),
     )
-    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="国际化方案", content="多语言文案统一用 i18next 管理。")
-    add_item(
-        manager,
-        kind=MemoryKind.PROJECT_DECISION,
-        title="测试框架用 vitest",
-        content="单元测试统一用 vitest，不再用 jest。",
-    )
-    manager.close()
 
 
 def test_cli_and_mcp_answer_questions_with_the_same_ranked_hits(project: Path) -> None:
@@ -51,10 +36,4 @@ def test_cli_and_mcp_answer_questions_with_the_same_ranked_hits(project: Path) -
             not titles and by_cli[question] == []
         ), (question, by_cli[question])
 
-    async def main() -> None:
-        async with mcp_session(project) as session:
-            for question in QUESTIONS:
-                hits = payload(await session.call_tool("memory_search", {"query": question}))["hits"]
-                assert hits == by_cli[question], question
-
-    anyio.run(main)
+    assert_mcp_search_agrees(project, by_cli)
