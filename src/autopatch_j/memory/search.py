@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
-from autopatch_j.memory.index import QueryTerm, idf, query_terms, text_keys
+from autopatch_j.memory.index import QueryTerm, identifier_words, idf, query_terms, text_keys
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -61,15 +61,18 @@ MIN_DRIVER_CANDIDATES = 8
 #: Completions of a last word that may be cut short.
 MAX_COMPLETIONS = 8
 MIN_PREFIX_CHARS = 3
+#: A word before the last one begins longer words from this many characters (make → makefile).
+MIN_WORD_PREFIX = 4
 
 _STATS_SQL = """
-SELECT j.value AS term, s.items FROM json_each(:keys) j CROSS JOIN memory_term_stats s ON s.term = j.value
+SELECT -1, j.value, s.items FROM json_each(:keys) j CROSS JOIN memory_term_stats s ON s.term = j.value
 UNION ALL
-SELECT * FROM (
-    SELECT s.term, s.items FROM memory_term_stats s
-    WHERE s.term > :prefix AND s.term < :prefix_end AND s.items > 0
-    ORDER BY s.items DESC LIMIT :completions
+SELECT n, term, items FROM (
+    SELECT p.value ->> 0 AS n, s.term, s.items, row_number() OVER (PARTITION BY p.key ORDER BY s.items DESC) AS r
+    FROM json_each(:prefixes) p CROSS JOIN memory_term_stats s
+        ON s.term > p.value ->> 1 AND s.term < p.value ->> 2 AND s.items > 0
 )
+WHERE r <= :completions
 """
 
 _SEARCH_SQL = """
@@ -169,6 +172,71 @@ def drivers(weights: list[float], min_share: float) -> list[int]:
     return chosen
 
 
+@dataclass(frozen=True, slots=True)
+class QueryPlan:
+    """A query weighed against a store: its terms, each with the keys that count as holding it (with
+    the weight each carries), the terms' weights, the share an item must reach and the driving terms."""
+
+    terms: tuple[QueryTerm, ...]
+    alternatives: tuple[tuple[tuple[str, float], ...], ...]
+    weights: tuple[float, ...]
+    min_share: float
+    driving: tuple[int, ...]
+
+
+def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
+    """The weighed terms of `query` from one statement (the store's statistics of its keys), or None
+    when it has no informative term or the store no indexed item. No `driving` term: no item can
+    reach the minimum share (no item holds a key of the heaviest terms)."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    # The alternatives too: only those some item holds go into the ranking statement.
+    parts = [key for term in terms for key in (*term.parts, *term.alternatives)]
+    prefixes = [
+        [n, term.key, prefix_end(term.key)]
+        for n, term in enumerate(terms)
+        if term.kind == "word" and len(term.word) >= (MIN_PREFIX_CHARS if n == len(terms) - 1 else MIN_WORD_PREFIX)
+    ]
+    params: dict[str, object] = {
+        "keys": _json(list(dict.fromkeys(["", *(t.key for t in terms), *parts]))),
+        "prefixes": _json(prefixes),
+        "completions": MAX_COMPLETIONS,
+    }
+    stats: dict[str, int] = {}
+    completions: dict[str, dict[str, int]] = {}  # a word's key → the longer keys it begins
+    for n, term, count in conn.execute(_STATS_SQL, params).fetchall():
+        if n < 0:
+            stats[term] = count
+        else:
+            completions.setdefault(terms[n].key, {})[term] = count
+    items = stats.get("", 0)
+    if items <= 0:
+        return None
+    terms = split_compounds(terms, stats)
+    if not terms:
+        return None
+    alternatives: list[list[tuple[str, float]]] = []
+    for term in terms:  # a word no item holds is held by the longer words it begins (postg → postgresql)
+        found = [(term.key, stats.get(term.key, 0))]
+        if found[0][1] <= 0 and term.key in completions:
+            found = list(completions[term.key].items())
+        alternatives.append([(key, term_weight(items, count, term.word)) for key, count in found if count > 0])
+    pairs = zip(alternatives, terms, strict=True)
+    weights = [max((w for _, w in alts), default=_absent_weight(items, term)) for alts, term in pairs]
+    min_share = MIN_SHARE * sum(weights)
+    for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
+        alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
+    driving = tuple(n for n in drivers(weights, min_share) if alternatives[n])
+    return QueryPlan(
+        terms=tuple(terms),
+        alternatives=tuple(tuple(alts) for alts in alternatives),
+        weights=tuple(weights),
+        min_share=min_share,
+        driving=driving,
+    )
+
+
 def search_in_tx(
     conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT
 ) -> list[SearchHit]:
@@ -177,53 +245,17 @@ def search_in_tx(
     limit = min(limit, MAX_LIMIT)
     if not q or len(q) > MAX_QUERY_CHARS or limit <= 0:
         return []
-    terms = query_terms(query)
-    if not terms:
+    plan = plan_in_tx(conn, query=query)
+    if plan is None or not plan.driving:
         return []
-    # The alternatives too: only those some item holds go into the ranking statement.
-    parts = [key for term in terms for key in (*term.parts, *term.alternatives)]
-    last = terms[-1]
-    prefix = last.key if last.kind == "word" and len(last.word) >= MIN_PREFIX_CHARS else "\uffff"
-    stats: dict[str, int] = {}
-    completions: dict[str, int] = {}
-    params: dict[str, object] = {
-        "keys": _json(list(dict.fromkeys(["", *(t.key for t in terms), *parts]))),
-        "prefix": prefix,
-        "prefix_end": prefix_end(prefix),
-        "completions": MAX_COMPLETIONS,
-    }
-    asked = {"", *(t.key for t in terms), *parts}
-    for term, count in conn.execute(_STATS_SQL, params).fetchall():
-        if term in asked and term not in stats:
-            stats[term] = count
-        else:
-            completions[term] = count
-    items = stats.get("", 0)
-    if items <= 0:
-        return []
-    terms = split_compounds(terms, stats)
-    alternatives: list[list[tuple[str, float]]] = []
-    for n, term in enumerate(terms):
-        found = [(term.key, stats.get(term.key, 0))]
-        if n == len(terms) - 1 and found[0][1] <= 0 and completions:
-            found = list(completions.items())
-        alternatives.append([(key, term_weight(items, count, term.word)) for key, count in found if count > 0])
-    pairs = zip(alternatives, terms, strict=True)
-    weights = [max((w for _, w in alts), default=_absent_weight(items, term)) for alts, term in pairs]
-    total = sum(weights)
-    min_share = MIN_SHARE * total
-    for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
-        alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
-    driving = [n for n in drivers(weights, min_share) if alternatives[n]]
-    if not driving:
-        return []
-    rows_out = [[n, key, w, weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
-    driver_keys = list(dict.fromkeys(key for n in driving for key, _ in alternatives[n]))
+    terms, alternatives = plan.terms, plan.alternatives
+    rows_out = [[n, key, w, plan.weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
+    driver_keys = list(dict.fromkeys(key for n in plan.driving for key, _ in alternatives[n]))
     params = {
         "terms": _json(rows_out),
         "drivers": _json(driver_keys),
         "cap": min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys))),
-        "min_share": min_share - 1e-9,
+        "min_share": plan.min_share - 1e-9,
         "min_terms": min(MIN_TERMS, len(terms)),
         "thread_id": thread_id,
         "limit": limit,
@@ -283,12 +315,18 @@ def _value_keys(value: str) -> tuple[str, ...]:
 
 
 def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[QueryTerm]:
-    """A Chinese compound no item holds whole is also held by the shorter words inside it."""
+    """A compound (an identifier, a long Chinese word) no item holds whole is also held by the shorter
+    words inside it; a word the segmenter guessed that no item holds, nor any of its alternatives, is
+    no term at all (a particle joined to a verb: 能升, 先问)."""
     out: list[QueryTerm] = []
     for term in terms:
         held = tuple(part for part in term.parts if stats.get(part, 0) > 0)
+        if term.guessed and not held and not any(stats.get(k, 0) > 0 for k in (term.key, *term.alternatives)):
+            continue
         if stats.get(term.key, 0) > 0 or not held:
             out.append(term)
+        elif term.kind == "identifier":  # each of its words a term of its own (both must be held)
+            out += [QueryTerm(key=key, word=word, kind="word") for key, word in identifier_words(term.key)]
         else:
             out.append(dataclasses.replace(term, alternatives=tuple(dict.fromkeys((*term.alternatives, *held)))))
     return out
