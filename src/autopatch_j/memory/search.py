@@ -61,18 +61,22 @@ MIN_DRIVER_CANDIDATES = 8
 #: Completions of a last word that may be cut short.
 MAX_COMPLETIONS = 8
 MIN_PREFIX_CHARS = 3
-#: A word before the last one begins longer words from this many characters (make → makefile).
+#: A word before the last one, of this many characters, is also held by the first longer key it
+#: begins (make → makefile).
 MIN_WORD_PREFIX = 4
 
 _STATS_SQL = """
 SELECT -1, j.value, s.items FROM json_each(:keys) j CROSS JOIN memory_term_stats s ON s.term = j.value
 UNION ALL
-SELECT n, term, items FROM (
-    SELECT p.value ->> 0 AS n, s.term, s.items, row_number() OVER (PARTITION BY p.key ORDER BY s.items DESC) AS r
-    FROM json_each(:prefixes) p CROSS JOIN memory_term_stats s
-        ON s.term > p.value ->> 1 AND s.term < p.value ->> 2 AND s.items > 0
+SELECT p.value ->> 0, s.term, s.items FROM json_each(:words) p CROSS JOIN memory_term_stats s ON s.term = (
+    SELECT min(s2.term) FROM memory_term_stats s2 WHERE s2.term > p.value ->> 1 AND s2.term < p.value ->> 2
+) AND s.items > 0
+UNION ALL
+SELECT * FROM (
+    SELECT :last, s.term, s.items FROM memory_term_stats s
+    WHERE s.term > :prefix AND s.term < :prefix_end AND s.items > 0
+    ORDER BY s.items DESC LIMIT :completions
 )
-WHERE r <= :completions
 """
 
 _SEARCH_SQL = """
@@ -193,14 +197,19 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
         return None
     # The alternatives too: only those some item holds go into the ranking statement.
     parts = [key for term in terms for key in (*term.parts, *term.alternatives)]
-    prefixes = [
+    last = len(terms) - 1
+    prefix = terms[last].key if terms[last].kind == "word" and len(terms[last].word) >= MIN_PREFIX_CHARS else "\uffff"
+    words = [
         [n, term.key, prefix_end(term.key)]
-        for n, term in enumerate(terms)
-        if term.kind == "word" and len(term.word) >= (MIN_PREFIX_CHARS if n == len(terms) - 1 else MIN_WORD_PREFIX)
+        for n, term in enumerate(terms[:last])
+        if term.kind == "word" and len(term.word) >= MIN_WORD_PREFIX
     ]
     params: dict[str, object] = {
         "keys": _json(list(dict.fromkeys(["", *(t.key for t in terms), *parts]))),
-        "prefixes": _json(prefixes),
+        "words": _json(words),
+        "last": last,
+        "prefix": prefix,
+        "prefix_end": prefix_end(prefix),
         "completions": MAX_COMPLETIONS,
     }
     stats: dict[str, int] = {}
