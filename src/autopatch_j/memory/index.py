@@ -52,7 +52,6 @@ class QueryTerm:
     kind: str
     alternatives: tuple[str, ...] = ()
     parts: tuple[str, ...] = ()  # a compound's shorter words, asked for when no item holds it whole
-    guessed: bool = False  # a Chinese word the segmenter guessed (not in its dictionary)
 
 
 def token_key(token: Token) -> str | None:
@@ -165,7 +164,6 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
             kind=token.kind,
             alternatives=tuple(k for k in dict.fromkeys(alts) if k != key),
             parts=_compound_parts(token),
-            guessed=_guessed(token),
         )
         for key, (token, alts) in found.items()
     ]
@@ -225,14 +223,14 @@ def _join_members(found: list[Token]) -> list[Token]:
     return out
 
 
-def _guessed(token: Token) -> bool:
+def guessed(term: QueryTerm) -> bool:
     """A Chinese word of two or more characters that the segmenter's dictionary does not hold whole
     (its HMM joined a particle to a verb: 能升, 先问, 名里)."""
-    if token.kind != "cjk" or len(token.text) < 2:
+    if term.kind != "cjk" or len(term.word) < 2:
         return False
     from autopatch_j.memory.text.segment import dictionary_words
 
-    return dictionary_words(token.text) != (token.text,)
+    return dictionary_words(term.word) != (term.word,)
 
 
 @functools.lru_cache(maxsize=4096)

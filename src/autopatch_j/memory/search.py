@@ -4,8 +4,9 @@ A search sends at most two `SELECT`/`WITH` statements (the caller passes the adm
 id, M-22; no per-item query):
 
 1. the statistics of the query's terms (`memory_term_stats`: how many items hold each, and how many
-   items are indexed), and the completions of a last word that may be cut short (`postg` →
-   `postgresql`);
+   items are indexed), the completions of a last word that may be cut short (`postg` →
+   `postgresql`), and the first longer key each earlier word begins (`make` → `makefil`), used
+   when no item holds the word itself;
 2. the ranked hits: candidates from the postings of the query's **driving** terms only, each scored
    by BM25 over every informative query term (the stored term-frequency part × the term's weight),
    kept only when the terms it holds carry at least `MIN_SHARE` of the query's weight and it holds
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
-from autopatch_j.memory.index import QueryTerm, identifier_words, idf, query_terms, text_keys
+from autopatch_j.memory.index import QueryTerm, guessed, identifier_words, idf, query_terms, text_keys
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -330,7 +331,7 @@ def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[Query
     out: list[QueryTerm] = []
     for term in terms:
         held = tuple(part for part in term.parts if stats.get(part, 0) > 0)
-        if term.guessed and not held and not any(stats.get(k, 0) > 0 for k in (term.key, *term.alternatives)):
+        if not held and not any(stats.get(k, 0) > 0 for k in (term.key, *term.alternatives)) and guessed(term):
             continue
         if stats.get(term.key, 0) > 0 or not held:
             out.append(term)
