@@ -51,7 +51,7 @@ class QueryTerm:
     word: str
     kind: str
     alternatives: tuple[str, ...] = ()
-    parts: tuple[str, ...] = ()  # a compound's shorter words, asked for when no item holds it whole
+    parts: tuple[str, ...] = ()  # a Chinese compound's shorter words, asked for when no item holds it whole
 
 
 def token_key(token: Token) -> str | None:
@@ -223,28 +223,8 @@ def _join_members(found: list[Token]) -> list[Token]:
     return out
 
 
-def guessed(term: QueryTerm) -> bool:
-    """A Chinese word of two or more characters that the segmenter's dictionary does not hold whole
-    (its HMM joined a particle to a verb: 能升, 先问, 名里)."""
-    if term.kind != "cjk" or len(term.word) < 2:
-        return False
-    from autopatch_j.memory.text.segment import dictionary_words
-
-    return dictionary_words(term.word) != (term.word,)
-
-
-@functools.lru_cache(maxsize=4096)
-def identifier_words(text: str) -> tuple[tuple[str, str], ...]:
-    """The Latin words of two or more letters inside an identifier, as (key, word), fillers left out."""
-    inner = (part for part in tokens(text, folded=True) if part.part and part.text.isalpha())
-    return tuple((key, part.text) for part in inner if (key := token_key(part)) and key != text)
-
-
 def _compound_parts(token: Token) -> tuple[str, ...]:
-    """The words inside an identifier (`order-service` → order, servic: Latin words of two or more
-    letters, by stem) or a Chinese word of three or more characters (search mode), fillers left out."""
-    if token.kind == "identifier":
-        return tuple(dict.fromkeys(key for key, _ in identifier_words(token.text)))
+    """The shorter words of a Chinese word of three or more characters (search mode), fillers left out."""
     if token.kind != "cjk" or len(token.text) < 3:
         return ()
     from autopatch_j.memory.text.segment import dictionary_words

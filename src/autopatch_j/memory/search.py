@@ -4,9 +4,8 @@ A search sends at most two `SELECT`/`WITH` statements (the caller passes the adm
 id, M-22; no per-item query):
 
 1. the statistics of the query's terms (`memory_term_stats`: how many items hold each, and how many
-   items are indexed), the completions of a last word that may be cut short (`postg` →
-   `postgresql`), and the first longer key each earlier word begins (`make` → `makefil`), used
-   when no item holds the word itself;
+   items are indexed), and the completions of a last word that may be cut short (`postg` →
+   `postgresql`);
 2. the ranked hits: candidates from the postings of the query's **driving** terms only, each scored
    by BM25 over every informative query term (the stored term-frequency part × the term's weight),
    kept only when the terms it holds carry at least `MIN_SHARE` of the query's weight and it holds
@@ -33,7 +32,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
-from autopatch_j.memory.index import QueryTerm, guessed, identifier_words, idf, query_terms, text_keys
+from autopatch_j.memory.index import QueryTerm, idf, query_terms, text_keys
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -62,19 +61,12 @@ MIN_DRIVER_CANDIDATES = 8
 #: Completions of a last word that may be cut short.
 MAX_COMPLETIONS = 8
 MIN_PREFIX_CHARS = 3
-#: A word before the last one, of this many characters, is also held by the first longer key it
-#: begins (make → makefile).
-MIN_WORD_PREFIX = 4
 
 _STATS_SQL = """
-SELECT -1, j.value, s.items FROM json_each(:keys) j CROSS JOIN memory_term_stats s ON s.term = j.value
-UNION ALL
-SELECT p.value ->> 0, s.term, s.items FROM json_each(:words) p CROSS JOIN memory_term_stats s ON s.term = (
-    SELECT min(s2.term) FROM memory_term_stats s2 WHERE s2.term > p.value ->> 1 AND s2.term < p.value ->> 2
-) AND s.items > 0
+SELECT j.value AS term, s.items FROM json_each(:keys) j CROSS JOIN memory_term_stats s ON s.term = j.value
 UNION ALL
 SELECT * FROM (
-    SELECT :last, s.term, s.items FROM memory_term_stats s
+    SELECT s.term, s.items FROM memory_term_stats s
     WHERE s.term > :prefix AND s.term < :prefix_end AND s.items > 0
     ORDER BY s.items DESC LIMIT :completions
 )
@@ -180,7 +172,8 @@ def drivers(weights: list[float], min_share: float) -> list[int]:
 @dataclass(frozen=True, slots=True)
 class QueryPlan:
     """A query weighed against a store: its terms, each with the keys that count as holding it (with
-    the weight each carries), the terms' weights, the share an item must reach and the driving terms."""
+    the weight each carries), the terms' weights, the share an item must reach and the driving terms
+    (none: no item can reach the share, as no item holds a key of the heaviest terms)."""
 
     terms: tuple[QueryTerm, ...]
     alternatives: tuple[tuple[tuple[str, float], ...], ...]
@@ -191,59 +184,49 @@ class QueryPlan:
 
 def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
     """The weighed terms of `query` from one statement (the store's statistics of its keys), or None
-    when it has no informative term or the store no indexed item. No `driving` term: no item can
-    reach the minimum share (no item holds a key of the heaviest terms)."""
+    when it has no informative term or the store no indexed item."""
     terms = query_terms(query)
     if not terms:
         return None
     # The alternatives too: only those some item holds go into the ranking statement.
     parts = [key for term in terms for key in (*term.parts, *term.alternatives)]
-    last = len(terms) - 1
-    prefix = terms[last].key if terms[last].kind == "word" and len(terms[last].word) >= MIN_PREFIX_CHARS else "\uffff"
-    words = [
-        [n, term.key, prefix_end(term.key)]
-        for n, term in enumerate(terms[:last])
-        if term.kind == "word" and len(term.word) >= MIN_WORD_PREFIX
-    ]
+    last = terms[-1]
+    prefix = last.key if last.kind == "word" and len(last.word) >= MIN_PREFIX_CHARS else "\uffff"
+    stats: dict[str, int] = {}
+    completions: dict[str, int] = {}
     params: dict[str, object] = {
         "keys": _json(list(dict.fromkeys(["", *(t.key for t in terms), *parts]))),
-        "words": _json(words),
-        "last": last,
         "prefix": prefix,
         "prefix_end": prefix_end(prefix),
         "completions": MAX_COMPLETIONS,
     }
-    stats: dict[str, int] = {}
-    completions: dict[str, dict[str, int]] = {}  # a word's key → the longer keys it begins
-    for n, term, count in conn.execute(_STATS_SQL, params).fetchall():
-        if n < 0:
+    asked = {"", *(t.key for t in terms), *parts}
+    for term, count in conn.execute(_STATS_SQL, params).fetchall():
+        if term in asked and term not in stats:
             stats[term] = count
         else:
-            completions.setdefault(terms[n].key, {})[term] = count
+            completions[term] = count
     items = stats.get("", 0)
     if items <= 0:
         return None
     terms = split_compounds(terms, stats)
-    if not terms:
-        return None
     alternatives: list[list[tuple[str, float]]] = []
-    for term in terms:  # a word no item holds is held by the longer words it begins (postg → postgresql)
+    for n, term in enumerate(terms):
         found = [(term.key, stats.get(term.key, 0))]
-        if found[0][1] <= 0 and term.key in completions:
-            found = list(completions[term.key].items())
+        if n == len(terms) - 1 and found[0][1] <= 0 and completions:
+            found = list(completions.items())
         alternatives.append([(key, term_weight(items, count, term.word)) for key, count in found if count > 0])
     pairs = zip(alternatives, terms, strict=True)
     weights = [max((w for _, w in alts), default=_absent_weight(items, term)) for alts, term in pairs]
     min_share = MIN_SHARE * sum(weights)
     for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
         alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
-    driving = tuple(n for n in drivers(weights, min_share) if alternatives[n])
     return QueryPlan(
         terms=tuple(terms),
         alternatives=tuple(tuple(alts) for alts in alternatives),
         weights=tuple(weights),
         min_share=min_share,
-        driving=driving,
+        driving=tuple(n for n in drivers(weights, min_share) if alternatives[n]),
     )
 
 
@@ -325,18 +308,12 @@ def _value_keys(value: str) -> tuple[str, ...]:
 
 
 def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[QueryTerm]:
-    """A compound (an identifier, a long Chinese word) no item holds whole is also held by the shorter
-    words inside it; a word the segmenter guessed that no item holds, nor any of its alternatives, is
-    no term at all (a particle joined to a verb: 能升, 先问)."""
+    """A Chinese compound no item holds whole is also held by the shorter words inside it."""
     out: list[QueryTerm] = []
     for term in terms:
         held = tuple(part for part in term.parts if stats.get(part, 0) > 0)
-        if not held and not any(stats.get(k, 0) > 0 for k in (term.key, *term.alternatives)) and guessed(term):
-            continue
         if stats.get(term.key, 0) > 0 or not held:
             out.append(term)
-        elif term.kind == "identifier":  # each of its words a term of its own (both must be held)
-            out += [QueryTerm(key=key, word=word, kind="word") for key, word in identifier_words(term.key)]
         else:
             out.append(dataclasses.replace(term, alternatives=tuple(dict.fromkeys((*term.alternatives, *held)))))
     return out
