@@ -28,6 +28,7 @@ import dataclasses
 import functools
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
@@ -175,11 +176,11 @@ class QueryPlan:
     the weight each carries), the terms' weights, the share an item must reach and the driving terms
     (none: no item can reach the share, as no item holds a key of the heaviest terms)."""
 
-    terms: tuple[QueryTerm, ...]
-    alternatives: tuple[tuple[tuple[str, float], ...], ...]
-    weights: tuple[float, ...]
+    terms: Sequence[QueryTerm]
+    alternatives: Sequence[Sequence[tuple[str, float]]]
+    weights: Sequence[float]
     min_share: float
-    driving: tuple[int, ...]
+    driving: Sequence[int]
 
 
 def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
@@ -222,11 +223,11 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
     for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
         alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
     return QueryPlan(
-        terms=tuple(terms),
-        alternatives=tuple(tuple(alts) for alts in alternatives),
-        weights=tuple(weights),
+        terms=terms,
+        alternatives=alternatives,
+        weights=weights,
         min_share=min_share,
-        driving=tuple(n for n in drivers(weights, min_share) if alternatives[n]),
+        driving=[n for n in drivers(weights, min_share) if alternatives[n]],
     )
 
 
