@@ -55,8 +55,7 @@ from autopatch_j.memory.supersede import SubjectReader
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
-#: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise. Off until
-#: the behaviour cases its reading changes are judged against the spec (docs/pipeline.md).
+#: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise.
 READER_PRIMARY = False
 _DIGEST_CHARS = 160
 _TITLE_CHARS = 60
@@ -114,22 +113,27 @@ class RulesExtractor:
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=self._compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
 
-    def _readings(self, raw: ExtractionRequest, turn: Turn) -> list[str] | None:
-        """What the reader makes of each prose sentence of `turn` (None: the lexicon reads it)."""
+    def _readings(self, raw: ExtractionRequest, turn: Turn) -> dict[str, str] | None:
+        """What the reader makes of each prose sentence of `turn`, by sentence (read in its whole RAW
+        turn, so a part of the turn handed to `_statements` finds its sentences); None: the lexicon
+        reads them."""
         if not self.read_with_model:
             return None
         model = self._reader or default_reader_model()
         original = raw.turn(turn.id) or turn
         before = raw.predecessor(original)
         pairs = turn_features(original.user_text, (before.assistant_text or "") if before else "", self.lexicon)
-        return [model.read(feats) for _, feats in pairs]
+        readings: dict[str, str] = {}
+        for sentence, feats in pairs:
+            readings.setdefault(sentence, model.read(feats))
+        return readings
 
     def _statements(
         self,
         turn: Turn,
         earlier: Callable[[], list[CandidateOut]],
         previous: Turn | None,
-        readings: list[str] | None,
+        readings: dict[str, str] | None,
     ) -> list[CandidateOut]:
         """The statements of one user turn; `earlier()` gives the statements in view before it (asked for
         only by a correction), `previous` is the turn just before it (what a correction may correct),
@@ -137,10 +141,9 @@ class RulesExtractor:
         found: list[CandidateOut] = []
         clause_of: CandidateOut | None = None  # the statement a sentence ending in ";" started
         sentences = split_sentences(turn.user_text)
-        if readings is not None and len(readings) != len(sentences):
-            readings = None  # not the sentences the reader read: the lexicon reads them
         for n, sentence in enumerate(sentences):
-            reading = readings[n] if readings is not None else None
+            # a sentence the reader did not read (not one of the turn's prose sentences) is the lexicon's
+            reading = readings.get(sentence) if readings is not None else None
             if n and sentences[n - 1].endswith((";", "；")) and self.lexicon.is_temporary(sentences[n - 1]):
                 continue  # "For this refactor only, skip the type hints; we'll add them back afterwards."
             source = [SourceOut(turn_id=turn.id, role="user", quote=sentence)]
