@@ -39,10 +39,11 @@ from autopatch_j.quality.realistic import RealisticPart, find_checkout_part, loa
 from autopatch_j.quality.realistic_eval import evaluate_realistic, figures
 
 
-def _use(speech: SpeechModel, subjects: SubjectModel, reader: ReaderModel) -> None:
+def _use(speech: SpeechModel, subjects: SubjectModel, reader: ReaderModel | None) -> None:
     """Make `speech`, `subjects` and `reader` the models every default lexicon and extractor of this
     process reads."""
-    offline_module.default_reader_model = lambda: reader  # type: ignore[assignment]
+    if reader is not None:
+        offline_module.default_reader_model = lambda: reader  # type: ignore[assignment]
     lexicon_module.default_speech_model = lambda: speech  # type: ignore[assignment]
     lexicon_module.default_lexicon.cache_clear()
     speech_module.clear_scores()
@@ -57,7 +58,7 @@ def fold(part: RealisticPart, author: str, *, dev_authors: list[str]) -> dict[st
     )
     shipped_subjects = json.loads(Path(train_subjects.DEFAULT_OUT).read_text(encoding="utf-8"))
     subjects = train_subjects.train(without=left_out, threshold=float(shipped_subjects["pair"]["threshold"]))
-    reader = ReaderModel.from_data(train_reader.train(without=[author]))
+    reader = ReaderModel.from_data(train_reader.train(without=[author])) if offline_module.READER_PRIMARY else None
     _use(SpeechModel.from_data(speech), SubjectModel.from_data(subjects), reader)
     held = RealisticPart(
         source=part.source,
