@@ -88,6 +88,50 @@ FORMS += [
 ]
 
 
+def _fold(text: str, width: int) -> str:
+    """`fold -w WIDTH`: the text cut into lines of exactly `width` characters."""
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+_EXPORTS = (
+    "export ORDERS_API_SECRET_ID=Zk4mQ8rT2vW6yB1n; export ORDERS_API_SECRET_KEY=Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2;"
+    " kubectl rollout restart deploy/orders"
+)
+_PEM_BODY = "b3BlbnNzaC1rZXktdjEAAAAACmFlczI1Ni1jdHIAAAAGYmNyeXB0AAAAGAAAABD"
+# shapes of a layer or a grammar: form encoding (`+` for a space), a fixed-column wrap that cuts a
+# key's name, the secret written after a key id, an arrow after a Chinese label
+FORMS += [
+    (
+        "form-encoded pem",
+        "note=-----BEGIN+OPENSSH+PRIVATE+KEY-----%0A" + _PEM_BODY + "%2B%2F9x%0A-----END+OPENSSH+PRIVATE+KEY-----&v=1",
+        [_PEM_BODY],
+        "note=",
+    ),
+    (
+        "form-encoded cli flag",
+        "cmd=%24+tool+configure+--client-secret+Ab3dEf6hIj9kLm2nOp5q+--region+eu&v=1",
+        ["Ab3dEf6hIj9kLm2nOp5q"],
+        "v=1",
+    ),
+    ("key name cut at column 33", _fold(_EXPORTS, 33), ["Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2"], "]\n; kubectl"),
+    ("key name cut at column 35", _fold(_EXPORTS, 35), ["Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2"], "rollout"),
+    (
+        "secret after an aliyun key id",
+        'client = AcsClient("LTAI5tQm2Zx7Lp4Nv9Rt", "q8Wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12", "cn-shanghai")',
+        ["LTAI5tQm2Zx7Lp4Nv9Rt", "q8Wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12"],
+        "cn-shanghai",
+    ),
+    (
+        "secret after a tencent key id",
+        "cred = Credential('AKIDq8Wm2Zx7Lp4Nv9Rt6Ys3AbCd', 'Zq8Wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12')",
+        ["AKIDq8Wm2Zx7Lp4Nv9Rt6Ys3AbCd", "Zq8Wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12"],
+        "Credential(",
+    ),
+    ("zh label then an arrow", "运维说明：备用口令 -> Qm7xK2pL9v；勿外传", ["Qm7xK2pL9v"], "勿外传"),
+    ("zh label then a unicode arrow", "新的访问密钥 → Zx81Qw72Er63，明天过期", ["Zx81Qw72Er63"], "明天过期"),
+]
+
+
 @pytest.mark.parametrize(("form", "text", "pieces", "kept"), FORMS, ids=[row[0] for row in FORMS])
 def test_each_form_is_redacted(form: str, text: str, pieces: list[str], kept: str) -> None:
     out = redact(text)
@@ -135,6 +179,13 @@ LOOK_ALIKES = [
     "OPENAI_API_KEY=sk-proj-****************3xQa",
     "API_KEY=sk-abc...wxyz",
     "token：说明见下文",  # a key with a full-width colon, then prose
+    # references in quotes, an .env block whose lines happen to share one width, arrows to prose
+    'sshpass -p "$DEPLOY_PASS" ssh deploy@10.0.0.7 uptime',
+    "sshpass -p '${SSH_PASSWORD}' scp a b:",
+    _fold("export ORDERS_API_REGION=eu-central-1; export ORDERS_API_TOKEN_TTL=3600; kubectl rollout", 33),
+    "TOKEN_TTL_SECONDS=360000\nSESSION_STORE=redis-main\nLOG_FORMAT=json-lines-v2\nDEBUG=false",
+    "密码 -> 见运维手册第三节",
+    "令牌 -> 自动续期",
 ]
 
 

@@ -50,11 +50,15 @@ _ESCAPE = re.compile(
     # an HTML entity (`&quot;`, `&#39;`, `&#x3D;`)
     r"|&(?:quot|amp|lt|gt|apos|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
 )
+_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_FORM_ESCAPE = re.compile(r"[+&]")
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " ", "v": " ", "0": " "}
 DECODE_PASSES = 3
 
 
 def _decode(escape: str) -> str:
+    if escape in "+&":  # a form body: `+` is a space, `&` ends a field
+        return " " if escape == "+" else "\n"
     if escape[0] == "&":
         return html.unescape(escape) or " "
     if escape[0] == "%":
@@ -79,13 +83,26 @@ def decoded_view(text: str) -> tuple[str, list[int] | None]:
     return view, index
 
 
-def _decode_once(text: str) -> tuple[str, list[int] | None]:
-    if "\\" not in text and "%" not in text and "&" not in text:
+def form_view(text: str) -> tuple[str, list[int]] | None:
+    """The decoded view of a form-encoded body (`a=b+c%26d`), in which a `+` also stands for a space
+    and a `&` ends a field (decoded before the `%XX` escapes, as forms are); None when the text holds
+    no `+` or no URL escape. Run beside `decoded_view`, which keeps `+` (a base64 value holds it)."""
+    if "+" not in text or _URL_ESCAPE.search(text) is None:
+        return None
+    spaced, step = _decode_once(text, _FORM_ESCAPE)
+    if step is None:
+        return None
+    view, index = decoded_view(spaced)
+    return view, step if index is None else [step[i] for i in index]
+
+
+def _decode_once(text: str, escapes: re.Pattern[str] = _ESCAPE) -> tuple[str, list[int] | None]:
+    if "\\" not in text and "%" not in text and "&" not in text and escapes is _ESCAPE:
         return text, None
     parts: list[str] = []
     index: list[int] = []
     pos = 0
-    for match in _ESCAPE.finditer(text):
+    for match in escapes.finditer(text):
         start = match.start()
         parts.append(text[pos:start])
         index.extend(range(pos, start))
@@ -165,7 +182,7 @@ def joined_view(view: str) -> tuple[str, list[int]] | None:
     while newline != -1:
         if newline in fixed:
             after = _CONTINUATION.match(view, newline + 1)
-            if after is None or not _assignment(after):
+            if after is None or not _assignment(after) or _cut_name(view, pos, newline):
                 parts.append(view[pos:newline])
                 index.extend(range(pos, newline))
                 pos = newline + 1
@@ -191,6 +208,13 @@ def joined_view(view: str) -> tuple[str, list[int]] | None:
     return "".join(parts), index
 
 
+def _cut_name(view: str, floor: int, newline: int) -> bool:
+    """The run before a fixed-column break is a bare name (`export ORDERS_API_SE` + `CRET_KEY=…`):
+    the wrap cut a key's name, so an assignment on the next line continues it."""
+    run = _TOKEN_RUN_TAIL.search(view, max(floor, newline - 64), newline)
+    return run is not None and _NAME.fullmatch(run.group()) is not None
+
+
 def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
@@ -204,16 +228,28 @@ def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def secret_spans(text: str, rules: tuple[Rule, ...] = RULES) -> list[tuple[int, int]]:
-    """Merged (start, end) spans of `text` that hold secrets."""
-    view, index = decoded_view(text)
+def _view_spans(view: str, rules: tuple[Rule, ...]) -> list[tuple[int, int]]:
+    """Spans of `view` the rules find in it and in its joined view."""
     spans = [span for rule in rules for span in rule.find(view)]
     joined = joined_view(view)
     if joined is not None:
         wrapped, back = joined
-        spans += [(back[start], back[end]) for rule in rules for start, end in rule.find(wrapped)]
+        # the end maps after the span's last character, so a line break after the secret stays
+        found = [span for rule in rules for span in rule.find(wrapped)]
+        spans += [(back[start], back[end - 1] + 1) for start, end in found if end > start]
+    return spans
+
+
+def secret_spans(text: str, rules: tuple[Rule, ...] = RULES) -> list[tuple[int, int]]:
+    """Merged (start, end) spans of `text` that hold secrets."""
+    view, index = decoded_view(text)
+    spans = _view_spans(view, rules)
     if index is not None:
         spans = [(index[start], index[end]) for start, end in spans]
+    form = form_view(text)
+    if form is not None:
+        spaced, back = form
+        spans += [(back[start], back[end]) for start, end in _view_spans(spaced, rules)]
     return _merge(spans)
 
 

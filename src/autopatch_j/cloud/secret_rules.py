@@ -317,7 +317,9 @@ def _quoted_or_bare(match: re.Match[str]) -> tuple[str, Span, bool] | None:
 def _sshpass(view: str) -> Iterator[Span]:
     for match in _SSHPASS.finditer(view):
         found = _quoted_or_bare(match)
-        if found is not None and (found[2] or len(found[0]) >= 4):
+        if found is None or placeholder(view, found[0], found[1][0]):
+            continue  # `sshpass -p "$DEPLOY_PASS"` names the password
+        if found[2] or len(found[0]) >= 4:
             yield found[1]
 
 
@@ -331,7 +333,8 @@ def secretish(value: str) -> bool:
 
 # Chinese labels (密码是…, 口令…, 密钥：…, 授权码为…) and English keys with a Chinese connector (token 是 …)
 _ZH_LABELS = re.compile(
-    r"(?:(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证|校验码)[)）」】]?(?:[ \t]*+(?:是|为|為|[:：=＝])|[ \t]++)"
+    r"(?:(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证|校验码)[)）」】]?"
+    r"(?:[ \t]*+(?:是|为|為|[:：=＝]|[-=]>|→)|[ \t]++)"
     r"|(?i:(?<![A-Za-z])[a-z_-]{0,20}?(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[a-z_-]{0,20}+"
     r"[ \t]*+(?:是|为|為|：|＝)))"
     r"[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
@@ -439,6 +442,18 @@ def _netrc_line(view: str) -> Iterator[Span]:
             yield match.span("s")
 
 
+_CLOUD_KEY_PAIR = re.compile(
+    _NOT_ALNUM + r"(?:LTAI[A-Za-z0-9]{12,30}+|AKID[A-Za-z0-9]{13,40}+)(?![A-Za-z0-9])[\s\"',:;|=]{1,8}+"
+    r"(?P<s>[A-Za-z0-9+/]{16,64}+)(?![A-Za-z0-9+/])"
+)
+
+
+def _cloud_key_pair(view: str) -> Iterator[Span]:
+    for match in _CLOUD_KEY_PAIR.finditer(view):
+        if looks_random(match.group("s")):
+            yield match.span("s")
+
+
 RULES: tuple[Rule, ...] = (
     # private keys: PEM (RSA, EC, DSA, OPENSSH, PKCS#8, encrypted) and PGP, also when cut off
     token(
@@ -484,6 +499,8 @@ RULES: tuple[Rule, ...] = (
     # AWS: key ids anywhere, and a 40-char secret written next to one
     token("aws_key_pair", _AWS_ID + r"[\s\"',:;|=]{1,8}[" + _B64 + r"]{40}(?![" + _B64 + r"])"),
     token("aws_access_key_id", _AWS_ID + r"(?<!EXAMPLE)"),  # AWS's own docs example stays
+    # the secret written right after an Alibaba or Tencent key id (`Credential("AKID…", "…")`)
+    Rule("cloud_key_pair", _cloud_key_pair),
     # Alibaba Cloud and Tencent Cloud access key ids
     token("aliyun_access_key_id", _NOT_ALNUM + r"LTAI[A-Za-z0-9]{12,30}+(?![A-Za-z0-9])"),
     token("tencent_secret_id", _NOT_ALNUM + r"AKID[A-Za-z0-9]{13,40}+(?![A-Za-z0-9])"),
