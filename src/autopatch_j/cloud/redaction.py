@@ -30,9 +30,10 @@ import re
 from collections.abc import Iterable
 from typing import NewType
 
-from autopatch_j.cloud.secret_rules import REDACTED, Rule
 from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
+from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
+from autopatch_j.cloud.secret_values import REDACTED
 
 RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES
 

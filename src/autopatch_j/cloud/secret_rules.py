@@ -9,13 +9,23 @@ of that class. `bench/redaction_bench.py` checks the growth on adversarial input
 from __future__ import annotations
 
 import base64
-import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-REDACTED = "[REDACTED]"
-Span = tuple[int, int]
+from autopatch_j.cloud.secret_values import (
+    CALL_ARGS,
+    CJK,
+    HEX_KEY,
+    QUOTED_OR_BARE,
+    Span,
+    context_secret,
+    key_before,
+    looks_random,
+    placeholder,
+    quoted_or_bare,
+    secretish,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,77 +82,12 @@ _KEY_CHARS = re.compile(r"[\w.-]*+")
 _SEP_VALUE = re.compile(_SEP + _VALUE)
 
 
-_RUN_TAIL = re.compile(r"[\w.-]*+\Z")
-
-
-def _key_before(view: str, pos: int) -> str:
-    """The last ≤ 64 chars of the `[\\w.-]` run that ends at `pos` (enough to name a key)."""
-    window = view[max(0, pos - 64) : pos]
-    match = _RUN_TAIL.search(window)
-    return match.group() if match else ""
-
-
-_SETTING = re.compile(
-    r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|~|\d{1,5}|\*+|[\^~<>=]{0,2}v?\d+(?:\.\d+)+[\w.+-]*)"
-)
-_ENV_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>")
 _NOT_PASSWORDS = frozenset({"pwd", "oldpwd"})
-# where a value is a reference rather than a literal: `${VAR}`, `${{ secrets.X }}`, `{{ x }}`, `<your token>`
-_REF_START = re.compile(r"\$\{|\$\(|\{\{|%\(|<[A-Za-z_ ]")
 # a value that names a file rather than holding a secret (`SECRET_KEY_FILE=/run/secrets/key`)
 _PATH_KEY = re.compile(r"(?i)(?:file|path|dir|location)\Z")
 _PATH_VALUE = re.compile(r"(?:~|\.{1,2})?/[a-z0-9_./-]*+")
-# a documentation example key (AWS's published examples end in EXAMPLE / EXAMPLEKEY)
-_DOCS_EXAMPLE = re.compile(r"EXAMPLE(?:KEY)?\Z")
-# the arguments of a call, as code writes them: `os.getenv("X")`, `get_token()`, `environ["X"]`
-_CALL_ARGS = re.compile(r"[(\[][\w\s.,\"':/-]{0,80}+[)\]]")
 _VALUE_TAIL = re.compile(r"[^\s\"'`,;}<>|&]*+")
 _QUOTED_ARG = re.compile(r"\(\s*+[\"'](?P<a>[^\"'\r\n]{16,256}+)[\"']")
-
-
-# a value written in place of a secret: `YOUR_API_KEY`, `your-token-here`, `REPLACE_ME`, `xxxx`, a
-# masked value (`sk-…****3xQa`, `••••`, `abc...xyz`)
-_STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+")
-_STAND_IN_WORD = re.compile(r"(?i)replace[_-]?me|placeholder")
-# a word written in place of a value, without a digit: `changeme`, `CHANGE_ME`, `dummy`, `example`
-_STAND_IN_PLAIN = re.compile(
-    r"(?i)(?:[a-z]{1,12}[_-])?(?:change[_-]?(?:me|it)|dummy|example|sample|todo|tbd|fixme)(?:[_-][a-z]{1,12})?"
-)
-_WORDY = re.compile(r"[\w-]*+")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
-_MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…|x{6}|X{6}")
-# a value already withheld by someone else: `REDACTED`, `***FILTERED***`, `<hidden>`, `(masked)`
-_WITHHELD = re.compile(r"(?i)[\[(<*]{0,3}(?:redacted|filtered|hidden|masked|removed|omitted)[\])>*]{0,3}")
-# a file name (`rust-toolchain.toml`, `service-account.json`) and a template part in a value
-_FILE_NAME = re.compile(
-    r"[\w.-]{1,64}+\.(?:toml|json|ya?ml|env|ini|cfg|conf|txt|pem|key|crt|cer|p12|pfx|jks|py|js|ts|sh|lock|xml)"
-)
-_TEMPLATE_PART = re.compile(r"<[A-Za-z_][\w -]{0,30}+>|\{\{|\$\{")
-# a path to a file (`/etc/gcp/service-account.json`, `~/.aws/credentials.ini`): names a secret
-_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.[A-Za-z]{2,5}")
-
-
-def placeholder(view: str, value: str, start: int) -> bool:
-    """A value that is no literal secret: a setting, a reference, a path, a docs example key, a
-    stand-in or a masked value."""
-    if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
-        return True
-    if _WITHHELD.fullmatch(value):
-        return True
-    if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
-        return True
-    if _STAND_IN_PLAIN.fullmatch(value) or _FILE_PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
-        return True
-    if _TEMPLATE_PART.search(value):  # `services/<service>/<purpose>`, `db-{{ env }}`
-        return True
-    if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
-        return True
-    if len(value) <= 3 and not _ASCII_ALNUM.search(value):  # `')` left of an unclosed quote
-        return True
-    if _MASKED.search(value):
-        return True
-    return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
 
 
 def _value(match: re.Match[str]) -> tuple[str, Span] | None:
@@ -204,7 +149,7 @@ def _literal_argument(view: str, key: str, arg: re.Match[str], accept: Callable[
     literal = arg.group("a")
     if placeholder(view, literal, arg.start("a")) or not accept(key, literal):
         return False
-    return looks_random(literal) or _HEX_KEY.fullmatch(literal) is not None
+    return looks_random(literal) or HEX_KEY.fullmatch(literal) is not None
 
 
 def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callable[[str], Iterator[Span]]:
@@ -223,7 +168,7 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
                 continue
             pos = max(pos, match.end())  # a value is never re-read as keys: each character is read once
             value, span = found
-            key = _key_before(view, hit.start()) + view[hit.start() : key_end]
+            key = key_before(view, hit.start()) + view[hit.start() : key_end]
             if key.lower() in _NOT_PASSWORDS:
                 continue
             if (
@@ -234,7 +179,7 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
             ):
                 continue  # `token = useCookie<string>(…)`: a generic call
             if match.group("v") is not None and span[1] < len(view) and view[span[1]] in "([":
-                if _CALL_ARGS.match(view, span[1]) and _CALLEE.fullmatch(value):
+                if CALL_ARGS.match(view, span[1]) and _CALLEE.fullmatch(value):
                     # code: a call names the secret; only a literal argument can be one
                     arg = _QUOTED_ARG.match(view, span[1])
                     if arg is not None and _literal_argument(view, key, arg, accept):
@@ -250,28 +195,6 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
                 yield span
 
     return find
-
-
-def shannon_bits(value: str) -> float:
-    counts: dict[str, int] = {}
-    for char in value:
-        counts[char] = counts.get(char, 0) + 1
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-_DIGEST = re.compile(
-    r"[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
-)
-
-
-def looks_random(value: str) -> bool:
-    """High-entropy: ≥ 16 chars, letters and digits, ≥ 3 bits/char, and not a digest or UUID."""
-    if len(value) < 16 or _DIGEST.fullmatch(value):
-        return False
-    if not (re.search(r"[A-Za-z]", value) and re.search(r"[0-9]", value)):
-        return False
-    return shannon_bits(value) >= 3.0
 
 
 # --- command lines -------------------------------------------------------------------------------
@@ -300,35 +223,16 @@ def _cli_flags(view: str) -> Iterator[Span]:
             yield found[1]
 
 
-_QUOTED_OR_BARE = (
-    r"(?:\"(?P<dq>[^\"\r\n]++)\"|'(?P<sq>[^'\r\n]++)'|「(?P<cq>[^」\r\n]++)」|“(?P<zq>[^”\r\n]++)”"
-    r"|(?P<v>[!-~]++))"
-)
-_SSHPASS = re.compile(r"(?<![\w-])sshpass[\s+]++-p[\s+]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE)
-
-
-def _quoted_or_bare(match: re.Match[str]) -> tuple[str, Span, bool] | None:
-    for group in ("dq", "sq", "cq", "zq", "v"):
-        if match.group(group) is not None:
-            return match.group(group), match.span(group), group != "v"
-    return None
+_SSHPASS = re.compile(r"(?<![\w-])sshpass[\s+]++-p[\s+]*+(?!\[REDACTED\])" + QUOTED_OR_BARE)
 
 
 def _sshpass(view: str) -> Iterator[Span]:
     for match in _SSHPASS.finditer(view):
-        found = _quoted_or_bare(match)
+        found = quoted_or_bare(match)
         if found is None or placeholder(view, found[0], found[1][0]):
             continue  # `sshpass -p "$DEPLOY_PASS"` names the password
         if found[2] or len(found[0]) >= 4:
             yield found[1]
-
-
-def secretish(value: str) -> bool:
-    """A bare value that reads like a password rather than a word: ≥ 4 characters with a digit, a
-    symbol or a capital inside, or ≥ 12 characters; never a setting or a reference."""
-    if len(value) < 4 or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
-        return False
-    return len(value) >= 12 or re.search(r"[0-9]|[^A-Za-z0-9]|[a-z][A-Z]", value) is not None
 
 
 # Chinese labels (密码是…, 口令…, 密钥：…, 授权码为…) and English keys with a Chinese connector (token 是 …)
@@ -337,22 +241,18 @@ _ZH_LABELS = re.compile(
     r"(?:[ \t]*+(?:是|为|為|[:：=＝]|[-=]>|→)|[ \t]++)"
     r"|(?i:(?<![A-Za-z])[a-z_-]{0,20}?(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[a-z_-]{0,20}+"
     r"[ \t]*+(?:是|为|為|：|＝)))"
-    r"[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
+    r"[ \t]*+(?!\[REDACTED\])" + QUOTED_OR_BARE
 )
-
-
-# every Chinese label and connector is in this block: text without one needs no Chinese rule
-CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _chinese_labels(view: str) -> Iterator[Span]:
     if CJK.search(view) is None:
         return
     for match in _ZH_LABELS.finditer(view):
-        found = _quoted_or_bare(match)
+        found = quoted_or_bare(match)
         if found is not None and secretish(found[0].strip(".,;。，；")):
             value, (start, end), _quoted = found
-            if placeholder(view, value, start) or _CALL_ARGS.search(value):
+            if placeholder(view, value, start) or CALL_ARGS.search(value):
                 continue
             yield start, end - (len(value) - len(value.rstrip(".,;")))
 
@@ -365,26 +265,6 @@ def _netrc_password(view: str) -> Iterator[Span]:
     for match in _NETRC_PASSWORD.finditer(view):
         if secretish(match.group("s")) and not placeholder(view, match.group("s"), match.start("s")):
             yield match.span("s")
-
-
-_HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
-_CRYPTO_KEY = re.compile(r"(?i)encrypt|crypt|cipher|aes|hmac|signing|master|private|secret|jwt")
-
-
-_ID_KEY = re.compile(r"(?:[_.-][iI][dD]|[a-z]Id|^id)\Z")
-_DIGEST_NAME = re.compile(r"(?i)sha|hash|digest|checksum|md5|etag|commit|fingerprint|cache|(?<![a-z])id(?![a-z])")
-
-
-def _context_secret(key: str, value: str) -> bool:
-    """High-entropy values under a key-ish name; hex values under a name of a cryptographic key or of
-    a `…key…` that names no digest (a `CACHE_KEY_SHA256` digest stays)."""
-    if _ID_KEY.search(key):  # `session_id`, `sessionId`: an identifier, not a credential
-        return False
-    if looks_random(value):
-        return True
-    if not _HEX_KEY.fullmatch(value):
-        return False
-    return bool(_CRYPTO_KEY.search(key)) or ("key" in key.lower() and not _DIGEST_NAME.search(key))
 
 
 _AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"
@@ -470,7 +350,7 @@ RULES: tuple[Rule, ...] = (
         "bearer", r"(?i)bearer\s++(?!\[REDACTED\])(?P<s>(?=[A-Za-z0-9._~+/=-]*?[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,})"
     ),
     Rule("key_value", _key_value_finder(_STRONG, lambda _key, _value: True)),
-    Rule("secret_context", _key_value_finder(_CONTEXT, _context_secret)),
+    Rule("secret_context", _key_value_finder(_CONTEXT, context_secret)),
     Rule("cli_password_flag", _cli_flags),
     Rule("mysql_password_flag", _mysql_password),
     Rule("sshpass", _sshpass),

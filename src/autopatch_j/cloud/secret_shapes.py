@@ -16,18 +16,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from autopatch_j.cloud.secret_rules import (
-    _CALL_ARGS,
-    _QUOTED_OR_BARE,
-    _SETTING,
+from autopatch_j.cloud.secret_rules import Rule
+from autopatch_j.cloud.secret_values import (
+    CALL_ARGS,
     CJK,
-    Rule,
+    QUOTED_OR_BARE,
+    SETTING,
     Span,
-    _context_secret,
-    _key_before,
-    _quoted_or_bare,
+    context_secret,
+    key_before,
     looks_random,
     placeholder,
+    quoted_or_bare,
     secretish,
 )
 
@@ -41,7 +41,7 @@ _TRAILING = ".,;:。，；：、"
 
 def passwordish(value: str) -> bool:
     """A value that reads like a password in prose (see the module docstring)."""
-    if len(value) < 6 or _SETTING.fullmatch(value) or _MEASURE.fullmatch(value):
+    if len(value) < 6 or SETTING.fullmatch(value) or _MEASURE.fullmatch(value):
         return False
     if looks_random(value):
         return True
@@ -70,7 +70,7 @@ def _grammar_rule(pattern: re.Pattern[str], min_len: int, needs_cjk: bool = Fals
         if needs_cjk and CJK.search(view) is None:
             return
         for match in pattern.finditer(view):
-            found = _quoted_or_bare(match)
+            found = quoted_or_bare(match)
             if found is None or (
                 needs_cjk and match.group("en") and not match.group("mid") and match.group("c")[0] in ":=：＝"
             ):
@@ -78,7 +78,7 @@ def _grammar_rule(pattern: re.Pattern[str], min_len: int, needs_cjk: bool = Fals
             value, span = _trimmed(*found)
             if len(value) < min_len or not passwordish(value):
                 continue
-            if placeholder(view, value, span[0]) or _CALL_ARGS.search(value) or _CODE.match(value):
+            if placeholder(view, value, span[0]) or CALL_ARGS.search(value) or _CODE.match(value):
                 continue
             yield span
 
@@ -95,7 +95,7 @@ _PROSE = re.compile(
     r"|access[ _-]keys?|credentials?)"
     r"(?:(?:[ \t]++[\w.-]{1,24}+){0,5}?[ \t]++(?:is|was|are)(?:[ \t]++(?:now|still|set[ \t]++to|changed[ \t]++to))?"
     r"|(?:[ \t]++[\w.-]{1,24}+){1,5}?[ \t]*+:)"
-    r"[ \t]++(?!\[REDACTED\])" + _QUOTED_OR_BARE
+    r"[ \t]++(?!\[REDACTED\])" + QUOTED_OR_BARE
 )
 
 # 密码改成了 …, 令牌已更新为：…, 用这个密码登录：…, 访问密钥设置为 …, AppSecret 改成了 …: a label
@@ -105,7 +105,7 @@ _ZH_LABEL_VERB = re.compile(
     r"|(?P<en>(?i:secret|password|passwd|token|api[ _-]?key|access[ _-]?key))[ \t]?)"
     r"(?:[（(][^）)\n]{1,30}+[）)][ \t]?)?(?P<mid>[\u4e00-\u9fff]{0,6}?)"
     r"(?P<c>(?:是|为|為|成)了?[ \t]*+[:：]?|如下[:：]?[ \t]*+\r?\n[ \t]*+|[:：=＝])[ \t]*+(?!\[REDACTED\])"
-    + _QUOTED_OR_BARE
+    + QUOTED_OR_BARE
 )
 # 登陆密码Qm7x…: a label glued to an ASCII value (mixed case or a symbol, ≥ 8 characters)
 _ZH_GLUED = re.compile(r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证)(?P<v>[A-Za-z0-9][!-~]{7,255}+)")
@@ -137,7 +137,7 @@ def _word_space_value(view: str) -> Iterator[Span]:
         value, span = _trimmed(match.group(group), match.span(group), group != "v")
         if not (_LETTER.search(value) and _DIGIT.search(value)) or not passwordish(value):
             continue
-        if placeholder(view, value, span[0]) or _CALL_ARGS.search(value) or _CODE.match(value):
+        if placeholder(view, value, span[0]) or CALL_ARGS.search(value) or _CODE.match(value):
             continue
         yield span
 
@@ -159,12 +159,12 @@ def _pairs(view: str) -> Iterator[Span]:
 
 # "use `…` as the password", "set the staging token to …": the value before the word, or after `to`
 _USE_AS = re.compile(
-    r"(?i)(?<![\w-])use[ \t]++" + _QUOTED_OR_BARE + r"[ \t]++as[ \t]++(?:the[ \t]++|my[ \t]++|our[ \t]++|your[ \t]++)?"
+    r"(?i)(?<![\w-])use[ \t]++" + QUOTED_OR_BARE + r"[ \t]++as[ \t]++(?:the[ \t]++|my[ \t]++|our[ \t]++|your[ \t]++)?"
     r"(?:[\w-]{1,24}+[ \t]++){0,2}?(?:password|passphrase|token|api[ _-]?key|secret)"
 )
 _SET_TO = re.compile(
     r"(?i)(?<![\w-])(?:set|change|changed|reset|update|updated|rotate|rotated)[ \t]++(?:[\w-]{1,24}+[ \t]++){0,3}?"
-    r"(?:password|passphrase|token|api[ _-]?key|secret)[ \t]++to[ \t]++(?!\[REDACTED\])" + _QUOTED_OR_BARE
+    r"(?:password|passphrase|token|api[ _-]?key|secret)[ \t]++to[ \t]++(?!\[REDACTED\])" + QUOTED_OR_BARE
 )
 
 # `"--password", "…"` / `'--token','…'` in an argv list (a subprocess call, a JSON tool call)
@@ -239,7 +239,7 @@ def _flag_values(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Span]]:
 _PRINTF = re.compile(
     r"(?i)(?<![\w-])printf[ \t]++(?P<q>['\"])[^%'\"]{0,200}?"
     r"(?:password|passwd|pass|token|secret|api[_-]?key)[ \t]*+[:=]?[ \t]*+%s[^'\"]{0,200}+(?P=q)[ \t]++"
-    r"(?!-|\[REDACTED\])" + _QUOTED_OR_BARE
+    r"(?!-|\[REDACTED\])" + QUOTED_OR_BARE
 )
 
 
@@ -247,7 +247,7 @@ def _printf_argument(view: str) -> Iterator[Span]:
     if "printf" not in view:
         return
     for match in _PRINTF.finditer(view):
-        found = _quoted_or_bare(match)
+        found = quoted_or_bare(match)
         if found is not None and secretish(found[0]) and not placeholder(view, found[0], found[1][0]):
             yield found[1]
 
@@ -262,10 +262,10 @@ _DASHED_WORDS = re.compile(r"[a-z0-9]++(?:[-_.][a-z0-9]++)++")
 
 def _spaced_values(view: str) -> Iterator[Span]:
     for match in _SPACED.finditer(view):
-        value, key = match.group("s"), _key_before(view, match.start()) + match.group("k")
+        value, key = match.group("s"), key_before(view, match.start()) + match.group("k")
         if _DASHED_WORDS.fullmatch(value) or placeholder(view, value, match.start("s")):
             continue
-        if looks_random(value) or _context_secret(key, value):
+        if looks_random(value) or context_secret(key, value):
             yield match.span("s")
 
 
@@ -302,7 +302,7 @@ def _table_rows(view: str) -> Iterator[Span]:
         if placeholder(view, value, start):
             continue
         if (_STRONG_WORD.search(key) and secretish(value)) or (
-            _CONTEXT_WORD.search(key) and _context_secret(key, value)
+            _CONTEXT_WORD.search(key) and context_secret(key, value)
         ):
             yield match.span(group)
 
