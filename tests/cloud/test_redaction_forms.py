@@ -132,6 +132,49 @@ FORMS += [
 ]
 
 
+_PEM_LINES = [
+    "MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQC7Qm2Zx7Lp4Nv9",
+    "Rt6Ys3AbCdEf12Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2Zk4mQ8rT2vW6yB1nq8Wm2Zx7Lp4",
+]
+_SA_JSON = (
+    '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n'
+    + "\\n".join(_PEM_LINES)
+    + '\\n-----END PRIVATE KEY-----\\n", "client_email": "ci@proj-7.iam.gserviceaccount.com"}'
+)
+_CONNECTION = (
+    '[deploy] exporting STORAGE_CONN="DefaultEndpointsProtocol=https;AccountName=stbuild7;'
+    "AccountKey=Q8wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2Zk4mQ8rT2vW6yB1nA==;"
+    'EndpointSuffix=core.windows.net" for the upload'
+)
+# a wrap that cuts through JSON escapes and key names, a command's flag in an argv list, a login
+# call, prose that says how to log in, Chinese labels by their parts and bracketed values
+FORMS += [
+    ("pem in json cut at column 60", _fold(_SA_JSON, 60), [line[8:30] for line in _PEM_LINES], "gserviceaccou"),
+    ("connection string cut at column 47", _fold(_CONNECTION, 47), ["Q8wm2Zx7", "Nm1Pc8Rf4Tg2"], "upload"),
+    ("connection string cut at column 31", _fold(_CONNECTION, 31), ["Q8wm2Zx7", "Nm1Pc8Rf4Tg2"], "upload"),
+    (
+        "secret value runs to the end of a long line",
+        "[mail] relay smtp.example.net:587 login user=ci-bot@example.net MAIL_PASSWORD=qxrtwzvp\nhmkdsnbl -> 235 OK",
+        ["qxrtwzvp", "hmkdsnbl"],
+        "235 OK",
+    ),
+    (
+        "a list item after a secret at the end of a long line stays",
+        "[mail] relay smtp.example.net:587 login user=ci-bot@example.net MAIL_PASSWORD=Qx7rtwzvp9Lm\n- restart it",
+        ["Qx7rtwzvp9Lm"],
+        "\n- restart it",
+    ),
+    ("sshpass in an argv list", 'run(["sshpass", "-p", "Zq8^15Wm2Lp", "ssh", "h"])', ["Zq8^15Wm2Lp"], '"ssh"'),
+    ("login call", 'smtp.login("ci-bot@example.net", "qxrtwzvphmkdsnbl")', ["qxrtwzvphmkdsnbl"], "ci-bot"),
+    ("prose: log in with", "The runbook says to log in with `sunset7-Qp#4Lw` for now.", ["sunset7-Qp#4Lw"], "now"),
+    ("prose: sign in using", "sign in using Vx9!rT2kLm as admin", ["Vx9!rT2kLm"], "as admin"),
+    ("zh label then a corner quote", "数据库口令「Qm7xK2pL9vR4」", ["Qm7xK2pL9vR4"], "数据库"),
+    ("zh label then a lenticular bracket", "临时密码【qxrtwzvphmkdsnbl】，明天失效", ["qxrtwzvphmkdsnbl"], "明天失效"),
+    ("zh compound label", "部署好了，鉴权串：Zx81Qw72Er_Ty。", ["Zx81Qw72Er_Ty"], "部署好了"),
+    ("zh compound label 认证密钥", "认证密钥为 Hd7Lq3Xs9Vb5", ["Hd7Lq3Xs9Vb5"], "认证"),
+]
+
+
 @pytest.mark.parametrize(("form", "text", "pieces", "kept"), FORMS, ids=[row[0] for row in FORMS])
 def test_each_form_is_redacted(form: str, text: str, pieces: list[str], kept: str) -> None:
     out = redact(text)
@@ -186,6 +229,15 @@ LOOK_ALIKES = [
     "TOKEN_TTL_SECONDS=360000\nSESSION_STORE=redis-main\nLOG_FORMAT=json-lines-v2\nDEBUG=false",
     "密码 -> 见运维手册第三节",
     "令牌 -> 自动续期",
+    "token: xxxx-xxxx-xxxx-xxxx  # paste yours here",
+    "API_KEY=XXXX_XXXX_XXXX",
+    "smtp.login(user, password)",
+    "log in with your GitHub account",
+    "sign in using SSO as usual",
+    "鉴权串：见配置中心",
+    "认证方式为 OAuth2",
+    'run(["sshpass", "-p", "$PASS", "ssh", "h"])',
+    "[mail] relay smtp.example.net:587 login user=ci-bot@example.net MAIL_PASSWORD=\nnext line here",
 ]
 
 

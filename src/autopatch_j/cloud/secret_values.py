@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
+from collections.abc import Callable, Iterator
 
 REDACTED = "[REDACTED]"
 
@@ -49,7 +51,7 @@ CALL_ARGS = re.compile(r"[(\[][\w\s.,\"':/-]{0,80}+[)\]]")
 
 # a value written in place of a secret: `YOUR_API_KEY`, `your-token-here`, `REPLACE_ME`, `xxxx`, a
 # masked value (`sk-…****3xQa`, `••••`, `abc...xyz`)
-_STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+")
+_STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+(?:[-_.: ]x{3,}+){0,16}+")
 
 
 _STAND_IN_WORD = re.compile(r"(?i)replace[_-]?me|placeholder")
@@ -113,11 +115,8 @@ def placeholder(view: str, value: str, start: int) -> bool:
 
 
 def shannon_bits(value: str) -> float:
-    counts: dict[str, int] = {}
-    for char in value:
-        counts[char] = counts.get(char, 0) + 1
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
 _DIGEST = re.compile(
@@ -136,12 +135,15 @@ def looks_random(value: str) -> bool:
 
 QUOTED_OR_BARE = (
     r"(?:\"(?P<dq>[^\"\r\n]++)\"|'(?P<sq>[^'\r\n]++)'|「(?P<cq>[^」\r\n]++)」|“(?P<zq>[^”\r\n]++)”"
-    r"|(?P<v>[!-~]++))"
+    r"|【(?P<lq>[^】\r\n]++)】|『(?P<jq>[^』\r\n]++)』|(?P<v>[!-~]++))"
 )
+# the opening quote of a quoted value: after a label it needs no other connector (`口令「…」`)
+OPENING_QUOTE = r"(?=[\"'「“【『])"
 
 
 def quoted_or_bare(match: re.Match[str]) -> tuple[str, Span, bool] | None:
-    for group in ("dq", "sq", "cq", "zq", "v"):
+    """The value of a `QUOTED_OR_BARE` match, its span and whether it was quoted."""
+    for group in ("dq", "sq", "cq", "zq", "lq", "jq", "v"):
         if match.group(group) is not None:
             return match.group(group), match.span(group), group != "v"
     return None
@@ -181,3 +183,36 @@ def context_secret(key: str, value: str) -> bool:
     if not HEX_KEY.fullmatch(value):
         return False
     return bool(_CRYPTO_KEY.search(key)) or ("key" in key.lower() and not _DIGEST_NAME.search(key))
+
+
+# Chinese labels of a secret: a head noun of its own (密码, 口令, 令牌 …), or an authentication word
+# before a head (鉴权串, 认证码, 签名密钥, 接入token)
+ZH_SECRET_HEADS = ("密码", "口令", "密钥", "秘钥", "私钥", "授权码", "令牌", "凭据", "凭证", "校验码")
+ZH_AUTH_WORDS = ("鉴权", "认证", "授权", "签名", "访问", "接入", "登录", "登陆")
+ZH_AUTH_HEADS = ("码", "串", "字符串", "(?i:token|key)")
+ZH_LABEL = (
+    "(?:" + "|".join(ZH_SECRET_HEADS) + "|(?:" + "|".join(ZH_AUTH_WORDS) + ")(?:" + "|".join(ZH_AUTH_HEADS) + "))"
+)
+
+
+def located(pattern: re.Pattern[str], locator: str) -> Callable[[str], Iterator[re.Match[str]]]:
+    """`pattern.finditer`, tried only where `locator` — a lowercase expression that matches wherever
+    `pattern` can start — matches in the lowercased text. Same matches, found faster: a search
+    without IGNORECASE lets the engine skip ahead to the locator's first characters."""
+    where = re.compile(locator)
+
+    def finditer(view: str) -> Iterator[re.Match[str]]:
+        folded = view.lower()
+        if len(folded) != len(view):  # a character whose lowercase is longer: positions differ
+            yield from pattern.finditer(view)
+            return
+        pos = 0
+        while (hit := where.search(folded, pos)) is not None:
+            match = pattern.match(view, hit.start())
+            if match is None:
+                pos = hit.start() + 1
+                continue
+            yield match
+            pos = max(match.end(), hit.start() + 1)
+
+    return finditer
