@@ -18,9 +18,17 @@ look random (a digit, or upper and lower case; the run before may instead hold a
 token prefix) is removed, unless the next line starts an assignment (`NAME=`, `NAME:`); in text
 hard-wrapped at a fixed column (a line and a neighbour of the same length ≥ `FIXED_WIDTH_MIN`, the
 next line no longer) every break between two non-space characters is removed.
+The fixed-column breaks are also found in the text before decoding (a JSON string cut at a
+column); a break after a name that starts a field joins even an assignment on the next line (the
+wrap cut the key's name); a secret that runs to the end of a line of ≥ `WRAP_WIDTH_MIN` columns
+takes the next line's first run. Text holding a `+` and a URL escape is also read as a form body
+(`form_view`: `+` is a space, `&` ends a field).
 Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary before
 them, so an adjacent word character does not hide one either. All matches are merged and each
 merged span becomes `[REDACTED]`; the result is idempotent.
+
+A rule runs on a view only when the lowercased view holds one of the literals it names
+(`Rule.needs`); the others cannot match there.
 """
 
 from __future__ import annotations
