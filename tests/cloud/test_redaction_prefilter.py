@@ -17,7 +17,7 @@ import pytest
 from autopatch_j.cloud.redaction import RULES, secret_spans
 from autopatch_j.cloud.secret_values import located
 from tests.cloud import secret_corpus
-from tests.cloud.redaction_inputs import NEW_FORMS, NEW_SHAPES, QUADRATIC_BEFORE
+from tests.cloud.redaction_inputs import NEW_FORMS, NEW_PATHS, NEW_SHAPES, QUADRATIC_BEFORE
 from tests.cloud.test_redaction_forms import FORMS, LOOK_ALIKES
 
 SETS = Path(__file__).resolve().parents[2] / "eval" / "secrets"
@@ -31,7 +31,7 @@ def _texts() -> list[str]:
     for name in ("s1", "s2", "s3"):
         doc = json.loads(gzip.decompress((SETS / name / "secrets.json.gz").read_bytes()))
         texts += [case["text"] for case in doc["secrets"] + doc["lookalikes"]]
-    texts += [make(400) for make in {**QUADRATIC_BEFORE, **NEW_FORMS, **NEW_SHAPES}.values()]
+    texts += [make(400) for make in {**QUADRATIC_BEFORE, **NEW_FORMS, **NEW_SHAPES, **NEW_PATHS}.values()]
     return texts
 
 

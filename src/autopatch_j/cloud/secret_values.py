@@ -134,9 +134,11 @@ def looks_random(value: str) -> bool:
 
 
 QUOTED_OR_BARE = (
-    r"(?:\"(?P<dq>[^\"\r\n]++)\"|'(?P<sq>[^'\r\n]++)'|「(?P<cq>[^」\r\n]++)」|“(?P<zq>[^”\r\n]++)”"
-    r"|【(?P<lq>[^】\r\n]++)】|『(?P<jq>[^』\r\n]++)』|(?P<v>[!-~]++))"
+    r"(?:\"(?P<dq>[^\"\r\n]++)\"|'(?P<sq>[^'\r\n]++)'|「(?P<cq>[^「」\r\n]++)」|“(?P<zq>[^“”\r\n]++)”"
+    r"|【(?P<lq>[^【】\r\n]++)】|『(?P<jq>[^『』\r\n]++)』|(?P<v>[!-~]++))"
 )
+# (a bracketed value never holds its own opening bracket: each scan stops at the next one, so a run
+# of unclosed brackets is read in linear time)
 # the opening quote of a quoted value: after a label it needs no other connector (`口令「…」`)
 OPENING_QUOTE = r"(?=[\"'「“【『])"
 
