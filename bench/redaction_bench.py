@@ -6,11 +6,19 @@ with the growth ratio to the previous size (×10 more input: a ratio near 10 is 
 be quadratic) and, as a baseline measured in the same run, `str.replace` over the same text.
 
     python bench/redaction_bench.py [--quick] [--json] [--runs N]
+    python bench/redaction_bench.py --corpora [--runs N]
+
+`--corpora` instead times the redaction of real texts — each held-out secrets set of `eval/secrets/`
+and every string (≥ 8 characters) of the realistic agent sessions in `eval/realistic/` — in ms per MB
+(median of `--runs`), with `str.lower()` over the same texts in the same run as the baseline. To time
+another checkout's rules with this script, put its `src` first: `PYTHONPATH=OTHER/src python …`.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import gzip
 import itertools
 import json
 import statistics
@@ -21,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.cloud.redaction_inputs import NEW_FORMS, NEW_SHAPES, QUADRATIC_BEFORE
+from tests.cloud.redaction_inputs import NEW_FORMS, NEW_PATHS, NEW_SHAPES, QUADRATIC_BEFORE
 
 from autopatch_j.cloud.redaction import redact
 
@@ -29,6 +37,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     **QUADRATIC_BEFORE,
     **NEW_FORMS,
     **NEW_SHAPES,
+    **NEW_PATHS,
     "mixed agent output": lambda n: ('{"type":"agent_message","text":"token=abc \\n ghp_x sk-y"} ' * n)[:n],
 }
 
@@ -42,12 +51,74 @@ def median_seconds(fn: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _strings(node: object, out: list[str]) -> list[str]:
+    if isinstance(node, str) and len(node) >= 8:
+        out.append(node)
+    elif isinstance(node, dict):
+        for value in node.values():
+            _strings(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _strings(value, out)
+    return out
+
+
+def corpora() -> dict[str, list[str]]:
+    """The texts of each secrets set and of the realistic sessions."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "eval" / "secrets").glob("*/secrets.json.gz")):
+        doc = json.loads(gzip.decompress(path.read_bytes()))
+        found[path.parent.name] = [case["text"] for case in doc["secrets"] + doc["lookalikes"]]
+    realistic: list[str] = []
+    for path in sorted((ROOT / "eval" / "realistic").rglob("*.json")):
+        _strings(json.loads(path.read_text(encoding="utf-8")), realistic)
+    found["realistic"] = realistic
+    return found
+
+
+def _each(fn: Callable[[str], str], texts: list[str]) -> None:
+    for text in texts:
+        fn(text)
+
+
+def time_corpora(runs: int) -> dict[str, dict[str, float]]:
+    figures = {}
+    for name, texts in corpora().items():
+        size = sum(len(text.encode()) for text in texts)
+        ours = median_seconds(functools.partial(_each, redact, texts), runs)
+        base = median_seconds(functools.partial(_each, str.lower, texts), runs)
+        figures[name] = {
+            "texts": len(texts),
+            "bytes": size,
+            "redact_ms_per_mb": round(ours / size * 1e9, 1),
+            "lower_ms_per_mb": round(base / size * 1e9, 3),
+            "ratio_to_lower": round(ours / base),
+        }
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1k → 100k only")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--corpora", action="store_true", help="time the secrets sets and realistic sessions")
     args = parser.parse_args()
+    if args.corpora:
+        timed = time_corpora(args.runs)
+        if args.json:
+            print(json.dumps(timed, indent=2))
+            return
+        print(f"redaction of real texts, median of {args.runs} (ms per MB; str.lower over the same texts)")
+        for name, row in timed.items():
+            print(
+                f"{name:10s} {row['texts']:>6} texts {row['bytes']:>10,} B  redact {row['redact_ms_per_mb']:>8.1f}"
+                f"  lower {row['lower_ms_per_mb']:>7.3f}  ×{row['ratio_to_lower']:,.0f}"
+            )
+        return
     sizes = [1_000, 10_000, 100_000] if args.quick else [1_000, 10_000, 100_000, 1_000_000]
     figures: dict[str, dict[str, object]] = {}
     for name, make in INPUTS.items():

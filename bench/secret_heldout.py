@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import statistics
 import sys
 import time
@@ -81,6 +82,12 @@ def score(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _number(case_id: str) -> int:
+    """The number an id ends with (`l-007`, `s3-L007` → 7)."""
+    digits = re.search(r"[0-9]+\Z", case_id)
+    return int(digits.group()) if digits else 0
+
+
 def half(doc: dict[str, Any], which: str) -> dict[str, Any]:
     """One half of the set (see the module docstring)."""
     families = sorted({case["family"] for case in doc["secrets"]})
@@ -88,7 +95,7 @@ def half(doc: dict[str, Any], which: str) -> dict[str, Any]:
     want_a = which == "A"  # A: the first, third … family and the odd-numbered look-alikes
     return {
         "secrets": [c for c in doc["secrets"] if (c["family"] in first) == want_a],
-        "lookalikes": [c for c in doc["lookalikes"] if (int(c["id"].rsplit("-", 1)[-1]) % 2 == 1) == want_a],
+        "lookalikes": [c for c in doc["lookalikes"] if (_number(c["id"]) % 2 == 1) == want_a],
     }
 
 

@@ -60,3 +60,18 @@ NEW_SHAPES: dict[str, Callable[[int], str]] = {
     "YAML block keys": lambda n: ("password: |\n " * n)[:n],
     "key/value attributes": lambda n: ('key="token" value="' * n)[:n],
 }
+
+# Inputs aimed at the form view, names cut by a fixed-column wrap, secrets running to the end of a
+# long line, keyword-located grammar rules, login calls and labels before quotes or arrows.
+NEW_PATHS: dict[str, Callable[[int], str]] = {
+    "form bodies": lambda n: ("password+Ab1%21+" * n)[:n],
+    "cut names at one width": lambda n: ("x=1; export ORDERS_K\n" * n)[:n],
+    "long lines ending in a secret": lambda n: (("a" * 60) + " token=Ab12Cd34\nEf56 " * n)[:n],
+    "log in with": lambda n: ("log in with " * n)[:n],
+    "login calls": lambda n: ('.login("a", "' * n)[:n],
+    "arrows after labels": lambda n: ("口令 -> " * n)[:n],
+    "labels before brackets": lambda n: ("鉴权串【" * n)[:n],
+    "labels before corner quotes": lambda n: ("口令：「" * n)[:n],
+    "labels before curly quotes": lambda n: ("密码是“" * n)[:n],
+    "masked groups": lambda n: ("token: " + "xxxx-" * n)[:n],
+}

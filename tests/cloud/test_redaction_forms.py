@@ -88,6 +88,93 @@ FORMS += [
 ]
 
 
+def _fold(text: str, width: int) -> str:
+    """`fold -w WIDTH`: the text cut into lines of exactly `width` characters."""
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+_EXPORTS = (
+    "export ORDERS_API_SECRET_ID=Zk4mQ8rT2vW6yB1n; export ORDERS_API_SECRET_KEY=Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2;"
+    " kubectl rollout restart deploy/orders"
+)
+_PEM_BODY = "b3BlbnNzaC1rZXktdjEAAAAACmFlczI1Ni1jdHIAAAAGYmNyeXB0AAAAGAAAABD"
+# shapes of a layer or a grammar: form encoding (`+` for a space), a fixed-column wrap that cuts a
+# key's name, the secret written after a key id, an arrow after a Chinese label
+FORMS += [
+    (
+        "form-encoded pem",
+        "note=-----BEGIN+OPENSSH+PRIVATE+KEY-----%0A" + _PEM_BODY + "%2B%2F9x%0A-----END+OPENSSH+PRIVATE+KEY-----&v=1",
+        [_PEM_BODY],
+        "note=",
+    ),
+    (
+        "form-encoded cli flag",
+        "cmd=%24+tool+configure+--client-secret+Ab3dEf6hIj9kLm2nOp5q+--region+eu&v=1",
+        ["Ab3dEf6hIj9kLm2nOp5q"],
+        "v=1",
+    ),
+    ("key name cut at column 33", _fold(_EXPORTS, 33), ["Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2"], "]\n; kubectl"),
+    ("key name cut at column 35", _fold(_EXPORTS, 35), ["Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2"], "rollout"),
+    (
+        "secret after an aliyun key id",
+        'client = AcsClient("LTAI5tQm2Zx7Lp4Nv9Rt", "q8Wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12", "cn-shanghai")',
+        ["LTAI5tQm2Zx7Lp4Nv9Rt", "q8Wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12"],
+        "cn-shanghai",
+    ),
+    (
+        "secret after a tencent key id",
+        "cred = Credential('AKIDq8Wm2Zx7Lp4Nv9Rt6Ys3AbCd', 'Zq8Wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12')",
+        ["AKIDq8Wm2Zx7Lp4Nv9Rt6Ys3AbCd", "Zq8Wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12"],
+        "Credential(",
+    ),
+    ("zh label then an arrow", "运维说明：备用口令 -> Qm7xK2pL9v；勿外传", ["Qm7xK2pL9v"], "勿外传"),
+    ("zh label then a unicode arrow", "新的访问密钥 → Zx81Qw72Er63，明天过期", ["Zx81Qw72Er63"], "明天过期"),
+]
+
+
+_PEM_LINES = [
+    "MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQC7Qm2Zx7Lp4Nv9",
+    "Rt6Ys3AbCdEf12Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2Zk4mQ8rT2vW6yB1nq8Wm2Zx7Lp4",
+]
+_SA_JSON = (
+    '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n'
+    + "\\n".join(_PEM_LINES)
+    + '\\n-----END PRIVATE KEY-----\\n", "client_email": "ci@proj-7.iam.gserviceaccount.com"}'
+)
+_CONNECTION = (
+    '[deploy] exporting STORAGE_CONN="DefaultEndpointsProtocol=https;AccountName=stbuild7;'
+    "AccountKey=Q8wm2Zx7Lp4Nv9Rt6Ys3AbCdEf12Hd7Lq3Xs9Vb5Nm1Pc8Rf4Tg2Zk4mQ8rT2vW6yB1nA==;"
+    'EndpointSuffix=core.windows.net" for the upload'
+)
+# a wrap that cuts through JSON escapes and key names, a command's flag in an argv list, a login
+# call, prose that says how to log in, Chinese labels by their parts and bracketed values
+FORMS += [
+    ("pem in json cut at column 60", _fold(_SA_JSON, 60), [line[8:30] for line in _PEM_LINES], "gserviceaccou"),
+    ("connection string cut at column 47", _fold(_CONNECTION, 47), ["Q8wm2Zx7", "Nm1Pc8Rf4Tg2"], "upload"),
+    ("connection string cut at column 31", _fold(_CONNECTION, 31), ["Q8wm2Zx7", "Nm1Pc8Rf4Tg2"], "upload"),
+    (
+        "secret value runs to the end of a long line",
+        "[mail] relay smtp.example.net:587 login user=ci-bot@example.net MAIL_PASSWORD=qxrtwzvp\nhmkdsnbl -> 235 OK",
+        ["qxrtwzvp", "hmkdsnbl"],
+        "235 OK",
+    ),
+    (
+        "a list item after a secret at the end of a long line stays",
+        "[mail] relay smtp.example.net:587 login user=ci-bot@example.net MAIL_PASSWORD=Qx7rtwzvp9Lm\n- restart it",
+        ["Qx7rtwzvp9Lm"],
+        "\n- restart it",
+    ),
+    ("sshpass in an argv list", 'run(["sshpass", "-p", "Zq8^15Wm2Lp", "ssh", "h"])', ["Zq8^15Wm2Lp"], '"ssh"'),
+    ("login call", 'smtp.login("ci-bot@example.net", "qxrtwzvphmkdsnbl")', ["qxrtwzvphmkdsnbl"], "ci-bot"),
+    ("prose: log in with", "The runbook says to log in with `sunset7-Qp#4Lw` for now.", ["sunset7-Qp#4Lw"], "now"),
+    ("prose: sign in using", "sign in using Vx9!rT2kLm as admin", ["Vx9!rT2kLm"], "as admin"),
+    ("zh label then a corner quote", "数据库口令「Qm7xK2pL9vR4」", ["Qm7xK2pL9vR4"], "数据库"),
+    ("zh label then a lenticular bracket", "临时密码【qxrtwzvphmkdsnbl】，明天失效", ["qxrtwzvphmkdsnbl"], "明天失效"),
+    ("zh compound label", "部署好了，鉴权串：Zx81Qw72Er_Ty。", ["Zx81Qw72Er_Ty"], "部署好了"),
+    ("zh compound label 认证密钥", "认证密钥为 Hd7Lq3Xs9Vb5", ["Hd7Lq3Xs9Vb5"], "认证"),
+]
+
+
 @pytest.mark.parametrize(("form", "text", "pieces", "kept"), FORMS, ids=[row[0] for row in FORMS])
 def test_each_form_is_redacted(form: str, text: str, pieces: list[str], kept: str) -> None:
     out = redact(text)
@@ -135,6 +222,22 @@ LOOK_ALIKES = [
     "OPENAI_API_KEY=sk-proj-****************3xQa",
     "API_KEY=sk-abc...wxyz",
     "token：说明见下文",  # a key with a full-width colon, then prose
+    # references in quotes, an .env block whose lines happen to share one width, arrows to prose
+    'sshpass -p "$DEPLOY_PASS" ssh deploy@10.0.0.7 uptime',
+    "sshpass -p '${SSH_PASSWORD}' scp a b:",
+    _fold("export ORDERS_API_REGION=eu-central-1; export ORDERS_API_TOKEN_TTL=3600; kubectl rollout", 33),
+    "TOKEN_TTL_SECONDS=360000\nSESSION_STORE=redis-main\nLOG_FORMAT=json-lines-v2\nDEBUG=false",
+    "密码 -> 见运维手册第三节",
+    "令牌 -> 自动续期",
+    "token: xxxx-xxxx-xxxx-xxxx  # paste yours here",
+    "API_KEY=XXXX_XXXX_XXXX",
+    "smtp.login(user, password)",
+    "log in with your GitHub account",
+    "sign in using SSO as usual",
+    "鉴权串：见配置中心",
+    "认证方式为 OAuth2",
+    'run(["sshpass", "-p", "$PASS", "ssh", "h"])',
+    "[mail] relay smtp.example.net:587 login user=ci-bot@example.net MAIL_PASSWORD=\nnext line here",
 ]
 
 

@@ -1,4 +1,4 @@
-"""The held-out secrets sets `eval/secrets/s1` and `s2` (each written by an author who never saw the
+"""The held-out secrets sets `eval/secrets/s1`, `s2` and `s3` (each written by an author who never saw the
 rules; measured once, tuning material since) meet the targets: recall ≥ 99 % in every form (plain,
 JSON-escaped, URL-encoded, wrapped, quoted, Chinese-labelled) and false positives ≤ 2 % on its
 look-alikes. Scored exactly as `bench/secret_heldout.py` scores it: a secret is caught when none of
@@ -19,7 +19,7 @@ from autopatch_j.cloud.redaction import redact
 SETS = Path(__file__).resolve().parents[2] / "eval" / "secrets"
 
 
-@pytest.fixture(scope="module", params=["s1", "s2"])
+@pytest.fixture(scope="module", params=["s1", "s2", "s3"])
 def doc(request: pytest.FixtureRequest) -> dict[str, Any]:
     return json.loads(gzip.decompress((SETS / request.param / "secrets.json.gz").read_bytes()))
 

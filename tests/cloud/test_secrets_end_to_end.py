@@ -8,19 +8,41 @@ from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
 from autopatch_j.cloud.worker import Worker
 from tests.cloud.api_support import Api, make_app
 from tests.cloud.test_redaction import TABLE
+from tests.cloud.test_redaction_forms import FORMS
 from tests.cloud.world import World
 
 SECRETS = [secret for _family, _text, secret, _kept in TABLE]
 
 
 class LeakyExecutor:
-    """An agent that prints every secret family in its output."""
+    """An agent that prints every secret family (or the given texts) in its output."""
 
     name = "leaky"
 
+    def __init__(self, texts: list[str] | None = None) -> None:
+        self.texts = texts if texts is not None else [text for _family, text, _secret, _kept in TABLE]
+
     def execute(self, request: ExecutionRequest) -> ExecutionResult:
-        body = "\n".join(text for _family, text, _secret, _kept in TABLE)
+        body = "\n\n".join(self.texts)
         return ExecutionResult(ok=True, text=f"{body}\n" + "padding " * 40, cost_usd=0.01)
+
+
+def test_no_secret_in_any_form_reaches_any_table(world: World) -> None:
+    """Form bodies, fixed-column wraps, argv lists, login calls and Chinese labels, as an agent
+    prints them: the task result read over HTTP and every table hold none of their pieces."""
+    alice = world.user("alice")
+    with TestClient(make_app(world)) as client:
+        api = Api(client, alice.token)
+        project = api("POST", "/projects", {"name": "p"}).json()
+        task = api("POST", f"/projects/{project['id']}/tasks", {"prompt": "Print the config"}).json()
+        executor = LeakyExecutor([text for _form, text, _pieces, _kept in FORMS])
+        Worker(engine=world.engine, executor=executor, clock=world.clock).run_loop(once=True)
+        shown = api("GET", f"/tasks/{task['id']}").json()
+    assert shown["status"] == "completed" and "[REDACTED]" in shown["result_text"]
+    pieces = [piece for _form, _text, form_pieces, _kept in FORMS for piece in form_pieces]
+    dump = world.dump()
+    assert [p for p in pieces if p in shown["result_text"]] == []
+    assert [p for p in pieces if p in dump] == []
 
 
 def test_no_seeded_secret_reaches_any_table(world: World) -> None:

@@ -18,9 +18,17 @@ look random (a digit, or upper and lower case; the run before may instead hold a
 token prefix) is removed, unless the next line starts an assignment (`NAME=`, `NAME:`); in text
 hard-wrapped at a fixed column (a line and a neighbour of the same length ≥ `FIXED_WIDTH_MIN`, the
 next line no longer) every break between two non-space characters is removed.
+The fixed-column breaks are also found in the text before decoding (a JSON string cut at a
+column); a break after a name that starts a field joins even an assignment on the next line (the
+wrap cut the key's name); a secret that runs to the end of a line of ≥ `WRAP_WIDTH_MIN` columns
+takes the next line's first run. Text holding a `+` and a URL escape is also read as a form body
+(`form_view`: `+` is a space, `&` ends a field).
 Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary before
 them, so an adjacent word character does not hide one either. All matches are merged and each
 merged span becomes `[REDACTED]`; the result is idempotent.
+
+A rule runs on a view only when the lowercased view holds one of the literals it names
+(`Rule.needs`); the others cannot match there.
 """
 
 from __future__ import annotations
@@ -28,11 +36,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import NewType
 
-from autopatch_j.cloud.secret_rules import REDACTED, Rule
 from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
+from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
+from autopatch_j.cloud.secret_values import REDACTED
 
 RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES
 
@@ -50,11 +60,15 @@ _ESCAPE = re.compile(
     # an HTML entity (`&quot;`, `&#39;`, `&#x3D;`)
     r"|&(?:quot|amp|lt|gt|apos|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
 )
+_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_FORM_ESCAPE = re.compile(r"[+&]")
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " ", "v": " ", "0": " "}
 DECODE_PASSES = 3
 
 
 def _decode(escape: str) -> str:
+    if escape in "+&":  # a form body: `+` is a space, `&` ends a field
+        return " " if escape == "+" else "\n"
     if escape[0] == "&":
         return html.unescape(escape) or " "
     if escape[0] == "%":
@@ -79,13 +93,26 @@ def decoded_view(text: str) -> tuple[str, list[int] | None]:
     return view, index
 
 
-def _decode_once(text: str) -> tuple[str, list[int] | None]:
-    if "\\" not in text and "%" not in text and "&" not in text:
+def form_view(text: str) -> tuple[str, list[int]] | None:
+    """The decoded view of a form-encoded body (`a=b+c%26d`), in which a `+` also stands for a space
+    and a `&` ends a field (decoded before the `%XX` escapes, as forms are); None when the text holds
+    no `+` or no URL escape. Run beside `decoded_view`, which keeps `+` (a base64 value holds it)."""
+    if "+" not in text or _URL_ESCAPE.search(text) is None:
+        return None
+    spaced, step = _decode_once(text, _FORM_ESCAPE)
+    if step is None:
+        return None
+    view, index = decoded_view(spaced)
+    return view, step if index is None else [step[i] for i in index]
+
+
+def _decode_once(text: str, escapes: re.Pattern[str] = _ESCAPE) -> tuple[str, list[int] | None]:
+    if "\\" not in text and "%" not in text and "&" not in text and escapes is _ESCAPE:
         return text, None
     parts: list[str] = []
     index: list[int] = []
     pos = 0
-    for match in _ESCAPE.finditer(text):
+    for match in escapes.finditer(text):
         start = match.start()
         parts.append(text[pos:start])
         index.extend(range(pos, start))
@@ -152,20 +179,22 @@ def _fixed_column_breaks(view: str, newlines: list[int]) -> set[int]:
     return breaks
 
 
-def joined_view(view: str) -> tuple[str, list[int]] | None:
+def joined_view(view: str, fixed_breaks: frozenset[int] = frozenset()) -> tuple[str, list[int]] | None:
     """`view` with line wraps inside a token removed (see the module docstring), and for each index
-    the `view` index (plus one for the end); None when there is no such wrap. Linear: each line
-    break looks at most 8 characters back, 64 for the run before it and 256 ahead."""
+    the `view` index (plus one for the end); None when there is no such wrap. `fixed_breaks`: more
+    line breaks of `view` to treat as fixed-column ones (those of the text before it was decoded).
+    Linear: each line break looks at most 8 characters back, 64 for the run before it and 256 ahead."""
     parts: list[str] = []
     index: list[int] = []
     pos = 0
     newlines = [match.start() for match in _NEWLINE.finditer(view)]
     fixed = _fixed_column_breaks(view, newlines) if len(newlines) >= 2 else set()
+    fixed |= fixed_breaks
     newline = view.find("\n")
     while newline != -1:
         if newline in fixed:
             after = _CONTINUATION.match(view, newline + 1)
-            if after is None or not _assignment(after):
+            if after is None or not _assignment(after) or _cut_name(view, pos, newline):
                 parts.append(view[pos:newline])
                 index.extend(range(pos, newline))
                 pos = newline + 1
@@ -191,6 +220,43 @@ def joined_view(view: str) -> tuple[str, list[int]] | None:
     return "".join(parts), index
 
 
+_NAME_TAIL = re.compile(r"[\w.-]{1,64}+\Z")
+_FIELD_START = frozenset(" \t;&,({[\"'")
+
+
+def _cut_name(view: str, floor: int, newline: int) -> bool:
+    """Before a fixed-column break, a name that starts a field (after a space, `;`, `&`, `,` or an
+    opening bracket or quote: `export ORDERS_API_SE` + `CRET_KEY=…`, `;AccountKe` + `y=…`): the wrap
+    cut a key's name, so an assignment on the next line continues it. A value (`KEY=abc` + a break)
+    is no name."""
+    run = _NAME_TAIL.search(view, max(floor, newline - 64), newline)
+    if run is None or _NAME.fullmatch(run.group()) is None:
+        return False
+    return run.start() == floor or view[run.start() - 1] in _FIELD_START
+
+
+WRAP_WIDTH_MIN = 60
+# the first run of the next line: no indentation, then ≥ 4 token characters with a letter or digit,
+# up to a space or the end (a list marker `-` or an ellipsis `...` is no rest of a secret)
+_LINE_HEAD = re.compile(r"(?=[^\s]{0,256}?[A-Za-z0-9])[A-Za-z0-9+/=_.!@#$%^&*~-]{4,256}+(?=[ \t\r\n]|\Z)")
+
+
+def _continued(view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A secret that runs to the end of a long line (≥ `WRAP_WIDTH_MIN` columns, a wrap width)
+    continues on the next line's first run unless that run starts an assignment."""
+    out = []
+    for start, end in spans:
+        brk = end + 1 if view.startswith("\r\n", end) else end
+        # the line the secret ends on (rfind scans back from `end` only to that line's start)
+        if brk < len(view) and view[brk] == "\n" and end - (view.rfind("\n", 0, end) + 1) >= WRAP_WIDTH_MIN:
+            head = _LINE_HEAD.match(view, brk + 1)
+            after = _CONTINUATION.match(view, brk + 1)
+            if head is not None and not (after is not None and _assignment(after)):
+                end = head.end()
+        out.append((start, end))
+    return out
+
+
 def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
@@ -204,16 +270,72 @@ def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+@dataclass(frozen=True)
+class _Prefilter:
+    """Which rules a text needs run: those without literals, and those of each literal it holds."""
+
+    always: tuple[Rule, ...]
+    by_literal: dict[str, tuple[Rule, ...]]
+
+    @classmethod
+    def of(cls, rules: tuple[Rule, ...]) -> _Prefilter:
+        by_literal: dict[str, list[Rule]] = {}
+        for rule in rules:
+            for literal in rule.needs:
+                by_literal.setdefault(literal, []).append(rule)
+        return cls(tuple(r for r in rules if not r.needs), {k: tuple(v) for k, v in by_literal.items()})
+
+    def rules_for(self, view: str) -> list[Rule]:
+        """The text is lowercased once and each literal looked up once (a substring search)."""
+        folded = view.lower()
+        chosen = {id(rule): rule for literal, rules in self.by_literal.items() if literal in folded for rule in rules}
+        return [*self.always, *chosen.values()]
+
+
+_PREFILTER = _Prefilter.of(RULES)
+
+
+def _found(view: str, rules: tuple[Rule, ...]) -> list[tuple[int, int]]:
+    """Spans of every rule whose `needs` the text meets (see `Rule`)."""
+    prefilter = _PREFILTER if rules is RULES else _Prefilter.of(rules)
+    return [span for rule in prefilter.rules_for(view) for span in rule.find(view)]
+
+
+def _fixed_breaks_in_view(text: str, view: str, index: list[int] | None) -> frozenset[int]:
+    """The fixed-column breaks of `text` (wrapped before it was decoded: a JSON string with `\\n`
+    escapes cut at 40 columns) as positions in its decoded `view`."""
+    if index is None or text.count("\n") < 2:
+        return frozenset()
+    fixed = _fixed_column_breaks(text, [match.start() for match in _NEWLINE.finditer(text)])
+    if not fixed:
+        return frozenset()
+    return frozenset(m.start() for m in _NEWLINE.finditer(view) if index[m.start()] in fixed)
+
+
+def _view_spans(
+    view: str, rules: tuple[Rule, ...], fixed_breaks: frozenset[int] = frozenset()
+) -> list[tuple[int, int]]:
+    """Spans of `view` the rules find in it (continued over a wrap) and in its joined view."""
+    spans = _continued(view, _found(view, rules))
+    joined = joined_view(view, fixed_breaks)
+    if joined is not None:
+        wrapped, back = joined
+        # the end maps after the span's last character, so a line break after the secret stays
+        found = _found(wrapped, rules)
+        spans += [(back[start], back[end - 1] + 1) for start, end in found if end > start]
+    return spans
+
+
 def secret_spans(text: str, rules: tuple[Rule, ...] = RULES) -> list[tuple[int, int]]:
     """Merged (start, end) spans of `text` that hold secrets."""
     view, index = decoded_view(text)
-    spans = [span for rule in rules for span in rule.find(view)]
-    joined = joined_view(view)
-    if joined is not None:
-        wrapped, back = joined
-        spans += [(back[start], back[end]) for rule in rules for start, end in rule.find(wrapped)]
+    spans = _view_spans(view, rules, _fixed_breaks_in_view(text, view, index))
     if index is not None:
         spans = [(index[start], index[end]) for start, end in spans]
+    form = form_view(text)
+    if form is not None:
+        spaced, back = form
+        spans += [(back[start], back[end]) for start, end in _view_spans(spaced, rules)]
     return _merge(spans)
 
 

@@ -9,19 +9,45 @@ of that class. `bench/redaction_bench.py` checks the growth on adversarial input
 from __future__ import annotations
 
 import base64
-import math
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-REDACTED = "[REDACTED]"
-Span = tuple[int, int]
+from autopatch_j.cloud.secret_values import (
+    CALL_ARGS,
+    CJK,
+    HEX_KEY,
+    OPENING_QUOTE,
+    QUOTED_OR_BARE,
+    ZH_LABEL,
+    Span,
+    context_secret,
+    key_before,
+    located,
+    looks_random,
+    placeholder,
+    quoted_or_bare,
+    secretish,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """A secret family: `find(view)` yields the spans of its secrets. `needs`: lowercase literals
+    one of which the lowercased text holds wherever the rule can match (a cheap prefilter: text
+    without any of them skips the rule); empty when no literal is required."""
+
     name: str
     find: Callable[[str], Iterator[Span]]
+    needs: tuple[str, ...] = ()
+
+
+def with_needs(rules: tuple[Rule, ...], needs: dict[str, tuple[str, ...]]) -> tuple[Rule, ...]:
+    """The rules, each with the literals `needs` lists under its name (see `Rule`)."""
+    unknown = set(needs) - {rule.name for rule in rules}
+    if unknown:
+        raise ValueError(f"no rule named {sorted(unknown)}")
+    return tuple(replace(rule, needs=needs.get(rule.name, rule.needs)) for rule in rules)
 
 
 # a token written masked (`AKIAXXXXXXXXXXXXXXXX`, `ghp_xxxx…`, `sk-****`): a run no random body holds
@@ -72,77 +98,12 @@ _KEY_CHARS = re.compile(r"[\w.-]*+")
 _SEP_VALUE = re.compile(_SEP + _VALUE)
 
 
-_RUN_TAIL = re.compile(r"[\w.-]*+\Z")
-
-
-def _key_before(view: str, pos: int) -> str:
-    """The last ≤ 64 chars of the `[\\w.-]` run that ends at `pos` (enough to name a key)."""
-    window = view[max(0, pos - 64) : pos]
-    match = _RUN_TAIL.search(window)
-    return match.group() if match else ""
-
-
-_SETTING = re.compile(
-    r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|~|\d{1,5}|\*+|[\^~<>=]{0,2}v?\d+(?:\.\d+)+[\w.+-]*)"
-)
-_ENV_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>")
 _NOT_PASSWORDS = frozenset({"pwd", "oldpwd"})
-# where a value is a reference rather than a literal: `${VAR}`, `${{ secrets.X }}`, `{{ x }}`, `<your token>`
-_REF_START = re.compile(r"\$\{|\$\(|\{\{|%\(|<[A-Za-z_ ]")
 # a value that names a file rather than holding a secret (`SECRET_KEY_FILE=/run/secrets/key`)
 _PATH_KEY = re.compile(r"(?i)(?:file|path|dir|location)\Z")
 _PATH_VALUE = re.compile(r"(?:~|\.{1,2})?/[a-z0-9_./-]*+")
-# a documentation example key (AWS's published examples end in EXAMPLE / EXAMPLEKEY)
-_DOCS_EXAMPLE = re.compile(r"EXAMPLE(?:KEY)?\Z")
-# the arguments of a call, as code writes them: `os.getenv("X")`, `get_token()`, `environ["X"]`
-_CALL_ARGS = re.compile(r"[(\[][\w\s.,\"':/-]{0,80}+[)\]]")
 _VALUE_TAIL = re.compile(r"[^\s\"'`,;}<>|&]*+")
 _QUOTED_ARG = re.compile(r"\(\s*+[\"'](?P<a>[^\"'\r\n]{16,256}+)[\"']")
-
-
-# a value written in place of a secret: `YOUR_API_KEY`, `your-token-here`, `REPLACE_ME`, `xxxx`, a
-# masked value (`sk-…****3xQa`, `••••`, `abc...xyz`)
-_STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+")
-_STAND_IN_WORD = re.compile(r"(?i)replace[_-]?me|placeholder")
-# a word written in place of a value, without a digit: `changeme`, `CHANGE_ME`, `dummy`, `example`
-_STAND_IN_PLAIN = re.compile(
-    r"(?i)(?:[a-z]{1,12}[_-])?(?:change[_-]?(?:me|it)|dummy|example|sample|todo|tbd|fixme)(?:[_-][a-z]{1,12})?"
-)
-_WORDY = re.compile(r"[\w-]*+")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
-_MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…|x{6}|X{6}")
-# a value already withheld by someone else: `REDACTED`, `***FILTERED***`, `<hidden>`, `(masked)`
-_WITHHELD = re.compile(r"(?i)[\[(<*]{0,3}(?:redacted|filtered|hidden|masked|removed|omitted)[\])>*]{0,3}")
-# a file name (`rust-toolchain.toml`, `service-account.json`) and a template part in a value
-_FILE_NAME = re.compile(
-    r"[\w.-]{1,64}+\.(?:toml|json|ya?ml|env|ini|cfg|conf|txt|pem|key|crt|cer|p12|pfx|jks|py|js|ts|sh|lock|xml)"
-)
-_TEMPLATE_PART = re.compile(r"<[A-Za-z_][\w -]{0,30}+>|\{\{|\$\{")
-# a path to a file (`/etc/gcp/service-account.json`, `~/.aws/credentials.ini`): names a secret
-_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.[A-Za-z]{2,5}")
-
-
-def placeholder(view: str, value: str, start: int) -> bool:
-    """A value that is no literal secret: a setting, a reference, a path, a docs example key, a
-    stand-in or a masked value."""
-    if not value or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
-        return True
-    if _WITHHELD.fullmatch(value):
-        return True
-    if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
-        return True
-    if _STAND_IN_PLAIN.fullmatch(value) or _FILE_PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
-        return True
-    if _TEMPLATE_PART.search(value):  # `services/<service>/<purpose>`, `db-{{ env }}`
-        return True
-    if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
-        return True
-    if len(value) <= 3 and not _ASCII_ALNUM.search(value):  # `')` left of an unclosed quote
-        return True
-    if _MASKED.search(value):
-        return True
-    return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
 
 
 def _value(match: re.Match[str]) -> tuple[str, Span] | None:
@@ -204,17 +165,22 @@ def _literal_argument(view: str, key: str, arg: re.Match[str], accept: Callable[
     literal = arg.group("a")
     if placeholder(view, literal, arg.start("a")) or not accept(key, literal):
         return False
-    return looks_random(literal) or _HEX_KEY.fullmatch(literal) is not None
+    return looks_random(literal) or HEX_KEY.fullmatch(literal) is not None
 
 
 def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callable[[str], Iterator[Span]]:
     """`key sep value` where the key (a run of `[\\w.-]`) contains one of `words`: find a word, take
-    its whole run as the key (each run is examined once), then read the separator and the value."""
+    its whole run as the key (each run is examined once), then read the separator and the value.
+    The words (lowercase) are searched in the lowercased text, where the regular expression engine
+    can skip ahead by their first letters (several times faster than a case-insensitive search)."""
     keyword = re.compile(r"(?i)(?:" + words + r")")
+    lowercase = re.compile(r"(?:" + words + r")")
 
     def find(view: str) -> Iterator[Span]:
         pos = 0
-        while (hit := keyword.search(view, pos)) is not None:
+        folded = view.lower()
+        hay, words_in = (folded, lowercase) if len(folded) == len(view) else (view, keyword)
+        while (hit := words_in.search(hay, pos)) is not None:
             key_end = _KEY_CHARS.match(view, hit.end()).end()  # type: ignore[union-attr]
             pos = max(key_end, hit.end())
             match = _SEP_VALUE.match(view, key_end)
@@ -223,7 +189,7 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
                 continue
             pos = max(pos, match.end())  # a value is never re-read as keys: each character is read once
             value, span = found
-            key = _key_before(view, hit.start()) + view[hit.start() : key_end]
+            key = key_before(view, hit.start()) + view[hit.start() : key_end]
             if key.lower() in _NOT_PASSWORDS:
                 continue
             if (
@@ -234,7 +200,7 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
             ):
                 continue  # `token = useCookie<string>(…)`: a generic call
             if match.group("v") is not None and span[1] < len(view) and view[span[1]] in "([":
-                if _CALL_ARGS.match(view, span[1]) and _CALLEE.fullmatch(value):
+                if CALL_ARGS.match(view, span[1]) and _CALLEE.fullmatch(value):
                     # code: a call names the secret; only a literal argument can be one
                     arg = _QUOTED_ARG.match(view, span[1])
                     if arg is not None and _literal_argument(view, key, arg, accept):
@@ -250,28 +216,6 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
                 yield span
 
     return find
-
-
-def shannon_bits(value: str) -> float:
-    counts: dict[str, int] = {}
-    for char in value:
-        counts[char] = counts.get(char, 0) + 1
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-_DIGEST = re.compile(
-    r"[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
-)
-
-
-def looks_random(value: str) -> bool:
-    """High-entropy: ≥ 16 chars, letters and digits, ≥ 3 bits/char, and not a digest or UUID."""
-    if len(value) < 16 or _DIGEST.fullmatch(value):
-        return False
-    if not (re.search(r"[A-Za-z]", value) and re.search(r"[0-9]", value)):
-        return False
-    return shannon_bits(value) >= 3.0
 
 
 # --- command lines -------------------------------------------------------------------------------
@@ -300,56 +244,39 @@ def _cli_flags(view: str) -> Iterator[Span]:
             yield found[1]
 
 
-_QUOTED_OR_BARE = (
-    r"(?:\"(?P<dq>[^\"\r\n]++)\"|'(?P<sq>[^'\r\n]++)'|「(?P<cq>[^」\r\n]++)」|“(?P<zq>[^”\r\n]++)”"
-    r"|(?P<v>[!-~]++))"
-)
-_SSHPASS = re.compile(r"(?<![\w-])sshpass[\s+]++-p[\s+]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE)
-
-
-def _quoted_or_bare(match: re.Match[str]) -> tuple[str, Span, bool] | None:
-    for group in ("dq", "sq", "cq", "zq", "v"):
-        if match.group(group) is not None:
-            return match.group(group), match.span(group), group != "v"
-    return None
+_SSHPASS = re.compile(r"(?<![\w-])sshpass[\s+]++-p[\s+]*+(?!\[REDACTED\])" + QUOTED_OR_BARE)
 
 
 def _sshpass(view: str) -> Iterator[Span]:
     for match in _SSHPASS.finditer(view):
-        found = _quoted_or_bare(match)
-        if found is not None and (found[2] or len(found[0]) >= 4):
+        found = quoted_or_bare(match)
+        if found is None or placeholder(view, found[0], found[1][0]):
+            continue  # `sshpass -p "$DEPLOY_PASS"` names the password
+        if found[2] or len(found[0]) >= 4:
             yield found[1]
-
-
-def secretish(value: str) -> bool:
-    """A bare value that reads like a password rather than a word: ≥ 4 characters with a digit, a
-    symbol or a capital inside, or ≥ 12 characters; never a setting or a reference."""
-    if len(value) < 4 or _SETTING.fullmatch(value) or _ENV_REF.fullmatch(value) or value.startswith(REDACTED):
-        return False
-    return len(value) >= 12 or re.search(r"[0-9]|[^A-Za-z0-9]|[a-z][A-Z]", value) is not None
 
 
 # Chinese labels (密码是…, 口令…, 密钥：…, 授权码为…) and English keys with a Chinese connector (token 是 …)
 _ZH_LABELS = re.compile(
-    r"(?:(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证|校验码)[)）」】]?(?:[ \t]*+(?:是|为|為|[:：=＝])|[ \t]++)"
-    r"|(?i:(?<![A-Za-z])[a-z_-]{0,20}?(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[a-z_-]{0,20}+"
+    r"(?:" + ZH_LABEL + r"[)）」】]?"
+    r"(?:[ \t]*+(?:是|为|為|[:：=＝]|[-=]>|→)|[ \t]++|" + OPENING_QUOTE + ")"
+    r"|(?i:(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[a-z_-]{0,20}+"
     r"[ \t]*+(?:是|为|為|：|＝)))"
-    r"[ \t]*+(?!\[REDACTED\])" + _QUOTED_OR_BARE
+    r"[ \t]*+(?!\[REDACTED\])" + QUOTED_OR_BARE
 )
 
 
-# every Chinese label and connector is in this block: text without one needs no Chinese rule
-CJK = re.compile(r"[\u4e00-\u9fff]")
+_ZH_LABEL_MATCHES = located(_ZH_LABELS, ZH_LABEL + "|token|passw|pwd|api|secret|access")
 
 
 def _chinese_labels(view: str) -> Iterator[Span]:
     if CJK.search(view) is None:
         return
-    for match in _ZH_LABELS.finditer(view):
-        found = _quoted_or_bare(match)
+    for match in _ZH_LABEL_MATCHES(view):
+        found = quoted_or_bare(match)
         if found is not None and secretish(found[0].strip(".,;。，；")):
             value, (start, end), _quoted = found
-            if placeholder(view, value, start) or _CALL_ARGS.search(value):
+            if placeholder(view, value, start) or CALL_ARGS.search(value):
                 continue
             yield start, end - (len(value) - len(value.rstrip(".,;")))
 
@@ -362,26 +289,6 @@ def _netrc_password(view: str) -> Iterator[Span]:
     for match in _NETRC_PASSWORD.finditer(view):
         if secretish(match.group("s")) and not placeholder(view, match.group("s"), match.start("s")):
             yield match.span("s")
-
-
-_HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
-_CRYPTO_KEY = re.compile(r"(?i)encrypt|crypt|cipher|aes|hmac|signing|master|private|secret|jwt")
-
-
-_ID_KEY = re.compile(r"(?:[_.-][iI][dD]|[a-z]Id|^id)\Z")
-_DIGEST_NAME = re.compile(r"(?i)sha|hash|digest|checksum|md5|etag|commit|fingerprint|cache|(?<![a-z])id(?![a-z])")
-
-
-def _context_secret(key: str, value: str) -> bool:
-    """High-entropy values under a key-ish name; hex values under a name of a cryptographic key or of
-    a `…key…` that names no digest (a `CACHE_KEY_SHA256` digest stays)."""
-    if _ID_KEY.search(key):  # `session_id`, `sessionId`: an identifier, not a credential
-        return False
-    if looks_random(value):
-        return True
-    if not _HEX_KEY.fullmatch(value):
-        return False
-    return bool(_CRYPTO_KEY.search(key)) or ("key" in key.lower() and not _DIGEST_NAME.search(key))
 
 
 _AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"
@@ -439,7 +346,19 @@ def _netrc_line(view: str) -> Iterator[Span]:
             yield match.span("s")
 
 
-RULES: tuple[Rule, ...] = (
+_CLOUD_KEY_PAIR = re.compile(
+    _NOT_ALNUM + r"(?:LTAI[A-Za-z0-9]{12,30}+|AKID[A-Za-z0-9]{13,40}+)(?![A-Za-z0-9])[\s\"',:;|=]{1,8}+"
+    r"(?P<s>[A-Za-z0-9+/]{16,64}+)(?![A-Za-z0-9+/])"
+)
+
+
+def _cloud_key_pair(view: str) -> Iterator[Span]:
+    for match in _CLOUD_KEY_PAIR.finditer(view):
+        if looks_random(match.group("s")):
+            yield match.span("s")
+
+
+_RULES: tuple[Rule, ...] = (
     # private keys: PEM (RSA, EC, DSA, OPENSSH, PKCS#8, encrypted) and PGP, also when cut off
     token(
         "private_key_block",
@@ -455,7 +374,7 @@ RULES: tuple[Rule, ...] = (
         "bearer", r"(?i)bearer\s++(?!\[REDACTED\])(?P<s>(?=[A-Za-z0-9._~+/=-]*?[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,})"
     ),
     Rule("key_value", _key_value_finder(_STRONG, lambda _key, _value: True)),
-    Rule("secret_context", _key_value_finder(_CONTEXT, _context_secret)),
+    Rule("secret_context", _key_value_finder(_CONTEXT, context_secret)),
     Rule("cli_password_flag", _cli_flags),
     Rule("mysql_password_flag", _mysql_password),
     Rule("sshpass", _sshpass),
@@ -484,6 +403,8 @@ RULES: tuple[Rule, ...] = (
     # AWS: key ids anywhere, and a 40-char secret written next to one
     token("aws_key_pair", _AWS_ID + r"[\s\"',:;|=]{1,8}[" + _B64 + r"]{40}(?![" + _B64 + r"])"),
     token("aws_access_key_id", _AWS_ID + r"(?<!EXAMPLE)"),  # AWS's own docs example stays
+    # the secret written right after an Alibaba or Tencent key id (`Credential("AKID…", "…")`)
+    Rule("cloud_key_pair", _cloud_key_pair),
     # Alibaba Cloud and Tencent Cloud access key ids
     token("aliyun_access_key_id", _NOT_ALNUM + r"LTAI[A-Za-z0-9]{12,30}+(?![A-Za-z0-9])"),
     token("tencent_secret_id", _NOT_ALNUM + r"AKID[A-Za-z0-9]{13,40}+(?![A-Za-z0-9])"),
@@ -521,3 +442,74 @@ RULES: tuple[Rule, ...] = (
     token("notion_token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})"),
     token("jwt", r"eyJ[A-Za-z0-9_-]{4,}+\.eyJ[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+"),
 )
+
+_KEYS = ("key", "pass", "pwd", "secret", "credential", "token")
+_CONTEXTS = ("key", "auth", "sig", "salt", "cred", "cookie", "session", "dsn", "conn", "ak", "sk")
+_GITLAB = ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glcbt-", "glimt-", "gloas-", "glsoat-", "glffct-")
+_AWS = ("akia", "asia", "abia", "acca", "a3t")
+# the literal each rule's matches hold, lowercased (see `Rule.needs`); a rule not listed always runs
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "private_key_block": ("private key",),
+    "url_credentials": ("://",),
+    "authorization_header": ("authorization",),
+    "basic_credentials": ("basic",),
+    "bearer": ("bearer",),
+    "key_value": _KEYS,
+    "secret_context": _CONTEXTS,
+    "cli_password_flag": ("pass", "pwd", "token", "api-key", "secret"),
+    "mysql_password_flag": ("mysql", "mariadb"),
+    "sshpass": ("sshpass",),
+    "netrc_line": ("machine",),
+    "openssl_key_flag": ("-k",),
+    "netrc_password": ("password",),
+    "basic_auth_flag": ("-u",),
+    "openai_project_key": ("sk-",),
+    "anthropic_key": ("sk-ant-",),
+    "openai_key": ("sk-",),
+    "openai_key_glued": ("sk-",),
+    "openai_marker": ("t3blbkfj",),
+    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "github_token_short": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "github_pat": ("github_pat_",),
+    "gitlab_token": (*_GITLAB, "glagent-"),
+    "slack_token": ("xox",),
+    "slack_token_short": ("xox",),
+    "slack_app_token": ("xapp-",),
+    "slack_webhook": ("hooks.slack.com/",),
+    "discord_webhook": ("/api/webhooks/",),
+    "aws_key_pair": _AWS,
+    "aws_access_key_id": _AWS,
+    "cloud_key_pair": ("ltai", "akid"),
+    "aliyun_access_key_id": ("ltai",),
+    "tencent_secret_id": ("akid",),
+    "google_api_key": ("aiza",),
+    "google_oauth_secret": ("gocspx-",),
+    "google_oauth_token": ("ya29.",),
+    "google_refresh_token": ("1//0",),
+    "stripe_key": ("_live_", "_test_"),
+    "stripe_webhook_secret": ("whsec_",),
+    "sendgrid_key": ("sg.",),
+    "mailgun_key": ("key-",),
+    "mailchimp_key": ("-us",),
+    "twilio_api_key": ("sk",),
+    "telegram_bot_token": (":",),
+    "discord_bot_token": (".",),
+    "square_token": ("sq0",),
+    "shopify_token": ("shpat_", "shpss_", "shpca_", "shppa_"),
+    "azure_account_key": ("accountkey", "sharedaccesskey"),
+    "azure_sas_signature": ("sig=",),
+    "npm_token": ("npm_",),
+    "pypi_token": ("pypi-",),
+    "huggingface_token": ("hf_", "api_org_"),
+    "docker_hub_token": ("dckr_pat_",),
+    "digitalocean_token": ("_v1_",),
+    "databricks_token": ("dapi",),
+    "linear_key": ("lin_api_",),
+    "postman_key": ("pmak-",),
+    "grafana_token": ("glc_", "glsa_"),
+    "hashicorp_vault_token": ("hvs.", "hvb."),
+    "age_secret_key": ("age-secret-key-1",),
+    "notion_token": ("secret_", "ntn_"),
+    "jwt": ("eyj",),
+}
+RULES: tuple[Rule, ...] = with_needs(_RULES, _NEEDS)

@@ -16,18 +16,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from autopatch_j.cloud.secret_rules import (
-    _CALL_ARGS,
-    _QUOTED_OR_BARE,
-    _SETTING,
+from autopatch_j.cloud.secret_rules import Rule, with_needs
+from autopatch_j.cloud.secret_values import (
+    CALL_ARGS,
     CJK,
-    Rule,
+    QUOTED_OR_BARE,
+    SETTING,
+    ZH_LABEL,
     Span,
-    _context_secret,
-    _key_before,
-    _quoted_or_bare,
+    context_secret,
+    key_before,
+    located,
     looks_random,
     placeholder,
+    quoted_or_bare,
     secretish,
 )
 
@@ -41,7 +43,7 @@ _TRAILING = ".,;:。，；：、"
 
 def passwordish(value: str) -> bool:
     """A value that reads like a password in prose (see the module docstring)."""
-    if len(value) < 6 or _SETTING.fullmatch(value) or _MEASURE.fullmatch(value):
+    if len(value) < 6 or SETTING.fullmatch(value) or _MEASURE.fullmatch(value):
         return False
     if looks_random(value):
         return True
@@ -65,12 +67,17 @@ def _trimmed(value: str, span: Span, quoted: bool) -> tuple[str, Span]:
     return value[start:end], (span[0] + start, span[0] + end)
 
 
-def _grammar_rule(pattern: re.Pattern[str], min_len: int, needs_cjk: bool = False) -> Callable[[str], Iterator[Span]]:
+def _grammar_rule(
+    pattern: re.Pattern[str], locator: str, min_len: int, needs_cjk: bool = False
+) -> Callable[[str], Iterator[Span]]:
+    """Values the pattern finds after a label or a verb (tried where `locator` finds its start)."""
+    matches = located(pattern, locator)
+
     def find(view: str) -> Iterator[Span]:
         if needs_cjk and CJK.search(view) is None:
             return
-        for match in pattern.finditer(view):
-            found = _quoted_or_bare(match)
+        for match in matches(view):
+            found = quoted_or_bare(match)
             if found is None or (
                 needs_cjk and match.group("en") and not match.group("mid") and match.group("c")[0] in ":=：＝"
             ):
@@ -78,7 +85,7 @@ def _grammar_rule(pattern: re.Pattern[str], min_len: int, needs_cjk: bool = Fals
             value, span = _trimmed(*found)
             if len(value) < min_len or not passwordish(value):
                 continue
-            if placeholder(view, value, span[0]) or _CALL_ARGS.search(value) or _CODE.match(value):
+            if placeholder(view, value, span[0]) or CALL_ARGS.search(value) or _CODE.match(value):
                 continue
             yield span
 
@@ -95,20 +102,19 @@ _PROSE = re.compile(
     r"|access[ _-]keys?|credentials?)"
     r"(?:(?:[ \t]++[\w.-]{1,24}+){0,5}?[ \t]++(?:is|was|are)(?:[ \t]++(?:now|still|set[ \t]++to|changed[ \t]++to))?"
     r"|(?:[ \t]++[\w.-]{1,24}+){1,5}?[ \t]*+:)"
-    r"[ \t]++(?!\[REDACTED\])" + _QUOTED_OR_BARE
+    r"[ \t]++(?!\[REDACTED\])" + QUOTED_OR_BARE
 )
 
 # 密码改成了 …, 令牌已更新为：…, 用这个密码登录：…, 访问密钥设置为 …, AppSecret 改成了 …: a label
 # (Chinese, or an English key word), up to six CJK characters, then 是/为/成(了) or a colon or equals
 _ZH_LABEL_VERB = re.compile(
-    r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证"
-    r"|(?P<en>(?i:secret|password|passwd|token|api[ _-]?key|access[ _-]?key))[ \t]?)"
+    r"(?:" + ZH_LABEL + r"|(?P<en>(?i:secret|password|passwd|token|api[ _-]?key|access[ _-]?key))[ \t]?)"
     r"(?:[（(][^）)\n]{1,30}+[）)][ \t]?)?(?P<mid>[\u4e00-\u9fff]{0,6}?)"
     r"(?P<c>(?:是|为|為|成)了?[ \t]*+[:：]?|如下[:：]?[ \t]*+\r?\n[ \t]*+|[:：=＝])[ \t]*+(?!\[REDACTED\])"
-    + _QUOTED_OR_BARE
+    + QUOTED_OR_BARE
 )
 # 登陆密码Qm7x…: a label glued to an ASCII value (mixed case or a symbol, ≥ 8 characters)
-_ZH_GLUED = re.compile(r"(?:密码|口令|密钥|秘钥|私钥|授权码|令牌|凭据|凭证)(?P<v>[A-Za-z0-9][!-~]{7,255}+)")
+_ZH_GLUED = re.compile(ZH_LABEL + r"(?P<v>[A-Za-z0-9][!-~]{7,255}+)")
 _LOWER = re.compile(r"[a-z]")
 _UPPER = re.compile(r"[A-Z]")
 
@@ -137,7 +143,7 @@ def _word_space_value(view: str) -> Iterator[Span]:
         value, span = _trimmed(match.group(group), match.span(group), group != "v")
         if not (_LETTER.search(value) and _DIGIT.search(value)) or not passwordish(value):
             continue
-        if placeholder(view, value, span[0]) or _CALL_ARGS.search(value) or _CODE.match(value):
+        if placeholder(view, value, span[0]) or CALL_ARGS.search(value) or _CODE.match(value):
             continue
         yield span
 
@@ -159,12 +165,12 @@ def _pairs(view: str) -> Iterator[Span]:
 
 # "use `…` as the password", "set the staging token to …": the value before the word, or after `to`
 _USE_AS = re.compile(
-    r"(?i)(?<![\w-])use[ \t]++" + _QUOTED_OR_BARE + r"[ \t]++as[ \t]++(?:the[ \t]++|my[ \t]++|our[ \t]++|your[ \t]++)?"
+    r"(?i)(?<![\w-])use[ \t]++" + QUOTED_OR_BARE + r"[ \t]++as[ \t]++(?:the[ \t]++|my[ \t]++|our[ \t]++|your[ \t]++)?"
     r"(?:[\w-]{1,24}+[ \t]++){0,2}?(?:password|passphrase|token|api[ _-]?key|secret)"
 )
 _SET_TO = re.compile(
     r"(?i)(?<![\w-])(?:set|change|changed|reset|update|updated|rotate|rotated)[ \t]++(?:[\w-]{1,24}+[ \t]++){0,3}?"
-    r"(?:password|passphrase|token|api[ _-]?key|secret)[ \t]++to[ \t]++(?!\[REDACTED\])" + _QUOTED_OR_BARE
+    r"(?:password|passphrase|token|api[ _-]?key|secret)[ \t]++to[ \t]++(?!\[REDACTED\])" + QUOTED_OR_BARE
 )
 
 # `"--password", "…"` / `'--token','…'` in an argv list (a subprocess call, a JSON tool call)
@@ -173,17 +179,17 @@ _ARGV_FLAG = re.compile(
     r"[\"'][ \t]*+,[ \t]*+[\"'](?!-|\[REDACTED\])(?P<s>[^\"'\r\n]{1,256}+)[\"']"
 )
 # a command's own password flag, in a shell line or an argv list: `redis-cli -a …`, `ssh-keygen -N …`
-_COMMAND_LINE = re.compile(r"(?<![\w-])(?P<c>redis-cli|ssh-keygen)(?![\w-])[^\n]*+")
+_COMMAND_LINE = re.compile(r"(?<![\w-])(?P<c>redis-cli|ssh-keygen|sshpass)(?![\w-])[^\n]*+")
 _COMMAND_FLAG = {
     name: re.compile(
         r"[\s\"',]" + flag + r"[\"']?(?:[ \t]*+,[ \t]*+|[ \t]++)[\"']?(?!-|\[REDACTED\])(?P<s>[^\s\"',\]]++)"
     )
-    for name, flag in (("redis-cli", "-a"), ("ssh-keygen", "-[NP]"))
+    for name, flag in (("redis-cli", "-a"), ("ssh-keygen", "-[NP]"), ("sshpass", "-p"))
 }
 
 
 def _command_flags(view: str) -> Iterator[Span]:
-    if "redis-cli" not in view and "ssh-keygen" not in view:
+    if "redis-cli" not in view and "ssh-keygen" not in view and "sshpass" not in view:
         return
     for line in _COMMAND_LINE.finditer(view):
         for match in _COMMAND_FLAG[line.group("c")].finditer(view, line.start(), line.end()):
@@ -239,7 +245,7 @@ def _flag_values(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Span]]:
 _PRINTF = re.compile(
     r"(?i)(?<![\w-])printf[ \t]++(?P<q>['\"])[^%'\"]{0,200}?"
     r"(?:password|passwd|pass|token|secret|api[_-]?key)[ \t]*+[:=]?[ \t]*+%s[^'\"]{0,200}+(?P=q)[ \t]++"
-    r"(?!-|\[REDACTED\])" + _QUOTED_OR_BARE
+    r"(?!-|\[REDACTED\])" + QUOTED_OR_BARE
 )
 
 
@@ -247,7 +253,7 @@ def _printf_argument(view: str) -> Iterator[Span]:
     if "printf" not in view:
         return
     for match in _PRINTF.finditer(view):
-        found = _quoted_or_bare(match)
+        found = quoted_or_bare(match)
         if found is not None and secretish(found[0]) and not placeholder(view, found[0], found[1][0]):
             yield found[1]
 
@@ -262,10 +268,10 @@ _DASHED_WORDS = re.compile(r"[a-z0-9]++(?:[-_.][a-z0-9]++)++")
 
 def _spaced_values(view: str) -> Iterator[Span]:
     for match in _SPACED.finditer(view):
-        value, key = match.group("s"), _key_before(view, match.start()) + match.group("k")
+        value, key = match.group("s"), key_before(view, match.start()) + match.group("k")
         if _DASHED_WORDS.fullmatch(value) or placeholder(view, value, match.start("s")):
             continue
-        if looks_random(value) or _context_secret(key, value):
+        if looks_random(value) or context_secret(key, value):
             yield match.span("s")
 
 
@@ -302,14 +308,37 @@ def _table_rows(view: str) -> Iterator[Span]:
         if placeholder(view, value, start):
             continue
         if (_STRONG_WORD.search(key) and secretish(value)) or (
-            _CONTEXT_WORD.search(key) and _context_secret(key, value)
+            _CONTEXT_WORD.search(key) and context_secret(key, value)
         ):
             yield match.span(group)
 
 
-SHAPE_RULES: tuple[Rule, ...] = (
-    Rule("prose_secret", _grammar_rule(_PROSE, 6)),
-    Rule("chinese_label_verb", _grammar_rule(_ZH_LABEL_VERB, 6, needs_cjk=True)),
+# `smtp.login("user@host", "…")`, `ftp.login('deploy', '…')`: a login call's literal user and password
+_LOGIN_CALL = re.compile(
+    r"(?i)\.(?:login|authenticate|auth)\([ \t]*+[\"'][^\"'\r\n]{1,128}+[\"'][ \t]*+,[ \t]*+[\"']"
+    r"(?!\[REDACTED\])(?P<s>[^\"'\r\n]{4,256}+)[\"'][ \t]*+[,)]"
+)
+# "log in with `…`", "sign in using …": the value an authentication verb is done with
+_LOG_IN_WITH = re.compile(
+    r"(?i)(?<![\w-])(?:log[ \t-]?in|sign[ \t-]?in|authenticate|auth)[ \t]++(?:[\w-]{1,24}+[ \t]++){0,2}?"
+    r"(?:with|using)[ \t]++(?!\[REDACTED\])(?:`(?P<bq>[^`\r\n]{6,256}+)`|" + QUOTED_OR_BARE + ")"
+)
+
+
+def _log_in_with(view: str) -> Iterator[Span]:
+    for match in _LOG_IN_WITH.finditer(view):
+        group = "bq" if match.group("bq") is not None else None
+        found = (match.group("bq"), match.span("bq"), True) if group else quoted_or_bare(match)
+        if found is None:
+            continue
+        value, span = _trimmed(*found)
+        if passwordish(value) and " " not in value and not placeholder(view, value, span[0]):
+            yield span
+
+
+_SHAPE_RULES: tuple[Rule, ...] = (
+    Rule("prose_secret", _grammar_rule(_PROSE, "pass|pin|token|api|secret|access|credential", 6)),
+    Rule("chinese_label_verb", _grammar_rule(_ZH_LABEL_VERB, ZH_LABEL + "|secret|passw|token|api|access", 6, True)),
     Rule("argv_password_flag", _flag_values(_ARGV_FLAG)),
     Rule("command_password_flag", _command_flags),
     Rule("table_row", _table_rows),
@@ -318,8 +347,8 @@ SHAPE_RULES: tuple[Rule, ...] = (
     Rule("chinese_label_glued", _zh_glued),
     Rule("word_space_value", _word_space_value),
     Rule("credential_pair", _pairs),
-    Rule("use_as_password", _grammar_rule(_USE_AS, 6)),
-    Rule("set_password_to", _grammar_rule(_SET_TO, 6)),
+    Rule("use_as_password", _grammar_rule(_USE_AS, "use", 6)),
+    Rule("set_password_to", _grammar_rule(_SET_TO, "set|change|reset|update|rotate", 6)),
     Rule("htpasswd_password", _literals(_HTPASSWD, "htpasswd")),
     Rule("piped_password", _literals(_PIPED_PASSWORD, "|")),
     Rule("setter_literal", _literals(_SETTER, "(")),
@@ -327,4 +356,32 @@ SHAPE_RULES: tuple[Rule, ...] = (
     Rule("xml_element", _literals(_XML_ELEMENT, "</")),
     Rule("config_key_value_attributes", _literals(_KEY_VALUE_ATTRS, "value=", strict=True)),
     Rule("call_name_then_value", _literals(_NAME_THEN_VALUE, "(", strict=True)),
+    Rule("login_call", _literals(_LOGIN_CALL, "(")),
+    Rule("log_in_with", _log_in_with),
 )
+
+# the words a `_SECRET_NAME` holds, lowercased
+_SECRET_WORDS = ("pass", "secret", "token", "key", "credential")
+# the literal each rule's matches hold, lowercased (see `Rule.needs`); a rule not listed always runs
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "prose_secret": ("pass", "pin", "token", "api", "secret", "access", "credential"),
+    "argv_password_flag": ("pass", "pwd", "token", "api", "secret"),
+    "command_password_flag": ("redis-cli", "ssh-keygen", "sshpass"),
+    "table_row": ("|",),
+    "printf_argument": ("printf",),
+    "spaced_key_value": ("secret", "token", "pass", "key"),
+    "word_space_value": ("pass", "pwd", "token", "key"),
+    "credential_pair": ("/",),
+    "use_as_password": ("use",),
+    "set_password_to": ("to",),
+    "htpasswd_password": ("htpasswd",),
+    "piped_password": ("|",),
+    "setter_literal": ("pass", "secret", "key", "token", "credential"),
+    "yaml_block_value": _SECRET_WORDS,
+    "xml_element": ("</",),
+    "config_key_value_attributes": ("value=",),
+    "call_name_then_value": _SECRET_WORDS,
+    "login_call": ("login", "auth"),
+    "log_in_with": ("with", "using"),
+}
+SHAPE_RULES: tuple[Rule, ...] = with_needs(_SHAPE_RULES, _NEEDS)

@@ -1,0 +1,220 @@
+"""How a secret's value reads, shared by the rule tables (`secret_rules`, `secret_shapes`): whether
+a value is a placeholder rather than a literal (a setting, a reference, a path, a stand-in, a masked
+or withheld value), whether it looks random or like a password, the quoted-or-bare value grammar
+after a label, and the key run before a position.
+
+Every pattern here runs in linear time: quantifiers are bounded or possessive.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+
+REDACTED = "[REDACTED]"
+
+
+Span = tuple[int, int]
+
+
+_RUN_TAIL = re.compile(r"[\w.-]*+\Z")
+
+
+def key_before(view: str, pos: int) -> str:
+    """The last ≤ 64 chars of the `[\\w.-]` run that ends at `pos` (enough to name a key)."""
+    window = view[max(0, pos - 64) : pos]
+    match = _RUN_TAIL.search(window)
+    return match.group() if match else ""
+
+
+SETTING = re.compile(
+    r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|~|\d{1,5}|\*+|[\^~<>=]{0,2}v?\d+(?:\.\d+)+[\w.+-]*)"
+)
+
+
+ENV_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>")
+
+
+# where a value is a reference rather than a literal: `${VAR}`, `${{ secrets.X }}`, `{{ x }}`, `<your token>`
+_REF_START = re.compile(r"\$\{|\$\(|\{\{|%\(|<[A-Za-z_ ]")
+
+
+# a documentation example key (AWS's published examples end in EXAMPLE / EXAMPLEKEY)
+_DOCS_EXAMPLE = re.compile(r"EXAMPLE(?:KEY)?\Z")
+
+
+# the arguments of a call, as code writes them: `os.getenv("X")`, `get_token()`, `environ["X"]`
+CALL_ARGS = re.compile(r"[(\[][\w\s.,\"':/-]{0,80}+[)\]]")
+
+
+# a value written in place of a secret: `YOUR_API_KEY`, `your-token-here`, `REPLACE_ME`, `xxxx`, a
+# masked value (`sk-…****3xQa`, `••••`, `abc...xyz`)
+_STAND_IN = re.compile(r"(?i)your[_-][\w-]*+|x{3,}+(?:[-_.: ]x{3,}+){0,16}+")
+
+
+_STAND_IN_WORD = re.compile(r"(?i)replace[_-]?me|placeholder")
+
+
+# a word written in place of a value, without a digit: `changeme`, `CHANGE_ME`, `dummy`, `example`
+_STAND_IN_PLAIN = re.compile(
+    r"(?i)(?:[a-z]{1,12}[_-])?(?:change[_-]?(?:me|it)|dummy|example|sample|todo|tbd|fixme)(?:[_-][a-z]{1,12})?"
+)
+
+
+_WORDY = re.compile(r"[\w-]*+")
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
+
+
+_MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…|x{6}|X{6}")
+
+
+# a value already withheld by someone else: `REDACTED`, `***FILTERED***`, `<hidden>`, `(masked)`
+_WITHHELD = re.compile(r"(?i)[\[(<*]{0,3}(?:redacted|filtered|hidden|masked|removed|omitted)[\])>*]{0,3}")
+
+
+# a file name (`rust-toolchain.toml`, `service-account.json`) and a template part in a value
+_FILE_NAME = re.compile(
+    r"[\w.-]{1,64}+\.(?:toml|json|ya?ml|env|ini|cfg|conf|txt|pem|key|crt|cer|p12|pfx|jks|py|js|ts|sh|lock|xml)"
+)
+
+
+_TEMPLATE_PART = re.compile(r"<[A-Za-z_][\w -]{0,30}+>|\{\{|\$\{")
+
+
+# a path to a file (`/etc/gcp/service-account.json`, `~/.aws/credentials.ini`): names a secret
+_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.[A-Za-z]{2,5}")
+
+
+def placeholder(view: str, value: str, start: int) -> bool:
+    """A value that is no literal secret: a setting, a reference, a path, a docs example key, a
+    stand-in or a masked value."""
+    if not value or SETTING.fullmatch(value) or ENV_REF.fullmatch(value) or value.startswith(REDACTED):
+        return True
+    if _WITHHELD.fullmatch(value):
+        return True
+    if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
+        return True
+    if _STAND_IN_PLAIN.fullmatch(value) or _FILE_PATH.fullmatch(value) or _FILE_NAME.fullmatch(value):
+        return True
+    if _TEMPLATE_PART.search(value):  # `services/<service>/<purpose>`, `db-{{ env }}`
+        return True
+    if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
+        return True
+    if len(value) <= 3 and not _ASCII_ALNUM.search(value):  # `')` left of an unclosed quote
+        return True
+    if _MASKED.search(value):
+        return True
+    return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
+
+
+def shannon_bits(value: str) -> float:
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+_DIGEST = re.compile(
+    r"[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
+)
+
+
+def looks_random(value: str) -> bool:
+    """High-entropy: ≥ 16 chars, letters and digits, ≥ 3 bits/char, and not a digest or UUID."""
+    if len(value) < 16 or _DIGEST.fullmatch(value):
+        return False
+    if not (re.search(r"[A-Za-z]", value) and re.search(r"[0-9]", value)):
+        return False
+    return shannon_bits(value) >= 3.0
+
+
+QUOTED_OR_BARE = (
+    r"(?:\"(?P<dq>[^\"\r\n]++)\"|'(?P<sq>[^'\r\n]++)'|「(?P<cq>[^「」\r\n]++)」|“(?P<zq>[^“”\r\n]++)”"
+    r"|【(?P<lq>[^【】\r\n]++)】|『(?P<jq>[^『』\r\n]++)』|(?P<v>[!-~]++))"
+)
+# (a bracketed value never holds its own opening bracket: each scan stops at the next one, so a run
+# of unclosed brackets is read in linear time)
+# the opening quote of a quoted value: after a label it needs no other connector (`口令「…」`)
+OPENING_QUOTE = r"(?=[\"'「“【『])"
+
+
+def quoted_or_bare(match: re.Match[str]) -> tuple[str, Span, bool] | None:
+    """The value of a `QUOTED_OR_BARE` match, its span and whether it was quoted."""
+    for group in ("dq", "sq", "cq", "zq", "lq", "jq", "v"):
+        if match.group(group) is not None:
+            return match.group(group), match.span(group), group != "v"
+    return None
+
+
+def secretish(value: str) -> bool:
+    """A bare value that reads like a password rather than a word: ≥ 4 characters with a digit, a
+    symbol or a capital inside, or ≥ 12 characters; never a setting or a reference."""
+    if len(value) < 4 or SETTING.fullmatch(value) or ENV_REF.fullmatch(value) or value.startswith(REDACTED):
+        return False
+    return len(value) >= 12 or re.search(r"[0-9]|[^A-Za-z0-9]|[a-z][A-Z]", value) is not None
+
+
+# every Chinese label and connector is in this block: text without one needs no Chinese rule
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
+
+
+_CRYPTO_KEY = re.compile(r"(?i)encrypt|crypt|cipher|aes|hmac|signing|master|private|secret|jwt")
+
+
+_ID_KEY = re.compile(r"(?:[_.-][iI][dD]|[a-z]Id|^id)\Z")
+
+
+_DIGEST_NAME = re.compile(r"(?i)sha|hash|digest|checksum|md5|etag|commit|fingerprint|cache|(?<![a-z])id(?![a-z])")
+
+
+def context_secret(key: str, value: str) -> bool:
+    """High-entropy values under a key-ish name; hex values under a name of a cryptographic key or of
+    a `…key…` that names no digest (a `CACHE_KEY_SHA256` digest stays)."""
+    if _ID_KEY.search(key):  # `session_id`, `sessionId`: an identifier, not a credential
+        return False
+    if looks_random(value):
+        return True
+    if not HEX_KEY.fullmatch(value):
+        return False
+    return bool(_CRYPTO_KEY.search(key)) or ("key" in key.lower() and not _DIGEST_NAME.search(key))
+
+
+# Chinese labels of a secret: a head noun of its own (密码, 口令, 令牌 …), or an authentication word
+# before a head (鉴权串, 认证码, 签名密钥, 接入token)
+ZH_SECRET_HEADS = ("密码", "口令", "密钥", "秘钥", "私钥", "授权码", "令牌", "凭据", "凭证", "校验码")
+ZH_AUTH_WORDS = ("鉴权", "认证", "授权", "签名", "访问", "接入", "登录", "登陆")
+ZH_AUTH_HEADS = ("码", "串", "字符串", "(?i:token|key)")
+ZH_LABEL = (
+    "(?:" + "|".join(ZH_SECRET_HEADS) + "|(?:" + "|".join(ZH_AUTH_WORDS) + ")(?:" + "|".join(ZH_AUTH_HEADS) + "))"
+)
+
+
+def located(pattern: re.Pattern[str], locator: str) -> Callable[[str], Iterator[re.Match[str]]]:
+    """`pattern.finditer`, tried only where `locator` — a lowercase expression that matches wherever
+    `pattern` can start — matches in the lowercased text. Same matches, found faster: a search
+    without IGNORECASE lets the engine skip ahead to the locator's first characters."""
+    where = re.compile(locator)
+
+    def finditer(view: str) -> Iterator[re.Match[str]]:
+        folded = view.lower()
+        if len(folded) != len(view):  # a character whose lowercase is longer: positions differ
+            yield from pattern.finditer(view)
+            return
+        pos = 0
+        while (hit := where.search(folded, pos)) is not None:
+            match = pattern.match(view, hit.start())
+            if match is None:
+                pos = hit.start() + 1
+                continue
+            yield match
+            pos = max(match.end(), hit.start() + 1)
+
+    return finditer
