@@ -13,6 +13,7 @@ from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.offline import RulesExtractor, split_sentences
 from autopatch_j.memory.records import ItemStatus, MemoryKind
+from autopatch_j.memory.supersede import RETIREMENT
 from autopatch_j.memory.validation import validate_extraction
 from tests.memory.pipeline_support import admit, pipeline_for, rows
 from tests.memory.test_validation import request, turn
@@ -22,12 +23,13 @@ RULES = RulesExtractor()
 
 
 def extracted(*turns: object, prior: object = None) -> list[tuple[str, str]]:
-    """(kind, content) of what the rules extract AND the validators keep."""
+    """(kind, content) of the rules the offline extractor extracts AND the validators keep (a
+    retirement candidate, which only asks Stage 2 to retire what it is about, is none)."""
     req = request(*turns, prior=prior)  # type: ignore[arg-type]
     output = RULES.extract(req)
     result = validate_extraction(output, req, default_lexicon())
     assert result.filtered == (), "the offline extractor must only produce candidates the gates accept"
-    return [(c.kind.value, c.content) for c in result.candidates]
+    return [(c.kind.value, c.content) for c in result.candidates if c.subject != RETIREMENT]
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,7 @@ from autopatch_j.memory.replacement import Replacement, names_in, stemmed
 from autopatch_j.memory.sentences import CJK_RUN, names_a_thing, split_sentences
 from autopatch_j.memory.structure import prose_request, quotes_raw
 from autopatch_j.memory.subjects import SubjectModel, default_subject_model
-from autopatch_j.memory.supersede import SubjectReader
+from autopatch_j.memory.supersede import RETIREMENT, SubjectReader
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
@@ -91,6 +91,8 @@ class RulesExtractor:
         candidates = self.subjects.one_per_subject(
             [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
         )
+        # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
+        candidates = [c for c in self.subjects.retirements(request.turns, candidates) if quotes_raw(c.sources, raw)]
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=self._compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
 
@@ -394,9 +396,10 @@ class RulesExtractor:
         operations: list[OperationOut] = []
         latest: dict[tuple[str, str], Candidate] = {}
         for candidate in request.candidates:
-            if candidate.subject and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
+            if candidate.subject not in ("", RETIREMENT) and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
                 latest[(candidate.kind.value, candidate.subject)] = candidate
         replaced = self._switched_in_batch(request.candidates)
+        replaced.update(self.subjects.retired_in_batch(request.candidates))
         for candidate in request.candidates:  # the latest statement of a subject replaces the earlier ones
             key = (candidate.kind.value, candidate.subject)
             if key in latest and latest[key].id != candidate.id:
@@ -432,6 +435,8 @@ class RulesExtractor:
                 return OperationOut(
                     op="retire", candidate_ids=[candidate.id], target_memory_id=dropped_item.item.memory_id
                 )
+            if self.subjects.takes_back(candidate):  # retiring nothing stored, it is no memory of its own
+                return OperationOut(op="reject", candidate_ids=[candidate.id])
         target = self.subjects.target(candidate, related, taken)
         if target is None and (subject is not None or candidate.kind is MemoryKind.DISCUSSION_CONTEXT):
             target = next((r for r in same_kind if candidate.subject in r.subjects), None)
