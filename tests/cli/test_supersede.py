@@ -16,40 +16,14 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import CliRunner
+from tests.cli.sessions import params, play
 
 CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "supersede.json").read_text("utf-8"))
 
 
-def _params() -> list[Any]:
-    return [
-        pytest.param(
-            case,
-            id=case["name"],
-            marks=[pytest.mark.xfail(strict=True, reason=case["xfail"])] if "xfail" in case else [],
-        )
-        for case in CASES
-    ]
-
-
-def _ingest(cli: CliRunner, tmp_path: Path, turns: list[str], name: str) -> None:
-    path = tmp_path / f"{name}.jsonl"
-    lines = [json.dumps({"user": user, "assistant": "OK."}, ensure_ascii=False) for user in turns]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert cli("memory", "ingest", str(path)).code == 0
-    drained = cli("memory", "drain", "--json")
-    assert drained.code == 0, drained.err
-
-
-@pytest.mark.parametrize("case", _params())
+@pytest.mark.parametrize("case", params(CASES))
 def test_one_active_memory_per_subject(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
-    if case.get("together"):
-        _ingest(cli, tmp_path, case["turns"], "all")
-    else:
-        for n, user in enumerate(case["turns"]):
-            _ingest(cli, tmp_path, [user], f"turn{n}")
-    listed = cli("memory", "list", "--json")
-    assert listed.code == 0, listed.err
-    contents = [item["content"] for item in listed.json()]
+    contents = [item["content"] for item in play(cli, tmp_path, case["turns"], together=case.get("together", False))]
     expect = case["expect"]
     assert len(contents) == expect["count"], contents
     for word in expect.get("active", []):

@@ -43,6 +43,7 @@ from autopatch_j.llm.contracts import (
     OperationOut,
     SourceOut,
 )
+from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem, said
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
@@ -70,6 +71,7 @@ class RulesExtractor:
         self.lexicon = lexicon or default_lexicon()
         self.replacement = Replacement(self.lexicon)
         self.subjects = SubjectReader(self.lexicon, subjects or default_subject_model())
+        self.assent = AssentReader(self.lexicon)
 
     # -- Stage 1 ---------------------------------------------------------------------------------
 
@@ -83,11 +85,13 @@ class RulesExtractor:
         prior_statements = functools.cache(lambda: self._statements(prior, list, None) if prior else [])
         for turn in request.turns:
             previous = request.predecessor(turn)
-            confirmed = self._confirmation(turn, previous)
-            if confirmed is not None:
-                candidates.append(confirmed)
-            else:
-                candidates.extend(self._statements(turn, lambda: [*prior_statements(), *candidates], previous))
+            assent = self.assent.read(turn, previous)
+            rest: Turn | None = turn
+            if assent is not None:  # what an assent decides; the rest of its turn is read as any other
+                candidates.append(assent.candidate)
+                rest = assent.rest
+            if rest is not None:
+                candidates.extend(self._statements(rest, lambda: [*prior_statements(), *candidates], previous))
         candidates = self.subjects.one_per_subject(
             [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
         )
@@ -351,34 +355,6 @@ class RulesExtractor:
         ):
             return kind, None
         return None
-
-    def _confirmation(self, turn: Turn, previous: Turn | None) -> CandidateOut | None:
-        if previous is None or not previous.assistant_text:
-            return None
-        proposals = self.lexicon.proposals_in(previous.assistant_text)
-        if not proposals:
-            return None
-        if not self.lexicon.is_confirmation(turn.user_text):
-            # An assent that repeats the proposal's own words ("Yep, cap it at 100.") confirms it too.
-            proposals = [
-                p
-                for p in proposals
-                if self.lexicon.is_echo_confirmation(turn.user_text, p, turn=previous.assistant_text)
-            ]
-            if not proposals:
-                return None
-        # The proposal with the most content words (the later one on a tie) is the one confirmed.
-        proposal = max(reversed(proposals), key=lambda s: len(self.lexicon.anchor_tokens(s)))
-        subject = self.lexicon.subject_of(proposal)
-        return CandidateOut(
-            kind=self.lexicon.proposal_kind(proposal),  # type: ignore[arg-type]
-            content=proposal,
-            subject=subject.key if subject else "",
-            sources=[
-                SourceOut(turn_id=previous.id, role="assistant", quote=proposal),
-                SourceOut(turn_id=turn.id, role="user", quote=turn.user_text.strip()),
-            ],
-        )
 
     def _compaction(self, request: ExtractionRequest) -> str:
         lines = [line for line in request.compaction.splitlines() if line.strip()]
