@@ -46,9 +46,10 @@ from autopatch_j.llm.contracts import (
 from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem, said
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
-from autopatch_j.memory.records import Candidate, MemoryKind, Turn
+from autopatch_j.memory.presentation import default_presentation, written_in_chinese
+from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.replacement import Replacement, names_in, stemmed
-from autopatch_j.memory.sentences import CJK_RUN, names_a_thing, split_sentences
+from autopatch_j.memory.sentences import names_a_thing, split_sentences
 from autopatch_j.memory.structure import prose_request, quotes_raw
 from autopatch_j.memory.subjects import SubjectModel, default_subject_model
 from autopatch_j.memory.supersede import RETIREMENT, SubjectReader
@@ -72,6 +73,7 @@ class RulesExtractor:
         self.replacement = Replacement(self.lexicon)
         self.subjects = SubjectReader(self.lexicon, subjects or default_subject_model())
         self.assent = AssentReader(self.lexicon)
+        self.presentation = default_presentation()
 
     # -- Stage 1 ---------------------------------------------------------------------------------
 
@@ -419,8 +421,9 @@ class RulesExtractor:
         if target is None and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
             target = self._switched_from(candidate, same_kind)
         replaced = [*replaces, *([target.item.content] if target is not None else [])]
-        content = self.replacement.stated(candidate.content, replaced)
-        title, aliases, keywords = self._metadata(content, candidate.kind, subject)
+        content = self.presentation.content(self.replacement.stated(candidate.content, replaced))
+        chinese = written_in_chinese(s.quote for s in candidate.sources if s.role is SourceRole.USER)
+        title, aliases, keywords = self._metadata(content, candidate.kind, subject, chinese=chinese)
         dropped = self.replacement.dropped(candidate.content, content)
         if replaces:  # replacing earlier statements of this batch, it keeps the words they were found by
             old_words = sorted(
@@ -490,12 +493,14 @@ class RulesExtractor:
     def _subject(self, candidate: Candidate) -> Subject | None:
         return next((s for s in self.lexicon.subjects if s.key == candidate.subject), None)
 
-    def _metadata(self, content: str, kind: MemoryKind, subject: Subject | None) -> tuple[str, list[str], list[str]]:
+    def _metadata(
+        self, content: str, kind: MemoryKind, subject: Subject | None, *, chinese: bool
+    ) -> tuple[str, list[str], list[str]]:
         label_zh, label_en = _KIND_LABELS[kind]
         words = sorted(self.lexicon.anchor_tokens(content), key=self.lexicon.keyword_order)
         if subject is not None:
-            # in the language the rule was written in; the other one stays among the aliases
-            title = subject.title_zh if CJK_RUN.search(content) else subject.title_en
+            # in the language the user wrote in (`chinese`); the other one stays among the aliases
+            title = subject.title_zh if chinese else subject.title_en
             aliases = [subject.title_zh, subject.title_en, subject.key.replace("_", " ")]
             keywords = [*subject.keywords, *words]
         else:
