@@ -62,10 +62,10 @@ def report(session: Session, author: str, stored: list[Stored], *, everything: b
     score = score_session(session, author, stored)
     if not score.contradictions and not everything:
         return 0
-    for line in classes(session, stored):
-        print(f"   class {line}")
     print(f"== {session.id} ({author}, {session.language}): stale {score.stale}, subject {score.subject_conflicts},"
           f" stored subject {score.store_subject_conflicts}")  # fmt: skip
+    for line in classes(session, stored):
+        print(f"   class {line}")
     for note in score.notes:
         if note.startswith(("still active", "2 active", "3 active")) or everything:
             print(f"   note: {note}")
