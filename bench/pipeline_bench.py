@@ -7,7 +7,8 @@ Two extractors over the same generated zh/en conversation, each in a fresh real 
   with a 16-character title, one alias and one keyword, as a model's short titles would be),
   so the figure is the pipeline's own overhead: claims, stage inputs, the JSON contract, the
   validators, the fenced commits, retrieval terms;
-* `rules` — the offline `RulesExtractor` (the embedded default).
+* `rules` — the offline `RulesExtractor` (the embedded default);
+* `rules-reader` — the same with Stage 1 read by the trained sentence reader (`memory/reader.py`).
 
 Turns are admitted first (not timed); the timed part is draining every job (`drain`, batches of 4,
 consolidations serialized). The baseline, measured in the same run, is admission alone (begin +
@@ -143,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     extractors: dict[str, Callable[[], Extractor]] = {
         "canned-llm": lambda: LLMExtractor(provider=canned_llm()),
         "rules": RulesExtractor,
+        "rules-reader": lambda: RulesExtractor(read_with_model=True),
     }
     results: dict[str, Any] = {"turns": turns, "rounds": rounds, "seed": args.seed, "extractors": {}}
     results["load_average_before"] = round(os.getloadavg()[0], 2)

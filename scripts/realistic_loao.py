@@ -3,9 +3,15 @@
     .venv/bin/python scripts/realistic_loao.py                 # every author of the manifest
     .venv/bin/python scripts/realistic_loao.py --author r4     # one author
     .venv/bin/python scripts/realistic_loao.py --json out.json
+    .venv/bin/python scripts/realistic_loao.py --with-test     # the tuning test part's authors too
+    .venv/bin/python scripts/realistic_loao.py --with-test --reader   # Stage 1 read by the sentence reader
+
+`--with-test` adds the authors of `eval/realistic/test/` (tuning material, outside the manifest):
+each of them is held out in turn like a dev author.
 
 For each author X: every learned model of the offline extractor is trained again without X's
-sessions (the trainers of `scripts/train_speech_model.py` and `scripts/train_subjects.py`,
+sessions (the trainers of `scripts/train_speech_model.py`, `scripts/train_subjects.py` and
+`scripts/train_reader.py`,
 the shipped thresholds kept), the extractor reads X's sessions with those models, and X is scored as
 `autopatch-j eval --part realistic` scores it. The shipped weights are never touched; the models
 live in memory for the run. Needs scikit-learn (the `test` extra). Deterministic.
@@ -19,32 +25,41 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import train_reader
 import train_speech_model
 import train_subjects
 
 from autopatch_j.memory import lexicon as lexicon_module
 from autopatch_j.memory import offline as offline_module
 from autopatch_j.memory import speech_model as speech_module
+from autopatch_j.memory.reader import ReaderModel
 from autopatch_j.memory.speech_model import SpeechModel
 from autopatch_j.memory.subjects import SubjectModel
 from autopatch_j.quality.realistic import RealisticPart, find_checkout_part, load_realistic
 from autopatch_j.quality.realistic_eval import evaluate_realistic, figures
 
 
-def _use(speech: SpeechModel, subjects: SubjectModel) -> None:
-    """Make `speech` and `subjects` the models every default lexicon and extractor of this process reads."""
+def _use(speech: SpeechModel, subjects: SubjectModel, reader: ReaderModel | None) -> None:
+    """Make `speech`, `subjects` and `reader` the models every default lexicon and extractor of this
+    process reads."""
+    if reader is not None:
+        offline_module.default_reader_model = lambda: reader  # type: ignore[assignment]
     lexicon_module.default_speech_model = lambda: speech  # type: ignore[assignment]
     lexicon_module.default_lexicon.cache_clear()
     speech_module.clear_scores()
     offline_module.default_subject_model = lambda: subjects  # type: ignore[assignment]
 
 
-def fold(part: RealisticPart, author: str) -> dict[str, Any]:
+def fold(part: RealisticPart, author: str, *, dev_authors: list[str]) -> dict[str, Any]:
     shipped = json.loads(Path(train_speech_model.DEFAULT_OUT).read_text(encoding="utf-8"))
-    speech = train_speech_model.train(without=[f"realistic/{author}"], threshold=float(shipped["threshold"]))
+    left_out = [author] if author in dev_authors else []
+    speech = train_speech_model.train(
+        without=[f"realistic/{a}" for a in left_out], threshold=float(shipped["threshold"])
+    )
     shipped_subjects = json.loads(Path(train_subjects.DEFAULT_OUT).read_text(encoding="utf-8"))
-    subjects = train_subjects.train(without=[author], threshold=float(shipped_subjects["pair"]["threshold"]))
-    _use(SpeechModel.from_data(speech), SubjectModel.from_data(subjects))
+    subjects = train_subjects.train(without=left_out, threshold=float(shipped_subjects["pair"]["threshold"]))
+    reader = ReaderModel.from_data(train_reader.train(without=[author])) if offline_module.READER_PRIMARY else None
+    _use(SpeechModel.from_data(speech), SubjectModel.from_data(subjects), reader)
     held = RealisticPart(
         source=part.source,
         sessions=tuple(s for s in part.sessions if part.authors[s.id] == author),
@@ -54,16 +69,29 @@ def fold(part: RealisticPart, author: str) -> dict[str, Any]:
     return figures(report.sessions)
 
 
+def _merged(dev: RealisticPart, test: RealisticPart) -> RealisticPart:
+    return RealisticPart(
+        source=dev.source, sessions=(*dev.sessions, *test.sessions), authors={**dev.authors, **test.authors}
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--author", action="append", default=[], help="only this author (repeatable)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--reader", action="store_true", help="read sentences with the trained reader")
+    parser.add_argument("--with-test", action="store_true", help="also hold out each author of eval/realistic/test")
     args = parser.parse_args(argv)
+    if args.reader:
+        offline_module.READER_PRIMARY = True
     directory = find_checkout_part(Path(__file__).resolve().parent)
     if directory is None:
         print("No realistic part found (run from a checkout).", file=sys.stderr)
         return 2
     part = load_realistic(directory)
+    dev_authors = part.author_names
+    if args.with_test and (directory / "test").is_dir():
+        part = _merged(part, load_realistic(directory / "test"))
     authors = args.author or part.author_names
     unknown = [a for a in authors if a not in part.author_names]
     if unknown:
@@ -71,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows: dict[str, dict[str, Any]] = {}
     for author in authors:
-        rows[author] = fold(part, author)
+        rows[author] = fold(part, author, dev_authors=dev_authors)
         f = rows[author]
         print(
             f"{author:<6} P {f['precision']:.3f} ({f['right']}/{f['stored_active']})  "

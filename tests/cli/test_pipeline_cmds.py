@@ -345,3 +345,32 @@ def test_a_rule_said_without_any_marker_becomes_a_decision_a_temporary_one_does_
     assert " ".join(s["quote"] for s in shown["sources"]) == turns[0]["user"]  # a quote per clause
     assert {s["role"] for s in shown["sources"]} == {"user"}
     assert [hit["id"] for hit in cli("memory", "search", "log", "--json").json()] == [item["id"]]
+
+
+def test_a_pasted_traceback_is_never_a_memory_and_the_rules_beside_it_are(
+    cli: CliRunner, project: Path, tmp_path: Path
+) -> None:
+    rules = (
+        "All database access goes through the repository layer, no raw SQL in handlers.",
+        "Also keep your answers short, I read them on my phone.",
+    )
+    pasted = (
+        "tests blew up again after the bump, trace below:\n\n"
+        'Traceback (most recent call last):\n  File "app/db.py", line 42, in connect\n'
+        "    pool = create_pool(dsn)\nValueError: from now on the dsn must carry a port\n\n"
+    )
+    talk = tmp_path / "session.jsonl"
+    lines = [
+        {"user": "can you look at the failing job?", "assistant": "Sure, send me the log."},
+        {"user": pasted + " ".join(rules), "assistant": "Got it — the DSN is missing the port."},
+    ]
+    talk.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert cli("memory", "ingest", str(talk)).code == 0
+    assert cli("memory", "drain", "--json").code == 0
+    quotes = [
+        source["quote"]
+        for item in cli("memory", "list", "--json").json()
+        for source in cli("memory", "show", str(item["id"]), "--json").json()["sources"]
+    ]
+    assert all(any(rule in quote for quote in quotes) for rule in rules), quotes
+    assert not any(word in quote for quote in quotes for word in ("Traceback", "ValueError", "trace below")), quotes

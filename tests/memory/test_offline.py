@@ -20,6 +20,7 @@ from tests.memory.test_validation import request, turn
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
 RULES = RulesExtractor()
+EVIDENCE = "no explicit user statement or confirmed proposal supports it"
 
 
 def extracted(*turns: object, prior: object = None) -> list[tuple[str, str]]:
@@ -28,7 +29,10 @@ def extracted(*turns: object, prior: object = None) -> list[tuple[str, str]]:
     req = request(*turns, prior=prior)  # type: ignore[arg-type]
     output = RULES.extract(req)
     result = validate_extraction(output, req, default_lexicon())
-    assert result.filtered == (), "the offline extractor must only produce candidates the gates accept"
+    # The sentence reader may admit a sentence without the explicit speech act the validator asks of a
+    # statement (M-42); the validator drops it. Nothing else the offline extractor produces may be filtered.
+    allowed = {EVIDENCE} if RULES.read_with_model else set()
+    assert {f.reason for f in result.filtered} <= allowed, "the validator dropped an offline candidate"
     return [(c.kind.value, c.content) for c in result.candidates if c.subject != RETIREMENT]
 
 

@@ -53,3 +53,28 @@ def test_the_script_scores_a_folder_of_sessions(tmp_path: Path) -> None:
     assert report["sessions"] == 1, text
     assert report["hit_at_5"] == 1.0, text
     assert report["nothing_empty"]["share"] == 1.0, text
+
+
+def test_the_miss_classifier_names_why_each_query_missed(tmp_path: Path) -> None:
+    folder = tmp_path / "part" / "q1"
+    folder.mkdir(parents=True)
+    session = dict(SESSION)
+    session["queries"] = [
+        *SESSION["queries"],  # type: ignore[list-item]
+        {"query": "which bundler do we ship with", "target": "m1"},  # shares no word with the memory
+    ]
+    batch = {"author": "q1", "batch": 1, "sessions": [session]}
+    (folder / "q1-b01.json").write_text(json.dumps(batch), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "search_misses.py"), "--part", str(tmp_path / "part"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["classes"] == {"no_shared_term": 1}, report
+    (miss,) = report["misses"]
+    assert miss["query"] == "which bundler do we ship with"
+    assert any(term.startswith("-bundler") for term in miss["terms"]), miss

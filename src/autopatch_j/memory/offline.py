@@ -47,6 +47,7 @@ from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem, said
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
 from autopatch_j.memory.presentation import default_presentation, written_in_chinese
+from autopatch_j.memory.reader import STATEMENTS, ReaderModel, admits, default_reader_model, discusses, turn_features
 from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.replacement import Replacement, names_in, stemmed
 from autopatch_j.memory.sentences import names_a_thing, split_sentences
@@ -56,6 +57,8 @@ from autopatch_j.memory.supersede import RETIREMENT, SubjectReader
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
+#: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise.
+READER_PRIMARY = False
 _DIGEST_CHARS = 160
 _TITLE_CHARS = 60
 _KIND_LABELS = {
@@ -68,8 +71,19 @@ _KIND_LABELS = {
 class RulesExtractor:
     name = "rules"
 
-    def __init__(self, *, lexicon: Lexicon | None = None, subjects: SubjectModel | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        lexicon: Lexicon | None = None,
+        subjects: SubjectModel | None = None,
+        reader: ReaderModel | None = None,
+        read_with_model: bool | None = None,
+    ) -> None:
         self.lexicon = lexicon or default_lexicon()
+        # With `read_with_model` the sentence reader (`reader.py`) decides what each prose sentence is;
+        # without it the lexicon's markers and the binary speech model do. Default: READER_PRIMARY.
+        self._reader = reader
+        self.read_with_model = READER_PRIMARY if read_with_model is None else read_with_model
         self.replacement = Replacement(self.lexicon)
         self.subjects = SubjectReader(self.lexicon, subjects or default_subject_model())
         self.assent = AssentReader(self.lexicon)
@@ -84,7 +98,9 @@ class RulesExtractor:
         # What a correction at the start of the batch corrects may be the turn just before it; that
         # turn was extracted by the previous batch, so it is read again only when a correction asks.
         prior = request.prior_turn
-        prior_statements = functools.cache(lambda: self._statements(prior, list, None) if prior else [])
+        prior_statements = functools.cache(
+            lambda: self._statements(prior, list, None, self._readings(raw, prior)) if prior else []
+        )
         for turn in request.turns:
             previous = request.predecessor(turn)
             assent = self.assent.read(turn, previous)
@@ -93,7 +109,10 @@ class RulesExtractor:
                 candidates.append(assent.candidate)
                 rest = assent.rest
             if rest is not None:
-                candidates.extend(self._statements(rest, lambda: [*prior_statements(), *candidates], previous))
+                readings = self._readings(raw, rest)
+                candidates.extend(
+                    self._statements(rest, lambda: [*prior_statements(), *candidates], previous, readings)
+                )
         candidates = self.subjects.one_per_subject(
             [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
         )
@@ -102,15 +121,37 @@ class RulesExtractor:
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=self._compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
 
+    def _readings(self, raw: ExtractionRequest, turn: Turn) -> dict[str, str] | None:
+        """What the reader makes of each prose sentence of `turn`, by sentence (read in its whole RAW
+        turn, so a part of the turn handed to `_statements` finds its sentences); None: the lexicon
+        reads them."""
+        if not self.read_with_model:
+            return None
+        model = self._reader or default_reader_model()
+        original = raw.turn(turn.id) or turn
+        before = raw.predecessor(original)
+        pairs = turn_features(original.user_text, (before.assistant_text or "") if before else "", self.lexicon)
+        readings: dict[str, str] = {}
+        for sentence, feats in pairs:
+            readings.setdefault(sentence, model.read(feats))
+        return readings
+
     def _statements(
-        self, turn: Turn, earlier: Callable[[], list[CandidateOut]], previous: Turn | None
+        self,
+        turn: Turn,
+        earlier: Callable[[], list[CandidateOut]],
+        previous: Turn | None,
+        readings: dict[str, str] | None,
     ) -> list[CandidateOut]:
         """The statements of one user turn; `earlier()` gives the statements in view before it (asked for
-        only by a correction), `previous` is the turn just before it (what a correction may correct)."""
+        only by a correction), `previous` is the turn just before it (what a correction may correct),
+        `readings` what the reader made of each of its sentences (None: the lexicon's markers decide)."""
         found: list[CandidateOut] = []
         clause_of: CandidateOut | None = None  # the statement a sentence ending in ";" started
         sentences = split_sentences(turn.user_text)
         for n, sentence in enumerate(sentences):
+            # a sentence the reader did not read (not one of the turn's prose sentences) is the lexicon's
+            reading = readings.get(sentence) if readings is not None else None
             if n and sentences[n - 1].endswith((";", "；")) and self.lexicon.is_temporary(sentences[n - 1]):
                 continue  # "For this refactor only, skip the type hints; we'll add them back afterwards."
             source = [SourceOut(turn_id=turn.id, role="user", quote=sentence)]
@@ -144,6 +185,8 @@ class RulesExtractor:
             if (
                 found
                 and found[-1].kind != "discussion_context"
+                # a statement of another kind is its own, unless it only extends ("这条也适用于…")
+                and (reading in (None, found[-1].kind, "none") or self.lexicon.is_extension(sentence))
                 and self._extends(sentence, found[-1], sentences[n - 1] if n else "")
             ):
                 # "… in every reply. That goes for all your answers.": one statement quoting both
@@ -164,10 +207,11 @@ class RulesExtractor:
                 and self._correction_span(turn.user_text, sentences[: n + 1], sentences[n + 1])
             ):
                 continue  # "Actually, I know Rust by now. Pitch it higher instead.": the span states it
-            if self.lexicon.statement_in_turn(turn.user_text, sentence) or (
+            if admits(self.lexicon, turn.user_text, sentence, reading) or (
                 continues and self.lexicon.passes_gates(sentence)
             ):
-                judged = self._judge(turn, sentence, subject, lambda: [*earlier(), *found], previous)
+                read_kind = reading if reading in STATEMENTS else None
+                judged = self._judge(turn, sentence, subject, lambda: [*earlier(), *found], previous, read_kind)
                 if judged is None:
                     continue
                 kind, unnamed = judged
@@ -203,7 +247,7 @@ class RulesExtractor:
                     CandidateOut(kind=kind, content=content, subject=subject.key if subject else "", sources=source)  # type: ignore[arg-type]
                 )
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
-            elif self.lexicon.is_discussion(sentence) and not self.lexicon.is_code_fact(sentence):
+            elif discusses(self.lexicon, sentence, reading):
                 found.append(
                     CandidateOut(kind="discussion_context", content=sentence, subject="discussion", sources=source)
                 )
@@ -315,6 +359,7 @@ class RulesExtractor:
         subject: Subject | None,
         earlier: Callable[[], list[CandidateOut]],
         previous: Turn | None,
+        read_kind: str | None = None,
     ) -> tuple[str, CandidateOut | None] | None:
         """The statement's kind and, for a correction that names nothing of what it corrects, the
         statement it corrects; None when it is no statement after all. A correction ("说错了，是 3 秒，不是
@@ -322,7 +367,7 @@ class RulesExtractor:
         that it shares a word with, else one of the turn just before it, and takes its kind when it
         names no subject of its own; a sentence that is explicit only by its correction marker and
         corrects nothing in view ("Scratch that, I was wrong about the stack trace.") is no statement."""
-        kind = self.lexicon.statement_kind(sentence, subject)
+        kind = read_kind or self.lexicon.statement_kind(sentence, subject)
         if self._gives_reason(turn.user_text, sentence):
             return None
         if not (

@@ -28,6 +28,7 @@ import dataclasses
 import functools
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
@@ -169,17 +170,25 @@ def drivers(weights: list[float], min_share: float) -> list[int]:
     return chosen
 
 
-def search_in_tx(
-    conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT
-) -> list[SearchHit]:
-    """At most `limit` (≤ 5) ranked hits for `query` in scope of `thread_id`, in ≤ 2 statements."""
-    q = normalize(query)
-    limit = min(limit, MAX_LIMIT)
-    if not q or len(q) > MAX_QUERY_CHARS or limit <= 0:
-        return []
+@dataclass(frozen=True, slots=True)
+class QueryPlan:
+    """A query weighed against a store: its terms, each with the keys that count as holding it (with
+    the weight each carries), the terms' weights, the share an item must reach and the driving terms
+    (none: no item can reach the share, as no item holds a key of the heaviest terms)."""
+
+    terms: Sequence[QueryTerm]
+    alternatives: Sequence[Sequence[tuple[str, float]]]
+    weights: Sequence[float]
+    min_share: float
+    driving: Sequence[int]
+
+
+def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
+    """The weighed terms of `query` from one statement (the store's statistics of its keys), or None
+    when it has no informative term or the store no indexed item."""
     terms = query_terms(query)
     if not terms:
-        return []
+        return None
     # The alternatives too: only those some item holds go into the ranking statement.
     parts = [key for term in terms for key in (*term.parts, *term.alternatives)]
     last = terms[-1]
@@ -200,7 +209,7 @@ def search_in_tx(
             completions[term] = count
     items = stats.get("", 0)
     if items <= 0:
-        return []
+        return None
     terms = split_compounds(terms, stats)
     alternatives: list[list[tuple[str, float]]] = []
     for n, term in enumerate(terms):
@@ -210,20 +219,37 @@ def search_in_tx(
         alternatives.append([(key, term_weight(items, count, term.word)) for key, count in found if count > 0])
     pairs = zip(alternatives, terms, strict=True)
     weights = [max((w for _, w in alts), default=_absent_weight(items, term)) for alts, term in pairs]
-    total = sum(weights)
-    min_share = MIN_SHARE * total
+    min_share = MIN_SHARE * sum(weights)
     for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
         alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
-    driving = [n for n in drivers(weights, min_share) if alternatives[n]]
-    if not driving:
+    return QueryPlan(
+        terms=terms,
+        alternatives=alternatives,
+        weights=weights,
+        min_share=min_share,
+        driving=[n for n in drivers(weights, min_share) if alternatives[n]],
+    )
+
+
+def search_in_tx(
+    conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT
+) -> list[SearchHit]:
+    """At most `limit` (≤ 5) ranked hits for `query` in scope of `thread_id`, in ≤ 2 statements."""
+    q = normalize(query)
+    limit = min(limit, MAX_LIMIT)
+    if not q or len(q) > MAX_QUERY_CHARS or limit <= 0:
         return []
-    rows_out = [[n, key, w, weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
-    driver_keys = list(dict.fromkeys(key for n in driving for key, _ in alternatives[n]))
+    plan = plan_in_tx(conn, query=query)
+    if plan is None or not plan.driving:
+        return []
+    terms, alternatives = plan.terms, plan.alternatives
+    rows_out = [[n, key, w, plan.weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
+    driver_keys = list(dict.fromkeys(key for n in plan.driving for key, _ in alternatives[n]))
     params = {
         "terms": _json(rows_out),
         "drivers": _json(driver_keys),
         "cap": min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys))),
-        "min_share": min_share - 1e-9,
+        "min_share": plan.min_share - 1e-9,
         "min_terms": min(MIN_TERMS, len(terms)),
         "thread_id": thread_id,
         "limit": limit,

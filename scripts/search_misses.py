@@ -1,0 +1,141 @@
+"""Classify every miss of the query eval (scripts/query_eval.py) by why the search missed it.
+
+For each session of `eval/realistic/<part>/*/*.json` the gold active memories are stored as the query
+eval stores them; each query is weighed by `memory.search.plan_in_tx` against the store and held
+against the target's postings:
+
+- `no_terms`: the query has no informative term (all fillers);
+- `no_shared_term`: the target holds none of the query's terms or their alternatives (vocabulary);
+- `below_share`: it holds some, but they carry less than the minimum share of the query's weight;
+- `one_term`: it reaches the share with a single term of a query of several;
+- `outranked`: it qualifies but other memories fill the five places (or the candidate bound cut it);
+- for a nothing-query that returned something: `nonempty`.
+
+Each miss lists the query's terms as held (`+key`) or not (`-key`) with their weights, and the report
+counts the classes and the terms missed most often, per language of the query.
+
+    python scripts/search_misses.py [--part dev] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from query_eval import ROOT, _store_memories, language
+
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.search import MIN_TERMS, plan_in_tx
+
+_POSTINGS = "SELECT p.term FROM memory_postings p JOIN memory_items i ON i.id = p.item_id WHERE i.memory_id = ?"
+
+
+def classify(conn: object, query: str, memory_id: int | None, hit_ids: list[int]) -> dict[str, object]:
+    """Why `query` missed `memory_id` (or, for a nothing-query, why it returned something)."""
+    plan = plan_in_tx(conn, query=query)  # type: ignore[arg-type]
+    if plan is None:
+        return {"class": "no_terms" if memory_id is not None else "nonempty", "terms": []}
+    target = memory_id if memory_id is not None else (hit_ids[0] if hit_ids else None)
+    held_keys = {row[0] for row in conn.execute(_POSTINGS, (target,))} if target else set()  # type: ignore[attr-defined]
+    total = sum(plan.weights)
+    rows = []
+    share = 0.0
+    count = 0
+    for n, term in enumerate(plan.terms):
+        held = [key for key, _ in plan.alternatives[n] if key in held_keys]
+        rows.append(f"{'+' if held else '-'}{term.key}:{plan.weights[n] / total:.2f}")
+        if held:
+            share += plan.weights[n]
+            count += 1
+    if memory_id is None:
+        cls = "nonempty"
+    elif count == 0:
+        cls = "no_shared_term"
+    elif share < plan.min_share - 1e-9:
+        cls = "below_share"
+    elif count < min(MIN_TERMS, len(plan.terms)):
+        cls = "one_term"
+    else:
+        cls = "outranked"
+    return {"class": cls, "terms": rows, "share": round(share / total, 2)}
+
+
+def run(part: str) -> dict[str, object]:
+    files = sorted((ROOT / "eval" / "realistic" / part).glob("*/*.json"))
+    if not files:
+        raise SystemExit(f"no session files under eval/realistic/{part}/")
+    misses: list[dict[str, object]] = []
+    for path in files:
+        for session in json.loads(path.read_text(encoding="utf-8"))["sessions"]:
+            with tempfile.TemporaryDirectory() as tmp:
+                manager = MemoryManager(root=Path(tmp))
+                if not manager.open().ok:
+                    raise SystemExit("a fresh store did not open")
+                try:
+                    ids = _store_memories(manager, session["memories"])
+                    by_key = {m["key"]: m for m in session["memories"]}
+                    thread = manager.active_thread().id
+                    for query in session["queries"]:
+                        hits = manager.search(thread_id=thread, query=query["query"], limit=5)
+                        hit_ids = [hit.memory_id for hit in hits]
+                        target = query["target"]
+                        wanted = ids.get(target) if target else None
+                        if (target is None and not hits) or (target is not None and wanted in hit_ids):
+                            continue
+                        with manager.db.read("classify a miss") as conn:
+                            why = classify(conn, query["query"], wanted, hit_ids)
+                        memory: dict[str, str] = by_key.get(target, {}) if target else {}
+                        memory_text = f"{memory.get('title', '')} {memory.get('content', '')}"
+                        misses.append(
+                            {
+                                "session": session["id"],
+                                "lang": language(query["query"]),
+                                "cross": bool(memory) and language(query["query"]) != language(memory_text),
+                                "query": query["query"],
+                                "target": memory.get("title"),
+                                "got": [hit.title for hit in hits],
+                                **why,
+                            }
+                        )
+                finally:
+                    manager.close()
+    classes = Counter(str(m["class"]) for m in misses)
+    missing = Counter(
+        str(t)[1:].rsplit(":", 1)[0]
+        for m in misses
+        if m["class"] in ("below_share", "no_shared_term")
+        for t in m["terms"]  # type: ignore[attr-defined]
+        if str(t).startswith("-")
+    )
+    return {
+        "part": part,
+        "classes": dict(classes.most_common()),
+        "missing_terms": missing.most_common(60),
+        "misses": misses,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", default="dev", help="folder under eval/realistic (default: dev)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = parser.parse_args(argv)
+    report = run(args.part)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=1))
+        return 0
+    for miss in report["misses"]:  # type: ignore[attr-defined]
+        print(f"{miss['class']:15} {miss['session']}: {miss['query']!r} → {miss['target']!r} {' '.join(miss['terms'])}")
+    print(f"{report['part']}: {report['classes']}")
+    print("terms missed most:", report["missing_terms"])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,222 @@
+"""The sentence reader: what each prose sentence of a user turn is, decided by a trained model.
+
+Stage 1 of the offline extractor reads a user turn after `structure.parse` has dropped its pasted
+material and the lines introducing it. For each prose sentence left, the reader decides one of
+
+- `user_preference` — a standing preference of the user,
+- `project_decision` — a decision for the project,
+- `discussion_context` — the discussion weighs options worth keeping in view,
+- `none` — anything else (a one-off request, a question, a report, a code fact, a temporary or
+  deferred instruction, a hypothetical, chit-chat, a bare assent).
+
+The model is a multinomial logistic regression over finer labels (the `why` of the realistic
+sessions' not-memories, collapsed to `none` when it predicts) and three kinds of features:
+
+- the sentence's own words (`speech_model.features`: stems, CJK 1–3-grams, punctuation, neighbours);
+- the turn's structure (`x:`): the turn held pasted material, the sentence comes right before or
+  after it, ends in a question mark, its position in the turn, the assistant's turn before it
+  proposed something;
+- the lexicon's word classes as *features* (`l:`): temporary scope, question, hypothetical, code
+  fact, correction, switch, explicit speech act, an owner named, weighing options, an assent, a
+  subject of the subject table with its usual kind, the kind rule's hint.
+
+The lexicon no longer decides on its own whether a sentence states something; its four hard gates
+(temporary, question, hypothetical, description of code; `Lexicon.passes_gates`, data in
+`lexicon.json`) still refuse a preference or decision the reader admits. Weights ship as package data
+(`reader_model.json`, written by `scripts/train_reader.py`), loaded on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.sentences import split_sentences
+from autopatch_j.memory.speech_model import features
+from autopatch_j.memory.structure import Structure, parse
+
+READER_FILE = "reader_model.json"
+FORMAT = 1
+STATEMENTS = ("user_preference", "project_decision")
+KINDS = (*STATEMENTS, "discussion_context")
+NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnView:
+    """What the reader sees of one user turn besides a sentence's words: the RAW text parsed into
+    prose and material, and whether the assistant's answer just before it proposed something."""
+
+    structure: Structure
+    proposed: bool
+
+    @classmethod
+    def of(cls, raw_user_text: str, *, proposed: bool) -> TurnView:
+        return cls(structure=parse(raw_user_text), proposed=proposed)
+
+    def sentences(self) -> list[str]:
+        """The prose sentences, in order (pasted material and report lines are never read)."""
+        return split_sentences(self.structure.prose())
+
+
+def turn_features(
+    raw_user_text: str, previous_assistant_text: str, lexicon: Lexicon
+) -> list[tuple[str, dict[str, float]]]:
+    """Each prose sentence of a user turn (RAW text) with its features; `previous_assistant_text` is the
+    assistant's answer just before it ("" when there is none)."""
+    proposed = bool(previous_assistant_text) and bool(lexicon.proposals_in(previous_assistant_text))
+    view = TurnView.of(raw_user_text, proposed=proposed)
+    sentences = view.sentences()
+    return [
+        (s, sentence_features(s, view=view, index=n, count=len(sentences), lexicon=lexicon))
+        for n, s in enumerate(sentences)
+    ]
+
+
+def sentence_features(sentence: str, *, view: TurnView, index: int, count: int, lexicon: Lexicon) -> dict[str, float]:
+    """The features of prose sentence number `index` (of `count`) of the turn `view`."""
+    feats = features(sentence)
+    for key in _context(sentence, view, index, count):
+        feats["x:" + key] = 1.0
+    for key in _word_classes(sentence, lexicon):
+        feats["l:" + key] = 1.0
+    return feats
+
+
+def _context(sentence: str, view: TurnView, index: int, count: int) -> list[str]:
+    keys = ["first" if index == 0 else "later", "only" if count == 1 else "several"]
+    if index == count - 1:
+        keys.append("last")
+    if view.proposed:
+        keys.append("proposed")
+    if sentence.rstrip().endswith(("?", "？")):
+        keys.append("question_mark")
+    structure = view.structure
+    if structure.has_material:
+        keys.append("paste_in_turn")
+        start = structure.text.find(sentence)
+        if start >= 0:
+            lines = [ln for ln in structure.lines if ln.text.strip()]
+            end = start + len(sentence)
+            after = next((ln for ln in lines if ln.start >= end), None)
+            before = next((ln for ln in reversed(lines) if ln.end <= start), None)
+            if after is not None and after.label != "prose":
+                keys.append("before_paste")
+            if before is not None and before.label != "prose":
+                keys.append("after_paste")
+    return keys
+
+
+def _word_classes(sentence: str, lexicon: Lexicon) -> list[str]:
+    checks = (
+        ("temporary", lexicon.is_temporary),
+        ("question", lexicon.is_question),
+        ("hypothetical", lexicon.is_speculative),
+        ("code_fact", lexicon.is_code_fact),
+        ("correction", lexicon.is_correction),
+        ("switch", lexicon.is_switch),
+        ("explicit", lexicon.is_explicit),
+        ("owner", lexicon.names_an_owner),
+        ("discussion", lexicon.is_discussion),
+        ("assent", lexicon.is_confirmation),
+        ("extension", lexicon.is_extension),
+        ("points_back", lexicon.points_back),
+    )
+    keys = [name for name, check in checks if check(sentence)]
+    subject = lexicon.subject_of(sentence)
+    if subject is not None:
+        keys.append("subject:" + subject.kind)
+    ratified = lexicon.ratified_kind(sentence)
+    if ratified is not None:
+        keys.append("ratified:" + ratified)
+    if not lexicon.anchor_tokens(sentence):
+        keys.append("no_content")
+    keys.append("hint:" + lexicon.kind_hint(sentence))
+    return keys
+
+
+def admits(lexicon: Lexicon, turn_text: str, sentence: str, reading: str | None) -> bool:
+    """`sentence` (of the prose `turn_text`) states a preference or decision: the reader says so and the
+    hard gates let it through; without a reading, a listed marker or the speech model, and the gates.
+    (The validator still asks of every user-sourced statement an explicit speech act, a correction
+    opening its turn or the speech model's reading, and drops what the reader admits without one.)"""
+    if reading is None:
+        return lexicon.statement_in_turn(turn_text, sentence)
+    return reading in STATEMENTS and lexicon.passes_gates(sentence)
+
+
+def discusses(lexicon: Lexicon, sentence: str, reading: str | None) -> bool:
+    """`sentence` is discussion worth keeping in view: the reader says so (without a reading, the
+    lexicon's comparison markers on a sentence that describes no code)."""
+    if reading is None:
+        return lexicon.is_discussion(sentence) and not lexicon.is_code_fact(sentence)
+    return reading == "discussion_context"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ReaderModel:
+    """A multinomial logistic regression: per class a bias and the weights of the features present
+    (`weights[feature][n]` is class `classes[n]`'s); `trained_on` names the files it was fitted on."""
+
+    classes: tuple[str, ...]
+    bias: tuple[float, ...]
+    weights: Mapping[str, Sequence[float]]
+    trained_on: dict[str, str]
+    threshold: float = 0.5  # a preference or decision: their summed probability reaches it
+    discussion_threshold: float = 0.5
+
+    def probabilities(self, feats: dict[str, float]) -> dict[str, float]:
+        """The probability of each collapsed label (`KINDS` and `none`)."""
+        scores = list(self.bias)
+        for key, value in feats.items():
+            row = self.weights.get(key)
+            if row is not None:
+                for n, w in enumerate(row):
+                    scores[n] += w * value
+        top = max(scores)
+        exp = [math.exp(s - top) for s in scores]
+        total = sum(exp)
+        collapsed = dict.fromkeys((*KINDS, NONE), 0.0)
+        for label, e in zip(self.classes, exp, strict=True):
+            collapsed[label if label in KINDS else NONE] += e / total
+        return collapsed
+
+    def read(self, feats: dict[str, float]) -> str:
+        """A preference or decision (the likelier of the two) when their summed probability reaches
+        `threshold`; else discussion context when its probability reaches `discussion_threshold`;
+        else `none`."""
+        p = self.probabilities(feats)
+        if p[STATEMENTS[0]] + p[STATEMENTS[1]] >= self.threshold:
+            return max(STATEMENTS, key=lambda label: p[label])
+        return KINDS[2] if p[KINDS[2]] >= self.discussion_threshold else NONE
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> ReaderModel:
+        if data.get("format") != FORMAT:
+            raise MemoryEngineError(f"The reader model's format {data.get('format')!r} is not {FORMAT}; retrain it.")
+        classes = tuple(str(c) for c in data["classes"])
+        weights: dict[str, Sequence[float]] = data["weights"]  # as parsed: rows of floats, one per class
+        if any(len(row) != len(classes) for row in weights.values()) or len(data["bias"]) != len(classes):
+            raise MemoryEngineError("The reader model's weights do not match its classes; retrain it.")
+        return cls(
+            classes=classes,
+            bias=tuple(float(b) for b in data["bias"]),
+            weights=weights,
+            trained_on={str(k): str(v) for k, v in data["trained_on"].items()},
+            threshold=float(data.get("threshold", 0.5)),
+            discussion_threshold=float(data.get("discussion_threshold", 0.5)),
+        )
+
+
+@lru_cache(maxsize=1)
+def default_reader_model() -> ReaderModel:
+    """The model shipped with the package (loaded on first use, then cached)."""
+    text = resources.files("autopatch_j.memory").joinpath(READER_FILE).read_text(encoding="utf-8")
+    return ReaderModel.from_data(json.loads(text))

@@ -1,0 +1,124 @@
+"""The sentences the sentence reader (`memory/reader.py`) learns from, with their features.
+
+Realistic sessions (`eval/realistic/`, dev and test parts): each prose sentence of each user turn
+(`structure.parse` drops pasted material and the lines introducing it) is labelled from the gold:
+
+- quoted by a gold memory's user source (half of the sentence, or half of the quote): that memory's
+  kind — except a bare assent of a memory that also quotes the assistant ("sure, go ahead"), which
+  states nothing on its own words (`assent`);
+- else quoted by a not-memory: its `why` (`one_off`, `question`, `report`, `code_fact`,
+  `temporary`, `deferred`, `hypothetical`, `chit_chat`; `pasted` prose counts as a `report`);
+- else `none`.
+
+The dev files of the quality corpus add their user sentences, labelled by their gold memories the
+same way; the ordinary-talk negatives and the labelled fixes of the speech model add single
+sentences with no context. Every label that is not a kind is `none` when the reader predicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.reader import TurnView, sentence_features, turn_features
+from autopatch_j.quality.corpus import Case
+from autopatch_j.quality.realistic import RealisticPart, Session
+
+#: The reader's own labelled fixes in the corpus folder (`eval/corpus/`), beside the speech model's.
+READER_FIXES = "reader_fixes.json"
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderExample:
+    text: str
+    label: str
+    features: dict[str, float]
+
+
+class _Source(Protocol):
+    @property
+    def turn(self) -> int: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def quote(self) -> str: ...
+
+
+class _Memory(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def sources(self) -> Sequence[_Source]: ...
+
+
+def _overlaps(text: str, start: int, end: int, quote: str) -> bool:
+    at = text.find(quote)
+    if at < 0:
+        return False
+    overlap = max(0, min(end, at + len(quote)) - max(start, at))
+    return overlap >= 0.5 * (end - start) or overlap >= 0.5 * len(quote)
+
+
+def _label(
+    memories: Sequence[_Memory],
+    not_memories: Iterable[tuple[int, str, str]],
+    turn: int,
+    text: str,
+    sentence: str,
+    lexicon: Lexicon,
+) -> str:
+    start = text.find(sentence)
+    end = start + len(sentence)
+    for memory in memories:
+        for src in memory.sources:
+            if src.turn == turn and src.role == "user" and _overlaps(text, start, end, src.quote):
+                assent = any(s.role == "assistant" for s in memory.sources) and lexicon.is_confirmation(sentence)
+                return "assent" if assent else memory.kind
+    for at, quote, why in not_memories:
+        if at == turn and _overlaps(text, start, end, quote):
+            return "report" if why == "pasted" else why
+    return "none"
+
+
+def session_examples(session: Session, lexicon: Lexicon) -> list[ReaderExample]:
+    """One example per prose sentence of each user turn of a realistic session."""
+    not_memories = [(nm.turn, nm.quote, nm.why) for nm in session.not_memories if nm.role == "user"]
+    found: list[ReaderExample] = []
+    for index, turn in enumerate(session.turns):
+        previous = session.turns[index - 1].assistant if index else ""
+        for sentence, feats in turn_features(turn.user, previous, lexicon):
+            label = _label(session.memories, not_memories, index, turn.user, sentence, lexicon)
+            found.append(ReaderExample(text=sentence, label=label, features=feats))
+    return found
+
+
+def case_examples(case: Case, lexicon: Lexicon) -> list[ReaderExample]:
+    """One example per prose sentence of each user turn of a quality-corpus case."""
+    found: list[ReaderExample] = []
+    turns = case.turns
+    for index, turn in enumerate(turns):
+        previous = turns[index - 1].assistant if index else ""
+        for sentence, feats in turn_features(turn.user, previous, lexicon):
+            label = _label(case.memories, (), index, turn.user, sentence, lexicon)
+            found.append(ReaderExample(text=sentence, label=label, features=feats))
+    return found
+
+
+def single_examples(sentences: Iterable[tuple[str, str]], lexicon: Lexicon) -> list[ReaderExample]:
+    """Sentences given alone (one turn each, no assistant before it), with their labels."""
+    found: list[ReaderExample] = []
+    for text, label in sentences:
+        view = TurnView.of(text, proposed=False)
+        feats = sentence_features(text, view=view, index=0, count=1, lexicon=lexicon)
+        found.append(ReaderExample(text=text, label=label, features=feats))
+    return found
+
+
+def realistic_groups(part: RealisticPart, lexicon: Lexicon) -> dict[str, list[ReaderExample]]:
+    """The examples of a realistic part, one group per author (`realistic/<author>`)."""
+    groups: dict[str, list[ReaderExample]] = {}
+    for session in part.sessions:
+        groups.setdefault(f"realistic/{part.authors[session.id]}", []).extend(session_examples(session, lexicon))
+    return groups

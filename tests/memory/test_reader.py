@@ -1,0 +1,92 @@
+"""The sentence reader: its features, its shipped weights, and what Stage 1 stores when it reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from autopatch_j.memory.drain import drain
+from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.lexicon import default_lexicon
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.offline import RulesExtractor
+from autopatch_j.memory.reader import ReaderModel, TurnView, default_reader_model, sentence_features, turn_features
+from tests.memory.pipeline_support import admit, pipeline_for
+from tests.support.scripts import load_script
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PASTE_AND_TWO_RULES = """tests blew up again after the bump, trace below:
+
+Traceback (most recent call last):
+  File "app/db.py", line 42, in connect
+    pool = create_pool(dsn)
+ValueError: invalid dsn
+
+All database access goes through the repository layer, no raw SQL in handlers. \
+Also keep your answers short, I read them on my phone."""
+
+
+def _trainer() -> ModuleType:
+    return load_script("scripts/train_reader.py")
+
+
+def test_pasted_material_and_its_introduction_are_never_read() -> None:
+    sentences = [s for s, _ in turn_features(PASTE_AND_TWO_RULES, "", default_lexicon())]
+    assert sentences == [
+        "All database access goes through the repository layer, no raw SQL in handlers.",
+        "Also keep your answers short, I read them on my phone.",
+    ]
+
+
+def test_features_hold_the_turn_structure_and_the_lexicon_word_classes() -> None:
+    lexicon = default_lexicon()
+    _, (_, feats) = turn_features(PASTE_AND_TWO_RULES, "We could pin the pool size.", lexicon)
+    assert {"x:paste_in_turn", "x:after_paste", "x:later", "x:last", "x:several", "x:proposed"} <= set(feats)
+    assert "x:before_paste" not in feats and "w:phone" in feats
+    view = TurnView.of("For this PR only, skip the type hints?", proposed=False)
+    alone = sentence_features("For this PR only, skip the type hints?", view=view, index=0, count=1, lexicon=lexicon)
+    assert {"x:first", "x:only", "x:question_mark", "l:temporary", "l:question"} <= set(alone)
+    assert "x:paste_in_turn" not in alone
+
+
+def test_the_model_collapses_its_fine_labels_to_four_readings() -> None:
+    model = ReaderModel(
+        classes=("one_off", "question", "user_preference"),
+        bias=(0.0, 0.0, 0.0),
+        weights={"w:short": (0.0, 0.0, 3.0), "p:?": (2.0, 2.0, 0.0)},
+        trained_on={},
+    )
+    assert model.read({"w:short": 1.0}) == "user_preference"
+    p = model.probabilities({"p:?": 1.0})
+    assert model.read({"p:?": 1.0}) == "none" and p["none"] == pytest.approx(1 - p["user_preference"])
+    assert set(p) == {"user_preference", "project_decision", "discussion_context", "none"}
+
+
+def test_a_model_of_another_format_or_shape_is_refused() -> None:
+    with pytest.raises(MemoryEngineError, match="format"):
+        ReaderModel.from_data({"format": 0, "classes": [], "bias": [], "weights": {}, "trained_on": {}})
+    with pytest.raises(MemoryEngineError, match="do not match"):
+        ReaderModel.from_data(
+            {"format": 1, "classes": ["none", "x"], "bias": [0, 0], "weights": {"w:a": [1]}, "trained_on": {}}
+        )
+
+
+def test_two_statements_beside_a_paste_become_two_memories_of_their_own_kinds(manager: MemoryManager) -> None:
+    admit(manager, [("can you look at the failing job?", "Sure, send me the log."), (PASTE_AND_TWO_RULES, "Got it.")])
+    drain(pipeline_for(manager, RulesExtractor(read_with_model=True)))
+    stored = sorted((i.kind.value, i.content) for i in manager.list_items())
+    assert stored == [
+        ("project_decision", "All database access goes through the repository layer, no raw SQL in handlers."),
+        ("user_preference", "Also keep your answers short, I read them on my phone."),
+    ]
+
+
+def test_retraining_reproduces_the_shipped_weights_byte_for_byte() -> None:
+    pytest.importorskip("sklearn")
+    trainer = _trainer()
+    shipped = Path(trainer.DEFAULT_OUT).read_text(encoding="utf-8")
+    assert trainer.dumps(trainer.train(without=[])) == shipped
+    assert default_reader_model().trained_on == trainer.trained_on(trainer._part_dir(), [])
