@@ -133,7 +133,11 @@ class AssentReader:
         if self.lexicon.is_confirmation(text):
             return True
         # a name of its own ("yes, go with poetry, lock file committed") makes it the user's own decision
-        names = names_in(self.lexicon.anchor_tokens(text))
+        lx = self.lexicon
+        rest = lx.echo_fillers.blank(
+            lx.confirmation_fillers.blank(lx.echo_assents.blank(lx.confirmations.blank(fold(text))))
+        )
+        names = names_in(lx.anchor_tokens(rest))
         return any(
             self.lexicon.is_echo_confirmation(text, p, turn=answer) and names <= names_in(self.lexicon.anchor_tokens(p))
             for p in proposals
