@@ -13,6 +13,7 @@ from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.offline import RulesExtractor, split_sentences
 from autopatch_j.memory.records import ItemStatus, MemoryKind
+from autopatch_j.memory.supersede import RETIREMENT
 from autopatch_j.memory.validation import validate_extraction
 from tests.memory.pipeline_support import admit, pipeline_for, rows
 from tests.memory.test_validation import request, turn
@@ -23,7 +24,8 @@ EVIDENCE = "no explicit user statement or confirmed proposal supports it"
 
 
 def extracted(*turns: object, prior: object = None) -> list[tuple[str, str]]:
-    """(kind, content) of what the rules extract AND the validators keep."""
+    """(kind, content) of the rules the offline extractor extracts AND the validators keep (a
+    retirement candidate, which only asks Stage 2 to retire what it is about, is none)."""
     req = request(*turns, prior=prior)  # type: ignore[arg-type]
     output = RULES.extract(req)
     result = validate_extraction(output, req, default_lexicon())
@@ -31,7 +33,7 @@ def extracted(*turns: object, prior: object = None) -> list[tuple[str, str]]:
     # statement (M-42); the validator drops it. Nothing else the offline extractor produces may be filtered.
     allowed = {EVIDENCE} if RULES.read_with_model else set()
     assert {f.reason for f in result.filtered} <= allowed, "the validator dropped an offline candidate"
-    return [(c.kind.value, c.content) for c in result.candidates]
+    return [(c.kind.value, c.content) for c in result.candidates if c.subject != RETIREMENT]
 
 
 @pytest.mark.parametrize(

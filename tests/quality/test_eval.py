@@ -41,6 +41,7 @@ def _check(data: dict[str, Any]) -> None:
         "cross_repo_leakage": 0,
         "forgotten_rebuilt": 0,
         "provenance_completeness": 1.0,
+        "subject_conflicts": 0,
     }, data["details"]
     assert data["invariants_ok"]
     assert data["seed"] == SEED

@@ -153,3 +153,17 @@ def test_a_compaction_still_quoting_forgotten_evidence_is_counted(manager: Memor
     _turn(manager, "我再说一次：方案甲用消息队列解耦订单服务", "好的。")  # a new turn repeats it: legitimate
     with manager.db.read("t") as conn:
         assert inv.forgotten_in_compaction(conn, old_evidence=evidence) == []
+
+
+def test_two_active_rules_on_one_subject_saying_different_things_are_counted(manager: MemoryManager) -> None:
+    turn = _turn(manager, PREF, "好的。")
+    first = _fabricate(manager, sources=[(turn, "user", "以后回答先给结论")])
+    second = _fabricate(manager, sources=[(turn, "user", "以后回答先给结论")])
+    with manager.db.write("test: subjects") as conn:
+        conn.execute("UPDATE memory_items SET subject = 'answer order' WHERE id IN (?, ?)", (first, second))
+    with manager.db.read("t") as conn:
+        assert inv.subject_conflicts(conn) == []  # one content said twice is no contradiction
+    with manager.db.write("test: contents") as conn:
+        conn.execute("UPDATE memory_items SET content = 'y' WHERE id = ?", (second,))
+    with manager.db.read("t") as conn:
+        assert inv.subject_conflicts(conn) == ["answer order"]

@@ -43,15 +43,17 @@ from autopatch_j.llm.contracts import (
     OperationOut,
     SourceOut,
 )
+from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem, said
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
+from autopatch_j.memory.presentation import default_presentation, written_in_chinese
 from autopatch_j.memory.reader import STATEMENTS, ReaderModel, admits, default_reader_model, discusses, turn_features
-from autopatch_j.memory.records import Candidate, MemoryKind, Turn
+from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.replacement import Replacement, names_in, stemmed
-from autopatch_j.memory.sentences import CJK_RUN, names_a_thing, split_sentences
+from autopatch_j.memory.sentences import names_a_thing, split_sentences
 from autopatch_j.memory.structure import prose_request, quotes_raw
 from autopatch_j.memory.subjects import SubjectModel, default_subject_model
-from autopatch_j.memory.supersede import SubjectReader
+from autopatch_j.memory.supersede import RETIREMENT, SubjectReader
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
@@ -84,6 +86,8 @@ class RulesExtractor:
         self.read_with_model = READER_PRIMARY if read_with_model is None else read_with_model
         self.replacement = Replacement(self.lexicon)
         self.subjects = SubjectReader(self.lexicon, subjects or default_subject_model())
+        self.assent = AssentReader(self.lexicon)
+        self.presentation = default_presentation()
 
     # -- Stage 1 ---------------------------------------------------------------------------------
 
@@ -99,17 +103,21 @@ class RulesExtractor:
         )
         for turn in request.turns:
             previous = request.predecessor(turn)
-            confirmed = self._confirmation(turn, previous)
-            if confirmed is not None:
-                candidates.append(confirmed)
-            else:
-                readings = self._readings(raw, turn)
+            assent = self.assent.read(turn, previous)
+            rest: Turn | None = turn
+            if assent is not None:  # what an assent decides; the rest of its turn is read as any other
+                candidates.append(assent.candidate)
+                rest = assent.rest
+            if rest is not None:
+                readings = self._readings(raw, rest)
                 candidates.extend(
-                    self._statements(turn, lambda: [*prior_statements(), *candidates], previous, readings)
+                    self._statements(rest, lambda: [*prior_statements(), *candidates], previous, readings)
                 )
         candidates = self.subjects.one_per_subject(
             [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
         )
+        # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
+        candidates = [c for c in self.subjects.retirements(request.turns, candidates) if quotes_raw(c.sources, raw)]
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=self._compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
 
@@ -395,34 +403,6 @@ class RulesExtractor:
             return kind, None
         return None
 
-    def _confirmation(self, turn: Turn, previous: Turn | None) -> CandidateOut | None:
-        if previous is None or not previous.assistant_text:
-            return None
-        proposals = self.lexicon.proposals_in(previous.assistant_text)
-        if not proposals:
-            return None
-        if not self.lexicon.is_confirmation(turn.user_text):
-            # An assent that repeats the proposal's own words ("Yep, cap it at 100.") confirms it too.
-            proposals = [
-                p
-                for p in proposals
-                if self.lexicon.is_echo_confirmation(turn.user_text, p, turn=previous.assistant_text)
-            ]
-            if not proposals:
-                return None
-        # The proposal with the most content words (the later one on a tie) is the one confirmed.
-        proposal = max(reversed(proposals), key=lambda s: len(self.lexicon.anchor_tokens(s)))
-        subject = self.lexicon.subject_of(proposal)
-        return CandidateOut(
-            kind=self.lexicon.proposal_kind(proposal),  # type: ignore[arg-type]
-            content=proposal,
-            subject=subject.key if subject else "",
-            sources=[
-                SourceOut(turn_id=previous.id, role="assistant", quote=proposal),
-                SourceOut(turn_id=turn.id, role="user", quote=turn.user_text.strip()),
-            ],
-        )
-
     def _compaction(self, request: ExtractionRequest) -> str:
         lines = [line for line in request.compaction.splitlines() if line.strip()]
         for turn in request.turns:
@@ -439,9 +419,10 @@ class RulesExtractor:
         operations: list[OperationOut] = []
         latest: dict[tuple[str, str], Candidate] = {}
         for candidate in request.candidates:
-            if candidate.subject and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
+            if candidate.subject not in ("", RETIREMENT) and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
                 latest[(candidate.kind.value, candidate.subject)] = candidate
         replaced = self._switched_in_batch(request.candidates)
+        replaced.update(self.subjects.retired_in_batch(request.candidates))
         for candidate in request.candidates:  # the latest statement of a subject replaces the earlier ones
             key = (candidate.kind.value, candidate.subject)
             if key in latest and latest[key].id != candidate.id:
@@ -477,14 +458,17 @@ class RulesExtractor:
                 return OperationOut(
                     op="retire", candidate_ids=[candidate.id], target_memory_id=dropped_item.item.memory_id
                 )
+            if self.subjects.takes_back(candidate):  # retiring nothing stored, it is no memory of its own
+                return OperationOut(op="reject", candidate_ids=[candidate.id])
         target = self.subjects.target(candidate, related, taken)
         if target is None and (subject is not None or candidate.kind is MemoryKind.DISCUSSION_CONTEXT):
             target = next((r for r in same_kind if candidate.subject in r.subjects), None)
         if target is None and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
             target = self._switched_from(candidate, same_kind)
         replaced = [*replaces, *([target.item.content] if target is not None else [])]
-        content = self.replacement.stated(candidate.content, replaced)
-        title, aliases, keywords = self._metadata(content, candidate.kind, subject)
+        content = self.presentation.content(self.replacement.stated(candidate.content, replaced))
+        chinese = written_in_chinese(s.quote for s in candidate.sources if s.role is SourceRole.USER)
+        title, aliases, keywords = self._metadata(content, candidate.kind, subject, chinese=chinese)
         dropped = self.replacement.dropped(candidate.content, content)
         if replaces:  # replacing earlier statements of this batch, it keeps the words they were found by
             old_words = sorted(
@@ -554,12 +538,14 @@ class RulesExtractor:
     def _subject(self, candidate: Candidate) -> Subject | None:
         return next((s for s in self.lexicon.subjects if s.key == candidate.subject), None)
 
-    def _metadata(self, content: str, kind: MemoryKind, subject: Subject | None) -> tuple[str, list[str], list[str]]:
+    def _metadata(
+        self, content: str, kind: MemoryKind, subject: Subject | None, *, chinese: bool
+    ) -> tuple[str, list[str], list[str]]:
         label_zh, label_en = _KIND_LABELS[kind]
         words = sorted(self.lexicon.anchor_tokens(content), key=self.lexicon.keyword_order)
         if subject is not None:
-            # in the language the rule was written in; the other one stays among the aliases
-            title = subject.title_zh if CJK_RUN.search(content) else subject.title_en
+            # in the language the user wrote in (`chinese`); the other one stays among the aliases
+            title = subject.title_zh if chinese else subject.title_en
             aliases = [subject.title_zh, subject.title_en, subject.key.replace("_", " ")]
             keywords = [*subject.keywords, *words]
         else:

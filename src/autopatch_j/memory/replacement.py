@@ -56,6 +56,10 @@ class Replacement:
         if marker > 0 and names_in(self.lexicon.anchor_tokens(replaced_words)) & old_names:
             end = kept[-1][0] + marker
         stated = content[kept[0][0] : end].strip()
+        # What is left must still say something: "From now on, answer in English for topic 4." after "…
+        # topic 3." names only old names in its rule clause, and "From now on" alone states nothing.
+        if not self.lexicon.anchor_tokens(stated):
+            return content
         return stated if stated and stated != content.strip() else content
 
     def _cjk_words(self, text: str) -> set[str]:

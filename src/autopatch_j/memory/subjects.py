@@ -114,18 +114,26 @@ class SubjectModel:
     def is_same(self, new: Statement, old: Statement) -> bool:
         return self.same_subject(new, old) >= self.threshold
 
-    def name(self, text: str, *, vote: bool = True) -> str:
-        """A short lowercase English subject for `text` ("" when it has no content word); `vote`
-        False: its head words only."""
+    def voted(self, text: str) -> str:
+        """The gold subject the keys of `text` vote for, when the vote is clear; else ""."""
         own, thesaurus = _keys(text)
         tally: dict[str, float] = {}
-        for key in own | thesaurus if vote else ():
+        for key in own | thesaurus:
             for subject, w in self.votes.get(key, {}).items():
                 tally[subject] = tally.get(subject, 0.0) + w
         if tally:
             best = max(sorted(tally), key=lambda s: tally[s])
             if tally[best] >= self.min_vote:
                 return best
+        return ""
+
+    def name(self, text: str, *, vote: bool = True) -> str:
+        """A short lowercase English subject for `text` ("" when it has no content word): the voted
+        one, else (and with `vote` False) its head words."""
+        voted = self.voted(text) if vote else ""
+        if voted:
+            return voted
+        own, thesaurus = _keys(text)
         ranked = sorted(own, key=lambda k: (-self.idf.get(k, self.default_idf), k))
         english = [k for k in ranked if k.isascii() and not k.isdigit() and len(k) >= 2]
         english += sorted(k for k in thesaurus if k.isascii() and " " not in k and len(k) >= 3)

@@ -8,21 +8,31 @@ applies it to the offline extractor's candidates and to the related active memor
 - a preference or decision without a subject of the lexicon's table is named by the model;
 - a new preference or decision replaces the active memory it is most likely about (above the
   model's threshold): of either kind, or the comparison it settles;
-- a statement that only drops something ("forget the tabs idea", "proxy 不上了") retires the memory
-  it names and nothing else — a one-off request or a rule on another subject is not about it;
+- a sentence that only drops a standing rule ("forget the staging-first rule", "别再管那个限制了") and
+  was read as no statement becomes a *retirement* candidate (subject `RETIREMENT`): Stage 2 retires
+  the active memory it is about, or rejects it — it never becomes a memory of its own;
+- a statement that only drops something ("forget the tabs idea", "proxy 不上了": every clause with
+  content retires) retires the memory it names and nothing else — a one-off request or a rule on
+  another subject is not about it;
 - a new memory is stored under a subject no other active memory holds.
 """
 
 from __future__ import annotations
 
-from autopatch_j.llm.contracts import CandidateOut
+from collections.abc import Sequence
+
+from autopatch_j.llm.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.batches import RelatedItem
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.records import Candidate, MemoryKind
-from autopatch_j.memory.sentences import fold
+from autopatch_j.memory.records import Candidate, MemoryKind, Turn
+from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
+
+#: The subject of a candidate that only drops a standing rule: Stage 2 retires what it is about or
+#: rejects it (like "discussion", a placeholder never stored as a memory's subject).
+RETIREMENT = "retirement"
 
 
 def statement_of(lexicon: Lexicon, text: str, kind: str) -> Statement:
@@ -72,6 +82,37 @@ class SubjectReader:
                 merged.append(candidate)
         return merged
 
+    def retirements(self, turns: Sequence[Turn], candidates: list[CandidateOut]) -> list[CandidateOut]:
+        """`candidates` with a retirement candidate after the statements of its turn for every user
+        sentence of `turns` that no candidate quotes, that retires something ("forget the
+        staging-first rule", "别再管那个限制了") and names what (a content word), and that passes the
+        gates (no question, nothing temporary or hypothetical)."""
+        quoted = {(s.turn_id, s.quote) for c in candidates for s in c.sources if s.role == "user"}
+        extra: dict[int, list[CandidateOut]] = {}
+        for turn in turns:
+            for sentence in split_sentences(turn.user_text):
+                if any(t == turn.id and (sentence in q or q in sentence) for t, q in quoted):
+                    continue
+                if not (self._revokes(sentence) and self.lexicon.passes_gates(sentence)):
+                    continue
+                kind = self.lexicon.statement_kind(sentence, self.lexicon.subject_of(sentence))
+                extra.setdefault(turn.id, []).append(
+                    CandidateOut(
+                        kind=kind,  # type: ignore[arg-type]
+                        content=sentence,
+                        subject=RETIREMENT,
+                        sources=[SourceOut(turn_id=turn.id, role="user", quote=sentence)],
+                    )
+                )
+        if not extra:
+            return candidates
+        merged: list[CandidateOut] = []
+        for turn in turns:
+            merged += [c for c in candidates if max(_user_turns(c), default=-1) == turn.id]
+            merged += extra.get(turn.id, [])
+        placed = {id(c) for c in merged}
+        return [*merged, *(c for c in candidates if id(c) not in placed)]
+
     def named(self, candidate: CandidateOut) -> CandidateOut:
         """A preference or decision without a subject of the lexicon's table gets the model's name."""
         if candidate.subject or candidate.kind == "discussion_context":
@@ -82,17 +123,66 @@ class SubjectReader:
     # -- Stage 2 ---------------------------------------------------------------------------------
 
     def retires(self, candidate: Candidate) -> bool:
-        """The candidate only drops something and adopts nothing ("算了 proxy 不上了")."""
+        """The candidate only drops something and adopts nothing: a retirement candidate, or a
+        statement every clause of which with content retires ("forget the staging-first rule",
+        "别再管那个限制了") or that retires with no switch and no speech act ("算了 proxy 不上了")."""
+        if self.takes_back(candidate):
+            return True
         if candidate.kind is MemoryKind.DISCUSSION_CONTEXT:
             return False
         said = _said(candidate)
         # a switch or a new rule in the same words ("Drop that idea: the session store goes in Postgres
-        # from now on.") adopts something: it replaces, it does not only retire
-        return (
-            self.lexicon.retires(said)
-            and not self.lexicon.is_switch(said)
-            and not self.lexicon.speech_acts.search(fold(said))
+        # from now on.", "eh, forget the tabs idea, spaces again") adopts something: it replaces
+        return bool(self.lexicon.retires(said)) and not (
+            self.lexicon.is_switch(said) or self.lexicon.speech_acts.search(fold(said))
         )
+
+    def takes_back(self, candidate: Candidate) -> bool:
+        """The candidate takes an earlier rule back and states nothing of its own: a retirement
+        candidate, or a statement every clause of which with content retires something, one by taking
+        a rule back ("forget the staging-first rule"; "no more Friday deploys" is a rule of its own).
+        With nothing to retire, it is no memory."""
+        if candidate.kind is MemoryKind.DISCUSSION_CONTEXT:
+            return False
+        return candidate.subject == RETIREMENT or self._only_revokes(_said(candidate))
+
+    def _revokes(self, sentence: str) -> bool:
+        """`sentence` takes an earlier rule back and, besides, at most gives a reason ("Actually, scrap
+        the separate-MR rule for chart version bumps; it's slowing us down more than it helps.")."""
+        named = [sentence[a:b] for a, b in clauses(sentence) if self.lexicon.anchor_tokens(sentence[a:b])]
+        back = [c for c in named if self.lexicon.retires(c) and self.lexicon.is_correction(c)]
+        return bool(back) and all(c in back or self.lexicon.is_aside(c) for c in named)
+
+    def _only_revokes(self, text: str) -> bool:
+        """Every clause of `text` that names something retires it, and one takes a rule back."""
+        named = [
+            sentence[start:end]
+            for sentence in split_sentences(text)
+            for start, end in clauses(sentence)
+            if self.lexicon.anchor_tokens(sentence[start:end])
+        ]
+        return (
+            bool(named)
+            and all(self.lexicon.retires(clause) for clause in named)
+            and any(self.lexicon.is_correction(clause) for clause in named)
+        )
+
+    def retired_in_batch(self, candidates: Sequence[Candidate]) -> dict[int, int]:
+        """Candidate id → id of a later retirement candidate of the batch (another turn) about it."""
+        retired: dict[int, int] = {}
+        for n, later in enumerate(candidates):
+            if later.subject != RETIREMENT:
+                continue
+            new = self.statement(_said(later), later.kind.value)
+            retired.update(
+                (earlier.id, later.id)
+                for earlier in candidates[:n]
+                if earlier.subject != RETIREMENT
+                and earlier.kind is not MemoryKind.DISCUSSION_CONTEXT
+                and not ({s.turn_id for s in earlier.sources} & {s.turn_id for s in later.sources})
+                and self.model.is_same(new, self.statement(_said(earlier), earlier.kind.value))
+            )
+        return retired
 
     def target(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> RelatedItem | None:
         """The active memory a new preference or decision is about: the likeliest above the model's
@@ -109,6 +199,22 @@ class SubjectReader:
             p = self.model.same_subject(new, old)
             if p >= self.model.threshold and (best is None or (p, r.item.memory_id) > best):
                 best, found = (p, r.item.memory_id), r
+        if found is None and (new.switch or new.correction):
+            # A revision whose words vote for the subject an active rule is stored under ("换 slim
+            # 吧，…" after "基础镜像统一用 node:20-alpine": docker base image) is about that rule.
+            name = subject_key(self.model.voted(_said(candidate)))
+            found = max(
+                (
+                    r
+                    for r in related
+                    if name
+                    and r.item.memory_id not in taken
+                    and r.item.kind is not MemoryKind.DISCUSSION_CONTEXT
+                    and subject_key(r.subjects[0] if r.subjects else "") == name
+                ),
+                key=lambda r: r.item.memory_id,
+                default=None,
+            )
         return found
 
     def free_subject(

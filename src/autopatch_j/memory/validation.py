@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from autopatch_j.llm.contracts import CandidateOut, ExtractionOutput
+from autopatch_j.memory.assent import AssentReader, quotes_sentence
 from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.errors import ExtractionRejected
 from autopatch_j.memory.lexicon import Lexicon
@@ -222,14 +223,23 @@ def _confirmed_proposal(
         and (
             lexicon.has_proposal_signal(proposal.quote)
             or any(proposal.quote.strip() in p for p in lexicon.proposals_in(previous.assistant_text or ""))
+            or quotes_sentence(turn.user_text, proposal.quote)  # "> use pnpm workspaces — yes, that one"
         )
         and lexicon.anchored(raw.content, proposal.quote)
         and (
             lexicon.is_confirmation(sentence)
             or lexicon.is_echo_confirmation(sentence, proposal.quote, turn=previous.assistant_text or "")
+            or _assents_with_content(src.quote, lexicon)
         )
         for proposal in sources
     )
+
+
+def _assents_with_content(quote: str, lexicon: Lexicon) -> bool:
+    """The quote opens with an assent and goes on with words of its own ("可以，ruff 一家全包", "yes, go with
+    poetry, lock file committed"): the user's own decision on the proposal it answers."""
+    prefix = AssentReader(lexicon).assent_prefix(quote)
+    return bool(prefix) and lexicon.passes_gates(quote) and bool(lexicon.anchor_tokens(quote[len(prefix) :]))
 
 
 def _ratified_statement(

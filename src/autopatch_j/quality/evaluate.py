@@ -119,6 +119,7 @@ class EvalReport:
             and i["cross_repo_leakage"] == 0
             and i["forgotten_rebuilt"] == 0
             and i["provenance_completeness"] == 1.0
+            and i.get("subject_conflicts", 0) == 0
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -163,6 +164,7 @@ def evaluate(
     scores: list[CaseScore] = []
     totals: dict[str, Any] = {
         "illegal_provenance": [],
+        "subject_conflicts": [],
         "repair_requests": 0,
         "repair_leaks": [],
         "cross_repo_leaks": [],
@@ -210,9 +212,11 @@ def evaluate(
         "cross_repo_leakage": len(totals["cross_repo_leaks"]),
         "forgotten_rebuilt": len(totals["rebuilt"]),
         "provenance_completeness": round(completeness, 6),
+        "subject_conflicts": len(totals["subject_conflicts"]),
     }
     details = {
         "illegal_provenance": totals["illegal_provenance"][:20],
+        "subject_conflicts": totals["subject_conflicts"][:20],
         "repair_requests_scanned": totals["repair_requests"],
         "repair_leaks": totals["repair_leaks"][:20],
         "cross_repo_leaks": totals["cross_repo_leaks"][:20],
@@ -436,6 +440,7 @@ def _score(run: CaseRun, totals: dict[str, Any]) -> CaseScore:
     with manager.db.read("eval: invariants") as conn:
         illegal = inv.illegal_provenance(conn)
         completeness = inv.provenance_completeness(conn)
+        conflicts = inv.subject_conflicts(conn)
         rebuilt = inv.forgotten_rebuilt(conn, old_evidence=run.old_evidence)
         stale_compactions = inv.forgotten_in_compaction(conn, old_evidence=run.old_evidence)
     forgotten_still = all(
@@ -444,6 +449,7 @@ def _score(run: CaseRun, totals: dict[str, Any]) -> CaseScore:
     if not forgotten_still:
         rebuilt = sorted({*rebuilt, *run.forgotten_memory_ids})
     totals["illegal_provenance"].extend(f"{run.case.id}: {f.reason}" for f in illegal)
+    totals["subject_conflicts"].extend(f"{run.case.id}: {subject}" for subject in conflicts)
     totals["repair_requests"] += run.repair_requests
     totals["repair_leaks"].extend(run.repair_leaks)
     totals["cross_repo_leaks"].extend(run.cross_repo_leaks)

@@ -169,6 +169,18 @@ def provenance_completeness(conn: sqlite3.Connection) -> Completeness:
     return Completeness(complete=complete, total=total, incomplete=tuple(incomplete))
 
 
+_SUBJECT_CONFLICTS = (
+    "SELECT subject, COUNT(DISTINCT content) - 1 AS extra FROM memory_items WHERE status = 'active' "
+    "AND kind IN ('user_preference', 'project_decision') AND subject != '' GROUP BY subject HAVING extra > 0"
+)
+
+
+def subject_conflicts(conn: sqlite3.Connection) -> list[str]:
+    """Never two active memories on one subject that say different things: for every stored subject
+    held by active preferences or decisions of more than one content, the subject once per extra."""
+    return [row["subject"] for row in conn.execute(_SUBJECT_CONFLICTS) for _ in range(row["extra"])]
+
+
 def forgotten_rebuilt(conn: sqlite3.Connection, *, old_evidence: Iterable[tuple[int, str, str]]) -> list[int]:
     """Active memories whose evidence, of any role, is only (turn, role, quote) evidence of forgotten memories.
 

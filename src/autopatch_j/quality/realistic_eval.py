@@ -181,7 +181,7 @@ def evaluate_realistic(
     scores: list[SessionScore] = []
     try:
         for index, session in enumerate(part.sessions):
-            stored, hits = _run(session, base / f"{index:03d}", extractor_factory())
+            stored, hits = run_session(session, base / f"{index:03d}", extractor_factory())
             score = score_session(session, part.authors[session.id], stored, hits)
             scores.append(score)
             if on_session is not None:
@@ -191,7 +191,9 @@ def evaluate_realistic(
     return RealisticReport(mode=mode, source=part.source, sessions=scores, elapsed_s=time.perf_counter() - started)
 
 
-def _run(session: Session, root: Path, extractor: Extractor) -> tuple[list[Stored], dict[str, list[int]]]:
+def run_session(session: Session, root: Path, extractor: Extractor) -> tuple[list[Stored], dict[str, list[int]]]:
+    """Play `session` in a scratch project under `root` with `extractor`: every memory at the end (each
+    at its latest revision) and the memory ids each of the session's queries finds."""
     (root / "src").mkdir(parents=True)
     clock = FakeClock()
     manager = MemoryManager(root=root, clock=clock, owner=f"realistic-{session.id}")
@@ -259,7 +261,7 @@ def _span(text: str, quote: str) -> tuple[int, int] | None:
     return None if at < 0 else (at, at + len(quote))
 
 
-def _overlap(session: Session, a: tuple[int, str, str], b: tuple[int, str, str]) -> bool:
+def overlap(session: Session, a: tuple[int, str, str], b: tuple[int, str, str]) -> bool:
     if a[0] != b[0] or a[1] != b[1] or a[0] >= len(session.turns):
         return False
     text = session.text(a[0], a[1])
@@ -267,11 +269,11 @@ def _overlap(session: Session, a: tuple[int, str, str], b: tuple[int, str, str])
     return sa is not None and sb is not None and sa[0] < sb[1] and sb[0] < sa[1]
 
 
-def _matches(session: Session, stored: Stored, gold: GoldMemory) -> bool:
+def matches(session: Session, stored: Stored, gold: GoldMemory) -> bool:
     if stored.kind != gold.kind:
         return False
     wanted = [(s.turn, s.role, s.quote) for s in gold.sources]
-    return any(_overlap(session, have, want) for have in stored.sources for want in wanted)
+    return any(overlap(session, have, want) for have in stored.sources for want in wanted)
 
 
 def score_session(
@@ -287,7 +289,7 @@ def score_session(
     matched_gold: dict[str, int] = {}  # gold key -> stored memory id
     subject_of: dict[int, tuple[str, str]] = {}  # stored memory id -> (gold subject, gold key)
     for memory in active:
-        golds = [g for g in active_gold if _matches(session, memory, g)]
+        golds = [g for g in active_gold if matches(session, memory, g)]
         fresh = [g for g in golds if g.key not in matched_gold]
         if fresh:
             matched_gold[fresh[0].key] = memory.memory_id
@@ -298,7 +300,7 @@ def score_session(
             score.duplicates += 1
             score.notes.append(f"duplicate of {golds[0].key}: {memory.title[:60]}")
             continue
-        old = [g for g in old_gold if _matches(session, memory, g)]
+        old = [g for g in old_gold if matches(session, memory, g)]
         if old:
             score.stale += 1
             subject_of[memory.memory_id] = (old[0].subject, old[0].key)
@@ -329,7 +331,7 @@ def score_session(
         whys = {
             nm.why
             for nm in session.not_memories
-            if nm.role == "user" and any(_overlap(session, s, (nm.turn, nm.role, nm.quote)) for s in users)
+            if nm.role == "user" and any(overlap(session, s, (nm.turn, nm.role, nm.quote)) for s in users)
         }
         for why in whys:
             score.from_not_memories[why] += 1

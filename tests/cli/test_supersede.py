@@ -1,0 +1,32 @@
+"""Supersede by subject through the CLI: `memory ingest` + `memory drain`, then `memory list --json`.
+
+Cases in `cases/supersede.json`: a short realistic session (user turns; the assistant answers
+"OK."), each turn ingested and drained before the next (the worker's rhythm) or, with `together`,
+all ingested and drained once. `expect`: how many memories are active, a word each of some active
+memory holds (`active`), and words no active memory holds (`gone`, what the user took back). A case
+with `xfail` is a known miss that must keep failing (strict), so fixing it shows up.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.conftest import CliRunner
+from tests.cli.sessions import params, play
+
+CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "supersede.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_one_active_memory_per_subject(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
+    contents = [item["content"] for item in play(cli, tmp_path, case["turns"], together=case.get("together", False))]
+    expect = case["expect"]
+    assert len(contents) == expect.get("count", len(contents)), contents
+    for word in expect.get("active", []):
+        assert any(word.casefold() in c.casefold() for c in contents), (word, contents)
+    for word in expect.get("gone", []):
+        assert not any(word.casefold() in c.casefold() for c in contents), (word, contents)

@@ -1,0 +1,56 @@
+"""`scripts/realistic_contradictions.py` lists sessions with their sentences, stored memories and, for a
+contradiction, its class."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RULE = "by default answer me in short bullet points."
+TAKEN_BACK = "Actually forget the bullet points thing, it makes the explanations too choppy."
+
+SESSION = {
+    "id": "c1-001",
+    "language": "en",
+    "note": "a preference taken back in words the retirement class does not know: it stays active",
+    "turns": [{"user": RULE, "assistant": "Sure."}, {"user": TAKEN_BACK, "assistant": "OK, prose then."}],
+    "memories": [
+        {
+            "key": "m1",
+            "kind": "user_preference",
+            "subject": "answer format",
+            "title": "Answer format: short bullet points",
+            "content": "Answer in short bullet points",
+            "sources": [{"turn": 0, "role": "user", "quote": RULE}],
+            "state": "retired",
+            "superseded_by": None,
+        }
+    ],
+    "not_memories": [],
+    "queries": [],
+}
+
+
+def test_the_script_lists_the_session_and_classes_a_stale_memory(tmp_path: Path) -> None:
+    folder = tmp_path / "part"
+    folder.mkdir()
+    batch = {"author": "c1", "batch": 1, "sessions": [SESSION]}
+    (folder / "batch.json").write_text(json.dumps(batch), encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "realistic_contradictions.py"), "--corpus", str(folder), "--all"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "== c1-001 (c1, en): stale " in run.stdout
+    assert "gold m1 [user_preference, 'answer format', retired]" in run.stdout
+    assert f"t1 user: {TAKEN_BACK}" in run.stdout
+    stale = int(run.stdout.split("stale ", 1)[1].split(",", 1)[0])
+    # the extractor does not yet retire "the bullet points thing": the stale memory gets its class
+    assert (stale == 1) == ("class m1: retirement not read (or read as nothing)" in run.stdout)
+    assert run.stdout.rstrip().endswith(f"contradictions: {stale}")
