@@ -80,7 +80,8 @@ def test_two_statements_beside_a_paste_become_two_memories_of_their_own_kinds(ma
     stored = sorted((i.kind.value, i.content) for i in manager.list_items())
     assert stored == [
         ("project_decision", "All database access goes through the repository layer, no raw SQL in handlers."),
-        ("user_preference", "Also keep your answers short, I read them on my phone."),
+        # the content leaves the opening filler out; the source keeps the exact words
+        ("user_preference", "keep your answers short, I read them on my phone."),
     ]
 
 
