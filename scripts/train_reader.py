@@ -8,7 +8,8 @@ Training data (`quality/reader_data.py`): every realistic session of the checkou
 the manifest's dev part and the `test/` folder), the dev files of the quality corpus, the speech
 model's labelled fixes and its ordinary-talk negatives, and the reader's own labelled fixes
 (`eval/corpus/reader_fixes.json`). Multinomial logistic regression over the
-finer labels; features seen in fewer than MIN_COUNT sentences are dropped, weights rounded and pruned.
+finer labels; features seen in fewer than MIN_COUNT sentences are dropped, each weight below MIN_WEIGHT
+is pruned and the rest ship as integers in thousandths (sparse (class, weight) pairs per feature).
 
 Needs scikit-learn (the `test` extra); the package only reads the weights. Deterministic: the same
 files give the same bytes.
@@ -45,6 +46,7 @@ from autopatch_j.quality.speech_data import FIXES, NEGATIVES, file_digests, fix_
 C = 0.5
 MIN_COUNT = 2
 MIN_WEIGHT = 0.02
+SCALE = 1000  # weights ship as integers in thousandths
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "autopatch_j" / "memory" / READER_FILE
 LEXICON = DEFAULT_OUT.with_name(LEXICON_FILE)
 CORPUS_PREFIX = "corpus/"
@@ -109,12 +111,17 @@ def fit(examples: list[ReaderExample]) -> dict[str, Any]:
     model = LogisticRegression(C=C, max_iter=5000).fit(matrix, labels)
     classes = [str(c) for c in model.classes_]
     names = vectorizer.get_feature_names_out()
-    weights: dict[str, list[float]] = {}
+    weights: dict[str, list[int]] = {}
     for i in np.argsort(names):
-        column = model.coef_[:, i]
-        if float(np.abs(column).max()) >= MIN_WEIGHT:
-            weights[str(names[i])] = [round(float(w), 3) for w in column]
-    return {"classes": classes, "bias": [round(float(b), 3) for b in model.intercept_], "weights": weights}
+        row = [v for n, w in enumerate(model.coef_[:, i]) if abs(w) >= MIN_WEIGHT for v in (n, round(float(w) * SCALE))]
+        if row:
+            weights[str(names[i])] = row
+    return {
+        "classes": classes,
+        "bias": [round(float(b), 3) for b in model.intercept_],
+        "weights": weights,
+        "scale": 1 / SCALE,
+    }
 
 
 def train(*, without: list[str], directory: Path | None = None) -> dict[str, Any]:

@@ -23,7 +23,9 @@ sessions' not-memories, collapsed to `none` when it predicts) and three kinds of
 The lexicon no longer decides on its own whether a sentence states something; its four hard gates
 (temporary, question, hypothetical, description of code; `Lexicon.passes_gates`, data in
 `lexicon.json`) still refuse a preference or decision the reader admits. Weights ship as package data
-(`reader_model.json`, written by `scripts/train_reader.py`), loaded on first use.
+(`reader_model.json`, written by `scripts/train_reader.py`), loaded on first use: per feature only its
+weights that matter, as flat (class index, integer weight) pairs in units of the model's `scale`, so
+the file parses fast.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from autopatch_j.memory.speech_model import features
 from autopatch_j.memory.structure import Structure, parse
 
 READER_FILE = "reader_model.json"
-FORMAT = 1
+FORMAT = 2
 STATEMENTS = ("user_preference", "project_decision")
 KINDS = (*STATEMENTS, "discussion_context")
 NONE = "none"
@@ -162,15 +164,17 @@ def discusses(lexicon: Lexicon, sentence: str, reading: str | None) -> bool:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ReaderModel:
-    """A multinomial logistic regression: per class a bias and the weights of the features present
-    (`weights[feature][n]` is class `classes[n]`'s); `trained_on` names the files it was fitted on."""
+    """A multinomial logistic regression: per class a bias and the weights of the features present.
+    `weights[feature]` is a flat sparse row `(n, w, n, w, …)`: class `classes[n]` weighs the feature
+    `w * scale` (a class not in the row weighs it 0); `trained_on` names the files it was fitted on."""
 
     classes: tuple[str, ...]
     bias: tuple[float, ...]
-    weights: Mapping[str, Sequence[float]]
+    weights: Mapping[str, Sequence[int]]
     trained_on: dict[str, str]
     threshold: float = 0.5  # a preference or decision: their summed probability reaches it
     discussion_threshold: float = 0.5
+    scale: float = 1.0
 
     def probabilities(self, feats: dict[str, float]) -> dict[str, float]:
         """The probability of each collapsed label (`KINDS` and `none`)."""
@@ -178,8 +182,9 @@ class ReaderModel:
         for key, value in feats.items():
             row = self.weights.get(key)
             if row is not None:
-                for n, w in enumerate(row):
-                    scores[n] += w * value
+                factor = self.scale * value
+                for n in range(0, len(row), 2):
+                    scores[row[n]] += row[n + 1] * factor
         top = max(scores)
         exp = [math.exp(s - top) for s in scores]
         total = sum(exp)
@@ -202,8 +207,14 @@ class ReaderModel:
         if data.get("format") != FORMAT:
             raise MemoryEngineError(f"The reader model's format {data.get('format')!r} is not {FORMAT}; retrain it.")
         classes = tuple(str(c) for c in data["classes"])
-        weights: dict[str, Sequence[float]] = data["weights"]  # as parsed: rows of floats, one per class
-        if any(len(row) != len(classes) for row in weights.values()) or len(data["bias"]) != len(classes):
+        weights: dict[str, Sequence[int]] = data["weights"]  # as parsed: flat (class, weight) pairs
+        rows = weights.values()
+        indices = [n for row in rows for n in row[::2]]
+        if (
+            len(data["bias"]) != len(classes)
+            or any(len(row) % 2 for row in rows)
+            or (indices and (min(indices) < 0 or max(indices) >= len(classes)))
+        ):
             raise MemoryEngineError("The reader model's weights do not match its classes; retrain it.")
         return cls(
             classes=classes,
@@ -212,6 +223,7 @@ class ReaderModel:
             trained_on={str(k): str(v) for k, v in data["trained_on"].items()},
             threshold=float(data.get("threshold", 0.5)),
             discussion_threshold=float(data.get("discussion_threshold", 0.5)),
+            scale=float(data.get("scale", 1.0)),
         )
 
 
