@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from autopatch_j.quality.corpus import MIN_CASES, bundled_part_exists
+from autopatch_j.quality.corpus import MIN_CASES, CorpusFolder
 from tests.quality.eval_runs import SEED, eval_app, run_eval
 from tests.quality.test_corpus import RETIRED_PREFIXES
 
@@ -66,7 +66,7 @@ def test_offline_mode_holds_every_invariant(offline: dict[str, Any]) -> None:
 @OFFLINE
 def test_each_part_is_reported_separately_with_its_own_invariants(offline_parts: dict[str, Any]) -> None:
     """dev always; the held-out test part whenever this build bundles it (issue 11)."""
-    expected = ["dev", "test"] if bundled_part_exists("test") else ["dev"]
+    expected = ["dev", "test"] if CorpusFolder.of_checkout().has_part("test") else ["dev"]
     assert list(offline_parts["parts"]) == expected
     for name, part in offline_parts["parts"].items():
         assert part["part"] == name and part["invariants_ok"], (name, part["invariants"])
@@ -98,7 +98,8 @@ def test_a_missing_test_part_is_refused_in_one_sentence(
     monkeypatch.setitem(corpus.PART_FILES, "test", ("corpus_not_written_yet.json",))
     code, out = _eval(tmp_path_factory, "--part", "test")
     assert code == 2
-    assert out.strip() == "error: this build has no test part (its held-out file is not bundled yet)."
+    folder = CorpusFolder.of_checkout().path
+    assert out.strip() == f"error: {folder} has no test part (corpus_not_written_yet.json is missing)."
     with pytest.raises(corpus.CorpusError, match="no test part"):
         parts.load_part("test")
 
@@ -147,9 +148,7 @@ NEGATIVE_CATEGORIES = ("code_fact", "assistant_only_claim", "confirmation_withou
 
 def _negative_misses(data: dict[str, Any]) -> dict[str, list[str]]:
     """The cases of each negative category that formed a preference or decision anyway."""
-    return {
-        name: [c["id"] for c in data["cases"] if c["category"] == name and c["fp"]] for name in NEGATIVE_CATEGORIES
-    }
+    return {name: [c["id"] for c in data["cases"] if c["category"] == name and c["fp"]] for name in NEGATIVE_CATEGORIES}
 
 
 @OFFLINE
