@@ -22,4 +22,7 @@ echo "== ruff"
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"
-.venv/bin/python -m pytest -q "$@"
+# Two workers (pytest-xdist); tests that share an expensive fixture or a server carry an xdist_group
+# mark and run on one worker (docs/testing.md). AUTOPATCH_TEST_WORKERS=0 runs in one process; later
+# arguments win, so `scripts/test.sh tests/x -n 0` works too.
+.venv/bin/python -m pytest -q -n "${AUTOPATCH_TEST_WORKERS:-2}" --dist loadgroup "$@"

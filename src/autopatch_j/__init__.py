@@ -25,3 +25,16 @@ def lazy_api(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
         return getattr(importlib.import_module(f"{package}.{module}"), attribute or name)
 
     return __getattr__
+
+
+def set_variable(environ: Mapping[str, str], *names: str, prefix: str = "") -> str | None:
+    """The first variable of `environ` that is one of `names`, or starts with `prefix`, compared in
+    upper case, and whose value is not blank — as `environ` writes its name; None when there is none.
+    How every setting answers "is it given?" before (or without) loading its settings class."""
+    wanted = {name.upper() for name in names}
+    start = prefix.upper()
+    for name, value in environ.items():
+        key = name.upper()
+        if (key in wanted or (start and key.startswith(start))) and value.strip():
+            return name
+    return None

@@ -36,6 +36,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from autopatch_j import set_variable
+
 
 class ConfigurationError(ValueError):
     """The configuration is invalid; the message is one sentence saying where and what to do."""
@@ -158,11 +160,7 @@ def _describe(
 
 
 def _variable_set(cls: type[LayeredSettings], field: str, environ: Mapping[str, str]) -> str | None:
-    wanted = env_variable(cls, field)
-    for name, value in environ.items():
-        if name.upper() == wanted and value.strip():
-            return name
-    return None
+    return set_variable(environ, env_variable(cls, field))
 
 
 class ProcessSettings(LayeredSettings):

@@ -26,6 +26,7 @@ from rich.console import Console
 
 from autopatch_j.agent.host import AgentHost, RequestResult
 from autopatch_j.app.context import AppContext
+from autopatch_j.app.settings import Switches
 from autopatch_j.cli.ask_cmds import workspace_for
 from autopatch_j.cli.repl import LLMInfo, MemoryRuntime, NoMemoryRuntime, Repl
 from autopatch_j.cli.repl_commands import COMMANDS, BadUsage, Resolved, Unknown, resolve
@@ -523,7 +524,7 @@ def test_without_an_llm_what_the_user_says_is_admitted_for_memory_and_said_so(se
 def test_an_invalid_extractor_choice_is_said_at_start_and_memory_commands_still_work(session: Session) -> None:
     from autopatch_j.cli.repl_entry import connect_memory_runtime
 
-    session.app.extractor_mode = "magic"
+    session.app.switches = Switches(memory_extractor="magic")
     runtime, note = connect_memory_runtime(session.app, None)
     assert isinstance(runtime, NoMemoryRuntime) and note is not None
     repl = Repl(

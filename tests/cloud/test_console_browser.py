@@ -22,7 +22,10 @@ from tests.cloud.api_support import auth, make_app
 from tests.cloud.browser_support import chromium, live_server, require_browser, screenshot_dir
 from tests.cloud.world import Actor, World
 
-pytestmark = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)  # the browser is the subject here
+pytestmark = [
+    pytest.mark.parametrize("db_url", ["sqlite"], indirect=True),  # the browser is the subject here
+    pytest.mark.xdist_group("browser"),  # one Chromium at a time (docs/testing.md)
+]
 
 
 @pytest.fixture

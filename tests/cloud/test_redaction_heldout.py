@@ -16,6 +16,9 @@ import pytest
 
 from autopatch_j.cloud.redaction import redact
 
+# each set is read and scored once (module fixture) (docs/testing.md)
+pytestmark = pytest.mark.xdist_group("redaction-heldout")
+
 SETS = Path(__file__).resolve().parents[2] / "eval" / "secrets"
 
 

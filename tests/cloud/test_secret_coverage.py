@@ -7,6 +7,9 @@ import pytest
 
 from tests.cloud.secret_corpus import FAMILIES, Score, build, score
 
+# the corpus is built and scored once (module fixture) (docs/testing.md)
+pytestmark = pytest.mark.xdist_group("secret-coverage")
+
 RECALL_TARGET = 0.99
 FP_TARGET = 0.02
 

@@ -28,7 +28,8 @@ from autopatch_j.memory.records import Intent, Job, JobStatus
 from autopatch_j.runtime import FakeClock
 from tests.live.conftest import LlamaServer
 
-pytestmark = pytest.mark.llm_live
+# one llama.cpp server on one worker (docs/testing.md)
+pytestmark = [pytest.mark.llm_live, pytest.mark.xdist_group("llama-server")]
 
 TERMINAL = {JobStatus.SUCCEEDED, JobStatus.SUCCEEDED_NO_OUTPUT, JobStatus.FAILED}
 

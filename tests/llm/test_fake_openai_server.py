@@ -111,3 +111,24 @@ def test_stop_cuts_a_long_delay_short():
         conn.getresponse()
     conn.close()
     assert time.monotonic() - start < 5
+
+
+def _serves_chat_completions(source: str) -> bool:
+    """A module that runs its own HTTP server and speaks the chat-completions API."""
+    runs_a_server = "HTTPServer(" in source or "BaseHTTPRequestHandler" in source or "uvicorn" in source
+    return runs_a_server and ("chat/completions" in source or '"chat.completion' in source)
+
+
+def test_it_is_the_one_fake_openai_server_of_the_tests():
+    """Other fakes (tests/cloud/fake_openai.py, scripted_openai.py) are front-ends over it, never servers."""
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parents[1]
+    servers = sorted(
+        path.relative_to(tests).as_posix()
+        for path in tests.rglob("*.py")
+        if path != Path(__file__).resolve() and _serves_chat_completions(path.read_text(encoding="utf-8"))
+    )
+    assert servers == ["support/openai_server.py"]
+    assert _serves_chat_completions('ThreadingHTTPServer(("127.0.0.1", 0), H)  # POST /v1/chat/completions')
+    assert not _serves_chat_completions('class Attacker(BaseHTTPRequestHandler): ...  # serves "/evil"')

@@ -18,6 +18,9 @@ import pytest
 
 from tests.mcp_server.conftest import REPO, offline_env, server_command
 
+# one Inspector install and its processes (module fixture) (docs/testing.md)
+pytestmark = pytest.mark.xdist_group("mcp-inspector")
+
 
 def _why_unavailable() -> str | None:
     missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]

@@ -1,4 +1,5 @@
-"""The bundled quality corpus: versioned, large enough, balanced zh/en, every category, every reference sound."""
+"""The checkout's quality corpus (eval/corpus/): versioned, large enough, balanced zh/en, every category,
+every reference sound."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from autopatch_j.quality.corpus import (
 
 @pytest.fixture(scope="module")
 def corpus_text() -> str:
-    from autopatch_j.quality.corpus import bundled_file
+    from autopatch_j.quality.corpus import DEV_FILE, CorpusFolder
 
-    return bundled_file("corpus.json").read_text(encoding="utf-8")
+    return CorpusFolder.of_checkout().file(DEV_FILE).read_text(encoding="utf-8")
 
 
 #: The id prefix of each retired held-out part, in the order of `corpus.RETIRED` (issue 11).
@@ -106,14 +107,15 @@ def test_the_dev_part_folds_in_every_retired_test_part() -> None:
     in the changelog (t-* 80/96, h2-* 88/105, h3-* 82/105, h4-* 92/105, h5-* 82/105, h6-* 88/105, h7-* 84/105,
     h8-* 78/105, h9-* 68/105, h10-* 84/105, h10b-* 78/105, h11-* 89/105, h12-* 92/105, h13-* 85/105,
     h14-* 92/105, h15-* 82/105, h16-* 84/105, h17-* 91/105, h18-* 94/105, h19-* 88/105, h20-* 92/105)."""
-    from autopatch_j.quality.corpus import RETIRED, bundled_file, part_case_ids
+    from autopatch_j.quality.corpus import RETIRED, CorpusFolder
     from autopatch_j.quality.parts import load_part
 
-    dev = load_part("dev")
-    ids = part_case_ids("dev")
+    folder = CorpusFolder.of_checkout()
+    dev = load_part("dev", folder)
+    ids = folder.part_case_ids("dev")
     assert list(ids) == ["corpus.json", *RETIRED]
     assert len(dev.cases) == sum(len(v) for v in ids.values()) == 120 + 96 + 105 * 20
     for name, prefix in zip(RETIRED, RETIRED_PREFIXES, strict=True):
         assert ids[name] == {case.id for case in dev.cases if case.id.startswith(prefix)}
-        retired = parse_corpus(bundled_file(name).read_text(encoding="utf-8"), min_cases=1)
+        retired = parse_corpus(folder.file(name).read_text(encoding="utf-8"), min_cases=1)
         assert "Retired" in retired.changelog[-1].changes and RETIRED[name] in retired.changelog[-1].changes

@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from autopatch_j.quality.corpus import MIN_CASES, bundled_part_exists
+from autopatch_j.quality.corpus import MIN_CASES, CorpusFolder
 from tests.quality.eval_runs import SEED, eval_app, run_eval
 from tests.quality.test_corpus import RETIRED_PREFIXES
 
@@ -23,6 +23,12 @@ KNOWN_LONG_QUERY_HITS = [
     "h12-zh-long-01", "h12-en-long-03", "h14-en-long-01", "h16-en-long-01", "h16-en-long-03", "h18-en-long-03",
     "h19-en-long-01",
 ]  # fmt: skip
+
+
+# The two whole-part runs are session fixtures: every test that reads one shares its xdist group, so
+# each run is made once, on one worker, while the other worker runs the rest (docs/testing.md).
+OFFLINE = pytest.mark.xdist_group("eval-offline")
+CANNED = pytest.mark.xdist_group("eval-canned")
 
 
 def _app() -> typer.Typer:
@@ -53,13 +59,15 @@ def _check(data: dict[str, Any]) -> None:
     assert set(data["categories"]) >= {"explicit_preference", "cross_thread", "forgetting", "mixed_language"}
 
 
+@OFFLINE
 def test_offline_mode_holds_every_invariant(offline: dict[str, Any]) -> None:
     _check(offline)
 
 
+@OFFLINE
 def test_each_part_is_reported_separately_with_its_own_invariants(offline_parts: dict[str, Any]) -> None:
     """dev always; the held-out test part whenever this build bundles it (issue 11)."""
-    expected = ["dev", "test"] if bundled_part_exists("test") else ["dev"]
+    expected = ["dev", "test"] if CorpusFolder.of_checkout().has_part("test") else ["dev"]
     assert list(offline_parts["parts"]) == expected
     for name, part in offline_parts["parts"].items():
         assert part["part"] == name and part["invariants_ok"], (name, part["invariants"])
@@ -68,6 +76,7 @@ def test_each_part_is_reported_separately_with_its_own_invariants(offline_parts:
         assert part["details"]["repair_requests_scanned"] >= 3 * len(part["cases"])
 
 
+@OFFLINE
 def test_the_dev_part_reports_the_retired_test_cases_as_dev(offline_parts: dict[str, Any]) -> None:
     """Issue 11: each round's held-out part was measured once, then retired into dev; figures per file."""
     from autopatch_j.quality.corpus import RETIRED
@@ -90,7 +99,8 @@ def test_a_missing_test_part_is_refused_in_one_sentence(
     monkeypatch.setitem(corpus.PART_FILES, "test", ("corpus_not_written_yet.json",))
     code, out = _eval(tmp_path_factory, "--part", "test")
     assert code == 2
-    assert out.strip() == "error: this build has no test part (its held-out file is not bundled yet)."
+    folder = CorpusFolder.of_checkout().path
+    assert out.strip() == f"error: {folder} has no test part (corpus_not_written_yet.json is missing)."
     with pytest.raises(corpus.CorpusError, match="no test part"):
         parts.load_part("test")
 
@@ -101,10 +111,12 @@ def test_an_unknown_part_is_refused(tmp_path_factory: pytest.TempPathFactory) ->
     assert "--part takes dev, test, generated" in out
 
 
+@CANNED
 def test_canned_mode_holds_every_invariant(canned: dict[str, Any]) -> None:
     _check(canned)
 
 
+@CANNED
 def test_canned_mode_rejects_every_adversarial_output(canned: dict[str, Any]) -> None:
     adversarial = canned["details"]["adversarial"]
     injected = sum(adversarial["structural_injected"].values())
@@ -114,6 +126,7 @@ def test_canned_mode_rejects_every_adversarial_output(canned: dict[str, Any]) ->
     assert adversarial["replays_of_forgotten_evidence"] >= 6
 
 
+@CANNED
 def test_canned_mode_finds_what_it_was_scripted_to_find(canned: dict[str, Any]) -> None:
     totals = canned["totals"]
     assert totals["recall"] >= 0.9 and totals["query_recall"] >= 0.9
@@ -131,15 +144,26 @@ def test_canned_mode_finds_what_it_was_scripted_to_find(canned: dict[str, Any]) 
     assert long_queries == KNOWN_LONG_QUERY_HITS
 
 
-def test_negative_categories_form_no_preference_or_decision(offline: dict[str, Any], canned: dict[str, Any]) -> None:
+NEGATIVE_CATEGORIES = ("code_fact", "assistant_only_claim", "confirmation_without_proposal", "forgetting")
+
+
+def _negative_misses(data: dict[str, Any]) -> dict[str, list[str]]:
+    """The cases of each negative category that formed a preference or decision anyway."""
+    return {name: [c["id"] for c in data["cases"] if c["category"] == name and c["fp"]] for name in NEGATIVE_CATEGORIES}
+
+
+@OFFLINE
+def test_negative_categories_form_no_preference_or_decision_offline(offline: dict[str, Any]) -> None:
     # One known miss, from the h20-* part retired after the twenty-first round's rules were frozen and
     # measured: "我们的 Dockerfile 默认基于 alpine 镜像构建。" (默认 before a verb that describes) is read
     # as a decision offline. Left for the next round's rules, so the shipped rules stay the measured ones.
-    known = {("offline", "code_fact"): ["h20-zh-fact-02"]}
-    for data in (offline, canned):
-        for name in ("code_fact", "assistant_only_claim", "confirmation_without_proposal", "forgetting"):
-            wrong = [c["id"] for c in data["cases"] if c["category"] == name and c["fp"]]
-            assert wrong == known.get((data["mode"], name), []), (data["mode"], name)
+    misses = _negative_misses(offline)
+    assert misses == {name: ["h20-zh-fact-02"] if name == "code_fact" else [] for name in NEGATIVE_CATEGORIES}
+
+
+@CANNED
+def test_negative_categories_form_no_preference_or_decision_canned(canned: dict[str, Any]) -> None:
+    assert _negative_misses(canned) == {name: [] for name in NEGATIVE_CATEGORIES}
 
 
 def test_a_corpus_below_the_floor_is_refused(tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -19,6 +19,9 @@ from autopatch_j.quality.paraphrase import VOCAB_FILE
 from autopatch_j.quality.reader_data import READER_FIXES
 from autopatch_j.quality.speech_data import FIXES, NEGATIVES
 
+# the wheel is built once (module fixture) (docs/testing.md)
+pytestmark = pytest.mark.xdist_group("wheel")
+
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "eval" / "corpus"
 WHERE = (

@@ -14,6 +14,9 @@ from autopatch_j.cli.eval_cmds import register
 from autopatch_j.quality.realistic import Session, load_realistic, sha256_of
 from autopatch_j.quality.realistic_eval import Stored, score_session
 
+# one realistic-eval run (module fixture) serves the file (docs/testing.md)
+pytestmark = pytest.mark.xdist_group("realistic-eval")
+
 SMALL = Path(__file__).parent / "data" / "realistic_small"
 
 

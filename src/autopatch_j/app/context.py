@@ -28,9 +28,7 @@ class AppContext:
     environ: Mapping[str, str]
     console: Console | DeferredConsole  # the CLI's own: rich only once something needs it (render.py)
     err_console: Console | DeferredConsole
-    debug: bool = False
-    extractor_mode: str | None = None  # AUTOPATCH_MEMORY_EXTRACTOR as given; validated by choose_extractor
-    switches: Switches = field(default_factory=Switches)  # every process switch (app/settings.py)
+    switches: Switches = field(default_factory=Switches)  # every process switch, read once (app/settings.py)
     _manager: MemoryManager | None = field(default=None, repr=False)
     _llm: tuple[LLMSettings | None] | None = field(default=None, repr=False)
 
@@ -44,10 +42,18 @@ class AppContext:
             environ=env,
             console=DeferredConsole(environ=env),
             err_console=DeferredConsole(environ=env, stderr=True),
-            debug=switches.debug,
-            extractor_mode=switches.memory_extractor,
             switches=switches,
         )
+
+    @property
+    def debug(self) -> bool:
+        """`AUTOPATCH_DEBUG`: RAW errors and routing details in the output."""
+        return self.switches.debug
+
+    @property
+    def extractor_mode(self) -> str | None:
+        """`AUTOPATCH_MEMORY_EXTRACTOR` as given; `choose_extractor` validates it."""
+        return self.switches.memory_extractor
 
     def llm_settings(self) -> LLMSettings | None:
         """The LLM settings (docs/configuration.md), read once per invocation from this context's

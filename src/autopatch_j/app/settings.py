@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from autopatch_j import set_variable
 from autopatch_j.app.errors import SettingsError
 
 #: Every variable of `configuration.ProcessSettings` (tests/app/test_settings.py keeps them in step).
@@ -30,7 +31,7 @@ class Switches:
 
 def read_switches(environ: Mapping[str, str]) -> Switches:
     """The switches from `environ` (a copy of the process environment)."""
-    if not any(name.upper() in _NAMES and value.strip() for name, value in environ.items()):
+    if set_variable(environ, *_NAMES) is None:
         return Switches()
     from autopatch_j.configuration import ConfigurationError, ProcessSettings, read_settings
 

@@ -172,7 +172,7 @@ def republish_after_exit_drain(app: AppContext, publish_to: tuple[str, ...]) -> 
     `error:` line on stderr and exit 1; the answer, the turn and the drained memories stand."""
     from autopatch_j.app.publish.service import publish_after_drain
 
-    _, error = publish_after_drain(app, publish_to)
+    error = publish_after_drain(app, publish_to).error
     if error is not None:
         say(app.err_console, f"error: {error}", "yellow")
         raise typer.Exit(1)

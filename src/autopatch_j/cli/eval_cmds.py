@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -35,11 +36,31 @@ from autopatch_j.app.context import AppContext
 from autopatch_j.app.render import emit_json, say
 from autopatch_j.cli.invocation import app_context
 
+if TYPE_CHECKING:
+    from autopatch_j.quality import CorpusFolder
+
 LIVE_SWITCH = "AUTOPATCH_LIVE_EVAL"
 
 
 LIVE_PARTIAL_FILE = Path(".autopatch-j") / "eval-live.partial.jsonl"
 DEFAULT_SEED = 6  # fixed, so CI runs are reproducible; every report prints the seed it used
+
+
+DEFAULT_PARTS = "dev,test"
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOptions:
+    """One `eval` invocation's options, as given on the command line."""
+
+    mode: str = "offline"
+    corpus: Path | None = None  # --corpus: a corpus file, a folder of the corpora, or of realistic sessions
+    seed: int | None = None  # None: AUTOPATCH_EVAL_SEED, else DEFAULT_SEED
+    as_json: bool = False
+    retry_rounds: int | None = None
+    part: str = DEFAULT_PARTS
+    sample: int | None = None
+    partial: Path | None = None
 
 
 def _seed(app: AppContext, seed: int | None) -> int:
@@ -64,106 +85,86 @@ def _live_provider(app: AppContext) -> Any:
     return OpenAIProvider(settings=settings)
 
 
-DEFAULT_PARTS = "dev,test"
-
-
-def _parts(app: AppContext, raw: str) -> list[str] | None:
+def _parts(app: AppContext, raw: str, folder: CorpusFolder) -> list[str] | None:
     """The parts named by `--part` ("dev", "test", "generated", comma-separated, or "all")."""
-    from autopatch_j.quality import PARTS, bundled_part_exists
+    from autopatch_j.quality import PART_FILES, PARTS
 
     names = list(PARTS) if raw.strip() == "all" else [p.strip() for p in raw.split(",") if p.strip()]
     unknown = [p for p in names if p not in PARTS]
     if not names or unknown:
         say(app.err_console, f"error: --part takes {', '.join(PARTS)} (comma-separated) or all, not {raw!r}.")
         return None
-    if raw == DEFAULT_PARTS:  # the default runs the test part only when this build bundles it
-        names = [p for p in names if p == "dev" or bundled_part_exists(p)]
+    if raw == DEFAULT_PARTS:  # the default runs the test part only when the folder has it
+        names = [p for p in names if p == "dev" or folder.has_part(p)]
     elif raw.strip() == "all":
-        names = [p for p in names if p != "test" or bundled_part_exists(p)]
-    missing = [p for p in names if p != "generated" and not bundled_part_exists(p)]
+        names = [p for p in names if p != "test" or folder.has_part(p)]
+    missing = [p for p in names if p != "generated" and not folder.has_part(p)]
     if missing:
-        say(app.err_console, f"error: this build has no {missing[0]} part (its held-out file is not bundled yet).")
+        files = ", ".join(PART_FILES[missing[0]])
+        say(app.err_console, f"error: {folder.path} has no {missing[0]} part ({files} is missing).")
         return None
     return list(dict.fromkeys(names))
 
 
-def run_eval(
-    app: AppContext,
-    *,
-    mode: str,
-    corpus_file: Path | None,
-    seed: int | None,
-    as_json: bool,
-    retry_rounds: int | None = None,
-    part: str = DEFAULT_PARTS,
-    sample: int | None = None,
-    partial: Path | None = None,
-) -> int:
+def run_eval(app: AppContext, options: EvalOptions) -> int:
     """Run the evaluation and render it; returns the exit code (1 when an invariant breaks)."""
-    from autopatch_j.quality import BUNDLED, MODES, NOT_FOUND, find_corpus_dir, use_corpus_dir
+    from autopatch_j.quality import DEV_FILE, MODES, NOT_FOUND, CorpusFolder, find_corpus_dir
 
-    if mode not in MODES:
-        say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}.")
+    if options.mode not in MODES:
+        say(app.err_console, f"error: --mode must be one of {', '.join(MODES)}, not {options.mode!r}.")
         return 2
-    if sample is not None and sample < 1:
-        say(app.err_console, f"error: --sample must be a positive number of cases, not {sample}.")
+    if options.sample is not None and options.sample < 1:
+        say(app.err_console, f"error: --sample must be a positive number of cases, not {options.sample}.")
         return 2
-    folder = corpus_file if corpus_file is not None and (corpus_file / BUNDLED).is_file() else None
-    if part.strip() == "realistic" or (corpus_file is not None and corpus_file.is_dir() and folder is None):
+    given = options.corpus
+    folder = given if given is not None and (given / DEV_FILE).is_file() else None
+    if options.part.strip() == "realistic" or (given is not None and given.is_dir() and folder is None):
         from autopatch_j.cli.eval_realistic import run_realistic
 
         return run_realistic(
             app,
-            directory=corpus_file,
-            mode=mode,
-            as_json=as_json,
-            sample=sample,
-            seed=_seed(app, seed),
-            provider=_live_provider(app) if mode == "live" else None,
+            directory=given,
+            mode=options.mode,
+            as_json=options.as_json,
+            sample=options.sample,
+            seed=_seed(app, options.seed),
+            provider=_live_provider(app) if options.mode == "live" else None,
         )
-    if corpus_file is not None and folder is None:
-        return _run_corpora(app, mode, corpus_file, seed, as_json, retry_rounds, part, sample, partial)
+    if given is not None and folder is None:
+        return _run_corpora(app, options, None, corpus_file=given)
     folder = folder or find_corpus_dir(app.root, Path(__file__).parent)
     if folder is None:  # an installed package outside a checkout: the wheel carries no corpus
         say(app.err_console, f"error: {NOT_FOUND}.")
         return 2
-    with use_corpus_dir(folder):
-        return _run_corpora(app, mode, None, seed, as_json, retry_rounds, part, sample, partial)
+    return _run_corpora(app, options, CorpusFolder(folder))
 
 
 def _run_corpora(
-    app: AppContext,
-    mode: str,
-    corpus_file: Path | None,
-    seed: int | None,
-    as_json: bool,
-    retry_rounds: int | None,
-    part: str,
-    sample: int | None,
-    partial: Path | None,
+    app: AppContext, options: EvalOptions, folder: CorpusFolder | None, *, corpus_file: Path | None = None
 ) -> int:
-    """The dev/test/generated parts (from `corpus_dir()`) or one corpus file, evaluated and rendered."""
+    """The dev/test/generated parts of `folder`, or the one `corpus_file`, evaluated and rendered."""
     from autopatch_j.quality import DEFAULT_RETRY_ROUNDS, Corpus, load_corpus, load_part, stratified_sample
     from autopatch_j.quality import evaluate_corpus as evaluate
 
-    if corpus_file is not None:
-        named: list[str] = ["file"]
+    mode = options.mode
+    corpora: dict[str, Corpus]
+    if folder is None:
+        corpora = {"file": load_corpus(corpus_file)}
     else:
-        chosen_parts = _parts(app, part)
-        if chosen_parts is None:
+        named = _parts(app, options.part, folder)
+        if named is None:
             return 2
-        named = chosen_parts
+        corpora = {name: load_part(name, folder) for name in named}
     provider = _live_provider(app) if mode == "live" else None
-    corpora: dict[str, Corpus] = {
-        name: load_corpus(corpus_file) if name == "file" else load_part(name) for name in named
-    }
-    chosen = _seed(app, seed)
-    rounds = retry_rounds if retry_rounds is not None else DEFAULT_RETRY_ROUNDS
+    chosen = _seed(app, options.seed)
+    rounds = options.retry_rounds if options.retry_rounds is not None else DEFAULT_RETRY_ROUNDS
     totals = {name: len(corpus.cases) for name, corpus in corpora.items()}
-    if sample is not None:
-        corpora = {name: stratified_sample(corpus, sample, seed=chosen) for name, corpus in corpora.items()}
+    if options.sample is not None:
+        corpora = {name: stratified_sample(corpus, options.sample, seed=chosen) for name, corpus in corpora.items()}
+    partial = options.partial
     if partial is None and mode == "live":
         partial = app.root / LIVE_PARTIAL_FILE
+    as_json = options.as_json
     if not as_json and partial is not None:
         say(app.err_console, f"eval: partial results are written to {partial} as cases finish")
     reports: dict[str, dict[str, Any]] = {}
@@ -187,8 +188,8 @@ def _run_corpora(
                 on_case=progress.case_done,
             )
             reports[name] = {"part": name, **report.to_dict()}
-            if name != "file":
-                reports[name]["files"] = _by_file(name, reports[name]["cases"])
+            if folder is not None:
+                reports[name]["files"] = _by_file(folder, name, reports[name]["cases"])
             progress.finish(reports[name])
             ok = ok and report.invariants_ok
     payload = {"mode": mode, "seed": chosen, "invariants_ok": ok, "parts": reports}
@@ -203,13 +204,11 @@ def _run_corpora(
     return 0 if ok else 1
 
 
-def _by_file(part: str, cases: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+def _by_file(folder: CorpusFolder, part: str, cases: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     """Cases and passes per file of a part made of several files (dev: corpus.json + the retired test)."""
-    from autopatch_j.quality import part_case_ids
-
     return {
         name: {"cases": len(mine), "passed": sum(c["passed"] for c in mine)}
-        for name, ids in part_case_ids(part).items()
+        for name, ids in folder.part_case_ids(part).items()
         for mine in [[c for c in cases if c["id"] in ids]]
     }
 
@@ -383,10 +382,9 @@ def register(app: typer.Typer) -> None:
         The live mode calls the configured model and runs only with AUTOPATCH_LIVE_EVAL=1; it shows
         progress per case and writes partial results as it goes.
         """
-        code = run_eval(
-            app_context(ctx),
+        options = EvalOptions(
             mode=mode,
-            corpus_file=corpus,
+            corpus=corpus,
             seed=seed,
             as_json=as_json,
             retry_rounds=retry_rounds,
@@ -394,5 +392,6 @@ def register(app: typer.Typer) -> None:
             sample=sample,
             partial=partial,
         )
+        code = run_eval(app_context(ctx), options)
         if code:
             raise typer.Exit(code)

@@ -118,15 +118,15 @@ def _publish_after_drain(app: AppContext, targets: tuple[str, ...], payload: dic
     from autopatch_j.app.publish.service import publish_after_drain, publish_payload
     from autopatch_j.cli.publish_cmds import summary
 
-    report, error = publish_after_drain(app, targets)
-    if report is None:
+    done = publish_after_drain(app, targets)
+    if done.report is None:
         payload["published"] = []
-        payload["publish_error"] = error
-        say(app.err_console, f"error: {error}", "yellow")
+        payload["publish_error"] = done.error
+        say(app.err_console, f"error: {done.error}", "yellow")
         return None
-    payload["published"] = publish_payload(report, dry_run=False, check=False, remove=False)["files"]
+    payload["published"] = publish_payload(done.report, dry_run=False, check=False, remove=False)["files"]
     payload["publish_error"] = None
-    return summary(report)
+    return summary(done.report)
 
 
 def _render_drain(app: AppContext, payload: dict[str, Any]) -> None:

@@ -136,7 +136,7 @@ def connect_memory_runtime(
         targets, note = (), f"Automatic publish is off: {message_for(exc)}"
 
     def republish() -> str | None:
-        return publish_after_drain(app, targets)[1]
+        return publish_after_drain(app, targets).error
 
     runtime = PipelineRuntime(
         lambda: Pipeline.for_manager(manager, extractor=extractor),

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from autopatch_j import set_variable
 from autopatch_j.llm.errors import LLMConfigError
 from autopatch_j.llm.setting_names import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_OUTPUT_TOKENS, ENV_PREFIX, env_name
 
@@ -65,7 +66,7 @@ class LLMSettings:
 def debug_enabled(environ: Mapping[str, str]) -> bool:
     """`AUTOPATCH_DEBUG` is on: the process switch, read like every boolean setting
     (`configuration.ProcessSettings`); a bad value is an `LLMConfigError`."""
-    if not any(name.upper() == DEBUG_ENV and value.strip() for name, value in environ.items()):
+    if set_variable(environ, DEBUG_ENV) is None:
         return False
     from autopatch_j.configuration import ConfigurationError, ProcessSettings, read_settings
 
@@ -119,7 +120,7 @@ def _anything_set(environ: Mapping[str, str], config_file: Path | None) -> bool:
     """Some `AUTOPATCH_LLM_*` variable is non-blank, or there is something at the file's place."""
     if config_file is not None and config_file.exists():
         return True
-    return any(name.upper().startswith(ENV_PREFIX) and value.strip() for name, value in environ.items())
+    return set_variable(environ, prefix=ENV_PREFIX) is not None
 
 
 def _limits(sources: LLMSources) -> LLMLimits:

@@ -171,7 +171,7 @@ def background_worker(app: AppContext) -> Worker | None:
         from autopatch_j.app.publish.service import publish_after_drain
 
         try:
-            _, error = publish_after_drain(app, targets)
+            error = publish_after_drain(app, targets).error
         except Exception as exc:  # a degraded store, a busy database: the next drain tries again
             error = message_for(exc)
         if error is not None:

@@ -14,16 +14,15 @@ TYPE_CHECKING = False  # typing stays unloaded (cold start); mypy knows the name
 
 if TYPE_CHECKING:
     from autopatch_j.quality.corpus import (
-        BUNDLED,
+        DEV_FILE,
         NOT_FOUND,
+        PART_FILES,
         PARTS,
         Corpus,
-        bundled_part_exists,
+        CorpusFolder,
         find_corpus_dir,
         load_corpus,
-        part_case_ids,
         stratified_sample,
-        use_corpus_dir,
     )
     from autopatch_j.quality.evaluate import DEFAULT_RETRY_ROUNDS, MODES
     from autopatch_j.quality.evaluate import evaluate as evaluate_corpus
@@ -32,15 +31,14 @@ if TYPE_CHECKING:
     from autopatch_j.quality.realistic_eval import SessionScore, evaluate_realistic, sample_sessions
 
 _EXPORTS = {
-    "BUNDLED": "corpus",
+    "DEV_FILE": "corpus",
     "NOT_FOUND": "corpus",
     "find_corpus_dir": "corpus",
-    "use_corpus_dir": "corpus",
+    "PART_FILES": "corpus",
     "PARTS": "corpus",
     "Corpus": "corpus",
-    "bundled_part_exists": "corpus",
+    "CorpusFolder": "corpus",
     "load_corpus": "corpus",
-    "part_case_ids": "corpus",
     "stratified_sample": "corpus",
     "DEFAULT_RETRY_ROUNDS": "evaluate",
     "MODES": "evaluate",
@@ -53,14 +51,15 @@ _EXPORTS = {
     "sample_sessions": "realistic_eval",
 }
 __all__ = [
-    "BUNDLED",
     "DEFAULT_RETRY_ROUNDS",
+    "DEV_FILE",
     "MODES",
     "NOT_FOUND",
     "PARTS",
+    "PART_FILES",
     "Corpus",
+    "CorpusFolder",
     "SessionScore",
-    "bundled_part_exists",
     "evaluate_corpus",
     "evaluate_realistic",
     "find_checkout_part",
@@ -68,9 +67,7 @@ __all__ = [
     "load_corpus",
     "load_part",
     "load_realistic",
-    "part_case_ids",
     "sample_sessions",
     "stratified_sample",
-    "use_corpus_dir",
 ]
 __getattr__ = lazy_api(__name__, _EXPORTS)

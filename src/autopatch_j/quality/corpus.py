@@ -17,9 +17,10 @@ pydantic, then every cross-reference — so a broken case fails loudly before an
 
 The corpora measure and train; the running package needs none of them, so they live in the
 repository's `eval/corpus/` (listed with their sha256 in its `manifest.json`), not in the wheel.
-`corpus_dir()` is the one place that says where they are: the folder `eval --corpus DIR` chose
-(`use_corpus_dir`), else the checkout's `eval/corpus/`, found by walking up from the current
-directory and from this package's own location.
+Where they are is a value, `CorpusFolder`, handed to everything that reads them (`load_part`, the
+paraphrase vocabulary, the speech model's training data): `eval --corpus DIR` passes its folder;
+without one, `CorpusFolder.of_checkout()` finds the checkout's `eval/corpus/` by walking up from the
+current directory and from this package's own location.
 """
 
 from __future__ import annotations
@@ -27,8 +28,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -62,7 +62,7 @@ CATEGORIES: tuple[str, ...] = (
 )
 MIN_CASES = 80
 
-BUNDLED = "corpus.json"
+DEV_FILE = "corpus.json"
 RETIRED_TEST = "corpus_retired_test.json"
 RETIRED_TEST2 = "corpus_retired_test2.json"
 RETIRED_TEST3 = "corpus_retired_test3.json"
@@ -110,12 +110,12 @@ RETIRED: dict[str, str] = {
     RETIRED_TEST19: "88/105",  # `h19-*`
     RETIRED_TEST20: "92/105",  # `h20-*`
 }
-#: The parts' files (in `corpus_dir()`). `dev` may be tuned on: the project's own cases plus the retired held-out
+#: The parts' files (in a `CorpusFolder`). `dev` may be tuned on: the project's own cases plus the retired held-out
 #: parts above. `test` holds the held-out files written from the spec alone by authors who never saw
 #: the lexicon, never tuned on (`h21-*` and `h22-*`, measured on the same frozen rules); a corpus
 #: folder without them has no test part. `generated` is built by `paraphrase.py`.
 PART_FILES: dict[str, tuple[str, ...]] = {
-    "dev": (BUNDLED, *RETIRED),
+    "dev": (DEV_FILE, *RETIRED),
     "test": ("corpus_test21.json", "corpus_test22.json"),
 }
 PARTS: tuple[str, ...] = ("dev", "test", "generated")
@@ -128,7 +128,6 @@ NOT_FOUND = (
     "The quality corpora are not installed with the package: run this from a checkout of the "
     "autopatch-j repository, which holds them in eval/corpus/, or pass --corpus DIR"
 )
-_chosen: list[Path] = []
 
 
 class CorpusError(InvalidInputError):
@@ -248,53 +247,51 @@ def find_corpus_dir(*starts: Path) -> Path | None:
     return find_checkout_folder(CHECKOUT_CORPUS, *starts)
 
 
-@contextmanager
-def use_corpus_dir(directory: Path) -> Iterator[Path]:
-    """Read the corpora from `directory` (`eval --corpus DIR`) inside the block."""
-    _chosen.append(directory)
-    try:
-        yield directory
-    finally:
-        _chosen.pop()
+@dataclass(frozen=True, slots=True)
+class CorpusFolder:
+    """A folder of corpus files — a checkout's `eval/corpus/` or the one `eval --corpus DIR` names."""
+
+    path: Path
+
+    @classmethod
+    def of_checkout(cls, *starts: Path) -> CorpusFolder:
+        """The `eval/corpus/` of the checkout holding one of `starts` (default: the current directory
+        and this package); `CorpusError` (`NOT_FOUND`) outside a checkout."""
+        found = find_corpus_dir(*(starts or (Path.cwd(), Path(__file__).parent)))
+        if found is None:
+            raise CorpusError(NOT_FOUND)
+        return cls(found)
+
+    def file(self, name: str) -> Path:
+        """The corpus file `name` in this folder."""
+        return self.path / name
+
+    def has_part(self, part: str) -> bool:
+        """Every file of `part` (`dev`, `test`) is in this folder."""
+        return all(self.file(name).is_file() for name in PART_FILES[part])
+
+    def part_case_ids(self, part: str) -> dict[str, set[str]]:
+        """The case ids of each file of a part (for per-file figures of a merged part)."""
+        return {
+            name: {case.id for case in parse_corpus(self.file(name).read_text(encoding="utf-8"), min_cases=1).cases}
+            for name in PART_FILES.get(part, ())
+            if self.file(name).is_file()
+        }
 
 
-def corpus_dir() -> Path:
-    """The folder of the corpora: the one `use_corpus_dir` chose, else the checkout's `eval/corpus/`
-    above the current directory or this package; `CorpusError` (`NOT_FOUND`) without either."""
-    if _chosen:
-        return _chosen[-1]
-    found = find_corpus_dir(Path.cwd(), Path(__file__).parent)
-    if found is None:
-        raise CorpusError(NOT_FOUND)
-    return found
+def checkout_or(folder: CorpusFolder | None) -> CorpusFolder:
+    """`folder`, or the checkout's when none is given."""
+    return CorpusFolder.of_checkout() if folder is None else folder
 
 
 def load_corpus(path: Path | None = None, *, min_cases: int = MIN_CASES) -> Corpus:
-    """Read and fully validate a corpus file (the dev part's `corpus.json` by default)."""
-    path = bundled_file(BUNDLED) if path is None else path
+    """Read and fully validate a corpus file (the checkout's dev `corpus.json` by default)."""
+    path = CorpusFolder.of_checkout().file(DEV_FILE) if path is None else path
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CorpusError(f"Cannot read the corpus {path}: {exc.strerror or exc}.") from exc
     return parse_corpus(text, min_cases=min_cases)
-
-
-def bundled_file(name: str) -> Path:
-    """The corpus file `name` in `corpus_dir()`."""
-    return corpus_dir() / name
-
-
-def bundled_part_exists(part: str) -> bool:
-    return all(bundled_file(name).is_file() for name in PART_FILES[part])
-
-
-def part_case_ids(part: str) -> dict[str, set[str]]:
-    """The case ids of each file of a part (for per-file figures of a merged part)."""
-    return {
-        name: {case.id for case in parse_corpus(bundled_file(name).read_text(encoding="utf-8"), min_cases=1).cases}
-        for name in PART_FILES.get(part, ())
-        if bundled_file(name).is_file()
-    }
 
 
 def parse_corpus(text: str, *, min_cases: int = MIN_CASES) -> Corpus:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from autopatch_j.quality.corpus import Case, ChangelogEntry, Corpus, bundled_file, case_problems
+from autopatch_j.quality.corpus import Case, ChangelogEntry, Corpus, CorpusFolder, case_problems, checkout_or
 
 VOCAB_FILE = "paraphrase_vocab.json"
 DEFAULT_SEED = 11
@@ -43,8 +43,9 @@ class Utterance:
     proposal: str = ""  # the assistant's proposal (turn 0) the gold memory also quotes
 
 
-def load_vocab() -> dict[str, Any]:
-    text = bundled_file(VOCAB_FILE).read_text(encoding="utf-8")
+def load_vocab(folder: CorpusFolder | None = None) -> dict[str, Any]:
+    """The paraphrase vocabulary of `folder` (the checkout's by default)."""
+    text = checkout_or(folder).file(VOCAB_FILE).read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 
@@ -214,9 +215,11 @@ class _Draw:
         return self._drawn[name]
 
 
-def generate(*, seed: int = DEFAULT_SEED, per_side: int = DEFAULT_PER_SIDE) -> list[Utterance]:
+def generate(
+    *, seed: int = DEFAULT_SEED, per_side: int = DEFAULT_PER_SIDE, vocab: dict[str, Any] | None = None
+) -> list[Utterance]:
     """`per_side` distinct positive and `per_side` distinct negative utterances, reproducibly."""
-    vocab = load_vocab()
+    vocab = vocab or load_vocab()
     classes: dict[str, list[str]] = {**vocab["held_out"], **vocab["frames"]}
     classes["ask_zh"], classes["ask_en"] = list(_ASK_ZH), list(_ASK_EN)
     rng = random.Random(seed)
@@ -265,13 +268,17 @@ def to_case(utterance: Utterance, index: int) -> Case:
     )
 
 
-def generated_corpus(*, seed: int = DEFAULT_SEED, per_side: int = DEFAULT_PER_SIDE) -> Corpus:
-    """The generated set as a corpus that `evaluate` runs like any other part."""
-    cases = [to_case(u, i) for i, u in enumerate(generate(seed=seed, per_side=per_side))]
+def generated_corpus(
+    *, seed: int = DEFAULT_SEED, per_side: int = DEFAULT_PER_SIDE, folder: CorpusFolder | None = None
+) -> Corpus:
+    """The generated set, from the vocabulary of `folder` (the checkout's by default), as a corpus that
+    `evaluate` runs like any other part."""
+    vocab = load_vocab(folder)
+    cases = [to_case(u, i) for i, u in enumerate(generate(seed=seed, per_side=per_side, vocab=vocab))]
     problems = [f"{case.id}: {p}" for case in cases for p in case_problems(case)]
     if problems:
         raise RuntimeError("the paraphrase generator built invalid cases: " + "; ".join(problems[:5]))
-    version = f"{load_vocab()['version']}.0.{seed}"
+    version = f"{vocab['version']}.0.{seed}"
     return Corpus(
         version=version,
         changelog=[ChangelogEntry(version=version, date="generated", changes=f"seed {seed}, {per_side} per side")],

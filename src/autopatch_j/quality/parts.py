@@ -1,5 +1,5 @@
-"""The bundled corpus parts, loaded by name: `dev` and `test` from their files (`corpus.PART_FILES`),
-`generated` from the paraphrase generator."""
+"""The corpus parts, loaded by name from a `CorpusFolder`: `dev` and `test` from their files
+(`corpus.PART_FILES`), `generated` from the paraphrase generator (its vocabulary is in the folder too)."""
 
 from __future__ import annotations
 
@@ -11,28 +11,29 @@ from autopatch_j.quality.corpus import (
     PARTS,
     Corpus,
     CorpusError,
-    bundled_file,
-    bundled_part_exists,
+    CorpusFolder,
+    checkout_or,
     parse_corpus,
 )
 from autopatch_j.quality.paraphrase import generated_corpus
 
 
-def load_part(part: str) -> Corpus:
-    """One bundled part: `dev` (its files merged, ids kept), `test` (a smaller floor: it is held out,
-    not padded) or `generated`."""
+def load_part(part: str, folder: CorpusFolder | None = None) -> Corpus:
+    """One part of `folder` (the checkout's by default): `dev` (its files merged, ids kept), `test`
+    (a smaller floor: it is held out, not padded) or `generated`."""
+    folder = checkout_or(folder)
     if part == "generated":
-        return generated_corpus()
+        return generated_corpus(folder=folder)
     if part not in PART_FILES:
         raise CorpusError(f"Unknown corpus part {part!r}; choose one of {', '.join(PARTS)}.")
-    if not bundled_part_exists(part):
+    if not folder.has_part(part):
         raise CorpusError(
-            f"This build has no {part} part: {', '.join(PART_FILES[part])} is not bundled "
+            f"{folder.path} has no {part} part: {', '.join(PART_FILES[part])} is missing "
             "(the held-out test part is written by a spec-only author and added after the rules are frozen)."
         )
     files = [
         parse_corpus(
-            bundled_file(name).read_text(encoding="utf-8"), min_cases=MIN_CASES if n == 0 and part == "dev" else 1
+            folder.file(name).read_text(encoding="utf-8"), min_cases=MIN_CASES if n == 0 and part == "dev" else 1
         )
         for n, name in enumerate(PART_FILES[part])
     ]

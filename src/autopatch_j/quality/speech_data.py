@@ -24,7 +24,7 @@ from typing import Literal, Protocol, cast
 
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.structure import parse
-from autopatch_j.quality.corpus import PART_FILES, Case, bundled_file, parse_corpus
+from autopatch_j.quality.corpus import PART_FILES, Case, CorpusFolder, checkout_or, parse_corpus
 from autopatch_j.quality.realistic import MANIFEST, RealisticPart, Session, load_realistic
 
 Label = Literal["user_preference", "project_decision", "none"]
@@ -88,34 +88,37 @@ def _label(memories: Sequence[_Memory], turn: int, text: str, start: int, end: i
     return "none"
 
 
-def negative_examples() -> list[Example]:
+def negative_examples(folder: CorpusFolder | None = None) -> list[Example]:
     """Ordinary talk that states no rule — one-off requests, questions, reports, descriptions,
     complaints, chat, temporary or hypothetical instructions, other people's rules, general
     knowledge — written for training only by a helper that saw neither the rules nor the corpus
     (`NEGATIVES`): the corpus alone is half rules, far more than a real conversation."""
-    data = json.loads(bundled_file(NEGATIVES).read_text(encoding="utf-8"))
+    data = json.loads(checkout_or(folder).file(NEGATIVES).read_text(encoding="utf-8"))
     return [Example(text=s["text"], label="none") for s in data["sentences"]]
 
 
-def fix_examples() -> list[Example]:
+def fix_examples(folder: CorpusFolder | None = None) -> list[Example]:
     """Labelled sentences added to fix a reading (`FIXES`): a miss or a false reading of the model is
     fixed by an example and a retrain, never by a pattern."""
-    data = json.loads(bundled_file(FIXES).read_text(encoding="utf-8"))
+    data = json.loads(checkout_or(folder).file(FIXES).read_text(encoding="utf-8"))
     return [Example(text=s["text"], label=s["label"]) for s in data["sentences"]]
 
 
-def part_examples(part: str) -> dict[str, list[Example]]:
-    """The examples of each file of a bundled part, by file name."""
+def part_examples(part: str, folder: CorpusFolder | None = None) -> dict[str, list[Example]]:
+    """The examples of each file of a part of `folder` (the checkout's by default), by file name."""
+    folder = checkout_or(folder)
     examples: dict[str, list[Example]] = {}
     for name in PART_FILES[part]:
-        corpus = parse_corpus(bundled_file(name).read_text(encoding="utf-8"), min_cases=1)
+        corpus = parse_corpus(folder.file(name).read_text(encoding="utf-8"), min_cases=1)
         examples[name] = [e for case in corpus.cases for e in case_examples(case)]
     return examples
 
 
-def file_digests(names: tuple[str, ...]) -> dict[str, str]:
-    """The sha256 of each bundled file: what a model trained on them records."""
-    return {name: hashlib.sha256(bundled_file(name).read_bytes()).hexdigest() for name in names}
+def file_digests(names: tuple[str, ...], folder: CorpusFolder | None = None) -> dict[str, str]:
+    """The sha256 of each corpus file of `folder` (the checkout's by default): what a model trained on
+    them records."""
+    folder = checkout_or(folder)
+    return {name: hashlib.sha256(folder.file(name).read_bytes()).hexdigest() for name in names}
 
 
 def session_examples(session: Session) -> list[Example]:

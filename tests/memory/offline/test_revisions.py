@@ -32,6 +32,9 @@ from tests.memory.pipeline_support import admit, pipeline_for
 from tests.memory.test_offline import extracted
 from tests.memory.test_validation import turn
 
+# the sessions are scored once (module fixture) for the file (docs/testing.md)
+pytestmark = pytest.mark.xdist_group("offline-revisions")
+
 REVISIONS = cases("revisions")
 SESSIONS = cases("revisions_sessions")
 CLI = Path(sys.executable).with_name("autopatch-j")

@@ -125,17 +125,25 @@ def publish(
     )
 
 
-def publish_after_drain(app: AppContext, targets: Iterable[str]) -> tuple[PublishReport | None, str | None]:
-    """The automatic publish every drain path runs when the `publish` setting names files:
-    `(report, None)`; `(None, sentence)` when publishing was refused (the drain's work stands, the
-    caller reports the sentence); `(None, None)` when `targets` is empty (publishing is off)."""
+@dataclass(frozen=True, slots=True)
+class DrainPublish:
+    """What the automatic publish after a drain did: `report` when it published; `error`, one
+    sentence, when publishing was refused (the drain's work stands, the caller reports it); neither
+    when no target is set (publishing is off)."""
+
+    report: PublishReport | None = None
+    error: str | None = None
+
+
+def publish_after_drain(app: AppContext, targets: Iterable[str]) -> DrainPublish:
+    """The automatic publish every drain path runs when the `publish` setting names files."""
     targets = tuple(targets)
     if not targets:
-        return None, None
+        return DrainPublish()
     try:
-        return publish(app, targets=targets), None
+        return DrainPublish(report=publish(app, targets=targets))
     except PublishError as exc:
-        return None, message_for(exc)
+        return DrainPublish(error=message_for(exc))
 
 
 def project_file(root: Path, target: str) -> Path:

@@ -15,6 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
+from autopatch_j import set_variable
 from autopatch_j.app.errors import PublishConfigError
 
 ENV_NAME = "AUTOPATCH_PUBLISH"
@@ -39,7 +40,7 @@ def read_publish_targets(environ: Mapping[str, str], root: Path) -> tuple[str, .
 
 def _mentioned(environ: Mapping[str, str], config_file: Path) -> bool:
     """The variable is set, or the file has a `publish` key (or cannot be parsed, which the full read reports)."""
-    if any(name.upper() == ENV_NAME and value.strip() for name, value in environ.items()):
+    if set_variable(environ, ENV_NAME) is not None:
         return True
     if not config_file.exists():
         return False
