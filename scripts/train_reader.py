@@ -32,7 +32,7 @@ from sklearn.linear_model import LogisticRegression
 
 from autopatch_j.memory.lexicon import LEXICON_FILE, Lexicon, load_lexicon_file
 from autopatch_j.memory.reader import FORMAT, KINDS, NONE, READER_FILE, ReaderModel
-from autopatch_j.quality.corpus import PART_FILES, bundled_file, parse_corpus
+from autopatch_j.quality.corpus import PART_FILES, CorpusFolder, parse_corpus
 from autopatch_j.quality.reader_data import (
     READER_FIXES,
     ReaderExample,
@@ -75,15 +75,16 @@ def realistic_parts(directory: Path) -> dict[str, RealisticPart]:
 def groups(directory: Path) -> dict[str, list[ReaderExample]]:
     """Every training group: `realistic/<author>` and `corpus/<file>` (fixes and negatives too)."""
     lex = lexicon()
+    corpus_folder = CorpusFolder.of_checkout()
     found: dict[str, list[ReaderExample]] = {}
     for part in realistic_parts(directory).values():
         found.update(realistic_groups(part, lex))
     for name in PART_FILES["dev"]:
-        corpus = parse_corpus(bundled_file(name).read_text(encoding="utf-8"), min_cases=1)
+        corpus = parse_corpus(corpus_folder.file(name).read_text(encoding="utf-8"), min_cases=1)
         found[CORPUS_PREFIX + name] = [e for case in corpus.cases for e in case_examples(case, lex)]
     found[CORPUS_PREFIX + FIXES] = single_examples(((e.text, e.label) for e in fix_examples()), lex)
     found[CORPUS_PREFIX + NEGATIVES] = single_examples(((e.text, e.label) for e in negative_examples()), lex)
-    fixes = json.loads(bundled_file(READER_FIXES).read_text(encoding="utf-8"))["sentences"]
+    fixes = json.loads(corpus_folder.file(READER_FIXES).read_text(encoding="utf-8"))["sentences"]
     found[CORPUS_PREFIX + READER_FIXES] = single_examples(((f["text"], f["label"]) for f in fixes), lex)
     return found
 
