@@ -26,7 +26,10 @@ import re
 import sqlite3
 import sys
 import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from autopatch_j.memory.manager import MemoryManager
 
@@ -86,55 +89,92 @@ def _store_memories(manager: MemoryManager, memories: list[dict[str, object]]) -
     return ids
 
 
-def run(part: str, *, misses: bool) -> dict[str, object]:
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One query of a session answered by a fresh store holding the session's active gold memories;
+    `manager` stays open only while the answer is being looked at."""
+
+    session: dict[str, Any]
+    query: dict[str, Any]
+    hits: list[Any]
+    ids: dict[str, int]  # gold key → memory id
+    manager: MemoryManager
+
+    @property
+    def target(self) -> dict[str, Any] | None:
+        """The gold memory the query asks for (None for a nothing-query)."""
+        key = self.query["target"]
+        return None if key is None else next(m for m in self.session["memories"] if m["key"] == key)
+
+    @property
+    def hit(self) -> bool:
+        """A nothing-query found nothing, or the target is among the hits."""
+        key = self.query["target"]
+        if key is None:
+            return not self.hits
+        return self.ids.get(key) in {hit.memory_id for hit in self.hits}
+
+
+def session_files(part: str) -> list[Path]:
+    """The batch files of `eval/realistic/<part>/*/*.json` (or of an absolute folder)."""
     files = sorted((ROOT / "eval" / "realistic" / part).glob("*/*.json"))
     if not files:
         raise SystemExit(f"no session files under eval/realistic/{part}/")
+    return files
+
+
+def load_sessions(files: list[Path]) -> list[dict[str, Any]]:
+    """Every session of the batch files, in order."""
+    return [session for path in files for session in json.loads(path.read_text(encoding="utf-8"))["sessions"]]
+
+
+def answers(sessions: list[dict[str, Any]]) -> Iterator[Answer]:
+    """Every query of every session, answered by the top 5 of `MemoryManager.search`."""
+    for session in sessions:
+        with tempfile.TemporaryDirectory() as tmp:
+            manager = MemoryManager(root=Path(tmp))
+            if not manager.open().ok:
+                raise SystemExit("a fresh store did not open")
+            try:
+                ids = _store_memories(manager, session["memories"])
+                thread = manager.active_thread().id
+                for query in session["queries"]:
+                    hits = manager.search(thread_id=thread, query=query["query"], limit=5)
+                    yield Answer(session=session, query=query, hits=hits, ids=ids, manager=manager)
+            finally:
+                manager.close()
+
+
+def run(part: str, *, misses: bool) -> dict[str, object]:
+    files = session_files(part)
+    sessions = load_sessions(files)
     counts = {"same": [0, 0], "cross": [0, 0], "null": [0, 0]}
     missed: list[dict[str, object]] = []
-    sessions = 0
-    for path in files:
-        for session in json.loads(path.read_text(encoding="utf-8"))["sessions"]:
-            sessions += 1
-            with tempfile.TemporaryDirectory() as tmp:
-                manager = MemoryManager(root=Path(tmp))
-                if not manager.open().ok:
-                    raise SystemExit("a fresh store did not open")
-                try:
-                    ids = _store_memories(manager, session["memories"])
-                    by_key = {m["key"]: m for m in session["memories"]}
-                    thread = manager.active_thread().id
-                    for query in session["queries"]:
-                        hits = manager.search(thread_id=thread, query=query["query"], limit=5)
-                        target = query["target"]
-                        if target is None:
-                            ok = not hits
-                            cls = "null"
-                        else:
-                            memory = by_key[target]
-                            ok = ids.get(target) in {hit.memory_id for hit in hits}
-                            same = language(query["query"]) == language(f"{memory['title']} {memory['content']}")
-                            cls = "same" if same else "cross"
-                        counts[cls][0] += int(ok)
-                        counts[cls][1] += 1
-                        if not ok and misses:
-                            missed.append(
-                                {
-                                    "session": session["id"],
-                                    "class": cls,
-                                    "query": query["query"],
-                                    "target": None if target is None else by_key[target]["title"],
-                                    "got": [hit.title for hit in hits],
-                                }
-                            )
-                finally:
-                    manager.close()
+    for answer in answers(sessions):
+        memory = answer.target
+        if memory is None:
+            cls = "null"
+        else:
+            same = language(answer.query["query"]) == language(f"{memory['title']} {memory['content']}")
+            cls = "same" if same else "cross"
+        counts[cls][0] += int(answer.hit)
+        counts[cls][1] += 1
+        if not answer.hit and misses:
+            missed.append(
+                {
+                    "session": answer.session["id"],
+                    "class": cls,
+                    "query": answer.query["query"],
+                    "target": None if memory is None else memory["title"],
+                    "got": [hit.title for hit in answer.hits],
+                }
+            )
     found = counts["same"][0] + counts["cross"][0]
     targeted = counts["same"][1] + counts["cross"][1]
     report: dict[str, object] = {
         "part": part,
         "files": len(files),
-        "sessions": sessions,
+        "sessions": len(sessions),
         "hit_at_5": round(found / targeted, 3) if targeted else None,
         "targeted": targeted,
         "same_language": _share(counts["same"]),

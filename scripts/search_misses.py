@@ -22,15 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from query_eval import ROOT, _store_memories, language
+from query_eval import answers, language, load_sessions, session_files
 
-from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.search import MIN_TERMS, plan_in_tx
 
 _POSTINGS = "SELECT p.term FROM memory_postings p JOIN memory_items i ON i.id = p.item_id WHERE i.memory_id = ?"
@@ -67,44 +65,26 @@ def classify(conn: object, query: str, memory_id: int | None, hit_ids: list[int]
 
 
 def run(part: str) -> dict[str, object]:
-    files = sorted((ROOT / "eval" / "realistic" / part).glob("*/*.json"))
-    if not files:
-        raise SystemExit(f"no session files under eval/realistic/{part}/")
     misses: list[dict[str, object]] = []
-    for path in files:
-        for session in json.loads(path.read_text(encoding="utf-8"))["sessions"]:
-            with tempfile.TemporaryDirectory() as tmp:
-                manager = MemoryManager(root=Path(tmp))
-                if not manager.open().ok:
-                    raise SystemExit("a fresh store did not open")
-                try:
-                    ids = _store_memories(manager, session["memories"])
-                    by_key = {m["key"]: m for m in session["memories"]}
-                    thread = manager.active_thread().id
-                    for query in session["queries"]:
-                        hits = manager.search(thread_id=thread, query=query["query"], limit=5)
-                        hit_ids = [hit.memory_id for hit in hits]
-                        target = query["target"]
-                        wanted = ids.get(target) if target else None
-                        if (target is None and not hits) or (target is not None and wanted in hit_ids):
-                            continue
-                        with manager.db.read("classify a miss") as conn:
-                            why = classify(conn, query["query"], wanted, hit_ids)
-                        memory: dict[str, str] = by_key.get(target, {}) if target else {}
-                        memory_text = f"{memory.get('title', '')} {memory.get('content', '')}"
-                        misses.append(
-                            {
-                                "session": session["id"],
-                                "lang": language(query["query"]),
-                                "cross": bool(memory) and language(query["query"]) != language(memory_text),
-                                "query": query["query"],
-                                "target": memory.get("title"),
-                                "got": [hit.title for hit in hits],
-                                **why,
-                            }
-                        )
-                finally:
-                    manager.close()
+    for answer in answers(load_sessions(session_files(part))):
+        if answer.hit:
+            continue
+        memory: dict[str, str] = answer.target or {}
+        wanted = answer.ids.get(answer.query["target"]) if memory else None
+        with answer.manager.db.read("classify a miss") as conn:
+            why = classify(conn, answer.query["query"], wanted, [hit.memory_id for hit in answer.hits])
+        memory_text = f"{memory.get('title', '')} {memory.get('content', '')}"
+        misses.append(
+            {
+                "session": answer.session["id"],
+                "lang": language(answer.query["query"]),
+                "cross": bool(memory) and language(answer.query["query"]) != language(memory_text),
+                "query": answer.query["query"],
+                "target": memory.get("title"),
+                "got": [hit.title for hit in answer.hits],
+                **why,
+            }
+        )
     classes = Counter(str(m["class"]) for m in misses)
     missing = Counter(
         str(t)[1:].rsplit(":", 1)[0]

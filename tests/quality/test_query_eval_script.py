@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,17 +36,7 @@ SESSION = {
 
 
 def test_the_script_scores_a_folder_of_sessions(tmp_path: Path) -> None:
-    folder = tmp_path / "part" / "q1"
-    folder.mkdir(parents=True)
-    batch = {"author": "q1", "batch": 1, "sessions": [SESSION]}
-    (folder / "q1-b01.json").write_text(json.dumps(batch), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "query_eval.py"), "--part", str(tmp_path / "part"), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = _run_script("query_eval.py", tmp_path, SESSION)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     text = json.dumps(report)
@@ -56,25 +47,30 @@ def test_the_script_scores_a_folder_of_sessions(tmp_path: Path) -> None:
 
 
 def test_the_miss_classifier_names_why_each_query_missed(tmp_path: Path) -> None:
-    folder = tmp_path / "part" / "q1"
-    folder.mkdir(parents=True)
     session = dict(SESSION)
     session["queries"] = [
         *SESSION["queries"],  # type: ignore[list-item]
         {"query": "which bundler do we ship with", "target": "m1"},  # shares no word with the memory
     ]
-    batch = {"author": "q1", "batch": 1, "sessions": [session]}
-    (folder / "q1-b01.json").write_text(json.dumps(batch), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "search_misses.py"), "--part", str(tmp_path / "part"), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = _run_script("search_misses.py", tmp_path, session)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["classes"] == {"no_shared_term": 1}, report
     (miss,) = report["misses"]
     assert miss["query"] == "which bundler do we ship with"
     assert any(term.startswith("-bundler") for term in miss["terms"]), miss
+
+
+def _run_script(script: str, tmp_path: Path, session: Mapping[str, object]) -> subprocess.CompletedProcess[str]:
+    """Run `scripts/<script> --part <a folder holding one batch of `session`> --json`."""
+    folder = tmp_path / "part" / "q1"
+    folder.mkdir(parents=True)
+    batch = {"author": "q1", "batch": 1, "sessions": [session]}
+    (folder / "q1-b01.json").write_text(json.dumps(batch), encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), "--part", str(tmp_path / "part"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
