@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.reader import TurnView, sentence_features, turn_features
 from autopatch_j.quality.corpus import Case
 from autopatch_j.quality.realistic import RealisticPart, Session
+from autopatch_j.quality.speech_data import QuotedMemory
 
 #: The reader's own labelled fixes in the corpus folder (`eval/corpus/`), beside the speech model's.
 READER_FIXES = "reader_fixes.json"
@@ -37,22 +37,6 @@ class ReaderExample:
     features: dict[str, float]
 
 
-class _Source(Protocol):
-    @property
-    def turn(self) -> int: ...
-    @property
-    def role(self) -> str: ...
-    @property
-    def quote(self) -> str: ...
-
-
-class _Memory(Protocol):
-    @property
-    def kind(self) -> str: ...
-    @property
-    def sources(self) -> Sequence[_Source]: ...
-
-
 def _overlaps(text: str, start: int, end: int, quote: str) -> bool:
     at = text.find(quote)
     if at < 0:
@@ -62,7 +46,7 @@ def _overlaps(text: str, start: int, end: int, quote: str) -> bool:
 
 
 def _label(
-    memories: Sequence[_Memory],
+    memories: Sequence[QuotedMemory],
     not_memories: Iterable[tuple[int, str, str]],
     turn: int,
     text: str,

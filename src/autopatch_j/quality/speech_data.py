@@ -54,7 +54,9 @@ def case_examples(case: Case) -> list[Example]:
     return found
 
 
-class _Source(Protocol):
+class QuotedSource(Protocol):
+    """A gold memory's source: which turn, whose words, the exact quote."""
+
     @property
     def turn(self) -> int: ...
     @property
@@ -63,16 +65,16 @@ class _Source(Protocol):
     def quote(self) -> str: ...
 
 
-class _Memory(Protocol):
+class QuotedMemory(Protocol):
     """A gold memory of either corpus: its kind and its quoted sources."""
 
     @property
     def kind(self) -> str: ...
     @property
-    def sources(self) -> Sequence[_Source]: ...
+    def sources(self) -> Sequence[QuotedSource]: ...
 
 
-def _label(memories: Sequence[_Memory], turn: int, text: str, start: int, end: int) -> Label:
+def _label(memories: Sequence[QuotedMemory], turn: int, text: str, start: int, end: int) -> Label:
     """The kind of the user-sourced preference or decision whose quote covers most of the sentence
     `text[start:end]` of user turn `turn` (half of the sentence or half of the quote), else none."""
     for memory in memories:
