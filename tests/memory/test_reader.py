@@ -86,11 +86,6 @@ def test_the_shipped_weights_are_sparse_integer_pairs() -> None:
     assert sum(len(row) for row in rows) // 2 < 0.5 * len(rows) * len(model.classes)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the speech model retrained with r6/r7 scores the preference just below its threshold, so the "
-    "validator's explicit-speech rule drops it on the reader path (the default path is unaffected)",
-)
 def test_two_statements_beside_a_paste_become_two_memories_of_their_own_kinds(manager: MemoryManager) -> None:
     admit(manager, [("can you look at the failing job?", "Sure, send me the log."), (PASTE_AND_TWO_RULES, "Got it.")])
     drain(pipeline_for(manager, RulesExtractor(read_with_model=True)))
