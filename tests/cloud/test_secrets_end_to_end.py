@@ -77,7 +77,16 @@ JUDGED = [
         "Qm7-vT2xLp9wRk4",
     ),
     ("docker login -p", "$ docker login -u ci-bot -p Zt8qLw2Vn5xKr3 registry.example.test", "Zt8qLw2Vn5xKr3"),
-    ("a label and dashes", "部署用的数据库口令——Hv3pQ8zLm2wXe——别外传", "Hv3pQ8zLm2wXe"),
+    (
+        "an all-lowercase token after its variable",
+        "export AZURE_DEVOPS_EXT_PAT=k4m2q7z9x3w8v5t1n6b0c4d8f2g7h3j9p5r1s6u0y2a8e4i7o3l5",
+        "k4m2q7z9x3w8v5t1n6b0c4d8f2g7h3j9p5r1s6u0y2a8e4i7o3l5",
+    ),
+    (
+        "a session cookie",
+        'curl -b "PHPSESSID=3n7fq2k9r8v1m4c6x0z5b2" https://app.example.test/',
+        "3n7fq2k9r8v1m4c6x0z5b2",
+    ),
     (
         "值是 after a label",
         "刚才日志里打印了短信服务的凭据，值是 Lp4Wq9ZxT2mN7vB3kR8s，已经处理。",
@@ -91,9 +100,9 @@ KEPT = [
 
 
 def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World) -> None:
-    """A `.pgpass` field, a `docker login -p` argument and values after Chinese labels, printed by
-    an agent: the result read over HTTP holds none of them, text around them and plain log lines
-    stay as printed."""
+    """A `.pgpass` field, a `docker login -p` argument, a token of no known prefix, a session cookie
+    and a value after a Chinese label, printed by an agent: the result read over HTTP holds none of
+    them, text around them and plain log lines stay as printed."""
     alice = world.user("alice")
     with TestClient(make_app(world)) as client:
         api = Api(client, alice.token)

@@ -14,9 +14,10 @@ logistic model over two groups of features (`features`):
 
 Candidates (`candidates`) are runs of token characters (6–256 long, holding a digit or a capital)
 in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
-and never past the previous candidate or `[REDACTED]`, so redacting a second time sees the same
-context and changes nothing. The weights (`secret_judge_weights.json`) are trained by
-`scripts/train_secret_judge.py`; this module only reads them. Work per candidate is bounded, so
+and never past `[REDACTED]` or a previous candidate other than a key's name (`DB_PASSWORD=`), so
+redacting a second time sees the same context and changes nothing. The weights
+(`secret_judge_weights.json`) are trained by `scripts/train_secret_judge.py`; this module only
+reads them. Work per candidate is bounded, so
 judging is linear in the length of the text.
 """
 
@@ -67,6 +68,7 @@ _SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
 _VOWELS = frozenset("aeiouyAEIOUY")
 _SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
 _ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
+_SHORT_FLAG = re.compile(r"(?:^|\s)-([A-Za-z])[ \t]*+\Z")
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow"})
 
 
@@ -84,11 +86,22 @@ def candidates(view: str) -> Iterator[Candidate]:
     floor = 0
     for match in _CANDIDATE.finditer(view):
         start, end = match.span()
-        if end - start < MIN_LENGTH or end - start > MAX_LENGTH or match.group() == _REDACTED_MARK:
+        value = match.group()
+        if end - start < MIN_LENGTH or end - start > MAX_LENGTH or value == _REDACTED_MARK:
             floor = end
             continue
         yield Candidate(start, end, max(floor, start - CONTEXT))
-        floor = end
+        if not _names_a_key(view, end, value):
+            floor = end
+
+
+_KEY_END = re.compile(r"[\"']?[ \t]{0,2}[=:：]")
+
+
+def _names_a_key(view: str, end: int, value: str) -> bool:
+    """A candidate that names what follows (`DB_PASSWORD=`, `"DD_API_KEY":`, an environment
+    variable's name): the context of the next candidate reaches back over it."""
+    return _SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None
 
 
 @dataclass(frozen=True)
@@ -208,10 +221,13 @@ def _context(before: str, whole_before: str, out: dict[str, float]) -> None:
     out[f"sep:{kind}"] = 1.0
     key = _ASCII_WORDS.findall(stripped[-40:])
     key_words = _words(key[-1]) if key and stripped.endswith(key[-1]) else []
-    near = [w for token in key[-4:] for w in _words(token)]
+    near = [w for token in key[-6:] for w in _words(token)]
     for word in key_words[-3:]:
         out[f"k:{word}"] = 1.0
-    for word in near[-6:]:
+    flag = _SHORT_FLAG.search(stripped)
+    if flag:
+        out[f"short_flag:{flag.group(1)}"] = 1.0
+    for word in near[-8:]:
         out[f"w:{word}"] = 1.0
     if any(w in lexicon.secret_en for w in key_words):
         out["key_secret"] = 1.0
@@ -284,7 +300,7 @@ def features(view: str, start: int, end: int, context_start: int | None = None) 
 # a candidate is judged only with one of these before it (a secret's key word or label, the fields
 # of a `.pgpass` line) and when it is no placeholder (`secret_values.placeholder`); elsewhere a
 # random-looking run (a digest, a certificate line) is no secret
-CONTEXT_SIGNALS = frozenset({"key_secret", "near_secret", "zh_secret", "colon_fields"})
+CONTEXT_SIGNALS = frozenset({"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p"})
 
 
 def _may_have_signal(view: str, start: int, context_start: int | None) -> bool:
@@ -295,7 +311,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None) -> bool:
     lexicon = _lexicon()
     if any(word in before for word in lexicon.secret_en) or any(word in before for word in lexicon.secret_zh):
         return True
-    return view.count(":", max(0, start - CONTEXT), start) >= 3
+    return view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before
 
 
 # a span a key-word rule found is overruled only with one of these: a word before it that names no
