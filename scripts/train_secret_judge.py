@@ -1,13 +1,16 @@
 """Train the secret judge (`autopatch_j/cloud/secret_judge.py`) and write its weights.
 
-    python scripts/train_secret_judge.py [--out FILE] [--hold-out sN] [--estimate]
+    python scripts/train_secret_judge.py [--out FILE] [--hold-out sN] [--estimate] [--snapshot-project-text]
 
 Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
 tuning sets `eval/secrets/s*/secrets.json.gz` — a secret when it overlaps one of the case's
 `must_not_contain` pieces, no secret when it is in a look-alike or overlaps nothing a rule finds —
-and, as bulk text with no secret, the candidates of the package's own source, `docs/` and the
-realistic sessions of `eval/realistic/dev` that no rule touches (those sessions carry some fake
-credentials; what a rule finds there is left out rather than guessed).
+and, as bulk text with no secret, the candidates that no rule touches in the realistic sessions of
+`eval/realistic/dev` (they carry some fake credentials; what a rule finds there is left out rather
+than guessed) and in the paragraphs of the package's source and `docs/` frozen in
+`eval/secrets/bulk/project_text.json.gz` (`--snapshot-project-text` writes it again). Only data
+files are read, so editing the source or docs does not change the weights; changing
+`eval/realistic/dev` or a secrets set does (retrain then).
 
 Deterministic: examples in a fixed order, every third bulk candidate, L2 logistic regression
 (lbfgs). The threshold and the veto are chosen on out-of-fold scores — leave one author out over
@@ -80,7 +83,7 @@ def _feature(found: Finding) -> dict[str, float]:
     return out
 
 
-def _label(item: Text, bulk: bool) -> None:
+def _label(item: Text, bulk: bool, every: int = BULK_EVERY) -> None:
     secret = _piece_spans(item.text, item.pieces)
     ruled = [(f.start, f.end) for f in item.found if f.kind != "token"]
     structured = [(f.start, f.end) for f in item.found if f.kind == "rule"]
@@ -91,7 +94,7 @@ def _label(item: Text, bulk: bool) -> None:
         if bulk:
             if found.kind == "keyword" or _overlaps(span, ruled):
                 continue  # a fake credential of the sessions, or something no one labelled
-            if number % BULK_EVERY:
+            if number % every:
                 continue
             label = 0
         elif _overlaps(span, secret):
@@ -132,10 +135,30 @@ def _strings(node: object, out: list[str]) -> None:
             _strings(value, out)
 
 
-def load_bulk() -> list[Text]:
-    raw: list[str] = []
+PROJECT_TEXT = ROOT / "eval" / "secrets" / "bulk" / "project_text.json.gz"
+
+
+def snapshot_project_text() -> int:
+    """Write the paragraphs of the package's source and `docs/` that give the judge an example (a
+    candidate after a secret's key word that no rule touches) to `PROJECT_TEXT`, frozen, so that
+    later edits of the source do not change the weights. Returns the number of paragraphs."""
+    blocks: list[str] = []
     for path in sorted((ROOT / "src" / "autopatch_j").rglob("*.py")) + sorted((ROOT / "docs").rglob("*.md")):
-        raw += [block for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip()]
+        blocks += [block for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip()]
+    kept = []
+    for block in blocks:
+        item = Text("bulk", block, None, [], findings(block))
+        _label(item, bulk=True, every=1)
+        if item.examples:
+            kept.append(block)
+    PROJECT_TEXT.parent.mkdir(parents=True, exist_ok=True)
+    raw = json.dumps({"paragraphs": kept}, ensure_ascii=False, indent=0).encode()
+    PROJECT_TEXT.write_bytes(gzip.compress(raw, mtime=0))
+    return len(kept)
+
+
+def load_bulk() -> list[Text]:
+    raw: list[str] = json.loads(gzip.decompress(PROJECT_TEXT.read_bytes()))["paragraphs"]
     for path in sorted((ROOT / "eval" / "realistic" / "dev").rglob("*.json")):
         _strings(json.loads(path.read_text(encoding="utf-8")), raw)
     texts = [Text("bulk", text, None, [], findings(text)) for text in raw]
@@ -281,7 +304,13 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="where to write the weights JSON")
     parser.add_argument("--hold-out", choices=AUTHORS, help="train without this author")
     parser.add_argument("--estimate", action="store_true", help="print the leave-one-author-out table")
+    parser.add_argument(
+        "--snapshot-project-text", action="store_true", help="freeze the source and docs paragraphs used as bulk text"
+    )
     args = parser.parse_args()
+    if args.snapshot_project_text:
+        print(f"wrote {PROJECT_TEXT}: {snapshot_project_text()} paragraphs")
+        return 0
     sets = load_sets()
     bulk = load_bulk()
     if args.estimate:
