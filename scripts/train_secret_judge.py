@@ -1,16 +1,16 @@
 """Train the secret judge (`autopatch_j/cloud/secret_judge.py`) and write its weights.
 
-    python scripts/train_secret_judge.py [--out FILE] [--hold-out sN] [--estimate] [--snapshot-project-text]
+    python scripts/train_secret_judge.py [--out FILE] [--hold-out sN] [--estimate] [--snapshot-bulk]
 
 Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
 tuning sets `eval/secrets/s*/secrets.json.gz` — a secret when it overlaps one of the case's
 `must_not_contain` pieces, no secret when it is in a look-alike or overlaps nothing a rule finds —
-and, as bulk text with no secret, the candidates that no rule touches in the realistic sessions of
-`eval/realistic/dev` (they carry some fake credentials; what a rule finds there is left out rather
-than guessed) and in the paragraphs of the package's source and `docs/` frozen in
-`eval/secrets/bulk/project_text.json.gz` (`--snapshot-project-text` writes it again). Only data
-files are read, so editing the source or docs does not change the weights; changing
-`eval/realistic/dev` or a secrets set does (retrain then).
+and, as bulk text with no secret, the candidates that no rule touches in the paragraphs of the
+package's source and `docs/` and the strings of the realistic sessions of `eval/realistic/dev` (they
+carry some fake credentials; what a rule finds there is left out rather than guessed). Those texts
+are frozen in `eval/secrets/bulk/negatives.json.gz` (`--snapshot-bulk` writes it again from the
+checkout), so the weights depend only on `eval/secrets/`: editing the source, the docs or the
+realistic sessions changes nothing until someone snapshots and retrains.
 
 Deterministic: examples in a fixed order, every third bulk candidate, L2 logistic regression
 (lbfgs). The threshold and the veto are chosen on out-of-fold scores — leave one author out over
@@ -135,33 +135,39 @@ def _strings(node: object, out: list[str]) -> None:
             _strings(value, out)
 
 
-PROJECT_TEXT = ROOT / "eval" / "secrets" / "bulk" / "project_text.json.gz"
+BULK = ROOT / "eval" / "secrets" / "bulk" / "negatives.json.gz"
 
 
-def snapshot_project_text() -> int:
-    """Write the paragraphs of the package's source and `docs/` that give the judge an example (a
-    candidate after a secret's key word that no rule touches) to `PROJECT_TEXT`, frozen, so that
-    later edits of the source do not change the weights. Returns the number of paragraphs."""
-    blocks: list[str] = []
+def _bulk_sources() -> dict[str, list[str]]:
+    project: list[str] = []
     for path in sorted((ROOT / "src" / "autopatch_j").rglob("*.py")) + sorted((ROOT / "docs").rglob("*.md")):
-        blocks += [block for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip()]
-    kept = []
-    for block in blocks:
-        item = Text("bulk", block, None, [], findings(block))
-        _label(item, bulk=True, every=1)
-        if item.examples:
-            kept.append(block)
-    PROJECT_TEXT.parent.mkdir(parents=True, exist_ok=True)
-    raw = json.dumps({"paragraphs": kept}, ensure_ascii=False, indent=0).encode()
-    PROJECT_TEXT.write_bytes(gzip.compress(raw, mtime=0))
-    return len(kept)
+        project += [block for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip()]
+    realistic: list[str] = []
+    for path in sorted((ROOT / "eval" / "realistic" / "dev").rglob("*.json")):
+        _strings(json.loads(path.read_text(encoding="utf-8")), realistic)
+    return {"project": project, "realistic_dev": realistic}
+
+
+def snapshot_bulk() -> dict[str, int]:
+    """Freeze, in `BULK`, the texts of the package's source and `docs/` (paragraphs) and of the
+    realistic sessions of `eval/realistic/dev` (strings) that give the judge an example, so that
+    later edits there do not change the weights. Returns how many of each were kept."""
+    kept: dict[str, list[str]] = {}
+    for name, texts in _bulk_sources().items():
+        kept[name] = []
+        for text in texts:
+            item = Text("bulk", text, None, [], findings(text))
+            _label(item, bulk=True, every=1)
+            if item.examples:
+                kept[name].append(text)
+    BULK.parent.mkdir(parents=True, exist_ok=True)
+    BULK.write_bytes(gzip.compress(json.dumps(kept, ensure_ascii=False, indent=0).encode(), mtime=0))
+    return {name: len(texts) for name, texts in kept.items()}
 
 
 def load_bulk() -> list[Text]:
-    raw: list[str] = json.loads(gzip.decompress(PROJECT_TEXT.read_bytes()))["paragraphs"]
-    for path in sorted((ROOT / "eval" / "realistic" / "dev").rglob("*.json")):
-        _strings(json.loads(path.read_text(encoding="utf-8")), raw)
-    texts = [Text("bulk", text, None, [], findings(text)) for text in raw]
+    frozen: dict[str, list[str]] = json.loads(gzip.decompress(BULK.read_bytes()))
+    texts = [Text("bulk", text, None, [], findings(text)) for name in sorted(frozen) for text in frozen[name]]
     for item in texts:
         _label(item, bulk=True)
     return texts
@@ -304,12 +310,10 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="where to write the weights JSON")
     parser.add_argument("--hold-out", choices=AUTHORS, help="train without this author")
     parser.add_argument("--estimate", action="store_true", help="print the leave-one-author-out table")
-    parser.add_argument(
-        "--snapshot-project-text", action="store_true", help="freeze the source and docs paragraphs used as bulk text"
-    )
+    parser.add_argument("--snapshot-bulk", action="store_true", help="freeze the bulk texts (see above)")
     args = parser.parse_args()
-    if args.snapshot_project_text:
-        print(f"wrote {PROJECT_TEXT}: {snapshot_project_text()} paragraphs")
+    if args.snapshot_bulk:
+        print(f"wrote {BULK}: {snapshot_bulk()}")
         return 0
     sets = load_sets()
     bulk = load_bulk()
