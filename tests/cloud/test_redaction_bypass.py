@@ -48,7 +48,6 @@ def adversarial_inputs() -> dict[str, Callable[[int], str]]:
         **NEW_FORMS,
         **NEW_SHAPES,
         **NEW_PATHS,
-    **NEW_JUDGE,
         **NEW_JUDGE,
         "bearer chain": lambda n: ("bearer " * n)[:n],
         "spaces after a key": lambda n: "token" + " " * n,

@@ -31,14 +31,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from autopatch_j.cloud.secret_values import placeholder
 
-if TYPE_CHECKING:
-    from autopatch_j.cloud.redaction import Finding
-
-__all__ = ["CONTEXT", "Candidate", "SecretJudge", "candidates", "features", "shipped_judge"]
+__all__ = ["CONTEXT", "Candidate", "Judged", "SecretJudge", "candidates", "features", "shipped_judge"]
 
 CONTEXT = 48
 MIN_LENGTH = 6
@@ -70,6 +67,23 @@ _SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
 _ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
 _SHORT_FLAG = re.compile(r"(?:^|\s)-([A-Za-z])[ \t]*+\Z")
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow"})
+
+
+class Judged(Protocol):
+    """What the judge reads of a finding (`redaction.Finding`): its kind (`rule`, `keyword` or
+    `token`), the view it was found in, its span there and where its context starts."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def view(self) -> str: ...
+
+    @property
+    def at(self) -> tuple[int, int]: ...
+
+    @property
+    def context_start(self) -> int | None: ...
 
 
 @dataclass(frozen=True)
@@ -350,7 +364,7 @@ class SecretJudge:
         total = sum(weights.get(name, 0.0) * value for name, value in found.items())
         return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, total))))
 
-    def accepts(self, found: Finding) -> bool:
+    def accepts(self, found: Judged) -> bool:
         """Whether a finding of `redaction.findings` is a secret: a rule's always, a key-word rule's
         unless it scores below `veto`, a candidate's when it scores at least `threshold`."""
         if found.kind == "rule":
