@@ -29,6 +29,13 @@ merged span becomes `[REDACTED]`; the result is idempotent.
 
 A rule runs on a view only when the lowercased view holds one of the literals it names
 (`Rule.needs`); the others cannot match there.
+
+Beside the rules, a learned judge (`secret_judge.SecretJudge`, the shipped weights unless another
+is given) reads the same views: `findings` lists what the rules find — tagged `keyword` for the
+rules in `JUDGED_RULES`, which find a value by the key word or label before it — and every judge
+candidate (`token`); `secret_spans` keeps every structural rule's span, a key-word rule's unless the
+judge overrules it, and the candidates it accepts. Its work per candidate is bounded, so redaction
+stays linear.
 """
 
 from __future__ import annotations
