@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.cloud.redaction_inputs import NEW_FORMS, NEW_PATHS, NEW_SHAPES, QUADRATIC_BEFORE
+from tests.cloud.redaction_inputs import NEW_FORMS, NEW_JUDGE, NEW_PATHS, NEW_SHAPES, QUADRATIC_BEFORE
 
 from autopatch_j.cloud.redaction import redact
 
@@ -38,6 +38,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     **NEW_FORMS,
     **NEW_SHAPES,
     **NEW_PATHS,
+    **NEW_JUDGE,
     "mixed agent output": lambda n: ('{"type":"agent_message","text":"token=abc \\n ghp_x sk-y"} ' * n)[:n],
 }
 

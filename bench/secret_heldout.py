@@ -9,11 +9,15 @@ come back unchanged. A secret is caught when none of its `must_not_contain` piec
 Prints recall per form and per family, the false-positive rate, and the time per MB of the whole
 set against `str.lower()` over the same text in the same run.
 
-    python bench/secret_heldout.py FILE [--half A|B] [--json]    # e.g. eval/secrets/s1/secrets.json.gz
+    python bench/secret_heldout.py FILE [--half A|B] [--weights JUDGE.json] [--json]
+
+FILE is a set such as `eval/secrets/s1/secrets.json.gz`.
 
 `--half A` keeps every other family (sorted by name, starting with the first) and the look-alikes
 with an odd id number, `--half B` the rest: tune on one half, score the other once, to estimate
-how tuning carries to an author the rules have not seen.
+how tuning carries to an author the rules have not seen. `--weights` scores the rules with another
+secret judge than the shipped one (one trained without this author: `python
+scripts/train_secret_judge.py --hold-out sN --out JUDGE.json`, the leave-one-author-out estimate).
 
 The set is kept gzipped in the repository so that no file holds provider-format literals in clear.
 """
@@ -33,13 +37,28 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from autopatch_j.cloud.redaction import redact
+from autopatch_j.cloud.redaction import REDACTED, secret_spans
+from autopatch_j.cloud.secret_judge import SecretJudge
 
 RECALL_TARGET = 0.99
 FP_TARGET = 0.02
 
 
-def score(doc: dict[str, Any]) -> dict[str, Any]:
+def redactor(judge: SecretJudge | None) -> Any:
+    """`redact` with the given judge (the shipped one when None)."""
+
+    def redact(text: str) -> str:
+        out, pos = [], 0
+        for start, end in secret_spans(text, judge=judge):
+            out += [text[pos:start], REDACTED]
+            pos = end
+        return "".join(out) + text[pos:]
+
+    return redact
+
+
+def score(doc: dict[str, Any], judge: SecretJudge | None = None) -> dict[str, Any]:
+    redact = redactor(judge)
     by_form: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     by_family: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     missed: list[str] = []
@@ -104,6 +123,7 @@ def main() -> int:
     parser.add_argument("file", type=Path, help="the held-out secrets JSON (optionally .gz)")
     parser.add_argument("--half", choices=("A", "B"), help="score one half of the set (see above)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--weights", type=Path, help="a secret judge's weights JSON instead of the shipped one")
     args = parser.parse_args()
     try:
         raw = args.file.read_bytes()
@@ -111,7 +131,12 @@ def main() -> int:
     except (OSError, ValueError, EOFError) as exc:
         print(f"cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
-    figures = score(half(doc, args.half) if args.half else doc)
+    try:
+        judge = SecretJudge.from_json(args.weights.read_text(encoding="utf-8")) if args.weights else None
+    except (OSError, ValueError) as exc:
+        print(f"cannot read the judge's weights {args.weights}: {exc}", file=sys.stderr)
+        return 2
+    figures = score(half(doc, args.half) if args.half else doc, judge)
     if args.json:
         print(json.dumps(figures, indent=2, ensure_ascii=False))
         return 0

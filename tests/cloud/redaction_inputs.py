@@ -75,3 +75,13 @@ NEW_PATHS: dict[str, Callable[[int], str]] = {
     "labels before curly quotes": lambda n: ("密码是“" * n)[:n],
     "masked groups": lambda n: ("token: " + "xxxx-" * n)[:n],
 }
+
+# Inputs aimed at the secret judge: many candidates after key words, key names that let the context
+# reach back, `.pgpass` fields, a token run longer than a candidate and a long lowercase run.
+NEW_JUDGE: dict[str, Callable[[int], str]] = {
+    "judged candidates": lambda n: ("password Ab3dEf9h " * n)[:n],
+    "key names before values": lambda n: ("DB_PASSWORD=Ab3dEf9h\n" * n)[:n],
+    "pgpass fields": lambda n: ("h:5432:d:u:Xy7Kp2Lm " * n)[:n],
+    "one long token run": lambda n: ("A1" * n)[:n],
+    "lowercase run then a capital": lambda n: "a" * n + "Z",
+}

@@ -67,3 +67,53 @@ def test_no_seeded_secret_reaches_any_table(world: World) -> None:
     assert "worker_memory_injected" in dump and "auto_memory_extracted" in dump
     leaked = [secret for secret in SECRETS if secret in dump]
     assert leaked == []
+
+
+# secrets without a prefix of their own, which the judge reads by shape and context (invented fakes)
+JUDGED = [
+    (
+        "a .pgpass line",
+        "pasted from ~/.pgpass: db-7.internal.example:5432:billing:svc_app:Qm7-vT2xLp9wRk4",
+        "Qm7-vT2xLp9wRk4",
+    ),
+    ("docker login -p", "$ docker login -u ci-bot -p Zt8qLw2Vn5xKr3 registry.example.test", "Zt8qLw2Vn5xKr3"),
+    (
+        "an all-lowercase token after its variable",
+        "export AZURE_DEVOPS_EXT_PAT=k4m2q7z9x3w8v5t1n6b0c4d8f2g7h3j9p5r1s6u0y2a8e4i7o3l5",
+        "k4m2q7z9x3w8v5t1n6b0c4d8f2g7h3j9p5r1s6u0y2a8e4i7o3l5",
+    ),
+    (
+        "a session cookie",
+        'curl -b "PHPSESSID=3n7fq2k9r8v1m4c6x0z5b2" https://app.example.test/',
+        "3n7fq2k9r8v1m4c6x0z5b2",
+    ),
+    (
+        "值是 after a label",
+        "刚才日志里打印了短信服务的凭据，值是 Lp4Wq9ZxT2mN7vB3kR8s，已经处理。",
+        "Lp4Wq9ZxT2mN7vB3kR8s",
+    ),
+]
+KEPT = [
+    'File "/app/session.py", line 12, in load_session_token\n    raise SessionTokenMissing("no token")',
+    "build 4f2a9c1 finished in 12.3s: 118 passed, 0 failed",
+]
+
+
+def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World) -> None:
+    """A `.pgpass` field, a `docker login -p` argument, a token of no known prefix, a session cookie
+    and a value after a Chinese label, printed by an agent: the result read over HTTP holds none of
+    them, text around them and plain log lines stay as printed."""
+    alice = world.user("alice")
+    with TestClient(make_app(world)) as client:
+        api = Api(client, alice.token)
+        project = api("POST", "/projects", {"name": "p"}).json()
+        task = api("POST", f"/projects/{project['id']}/tasks", {"prompt": "Print the config"}).json()
+        executor = LeakyExecutor([text for _name, text, _secret in JUDGED] + KEPT)
+        Worker(engine=world.engine, executor=executor, clock=world.clock).run_loop(once=True)
+        shown = api("GET", f"/tasks/{task['id']}").json()
+    assert shown["status"] == "completed"
+    assert [name for name, _text, secret in JUDGED if secret in shown["result_text"]] == []
+    assert [secret for _name, _text, secret in JUDGED if secret in world.dump()] == []
+    assert all(text in shown["result_text"] for text in KEPT)
+    assert "db-7.internal.example:5432:billing:svc_app:" in shown["result_text"]
+    assert "registry.example.test" in shown["result_text"]

@@ -29,6 +29,13 @@ merged span becomes `[REDACTED]`; the result is idempotent.
 
 A rule runs on a view only when the lowercased view holds one of the literals it names
 (`Rule.needs`); the others cannot match there.
+
+Beside the rules, a learned judge (`secret_judge.SecretJudge`, the shipped weights unless another
+is given) reads the same views: `findings` lists what the rules find — tagged `keyword` for the
+rules in `JUDGED_RULES`, which find a value by the key word or label before it — and every judge
+candidate (`token`); `secret_spans` keeps every structural rule's span, a key-word rule's unless the
+judge overrules it, and the candidates it accepts. Its work per candidate is bounded, so redaction
+stays linear.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NewType
 
+from autopatch_j.cloud.secret_judge import SecretJudge, candidates, shipped_judge
 from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
@@ -46,7 +54,7 @@ from autopatch_j.cloud.secret_values import REDACTED
 
 RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES
 
-__all__ = ["REDACTED", "RedactedText", "contains_secret", "redact", "redacted", "secret_spans"]
+__all__ = ["REDACTED", "Finding", "RedactedText", "contains_secret", "findings", "redact", "redacted", "secret_spans"]
 
 RedactedText = NewType("RedactedText", str)
 """Text that went through `redact` (so a function that stores it inside a transaction needs no
@@ -295,10 +303,53 @@ class _Prefilter:
 _PREFILTER = _Prefilter.of(RULES)
 
 
-def _found(view: str, rules: tuple[Rule, ...]) -> list[tuple[int, int]]:
-    """Spans of every rule whose `needs` the text meets (see `Rule`)."""
+# rules that find a value by the key word or label before it; the judge may overrule them
+JUDGED_RULES = frozenset(
+    {
+        "key_value", "secret_context", "chinese_label", "cli_password_flag", "prose_secret",
+        "chinese_label_verb", "argv_password_flag", "command_password_flag", "table_row",
+        "printf_argument", "spaced_key_value", "chinese_label_glued", "word_space_value",
+        "credential_pair", "use_as_password", "set_password_to", "setter_literal", "yaml_block_value",
+        "xml_element", "config_key_value_attributes", "call_name_then_value", "log_in_with", "login_call",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A span of the text (`start`, `end`) that may hold a secret: found by a rule (`kind` `rule`),
+    by a key-word rule the judge may overrule (`keyword`), or a judge candidate (`token`). `view`,
+    `at` and `context_start` say where it was read (the decoded or joined view), for the judge."""
+
+    start: int
+    end: int
+    kind: str
+    view: str
+    at: tuple[int, int]
+    context_start: int | None = None
+
+    def moved(self, start: int, end: int) -> Finding:
+        return Finding(start, end, self.kind, self.view, self.at, self.context_start)
+
+
+def _found(view: str, rules: tuple[Rule, ...]) -> list[tuple[int, int, str]]:
+    """Spans of every rule whose `needs` the text meets (see `Rule`), with their kind."""
     prefilter = _PREFILTER if rules is RULES else _Prefilter.of(rules)
-    return [span for rule in prefilter.rules_for(view) for span in rule.find(view)]
+    return [
+        (start, end, "keyword" if rule.name in JUDGED_RULES else "rule")
+        for rule in prefilter.rules_for(view)
+        for start, end in rule.find(view)
+    ]
+
+
+def _in_view(view: str, rules: tuple[Rule, ...], judge: bool) -> list[Finding]:
+    """What the rules find in `view` (each continued over a wrap) and, with `judge`, its candidates."""
+    found = _found(view, rules)
+    spans = _continued(view, [(start, end) for start, end, _kind in found])
+    out = [Finding(s, e, kind, view, (s, e)) for (s, e), (_s, _e, kind) in zip(spans, found, strict=True)]
+    if judge:
+        out += [Finding(c.start, c.end, "token", view, (c.start, c.end), c.context_start) for c in candidates(view)]
+    return out
 
 
 def _fixed_breaks_in_view(text: str, view: str, index: list[int] | None) -> frozenset[int]:
@@ -312,31 +363,40 @@ def _fixed_breaks_in_view(text: str, view: str, index: list[int] | None) -> froz
     return frozenset(m.start() for m in _NEWLINE.finditer(view) if index[m.start()] in fixed)
 
 
-def _view_spans(
-    view: str, rules: tuple[Rule, ...], fixed_breaks: frozenset[int] = frozenset()
-) -> list[tuple[int, int]]:
-    """Spans of `view` the rules find in it (continued over a wrap) and in its joined view."""
-    spans = _continued(view, _found(view, rules))
+def _view_findings(
+    view: str, rules: tuple[Rule, ...], judge: bool, fixed_breaks: frozenset[int] = frozenset()
+) -> list[Finding]:
+    """Findings in `view` (rules continued over a wrap, and judge candidates) and in its joined view."""
+    found = _in_view(view, rules, judge)
     joined = joined_view(view, fixed_breaks)
     if joined is not None:
         wrapped, back = joined
         # the end maps after the span's last character, so a line break after the secret stays
-        found = _found(wrapped, rules)
-        spans += [(back[start], back[end - 1] + 1) for start, end in found if end > start]
-    return spans
+        found += [
+            f.moved(back[f.start], back[f.end - 1] + 1) for f in _in_view(wrapped, rules, judge) if f.end > f.start
+        ]
+    return found
 
 
-def secret_spans(text: str, rules: tuple[Rule, ...] = RULES) -> list[tuple[int, int]]:
-    """Merged (start, end) spans of `text` that hold secrets."""
+def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) -> list[Finding]:
+    """Every span of `text` a rule finds, and (with `judge`) every judge candidate, in `text`'s
+    positions; `SecretJudge.accepts` decides which of them are secrets."""
     view, index = decoded_view(text)
-    spans = _view_spans(view, rules, _fixed_breaks_in_view(text, view, index))
+    found = _view_findings(view, rules, judge, _fixed_breaks_in_view(text, view, index))
     if index is not None:
-        spans = [(index[start], index[end]) for start, end in spans]
+        found = [f.moved(index[f.start], index[f.end]) for f in found]
     form = form_view(text)
     if form is not None:
         spaced, back = form
-        spans += [(back[start], back[end]) for start, end in _view_spans(spaced, rules)]
-    return _merge(spans)
+        found += [f.moved(back[f.start], back[f.end]) for f in _view_findings(spaced, rules, judge)]
+    return found
+
+
+def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge | None = None) -> list[tuple[int, int]]:
+    """Merged (start, end) spans of `text` that hold secrets: what the rules find, less what the
+    judge (the shipped one unless given) overrules, plus the candidates it accepts."""
+    chosen = shipped_judge() if judge is None else judge
+    return _merge((f.start, f.end) for f in findings(text, rules) if chosen.accepts(f))
 
 
 def redact(text: str) -> str:

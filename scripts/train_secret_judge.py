@@ -1,0 +1,342 @@
+"""Train the secret judge (`autopatch_j/cloud/secret_judge.py`) and write its weights.
+
+    python scripts/train_secret_judge.py [--out FILE] [--hold-out sN] [--estimate] [--snapshot-bulk]
+
+Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
+tuning sets `eval/secrets/s*/secrets.json.gz` — a secret when it overlaps one of the case's
+`must_not_contain` pieces, no secret when it is in a look-alike or overlaps nothing a rule finds —
+and, as bulk text with no secret, the candidates that no rule touches in the paragraphs of the
+package's source and `docs/` and the strings of the realistic sessions of `eval/realistic/dev` (they
+carry some fake credentials; what a rule finds there is left out rather than guessed). Those texts
+are frozen in `eval/secrets/bulk/negatives.json.gz` (`--snapshot-bulk` writes it again from the
+checkout), so the weights depend only on `eval/secrets/`: editing the source, the docs or the
+realistic sessions changes nothing until someone snapshots and retrains.
+
+Deterministic: examples in a fixed order, every third bulk candidate, L2 logistic regression
+(lbfgs). The threshold and the veto are chosen on out-of-fold scores — leave one author out over
+the training authors — as the pair with the best worst-form recall whose look-alike false-positive
+rate grows by at most `FP_BUDGET` over the rules alone (see `choose`). `--hold-out sN`
+leaves that author out entirely (for the leave-one-author-out estimate); `--estimate` prints, for
+each author, recall per form and false positives of the rules alone and of the rules with a judge
+trained without that author.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from autopatch_j.cloud.redaction import Finding, findings  # noqa: E402
+from autopatch_j.cloud.secret_judge import CONTEXT_SIGNALS, SecretJudge, features  # noqa: E402
+from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
+
+AUTHORS = ("s1", "s2", "s3", "s4")
+FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
+FP_BUDGET = 0.005
+MIN_COUNT = 3
+BULK_EVERY = 3
+C = 0.5
+THRESHOLDS = [round(0.30 + 0.025 * i, 3) for i in range(28)] + [0.98, 0.985, 0.99, 0.995]
+VETOES = [0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
+WEIGHTS = ROOT / "src" / "autopatch_j" / "cloud" / "secret_judge_weights.json"
+
+
+@dataclass
+class Text:
+    """A text of a set with its findings, the features and label of each judged one."""
+
+    author: str
+    text: str
+    form: str | None  # None: a look-alike or bulk text
+    pieces: list[str]
+    found: list[Finding]
+    examples: list[tuple[int, dict[str, float], int]] = field(default_factory=list)  # finding, features, label
+
+
+def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in spans)
+
+
+def _piece_spans(text: str, pieces: list[str]) -> list[tuple[int, int]]:
+    out = []
+    for piece in pieces:
+        at = text.find(piece)
+        while at != -1:
+            out.append((at, at + len(piece)))
+            at = text.find(piece, at + 1)
+    return out
+
+
+def _feature(found: Finding) -> dict[str, float]:
+    start, end = found.at
+    out = features(found.view, start, end, found.context_start)
+    out[f"src:{found.kind}"] = 1.0
+    return out
+
+
+def _label(item: Text, bulk: bool, every: int = BULK_EVERY) -> None:
+    secret = _piece_spans(item.text, item.pieces)
+    ruled = [(f.start, f.end) for f in item.found if f.kind != "token"]
+    structured = [(f.start, f.end) for f in item.found if f.kind == "rule"]
+    for number, found in enumerate(item.found):
+        if found.kind == "rule":
+            continue
+        span = (found.start, found.end)
+        if bulk:
+            if found.kind == "keyword" or _overlaps(span, ruled):
+                continue  # a fake credential of the sessions, or something no one labelled
+            if number % every:
+                continue
+            label = 0
+        elif _overlaps(span, secret):
+            label = 1
+        elif found.kind == "token" and _overlaps(span, structured):
+            continue  # a rule of structure decides it (a PEM body, a prefixed token), not the judge
+        else:
+            label = 0
+        feats = _feature(found)
+        start, end = found.at
+        if found.kind == "token" and (
+            not feats.keys() & CONTEXT_SIGNALS or placeholder(found.view, found.view[start:end], start)
+        ):
+            continue  # the judge never accepts it (see `CONTEXT_SIGNALS`)
+        item.examples.append((number, feats, label))
+
+
+def load_sets() -> dict[str, list[Text]]:
+    sets: dict[str, list[Text]] = {}
+    for author in AUTHORS:
+        doc = json.loads(gzip.decompress((ROOT / "eval" / "secrets" / author / "secrets.json.gz").read_bytes()))
+        texts = [Text(author, c["text"], c["form"], c["must_not_contain"], findings(c["text"])) for c in doc["secrets"]]
+        texts += [Text(author, c["text"], None, [], findings(c["text"])) for c in doc["lookalikes"]]
+        for item in texts:
+            _label(item, bulk=False)
+        sets[author] = texts
+    return sets
+
+
+def _strings(node: object, out: list[str]) -> None:
+    if isinstance(node, str) and len(node) >= 8:
+        out.append(node)
+    elif isinstance(node, dict):
+        for value in node.values():
+            _strings(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _strings(value, out)
+
+
+BULK = ROOT / "eval" / "secrets" / "bulk" / "negatives.json.gz"
+
+
+def _bulk_sources() -> dict[str, list[str]]:
+    project: list[str] = []
+    for path in sorted((ROOT / "src" / "autopatch_j").rglob("*.py")) + sorted((ROOT / "docs").rglob("*.md")):
+        project += [block for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip()]
+    realistic: list[str] = []
+    for path in sorted((ROOT / "eval" / "realistic" / "dev").rglob("*.json")):
+        _strings(json.loads(path.read_text(encoding="utf-8")), realistic)
+    return {"project": project, "realistic_dev": realistic}
+
+
+def snapshot_bulk() -> dict[str, int]:
+    """Freeze, in `BULK`, the texts of the package's source and `docs/` (paragraphs) and of the
+    realistic sessions of `eval/realistic/dev` (strings) that give the judge an example, so that
+    later edits there do not change the weights. Returns how many of each were kept."""
+    kept: dict[str, list[str]] = {}
+    for name, texts in _bulk_sources().items():
+        kept[name] = []
+        for text in texts:
+            item = Text("bulk", text, None, [], findings(text))
+            _label(item, bulk=True, every=1)
+            if item.examples:
+                kept[name].append(text)
+    BULK.parent.mkdir(parents=True, exist_ok=True)
+    BULK.write_bytes(gzip.compress(json.dumps(kept, ensure_ascii=False, indent=0).encode(), mtime=0))
+    return {name: len(texts) for name, texts in kept.items()}
+
+
+def load_bulk() -> list[Text]:
+    frozen: dict[str, list[str]] = json.loads(gzip.decompress(BULK.read_bytes()))
+    texts = [Text("bulk", text, None, [], findings(text)) for name in sorted(frozen) for text in frozen[name]]
+    for item in texts:
+        _label(item, bulk=True)
+    return texts
+
+
+def train(texts: list[Text]) -> dict[str, float]:
+    """Logistic weights over the examples of `texts` (features seen fewer than `MIN_COUNT` times
+    are dropped; look-alikes and secrets weigh as much as all bulk examples together)."""
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    rows = [(feats, label, item.author) for item in texts for _n, feats, label in item.examples]
+    counts = Counter(name for feats, _label, _author in rows for name in feats)
+    keep = {name for name, n in counts.items() if n >= MIN_COUNT}
+    xs = [{k: v for k, v in feats.items() if k in keep} for feats, _label, _author in rows]
+    ys = [label for _feats, label, _author in rows]
+    bulk = sum(1 for *_rest, author in rows if author == "bulk")
+    sets = len(rows) - bulk
+    weight = [sets / bulk if author == "bulk" and bulk else 1.0 for *_rest, author in rows]
+    vector = DictVectorizer(sort=True)
+    matrix = vector.fit_transform(xs)
+    model = LogisticRegression(C=C, class_weight="balanced", max_iter=5000, solver="lbfgs", fit_intercept=False)
+    model.fit(matrix, ys, sample_weight=weight)
+    return {name: float(w) for name, w in zip(vector.get_feature_names_out(), model.coef_[0], strict=True)}
+
+
+def scores(weights: dict[str, float], item: Text) -> dict[int, float]:
+    judge = SecretJudge(weights, 0.5, 0.0)
+    out = {}
+    for number, found in enumerate(item.found):
+        if found.kind != "rule":
+            start, end = found.at
+            out[number] = judge.score(found.view, start, end, found.context_start, source=found.kind)
+    return out
+
+
+def caught(item: Text, scored: dict[int, float] | None, threshold: float, veto: float) -> bool:
+    """Whether the redaction these findings decide leaves none of the case's pieces (a look-alike:
+    whether it leaves the text unchanged)."""
+    spans = []
+    for number, found in enumerate(item.found):
+        if found.kind == "rule":
+            spans.append((found.start, found.end))
+        elif scored is not None:
+            limit = veto if found.kind == "keyword" else threshold
+            if scored[number] >= limit:
+                spans.append((found.start, found.end))
+        elif found.kind == "keyword":
+            spans.append((found.start, found.end))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if end <= start:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    out, pos = [], 0
+    for start, end in merged:
+        out += [item.text[pos:start], "[REDACTED]"]
+        pos = end
+    result = "".join(out) + item.text[pos:]
+    if item.form is None:
+        return result != item.text  # a false positive
+    return not any(piece in result for piece in item.pieces)
+
+
+def figures(
+    texts: list[Text], scored: list[dict[int, float]] | None, threshold: float = 1.0, veto: float = 0.0
+) -> dict[str, Any]:
+    per_form: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    fp = looks = 0
+    for number, item in enumerate(texts):
+        hit = caught(item, None if scored is None else scored[number], threshold, veto)
+        if item.form is None:
+            looks += 1
+            fp += hit
+        else:
+            per_form[item.form][0] += hit
+            per_form[item.form][1] += 1
+    worst = min(c / t for c, t in per_form.values())
+    return {"per_form": {f: tuple(per_form[f]) for f in FORMS}, "worst": worst, "fp": (fp, looks)}
+
+
+def _token_recall(texts: list[Text], scored: list[dict[int, float]], threshold: float) -> float:
+    """The share of judged candidates that overlap a secret and score at least `threshold` (the
+    judge on its own, which the rules tuned on the same sets do not saturate)."""
+    hits = total = 0
+    for item, scores_of in zip(texts, scored, strict=True):
+        secret = {number for number, _feats, label in item.examples if label}
+        for number in secret:
+            if item.found[number].kind == "token":
+                total += 1
+                hits += scores_of[number] >= threshold
+    return hits / total if total else 0.0
+
+
+def choose(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) -> tuple[float, float]:
+    """Threshold and veto chosen on out-of-fold scores over `authors`: among the pairs that add at
+    most `FP_BUDGET` of the look-alikes to the false positives of the rules alone, the best
+    worst-form recall, then the best recall of the judge on its own, then fewer false positives,
+    the higher veto and threshold."""
+    texts: list[Text] = []
+    scored: list[dict[int, float]] = []
+    for held in authors:
+        weights = train([t for a in authors if a != held for t in sets[a]] + bulk)
+        texts += sets[held]
+        scored += [scores(weights, item) for item in sets[held]]
+    base = figures(texts, None)["fp"][0]
+    best: tuple[tuple[float, ...], float, float] | None = None
+    for threshold in THRESHOLDS:
+        alone = _token_recall(texts, scored, threshold)
+        for veto in VETOES:
+            result = figures(texts, scored, threshold, veto)
+            fp, looks = result["fp"]
+            if fp > base + FP_BUDGET * looks:
+                continue
+            key = (result["worst"], alone, -fp, veto, threshold)
+            if best is None or key > best[0]:
+                best = (key, threshold, veto)
+    if best is None:
+        return THRESHOLDS[-1], VETOES[0]
+    return best[1], best[2]
+
+
+def build(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) -> SecretJudge:
+    threshold, veto = choose(sets, authors, bulk)
+    weights = train([t for a in authors for t in sets[a]] + bulk)
+    return SecretJudge(weights, threshold, veto)
+
+
+def _row(name: str, result: dict[str, Any]) -> str:
+    cells = " | ".join(f"{c}/{t}" for c, t in result["per_form"].values())
+    fp, looks = result["fp"]
+    return f"| {name} | {cells} | {result['worst']:.3f} | {fp}/{looks} |"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=WEIGHTS, help="where to write the weights JSON")
+    parser.add_argument("--hold-out", choices=AUTHORS, help="train without this author")
+    parser.add_argument("--estimate", action="store_true", help="print the leave-one-author-out table")
+    parser.add_argument("--snapshot-bulk", action="store_true", help="freeze the bulk texts (see above)")
+    args = parser.parse_args()
+    if args.snapshot_bulk:
+        print(f"wrote {BULK}: {snapshot_bulk()}")
+        return 0
+    sets = load_sets()
+    bulk = load_bulk()
+    if args.estimate:
+        print("| fold | " + " | ".join(FORMS) + " | worst | false positives |")
+        for held in AUTHORS:
+            judge = build(sets, [a for a in AUTHORS if a != held], bulk)
+            scored = [scores(judge.weights, item) for item in sets[held]]
+            print(_row(f"{held} rules alone", figures(sets[held], None)))
+            print(
+                _row(
+                    f"{held} + judge (t={judge.threshold}, veto={judge.veto})",
+                    figures(sets[held], scored, judge.threshold, judge.veto),
+                )
+            )
+            sys.stdout.flush()
+        return 0
+    authors = [a for a in AUTHORS if a != args.hold_out]
+    judge = build(sets, authors, bulk)
+    args.out.write_text(judge.to_json(), encoding="utf-8")
+    print(f"wrote {args.out}: {len(judge.weights)} weights, threshold {judge.threshold}, veto {judge.veto}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,404 @@
+"""A learned judge of candidate secret values, beside the rule grammar (C-24).
+
+The grammar (`secret_rules`, `secret_shapes`) finds structured secrets well — PEM blocks, URLs with
+a password, tokens with a provider prefix — but a secret without a fixed prefix is told from a
+look-alike only by how it reads and what stands before it. `SecretJudge` scores such spans with a
+logistic model over two groups of features (`features`):
+
+* **shape**: length, the mix of digits, upper and lower case and symbols, character entropy, known
+  token prefixes, and whether it reads as a hex digest, a UUID, a version, a date, a path, a file
+  name, a dotted name, an e-mail address, a colour, a placeholder or an identifier of words;
+* **context**: the separator right before it (`=`, `:`, a quote, a space, `是`), the words of the
+  key or label before it (English words split from `snake_case`/`camelCase`, Chinese labels), and
+  whether those words name a secret or something that is no secret (`secret_judge_words.json`).
+
+Candidates (`candidates`) are runs of token characters (6–256 long, holding a digit or a capital)
+in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
+and never past `[REDACTED]` or a previous candidate other than a key's name (`DB_PASSWORD=`), so
+redacting a second time sees the same context and changes nothing. The weights
+(`secret_judge_weights.json`) are trained by `scripts/train_secret_judge.py`; this module only
+reads them. Work per candidate is bounded, so
+judging is linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Protocol
+
+from autopatch_j.cloud.secret_values import placeholder
+
+__all__ = ["CONTEXT", "Candidate", "Judged", "SecretJudge", "candidates", "features", "shipped_judge"]
+
+CONTEXT = 48
+MIN_LENGTH = 6
+MAX_LENGTH = 256
+
+# a run of token characters that starts where no such run goes on (one attempt per run) and holds a
+# digit or a capital; its tail is possessive, so each run is read once
+_TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*"
+_CANDIDATE = re.compile(rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]))?")
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
+_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝]|是|为|->|=>)?[ \t]*+[\"'`「“【(\[]?\Z")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_VERSION = re.compile(r"v?\d{1,4}(?:\.\d{1,6}){1,4}(?:[-+][\w.]{0,20})?")
+_DATE = re.compile(r"(?:19|20)\d\d[-/.]?[01]\d[-/.]?[0-3]\d")
+_FILE_EXT = re.compile(r"\.[a-z][a-z0-9]{0,4}\Z")
+_DOTTED = re.compile(r"[a-z][a-z0-9_-]*+(?:\.[a-z][a-z0-9_-]*+){1,8}")
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+")
+_PLACEHOLDER = re.compile(r"(?i)x{3,}|\*{3,}|your[_-]|example|replace|changeme|placeholder|redacted|dummy|sample")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+# an object id: a short lowercase type prefix and a ULID or uppercase base32 body (`sess_01J8…`)
+_OBJECT_ID = re.compile(r"[a-z]{2,8}_(?:[0-9A-HJKMNP-TV-Z]{20,32}|[0-9]{6,})")
+_ID_WORDS = re.compile(r"(?:[a-z]{2,}[-_.]|[A-Z][a-z]+){2,}")
+_REDACTED_MARK = "REDACTED"
+_SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
+_VOWELS = frozenset("aeiouyAEIOUY")
+_SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
+_ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
+_SHORT_FLAG = re.compile(r"(?:^|\s)-([A-Za-z])[ \t]*+\Z")
+_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow"})
+
+
+class Judged(Protocol):
+    """What the judge reads of a finding (`redaction.Finding`): its kind (`rule`, `keyword` or
+    `token`), the view it was found in, its span there and where its context starts."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def view(self) -> str: ...
+
+    @property
+    def at(self) -> tuple[int, int]: ...
+
+    @property
+    def context_start(self) -> int | None: ...
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A span of the view (`start`, `end`) that may hold a secret, with the view it is read in."""
+
+    start: int
+    end: int
+    context_start: int
+
+
+def candidates(view: str) -> Iterator[Candidate]:
+    """Every candidate value of `view`, in order (see the module docstring)."""
+    floor = 0
+    for match in _CANDIDATE.finditer(view):
+        start, end = match.span()
+        value = match.group()
+        if end - start < MIN_LENGTH or end - start > MAX_LENGTH or value == _REDACTED_MARK:
+            floor = end
+            continue
+        yield Candidate(start, end, max(floor, start - CONTEXT))
+        if not _names_a_key(view, end, value):
+            floor = end
+
+
+_KEY_END = re.compile(r"[\"']?[ \t]{0,2}[=:：]")
+
+
+def _names_a_key(view: str, end: int, value: str) -> bool:
+    """A candidate that names what follows (`DB_PASSWORD=`, `"DD_API_KEY":`, an environment
+    variable's name): the context of the next candidate reaches back over it."""
+    return _SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    secret_en: frozenset[str]
+    secret_zh: tuple[str, ...]
+    benign_en: frozenset[str]
+    benign_zh: tuple[str, ...]
+    prefixes: tuple[str, ...]
+
+    @classmethod
+    def of(cls, data: dict[str, object]) -> _Lexicon:
+        known = {"secret_words", "benign_words", "prefixes"}
+        if set(data) != known:
+            raise ValueError(f"secret judge words: expected keys {sorted(known)}, got {sorted(data)}")
+        secret, benign, prefixes = data["secret_words"], data["benign_words"], data["prefixes"]
+        if not isinstance(secret, dict) or not isinstance(benign, dict) or not isinstance(prefixes, list):
+            raise ValueError("secret judge words: secret_words and benign_words map a language to words")
+        for table in (secret, benign):
+            if set(table) != {"en", "zh"}:
+                raise ValueError("secret judge words: each word table has exactly the languages en and zh")
+        return cls(
+            frozenset(secret["en"]),
+            tuple(secret["zh"]),
+            frozenset(benign["en"]),
+            tuple(benign["zh"]),
+            tuple(prefixes),
+        )
+
+
+@cache
+def _lexicon() -> _Lexicon:
+    text = resources.files("autopatch_j.cloud").joinpath("secret_judge_words.json").read_text(encoding="utf-8")
+    return _Lexicon.of(json.loads(text))
+
+
+def _entropy(value: str) -> float:
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+def _words(key: str) -> list[str]:
+    return [word.lower() for word in _WORD.findall(key)]
+
+
+def _shape(value: str, out: dict[str, float]) -> None:
+    size = len(value)
+    digits = sum(c.isdigit() for c in value)
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    symbols = size - digits - upper - lower
+    out["len_log"] = math.log2(size) / 8
+    out[f"len_{min(size // 8, 8)}"] = 1.0
+    out["digit_ratio"] = digits / size
+    out["upper_ratio"] = upper / size
+    out["lower_ratio"] = lower / size
+    out["symbol_ratio"] = symbols / size
+    entropy = _entropy(value)
+    out["entropy"] = entropy / 6
+    out["entropy_per_len"] = entropy / math.log2(size + 1)
+    classes = (digits > 0) + (upper > 0) + (lower > 0) + (symbols > 0)
+    out[f"classes_{classes}"] = 1.0
+    changes = sum(1 for a, b in itertools.pairwise(value) if a.isdigit() != b.isdigit())
+    out["digit_switches"] = changes / size
+    vowels = sum(c in "aeiouAEIOU" for c in value)
+    letters = upper + lower
+    out["vowel_ratio"] = vowels / letters if letters else 0.0
+    if _HEX.fullmatch(value):
+        out["hex"] = 1.0
+        if size in (32, 40, 64, 128):
+            out["hex_digest"] = 1.0
+    if digits == size:
+        out["all_digits"] = 1.0
+    if upper == letters and letters:
+        out["all_upper"] = 1.0
+    if lower == letters and letters:
+        out["all_lower"] = 1.0
+    checks = (
+        ("uuid", _UUID.search(value)),
+        ("version", _VERSION.fullmatch(value)),
+        ("date", _DATE.search(value)),
+        ("file_ext", _FILE_EXT.search(value)),
+        ("dotted", _DOTTED.fullmatch(value)),
+        ("email", _EMAIL.fullmatch(value)),
+        ("placeholder", _PLACEHOLDER.search(value)),
+        ("id_words", _ID_WORDS.search(value)),
+        ("object_id", _OBJECT_ID.fullmatch(value)),
+    )
+    for name, found in checks:
+        if found:
+            out[name] = 1.0
+    wordy = sum(len(m) for m in _SEGMENT.findall(value) if _VOWELS.intersection(m) and len(m) >= 3)
+    out["wordy_ratio"] = wordy / size
+    if _SCREAMING.fullmatch(value):
+        out["screaming_snake"] = 1.0
+    if _ATTRIBUTE.match(value):
+        out["attribute"] = 1.0
+    if value.count("/") >= 2 or value.startswith(("/", "./", "~/", "../")):
+        out["path"] = 1.0
+    if value.startswith(("-", "--")):
+        out["flag"] = 1.0
+    if value.endswith("="):
+        out["padding"] = 1.0
+    if value.startswith(_lexicon().prefixes):
+        out["prefix"] = 1.0
+
+
+def _context(before: str, whole_before: str, out: dict[str, float]) -> None:
+    lexicon = _lexicon()
+    sep = _SEPARATOR.search(before)
+    stripped = before[: sep.start()] if sep else before
+    mark = sep.group().strip(" \t") if sep else ""
+    kind = _sep_kind(mark, before)
+    out[f"sep:{kind}"] = 1.0
+    key = _ASCII_WORDS.findall(stripped[-40:])
+    key_words = _words(key[-1]) if key and stripped.endswith(key[-1]) else []
+    near = [w for token in key[-6:] for w in _words(token)]
+    for word in key_words[-3:]:
+        out[f"k:{word}"] = 1.0
+    flag = _SHORT_FLAG.search(stripped)
+    if flag:
+        out[f"short_flag:{flag.group(1)}"] = 1.0
+    for word in near[-8:]:
+        out[f"w:{word}"] = 1.0
+    if any(w in lexicon.secret_en for w in key_words):
+        out["key_secret"] = 1.0
+    if any(w in lexicon.benign_en for w in key_words):
+        out["key_benign"] = 1.0
+    if key_words and key_words[-1] in lexicon.secret_en:
+        out["key_ends_secret"] = 1.0
+        if kind in _ASSIGNED:
+            out["assigned_to_secret"] = 1.0
+    if any(w in lexicon.secret_en for w in near):
+        out["near_secret"] = 1.0
+    if any(w in lexicon.benign_en for w in near):
+        out["near_benign"] = 1.0
+    tail = before[-16:]
+    if any(word in tail for word in lexicon.secret_zh):
+        out["zh_secret"] = 1.0
+        if out.get("key_benign") is None and kind != "glued":
+            out["zh_labelled_value"] = 1.0
+    if any(word in tail for word in lexicon.benign_zh):
+        out["zh_benign"] = 1.0
+    if _CJK.search(tail):
+        out["zh_near"] = 1.0
+    line = whole_before[whole_before.rfind("\n") + 1 :][-CONTEXT:]
+    if line.lstrip().startswith(("$ ", "# ", "> ")) or " -" in line:
+        out["command_line"] = 1.0
+    if whole_before.endswith("\n") and _block_line(whole_before):
+        out["block_line"] = 1.0
+    if line.count(":") >= 3 and "//" not in line:
+        out["colon_fields"] = 1.0
+
+
+def _block_line(before: str) -> bool:
+    """The line before is a long run of base64 characters (a block: a certificate, a public key)."""
+    line = before[before.rfind("\n", 0, len(before) - 1) + 1 : -1]
+    return len(line) >= 40 and re.fullmatch(r"[A-Za-z0-9+/=]{40,}+", line[-CONTEXT:]) is not None and "\n" not in line
+
+
+def _sep_kind(mark: str, before: str) -> str:
+    if not before:
+        return "start"
+    if not mark:
+        last = before[-1]
+        if last in " \t":
+            return "space"
+        if last == "\n":
+            return "line"
+        return "glued" if last.isalnum() else f"char{last}" if last in "/@.:;,&?#" else "other"
+    if mark[0] in "=＝":
+        return "equals"
+    if mark[0] in ":：":
+        return "colon"
+    if mark[0] in "是为":
+        return "zh_is"
+    if mark[0] in "-=" and ">" in mark:
+        return "arrow"
+    return "quote"
+
+
+def features(view: str, start: int, end: int, context_start: int | None = None) -> dict[str, float]:
+    """The judge's features of `view[start:end]` (its shape and the `CONTEXT` characters before it,
+    from `context_start` on when given)."""
+    floor = max(0, start - CONTEXT) if context_start is None else context_start
+    value = view[start:end]
+    out: dict[str, float] = {"bias": 1.0}
+    _shape(value, out)
+    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out)
+    return out
+
+
+# a candidate is judged only with one of these before it (a secret's key word or label, the fields
+# of a `.pgpass` line) and when it is no placeholder (`secret_values.placeholder`); elsewhere a
+# random-looking run (a digest, a certificate line) is no secret
+CONTEXT_SIGNALS = frozenset({"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p"})
+
+
+def _may_have_signal(view: str, start: int, context_start: int | None) -> bool:
+    """A cheap superset of `CONTEXT_SIGNALS`: a secret word or label anywhere in the context, or
+    three colons in the line before (most candidates of ordinary text have neither)."""
+    floor = max(0, start - CONTEXT) if context_start is None else context_start
+    before = view[floor:start].lower()
+    lexicon = _lexicon()
+    if any(word in before for word in lexicon.secret_en) or any(word in before for word in lexicon.secret_zh):
+        return True
+    return view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before
+
+
+# a span a key-word rule found is overruled only with one of these: a word before it that names no
+# secret (`object_key`, `idempotency_key`, `--secret-banner-bg`), or a value that reads as a path, a
+# file, a name, an identifier, a version, a date or a digest; a plain word (`hunter2`) stays a secret
+VETO_SIGNALS = frozenset(
+    {"key_benign", "near_benign", "zh_benign", "path", "file_ext", "dotted", "attribute", "uuid", "version", "date"}
+    | {"hex_digest", "email", "flag"}
+)
+
+
+@dataclass(frozen=True)
+class SecretJudge:
+    """Logistic weights over `features`. `threshold`: the score from which a candidate is a secret;
+    `veto`: the score below which a span a key-word rule found is no secret after all (only with one
+    of `VETO_SIGNALS`)."""
+
+    weights: dict[str, float]
+    threshold: float
+    veto: float
+
+    def score(self, view: str, start: int, end: int, context_start: int | None = None, *, source: str) -> float:
+        """The probability that `view[start:end]` is a secret; `source` is `token` for a candidate,
+        `keyword` for a span a key-word rule found."""
+        if source == "token" and (
+            not _may_have_signal(view, start, context_start) or placeholder(view, view[start:end], start)
+        ):
+            return 0.0
+        found = features(view, start, end, context_start)
+        if source == "token" and not found.keys() & CONTEXT_SIGNALS:
+            return 0.0
+        if source == "keyword" and not found.keys() & VETO_SIGNALS:
+            return 1.0
+        found[f"src:{source}"] = 1.0
+        weights = self.weights
+        total = sum(weights.get(name, 0.0) * value for name, value in found.items())
+        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, total))))
+
+    def accepts(self, found: Judged) -> bool:
+        """Whether a finding of `redaction.findings` is a secret: a rule's always, a key-word rule's
+        unless it scores below `veto`, a candidate's when it scores at least `threshold`."""
+        if found.kind == "rule":
+            return True
+        start, end = found.at
+        score = self.score(found.view, start, end, found.context_start, source=found.kind)
+        return score >= (self.veto if found.kind == "keyword" else self.threshold)
+
+    def secrets(self, view: str) -> Iterator[tuple[int, int]]:
+        """The candidates of `view` that score at least `threshold`."""
+        for found in candidates(view):
+            if self.score(view, found.start, found.end, found.context_start, source="token") >= self.threshold:
+                yield found.start, found.end
+
+    @classmethod
+    def from_json(cls, text: str) -> SecretJudge:
+        data = json.loads(text)
+        if set(data) != {"threshold", "veto", "weights"}:
+            raise ValueError("secret judge weights: expected exactly threshold, veto and weights")
+        return cls(
+            {str(k): float(v) for k, v in data["weights"].items()}, float(data["threshold"]), float(data["veto"])
+        )
+
+    def to_json(self) -> str:
+        data = {
+            "threshold": round(self.threshold, 6),
+            "veto": round(self.veto, 6),
+            "weights": {k: round(v, 6) for k, v in sorted(self.weights.items())},
+        }
+        return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@cache
+def shipped_judge() -> SecretJudge:
+    """The judge whose weights ship in the package (`secret_judge_weights.json`)."""
+    text = resources.files("autopatch_j.cloud").joinpath("secret_judge_weights.json").read_text(encoding="utf-8")
+    return SecretJudge.from_json(text)

@@ -1,0 +1,127 @@
+"""The learned secret judge beside the rules: its data files refuse unknown keys, the training script
+reproduces the shipped weights, candidates and their context, what it accepts and overrules, and
+that redaction with it stays idempotent on every tuning text."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autopatch_j.cloud.redaction import findings, redact, secret_spans
+from autopatch_j.cloud.secret_judge import CONTEXT, SecretJudge, _Lexicon, candidates, features, shipped_judge
+
+ROOT = Path(__file__).resolve().parents[2]
+WEIGHTS = ROOT / "src" / "autopatch_j" / "cloud" / "secret_judge_weights.json"
+
+
+def test_training_script_reproduces_the_shipped_weights(tmp_path: Path) -> None:
+    out = tmp_path / "weights.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "train_secret_judge.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == WEIGHTS.read_bytes()
+
+
+def test_word_tables_refuse_unknown_keys_and_languages() -> None:
+    good = {"secret_words": {"en": [], "zh": []}, "benign_words": {"en": [], "zh": []}, "prefixes": []}
+    _Lexicon.of(good)
+    with pytest.raises(ValueError, match="expected keys"):
+        _Lexicon.of({**good, "stop_words": []})
+    with pytest.raises(ValueError, match="languages"):
+        _Lexicon.of({**good, "secret_words": {"en": [], "fr": []}})
+
+
+def test_weights_refuse_unknown_keys_and_round_trip() -> None:
+    with pytest.raises(ValueError, match="threshold, veto and weights"):
+        SecretJudge.from_json('{"threshold": 0.5, "veto": 0.1, "weights": {}, "extra": 1}')
+    judge = shipped_judge()
+    assert SecretJudge.from_json(judge.to_json()) == judge
+    assert 0.0 < judge.veto < judge.threshold < 1.0
+
+
+def test_candidates_are_runs_with_a_digit_or_capital_and_skip_redacted() -> None:
+    text = "plain words only, then key=Ab3dEf9h and [REDACTED] and lower123run"
+    found = [text[c.start : c.end] for c in candidates(text)]
+    assert found == ["Ab3dEf9h", "lower123run"]
+
+
+def test_context_stops_at_the_previous_candidate_so_redacting_twice_changes_nothing() -> None:
+    text = "password Xq7Lm2Zp9Rt4 then Vb8Kw3Nc6Hy1"
+    first, second = list(candidates(text))
+    assert second.context_start == first.end
+    assert next(candidates("x " * 100 + "Ab3dEf9h")).context_start == 200 - CONTEXT
+
+
+def test_context_reads_key_words_and_chinese_labels() -> None:
+    english = "DB_PASSWORD=Xq7Lm2Zp9Rt4"
+    assert {"key_secret", "assigned_to_secret", "k:password"} <= features(english, 12, len(english)).keys()
+    chinese = "数据库口令是 Xq7Lm2Zp9Rt4"
+    assert {"zh_secret", "sep:zh_is"} <= features(chinese, chinese.index("X"), len(chinese)).keys()
+
+
+def test_shape_features_name_digests_uuids_versions_and_paths() -> None:
+    def shape(value: str) -> set[str]:
+        return set(features(value, 0, len(value)))
+
+    assert {"hex", "hex_digest"} <= shape("a98ba4eee8671133cdf4778989d70ea75d953a48")
+    assert "uuid" in shape("f65be8e2-7de5-43fc-ba74-8684a428188f")
+    assert "version" in shape("v2.14.0")
+    assert "path" in shape("/usr/local/bin/tool")
+
+
+def test_judge_accepts_a_value_after_a_secret_label_and_not_an_identifier() -> None:
+    judge = shipped_judge()
+    secret = "pgpass: db.example:5432:app:svc:Wq8-zR3mKx7Lp2"
+    code = "password_field = forms.CharField"
+    assert judge.score(secret, secret.index("Wq8"), len(secret), source="token") >= judge.threshold
+    assert judge.score(code, code.index("forms"), len(code), source="token") < judge.threshold
+
+
+def test_a_placeholder_or_a_value_without_context_is_never_accepted() -> None:
+    judge = shipped_judge()
+    for text in ("token: YOUR_TOKEN_HERE", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"):
+        start = text.rindex(" ") + 1
+        assert judge.score(text, start, len(text), source="token") == 0.0
+    digest = "build Zq8Kx3Vb7Nm2Lp5Rt9 done"
+    assert judge.score(digest, 6, 22, source="token") == 0.0
+
+
+def test_a_judge_that_accepts_nothing_leaves_the_rules_alone() -> None:
+    silent = SecretJudge({}, threshold=1.1, veto=0.0)
+    text = "api_key=abc123XYZ and $ docker login -u ci -p Zt8qLw2Vn5xKr3"
+    assert secret_spans(text, judge=silent) == [(8, 17)]
+    assert {f.kind for f in findings(text)} >= {"keyword", "token"}
+
+
+def _redact_with(text: str, judge: SecretJudge | None) -> str:
+    out, pos = [], 0
+    for start, end in secret_spans(text, judge=judge):
+        out += [text[pos:start], "[REDACTED]"]
+        pos = end
+    return "".join(out) + text[pos:]
+
+
+@pytest.mark.parametrize("author", ["s1", "s2", "s3", "s4"])
+def test_the_judge_makes_no_tuning_text_redact_differently_twice(author: str) -> None:
+    """Redacting a second time changes nothing the rules alone would leave unchanged (one text of
+    s2, a Rust `String::from("…")` under a key, the rules alone already read twice)."""
+    doc = json.loads(gzip.decompress((ROOT / "eval" / "secrets" / author / "secrets.json.gz").read_bytes()))
+    texts = [case["text"] for case in doc["secrets"] + doc["lookalikes"]]
+    silent = SecretJudge({}, threshold=1.1, veto=0.0)
+
+    def unstable(judge: SecretJudge | None) -> set[int]:
+        once = [_redact_with(text, judge) for text in texts]
+        return {i for i, text in enumerate(once) if _redact_with(text, judge) != text}
+
+    assert unstable(None) <= unstable(silent)
+    assert len(unstable(silent)) <= 1
+    assert [redact(text) for text in texts[:20]] == [_redact_with(text, None) for text in texts[:20]]
