@@ -390,9 +390,9 @@ class SecretJudge:
 
     def to_json(self) -> str:
         data = {
-            "threshold": round(self.threshold, 6),
-            "veto": round(self.veto, 6),
-            "weights": {k: round(v, 6) for k, v in sorted(self.weights.items())},
+            "threshold": round(self.threshold, 4),
+            "veto": round(self.veto, 4),
+            "weights": {k: round(v, 4) for k, v in sorted(self.weights.items())},
         }
         return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
