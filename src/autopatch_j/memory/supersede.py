@@ -58,13 +58,15 @@ class SubjectReader:
 
     def one_per_subject(self, candidates: list[CandidateOut]) -> list[CandidateOut]:
         """Statements of one turn and kind that the model reads as one subject are one statement
-        quoting each ("we support 3.11 and 3.12 only. drop 3.10 everywhere")."""
+        quoting each ("we support 3.11 and 3.12 only. drop 3.10 everywhere"); the sentences of one
+        comparison (its options, its worries, "let me think about it") are one discussion, which the
+        decision settling it retires whole."""
         merged: list[CandidateOut] = []
         for candidate in candidates:
             last = merged[-1] if merged else None
             if (
                 last is not None
-                and last.kind == candidate.kind != "discussion_context"
+                and last.kind == candidate.kind
                 and _user_turns(last) == _user_turns(candidate)
                 and len(last.sources) + len(candidate.sources) <= MAX_SOURCES
                 and len(last.content) + 1 + len(candidate.content) <= MAX_CONTENT_CHARS
