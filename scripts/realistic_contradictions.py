@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.summary:
                 score = score_session(session, part.authors[session.id], stored)
                 total += score.contradictions
-                counts.update(line.split(": ", 1)[1] for line in classes(session, stored))
+                if score.contradictions:  # as the listing: a memory that also matches an active gold is no stale one
+                    counts.update(line.split(": ", 1)[1] for line in classes(session, stored))
                 counts["two active memories on one gold subject"] += score.subject_conflicts
                 counts["two active memories with one stored subject"] += score.store_subject_conflicts
             else:
