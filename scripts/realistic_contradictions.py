@@ -3,12 +3,15 @@
     .venv/bin/python scripts/realistic_contradictions.py                       # the checkout's dev part
     .venv/bin/python scripts/realistic_contradictions.py --corpus eval/realistic/test
     .venv/bin/python scripts/realistic_contradictions.py --session t4-012 --all
+    .venv/bin/python scripts/realistic_contradictions.py --reader --summary   # Stage 1 read by the reader
 
 For each session with a contradiction (`autopatch-j eval --part realistic` counts them: a stale
 memory, two active memories matched to gold memories of one subject, two active memories with one
 stored subject), prints the gold memories of the subjects concerned (state, sources) and every stored
 memory (status, stored subject, content, sources), so a class of misses can be read off the list.
-`--all` prints the sessions without a contradiction too. Offline extractor, deterministic.
+`--all` prints the sessions without a contradiction too; `--summary` prints only the count of each
+class; `--reader` reads Stage 1 with the trained sentence reader (`RulesExtractor(read_with_model=True)`)
+whatever the default. Offline extractor, deterministic.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from autopatch_j.memory.offline import RulesExtractor
@@ -32,7 +36,8 @@ def _clip(text: str, n: int = 150) -> str:
 def classes(session: Session, stored: list[Stored]) -> list[str]:
     """What went wrong with each gold memory the user took back that a stored active memory still
     represents: the replacement was never read, was read as another kind, was read but replaced
-    nothing; the retirement was never read, or was read but retired nothing."""
+    nothing; the retirement was never read, or was read but retired another memory (a memory no
+    longer active holds a user sentence said after the gold one)."""
     found: list[str] = []
     keys = {g.key: g for g in session.memories}
     for gold in session.memories:
@@ -41,10 +46,13 @@ def classes(session: Session, stored: list[Stored]) -> list[str]:
         if gold.state == "superseded" and gold.superseded_by in keys:
             found.append(f"{gold.key}: replacement {_replacement(session, stored, keys[gold.superseded_by])}")
             continue
-        later = [
-            m for m in stored if any(t > max(s.turn for s in gold.sources) and r == "user" for t, r, _ in m.sources)
+        said = max(s.turn for s in gold.sources)
+        retired_other = [
+            m for m in stored if m.status != "active" and any(t > said and r == "user" for t, r, _ in m.sources)
         ]
-        found.append(f"{gold.key}: retirement {'read, retired nothing' if later else 'not read (or read as nothing)'}")
+        found.append(
+            f"{gold.key}: retirement {'read, retired another' if retired_other else 'not read (or read as nothing)'}"
+        )
     return found
 
 
@@ -90,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=None, help="a realistic part folder (default: the checkout's)")
     parser.add_argument("--session", action="append", default=[], help="only this session id (repeatable)")
     parser.add_argument("--all", action="store_true", help="print sessions without a contradiction too")
+    parser.add_argument("--summary", action="store_true", help="print only the count of each class")
+    parser.add_argument("--reader", action="store_true", help="read Stage 1 with the trained sentence reader")
     args = parser.parse_args(argv)
     folder = args.corpus or find_checkout_part(Path.cwd(), Path(__file__).resolve())
     if folder is None:
@@ -98,14 +108,25 @@ def main(argv: list[str] | None = None) -> int:
     part = load_realistic(folder)
     base = Path(tempfile.mkdtemp(prefix="realistic-contradictions-"))
     total = 0
+    counts: Counter[str] = Counter()
     try:
         for n, session in enumerate(part.sessions):
             if args.session and session.id not in args.session:
                 continue
-            stored, _ = run_session(session, base / f"{n:03d}", RulesExtractor())
-            total += report(session, part.authors[session.id], stored, everything=args.all)
+            stored, _ = run_session(session, base / f"{n:03d}", RulesExtractor(read_with_model=args.reader or None))
+            if args.summary:
+                score = score_session(session, part.authors[session.id], stored)
+                total += score.contradictions
+                if score.contradictions:  # as the listing: a memory that also matches an active gold is no stale one
+                    counts.update(line.split(": ", 1)[1] for line in classes(session, stored))
+                counts["two active memories on one gold subject"] += score.subject_conflicts
+                counts["two active memories with one stored subject"] += score.store_subject_conflicts
+            else:
+                total += report(session, part.authors[session.id], stored, everything=args.all)
     finally:
         shutil.rmtree(base, ignore_errors=True)
+    for name, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"{count:5d}  {name}")
     print(f"contradictions: {total}")
     return 0
 

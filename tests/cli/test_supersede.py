@@ -4,7 +4,8 @@ Cases in `cases/supersede.json`: a short realistic session (user turns; the assi
 "OK."), each turn ingested and drained before the next (the worker's rhythm) or, with `together`,
 all ingested and drained once. `expect`: how many memories are active, a word each of some active
 memory holds (`active`), and words no active memory holds (`gone`, what the user took back). A case
-with `xfail` is a known miss that must keep failing (strict), so fixing it shows up.
+with `xfail` is a known miss that must keep failing (strict), so fixing it shows up; a case with
+`reader` is read by the trained sentence reader (`offline.READER_PRIMARY`) whatever the default.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from autopatch_j.memory import offline
 from tests.cli.conftest import CliRunner
 from tests.cli.sessions import params, play
 
@@ -22,7 +24,11 @@ CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "sup
 
 
 @pytest.mark.parametrize("case", params(CASES))
-def test_one_active_memory_per_subject(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
+def test_one_active_memory_per_subject(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: dict[str, Any]
+) -> None:
+    if case.get("reader"):
+        monkeypatch.setattr(offline, "READER_PRIMARY", True)
     contents = [item["content"] for item in play(cli, tmp_path, case["turns"], together=case.get("together", False))]
     expect = case["expect"]
     assert len(contents) == expect.get("count", len(contents)), contents

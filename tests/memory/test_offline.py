@@ -94,10 +94,10 @@ def test_confirmation_without_a_proposal_forms_nothing() -> None:
     assert extracted(turn(2, "好的"), prior=turn(1, "这是什么？", "这是配置解析器。")) == []
 
 
-def test_comparing_options_is_discussion_context() -> None:
+def test_comparing_options_is_one_discussion_context() -> None:
+    """The sentences of one comparison in one turn are one discussion (a decision settles it whole)."""
     assert extracted(turn(1, "FastAPI 还是 Flask？我们在比较这两个方案。")) == [
-        ("discussion_context", "FastAPI 还是 Flask？"),
-        ("discussion_context", "我们在比较这两个方案。"),
+        ("discussion_context", "FastAPI 还是 Flask？ 我们在比较这两个方案。"),
     ]
 
 

@@ -54,3 +54,32 @@ def test_the_script_lists_the_session_and_classes_a_stale_memory(tmp_path: Path)
     # the extractor does not yet retire "the bullet points thing": the stale memory gets its class
     assert (stale == 1) == ("class m1: retirement not read (or read as nothing)" in run.stdout)
     assert run.stdout.rstrip().endswith(f"contradictions: {stale}")
+
+
+def test_the_summary_counts_each_class_with_the_reader_on(tmp_path: Path) -> None:
+    folder = tmp_path / "part"
+    folder.mkdir()
+    batch = {"author": "c1", "batch": 1, "sessions": [SESSION]}
+    (folder / "batch.json").write_text(json.dumps(batch), encoding="utf-8")
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "realistic_contradictions.py"),
+            "--corpus",
+            str(folder),
+            "--summary",
+            "--reader",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "== c1-001" not in run.stdout  # no session listing, only counts
+    lines = run.stdout.splitlines()
+    total = int(lines[-1].removeprefix("contradictions: "))
+    counted = {name: int(n) for n, name in (line.split(None, 1) for line in lines[:-1])}
+    assert set(counted) >= {"two active memories on one gold subject", "two active memories with one stored subject"}
+    # the stale memory (if the reader does not retire it either) is counted by its class
+    assert (total > 0) == (counted.get("retirement not read (or read as nothing)", 0) == 1)

@@ -58,13 +58,15 @@ class SubjectReader:
 
     def one_per_subject(self, candidates: list[CandidateOut]) -> list[CandidateOut]:
         """Statements of one turn and kind that the model reads as one subject are one statement
-        quoting each ("we support 3.11 and 3.12 only. drop 3.10 everywhere")."""
+        quoting each ("we support 3.11 and 3.12 only. drop 3.10 everywhere"); the sentences of one
+        comparison (its options, its worries, "let me think about it") are one discussion, which the
+        decision settling it retires whole."""
         merged: list[CandidateOut] = []
         for candidate in candidates:
             last = merged[-1] if merged else None
             if (
                 last is not None
-                and last.kind == candidate.kind != "discussion_context"
+                and last.kind == candidate.kind
                 and _user_turns(last) == _user_turns(candidate)
                 and len(last.sources) + len(candidate.sources) <= MAX_SOURCES
                 and len(last.content) + 1 + len(candidate.content) <= MAX_CONTENT_CHARS
@@ -168,17 +170,21 @@ class SubjectReader:
         )
 
     def retired_in_batch(self, candidates: Sequence[Candidate]) -> dict[int, int]:
-        """Candidate id → id of a later retirement candidate of the batch (another turn) about it."""
+        """Candidate id → id of a later candidate of the batch (another turn) that ends it: a
+        retirement candidate about a preference or decision, or a preference or decision settling a
+        discussion (the comparison is over; the decision supersedes what is stored of it)."""
         retired: dict[int, int] = {}
         for n, later in enumerate(candidates):
-            if later.subject != RETIREMENT:
+            if later.kind is MemoryKind.DISCUSSION_CONTEXT:
                 continue
+            retiring = later.subject == RETIREMENT
             new = self.statement(_said(later), later.kind.value)
             retired.update(
                 (earlier.id, later.id)
                 for earlier in candidates[:n]
                 if earlier.subject != RETIREMENT
-                and earlier.kind is not MemoryKind.DISCUSSION_CONTEXT
+                and (earlier.kind is MemoryKind.DISCUSSION_CONTEXT) is not retiring
+                and earlier.id not in retired
                 and not ({s.turn_id for s in earlier.sources} & {s.turn_id for s in later.sources})
                 and self.model.is_same(new, self.statement(_said(earlier), earlier.kind.value))
             )
