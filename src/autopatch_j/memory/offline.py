@@ -58,7 +58,7 @@ from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
 #: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise.
-READER_PRIMARY = False
+READER_PRIMARY = True
 _DIGEST_CHARS = 160
 _TITLE_CHARS = 60
 _KIND_LABELS = {
@@ -292,9 +292,12 @@ class RulesExtractor:
 
     def _goes_on(self, statement: CandidateOut, kind: str, subject: Subject | None, sentence: str) -> bool:
         """`sentence`, after the ";" that ended `statement`, is part of it: of the same kind, unless it is
-        a rule of its own on another topic; of another kind, when it names no owner of its own."""
+        a rule of its own on another topic; of any kind, when it names no subject and no owner of its
+        own ("… from today on; unsigned ones won't get merged anymore.")."""
+        if subject is None and not self.lexicon.names_an_owner(sentence):
+            return True
         if statement.kind != kind:
-            return subject is None and not self.lexicon.names_an_owner(sentence)
+            return False
         return (
             not self.lexicon.is_explicit(sentence)
             or self.lexicon.reads_as_statement(statement.content)  # no marker before ";", its marker after
