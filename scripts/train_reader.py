@@ -88,7 +88,8 @@ def groups(directory: Path) -> dict[str, list[ReaderExample]]:
     found[CORPUS_PREFIX + FIXES] = single_examples(((e.text, e.label) for e in fix_examples()), lex)
     found[CORPUS_PREFIX + NEGATIVES] = single_examples(((e.text, e.label) for e in negative_examples()), lex)
     fixes = json.loads(corpus_folder.file(READER_FIXES).read_text(encoding="utf-8"))["sentences"]
-    found[CORPUS_PREFIX + READER_FIXES] = single_examples(((f["text"], f["label"], f.get("after", "")) for f in fixes), lex)
+    labelled = ((f["text"], f["label"], f.get("after", "")) for f in fixes)
+    found[CORPUS_PREFIX + READER_FIXES] = single_examples(labelled, lex)
     return found
 
 
