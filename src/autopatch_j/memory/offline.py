@@ -1,8 +1,11 @@
-"""The offline `RulesExtractor`: both stages deterministically from the lexicon, no model needed.
+"""The offline `RulesExtractor`: both stages deterministically, from the lexicon and small trained models.
 
-Stage 1: in every user turn of the batch, each sentence with an explicit speech act that is not
-temporary, not a question, not speculation and not a current code fact becomes a candidate quoting
-that sentence (kind from the subject table, else from the kind hints); a user turn that is only a
+Stage 1: pasted material is dropped (`structure.py`); in every user turn of the batch, each prose
+sentence the sentence reader (`reader.py`) reads as a preference or decision and that passes the
+hard gates (not temporary, not a question, not speculation, not a current code fact) becomes a
+candidate of the reader's kind quoting that sentence, and one it reads as discussion becomes
+discussion context (`read_with_model=False`: the lexicon-first reading instead — an explicit speech
+act, kind from the subject table, else from the kind hints); a user turn that is only a
 short confirmation — or an assent repeating the proposal's own words ("Yep, cap it at 100.") — right
 after an assistant answer with a proposal sentence, becomes a `project_decision` quoting both the
 proposal and the confirmation (a `user_preference` when the assistant promised standing conduct of
@@ -57,7 +60,8 @@ from autopatch_j.memory.supersede import RETIREMENT, SubjectReader
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
-#: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise.
+#: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise (the
+#: lexicon-first reading is kept for comparison runs).
 READER_PRIMARY = True
 _DIGEST_CHARS = 160
 _TITLE_CHARS = 60
