@@ -57,6 +57,9 @@ GRID = tuple(round(0.05 * n, 2) for n in range(2, 13))
 THRESHOLD = 0.4
 DISCUSSION_THRESHOLD = 0.15
 REPORT_FOLDS = 4
+#: How much one labelled fix (`reader_fixes.json`) weighs against one sentence of the realistic sessions:
+#: a fix is written for a reading the sessions taught wrong, and a handful must outweigh their counts.
+FIX_WEIGHT = 3.0
 
 
 def lexicon() -> Lexicon:
@@ -85,7 +88,8 @@ def groups(directory: Path) -> dict[str, list[ReaderExample]]:
     found[CORPUS_PREFIX + FIXES] = single_examples(((e.text, e.label) for e in fix_examples()), lex)
     found[CORPUS_PREFIX + NEGATIVES] = single_examples(((e.text, e.label) for e in negative_examples()), lex)
     fixes = json.loads(corpus_folder.file(READER_FIXES).read_text(encoding="utf-8"))["sentences"]
-    found[CORPUS_PREFIX + READER_FIXES] = single_examples(((f["text"], f["label"]) for f in fixes), lex)
+    labelled = ((f["text"], f["label"], f.get("after", "")) for f in fixes)
+    found[CORPUS_PREFIX + READER_FIXES] = single_examples(labelled, lex)
     return found
 
 
@@ -102,25 +106,26 @@ def trained_on(directory: Path, without: list[str]) -> dict[str, str]:
     return digests
 
 
-def fit(examples: list[ReaderExample]) -> dict[str, Any]:
-    """Classes, biases and pruned weights of the model fitted on `examples`."""
+def fit(examples: list[ReaderExample], weights: list[float] | None = None) -> dict[str, Any]:
+    """Classes, biases and pruned weights of the model fitted on `examples` (each of weight 1 unless
+    `weights` says otherwise)."""
     counts: Counter[str] = Counter(key for e in examples for key in e.features)
     kept = [{k: v for k, v in e.features.items() if counts[k] >= MIN_COUNT} for e in examples]
     vectorizer = DictVectorizer()
     matrix = vectorizer.fit_transform(kept)
     labels = [e.label for e in examples]
-    model = LogisticRegression(C=C, max_iter=5000).fit(matrix, labels)
+    model = LogisticRegression(C=C, max_iter=5000).fit(matrix, labels, sample_weight=weights)
     classes = [str(c) for c in model.classes_]
     names = vectorizer.get_feature_names_out()
-    weights: dict[str, list[int]] = {}
+    rows: dict[str, list[int]] = {}
     for i in np.argsort(names):
         row = [v for n, w in enumerate(model.coef_[:, i]) if abs(w) >= MIN_WEIGHT for v in (n, round(float(w) * SCALE))]
         if row:
-            weights[str(names[i])] = row
+            rows[str(names[i])] = row
     return {
         "classes": classes,
         "bias": [round(float(b), 3) for b in model.intercept_],
-        "weights": weights,
+        "weights": rows,
         "scale": 1 / SCALE,
     }
 
@@ -133,14 +138,15 @@ def train(*, without: list[str], directory: Path | None = None) -> dict[str, Any
     if unknown:
         raise KeyError(", ".join(unknown))
     left_out = {f"realistic/{a}" for a in without}
-    examples = [e for name, exs in by_group.items() if name not in left_out for e in exs]
+    kept = [(name, e) for name, exs in by_group.items() if name not in left_out for e in exs]
+    examples = [e for _, e in kept]
     return {
         "format": FORMAT,
         "trained_on": trained_on(directory, without),
-        "trainer": {"C": C, "min_count": MIN_COUNT, "examples": len(examples)},
+        "trainer": {"C": C, "min_count": MIN_COUNT, "examples": len(examples), "fix_weight": FIX_WEIGHT},
         "threshold": THRESHOLD,
         "discussion_threshold": DISCUSSION_THRESHOLD,
-        **fit(examples),
+        **fit(examples, [FIX_WEIGHT if name == CORPUS_PREFIX + READER_FIXES else 1.0 for name, _ in kept]),
     }
 
 
@@ -167,7 +173,8 @@ def report(directory: Path) -> list[str]:
     gold: list[str] = []
     for fold in range(REPORT_FOLDS):
         held = set(authors[fold::REPORT_FOLDS])
-        fitted = fit([e for g, exs in by_group.items() if g not in held for e in exs])
+        kept = [(g, e) for g, exs in by_group.items() if g not in held for e in exs]
+        fitted = fit([e for _, e in kept], [FIX_WEIGHT if g == CORPUS_PREFIX + READER_FIXES else 1.0 for g, _ in kept])
         model = ReaderModel.from_data({"format": FORMAT, "trained_on": {}, **fitted})
         for e in (e for name in sorted(held) for e in by_group[name]):
             p = model.probabilities(e.features)

@@ -1,8 +1,11 @@
-"""The offline `RulesExtractor`: both stages deterministically from the lexicon, no model needed.
+"""The offline `RulesExtractor`: both stages deterministically, from the lexicon and small trained models.
 
-Stage 1: in every user turn of the batch, each sentence with an explicit speech act that is not
-temporary, not a question, not speculation and not a current code fact becomes a candidate quoting
-that sentence (kind from the subject table, else from the kind hints); a user turn that is only a
+Stage 1: pasted material is dropped (`structure.py`); in every user turn of the batch, each prose
+sentence the sentence reader (`reader.py`) reads as a preference or decision and that passes the
+hard gates (not temporary, not a question, not speculation, not a current code fact) becomes a
+candidate of the reader's kind quoting that sentence, and one it reads as discussion becomes
+discussion context (`read_with_model=False`: the lexicon-first reading instead — an explicit speech
+act, kind from the subject table, else from the kind hints); a user turn that is only a
 short confirmation — or an assent repeating the proposal's own words ("Yep, cap it at 100.") — right
 after an assistant answer with a proposal sentence, becomes a `project_decision` quoting both the
 proposal and the confirmation (a `user_preference` when the assistant promised standing conduct of
@@ -57,8 +60,9 @@ from autopatch_j.memory.supersede import RETIREMENT, SubjectReader
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_COMPACTION_CHARS, MAX_CONTENT_CHARS, MAX_SOURCES
 
-#: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise.
-READER_PRIMARY = False
+#: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise (the
+#: lexicon-first reading is kept for comparison runs).
+READER_PRIMARY = True
 _DIGEST_CHARS = 160
 _TITLE_CHARS = 60
 _KIND_LABELS = {
@@ -292,9 +296,12 @@ class RulesExtractor:
 
     def _goes_on(self, statement: CandidateOut, kind: str, subject: Subject | None, sentence: str) -> bool:
         """`sentence`, after the ";" that ended `statement`, is part of it: of the same kind, unless it is
-        a rule of its own on another topic; of another kind, when it names no owner of its own."""
+        a rule of its own on another topic; of any kind, when it names no subject and no owner of its
+        own ("… from today on; unsigned ones won't get merged anymore.")."""
+        if subject is None and not self.lexicon.names_an_owner(sentence):
+            return True
         if statement.kind != kind:
-            return subject is None and not self.lexicon.names_an_owner(sentence)
+            return False
         return (
             not self.lexicon.is_explicit(sentence)
             or self.lexicon.reads_as_statement(statement.content)  # no marker before ";", its marker after

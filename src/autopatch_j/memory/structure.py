@@ -73,6 +73,8 @@ _KEY_VALUE = re.compile(r"""^\s*(?:-\s+)?["']?[\w.-]+["']?\s*(?::\s*(?:\S.*)?|=\
 _TOML_TABLE = re.compile(r"^\s*\[\[?[\w.\"-]+\]\]?\s*$")
 _CODE_END = re.compile(r"(?:[;{}(\[]|\)\s*\{?|=>|->|:=)\s*$")
 _CODE_START = re.compile(r"^\s*(?:[@#]\w+|//|/\*|\*/|<!--|--\s|[\w.]+\(.*\)\s*;?\s*$)")
+_CONSTRAINT = re.compile(r"[\w.-]+(?:[<>]=?|[=!~]=)\d|(?:^|\s)[<>]=?\d[\w.]*,")
+_COLUMN_GAP = re.compile(r"\S\s{2,}(?=\S)")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -190,6 +192,8 @@ def _shape(text: str) -> tuple[str, bool]:
         return "frame", False
     if _NUMBERED_OUTPUT.match(text) and not cjk:
         return "output", False
+    if not cjk and (_table_row(text) or _CONSTRAINT.search(text)):
+        return "output", False  # columns of a command's table; version constraints of a resolver's output
     if _TOML_TABLE.match(text) or _DATA_OPEN.match(text):
         return "data", False
     if _KEY_VALUE.match(text) and not cjk and _config_key(text):
@@ -199,6 +203,15 @@ def _shape(text: str) -> tuple[str, bool]:
     if not cjk and len(text.strip()) >= 12 and _symbol_share(text) > 0.3:
         return "code", False
     return "", False
+
+
+def _table_row(line: str) -> bool:
+    """A row of columns (`kubectl get`, `docker ps`): at least three cells set apart by runs of two or
+    more spaces, every cell but the last at most three words."""
+    if len(_COLUMN_GAP.findall(line.strip())) < 2:
+        return False
+    cells = re.split(r"\s{2,}", line.strip())
+    return all(len(cell.split()) <= 3 for cell in cells[:-1])
 
 
 def _config_key(line: str) -> bool:

@@ -90,11 +90,13 @@ def case_examples(case: Case, lexicon: Lexicon) -> list[ReaderExample]:
     return found
 
 
-def single_examples(sentences: Iterable[tuple[str, str]], lexicon: Lexicon) -> list[ReaderExample]:
-    """Sentences given alone (one turn each, no assistant before it), with their labels."""
+def single_examples(sentences: Iterable[tuple[str, ...]], lexicon: Lexicon) -> list[ReaderExample]:
+    """Sentences given alone (one turn each), with their labels: `(text, label)`, no assistant answer
+    before it, or `(text, label, after)`, read after the assistant's answer `after`."""
     found: list[ReaderExample] = []
-    for text, label in sentences:
-        view = TurnView.of(text, proposed=False)
+    for text, label, *rest in sentences:
+        after = rest[0] if rest else ""
+        view = TurnView.of(text, proposed=bool(after) and bool(lexicon.proposals_in(after)))
         feats = sentence_features(text, view=view, index=0, count=1, lexicon=lexicon)
         found.append(ReaderExample(text=text, label=label, features=feats))
     return found
