@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.cloud.redaction_inputs import NEW_FORMS, NEW_JUDGE, NEW_PATHS, NEW_SHAPES, QUADRATIC_BEFORE
 
 from autopatch_j.cloud.redaction import redact
+from autopatch_j.quality.realistic import json_strings
 
 INPUTS: dict[str, Callable[[int], str]] = {
     **QUADRATIC_BEFORE,
@@ -55,28 +56,13 @@ def median_seconds(fn: Callable[[], object], runs: int) -> float:
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _strings(node: object, out: list[str]) -> list[str]:
-    if isinstance(node, str) and len(node) >= 8:
-        out.append(node)
-    elif isinstance(node, dict):
-        for value in node.values():
-            _strings(value, out)
-    elif isinstance(node, list):
-        for value in node:
-            _strings(value, out)
-    return out
-
-
 def corpora() -> dict[str, list[str]]:
     """The texts of each secrets set and of the realistic sessions."""
     found: dict[str, list[str]] = {}
     for path in sorted((ROOT / "eval" / "secrets").glob("*/secrets.json.gz")):
         doc = json.loads(gzip.decompress(path.read_bytes()))
         found[path.parent.name] = [case["text"] for case in doc["secrets"] + doc["lookalikes"]]
-    realistic: list[str] = []
-    for path in sorted((ROOT / "eval" / "realistic").rglob("*.json")):
-        _strings(json.loads(path.read_text(encoding="utf-8")), realistic)
-    found["realistic"] = realistic
+    found["realistic"] = json_strings(ROOT / "eval" / "realistic")
     return found
 
 

@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from autopatch_j.cloud.redaction import Finding, findings  # noqa: E402
 from autopatch_j.cloud.secret_judge import CONTEXT_SIGNALS, SecretJudge, features  # noqa: E402
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
+from autopatch_j.quality.realistic import json_strings  # noqa: E402
 
 AUTHORS = ("s1", "s2", "s3", "s4")
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
@@ -124,17 +125,6 @@ def load_sets() -> dict[str, list[Text]]:
     return sets
 
 
-def _strings(node: object, out: list[str]) -> None:
-    if isinstance(node, str) and len(node) >= 8:
-        out.append(node)
-    elif isinstance(node, dict):
-        for value in node.values():
-            _strings(value, out)
-    elif isinstance(node, list):
-        for value in node:
-            _strings(value, out)
-
-
 BULK = ROOT / "eval" / "secrets" / "bulk" / "negatives.json.gz"
 
 
@@ -142,10 +132,7 @@ def _bulk_sources() -> dict[str, list[str]]:
     project: list[str] = []
     for path in sorted((ROOT / "src" / "autopatch_j").rglob("*.py")) + sorted((ROOT / "docs").rglob("*.md")):
         project += [block for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip()]
-    realistic: list[str] = []
-    for path in sorted((ROOT / "eval" / "realistic" / "dev").rglob("*.json")):
-        _strings(json.loads(path.read_text(encoding="utf-8")), realistic)
-    return {"project": project, "realistic_dev": realistic}
+    return {"project": project, "realistic_dev": json_strings(ROOT / "eval" / "realistic" / "dev")}
 
 
 def snapshot_bulk() -> dict[str, int]:

@@ -177,6 +177,27 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def json_strings(directory: Path, *, min_chars: int = 8) -> list[str]:
+    """Every string of at least `min_chars` characters in the `*.json` files below `directory`
+    (files in path order, strings in document order; ids, notes and queries included): bulk text
+    that holds no real secret, for redaction's benchmark and its judge's negatives."""
+    found: list[str] = []
+    for path in sorted(directory.rglob("*.json")):
+        _strings(json.loads(path.read_text(encoding="utf-8")), min_chars, found)
+    return found
+
+
+def _strings(node: object, min_chars: int, out: list[str]) -> None:
+    if isinstance(node, str) and len(node) >= min_chars:
+        out.append(node)
+    elif isinstance(node, dict):
+        for value in node.values():
+            _strings(value, min_chars, out)
+    elif isinstance(node, list):
+        for value in node:
+            _strings(value, min_chars, out)
+
+
 def load_realistic(directory: Path) -> RealisticPart:
     """Read the part in `directory`: through its manifest (sha256 checked), or every `*.json` below it."""
     if not directory.is_dir():
