@@ -178,7 +178,6 @@ class SubjectReader:
             if later.kind is MemoryKind.DISCUSSION_CONTEXT:
                 continue
             retiring = later.subject == RETIREMENT
-            new = self.statement(_said(later), later.kind.value)
             retired.update(
                 (earlier.id, later.id)
                 for earlier in candidates[:n]
@@ -186,7 +185,9 @@ class SubjectReader:
                 and (earlier.kind is MemoryKind.DISCUSSION_CONTEXT) is not retiring
                 and earlier.id not in retired
                 and not ({s.turn_id for s in earlier.sources} & {s.turn_id for s in later.sources})
-                and self.model.is_same(new, self.statement(_said(earlier), earlier.kind.value))
+                and self.model.is_same(
+                    self._new(later, earlier.kind), self.statement(_said(earlier), earlier.kind.value)
+                )
             )
         return retired
 
@@ -202,7 +203,7 @@ class SubjectReader:
             if r.item.memory_id in taken:
                 continue
             old = Statement(" ".join(s.quote for s in r.sources) or r.item.content, r.item.kind.value)
-            p = self.model.same_subject(new, old)
+            p = self.model.same_subject(self._new(candidate, r.item.kind), old)
             if p >= self.model.threshold and (best is None or (p, r.item.memory_id) > best):
                 best, found = (p, r.item.memory_id), r
         if found is None and (new.switch or new.correction):
@@ -222,6 +223,13 @@ class SubjectReader:
                 default=None,
             )
         return found
+
+    def _new(self, candidate: Candidate, old_kind: MemoryKind) -> Statement:
+        """`candidate` as the new side of a pair whose old side is of `old_kind`: a candidate that only
+        takes a rule back states no kind of its own ("forget the staging-first rule" is neither a
+        preference nor a decision), so it is read in the kind of the rule it may retire."""
+        kind = old_kind if self.takes_back(candidate) else candidate.kind
+        return self.statement(_said(candidate), kind.value)
 
     def free_subject(
         self,
