@@ -205,18 +205,22 @@ def joined_view(view: str, fixed_breaks: frozenset[int] = frozenset()) -> tuple[
             if after is None or not _assignment(after) or _cut_name(view, pos, newline):
                 parts.append(view[pos:newline])
                 index.extend(range(pos, newline))
-                pos = newline + 1
+                pos = newline + 1 + _same_marker(view, newline)
                 newline = view.find("\n", newline + 1)
                 continue
         start = newline - 1 if newline and view[newline - 1] == "\r" else newline
         start = start - 1 if start and view[start - 1] == "\\" else start
         floor = max(0, start - 8)
+        end_of_run = start
         while start > floor and view[start - 1] in " \t":
             start -= 1
         after = _CONTINUATION.match(view, newline + 1)
         if after is not None and not _assignment(after) and after.group("next") and start > pos:
             left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
-            if left and _joinable(left.group()) and _looks_random_run(after.group("next")):
+            # a break after a space falls between words: only a random run continues over it (a
+            # name such as `--account-key ` before a value on the next line does not)
+            joins = _joinable if start == end_of_run else _looks_random_run
+            if left and joins(left.group()) and _looks_random_run(after.group("next")):
                 parts.append(view[pos:start])
                 index.extend(range(pos, start))
                 pos = after.start("next")
@@ -226,6 +230,19 @@ def joined_view(view: str, fixed_breaks: frozenset[int] = frozenset()) -> tuple[
     parts.append(view[pos:])
     index.extend(range(pos, len(view) + 1))
     return "".join(parts), index
+
+
+_MARKER = re.compile(r"[ \t]{0,4}+(?:>|#|//)[ \t]?")
+
+
+def _same_marker(view: str, newline: int) -> int:
+    """The length of the quote or comment marker (`> `, `# `, `// `) the next line starts with when
+    the line before the break starts with the same one (a quoted block cut at a fixed column)."""
+    line = view.rfind("\n", 0, newline) + 1
+    own = _MARKER.match(view, line, newline)
+    if own is None or not view.startswith(own.group(), newline + 1):
+        return 0
+    return len(own.group())
 
 
 _NAME_TAIL = re.compile(r"[\w.-]{1,64}+\Z")

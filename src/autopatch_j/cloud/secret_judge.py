@@ -35,7 +35,7 @@ from typing import Protocol
 
 from autopatch_j.cloud.secret_values import placeholder
 
-__all__ = ["CONTEXT", "Candidate", "Judged", "SecretJudge", "candidates", "features", "shipped_judge"]
+__all__ = ["CONTEXT", "Candidate", "Judged", "SecretJudge", "candidates", "features", "judged", "shipped_judge"]
 
 CONTEXT = 48
 MIN_LENGTH = 6
@@ -43,11 +43,11 @@ MAX_LENGTH = 256
 
 # a run of token characters that starts where no such run goes on (one attempt per run) and holds a
 # digit or a capital; its tail is possessive, so each run is read once
-_TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*"
-_CANDIDATE = re.compile(rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]))?")
+_TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*?"
+_CANDIDATE = re.compile(rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]))?")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
-_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝]|是|为|->|=>)?[ \t]*+[\"'`「“【(\[]?\Z")
+_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝]|是|为|->|=>|——?|－)?[ \t]*+[\"'`「“【(\[（『‘〔]?\Z")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _VERSION = re.compile(r"v?\d{1,4}(?:\.\d{1,6}){1,4}(?:[-+][\w.]{0,20})?")
 _DATE = re.compile(r"(?:19|20)\d\d[-/.]?[01]\d[-/.]?[0-3]\d")
@@ -65,8 +65,11 @@ _SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
 _VOWELS = frozenset("aeiouyAEIOUY")
 _SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
 _ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
-_SHORT_FLAG = re.compile(r"(?:^|\s)-([A-Za-z])[ \t]*+\Z")
-_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow"})
+_SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
+_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash"})
+# a short option glued to its value (`-pS3cret`, `"-uroot"`): the value is judged on its own too
+_GLUED_FLAG = re.compile(r"-[A-Za-z](?=[^-])")
+_CAPITAL_OR_DIGIT = re.compile(r"[0-9A-Z]")
 
 
 class Judged(Protocol):
@@ -104,12 +107,15 @@ def candidates(view: str) -> Iterator[Candidate]:
         if end - start < MIN_LENGTH or end - start > MAX_LENGTH or value == _REDACTED_MARK:
             floor = end
             continue
-        yield Candidate(start, end, max(floor, start - CONTEXT))
+        context_start = max(floor, start - CONTEXT)
+        yield Candidate(start, end, context_start)
+        if end - start - 2 >= MIN_LENGTH and _GLUED_FLAG.match(value) and _CAPITAL_OR_DIGIT.search(value, 2):
+            yield Candidate(start + 2, end, context_start)
         if not _names_a_key(view, end, value):
             floor = end
 
 
-_KEY_END = re.compile(r"[\"']?[ \t]{0,2}[=:：]")
+_KEY_END = re.compile(r"[\"']?[ \t]{0,2}(?:[=:：＝]|是|为|->|=>)")
 
 
 def _names_a_key(view: str, end: int, value: str) -> bool:
@@ -214,7 +220,7 @@ def _shape(value: str, out: dict[str, float]) -> None:
     out["wordy_ratio"] = wordy / size
     if _SCREAMING.fullmatch(value):
         out["screaming_snake"] = 1.0
-    if _ATTRIBUTE.match(value):
+    if _ATTRIBUTE.match(value) and digits <= 1:
         out["attribute"] = 1.0
     if value.count("/") >= 2 or value.startswith(("/", "./", "~/", "../")):
         out["path"] = 1.0
@@ -226,7 +232,25 @@ def _shape(value: str, out: dict[str, float]) -> None:
         out["prefix"] = 1.0
 
 
-def _context(before: str, whole_before: str, out: dict[str, float]) -> None:
+# a key named by a field before a `value` field (`- name: X` and `value: …` on the next line, a JSON
+# `{"name": "X", "value": "…"}`): the value is read under that name
+PAIR_REACH = 160
+_PAIR = re.compile(
+    r"(?i:name|key)[\"']?[ \t]*+[:=][ \t]*+[\"']?(?P<name>[A-Za-z_][\w.-]{0,63}+)[\"']?[ \t]*+,?[ \t]*+"
+    r"(?:\r?\n[ \t]*+)?(?:-[ \t]*+)?[\"']?(?i:value)[\"']?[ \t]*+[:=][ \t]*+[\"'`]?\Z"
+)
+_PAIR_WORDS = frozenset({"name", "key", "value"})
+
+
+def _named_key(view: str, start: int) -> str | None:
+    """The name a `name`/`key` field gives the `value` field right before `start`, if any."""
+    if "alue" not in view[max(0, start - 12) : start]:
+        return None
+    found = _PAIR.search(view, max(0, start - PAIR_REACH), start)
+    return found.group("name") if found else None
+
+
+def _context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
     lexicon = _lexicon()
     sep = _SEPARATOR.search(before)
     stripped = before[: sep.start()] if sep else before
@@ -236,6 +260,10 @@ def _context(before: str, whole_before: str, out: dict[str, float]) -> None:
     key = _ASCII_WORDS.findall(stripped[-40:])
     key_words = _words(key[-1]) if key and stripped.endswith(key[-1]) else []
     near = [w for token in key[-6:] for w in _words(token)]
+    if named is not None:
+        out["named_pair"] = 1.0
+        key_words = _words(named)
+        near = [w for w in near if w not in _PAIR_WORDS] + key_words
     for word in key_words[-3:]:
         out[f"k:{word}"] = 1.0
     flag = _SHORT_FLAG.search(stripped)
@@ -247,6 +275,8 @@ def _context(before: str, whole_before: str, out: dict[str, float]) -> None:
         out["key_secret"] = 1.0
     if any(w in lexicon.benign_en for w in key_words):
         out["key_benign"] = 1.0
+    if key_words and key_words[-1] in lexicon.benign_en:
+        out["key_ends_benign"] = 1.0  # `session_id`, `token_type`: the key names something about a secret
     if key_words and key_words[-1] in lexicon.secret_en:
         out["key_ends_secret"] = 1.0
         if kind in _ASSIGNED:
@@ -297,6 +327,8 @@ def _sep_kind(mark: str, before: str) -> str:
         return "zh_is"
     if mark[0] in "-=" and ">" in mark:
         return "arrow"
+    if mark[0] in "—－":
+        return "dash"
     return "quote"
 
 
@@ -307,14 +339,43 @@ def features(view: str, start: int, end: int, context_start: int | None = None) 
     value = view[start:end]
     out: dict[str, float] = {"bias": 1.0}
     _shape(value, out)
-    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out)
+    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, _named_key(view, start))
+    _combine(out)
     return out
+
+
+# a value's shape means something else after a secret's key than elsewhere (a 32-hex value is a
+# digest after `sha256=`, an API key after `DD_API_KEY=`): shape features crossed with the strength
+# of the context
+_STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields")
+_WEAK = ("key_secret", "near_secret", "zh_secret")
+_CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
+
+
+def _combine(out: dict[str, float]) -> None:
+    level = "strong" if any(n in out for n in _STRONG) else "weak" if any(n in out for n in _WEAK) else None
+    if level is None:
+        return
+    for name in _CROSSED:
+        if name in out:
+            out[f"{level}&{name}"] = 1.0
+    size = next((name for name in out if name.startswith("len_") and name != "len_log"), None)
+    if size is not None:
+        out[f"{level}&{size}"] = 1.0
 
 
 # a candidate is judged only with one of these before it (a secret's key word or label, the fields
 # of a `.pgpass` line) and when it is no placeholder (`secret_values.placeholder`); elsewhere a
 # random-looking run (a digest, a certificate line) is no secret
 CONTEXT_SIGNALS = frozenset({"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p"})
+
+
+def judged(found: dict[str, float]) -> bool:
+    """Whether a candidate with these features is judged at all: a context signal is before it and
+    the key it is assigned to does not end in a word that names something else (`session_id`,
+    `token_type`, `api_key_url`: an identifier, a kind, an address)."""
+    return bool(found.keys() & CONTEXT_SIGNALS) and "key_ends_benign" not in found
+
 
 
 def _may_have_signal(view: str, start: int, context_start: int | None) -> bool:
@@ -355,7 +416,7 @@ class SecretJudge:
         ):
             return 0.0
         found = features(view, start, end, context_start)
-        if source == "token" and not found.keys() & CONTEXT_SIGNALS:
+        if source == "token" and not judged(found):
             return 0.0
         if source == "keyword" and not found.keys() & VETO_SIGNALS:
             return 1.0
