@@ -16,7 +16,8 @@ from autopatch_j.cloud.redaction import redact
 SECRETS = [
     (
         "name above value, yaml",
-        "env:\n  - name: BILLING_API_TOKEN\n    value: 'q8Zr2LmX7vPk3Nw9Tt5Yb1Hc'\n  - name: LOG_LEVEL\n    value: info\n",
+        "env:\n  - name: BILLING_API_TOKEN\n    value: 'q8Zr2LmX7vPk3Nw9Tt5Yb1Hc'\n"
+        "  - name: LOG_LEVEL\n    value: info\n",
         ["q8Zr2LmX7vPk3Nw9Tt5Yb1Hc"],
         "LOG_LEVEL",
     ),
@@ -26,7 +27,7 @@ SECRETS = [
         ["9f1c2e7a4b8d6f0e3a5c7b9d1f2e4a6c"],
         "SENTRY_AUTH_TOKEN",
     ),
-    ("key before 是", "后台的 SESSIONID是 7hq2w9e4r8t1y6u3i0o5p7a2s，先别外传", ["7hq2w9e4r8t1y6u3i0o5p7a2s"], "先别外传"),
+    ("key before 是", "后台 SESSIONID是 7hq2w9e4r8t1y6u3i0o5p7a2s，别外传", ["7hq2w9e4r8t1y6u3i0o5p7a2s"], "别外传"),
     ("value holding ?", "db.internal:5432:app:svc:Qz7?mK#2vL!p9", ["Qz7?mK#2vL!p9"], "db.internal:5432"),
     (
         "flag value holding ?",
@@ -56,7 +57,7 @@ SECRETS = [
 ]
 
 LOOKALIKES = [
-    ("name above a setting", "env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: IMAGE_TAG\n    value: 'v2.14.0-rc1'\n"),
+    ("name above a setting", "env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: TAG\n    value: 'v2.14.0-rc1'\n"),
     ("name above a digest", '{"name": "BUILD_SHA", "value": "3f9a1c2e7b4d6f8a0c1e3a5b7d9f2e4a6c8b0d1f"}'),
     ("query string", "GET /search?q=Release2024&page=2 HTTP/1.1"),
     ("glued flag that is no password", '["gcc", "-O2", "-pthread", "-Iinclude/v8", "main.c"]'),
