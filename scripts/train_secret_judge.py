@@ -108,9 +108,7 @@ def _label(item: Text, bulk: bool, every: int = BULK_EVERY) -> None:
             label = 0
         feats = _feature(found)
         start, end = found.at
-        if found.kind == "token" and (
-            not judged(feats) or placeholder(found.view, found.view[start:end], start)
-        ):
+        if found.kind == "token" and (not judged(feats) or placeholder(found.view, found.view[start:end], start)):
             continue  # the judge never accepts it (see `judged`)
         item.examples.append((number, feats, label))
 

@@ -377,7 +377,6 @@ def judged(found: dict[str, float]) -> bool:
     return bool(found.keys() & CONTEXT_SIGNALS) and "key_ends_benign" not in found
 
 
-
 def _may_have_signal(view: str, start: int, context_start: int | None) -> bool:
     """A cheap superset of `CONTEXT_SIGNALS`: a secret word or label anywhere in the context, or
     three colons in the line before (most candidates of ordinary text have neither)."""
