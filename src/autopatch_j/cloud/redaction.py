@@ -40,6 +40,7 @@ stays linear.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from collections.abc import Iterable
@@ -413,7 +414,20 @@ def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge 
     """Merged (start, end) spans of `text` that hold secrets: what the rules find, less what the
     judge (the shipped one unless given) overrules, plus the candidates it accepts."""
     chosen = shipped_judge() if judge is None else judge
-    return _merge((f.start, f.end) for f in findings(text, rules) if chosen.accepts(f))
+    found = findings(text, rules)
+    kept = _merge((f.start, f.end) for f in found if f.kind != "token" and chosen.accepts(f))
+    starts = [start for start, _end in kept]
+    # a candidate inside a span already kept changes nothing: it is not scored
+    tokens = [
+        (f.start, f.end) for f in found if f.kind == "token" and not _inside(kept, starts, f) and chosen.accepts(f)
+    ]
+    return _merge(kept + tokens) if tokens else kept
+
+
+def _inside(spans: list[tuple[int, int]], starts: list[int], found: Finding) -> bool:
+    """Whether `found` lies within one of the merged, sorted `spans` (`starts`: their starts)."""
+    at = bisect.bisect_right(starts, found.start) - 1
+    return at >= 0 and spans[at][1] >= found.end
 
 
 def redact(text: str) -> str:

@@ -23,10 +23,11 @@ judging is linear in the length of the text.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
+import operator
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -63,6 +64,7 @@ _ID_WORDS = re.compile(r"(?:[a-z]{2,}[-_.]|[A-Z][a-z]+){2,}")
 _REDACTED_MARK = "REDACTED"
 _SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
 _VOWELS = frozenset("aeiouyAEIOUY")
+_VOWEL_CHARS = frozenset("aeiouAEIOU")
 _SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
 _ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
@@ -159,11 +161,8 @@ def _lexicon() -> _Lexicon:
 
 
 def _entropy(value: str) -> float:
-    counts: dict[str, int] = {}
-    for char in value:
-        counts[char] = counts.get(char, 0) + 1
     size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in counts.values())
+    return -sum(n / size * math.log2(n / size) for n in Counter(value).values())
 
 
 def _words(key: str) -> list[str]:
@@ -172,9 +171,10 @@ def _words(key: str) -> list[str]:
 
 def _shape(value: str, out: dict[str, float]) -> None:
     size = len(value)
-    digits = sum(c.isdigit() for c in value)
-    upper = sum(c.isupper() for c in value)
-    lower = sum(c.islower() for c in value)
+    is_digit = list(map(str.isdigit, value))
+    digits = sum(is_digit)
+    upper = sum(map(str.isupper, value))
+    lower = sum(map(str.islower, value))
     symbols = size - digits - upper - lower
     out["len_log"] = math.log2(size) / 8
     out[f"len_{min(size // 8, 8)}"] = 1.0
@@ -187,9 +187,9 @@ def _shape(value: str, out: dict[str, float]) -> None:
     out["entropy_per_len"] = entropy / math.log2(size + 1)
     classes = (digits > 0) + (upper > 0) + (lower > 0) + (symbols > 0)
     out[f"classes_{classes}"] = 1.0
-    changes = sum(1 for a, b in itertools.pairwise(value) if a.isdigit() != b.isdigit())
+    changes = sum(map(operator.ne, is_digit, is_digit[1:]))
     out["digit_switches"] = changes / size
-    vowels = sum(c in "aeiouAEIOU" for c in value)
+    vowels = sum(map(_VOWEL_CHARS.__contains__, value))
     letters = upper + lower
     out["vowel_ratio"] = vowels / letters if letters else 0.0
     if _HEX.fullmatch(value):
@@ -335,12 +335,16 @@ def _sep_kind(mark: str, before: str) -> str:
 def features(view: str, start: int, end: int, context_start: int | None = None) -> dict[str, float]:
     """The judge's features of `view[start:end]` (its shape and the `CONTEXT` characters before it,
     from `context_start` on when given)."""
-    floor = max(0, start - CONTEXT) if context_start is None else context_start
-    value = view[start:end]
-    out: dict[str, float] = {"bias": 1.0}
-    _shape(value, out)
-    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, _named_key(view, start))
+    out = _context_of(view, start, context_start)
+    _shape(view[start:end], out)
     _combine(out)
+    return out
+
+
+def _context_of(view: str, start: int, context_start: int | None) -> dict[str, float]:
+    floor = max(0, start - CONTEXT) if context_start is None else context_start
+    out: dict[str, float] = {"bias": 1.0}
+    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, _named_key(view, start))
     return out
 
 
@@ -382,10 +386,17 @@ def _may_have_signal(view: str, start: int, context_start: int | None) -> bool:
     three colons in the line before (most candidates of ordinary text have neither)."""
     floor = max(0, start - CONTEXT) if context_start is None else context_start
     before = view[floor:start].lower()
-    lexicon = _lexicon()
-    if any(word in before for word in lexicon.secret_en) or any(word in before for word in lexicon.secret_zh):
+    if _secret_word_pattern().search(before):
         return True
     return view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before
+
+
+@cache
+def _secret_word_pattern() -> re.Pattern[str]:
+    """Any English or Chinese secret word of the lexicon, as one search."""
+    lexicon = _lexicon()
+    words = sorted(lexicon.secret_en | set(lexicon.secret_zh), key=lambda word: (-len(word), word))
+    return re.compile("|".join(map(re.escape, words)))
 
 
 # a span a key-word rule found is overruled only with one of these: a word before it that names no
@@ -414,9 +425,11 @@ class SecretJudge:
             not _may_have_signal(view, start, context_start) or placeholder(view, view[start:end], start)
         ):
             return 0.0
-        found = features(view, start, end, context_start)
+        found = _context_of(view, start, context_start)
         if source == "token" and not judged(found):
-            return 0.0
+            return 0.0  # decided by the context alone: no shape features needed
+        _shape(view[start:end], found)
+        _combine(found)
         if source == "keyword" and not found.keys() & VETO_SIGNALS:
             return 1.0
         found[f"src:{source}"] = 1.0
