@@ -56,12 +56,22 @@ SECRETS = [
     ),
 ]
 
+SECRETS += [
+    (
+        "wrap before a random name and =",
+        "printenv | sort\nLANG=C.UTF-8\nSMTP_PASSWORD=9vQ!x2Lk@Hd\nTzWqPm4=Zr8\nTERM=xterm\n",
+        ["9vQ!x2Lk@Hd", "TzWqPm4=Zr8"],
+        "TERM=xterm",
+    ),
+]
+
 LOOKALIKES = [
     ("name above a setting", "env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: TAG\n    value: 'v2.14.0-rc1'\n"),
     ("name above a digest", '{"name": "BUILD_SHA", "value": "3f9a1c2e7b4d6f8a0c1e3a5b7d9f2e4a6c8b0d1f"}'),
     ("query string", "GET /search?q=Release2024&page=2 HTTP/1.1"),
     ("glued flag that is no password", '["gcc", "-O2", "-pthread", "-Iinclude/v8", "main.c"]'),
     ("dash in prose", "版本号——v3.2.1——已经发布"),
+    ("setting after a versioned line", "image: ghcr.io/acme/api:v1.2.3\nimagePullPolicy: Always\nreplicas: 3\n"),
 ]
 
 

@@ -145,8 +145,24 @@ _NAME = re.compile(r"[A-Za-z_][\w.-]*+")
 
 
 def _assignment(after: re.Match[str]) -> bool:
-    """The next line starts `NAME=` or `NAME:` (a new setting, not the rest of a token)."""
-    return bool(after.group("assign")) and _NAME.fullmatch(after.group("next")) is not None
+    """The next line starts `NAME=` or `NAME:` (a new setting, not the rest of a token), and the
+    name reads like one (`SnVpePT=…`, `fC3M1wl4=…`, `moH5dzC:` are the rest of a random value)."""
+    name = after.group("next")
+    return bool(after.group("assign")) and _NAME.fullmatch(name) is not None and not _random_name(name)
+
+
+_CASE_SWITCH = re.compile(r"[a-z][A-Z]")
+_WORDY = re.compile(r"[A-Z][a-z]{2,}|[a-z]{3,}|[A-Z]{3,}(?![a-z])")
+
+
+def _random_name(name: str) -> bool:
+    """A name with a switch from lower to upper case and a digit or a second switch, whose letters
+    are mostly not in word-like segments (`apiKeyId`, `imagePullPolicy`, `DB2_HOST` are names)."""
+    switches = len(_CASE_SWITCH.findall(name))
+    if len(name) < 4 or not switches or (switches < 2 and not any(c.isdigit() for c in name)):
+        return False
+    wordy = sum(len(seg) for seg in _WORDY.findall(name) if any(c in "aeiouAEIOU" for c in seg))
+    return wordy * 2 < len(name)
 
 
 # a digit, an inner capital, or a symbol next to a letter or digit (`^Du%t@`, the rest of a password)
