@@ -15,9 +15,11 @@ on a line of its own and `API_KEY%3Dvalue` like `API_KEY=value`. A secret wrappe
 is caught whole: the rules run a second time on a *joined view* in which a line break (with the
 indentation or `>`/`#`/`//` markers of the next line) between two runs of token characters that both
 look random (a digit, or upper and lower case; the run before may instead hold a `-` or `_`, a cut
-token prefix) is removed, unless the next line starts an assignment (`NAME=`, `NAME:`); in text
-hard-wrapped at a fixed column (a line and a neighbour of the same length ≥ `FIXED_WIDTH_MIN`, the
-next line no longer) every break between two non-space characters is removed.
+token prefix, unless a space precedes the break) is removed, unless the next line starts an
+assignment (`NAME=`, `NAME:`, with a name that reads as one); in text hard-wrapped at a fixed column
+(a line and a neighbour of the same length ≥ `FIXED_WIDTH_MIN`, the next line no longer) every
+break between two non-space characters is removed, with the next line's quote marker when the line
+before starts with the same one.
 The fixed-column breaks are also found in the text before decoding (a JSON string cut at a
 column); a break after a name that starts a field joins even an assignment on the next line (the
 wrap cut the key's name); a secret that runs to the end of a line of ≥ `WRAP_WIDTH_MIN` columns
