@@ -14,8 +14,9 @@ realistic sessions changes nothing until someone snapshots and retrains.
 
 Deterministic: examples in a fixed order, every third bulk candidate, L2 logistic regression
 (lbfgs). The threshold and the veto are chosen on out-of-fold scores — leave one author out over
-the training authors — as the pair with the best worst-form recall whose look-alike false-positive
-rate grows by at most `FP_BUDGET` over the rules alone (see `choose`). `--hold-out sN`
+the training authors — as the pair with the best worst-form recall, then the most secrets caught,
+that keeps every training author's look-alike false positives within `FP_TARGET` (or within the
+rules' own count where the rules alone already exceed it; see `choose`). `--hold-out sN`
 leaves that author out entirely (for the leave-one-author-out estimate); `--estimate` prints, for
 each author, recall per form and false positives of the rules alone and of the rules with a judge
 trained without that author.
@@ -36,17 +37,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from autopatch_j.cloud.redaction import Finding, findings  # noqa: E402
-from autopatch_j.cloud.secret_judge import CONTEXT_SIGNALS, SecretJudge, features  # noqa: E402
+from autopatch_j.cloud.secret_judge import SecretJudge, features, judged  # noqa: E402
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
 
-AUTHORS = ("s1", "s2", "s3", "s4")
+AUTHORS = ("s1", "s2", "s3", "s4", "s5")
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
 MIN_COUNT = 3
 BULK_EVERY = 3
 C = 0.5
-THRESHOLDS = [round(0.30 + 0.025 * i, 3) for i in range(28)] + [0.98, 0.985, 0.99, 0.995]
+# a candidate is a secret only when the judge finds it more likely than not (balanced classes)
+THRESHOLDS = [round(0.50 + 0.025 * i, 3) for i in range(20)] + [0.98, 0.985, 0.99, 0.995]
 VETOES = [0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
 WEIGHTS = ROOT / "src" / "autopatch_j" / "cloud" / "secret_judge_weights.json"
 
@@ -106,10 +108,8 @@ def _label(item: Text, bulk: bool, every: int = BULK_EVERY) -> None:
             label = 0
         feats = _feature(found)
         start, end = found.at
-        if found.kind == "token" and (
-            not feats.keys() & CONTEXT_SIGNALS or placeholder(found.view, found.view[start:end], start)
-        ):
-            continue  # the judge never accepts it (see `CONTEXT_SIGNALS`)
+        if found.kind == "token" and (not judged(feats) or placeholder(found.view, found.view[start:end], start)):
+            continue  # the judge never accepts it (see `judged`)
         item.examples.append((number, feats, label))
 
 
@@ -239,24 +239,11 @@ def figures(
     return {"per_form": {f: tuple(per_form[f]) for f in FORMS}, "worst": worst, "fp": (fp, looks)}
 
 
-def _token_recall(texts: list[Text], scored: list[dict[int, float]], threshold: float) -> float:
-    """The share of judged candidates that overlap a secret and score at least `threshold` (the
-    judge on its own, which the rules tuned on the same sets do not saturate)."""
-    hits = total = 0
-    for item, scores_of in zip(texts, scored, strict=True):
-        secret = {number for number, _feats, label in item.examples if label}
-        for number in secret:
-            if item.found[number].kind == "token":
-                total += 1
-                hits += scores_of[number] >= threshold
-    return hits / total if total else 0.0
-
-
 def choose(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) -> tuple[float, float]:
-    """Threshold and veto chosen on out-of-fold scores over `authors`: among the pairs that add at
-    most `FP_BUDGET` of the look-alikes to the false positives of the rules alone, the best
-    worst-form recall, then the best recall of the judge on its own, then fewer false positives,
-    the higher veto and threshold."""
+    """Threshold and veto chosen on out-of-fold scores over `authors`: among the pairs that keep each
+    author's false positives within `FP_TARGET` of its look-alikes (or within the rules' own count,
+    when that is more), the best worst-form recall, then the most secrets caught, then fewer false
+    positives, the better recall of the judge on its own, the higher veto and threshold."""
     texts: list[Text] = []
     scored: list[dict[int, float]] = []
     for held in authors:
@@ -266,13 +253,13 @@ def choose(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) ->
     base = figures(texts, None)["fp"][0]
     best: tuple[tuple[float, ...], float, float] | None = None
     for threshold in THRESHOLDS:
-        alone = _token_recall(texts, scored, threshold)
         for veto in VETOES:
             result = figures(texts, scored, threshold, veto)
             fp, looks = result["fp"]
             if fp > base + FP_BUDGET * looks:
                 continue
-            key = (result["worst"], alone, -fp, veto, threshold)
+            caught_all = sum(c for c, _t in result["per_form"].values())
+            key = (result["worst"], caught_all, -fp, threshold, veto)
             if best is None or key > best[0]:
                 best = (key, threshold, veto)
     if best is None:

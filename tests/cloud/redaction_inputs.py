@@ -84,4 +84,6 @@ NEW_JUDGE: dict[str, Callable[[int], str]] = {
     "pgpass fields": lambda n: ("h:5432:d:u:Xy7Kp2Lm " * n)[:n],
     "one long token run": lambda n: ("A1" * n)[:n],
     "lowercase run then a capital": lambda n: "a" * n + "Z",
+    "names above values": lambda n: ("- name: API_TOKEN\n  value: 'Ab3dEf9h'\n" * n)[:n],
+    "glued short flags": lambda n: ('"-pAb3dEf9h?", ' * n)[:n],
 }

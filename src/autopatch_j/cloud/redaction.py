@@ -15,9 +15,11 @@ on a line of its own and `API_KEY%3Dvalue` like `API_KEY=value`. A secret wrappe
 is caught whole: the rules run a second time on a *joined view* in which a line break (with the
 indentation or `>`/`#`/`//` markers of the next line) between two runs of token characters that both
 look random (a digit, or upper and lower case; the run before may instead hold a `-` or `_`, a cut
-token prefix) is removed, unless the next line starts an assignment (`NAME=`, `NAME:`); in text
-hard-wrapped at a fixed column (a line and a neighbour of the same length ≥ `FIXED_WIDTH_MIN`, the
-next line no longer) every break between two non-space characters is removed.
+token prefix, unless a space precedes the break) is removed, unless the next line starts an
+assignment (`NAME=`, `NAME:`, with a name that reads as one); in text hard-wrapped at a fixed column
+(a line and a neighbour of the same length ≥ `FIXED_WIDTH_MIN`, the next line no longer) every
+break between two non-space characters is removed, with the next line's quote marker when the line
+before starts with the same one.
 The fixed-column breaks are also found in the text before decoding (a JSON string cut at a
 column); a break after a name that starts a field joins even an assignment on the next line (the
 wrap cut the key's name); a secret that runs to the end of a line of ≥ `WRAP_WIDTH_MIN` columns
@@ -40,6 +42,7 @@ stays linear.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from collections.abc import Iterable
@@ -144,8 +147,24 @@ _NAME = re.compile(r"[A-Za-z_][\w.-]*+")
 
 
 def _assignment(after: re.Match[str]) -> bool:
-    """The next line starts `NAME=` or `NAME:` (a new setting, not the rest of a token)."""
-    return bool(after.group("assign")) and _NAME.fullmatch(after.group("next")) is not None
+    """The next line starts `NAME=` or `NAME:` (a new setting, not the rest of a token), and the
+    name reads like one (`SnVpePT=…`, `fC3M1wl4=…`, `moH5dzC:` are the rest of a random value)."""
+    name = after.group("next")
+    return bool(after.group("assign")) and _NAME.fullmatch(name) is not None and not _random_name(name)
+
+
+_CASE_SWITCH = re.compile(r"[a-z][A-Z]")
+_WORDY = re.compile(r"[A-Z][a-z]{2,}|[a-z]{3,}|[A-Z]{3,}(?![a-z])")
+
+
+def _random_name(name: str) -> bool:
+    """A name with a switch from lower to upper case and a digit or a second switch, whose letters
+    are mostly not in word-like segments (`apiKeyId`, `imagePullPolicy`, `DB2_HOST` are names)."""
+    switches = len(_CASE_SWITCH.findall(name))
+    if len(name) < 4 or not switches or (switches < 2 and not any(c.isdigit() for c in name)):
+        return False
+    wordy = sum(len(seg) for seg in _WORDY.findall(name) if any(c in "aeiouAEIOU" for c in seg))
+    return wordy * 2 < len(name)
 
 
 # a digit, an inner capital, or a symbol next to a letter or digit (`^Du%t@`, the rest of a password)
@@ -205,18 +224,22 @@ def joined_view(view: str, fixed_breaks: frozenset[int] = frozenset()) -> tuple[
             if after is None or not _assignment(after) or _cut_name(view, pos, newline):
                 parts.append(view[pos:newline])
                 index.extend(range(pos, newline))
-                pos = newline + 1
+                pos = newline + 1 + _same_marker(view, newline)
                 newline = view.find("\n", newline + 1)
                 continue
         start = newline - 1 if newline and view[newline - 1] == "\r" else newline
         start = start - 1 if start and view[start - 1] == "\\" else start
         floor = max(0, start - 8)
+        end_of_run = start
         while start > floor and view[start - 1] in " \t":
             start -= 1
         after = _CONTINUATION.match(view, newline + 1)
         if after is not None and not _assignment(after) and after.group("next") and start > pos:
             left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
-            if left and _joinable(left.group()) and _looks_random_run(after.group("next")):
+            # a break after a space falls between words: only a random run continues over it (a
+            # name such as `--account-key ` before a value on the next line does not)
+            joins = _joinable if start == end_of_run else _looks_random_run
+            if left and joins(left.group()) and _looks_random_run(after.group("next")):
                 parts.append(view[pos:start])
                 index.extend(range(pos, start))
                 pos = after.start("next")
@@ -226,6 +249,19 @@ def joined_view(view: str, fixed_breaks: frozenset[int] = frozenset()) -> tuple[
     parts.append(view[pos:])
     index.extend(range(pos, len(view) + 1))
     return "".join(parts), index
+
+
+_MARKER = re.compile(r"[ \t]{0,4}+(?:>|#|//)[ \t]?")
+
+
+def _same_marker(view: str, newline: int) -> int:
+    """The length of the quote or comment marker (`> `, `# `, `// `) the next line starts with when
+    the line before the break starts with the same one (a quoted block cut at a fixed column)."""
+    line = view.rfind("\n", 0, newline) + 1
+    own = _MARKER.match(view, line, newline)
+    if own is None or not view.startswith(own.group(), newline + 1):
+        return 0
+    return len(own.group())
 
 
 _NAME_TAIL = re.compile(r"[\w.-]{1,64}+\Z")
@@ -396,7 +432,20 @@ def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge 
     """Merged (start, end) spans of `text` that hold secrets: what the rules find, less what the
     judge (the shipped one unless given) overrules, plus the candidates it accepts."""
     chosen = shipped_judge() if judge is None else judge
-    return _merge((f.start, f.end) for f in findings(text, rules) if chosen.accepts(f))
+    found = findings(text, rules)
+    kept = _merge((f.start, f.end) for f in found if f.kind != "token" and chosen.accepts(f))
+    starts = [start for start, _end in kept]
+    # a candidate inside a span already kept changes nothing: it is not scored
+    tokens = [
+        (f.start, f.end) for f in found if f.kind == "token" and not _inside(kept, starts, f) and chosen.accepts(f)
+    ]
+    return _merge(kept + tokens) if tokens else kept
+
+
+def _inside(spans: list[tuple[int, int]], starts: list[int], found: Finding) -> bool:
+    """Whether `found` lies within one of the merged, sorted `spans` (`starts`: their starts)."""
+    at = bisect.bisect_right(starts, found.start) - 1
+    return at >= 0 and spans[at][1] >= found.end
 
 
 def redact(text: str) -> str:

@@ -23,10 +23,11 @@ judging is linear in the length of the text.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
+import operator
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -35,7 +36,7 @@ from typing import Protocol
 
 from autopatch_j.cloud.secret_values import placeholder
 
-__all__ = ["CONTEXT", "Candidate", "Judged", "SecretJudge", "candidates", "features", "shipped_judge"]
+__all__ = ["CONTEXT", "Candidate", "Judged", "SecretJudge", "candidates", "features", "judged", "shipped_judge"]
 
 CONTEXT = 48
 MIN_LENGTH = 6
@@ -43,11 +44,11 @@ MAX_LENGTH = 256
 
 # a run of token characters that starts where no such run goes on (one attempt per run) and holds a
 # digit or a capital; its tail is possessive, so each run is read once
-_TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*"
-_CANDIDATE = re.compile(rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]))?")
+_TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*?"
+_CANDIDATE = re.compile(rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]))?")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
-_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝]|是|为|->|=>)?[ \t]*+[\"'`「“【(\[]?\Z")
+_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝]|是|为|->|=>|——?|－)?[ \t]*+[\"'`「“【(\[（『‘〔]?\Z")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _VERSION = re.compile(r"v?\d{1,4}(?:\.\d{1,6}){1,4}(?:[-+][\w.]{0,20})?")
 _DATE = re.compile(r"(?:19|20)\d\d[-/.]?[01]\d[-/.]?[0-3]\d")
@@ -63,10 +64,14 @@ _ID_WORDS = re.compile(r"(?:[a-z]{2,}[-_.]|[A-Z][a-z]+){2,}")
 _REDACTED_MARK = "REDACTED"
 _SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
 _VOWELS = frozenset("aeiouyAEIOUY")
+_VOWEL_CHARS = frozenset("aeiouAEIOU")
 _SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
 _ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
-_SHORT_FLAG = re.compile(r"(?:^|\s)-([A-Za-z])[ \t]*+\Z")
-_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow"})
+_SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
+_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash"})
+# a short option glued to its value (`-pS3cret`, `"-uroot"`): the value is judged on its own too
+_GLUED_FLAG = re.compile(r"-[A-Za-z](?=[^-])")
+_CAPITAL_OR_DIGIT = re.compile(r"[0-9A-Z]")
 
 
 class Judged(Protocol):
@@ -104,12 +109,15 @@ def candidates(view: str) -> Iterator[Candidate]:
         if end - start < MIN_LENGTH or end - start > MAX_LENGTH or value == _REDACTED_MARK:
             floor = end
             continue
-        yield Candidate(start, end, max(floor, start - CONTEXT))
+        context_start = max(floor, start - CONTEXT)
+        yield Candidate(start, end, context_start)
+        if end - start - 2 >= MIN_LENGTH and _GLUED_FLAG.match(value) and _CAPITAL_OR_DIGIT.search(value, 2):
+            yield Candidate(start + 2, end, context_start)
         if not _names_a_key(view, end, value):
             floor = end
 
 
-_KEY_END = re.compile(r"[\"']?[ \t]{0,2}[=:：]")
+_KEY_END = re.compile(r"[\"']?[ \t]{0,2}(?:[=:：＝]|是|为|->|=>)")
 
 
 def _names_a_key(view: str, end: int, value: str) -> bool:
@@ -153,11 +161,8 @@ def _lexicon() -> _Lexicon:
 
 
 def _entropy(value: str) -> float:
-    counts: dict[str, int] = {}
-    for char in value:
-        counts[char] = counts.get(char, 0) + 1
     size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in counts.values())
+    return -sum(n / size * math.log2(n / size) for n in Counter(value).values())
 
 
 def _words(key: str) -> list[str]:
@@ -166,9 +171,10 @@ def _words(key: str) -> list[str]:
 
 def _shape(value: str, out: dict[str, float]) -> None:
     size = len(value)
-    digits = sum(c.isdigit() for c in value)
-    upper = sum(c.isupper() for c in value)
-    lower = sum(c.islower() for c in value)
+    is_digit = list(map(str.isdigit, value))
+    digits = sum(is_digit)
+    upper = sum(map(str.isupper, value))
+    lower = sum(map(str.islower, value))
     symbols = size - digits - upper - lower
     out["len_log"] = math.log2(size) / 8
     out[f"len_{min(size // 8, 8)}"] = 1.0
@@ -181,9 +187,9 @@ def _shape(value: str, out: dict[str, float]) -> None:
     out["entropy_per_len"] = entropy / math.log2(size + 1)
     classes = (digits > 0) + (upper > 0) + (lower > 0) + (symbols > 0)
     out[f"classes_{classes}"] = 1.0
-    changes = sum(1 for a, b in itertools.pairwise(value) if a.isdigit() != b.isdigit())
+    changes = sum(map(operator.ne, is_digit, is_digit[1:]))
     out["digit_switches"] = changes / size
-    vowels = sum(c in "aeiouAEIOU" for c in value)
+    vowels = sum(map(_VOWEL_CHARS.__contains__, value))
     letters = upper + lower
     out["vowel_ratio"] = vowels / letters if letters else 0.0
     if _HEX.fullmatch(value):
@@ -214,7 +220,7 @@ def _shape(value: str, out: dict[str, float]) -> None:
     out["wordy_ratio"] = wordy / size
     if _SCREAMING.fullmatch(value):
         out["screaming_snake"] = 1.0
-    if _ATTRIBUTE.match(value):
+    if _ATTRIBUTE.match(value) and digits <= 1:
         out["attribute"] = 1.0
     if value.count("/") >= 2 or value.startswith(("/", "./", "~/", "../")):
         out["path"] = 1.0
@@ -226,7 +232,25 @@ def _shape(value: str, out: dict[str, float]) -> None:
         out["prefix"] = 1.0
 
 
-def _context(before: str, whole_before: str, out: dict[str, float]) -> None:
+# a key named by a field before a `value` field (`- name: X` and `value: …` on the next line, a JSON
+# `{"name": "X", "value": "…"}`): the value is read under that name
+PAIR_REACH = 160
+_PAIR = re.compile(
+    r"(?i:name|key)[\"']?[ \t]*+[:=][ \t]*+[\"']?(?P<name>[A-Za-z_][\w.-]{0,63}+)[\"']?[ \t]*+,?[ \t]*+"
+    r"(?:\r?\n[ \t]*+)?(?:-[ \t]*+)?[\"']?(?i:value)[\"']?[ \t]*+[:=][ \t]*+[\"'`]?\Z"
+)
+_PAIR_WORDS = frozenset({"name", "key", "value"})
+
+
+def _named_key(view: str, start: int) -> str | None:
+    """The name a `name`/`key` field gives the `value` field right before `start`, if any."""
+    if "alue" not in view[max(0, start - 12) : start]:
+        return None
+    found = _PAIR.search(view, max(0, start - PAIR_REACH), start)
+    return found.group("name") if found else None
+
+
+def _context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
     lexicon = _lexicon()
     sep = _SEPARATOR.search(before)
     stripped = before[: sep.start()] if sep else before
@@ -236,6 +260,10 @@ def _context(before: str, whole_before: str, out: dict[str, float]) -> None:
     key = _ASCII_WORDS.findall(stripped[-40:])
     key_words = _words(key[-1]) if key and stripped.endswith(key[-1]) else []
     near = [w for token in key[-6:] for w in _words(token)]
+    if named is not None:
+        out["named_pair"] = 1.0
+        key_words = _words(named)
+        near = [w for w in near if w not in _PAIR_WORDS] + key_words
     for word in key_words[-3:]:
         out[f"k:{word}"] = 1.0
     flag = _SHORT_FLAG.search(stripped)
@@ -247,6 +275,8 @@ def _context(before: str, whole_before: str, out: dict[str, float]) -> None:
         out["key_secret"] = 1.0
     if any(w in lexicon.benign_en for w in key_words):
         out["key_benign"] = 1.0
+    if key_words and key_words[-1] in lexicon.benign_en:
+        out["key_ends_benign"] = 1.0  # `session_id`, `token_type`: the key names something about a secret
     if key_words and key_words[-1] in lexicon.secret_en:
         out["key_ends_secret"] = 1.0
         if kind in _ASSIGNED:
@@ -297,18 +327,45 @@ def _sep_kind(mark: str, before: str) -> str:
         return "zh_is"
     if mark[0] in "-=" and ">" in mark:
         return "arrow"
+    if mark[0] in "—－":
+        return "dash"
     return "quote"
 
 
 def features(view: str, start: int, end: int, context_start: int | None = None) -> dict[str, float]:
     """The judge's features of `view[start:end]` (its shape and the `CONTEXT` characters before it,
     from `context_start` on when given)."""
-    floor = max(0, start - CONTEXT) if context_start is None else context_start
-    value = view[start:end]
-    out: dict[str, float] = {"bias": 1.0}
-    _shape(value, out)
-    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out)
+    out = _context_of(view, start, context_start)
+    _shape(view[start:end], out)
+    _combine(out)
     return out
+
+
+def _context_of(view: str, start: int, context_start: int | None) -> dict[str, float]:
+    floor = max(0, start - CONTEXT) if context_start is None else context_start
+    out: dict[str, float] = {"bias": 1.0}
+    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, _named_key(view, start))
+    return out
+
+
+# a value's shape means something else after a secret's key than elsewhere (a 32-hex value is a
+# digest after `sha256=`, an API key after `DD_API_KEY=`): shape features crossed with the strength
+# of the context
+_STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields")
+_WEAK = ("key_secret", "near_secret", "zh_secret")
+_CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
+
+
+def _combine(out: dict[str, float]) -> None:
+    level = "strong" if any(n in out for n in _STRONG) else "weak" if any(n in out for n in _WEAK) else None
+    if level is None:
+        return
+    for name in _CROSSED:
+        if name in out:
+            out[f"{level}&{name}"] = 1.0
+    size = next((name for name in out if name.startswith("len_") and name != "len_log"), None)
+    if size is not None:
+        out[f"{level}&{size}"] = 1.0
 
 
 # a candidate is judged only with one of these before it (a secret's key word or label, the fields
@@ -317,15 +374,29 @@ def features(view: str, start: int, end: int, context_start: int | None = None) 
 CONTEXT_SIGNALS = frozenset({"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p"})
 
 
+def judged(found: dict[str, float]) -> bool:
+    """Whether a candidate with these features is judged at all: a context signal is before it and
+    the key it is assigned to does not end in a word that names something else (`session_id`,
+    `token_type`, `api_key_url`: an identifier, a kind, an address)."""
+    return bool(found.keys() & CONTEXT_SIGNALS) and "key_ends_benign" not in found
+
+
 def _may_have_signal(view: str, start: int, context_start: int | None) -> bool:
     """A cheap superset of `CONTEXT_SIGNALS`: a secret word or label anywhere in the context, or
     three colons in the line before (most candidates of ordinary text have neither)."""
     floor = max(0, start - CONTEXT) if context_start is None else context_start
     before = view[floor:start].lower()
-    lexicon = _lexicon()
-    if any(word in before for word in lexicon.secret_en) or any(word in before for word in lexicon.secret_zh):
+    if _secret_word_pattern().search(before):
         return True
     return view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before
+
+
+@cache
+def _secret_word_pattern() -> re.Pattern[str]:
+    """Any English or Chinese secret word of the lexicon, as one search."""
+    lexicon = _lexicon()
+    words = sorted(lexicon.secret_en | set(lexicon.secret_zh), key=lambda word: (-len(word), word))
+    return re.compile("|".join(map(re.escape, words)))
 
 
 # a span a key-word rule found is overruled only with one of these: a word before it that names no
@@ -354,9 +425,11 @@ class SecretJudge:
             not _may_have_signal(view, start, context_start) or placeholder(view, view[start:end], start)
         ):
             return 0.0
-        found = features(view, start, end, context_start)
-        if source == "token" and not found.keys() & CONTEXT_SIGNALS:
-            return 0.0
+        found = _context_of(view, start, context_start)
+        if source == "token" and not judged(found):
+            return 0.0  # decided by the context alone: no shape features needed
+        _shape(view[start:end], found)
+        _combine(found)
         if source == "keyword" and not found.keys() & VETO_SIGNALS:
             return 1.0
         found[f"src:{source}"] = 1.0
