@@ -28,12 +28,13 @@ import dataclasses
 import functools
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
 from autopatch_j.memory.index import QueryTerm, idf, query_terms, text_keys
+from autopatch_j.memory.postings_cache import postings_in_tx, rank_in_python
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -64,6 +65,8 @@ MAX_COMPLETIONS = 8
 MIN_PREFIX_CHARS = 3
 
 _STATS_SQL = """
+SELECT NULL AS term, stamp AS items FROM memory_index_state
+UNION ALL
 SELECT j.value AS term, s.items FROM json_each(:keys) j CROSS JOIN memory_term_stats s ON s.term = j.value
 UNION ALL
 SELECT * FROM (
@@ -181,6 +184,10 @@ class QueryPlan:
     weights: Sequence[float]
     min_share: float
     driving: Sequence[int]
+    #: The index's stamp the statistics were read under (None: the index never changed).
+    stamp: int | None = None
+    #: How many items hold each key the statement read.
+    counts: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
 def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
@@ -202,8 +209,11 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
         "completions": MAX_COMPLETIONS,
     }
     asked = {"", *(t.key for t in terms), *parts}
+    stamp: int | None = None
     for term, count in conn.execute(_STATS_SQL, params).fetchall():
-        if term in asked and term not in stats:
+        if term is None:
+            stamp = count
+        elif term in asked and term not in stats:
             stats[term] = count
         else:
             completions[term] = count
@@ -228,13 +238,19 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
         weights=weights,
         min_share=min_share,
         driving=[n for n in drivers(weights, min_share) if alternatives[n]],
+        stamp=stamp,
+        counts={**completions, **stats},
     )
 
 
 def search_in_tx(
-    conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT
+    conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT, cached: bool = True
 ) -> list[SearchHit]:
-    """At most `limit` (≤ 5) ranked hits for `query` in scope of `thread_id`, in ≤ 2 statements."""
+    """At most `limit` (≤ 5) ranked hits for `query` in scope of `thread_id`, in ≤ 3 statements.
+
+    Ranked over the process's copy of the postings (postings_cache.py) when the index's stamp allows
+    and the postings to read are few, else by the ranking statement; `cached=False` always ranks in
+    SQL. Both give the same hits in the same order."""
     q = normalize(query)
     limit = min(limit, MAX_LIMIT)
     if not q or len(q) > MAX_QUERY_CHARS or limit <= 0:
@@ -243,18 +259,46 @@ def search_in_tx(
     if plan is None or not plan.driving:
         return []
     terms, alternatives = plan.terms, plan.alternatives
-    rows_out = [[n, key, w, plan.weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
     driver_keys = list(dict.fromkeys(key for n in plan.driving for key, _ in alternatives[n]))
-    params = {
-        "terms": _json(rows_out),
-        "drivers": _json(driver_keys),
-        "cap": min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys))),
-        "min_share": plan.min_share - 1e-9,
-        "min_terms": min(MIN_TERMS, len(terms)),
-        "thread_id": thread_id,
-        "limit": limit,
-        "synopsis_chars": SYNOPSIS_CHARS + 1,
-    }
+    cap = min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys)))
+    min_terms = min(MIN_TERMS, len(terms))
+    copy = (
+        postings_in_tx(
+            conn,
+            stamp=plan.stamp,
+            keys=list(dict.fromkeys(key for alts in alternatives for key, _ in alts)),
+            counts=plan.counts,
+        )
+        if cached
+        else None
+    )
+    if copy is not None:
+        rows = rank_in_python(
+            conn,
+            copy,
+            alternatives=alternatives,
+            weights=plan.weights,
+            driver_keys=driver_keys,
+            cap=cap,
+            min_share=plan.min_share - 1e-9,
+            min_terms=min_terms,
+            thread_id=thread_id,
+            limit=limit,
+            synopsis_chars=SYNOPSIS_CHARS + 1,
+        )
+    else:
+        rows_out = [[n, key, w, plan.weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
+        params = {
+            "terms": _json(rows_out),
+            "drivers": _json(driver_keys),
+            "cap": cap,
+            "min_share": plan.min_share - 1e-9,
+            "min_terms": min_terms,
+            "thread_id": thread_id,
+            "limit": limit,
+            "synopsis_chars": SYNOPSIS_CHARS + 1,
+        }
+        rows = conn.execute(_SEARCH_SQL, params).fetchall()
     keys = frozenset(key for term in terms for key in (term.key, *term.alternatives))
     hits = [
         SearchHit(
@@ -264,7 +308,7 @@ def search_in_tx(
             synopsis=clip(synopsis, SYNOPSIS_CHARS),
             match=_match(q, keys, title, aliases, keywords, subject),
         )
-        for memory_id, kind, title, synopsis, aliases, keywords, subject in conn.execute(_SEARCH_SQL, params)
+        for memory_id, kind, title, synopsis, aliases, keywords, subject in rows
     ]
     return sorted(hits, key=lambda hit: hit.match != "exact")  # the whole query as a title first (stable)
 

@@ -1,0 +1,192 @@
+"""A process's copy of postings it has read, trusted exactly while the index's stamp is unchanged.
+
+The search index's stamp (`memory_index_state.stamp`, schema.sql) is a random number that the index's
+triggers replace in every transaction that changes a posting or a term statistic, so one stamp names
+one committed content of the index, in any process and any store: a copy read under a stamp is that
+content, and a search that reads another stamp never sees it. A rolled-back or crashed writer leaves
+the old stamp and the old content together; a replaced or restored file brings its own stamp.
+
+Postings are read per term, on first use, and only for terms whose postings together stay within
+`LOAD_ROWS` per search (known from the search's first statement), so a process that searches once
+pays little and a large store's common terms stay with the SQL ranking. The whole copy holds at most
+`MAX_ROWS` postings; the oldest stamps are dropped first.
+
+`rank_in_python` is the ranking statement of search.py computed over the copy: the same candidates
+(the `cap` newest items of each driving key), the same scores summed in term order, the same share and
+term-count rules; the hits' rows, scope and order come from one statement over the qualifying items.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+#: Postings one search may read into the copy; a search needing more is ranked in SQL.
+LOAD_ROWS = 4096
+#: Postings the process keeps over all stamps.
+MAX_ROWS = 400_000
+
+_LOAD_SQL = """
+SELECT p.term, p.item_id, p.weight FROM json_each(:keys) j CROSS JOIN memory_postings p ON p.term = j.value
+"""
+
+_HITS_SQL = """
+WITH h(item_id, rank) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(:hits))
+SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords,
+    i.subject
+FROM h CROSS JOIN memory_items i ON i.id = h.item_id
+WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
+ORDER BY h.rank, i.updated_at DESC, i.memory_id DESC
+LIMIT :limit
+"""
+
+_json = json.JSONEncoder(separators=(",", ":")).encode
+_json_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+@dataclass(slots=True)
+class _Copy:
+    """The postings of some terms as they are under one stamp: per term, its items newest first and
+    each item's weight."""
+
+    newest: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    weights: dict[str, dict[int, int]] = field(default_factory=dict)
+    rows: int = 0
+
+
+_copies: OrderedDict[int, _Copy] = OrderedDict()
+_lock = threading.Lock()
+
+
+def clear() -> None:
+    """Forget every copy (tests; the next search reads what it needs again)."""
+    with _lock:
+        _copies.clear()
+
+
+def cached_rows() -> int:
+    """Postings the process holds now, over all stamps."""
+    with _lock:
+        return sum(copy.rows for copy in _copies.values())
+
+
+def postings_in_tx(
+    conn: sqlite3.Connection, *, stamp: int | None, keys: Sequence[str], counts: Mapping[str, int]
+) -> _Copy | None:
+    """The postings of `keys` under `stamp`, from the copy or read now (one statement), or None when
+    the caller must rank in SQL: no stamp yet, no transaction (the stamp and the postings must come
+    from one snapshot), or more than `LOAD_ROWS` postings to read."""
+    if stamp is None or not conn.in_transaction:
+        return None
+    with _lock:
+        copy = _copies.get(stamp)
+        if copy is not None:
+            _copies.move_to_end(stamp)
+            missing = [key for key in keys if key not in copy.weights]
+            if not missing:
+                return copy
+        else:
+            missing = list(keys)
+    rows = sum(counts.get(key, 0) for key in missing)
+    if rows > LOAD_ROWS:
+        return None
+    read: dict[str, dict[int, int]] = {key: {} for key in missing}
+    if rows:
+        for term, item_id, weight in conn.execute(_LOAD_SQL, {"keys": _json_text(missing)}):
+            read[term][item_id] = weight
+    with _lock:
+        copy = _copies.setdefault(stamp, copy or _Copy())
+        _copies.move_to_end(stamp)
+        for key, postings in read.items():
+            if key not in copy.weights:
+                copy.weights[key] = postings
+                copy.newest[key] = tuple(sorted(postings, reverse=True))
+                copy.rows += len(postings)
+        _trim()
+    return copy
+
+
+def _trim() -> None:
+    """Drop the oldest stamps' copies until the process holds at most `MAX_ROWS` postings (the newest
+    copy stays, whatever its size: it is bounded by `LOAD_ROWS` per search)."""
+    total = sum(copy.rows for copy in _copies.values())
+    while total > MAX_ROWS and len(_copies) > 1:
+        _, dropped = _copies.popitem(last=False)
+        total -= dropped.rows
+    if total > MAX_ROWS:  # one store's copy alone: start it again
+        _copies.clear()
+
+
+def _naive_sum(values: list[float]) -> float:
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+def _kbn_sum(values: list[float]) -> float:
+    """SQLite's `sum()` of reals from 3.43 on: Kahan-Babuska-Neumaier summation."""
+    total = err = 0.0
+    for value in values:
+        t = total + value
+        err += (total - t) + value if abs(total) > abs(value) else (value - t) + total
+        total = t
+    return total + err
+
+
+#: `sum()` as the SQLite in use computes it, so scores equal the ranking statement's bit for bit.
+_sql_sum = _kbn_sum if sqlite3.sqlite_version_info >= (3, 43, 0) else _naive_sum
+
+
+def rank_in_python(
+    conn: sqlite3.Connection,
+    copy: _Copy,
+    *,
+    alternatives: Sequence[Sequence[tuple[str, float]]],
+    weights: Sequence[float],
+    driver_keys: Sequence[str],
+    cap: int,
+    min_share: float,
+    min_terms: int,
+    thread_id: int,
+    limit: int,
+    synopsis_chars: int,
+) -> list[tuple[int, str, str, str, str, str, str]]:
+    """The hit rows (memory_id, kind, title, synopsis, aliases, keywords, subject) of the ranking
+    statement, ranked over `copy`; the rows, scope and order from one statement, none when nothing
+    qualifies."""
+    candidates: dict[int, None] = {}
+    for key in driver_keys:
+        candidates.update(dict.fromkeys(copy.newest[key][:cap]))
+    postings = copy.weights
+    terms = [[(postings[key], w) for key, w in alts] for alts in alternatives]
+    scored: list[tuple[float, int]] = []
+    for item_id in candidates:
+        scores: list[float] = []
+        shares: list[float] = []
+        for n, alts in enumerate(terms):
+            best: float | None = None
+            for held_by, w in alts:
+                weight = held_by.get(item_id)
+                if weight is not None and (best is None or w * weight > best):
+                    best = w * weight
+            if best is not None:
+                scores.append(best)
+                shares.append(weights[n])
+        if len(scores) >= min_terms and _sql_sum(shares) >= min_share:
+            scored.append((_sql_sum(scores), item_id))
+    if not scored:
+        return []
+    scored.sort(reverse=True)
+    ranked: list[list[int]] = []
+    rank, previous = 0, scored[0][0]
+    for score, item_id in scored:  # equal scores share a rank: the statement breaks ties by recency
+        if score != previous:
+            rank, previous = rank + 1, score
+        ranked.append([item_id, rank])
+    params = {"hits": _json(ranked), "thread_id": thread_id, "limit": limit, "synopsis_chars": synopsis_chars}
+    return [tuple(row) for row in conn.execute(_HITS_SQL, params)]
