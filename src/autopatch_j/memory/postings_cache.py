@@ -45,6 +45,7 @@ LIMIT :limit
 """
 
 _json = json.JSONEncoder(separators=(",", ":")).encode
+_LOWEST = float("-inf")
 _json_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
@@ -163,22 +164,25 @@ def rank_in_python(
     for key in driver_keys:
         candidates.update(dict.fromkeys(copy.newest[key][:cap]))
     postings = copy.weights
-    terms = [[(postings[key], w) for key, w in alts] for alts in alternatives]
-    scored: list[tuple[float, int]] = []
-    for item_id in candidates:
-        scores: list[float] = []
-        shares: list[float] = []
-        for n, alts in enumerate(terms):
-            best: float | None = None
-            for held_by, w in alts:
-                weight = held_by.get(item_id)
-                if weight is not None and (best is None or w * weight > best):
-                    best = w * weight
-            if best is not None:
-                scores.append(best)
-                shares.append(weights[n])
-        if len(scores) >= min_terms and _sql_sum(shares) >= min_share:
-            scored.append((_sql_sum(scores), item_id))
+    # Per candidate, the best score of each term it holds, in term order (as the statement sums them).
+    scores: dict[int, list[float]] = {}
+    shares: dict[int, list[float]] = {}
+    for n, alts in enumerate(alternatives):
+        best: dict[int, float] = {}
+        for key, w in alts:
+            held_by = postings[key]
+            for item_id in candidates.keys() & held_by.keys():
+                value = w * held_by[item_id]
+                if value > best.get(item_id, _LOWEST):
+                    best[item_id] = value
+        for item_id, value in best.items():
+            scores.setdefault(item_id, []).append(value)
+            shares.setdefault(item_id, []).append(weights[n])
+    scored = [
+        (_sql_sum(held), item_id)
+        for item_id, held in scores.items()
+        if len(held) >= min_terms and _sql_sum(shares[item_id]) >= min_share
+    ]
     if not scored:
         return []
     scored.sort(reverse=True)
