@@ -61,7 +61,7 @@ def test_manifest_is_cached() -> None:
 def test_schema_script_splits_into_complete_statements_including_trigger_bodies() -> None:
     statements = schema_statements()
     assert all(sqlite3.complete_statement(s) for s in statements)
-    assert sum(s.startswith("CREATE TRIGGER") for s in statements) == 8
+    assert sum(s.startswith("CREATE TRIGGER") for s in statements) == 11
 
 
 def test_normalize_sql_ignores_whitespace_and_comments_only() -> None:

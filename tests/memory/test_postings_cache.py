@@ -210,3 +210,15 @@ def test_the_copy_stays_within_its_bound(manager: MemoryManager) -> None:
     thread = manager.active_thread().id
     manager.search(thread_id=thread, query="redis rule")
     assert 0 < postings_cache.cached_rows() <= postings_cache.LOAD_ROWS
+
+
+def test_an_item_row_changed_without_its_postings_is_seen_by_the_next_search(manager: MemoryManager) -> None:
+    made = add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    thread = manager.active_thread().id
+    assert [hit.title for hit in manager.search(thread_id=thread, query="redis")] == ["Use redis for the cache"]
+    with manager.db.write("test: retire the row, keep its postings") as conn:
+        conn.execute("UPDATE memory_items SET status = 'superseded' WHERE id = ?", (made.id,))
+    assert manager.search(thread_id=thread, query="redis") == []
+    with manager.db.write("test: a new title, same postings") as conn:
+        conn.execute("UPDATE memory_items SET status = 'active', title = 'Redis caches' WHERE id = ?", (made.id,))
+    assert [hit.title for hit in manager.search(thread_id=thread, query="redis")] == ["Redis caches"]

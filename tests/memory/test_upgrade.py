@@ -108,6 +108,9 @@ def test_v5_only_adds_the_index_stamp_and_the_triggers_that_replace_it() -> None
         "memory_term_stats_update_stamp",
         "memory_term_stats_delete_stamp",
         "memory_postings_update_stamp",
+        "memory_items_insert_stamp",
+        "memory_items_update_stamp",
+        "memory_items_delete_stamp",
     }
     assert catalog_of(frozen_statements(4) + v5_statements()) == manifest()
     assert SCHEMA_VERSION == 5

@@ -34,28 +34,33 @@ _LOAD_SQL = """
 SELECT p.term, p.item_id, p.weight FROM json_each(:keys) j CROSS JOIN memory_postings p ON p.term = j.value
 """
 
-_HITS_SQL = """
-WITH h(item_id, rank) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(:hits))
-SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords,
-    i.subject
-FROM h CROSS JOIN memory_items i ON i.id = h.item_id
-WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
-ORDER BY h.rank, i.updated_at DESC, i.memory_id DESC
-LIMIT :limit
+_ROWS_SQL = """
+SELECT i.id, i.status, i.kind, i.thread_id, i.updated_at, i.memory_id, i.title,
+    substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords, i.subject
+FROM json_each(:ids) j CROSS JOIN memory_items i ON i.id = j.value
 """
+
+HitRow = tuple[int, str, str, str, str, str, str]
+"""memory_id, kind, title, synopsis (cut one character past the limit), aliases, keywords, subject."""
+#: An item as a search needs it: in every scope (an active preference or decision), the thread whose
+#: scope holds it (an active discussion), its `updated_at` and its hit row.
+_ItemRow = tuple[bool, int | None, float, HitRow]
 
 _json = json.JSONEncoder(separators=(",", ":")).encode
 _LOWEST = float("-inf")
+_DISCUSSION = "discussion_context"
 _json_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 @dataclass(slots=True)
 class _Copy:
-    """The postings of some terms as they are under one stamp: per term, its items newest first and
-    each item's weight."""
+    """The postings of some terms and the rows of some items as they are under one stamp: per term,
+    its items newest first and each item's weight; per item, its scope, order and hit row (None: no
+    such row)."""
 
     newest: dict[str, tuple[int, ...]] = field(default_factory=dict)
     weights: dict[str, dict[int, int]] = field(default_factory=dict)
+    items: dict[int, _ItemRow | None] = field(default_factory=dict)
     rows: int = 0
 
 
@@ -156,10 +161,9 @@ def rank_in_python(
     thread_id: int,
     limit: int,
     synopsis_chars: int,
-) -> list[tuple[int, str, str, str, str, str, str]]:
-    """The hit rows (memory_id, kind, title, synopsis, aliases, keywords, subject) of the ranking
-    statement, ranked over `copy`; the rows, scope and order from one statement, none when nothing
-    qualifies."""
+) -> list[HitRow]:
+    """The hit rows of the ranking statement, ranked over `copy`: scope and order as the statement
+    checks them, on item rows from the copy (those not in it yet read in one statement)."""
     candidates: dict[int, None] = {}
     for key in driver_keys:
         candidates.update(dict.fromkeys(copy.newest[key][:cap]))
@@ -185,12 +189,27 @@ def rank_in_python(
     ]
     if not scored:
         return []
-    scored.sort(reverse=True)
-    ranked: list[list[int]] = []
-    rank, previous = 0, scored[0][0]
-    for score, item_id in scored:  # equal scores share a rank: the statement breaks ties by recency
-        if score != previous:
-            rank, previous = rank + 1, score
-        ranked.append([item_id, rank])
-    params = {"hits": _json(ranked), "thread_id": thread_id, "limit": limit, "synopsis_chars": synopsis_chars}
-    return [tuple(row) for row in conn.execute(_HITS_SQL, params)]
+    missing = [item_id for _, item_id in scored if item_id not in copy.items]
+    if missing:  # read under the caller's snapshot, which is the stamp's
+        found: dict[int, _ItemRow | None] = dict.fromkeys(missing)
+        params = {"ids": _json(missing), "synopsis_chars": synopsis_chars}
+        for item_id, status, kind, thread, updated_at, memory_id, *row in conn.execute(_ROWS_SQL, params):
+            active = status == "active"
+            # (in every scope, the thread whose scope holds it, its order, its hit row)
+            found[item_id] = (
+                active and kind != _DISCUSSION,
+                thread if active and kind == _DISCUSSION else None,
+                updated_at,
+                (memory_id, kind, *row),
+            )
+        with _lock:
+            for item_id, item in found.items():
+                copy.items.setdefault(item_id, item)
+            copy.rows += len(found)
+    ranked: list[tuple[float, float, int, HitRow]] = []
+    for score, item_id in scored:  # scope: active, and a discussion only of the bound thread
+        known = copy.items[item_id]
+        if known is not None and (known[0] or known[1] == thread_id):
+            ranked.append((score, known[2], known[3][0], known[3]))
+    ranked.sort(key=lambda r: (r[0], r[1], r[2]), reverse=True)  # score, updated_at, memory_id: all DESC
+    return [row for *_, row in ranked[:limit]]

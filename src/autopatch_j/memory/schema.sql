@@ -187,11 +187,11 @@ BEGIN
     UPDATE memory_term_stats SET items = items - 1 WHERE term = OLD.term;
 END;
 
--- v5: a random stamp of the search index's committed state. Every change of the term statistics (so
--- every posting added or dropped, and every item indexed or dropped) and every change of a posting's
--- weight replaces it, in the same transaction, so one stamp names one content of the index: a
--- process may keep a copy of postings read under a stamp and trust it exactly while the stamp is
--- unchanged (docs/retrieval.md). No row until the index first changes.
+-- v5: a random stamp of what a search reads: the search index and the item rows. Every change of the
+-- term statistics (so every posting added or dropped, and every item indexed or dropped), of a
+-- posting's weight and of a memory_items row replaces it, in the same transaction, so one stamp names
+-- one committed content: a process may keep a copy of postings and item rows read under a stamp and
+-- trust it exactly while the stamp is unchanged (docs/retrieval.md). No row until the first change.
 CREATE TABLE memory_index_state (
     id    INTEGER PRIMARY KEY CHECK (id = 1),
     stamp INTEGER NOT NULL
@@ -213,6 +213,21 @@ BEGIN
 END;
 
 CREATE TRIGGER memory_postings_update_stamp AFTER UPDATE ON memory_postings
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
+END;
+
+CREATE TRIGGER memory_items_insert_stamp AFTER INSERT ON memory_items
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
+END;
+
+CREATE TRIGGER memory_items_update_stamp AFTER UPDATE ON memory_items
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
+END;
+
+CREATE TRIGGER memory_items_delete_stamp AFTER DELETE ON memory_items
 BEGIN
     INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
 END;
