@@ -1,19 +1,20 @@
-"""A process's copy of postings it has read, trusted exactly while the index's stamp is unchanged.
+"""A process's copy of the postings and item rows it has read, trusted exactly while the stamp is unchanged.
 
-The search index's stamp (`memory_index_state.stamp`, schema.sql) is a random number that the index's
-triggers replace in every transaction that changes a posting or a term statistic, so one stamp names
-one committed content of the index, in any process and any store: a copy read under a stamp is that
+The stamp (`memory_index_state.stamp`, schema.sql) is a random number that triggers replace in every
+transaction that changes a posting, a term statistic or an item row, so one stamp names one committed
+content of what a search reads, in any process and any store: a copy read under a stamp is that
 content, and a search that reads another stamp never sees it. A rolled-back or crashed writer leaves
 the old stamp and the old content together; a replaced or restored file brings its own stamp.
 
-Postings are read per term, on first use, and only for terms whose postings together stay within
-`LOAD_ROWS` per search (known from the search's first statement), so a process that searches once
-pays little and a large store's common terms stay with the SQL ranking. The whole copy holds at most
-`MAX_ROWS` postings; the oldest stamps are dropped first.
+Postings are read per term, when a second search under the same stamp asks for it, and only for
+terms whose postings together stay within `LOAD_ROWS` per search (known from the search's first
+statement), so a process that searches once ranks in SQL as before and a large store's common
+terms stay with the SQL ranking. The process holds at most `MAX_ROWS` postings and item rows and
+`MAX_COPIES` stamps; the least recently searched are dropped first.
 
 `rank_in_python` is the ranking statement of search.py computed over the copy: the same candidates
 (the `cap` newest items of each driving key), the same scores summed in term order, the same share and
-term-count rules; the hits' rows, scope and order come from one statement over the qualifying items.
+term-count rules, then scope and order on the qualifying items' rows (read once, in one statement).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from dataclasses import dataclass, field
 
 #: Postings one search may read into the copy; a search needing more is ranked in SQL.
 LOAD_ROWS = 4096
-#: Postings the process keeps over all stamps.
+#: Postings and item rows the process keeps over all stamps.
 MAX_ROWS = 400_000
+#: Stamps (states of stores) the process keeps a copy for; the least recently searched go first.
+MAX_COPIES = 8
 
 _LOAD_SQL = """
 SELECT p.term, p.item_id, p.weight FROM json_each(:keys) j CROSS JOIN memory_postings p ON p.term = j.value
@@ -61,6 +64,7 @@ class _Copy:
     newest: dict[str, tuple[int, ...]] = field(default_factory=dict)
     weights: dict[str, dict[int, int]] = field(default_factory=dict)
     items: dict[int, _ItemRow | None] = field(default_factory=dict)
+    asked: set[str] = field(default_factory=set)
     rows: int = 0
 
 
@@ -85,28 +89,28 @@ def postings_in_tx(
 ) -> _Copy | None:
     """The postings of `keys` under `stamp`, from the copy or read now (one statement), or None when
     the caller must rank in SQL: no stamp yet, no transaction (the stamp and the postings must come
-    from one snapshot), or more than `LOAD_ROWS` postings to read."""
+    from one snapshot), a key no earlier search under this stamp asked for (so a process that
+    searches once never reads postings), or more than `LOAD_ROWS` postings to read."""
     if stamp is None or not conn.in_transaction:
         return None
     with _lock:
-        copy = _copies.get(stamp)
-        if copy is not None:
-            _copies.move_to_end(stamp)
-            missing = [key for key in keys if key not in copy.weights]
-            if not missing:
-                return copy
-        else:
-            missing = list(keys)
+        copy = _copies.setdefault(stamp, _Copy())
+        _copies.move_to_end(stamp)
+        while len(_copies) > MAX_COPIES:
+            _copies.popitem(last=False)
+        missing = [key for key in keys if key not in copy.weights]
+        if not missing:
+            return copy
+        unasked = [key for key in missing if key not in copy.asked]
+        copy.asked.update(missing)
     rows = sum(counts.get(key, 0) for key in missing)
-    if rows > LOAD_ROWS:
+    if unasked or rows > LOAD_ROWS:  # read a term's postings when a second search asks for it
         return None
     read: dict[str, dict[int, int]] = {key: {} for key in missing}
     if rows:
         for term, item_id, weight in conn.execute(_LOAD_SQL, {"keys": _json_text(missing)}):
             read[term][item_id] = weight
     with _lock:
-        copy = _copies.setdefault(stamp, copy or _Copy())
-        _copies.move_to_end(stamp)
         for key, postings in read.items():
             if key not in copy.weights:
                 copy.weights[key] = postings
