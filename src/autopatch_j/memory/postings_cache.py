@@ -65,6 +65,10 @@ class _Copy:
     weights: dict[str, dict[int, int]] = field(default_factory=dict)
     items: dict[int, _ItemRow | None] = field(default_factory=dict)
     asked: set[str] = field(default_factory=set)
+    #: The term statistics read under the stamp (0 for a term no row holds), and per prefix its
+    #: completions as the statistics statement returned them.
+    counts: dict[str, int] = field(default_factory=dict)
+    completions: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     rows: int = 0
 
 
@@ -84,6 +88,46 @@ def cached_rows() -> int:
         return sum(copy.rows for copy in _copies.values())
 
 
+def _copy_of(stamp: int) -> _Copy:
+    """The copy of `stamp`, made the most recently used (the caller holds the lock)."""
+    copy = _copies.setdefault(stamp, _Copy())
+    _copies.move_to_end(stamp)
+    while len(_copies) > MAX_COPIES:
+        _copies.popitem(last=False)
+    return copy
+
+
+def remember_stats(
+    conn: sqlite3.Connection,
+    *,
+    stamp: int | None,
+    counts: Mapping[str, int],
+    prefix: str,
+    completions: Mapping[str, int],
+) -> None:
+    """Keep the term statistics a search read under `stamp` (in a transaction: one snapshot)."""
+    if stamp is None or not conn.in_transaction:
+        return
+    with _lock:
+        copy = _copy_of(stamp)
+        copy.counts.update(counts)
+        copy.completions.setdefault(prefix, tuple(completions.items()))
+
+
+def known_stats(keys: Sequence[str], prefix: str) -> tuple[int, dict[str, int], dict[str, int]] | None:
+    """The statistics of `keys` and the completions of `prefix` from the most recently searched copy,
+    with its stamp, when it holds them all (the caller checks the stamp is still the store's)."""
+    with _lock:
+        if not _copies:
+            return None
+        stamp, copy = next(reversed(_copies.items()))
+        counts = copy.counts
+        completions = copy.completions.get(prefix)
+        if completions is None or not all(key in counts for key in keys):
+            return None
+        return stamp, {key: counts[key] for key in keys}, dict(completions)
+
+
 def postings_in_tx(
     conn: sqlite3.Connection, *, stamp: int | None, keys: Sequence[str], counts: Mapping[str, int]
 ) -> _Copy | None:
@@ -94,10 +138,7 @@ def postings_in_tx(
     if stamp is None or not conn.in_transaction:
         return None
     with _lock:
-        copy = _copies.setdefault(stamp, _Copy())
-        _copies.move_to_end(stamp)
-        while len(_copies) > MAX_COPIES:
-            _copies.popitem(last=False)
+        copy = _copy_of(stamp)
         missing = [key for key in keys if key not in copy.weights]
         if not missing:
             return copy

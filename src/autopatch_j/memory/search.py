@@ -34,7 +34,7 @@ from importlib import resources
 from typing import Literal
 
 from autopatch_j.memory.index import QueryTerm, idf, query_terms, text_keys
-from autopatch_j.memory.postings_cache import postings_in_tx, rank_in_python
+from autopatch_j.memory.postings_cache import known_stats, postings_in_tx, rank_in_python, remember_stats
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -75,6 +75,8 @@ SELECT * FROM (
     ORDER BY s.items DESC LIMIT :completions
 )
 """
+
+_STAMP_SQL = "SELECT stamp FROM memory_index_state"
 
 _SEARCH_SQL = """
 WITH q(n, key, w, share) AS MATERIALIZED (
@@ -188,6 +190,9 @@ class QueryPlan:
     stamp: int | None = None
     #: How many items hold each key the statement read.
     counts: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    #: Statements sent to weigh it: 1, or 2 when the statistics kept from an earlier search were
+    #: of another stamp (so the search ranks in SQL and stays within three).
+    sent: int = 1
 
 
 def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
@@ -210,13 +215,25 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
     }
     asked = {"", *(t.key for t in terms), *parts}
     stamp: int | None = None
-    for term, count in conn.execute(_STATS_SQL, params).fetchall():
-        if term is None:
-            stamp = count
-        elif term in asked and term not in stats:
-            stats[term] = count
-        else:
-            completions[term] = count
+    sent = 0
+    known = known_stats(list(asked), prefix) if conn.in_transaction else None
+    if known is not None:  # the statistics of the last copy, if its stamp is still the store's
+        sent += 1
+        row = conn.execute(_STAMP_SQL).fetchone()
+        if row is not None and row[0] == known[0]:
+            stamp, stats, completions = known
+    if stamp is None:
+        sent += 1
+        for term, count in conn.execute(_STATS_SQL, params).fetchall():
+            if term is None:
+                stamp = count
+            elif term in asked and term not in stats:
+                stats[term] = count
+            else:
+                completions[term] = count
+        remember_stats(
+            conn, stamp=stamp, counts={key: stats.get(key, 0) for key in asked}, prefix=prefix, completions=completions
+        )
     items = stats.get("", 0)
     if items <= 0:
         return None
@@ -240,6 +257,7 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
         driving=[n for n in drivers(weights, min_share) if alternatives[n]],
         stamp=stamp,
         counts={**completions, **stats},
+        sent=sent,
     )
 
 
@@ -269,7 +287,7 @@ def search_in_tx(
             keys=list(dict.fromkeys(key for alts in alternatives for key, _ in alts)),
             counts=plan.counts,
         )
-        if cached
+        if cached and plan.sent == 1
         else None
     )
     if copy is not None:
