@@ -172,13 +172,6 @@ def _trim() -> None:
         _copies.clear()
 
 
-def _naive_sum(values: list[float]) -> float:
-    total = 0.0
-    for value in values:
-        total += value
-    return total
-
-
 def _kbn_sum(values: list[float]) -> float:
     """SQLite's `sum()` of reals from 3.43 on: Kahan-Babuska-Neumaier summation."""
     total = err = 0.0
@@ -189,8 +182,8 @@ def _kbn_sum(values: list[float]) -> float:
     return total + err
 
 
-#: `sum()` as the SQLite in use computes it, so scores equal the ranking statement's bit for bit.
-_sql_sum = _kbn_sum if sqlite3.sqlite_version_info >= (3, 43, 0) else _naive_sum
+#: Whether SQLite's `sum()` compensates (from 3.43 on), so scores equal the statement's bit for bit.
+_COMPENSATED = sqlite3.sqlite_version_info >= (3, 43, 0)
 
 
 def rank_in_python(
@@ -209,28 +202,41 @@ def rank_in_python(
 ) -> list[HitRow]:
     """The hit rows of the ranking statement, ranked over `copy`: scope and order as the statement
     checks them, on item rows from the copy (those not in it yet read in one statement)."""
-    candidates: dict[int, None] = {}
+    candidates: set[int] = set()
     for key in driver_keys:
-        candidates.update(dict.fromkeys(copy.newest[key][:cap]))
+        candidates.update(copy.newest[key][:cap])
     postings = copy.weights
-    # Per candidate, the best score of each term it holds, in term order (as the statement sums them).
-    scores: dict[int, list[float]] = {}
-    shares: dict[int, list[float]] = {}
+    # Per candidate, the best score of each term it holds, summed in term order (as the statement does).
+    score: dict[int, float] = {}
+    share: dict[int, float] = {}
+    held: dict[int, int] = {}
+    parts: dict[int, list[tuple[float, float]]] = {}  # the terms' (score, share), when sums are compensated
     for n, alts in enumerate(alternatives):
         best: dict[int, float] = {}
         for key, w in alts:
             held_by = postings[key]
-            for item_id in candidates.keys() & held_by.keys():
+            for item_id in candidates & held_by.keys():
                 value = w * held_by[item_id]
                 if value > best.get(item_id, _LOWEST):
                     best[item_id] = value
+        weight = weights[n]
         for item_id, value in best.items():
-            scores.setdefault(item_id, []).append(value)
-            shares.setdefault(item_id, []).append(weights[n])
+            if _COMPENSATED:
+                parts.setdefault(item_id, []).append((value, weight))
+            elif item_id in held:
+                score[item_id] += value
+                share[item_id] += weight
+                held[item_id] += 1
+            else:  # 0.0 + x is x: the statement's sum starts from zero
+                score[item_id], share[item_id], held[item_id] = value, weight, 1
+    for item_id, terms in parts.items():
+        score[item_id] = _kbn_sum([value for value, _ in terms])
+        share[item_id] = _kbn_sum([weight for _, weight in terms])
+        held[item_id] = len(terms)
     scored = [
-        (_sql_sum(held), item_id)
-        for item_id, held in scores.items()
-        if len(held) >= min_terms and _sql_sum(shares[item_id]) >= min_share
+        (total, item_id)
+        for item_id, total in score.items()
+        if held[item_id] >= min_terms and share[item_id] >= min_share
     ]
     if not scored:
         return []
@@ -252,9 +258,9 @@ def rank_in_python(
                 copy.items.setdefault(item_id, item)
             copy.rows += len(found)
     ranked: list[tuple[float, float, int, HitRow]] = []
-    for score, item_id in scored:  # scope: active, and a discussion only of the bound thread
+    for total, item_id in scored:  # scope: active, and a discussion only of the bound thread
         known = copy.items[item_id]
         if known is not None and (known[0] or known[1] == thread_id):
-            ranked.append((score, known[2], known[3][0], known[3]))
+            ranked.append((total, known[2], known[3][0], known[3]))
     ranked.sort(key=lambda r: (r[0], r[1], r[2]), reverse=True)  # score, updated_at, memory_id: all DESC
     return [row for *_, row in ranked[:limit]]

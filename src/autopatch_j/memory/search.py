@@ -156,6 +156,7 @@ def general_share(word: str) -> float:
     return 0.0 if zipf is None else min(1.0, ITEM_WORDS * 10 ** (zipf / 10 - 9))
 
 
+@functools.lru_cache(maxsize=65536)
 def term_weight(items: int, holding: int, word: str) -> float:
     """A term's weight: BM25 idf over the store's items and `PRIOR_ITEMS` virtual ones that hold it
     as often as general text does."""
