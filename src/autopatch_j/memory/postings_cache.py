@@ -262,5 +262,5 @@ def rank_in_python(
         known = copy.items[item_id]
         if known is not None and (known[0] or known[1] == thread_id):
             ranked.append((total, known[2], known[3][0], known[3]))
-    ranked.sort(key=lambda r: (r[0], r[1], r[2]), reverse=True)  # score, updated_at, memory_id: all DESC
+    ranked.sort(reverse=True)  # score, updated_at, memory_id (unique among active rows): all DESC
     return [row for *_, row in ranked[:limit]]
