@@ -1,11 +1,11 @@
 """`memory_search` and `memory_read` (M-60 … M-65): ranked search over the index of memory/index.py.
 
-A search sends at most two `SELECT`/`WITH` statements (the caller passes the admission-bound thread
-id, M-22; no per-item query):
+Ranked in SQL, a search sends at most two `SELECT`/`WITH` statements (the caller passes the
+admission-bound thread id, M-22; no per-item query):
 
 1. the statistics of the query's terms (`memory_term_stats`: how many items hold each, and how many
-   items are indexed), and the completions of a last word that may be cut short (`postg` →
-   `postgresql`);
+   items are indexed), the completions of a last word that may be cut short (`postg` →
+   `postgresql`), and the store's search stamp (`memory_index_state`);
 2. the ranked hits: candidates from the postings of the query's **driving** terms only, each scored
    by BM25 over every informative query term (the stored term-frequency part × the term's weight),
    kept only when the terms it holds carry at least `MIN_SHARE` of the query's weight and it holds
@@ -17,7 +17,9 @@ A term's weight is its BM25 rarity (idf) in the store blended with its general f
 stay below the minimum share: an item that qualifies holds at least one driver (pigeonhole), and a
 driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has many
 driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded whatever the
-store's size. Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
+store's size. A process that searches a store again ranks over its copy of what earlier searches
+read under the same stamp instead (postings_cache.py: the same hits; at most three statements, one
+when the copy holds everything). Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
 the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias,
 keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
