@@ -83,7 +83,7 @@ def clear() -> None:
 
 
 def cached_rows() -> int:
-    """Postings the process holds now, over all stamps."""
+    """Postings and item rows the process holds now, over all stamps."""
     with _lock:
         return sum(copy.rows for copy in _copies.values())
 
@@ -162,8 +162,8 @@ def postings_in_tx(
 
 
 def _trim() -> None:
-    """Drop the oldest stamps' copies until the process holds at most `MAX_ROWS` postings (the newest
-    copy stays, whatever its size: it is bounded by `LOAD_ROWS` per search)."""
+    """Drop the least recently searched stamps' copies until the process holds at most `MAX_ROWS`
+    postings and item rows; a single copy past it starts again empty (the caller holds the lock)."""
     total = sum(copy.rows for copy in _copies.values())
     while total > MAX_ROWS and len(_copies) > 1:
         _, dropped = _copies.popitem(last=False)
@@ -257,6 +257,7 @@ def rank_in_python(
             for item_id, item in found.items():
                 copy.items.setdefault(item_id, item)
             copy.rows += len(found)
+            _trim()
     ranked: list[tuple[float, float, int, HitRow]] = []
     for total, item_id in scored:  # scope: active, and a discussion only of the bound thread
         known = copy.items[item_id]
