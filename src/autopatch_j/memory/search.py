@@ -198,9 +198,10 @@ class QueryPlan:
     sent: int = 1
 
 
-def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
-    """The weighed terms of `query` from one statement (the store's statistics of its keys), or None
-    when it has no informative term or the store no indexed item."""
+def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> QueryPlan | None:
+    """The weighed terms of `query` from one statement (the store's statistics of its keys, or the
+    stamp alone when the process kept them under it; `cached=False` always reads them), or None when
+    it has no informative term or the store no indexed item."""
     terms = query_terms(query)
     if not terms:
         return None
@@ -219,7 +220,7 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
     asked = {"", *(t.key for t in terms), *parts}
     stamp: int | None = None
     sent = 0
-    known = known_stats(list(asked), prefix) if conn.in_transaction else None
+    known = known_stats(list(asked), prefix) if cached and conn.in_transaction else None
     if known is not None:  # the statistics of the last copy, if its stamp is still the store's
         sent += 1
         row = conn.execute(_STAMP_SQL).fetchone()
@@ -234,9 +235,14 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
                 stats[term] = count
             else:
                 completions[term] = count
-        remember_stats(
-            conn, stamp=stamp, counts={key: stats.get(key, 0) for key in asked}, prefix=prefix, completions=completions
-        )
+        if cached:
+            remember_stats(
+                conn,
+                stamp=stamp,
+                counts={key: stats.get(key, 0) for key in asked},
+                prefix=prefix,
+                completions=completions,
+            )
     items = stats.get("", 0)
     if items <= 0:
         return None
@@ -276,7 +282,7 @@ def search_in_tx(
     limit = min(limit, MAX_LIMIT)
     if not q or len(q) > MAX_QUERY_CHARS or limit <= 0:
         return []
-    plan = plan_in_tx(conn, query=query)
+    plan = plan_in_tx(conn, query=query, cached=cached)
     if plan is None or not plan.driving:
         return []
     terms, alternatives = plan.terms, plan.alternatives
