@@ -12,7 +12,10 @@ table's.
 Searches run on a connection with the product's settings (the `Database.connect()` pragmas). Also
 measured per size: `MemoryManager.search` per call, as the CLI, the agent's tool and the MCP server
 call it (a fresh read connection, its pragmas, the schema and statement preparation, one read
-transaction), on the first `--manager-calls` queries of the mix.
+transaction), on the first `--manager-calls` queries of the mix; and a process's first search of
+the store on the same queries: the process's copy of postings and item rows (memory/postings_cache.py)
+emptied before each search, beside the ranking statement alone (`search_in_tx(..., cached=False)`).
+The main figures are a long-lived process's (the agent, the MCP server): its copy warms as it searches.
 
 `--baseline-src DIR` runs another checkout's `memory/search.py` and `memory/db.py` (DIR is its `src`)
 side by side in the same process, alternating query by query on the same store: its `search_in_tx`
@@ -42,6 +45,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from autopatch_j.memory import postings_cache
 from autopatch_j.memory.db import Database
 from autopatch_j.memory.index import item_weights
 from autopatch_j.memory.manager import MemoryManager
@@ -225,7 +229,7 @@ def load(store: Store, items: list[GenItem]) -> float:
     return time.perf_counter() - started
 
 
-_OURS = ("memory_postings", "memory_search_docs", "memory_term_stats")
+_OURS = ("memory_postings", "memory_search_docs", "memory_term_stats", "memory_index_state")
 
 
 def index_bytes(conn: sqlite3.Connection) -> dict[str, int]:
@@ -506,6 +510,30 @@ def measure(store: Store, queries: list[tuple[str, str]], before: Before | None)
     return result
 
 
+def measure_cold(store: Store, queries: list[tuple[str, str]]) -> dict[str, object]:
+    """A process's first search of the store: the copy of postings and item rows emptied before each
+    search, alternating with the ranking statement alone (`cached=False`) on the same query."""
+    conn = reader(Database(path=store.path))
+    cold: list[float] = []
+    in_sql: list[float] = []
+    for i, (_, q) in enumerate(queries):
+        for first_cold in (i % 2 == 0, i % 2 == 1):
+            postings_cache.clear()
+            conn.execute("BEGIN")
+            t0 = time.perf_counter()
+            search_in_tx(conn, thread_id=store.thread_id, query=q, cached=first_cold)
+            (cold if first_cold else in_sql).append((time.perf_counter() - t0) * 1000)
+            conn.execute("ROLLBACK")
+    conn.close()
+    return {
+        "calls": len(queries),
+        "cold_p50_ms": statistics.median(cold),
+        "cold_p99_ms": percentile(cold, 0.99),
+        "sql_p50_ms": statistics.median(in_sql),
+        "sql_p99_ms": percentile(in_sql, 0.99),
+    }
+
+
 def measure_manager(store: Store, queries: list[tuple[str, str]], before: Before | None) -> dict[str, object]:
     """`MemoryManager.search` per call (a fresh read connection each), alternating with the --baseline-src read."""
     bdb = before.db.Database(path=store.path) if before else None
@@ -574,6 +602,7 @@ def run(
             queries = make_queries(items[:size], rng, n_queries)
             result = measure(store, queries, before)
             result["manager"] = measure_manager(store, queries[:manager_calls], before)
+            result["cold"] = measure_cold(store, queries[:manager_calls])
             result["load_s"] = load_s
             result["db_mb"] = store.path.stat().st_size / 1e6
             sizes_now = index_bytes(store.conn)
@@ -627,6 +656,12 @@ def print_report(report: dict[str, object]) -> None:
             line += f" | before p50 {m['before_p50_ms']:.3f} ms (CPU {m['before_cpu_p50_ms']:.3f} ms)"
             line += f", ratio {m['ratio_p50']:.2f}, hits differ {m['hits_differ']}"
         print(line)
+        c = r["cold"]
+        print(
+            f"first search in a process at {r['items']} items ({c['calls']} queries, copy emptied before each): "
+            f"p50 {c['cold_p50_ms']:.3f} ms, p99 {c['cold_p99_ms']:.3f} ms | ranking statement alone "
+            f"(cached=False) p50 {c['sql_p50_ms']:.3f} ms, p99 {c['sql_p99_ms']:.3f} ms"
+        )
         if "before" in r:
             b = r["before"]
             print(

@@ -128,7 +128,7 @@ CASES = {
         _sql("UPDATE threads SET status = 'archived', archived_at = 1"), "exactly one active thread", True, 8
     ),
     "foreign_table_version_0": Case(_foreign_table_version_zero, "user_version is 0", False, 1),
-    "user_version_5": Case(_sql("PRAGMA user_version = 5"), "schema version 5", True, 8),
+    "user_version_6": Case(_sql("PRAGMA user_version = 6"), "schema version 6", True, 8),
     "garbage_bytes": Case(_garbage, "not a valid SQLite database", False, 1),
     "truncated": Case(_truncate, "", False, None),
     # `_` is a LIKE wildcard: objects merely *resembling* SQLite's internal names are still unknown (issue 9.1).

@@ -30,6 +30,8 @@ EXPECTED_TABLES = {
     "memory_postings",
     "memory_search_docs",
     "memory_term_stats",
+    # v5 (docs/retrieval.md): the index's stamp, which every change of the index replaces.
+    "memory_index_state",
 }
 
 
@@ -47,7 +49,7 @@ def test_database_created_by_bootstrap_matches_the_manifest_exactly(manager: Mem
     conn = sqlite3.connect(manager.paths.db)
     try:
         assert read_catalog(conn) == manifest()
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     finally:
         conn.close()
 
@@ -59,7 +61,7 @@ def test_manifest_is_cached() -> None:
 def test_schema_script_splits_into_complete_statements_including_trigger_bodies() -> None:
     statements = schema_statements()
     assert all(sqlite3.complete_statement(s) for s in statements)
-    assert sum(s.startswith("CREATE TRIGGER") for s in statements) == 4
+    assert sum(s.startswith("CREATE TRIGGER") for s in statements) == 11
 
 
 def test_normalize_sql_ignores_whitespace_and_comments_only() -> None:

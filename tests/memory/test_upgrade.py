@@ -1,12 +1,12 @@
-"""The explicit upgrades v2 → v4 and v3 → v4: one transaction, every RAW turn and item kept, the search
-index rebuilt, exact catalog after."""
+"""The explicit upgrades v2, v3 and v4 → v5: one transaction, every RAW turn and item kept, the search
+index rebuilt (from v2 and v3) and stamped, exact catalog after."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
-from autopatch_j.memory.catalog import SCHEMA_VERSION, manifest, read_catalog
+from autopatch_j.memory.catalog import SCHEMA_VERSION, catalog_of, manifest, read_catalog
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.upgrade import (
     V4_TABLES,
@@ -16,6 +16,7 @@ from autopatch_j.memory.upgrade import (
     v2_manifest,
     v2_statements,
     v3_manifest,
+    v5_statements,
 )
 
 _TURNS = "SELECT id, thread_id, seq, intent, status, user_text, assistant_text, created_at FROM turns ORDER BY id"
@@ -70,8 +71,8 @@ def test_v3_adds_the_import_tables_and_widens_only_the_job_status_check() -> Non
 
 
 def test_v4_replaces_the_retrieval_terms_with_the_search_index_and_adds_the_subject() -> None:
-    new = {e.name for e in manifest() - v3_manifest()}
-    old = {e.name for e in v3_manifest() - manifest()}
+    new = {e.name for e in frozen_manifest(4) - v3_manifest()}
+    old = {e.name for e in v3_manifest() - frozen_manifest(4)}
     assert new == {
         "memory_postings",
         "memory_search_docs",
@@ -93,11 +94,26 @@ def test_v4_replaces_the_retrieval_terms_with_the_search_index_and_adds_the_subj
         "memory_items",
     }
     (v3_items,) = (e.sql for e in v3_manifest() if e.name == "memory_items")
-    (v4_items,) = (e.sql for e in manifest() if e.name == "memory_items")
+    (v4_items,) = (e.sql for e in frozen_manifest(4) if e.name == "memory_items")
     assert v4_items == v3_items.replace(
         "updated_at REAL NOT NULL,", "updated_at REAL NOT NULL,subject TEXT NOT NULL DEFAULT '',"
     )
-    assert SCHEMA_VERSION == 4
+
+
+def test_v5_only_adds_the_index_stamp_and_the_triggers_that_replace_it() -> None:
+    assert frozen_manifest(4) <= manifest()  # nothing of v4 changes
+    assert {e.name for e in manifest() - frozen_manifest(4)} == {
+        "memory_index_state",
+        "memory_term_stats_insert_stamp",
+        "memory_term_stats_update_stamp",
+        "memory_term_stats_delete_stamp",
+        "memory_postings_update_stamp",
+        "memory_items_insert_stamp",
+        "memory_items_update_stamp",
+        "memory_items_delete_stamp",
+    }
+    assert catalog_of(frozen_statements(4) + v5_statements()) == manifest()
+    assert SCHEMA_VERSION == 5
 
 
 def test_an_upgraded_store_accepts_failed_jobs_and_keeps_them(tmp_path: Path) -> None:
@@ -125,7 +141,7 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     assert manager.open().ok
     manager.close()
     assert _read(db, _TURNS) == before
-    assert _read(db, "PRAGMA user_version") == [(4,)]
+    assert _read(db, "PRAGMA user_version") == [(5,)]
     conn = sqlite3.connect(db)
     try:
         assert read_catalog(conn) == manifest()  # the exact catalog check holds after the upgrade
@@ -135,7 +151,8 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     commit = statements.index("COMMIT", begin)
     inside = statements[begin:commit]
     creates = [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))]
-    assert creates == list(upgrade_statements()) + list(upgrade_statements(V4_TABLES))  # v3's, then v4's
+    # v3's, then v4's as v4 shipped them, then v5's
+    assert creates == [*upgrade_statements(), *upgrade_statements(V4_TABLES, version=4), *v5_statements()]
     assert [s for s in inside if s.startswith(("ALTER", "DROP"))] == [
         "ALTER TABLE memory_items ADD COLUMN subject TEXT NOT NULL DEFAULT ''",
         "DROP TABLE memory_term_grams",
@@ -144,7 +161,7 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     ]
     rewrites = [s for s in inside if s.startswith("UPDATE sqlite_master")]
     assert [r.rsplit("name = ", 1)[1] for r in rewrites] == ["'memory_items'", "'memory_jobs'"]  # column, CHECK
-    assert "PRAGMA user_version = 4" in inside
+    assert "PRAGMA user_version = 5" in inside
 
 
 def test_the_upgraded_store_works_and_imports(tmp_path: Path) -> None:
@@ -152,7 +169,7 @@ def test_the_upgraded_store_works_and_imports(tmp_path: Path) -> None:
     manager = MemoryManager(root=tmp_path)
     assert manager.open().ok
     status = manager.status()
-    assert status.schema_version == 4 and status.counts["turns"] == 3
+    assert status.schema_version == 5 and status.counts["turns"] == 3
     assert manager.active_thread().id == 2
 
 
@@ -202,7 +219,7 @@ def test_a_v3_store_is_upgraded_and_its_active_memories_are_searchable(tmp_path:
         assert manager.search(thread_id=1, query="yapf") == []  # forgotten: not indexed
     finally:
         manager.close()
-    assert _read(db, "PRAGMA user_version") == [(4,)]
+    assert _read(db, "PRAGMA user_version") == [(5,)]
     assert _read(db, "SELECT subject FROM memory_items ORDER BY id") == [("",), ("",)]
     assert _read(db, "SELECT items FROM memory_term_stats WHERE term = ''") == [(1,)]
     conn = sqlite3.connect(db)
@@ -222,3 +239,61 @@ def test_a_v3_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) 
     assert not health.ok and "does not match the v3 catalog" in (health.reason or "")
     assert _read(db, "PRAGMA user_version") == [(3,)]
     assert _read(db, "SELECT count(*) FROM memory_terms") == [(1,)]
+
+
+def _v4_store_with_a_memory(root: Path) -> Path:
+    """A version-4 store as the previous release created it, holding one indexed active memory."""
+    db = root / ".autopatch-j" / "memory.db"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db, isolation_level=None)
+    for statement in frozen_statements(4):
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 4")
+    conn.execute("INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, 1, 1, 1)")
+    conn.execute("INSERT INTO threads (status, created_at) VALUES ('active', 1)")
+    conn.execute(
+        "INSERT INTO memory_items (memory_id, revision, kind, title, content, non_factual, status, operation, "
+        "created_at, updated_at) VALUES (1, 1, 'project_decision', 'Package manager', "
+        "'We use pnpm for every package, never npm.', 0, 'active', 'create', 1, 1)"
+    )
+    conn.execute("INSERT INTO memory_search_docs (item_id, terms) VALUES (1, '[\"pnpm\"]')")
+    conn.execute("INSERT INTO memory_postings (term, item_id, weight) VALUES ('pnpm', 1, 100)")
+    assert read_catalog(conn) == frozen_manifest(4)
+    conn.close()
+    return db
+
+
+def test_a_v4_store_gains_the_stamp_in_one_transaction_and_keeps_its_index(tmp_path: Path) -> None:
+    db = _v4_store_with_a_memory(tmp_path)
+    index = "SELECT term, item_id, weight FROM memory_postings ORDER BY term"
+    before = _read(db, index)
+    statements: list[str] = []
+    manager = MemoryManager(root=tmp_path, trace=statements.append)
+    assert manager.open().ok
+    try:
+        assert [hit.title for hit in manager.search(thread_id=1, query="pnpm")] == ["Package manager"]
+    finally:
+        manager.close()
+    begin = statements.index("BEGIN IMMEDIATE")
+    inside = statements[begin : statements.index("COMMIT", begin)]
+    assert [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))] == list(v5_statements())
+    assert not [s for s in inside if s.startswith(("ALTER", "DROP", "DELETE", "UPDATE sqlite_master"))]
+    assert _read(db, index) == before  # the index is kept, not rebuilt
+    assert _read(db, "PRAGMA user_version") == [(5,)]
+    assert len(_read(db, "SELECT stamp FROM memory_index_state")) == 1
+    conn = sqlite3.connect(db)
+    try:
+        assert read_catalog(conn) == manifest()
+    finally:
+        conn.close()
+
+
+def test_a_v4_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) -> None:
+    db = _v4_store_with_a_memory(tmp_path)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("DROP TRIGGER memory_postings_delete")
+    conn.close()
+    health = MemoryManager(root=tmp_path).open()
+    assert not health.ok and "does not match the v4 catalog" in (health.reason or "")
+    assert _read(db, "PRAGMA user_version") == [(4,)]
+    assert _read(db, "SELECT name FROM sqlite_master WHERE name = 'memory_index_state'") == []

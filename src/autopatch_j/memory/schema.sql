@@ -1,4 +1,4 @@
--- Memory schema (v4): the single source of truth. The catalog manifest that bootstrap verifies is
+-- Memory schema (v5): the single source of truth. The catalog manifest that bootstrap verifies is
 -- derived from this file by applying it to an in-memory database (see catalog.py).
 -- Times are UNIX seconds (REAL). Ids are INTEGER PRIMARY KEY. One database per repository.
 
@@ -185,6 +185,51 @@ END;
 CREATE TRIGGER memory_postings_delete AFTER DELETE ON memory_postings
 BEGIN
     UPDATE memory_term_stats SET items = items - 1 WHERE term = OLD.term;
+END;
+
+-- v5: a random stamp of what a search reads: the search index and the item rows. Every change of the
+-- term statistics (so every posting added or dropped, and every item indexed or dropped), of a
+-- posting's weight and of a memory_items row replaces it, in the same transaction, so one stamp names
+-- one committed content: a process may keep a copy of postings and item rows read under a stamp and
+-- trust it exactly while the stamp is unchanged (docs/retrieval.md). No row until the first change.
+CREATE TABLE memory_index_state (
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    stamp INTEGER NOT NULL
+) STRICT;
+
+CREATE TRIGGER memory_term_stats_insert_stamp AFTER INSERT ON memory_term_stats
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
+END;
+
+CREATE TRIGGER memory_term_stats_update_stamp AFTER UPDATE ON memory_term_stats
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
+END;
+
+CREATE TRIGGER memory_term_stats_delete_stamp AFTER DELETE ON memory_term_stats
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
+END;
+
+CREATE TRIGGER memory_postings_update_stamp AFTER UPDATE ON memory_postings
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
+END;
+
+CREATE TRIGGER memory_items_insert_stamp AFTER INSERT ON memory_items
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
+END;
+
+CREATE TRIGGER memory_items_update_stamp AFTER UPDATE ON memory_items
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
+END;
+
+CREATE TRIGGER memory_items_delete_stamp AFTER DELETE ON memory_items
+BEGIN
+    INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
 END;
 
 -- v3: imports of other agents' sessions (docs/import.md). One row per imported session: its own

@@ -1,11 +1,11 @@
 """`memory_search` and `memory_read` (M-60 … M-65): ranked search over the index of memory/index.py.
 
-A search sends at most two `SELECT`/`WITH` statements (the caller passes the admission-bound thread
-id, M-22; no per-item query):
+Ranked in SQL, a search sends at most two `SELECT`/`WITH` statements (the caller passes the
+admission-bound thread id, M-22; no per-item query):
 
 1. the statistics of the query's terms (`memory_term_stats`: how many items hold each, and how many
-   items are indexed), and the completions of a last word that may be cut short (`postg` →
-   `postgresql`);
+   items are indexed), the completions of a last word that may be cut short (`postg` →
+   `postgresql`), and the store's search stamp (`memory_index_state`);
 2. the ranked hits: candidates from the postings of the query's **driving** terms only, each scored
    by BM25 over every informative query term (the stored term-frequency part × the term's weight),
    kept only when the terms it holds carry at least `MIN_SHARE` of the query's weight and it holds
@@ -17,7 +17,9 @@ A term's weight is its BM25 rarity (idf) in the store blended with its general f
 stay below the minimum share: an item that qualifies holds at least one driver (pigeonhole), and a
 driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has many
 driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded whatever the
-store's size. Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
+store's size. A process that searches a store again ranks over its copy of what earlier searches
+read under the same stamp instead (postings_cache.py: the same hits; at most three statements, one
+when the copy holds everything). Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
 the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias,
 keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
@@ -28,12 +30,13 @@ import dataclasses
 import functools
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
 from autopatch_j.memory.index import QueryTerm, idf, query_terms, text_keys
+from autopatch_j.memory.postings_cache import known_stats, postings_in_tx, rank_in_python, remember_stats
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -64,6 +67,8 @@ MAX_COMPLETIONS = 8
 MIN_PREFIX_CHARS = 3
 
 _STATS_SQL = """
+SELECT NULL AS term, stamp AS items FROM memory_index_state
+UNION ALL
 SELECT j.value AS term, s.items FROM json_each(:keys) j CROSS JOIN memory_term_stats s ON s.term = j.value
 UNION ALL
 SELECT * FROM (
@@ -72,6 +77,8 @@ SELECT * FROM (
     ORDER BY s.items DESC LIMIT :completions
 )
 """
+
+_STAMP_SQL = "SELECT stamp FROM memory_index_state"
 
 _SEARCH_SQL = """
 WITH q(n, key, w, share) AS MATERIALIZED (
@@ -151,6 +158,7 @@ def general_share(word: str) -> float:
     return 0.0 if zipf is None else min(1.0, ITEM_WORDS * 10 ** (zipf / 10 - 9))
 
 
+@functools.lru_cache(maxsize=65536)
 def term_weight(items: int, holding: int, word: str) -> float:
     """A term's weight: BM25 idf over the store's items and `PRIOR_ITEMS` virtual ones that hold it
     as often as general text does."""
@@ -181,11 +189,19 @@ class QueryPlan:
     weights: Sequence[float]
     min_share: float
     driving: Sequence[int]
+    #: The index's stamp the statistics were read under (None: the index never changed).
+    stamp: int | None = None
+    #: How many items hold each key the statement read.
+    counts: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    #: Statements sent to weigh it: 1, or 2 when the statistics kept from an earlier search were
+    #: of another stamp (so the search ranks in SQL and stays within three).
+    sent: int = 1
 
 
-def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
-    """The weighed terms of `query` from one statement (the store's statistics of its keys), or None
-    when it has no informative term or the store no indexed item."""
+def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> QueryPlan | None:
+    """The weighed terms of `query` from one statement (the store's statistics of its keys, or the
+    stamp alone when the process kept them under it; `cached=False` always reads them), or None when
+    it has no informative term or the store no indexed item."""
     terms = query_terms(query)
     if not terms:
         return None
@@ -202,11 +218,31 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
         "completions": MAX_COMPLETIONS,
     }
     asked = {"", *(t.key for t in terms), *parts}
-    for term, count in conn.execute(_STATS_SQL, params).fetchall():
-        if term in asked and term not in stats:
-            stats[term] = count
-        else:
-            completions[term] = count
+    stamp: int | None = None
+    sent = 0
+    known = known_stats(list(asked), prefix) if cached and conn.in_transaction else None
+    if known is not None:  # the statistics of the last copy, if its stamp is still the store's
+        sent += 1
+        row = conn.execute(_STAMP_SQL).fetchone()
+        if row is not None and row[0] == known[0]:
+            stamp, stats, completions = known
+    if stamp is None:
+        sent += 1
+        for term, count in conn.execute(_STATS_SQL, params).fetchall():
+            if term is None:
+                stamp = count
+            elif term in asked and term not in stats:
+                stats[term] = count
+            else:
+                completions[term] = count
+        if cached:
+            remember_stats(
+                conn,
+                stamp=stamp,
+                counts={key: stats.get(key, 0) for key in asked},
+                prefix=prefix,
+                completions=completions,
+            )
     items = stats.get("", 0)
     if items <= 0:
         return None
@@ -228,33 +264,68 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str) -> QueryPlan | None:
         weights=weights,
         min_share=min_share,
         driving=[n for n in drivers(weights, min_share) if alternatives[n]],
+        stamp=stamp,
+        counts={**completions, **stats},
+        sent=sent,
     )
 
 
 def search_in_tx(
-    conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT
+    conn: sqlite3.Connection, *, thread_id: int, query: str, limit: int = DEFAULT_LIMIT, cached: bool = True
 ) -> list[SearchHit]:
-    """At most `limit` (≤ 5) ranked hits for `query` in scope of `thread_id`, in ≤ 2 statements."""
+    """At most `limit` (≤ 5) ranked hits for `query` in scope of `thread_id`, in ≤ 3 statements.
+
+    Ranked over the process's copy of the postings (postings_cache.py) when the index's stamp allows
+    and the postings to read are few, else by the ranking statement; `cached=False` always ranks in
+    SQL. Both give the same hits in the same order."""
     q = normalize(query)
     limit = min(limit, MAX_LIMIT)
     if not q or len(q) > MAX_QUERY_CHARS or limit <= 0:
         return []
-    plan = plan_in_tx(conn, query=query)
+    plan = plan_in_tx(conn, query=query, cached=cached)
     if plan is None or not plan.driving:
         return []
     terms, alternatives = plan.terms, plan.alternatives
-    rows_out = [[n, key, w, plan.weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
     driver_keys = list(dict.fromkeys(key for n in plan.driving for key, _ in alternatives[n]))
-    params = {
-        "terms": _json(rows_out),
-        "drivers": _json(driver_keys),
-        "cap": min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys))),
-        "min_share": plan.min_share - 1e-9,
-        "min_terms": min(MIN_TERMS, len(terms)),
-        "thread_id": thread_id,
-        "limit": limit,
-        "synopsis_chars": SYNOPSIS_CHARS + 1,
-    }
+    cap = min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys)))
+    min_terms = min(MIN_TERMS, len(terms))
+    copy = (
+        postings_in_tx(
+            conn,
+            stamp=plan.stamp,
+            keys=list(dict.fromkeys(key for alts in alternatives for key, _ in alts)),
+            counts=plan.counts,
+        )
+        if cached and plan.sent == 1
+        else None
+    )
+    if copy is not None:
+        rows = rank_in_python(
+            conn,
+            copy,
+            alternatives=alternatives,
+            weights=plan.weights,
+            driver_keys=driver_keys,
+            cap=cap,
+            min_share=plan.min_share - 1e-9,
+            min_terms=min_terms,
+            thread_id=thread_id,
+            limit=limit,
+            synopsis_chars=SYNOPSIS_CHARS + 1,
+        )
+    else:
+        rows_out = [[n, key, w, plan.weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
+        params = {
+            "terms": _json(rows_out),
+            "drivers": _json(driver_keys),
+            "cap": cap,
+            "min_share": plan.min_share - 1e-9,
+            "min_terms": min_terms,
+            "thread_id": thread_id,
+            "limit": limit,
+            "synopsis_chars": SYNOPSIS_CHARS + 1,
+        }
+        rows = conn.execute(_SEARCH_SQL, params).fetchall()
     keys = frozenset(key for term in terms for key in (term.key, *term.alternatives))
     hits = [
         SearchHit(
@@ -264,7 +335,7 @@ def search_in_tx(
             synopsis=clip(synopsis, SYNOPSIS_CHARS),
             match=_match(q, keys, title, aliases, keywords, subject),
         )
-        for memory_id, kind, title, synopsis, aliases, keywords, subject in conn.execute(_SEARCH_SQL, params)
+        for memory_id, kind, title, synopsis, aliases, keywords, subject in rows
     ]
     return sorted(hits, key=lambda hit: hit.match != "exact")  # the whole query as a title first (stable)
 

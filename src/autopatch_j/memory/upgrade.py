@@ -1,21 +1,24 @@
-"""Explicit upgrade of an existing Memory store to the current schema version (v2 or v3 → v4).
+"""Explicit upgrade of an existing Memory store to the current schema version (v2, v3 or v4 → v5).
 
 v3 (a) added the import tables of docs/import.md and (b) admitted the terminal job status `failed`
 (docs/pipeline.md) in `memory_jobs`' CHECK constraint. v4 (c) adds `memory_items.subject` (what a
 memory is about; '' until extraction fills it) and (d) replaces the retrieval terms (`memory_terms`,
 its grams and gram counts) with the search index of docs/retrieval.md (`memory_postings`,
 `memory_search_docs`, `memory_term_stats` and their triggers), rebuilt from the active revisions —
-terms are derived data. No RAW turn, candidate or item row changes (the new column aside).
+terms are derived data. v5 (e) adds the index's stamp (`memory_index_state` and the triggers that
+replace it on every change of the index), with a first stamp. No RAW turn, candidate or item row
+changes (the new column aside).
 
 The upgrade runs at bootstrap, in one `BEGIN IMMEDIATE` transaction, and only when the store's
 catalog is exactly the catalog of its version, derived from the frozen `schema_v2.sql` /
-`schema_v3.sql`: anything else is left untouched and reported as degraded, like any other drift. A v2
-store takes the v3 step, then the v4 step. (a) and (d) execute schema.sql's own statements. (b) and
-(c) store schema.sql's own `CREATE TABLE` text in place of the old one, through SQLite's documented
-`writable_schema` procedure (bump `schema_version`, then verify): safe because (b) only *widens* a
-CHECK constraint, which every stored row satisfies, and (c) follows `ALTER TABLE … ADD COLUMN`, which
-put the same column last, so only the text's layout differs, never what is on disk. So the upgraded
-catalog is the v4 manifest.
+`schema_v3.sql` / `schema_v4.sql`: anything else is left untouched and reported as degraded, like
+any other drift. A v2 store takes the v3 step, then the v4 and v5 steps; a v3 store the v4 and v5
+steps. (a), (d) and (e) execute schema statements as written ((d) the frozen v4 ones, so the v4 step
+is exactly what v4 shipped; (a) and (e) schema.sql's own). (b) and (c) store schema.sql's own
+`CREATE TABLE` text in place of the old one, through SQLite's documented `writable_schema` procedure
+(bump `schema_version`, then verify): safe because (b) only *widens* a CHECK constraint, which every
+stored row satisfies, and (c) follows `ALTER TABLE … ADD COLUMN`, which put the same column last, so
+only the text's layout differs, never what is on disk. So the upgraded catalog is the v5 manifest.
 """
 
 from __future__ import annotations
@@ -39,7 +42,10 @@ V4_DROPPED = ("memory_term_grams", "memory_gram_stats", "memory_terms")
 WIDENED_TABLES = frozenset({"memory_jobs"})
 #: Tables v4 gives a column, added last by ALTER TABLE.
 V4_COLUMNS = {"memory_items": "subject TEXT NOT NULL DEFAULT ''"}
-UPGRADABLE_FROM = frozenset({2, 3})
+#: The index's stamp, added by v5 (its table; the triggers that replace it are the other objects v5 adds).
+V5_TABLES = frozenset({"memory_index_state"})
+_FIRST_STAMP = "INSERT INTO memory_index_state (id, stamp) VALUES (1, random())"
+UPGRADABLE_FROM = frozenset({2, 3, 4})
 
 _CREATES = re.compile(
     r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX|TRIGGER)\s+(\w+)(?:\s+(?:AFTER|BEFORE)\s+\w+)?(?:\s+ON\s+(\w+))?",
@@ -91,9 +97,17 @@ def v3_manifest() -> frozenset[CatalogEntry]:
     return frozen_manifest(3)
 
 
-def upgrade_statements(tables: frozenset[str] = V3_TABLES) -> tuple[str, ...]:
-    """The CREATE statements of `tables` (v3's by default) and their indexes and triggers, from schema.sql."""
-    return tuple(s for s in schema_statements() if _created(s) in tables)
+def upgrade_statements(tables: frozenset[str] = V3_TABLES, *, version: int | None = None) -> tuple[str, ...]:
+    """The CREATE statements of `tables` (v3's by default) and their indexes and triggers, from schema.sql
+    (or from the frozen schema of `version`)."""
+    statements = schema_statements() if version is None else frozen_statements(version)
+    return tuple(s for s in statements if _created(s) in tables)
+
+
+def v5_statements() -> tuple[str, ...]:
+    """schema.sql's CREATE statements of the objects v5 adds: the stamp's table, then its triggers."""
+    v4_names = {entry.name for entry in frozen_manifest(4)}
+    return tuple(s for s in schema_statements() if (m := _CREATES.search(s)) is not None and m.group(1) not in v4_names)
 
 
 def table_sql(names: frozenset[str] | set[str]) -> dict[str, str]:
@@ -113,7 +127,7 @@ def widened_table_sql() -> dict[str, str]:
 
 
 def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
-    """Upgrade a v2 or v3 store to v4 in one transaction, or change nothing and say why."""
+    """Upgrade a v2, v3 or v4 store to v5 in one transaction, or change nothing and say why."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -128,21 +142,11 @@ def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
             return UpgradeResult(
                 version, version, f"schema version {version} does not match the v{version} catalog exactly"
             )
-        rewrite: set[str] = set(V4_COLUMNS)
-        if version == 2:
-            for statement in upgrade_statements(V3_TABLES):
-                conn.execute(statement)
-            rewrite |= WIDENED_TABLES
-        for table, column in V4_COLUMNS.items():
-            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
-        for table in V4_DROPPED:
-            conn.execute(f"DROP TABLE {table}")
-        for statement in upgrade_statements(V4_TABLES):
+        if version in (2, 3):
+            _to_v4(conn, version)
+        for statement in v5_statements():
             conn.execute(statement)
-        _rewrite_tables(conn, rewrite)
-        from autopatch_j.memory.index import reindex_in_tx  # the index is derived data: rebuilt here
-
-        reindex_in_tx(conn)
+        conn.execute(_FIRST_STAMP)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
         return UpgradeResult(from_version=version, to_version=SCHEMA_VERSION)
@@ -152,6 +156,25 @@ def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
         raise
     finally:
         conn.execute("PRAGMA writable_schema = OFF")
+
+
+def _to_v4(conn: sqlite3.Connection, version: int) -> None:
+    """The v3 step (for a v2 store) and the v4 step, inside the caller's transaction."""
+    rewrite: set[str] = set(V4_COLUMNS)
+    if version == 2:
+        for statement in upgrade_statements(V3_TABLES):
+            conn.execute(statement)
+        rewrite |= WIDENED_TABLES
+    for table, column in V4_COLUMNS.items():
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+    for table in V4_DROPPED:
+        conn.execute(f"DROP TABLE {table}")
+    for statement in upgrade_statements(V4_TABLES, version=4):
+        conn.execute(statement)
+    _rewrite_tables(conn, rewrite)
+    from autopatch_j.memory.index import reindex_in_tx  # the index is derived data: rebuilt here
+
+    reindex_in_tx(conn)
 
 
 def _rewrite_tables(conn: sqlite3.Connection, names: set[str]) -> None:

@@ -1,0 +1,229 @@
+"""The process's copy of the postings: the same hits as the ranking statement on generated stores, and
+never believed after the index changed — in this process, in another one, or in a rolled-back write."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from autopatch_j.memory import postings_cache
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.records import MemoryKind
+from autopatch_j.memory.search import SearchHit, search_in_tx
+from tests.memory.item_factory import add_item, add_item_in_tx
+
+EN = [
+    "python",
+    "pytest",
+    "ruff",
+    "lint",
+    "cache",
+    "redis",
+    "deploy",
+    "docker",
+    "release",
+    "branch",
+    "commit",
+    "review",
+    "schema",
+    "index",
+    "log",
+    "retry",
+]
+ZH = ["缓存", "日志", "部署", "测试", "发布", "分支", "提交", "评审", "索引", "重试", "数据库", "迁移", "配置", "监控"]
+KINDS = (MemoryKind.USER_PREFERENCE, MemoryKind.PROJECT_DECISION, MemoryKind.DISCUSSION_CONTEXT)
+
+
+def _phrase(rng: random.Random) -> str:
+    words = rng.sample(EN, rng.randint(1, 3)) if rng.random() < 0.5 else rng.sample(ZH, rng.randint(1, 2))
+    return (" " if words[0].isascii() else "").join(words)
+
+
+def _fill(manager: MemoryManager, rng: random.Random, items: int) -> tuple[int, int]:
+    """`items` generated memories (repeated titles for ties, two threads, some retired); returns the
+    active thread and the other thread."""
+    active = manager.active_thread().id
+    with manager.db.write("test: another thread") as conn:
+        other = conn.execute(
+            "INSERT INTO threads (status, created_at, archived_at) VALUES ('archived', 0, 0) RETURNING id"
+        ).fetchone()[0]
+    titles = [_phrase(rng) for _ in range(max(1, items // 3))]
+    with manager.db.write("test: generated memories") as conn:
+        for _n in range(items):
+            kind = rng.choice(KINDS)
+            thread = rng.choice((active, other)) if kind is MemoryKind.DISCUSSION_CONTEXT else None
+            made = add_item_in_tx(
+                conn,
+                kind=kind,
+                title=rng.choice(titles),
+                content=f"{_phrase(rng)}, {_phrase(rng)}",
+                aliases=[_phrase(rng)] if rng.random() < 0.5 else [],
+                keywords=rng.sample(EN + ZH, rng.randint(0, 2)),
+                thread_id=thread,
+                at=float(rng.randint(1, max(2, items // 4))),  # equal times: ties broken by memory id
+            )
+            if rng.random() < 0.1:  # a stale posting: the row is retired, its postings stay
+                conn.execute("UPDATE memory_items SET status = 'forgotten' WHERE id = ?", (made.id,))
+    return active, other
+
+
+def _both(manager: MemoryManager, thread: int, query: str) -> tuple[list[SearchHit], list[SearchHit]]:
+    with manager.db.read("test search") as conn:
+        search_in_tx(conn, thread_id=thread, query=query)  # asked once: the next one reads the copy
+        cached = search_in_tx(conn, thread_id=thread, query=query)
+        in_sql = search_in_tx(conn, thread_id=thread, query=query, cached=False)
+    return cached, in_sql
+
+
+def _queries(rng: random.Random, n: int) -> list[str]:
+    words = EN + ZH + ["what do we use for", "是怎么定的", "pyt", "nothing", "区块链"]
+    return [" ".join(rng.sample(words, rng.randint(1, 4))) for _ in range(n)]
+
+
+def test_a_generated_store_of_hundreds_ranks_the_same_in_the_copy_and_in_sql(manager: MemoryManager) -> None:
+    rng = random.Random(7)  # fixed seed, logged by the assertion's message
+    threads = _fill(manager, rng, 600)  # ≥ 32 items per key: the newest-candidates bound matters
+    differ = []
+    compared = 0
+    for query in _queries(rng, 150) + EN + ZH:
+        for thread in threads:
+            cached, in_sql = _both(manager, thread, query)
+            compared += bool(in_sql)
+            if cached != in_sql:
+                differ.append(query)
+    assert differ == [], f"seed 7: {differ[:5]}"
+    assert compared > 150  # most queries find something, so the comparison says something
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1), items=st.integers(min_value=1, max_value=80))
+def test_any_generated_store_ranks_the_same_in_the_copy_and_in_sql(tmp_path: Path, seed: int, items: int) -> None:
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    manager = MemoryManager(root=root)
+    assert manager.open().ok
+    try:
+        rng = random.Random(seed)
+        threads = _fill(manager, rng, items)
+        for query in _queries(rng, 20):
+            for thread in threads:
+                cached, in_sql = _both(manager, thread, query)
+                assert cached == in_sql, (seed, query)
+    finally:
+        manager.close()
+
+
+def test_a_rolled_back_write_leaves_the_stamp_and_the_copy_true(manager: MemoryManager) -> None:
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    thread = manager.active_thread().id
+    assert [hit.title for hit in manager.search(thread_id=thread, query="redis")] == ["Use redis for the cache"]
+    stamp = "SELECT stamp FROM memory_index_state"
+    with manager.db.read("test") as conn:
+        before = conn.execute(stamp).fetchone()[0]
+    conn = sqlite3.connect(manager.paths.db, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("DELETE FROM memory_search_docs")  # drops every posting, in this transaction only
+        assert conn.execute(stamp).fetchone()[0] != before
+        assert search_in_tx(conn, thread_id=thread, query="redis") == []  # seen inside the transaction
+        conn.execute("ROLLBACK")
+    finally:
+        conn.close()
+    with manager.db.read("test") as conn:
+        assert conn.execute(stamp).fetchone()[0] == before
+    assert [hit.title for hit in manager.search(thread_id=thread, query="redis")] == ["Use redis for the cache"]
+
+
+def test_every_change_of_the_index_replaces_the_stamp(manager: MemoryManager) -> None:
+    stamps = []
+
+    def stamp() -> int | None:
+        with manager.db.read("test") as conn:
+            row = conn.execute("SELECT stamp FROM memory_index_state").fetchone()
+        return None if row is None else int(row[0])
+
+    made = add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    stamps.append(stamp())
+    with manager.db.write("test") as conn:
+        conn.execute("UPDATE memory_postings SET weight = weight + 1 WHERE item_id = ?", (made.id,))
+    stamps.append(stamp())
+    manager.forget(made.memory_id)
+    stamps.append(stamp())
+    with manager.db.write("test") as conn:
+        from autopatch_j.memory.index import reindex_in_tx
+
+        reindex_in_tx(conn)
+    stamps.append(stamp())
+    assert None not in stamps and len(set(stamps)) == len(stamps)
+
+
+def test_a_long_lived_process_sees_what_another_process_wrote(manager: MemoryManager, tmp_path: Path) -> None:
+    """One process keeps searching (its copy warm) while another process indexes and forgets."""
+    first = add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from autopatch_j.memory.manager import MemoryManager
+        manager = MemoryManager(root=Path({str(manager.paths.root)!r}))
+        assert manager.open().ok
+        thread = manager.active_thread().id
+        for line in sys.stdin:
+            titles = [hit.title for hit in manager.search(thread_id=thread, query="redis cache")]
+            print("|".join(titles), flush=True)
+        """
+    )
+    reader = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    assert reader.stdin is not None and reader.stdout is not None
+
+    def ask() -> str:
+        assert reader.stdin is not None and reader.stdout is not None
+        reader.stdin.write("search\n")
+        reader.stdin.flush()
+        return reader.stdout.readline().strip()
+
+    try:
+        assert ask() == "Use redis for the cache"
+        assert ask() == "Use redis for the cache"
+        assert ask() == "Use redis for the cache"  # served from the copy now
+        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Redis cache keys expire after an hour")
+        assert sorted(ask().split("|")) == ["Redis cache keys expire after an hour", "Use redis for the cache"]
+        manager.forget(first.memory_id)
+        assert ask() == "Redis cache keys expire after an hour"
+    finally:
+        reader.stdin.close()
+        reader.wait(timeout=30)
+        reader.stdout.close()
+
+
+def test_the_copy_stays_within_its_bound(manager: MemoryManager) -> None:
+    with manager.db.write("test") as conn:
+        for n in range(40):
+            add_item_in_tx(conn, kind=MemoryKind.PROJECT_DECISION, title=f"redis rule {n}")
+    postings_cache.clear()
+    thread = manager.active_thread().id
+    manager.search(thread_id=thread, query="redis rule")
+    assert postings_cache.cached_rows() == 0  # one search: ranked in SQL, nothing read into the copy
+    manager.search(thread_id=thread, query="redis rule")
+    assert 0 < postings_cache.cached_rows() <= postings_cache.LOAD_ROWS + 40
+
+
+def test_an_item_row_changed_without_its_postings_is_seen_by_the_next_search(manager: MemoryManager) -> None:
+    made = add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    thread = manager.active_thread().id
+    assert [hit.title for hit in manager.search(thread_id=thread, query="redis")] == ["Use redis for the cache"]
+    with manager.db.write("test: retire the row, keep its postings") as conn:
+        conn.execute("UPDATE memory_items SET status = 'superseded' WHERE id = ?", (made.id,))
+    assert manager.search(thread_id=thread, query="redis") == []
+    with manager.db.write("test: a new title, same postings") as conn:
+        conn.execute("UPDATE memory_items SET status = 'active', title = 'Redis caches' WHERE id = ?", (made.id,))
+    assert [hit.title for hit in manager.search(thread_id=thread, query="redis")] == ["Redis caches"]
