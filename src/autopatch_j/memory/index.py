@@ -20,7 +20,7 @@ import json
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from autopatch_j.memory.text import Token, fold, tokens
@@ -157,17 +157,28 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
             entry = found.get(token_key(Token(word, "word")) or "")
             if entry and phrase:
                 entry[1].extend(sorted(phrase))
+    from autopatch_j.memory.text.associations import associated
+
     terms = [
         QueryTerm(
             key=key,
             word=token.text,
             kind=token.kind,
-            alternatives=tuple(k for k in dict.fromkeys(alts) if k != key),
+            alternatives=tuple(k for k in dict.fromkeys((*alts, *associated(key))) if k != key),
             parts=_compound_parts(token),
         )
         for key, (token, alts) in found.items()
     ]
     return tuple(terms[:MAX_QUERY_TERMS])
+
+
+def use_associations(table: Mapping[str, Sequence[str]] | None) -> None:
+    """Evaluation only: ask for the learned associations of `table` instead of the packaged ones
+    (None: the packaged ones again; `{}`: none), forgetting the query analyses made with the old."""
+    from autopatch_j.memory.text import associations
+
+    associations.install(table)
+    _query_terms.cache_clear()
 
 
 @functools.lru_cache(maxsize=4096)
