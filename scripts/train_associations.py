@@ -8,7 +8,8 @@ did not see the search. For a query key `q` and a memory key `m` the fit counts,
 - `neg`: the other memories of those sessions (every memory for a nothing-query) holding `m` but not
   `q` beside a question holding `q` (what it would wrongly add).
 
-`q → m` is kept when `pos ≥ --min-pairs`, the pairs come from `--min-authors` authors or more and
+Only words are associated (a key holding a letter): a number is a value the question asks about, not a
+way of asking. `q → m` is kept when `pos ≥ --min-pairs`, the pairs come from `--min-authors` authors or more and
 `pos / (pos + neg + 1) ≥ --min-precision`; at most `--per-key` memory keys per query key, the most
 precise first. Keys are the search's own (`index.query_terms`, `index.item_weights`), so the table
 is refitted after a change of the tokenizer. Deterministic: the same sessions give the same bytes.
@@ -54,10 +55,13 @@ def author_sessions(parts: list[str]) -> dict[str, list[dict[str, Any]]]:
     return dict(sorted(found.items()))
 
 
+def _is_word(key: str) -> bool:
+    return any(ch.isalpha() for ch in key)
+
+
 def _memory_keys(memory: dict[str, Any]) -> frozenset[str]:
-    return frozenset(
-        item_weights(title=str(memory["title"]), content=str(memory["content"]), subject=str(memory.get("subject", "")))
-    )
+    keys = item_weights(title=str(memory["title"]), content=str(memory["content"]), subject=str(memory.get("subject", "")))
+    return frozenset(filter(_is_word, keys))
 
 
 Counts = tuple[Counter[tuple[str, str]], Counter[tuple[str, str]], Counter[tuple[str, str]]]
@@ -74,7 +78,7 @@ def count(batch: list[dict[str, Any]]) -> Counts:
         memories = {str(m["key"]): _memory_keys(m) for m in session["memories"] if m["state"] == "active"}
         for query in session["queries"]:
             target = query["target"]
-            for term in query_terms(str(query["query"])):
+            for term in filter(lambda t: _is_word(t.key), query_terms(str(query["query"]))):
                 held_by = {term.key, *term.alternatives}
                 for key, mkeys in memories.items():
                     if held_by & mkeys:
