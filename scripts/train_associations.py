@@ -60,7 +60,9 @@ def _is_word(key: str) -> bool:
 
 
 def _memory_keys(memory: dict[str, Any]) -> frozenset[str]:
-    keys = item_weights(title=str(memory["title"]), content=str(memory["content"]), subject=str(memory.get("subject", "")))
+    keys = item_weights(
+        title=str(memory["title"]), content=str(memory["content"]), subject=str(memory.get("subject", ""))
+    )
     return frozenset(filter(_is_word, keys))
 
 
