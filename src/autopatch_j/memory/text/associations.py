@@ -2,10 +2,10 @@
 index keys of a memory a query key asks for, learned from realistic (question, memory) pairs.
 
 A line `query_key<TAB>memory_key<TAB>precision` says: among the memories that hold `memory_key` but
-not `query_key`, shown beside a question holding `query_key`, at least `precision` of them were the
-memory the question asked for, over several questions by several authors (`long` → `line`,
-`多长` → `timeout`, `registry` → 镜像). A query key's associations count as holding it, like its
-thesaurus members; they are read once, on the first query. The table is data: a miss is fixed by
+not `query_key`, shown beside a question holding `query_key`, about `precision` of them (smoothed) were
+the memory the question asked for, over several questions by several authors (`background` → basic,
+`多长` → length, `long` → retent). In a query of two or more terms a key's associations count as
+holding it, like its thesaurus members; they are read once, on the first query. The table is data: a miss is fixed by
 adding realistic pairs and refitting, never by editing it.
 """
 
