@@ -11,7 +11,7 @@ behind `memory search`, the agent tool and MCP `memory_search`):
 - a query with `target: null` asks about something the session never decided: it must return
   nothing (the share of empty results is reported).
 
-    python scripts/query_eval.py [--part dev] [--json] [--misses]
+    python scripts/query_eval.py [--part dev] [--json] [--misses] [--associations FILE]
 
 Runs against whatever `autopatch_j` is importable, so the search of another checkout is measured
 with `PYTHONPATH=<checkout>/src` (the store is built through APIs both have).
@@ -195,7 +195,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--part", default="dev", help="folder under eval/realistic (default: dev)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--misses", action="store_true", help="list every miss and non-empty nothing-query")
+    parser.add_argument(
+        "--associations", type=Path, help="a table of scripts/train_associations.py instead of the packaged one"
+    )
     args = parser.parse_args(argv)
+    if args.associations is not None:
+        if not args.associations.is_file():
+            print(f"no associations table at {args.associations}", file=sys.stderr)
+            return 1
+        from autopatch_j.memory.index import use_associations
+        from autopatch_j.memory.text.associations import parse
+
+        use_associations(parse(args.associations.read_text(encoding="utf-8")))
     try:
         report = run(args.part, misses=args.misses)
     except sqlite3.Error as exc:

@@ -20,7 +20,7 @@ import json
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from autopatch_j.memory.text import Token, fold, tokens
@@ -29,6 +29,8 @@ from autopatch_j.memory.text.languages import is_filler
 MAX_TERM_CHARS = 64
 MAX_ITEM_TERMS = 256
 MAX_QUERY_TERMS = 8
+#: A query asks for the learned associations of its words (text/associations.txt) from this many terms.
+MIN_ASSOCIATED_TERMS = 2
 #: Field weights: an occurrence in the title or subject counts this many occurrences of the content.
 TITLE_WEIGHT = 3
 SUBJECT_WEIGHT = 3
@@ -157,17 +159,34 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
             entry = found.get(token_key(Token(word, "word")) or "")
             if entry and phrase:
                 entry[1].extend(sorted(phrase))
+    from autopatch_j.memory.text.associations import associated
+
+    # Learned associations serve questions: a one-word lookup asks for that word (and its equivalents).
+    learned = associated if len(found) >= MIN_ASSOCIATED_TERMS else _none
     terms = [
         QueryTerm(
             key=key,
             word=token.text,
             kind=token.kind,
-            alternatives=tuple(k for k in dict.fromkeys(alts) if k != key),
+            alternatives=tuple(k for k in dict.fromkeys((*alts, *learned(key))) if k != key),
             parts=_compound_parts(token),
         )
         for key, (token, alts) in found.items()
     ]
     return tuple(terms[:MAX_QUERY_TERMS])
+
+
+def _none(key: str) -> tuple[str, ...]:
+    return ()
+
+
+def use_associations(table: Mapping[str, Sequence[str]] | None) -> None:
+    """Evaluation only: ask for the learned associations of `table` instead of the packaged ones
+    (None: the packaged ones again; `{}`: none), forgetting the query analyses made with the old."""
+    from autopatch_j.memory.text import associations
+
+    associations.install(table)
+    _query_terms.cache_clear()
 
 
 @functools.lru_cache(maxsize=4096)

@@ -49,7 +49,7 @@ MAX_EXCERPTS = 3
 MAX_EXCERPT_CHARS = 800
 ELLIPSIS = "…"
 #: The share of a query's weight the terms an item holds must carry (nothing-queries stay empty).
-MIN_SHARE = 0.5
+MIN_SHARE = 0.55
 #: Distinct query terms an item must hold (fewer when the query has fewer): one shared word of two
 #: is a topic in common, not an answer.
 MIN_TERMS = 2

@@ -1,0 +1,41 @@
+"""A question that shares no word (nor thesaurus or dictionary equivalent) with the memory it asks
+for finds it through the learned term associations (`memory/text/associations.txt`, fitted on
+realistic question/memory pairs by scripts/train_associations.py) — the same hits through `memory
+search` (CLI subprocess) and MCP `memory_search`; questions about something never decided stay empty."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.mcp_server.conftest import assert_mcp_search_agrees, cli, store_decisions
+
+QUESTIONS = {
+    "how much background should answers give": ["Skip the basics"],  # background → basic, explain
+    "用户想要多详细的解释": ["Skip the basics"],  # 多 详细 → basic, depth (across languages)
+    "how long do we keep logs": ["Logs are retained for 30 days"],  # long → retent, keep → retain
+    "代码一行最多多长": ["Line length 100"],  # 多长 → length
+    "which registry do we push images to": [],  # the registry was never decided: nothing
+    "what line length for markdown docs": [],
+}
+
+
+def _store(project: Path) -> None:
+    store_decisions(
+        project,
+        ("Skip the basics", "Do not explain the basics of asyncio; answer at expert depth."),
+        ("Logs are retained for 30 days", "Application logs are kept 30 days, then deleted."),
+        ("Base image: python:3.12-slim", "Docker images build from python:3.12-slim."),
+        ("Line length 100", "Code lines are at most 100 characters."),
+    )
+
+
+def test_a_question_in_other_words_finds_the_memory_through_learned_associations(project: Path) -> None:
+    _store(project)
+    by_cli = {}
+    for question, titles in QUESTIONS.items():
+        result = cli(project, "memory", "search", question, "--json")
+        assert result.code == 0, result.err
+        by_cli[question] = result.json()
+        assert [hit["title"] for hit in by_cli[question]] == titles, (question, by_cli[question])
+
+    assert_mcp_search_agrees(project, by_cli)
