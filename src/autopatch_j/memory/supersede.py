@@ -19,7 +19,8 @@ applies it to the offline extractor's candidates and to the related active memor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
+from dataclasses import replace
 
 from autopatch_j.llm.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.batches import RelatedItem
@@ -29,10 +30,7 @@ from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
-
-#: The subject of a candidate that only drops a standing rule: Stage 2 retires what it is about or
-#: rejects it (like "discussion", a placeholder never stored as a memory's subject).
-RETIREMENT = "retirement"
+from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 
 
 def statement_of(lexicon: Lexicon, text: str, kind: str) -> Statement:
@@ -84,18 +82,25 @@ class SubjectReader:
                 merged.append(candidate)
         return merged
 
-    def retirements(self, turns: Sequence[Turn], candidates: list[CandidateOut]) -> list[CandidateOut]:
+    def retirements(
+        self, turns: Sequence[Turn], candidates: list[CandidateOut], read: Set[tuple[int, str]] = frozenset()
+    ) -> list[CandidateOut]:
         """`candidates` with a retirement candidate after the statements of its turn for every user
-        sentence of `turns` that no candidate quotes, that retires something ("forget the
-        staging-first rule", "别再管那个限制了") and names what (a content word), and that passes the
-        gates (no question, nothing temporary or hypothetical)."""
+        sentence of `turns` that no candidate quotes, that retires something — the sentence reader
+        read it so (`read`: (turn id, sentence) pairs; "emoji 那条算了", "forget the bullet points
+        thing") or the lexicon's retirement and correction classes meet in it ("forget the
+        staging-first rule", "别再管那个限制了") — and names what (a content word), and that passes
+        the gates (no question, nothing temporary or hypothetical)."""
         quoted = {(s.turn_id, s.quote) for c in candidates for s in c.sources if s.role == "user"}
         extra: dict[int, list[CandidateOut]] = {}
         for turn in turns:
             for sentence in split_sentences(turn.user_text):
                 if any(t == turn.id and (sentence in q or q in sentence) for t, q in quoted):
                     continue
-                if not (self._revokes(sentence) and self.lexicon.passes_gates(sentence)):
+                revokes = self._revokes(sentence) or (
+                    (turn.id, sentence) in read and bool(self.lexicon.anchor_tokens(sentence))
+                )
+                if not (revokes and self.lexicon.passes_gates(sentence)):
                     continue
                 kind = self.lexicon.statement_kind(sentence, self.lexicon.subject_of(sentence))
                 extra.setdefault(turn.id, []).append(
@@ -225,11 +230,14 @@ class SubjectReader:
         return found
 
     def _new(self, candidate: Candidate, old_kind: MemoryKind) -> Statement:
-        """`candidate` as the new side of a pair whose old side is of `old_kind`: a candidate that only
+        """`candidate` as the new side of a pair whose old side is of `old_kind`. A candidate that only
         takes a rule back states no kind of its own ("forget the staging-first rule" is neither a
-        preference nor a decision), so it is read in the kind of the rule it may retire."""
-        kind = old_kind if self.takes_back(candidate) else candidate.kind
-        return self.statement(_said(candidate), kind.value)
+        preference nor a decision): it is read in the kind of the rule it may retire, and as the
+        lexicon's retiring correction is read whether or not those word classes name its words ("the
+        emoji thing, forget it", read so by the sentence reader)."""
+        if not self.takes_back(candidate):
+            return self.statement(_said(candidate), candidate.kind.value)
+        return replace(self.statement(_said(candidate), old_kind.value), retirement=True, correction=True)
 
     def free_subject(
         self,
