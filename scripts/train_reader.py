@@ -31,7 +31,7 @@ from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from autopatch_j.memory.lexicon import LEXICON_FILE, Lexicon, load_lexicon_file
-from autopatch_j.memory.reader import FORMAT, KINDS, NONE, READER_FILE, ReaderModel
+from autopatch_j.memory.reader import FORMAT, KINDS, NONE, READER_FILE, RETIREMENT, ReaderModel
 from autopatch_j.quality.corpus import PART_FILES, CorpusFolder, parse_corpus
 from autopatch_j.quality.reader_data import (
     READER_FIXES,
@@ -53,9 +53,11 @@ CORPUS_PREFIX = "corpus/"
 GRID = tuple(round(0.05 * n, 2) for n in range(2, 13))
 #: Chosen on the sentence-level out-of-fold report (`--report`), never on a file being scored: the grid
 #: value where pooled out-of-fold precision and recall are closest (statements 0.780 / 0.778 at 0.40;
-#: discussion 0.448 / 0.502 at 0.15).
+#: discussion 0.448 / 0.502 at 0.15; retirement 0.523 / 0.511 at 0.20). A retirement reading retires
+#: nothing by itself: the subject model must also find the active memory it is about.
 THRESHOLD = 0.4
 DISCUSSION_THRESHOLD = 0.15
+RETIREMENT_THRESHOLD = 0.2
 REPORT_FOLDS = 4
 #: How much one labelled fix (`reader_fixes.json`) weighs against one sentence of the realistic sessions:
 #: a fix is written for a reading the sessions taught wrong, and a handful must outweigh their counts.
@@ -146,6 +148,7 @@ def train(*, without: list[str], directory: Path | None = None) -> dict[str, Any
         "trainer": {"C": C, "min_count": MIN_COUNT, "examples": len(examples), "fix_weight": FIX_WEIGHT},
         "threshold": THRESHOLD,
         "discussion_threshold": DISCUSSION_THRESHOLD,
+        "retirement_threshold": RETIREMENT_THRESHOLD,
         **fit(examples, [FIX_WEIGHT if name == CORPUS_PREFIX + READER_FIXES else 1.0 for name, _ in kept]),
     }
 
@@ -164,12 +167,13 @@ def _part_dir() -> Path:
 def report(directory: Path) -> list[str]:
     """Sentence-level cross-validation by author (REPORT_FOLDS folds, each holding out every
     REPORT_FOLDS-th realistic author): pooled out-of-fold precision and
-    recall of the statements (a preference or decision read where the gold has one) and of discussion
-    context, at each threshold of the grid (how THRESHOLD and DISCUSSION_THRESHOLD were chosen)."""
+    recall of the statements (a preference or decision read where the gold has one), of discussion
+    context and of retirements, at each threshold of the grid (how THRESHOLD and DISCUSSION_THRESHOLD were chosen)."""
     by_group = groups(directory)
     authors = [name for name in by_group if name.startswith("realistic/")]
     p_statement: list[float] = []
     p_discussion: list[float] = []
+    p_retirement: list[float] = []
     gold: list[str] = []
     for fold in range(REPORT_FOLDS):
         held = set(authors[fold::REPORT_FOLDS])
@@ -180,17 +184,21 @@ def report(directory: Path) -> list[str]:
             p = model.probabilities(e.features)
             p_statement.append(p[KINDS[0]] + p[KINDS[1]])
             p_discussion.append(p[KINDS[2]])
-            gold.append(e.label if e.label in KINDS else NONE)
+            p_retirement.append(p[RETIREMENT])
+            gold.append(e.label if e.label in (*KINDS, RETIREMENT) else NONE)
     statement = np.array([g in KINDS[:2] for g in gold])
     discussion = np.array([g == KINDS[2] for g in gold])
+    retirement = np.array([g == RETIREMENT for g in gold])
     lines = [f"{len(gold)} sentences of {len(authors)} authors, out of fold"]
     for t in GRID:
         said = np.array(p_statement) >= t
         talk = np.array(p_discussion) >= t
+        back = np.array(p_retirement) >= t
         lines.append(
             f"  at {t:.2f}: statements P {_ratio(statement & said, said):.3f} "
             f"R {_ratio(statement & said, statement):.3f}   "
-            f"discussion P {_ratio(discussion & talk, talk):.3f} R {_ratio(discussion & talk, discussion):.3f}"
+            f"discussion P {_ratio(discussion & talk, talk):.3f} R {_ratio(discussion & talk, discussion):.3f}   "
+            f"retirement P {_ratio(retirement & back, back):.3f} R {_ratio(retirement & back, retirement):.3f}"
         )
     return lines
 

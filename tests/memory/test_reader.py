@@ -52,18 +52,34 @@ def test_features_hold_the_turn_structure_and_the_lexicon_word_classes() -> None
     assert "x:paste_in_turn" not in alone
 
 
-def test_the_model_collapses_its_fine_labels_to_four_readings() -> None:
+def test_the_model_collapses_its_fine_labels_to_five_readings() -> None:
     model = ReaderModel(
-        classes=("one_off", "question", "user_preference"),
-        bias=(0.0, 0.0, 0.0),
-        weights={"w:short": (2, 3000), "p:?": (0, 2000, 1, 2000)},
+        classes=("one_off", "question", "user_preference", "retirement"),
+        bias=(0.0, 0.0, 0.0, -5.0),
+        weights={"w:short": (2, 3000), "p:?": (0, 2000, 1, 2000), "w:forget": (3, 9000)},
         trained_on={},
         scale=0.001,
+        retirement_threshold=0.5,
     )
     assert model.read({"w:short": 1.0}) == "user_preference"
     p = model.probabilities({"p:?": 1.0})
-    assert model.read({"p:?": 1.0}) == "none" and p["none"] == pytest.approx(1 - p["user_preference"])
-    assert set(p) == {"user_preference", "project_decision", "discussion_context", "none"}
+    assert model.read({"p:?": 1.0}) == "none" and p["none"] == pytest.approx(1 - p["user_preference"] - p["retirement"])
+    assert set(p) == {"user_preference", "project_decision", "discussion_context", "retirement", "none"}
+    assert model.read({"w:forget": 1.0}) == "retirement"
+
+
+def test_the_shipped_reader_reads_a_rule_taken_back_as_a_retirement() -> None:
+    """A sentence taking a standing rule back with no new value is a retirement; a one-off removal in
+    code and a revision naming its new value are not (sentences of our own, in no training file)."""
+    lexicon, model = default_lexicon(), default_reader_model()
+
+    def read(text: str) -> str:
+        ((_, feats),) = turn_features(text, "OK.", lexicon)
+        return model.read(feats)
+
+    assert read("ok, forget the conventional-commits thing, nobody follows it") == "retirement"
+    assert read("delete the stale fixtures in tests/data for me") != "retirement"
+    assert read("forget the yarn idea, npm again") != "retirement"
 
 
 def test_a_model_of_another_format_or_shape_is_refused() -> None:

@@ -50,6 +50,7 @@ from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem, said
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
 from autopatch_j.memory.presentation import default_presentation, written_in_chinese
+from autopatch_j.memory.reader import RETIREMENT as RETIREMENT_READ
 from autopatch_j.memory.reader import STATEMENTS, ReaderModel, admits, default_reader_model, discusses, turn_features
 from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.replacement import Replacement, names_in, stemmed
@@ -99,6 +100,7 @@ class RulesExtractor:
         raw = request
         request = prose_request(request)  # structure before words: pasted material is never read
         candidates: list[CandidateOut] = []
+        retiring: set[tuple[int, str]] = set()  # (turn id, sentence) the reader reads as a retirement
         # What a correction at the start of the batch corrects may be the turn just before it; that
         # turn was extracted by the previous batch, so it is read again only when a correction asks.
         prior = request.prior_turn
@@ -114,6 +116,7 @@ class RulesExtractor:
                 rest = assent.rest
             if rest is not None:
                 readings = self._readings(raw, rest)
+                retiring.update((rest.id, s) for s, reading in (readings or {}).items() if reading == RETIREMENT_READ)
                 candidates.extend(
                     self._statements(rest, lambda: [*prior_statements(), *candidates], previous, readings)
                 )
@@ -121,7 +124,9 @@ class RulesExtractor:
             [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
         )
         # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
-        candidates = [c for c in self.subjects.retirements(request.turns, candidates) if quotes_raw(c.sources, raw)]
+        candidates = [
+            c for c in self.subjects.retirements(request.turns, candidates, retiring) if quotes_raw(c.sources, raw)
+        ]
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=self._compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
 

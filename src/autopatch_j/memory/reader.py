@@ -6,6 +6,8 @@ material and the lines introducing it. For each prose sentence left, the reader 
 - `user_preference` — a standing preference of the user,
 - `project_decision` — a decision for the project,
 - `discussion_context` — the discussion weighs options worth keeping in view,
+- `retirement` — it takes a standing rule back and states no new value ("forget the squash-only
+  thing", "emoji 那条算了"): the retirement pass (`supersede.py`) retires the memory it is about,
 - `none` — anything else (a one-off request, a question, a report, a code fact, a temporary or
   deferred instruction, a hypothetical, chit-chat, a bare assent).
 
@@ -48,7 +50,9 @@ READER_FILE = "reader_model.json"
 FORMAT = 2
 STATEMENTS = ("user_preference", "project_decision")
 KINDS = (*STATEMENTS, "discussion_context")
+RETIREMENT = "retirement"
 NONE = "none"
+READINGS = (*KINDS, RETIREMENT, NONE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,10 +178,11 @@ class ReaderModel:
     trained_on: dict[str, str]
     threshold: float = 0.5  # a preference or decision: their summed probability reaches it
     discussion_threshold: float = 0.5
+    retirement_threshold: float = 0.5
     scale: float = 1.0
 
     def probabilities(self, feats: dict[str, float]) -> dict[str, float]:
-        """The probability of each collapsed label (`KINDS` and `none`)."""
+        """The probability of each collapsed label (`READINGS`: the kinds, `retirement`, `none`)."""
         scores = list(self.bias)
         for key, value in feats.items():
             row = self.weights.get(key)
@@ -188,18 +193,20 @@ class ReaderModel:
         top = max(scores)
         exp = [math.exp(s - top) for s in scores]
         total = sum(exp)
-        collapsed = dict.fromkeys((*KINDS, NONE), 0.0)
+        collapsed = dict.fromkeys(READINGS, 0.0)
         for label, e in zip(self.classes, exp, strict=True):
-            collapsed[label if label in KINDS else NONE] += e / total
+            collapsed[label if label in collapsed else NONE] += e / total
         return collapsed
 
     def read(self, feats: dict[str, float]) -> str:
         """A preference or decision (the likelier of the two) when their summed probability reaches
-        `threshold`; else discussion context when its probability reaches `discussion_threshold`;
-        else `none`."""
+        `threshold`; else a retirement when its probability reaches `retirement_threshold`; else
+        discussion context when its probability reaches `discussion_threshold`; else `none`."""
         p = self.probabilities(feats)
         if p[STATEMENTS[0]] + p[STATEMENTS[1]] >= self.threshold:
             return max(STATEMENTS, key=lambda label: p[label])
+        if p[RETIREMENT] >= self.retirement_threshold:
+            return RETIREMENT
         return KINDS[2] if p[KINDS[2]] >= self.discussion_threshold else NONE
 
     @classmethod
@@ -223,6 +230,7 @@ class ReaderModel:
             trained_on={str(k): str(v) for k, v in data["trained_on"].items()},
             threshold=float(data.get("threshold", 0.5)),
             discussion_threshold=float(data.get("discussion_threshold", 0.5)),
+            retirement_threshold=float(data.get("retirement_threshold", 0.5)),
             scale=float(data.get("scale", 1.0)),
         )
 

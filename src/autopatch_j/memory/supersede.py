@@ -8,9 +8,11 @@ applies it to the offline extractor's candidates and to the related active memor
 - a preference or decision without a subject of the lexicon's table is named by the model;
 - a new preference or decision replaces the active memory it is most likely about (above the
   model's threshold): of either kind, or the comparison it settles;
-- a sentence that only drops a standing rule ("forget the staging-first rule", "别再管那个限制了") and
-  was read as no statement becomes a *retirement* candidate (subject `RETIREMENT`): Stage 2 retires
-  the active memory it is about, or rejects it — it never becomes a memory of its own;
+- a sentence that only drops a standing rule and was read as no statement — the sentence reader
+  read it as a retirement ("emoji 那条算了"), or the lexicon's retiring correction names it ("forget
+  the staging-first rule", "别再管那个限制了") — becomes a *retirement* candidate (subject
+  `RETIREMENT`): Stage 2 retires the active memory it is about, read in that memory's kind, or
+  rejects it — it never becomes a memory of its own;
 - a statement that only drops something ("forget the tabs idea", "proxy 不上了": every clause with
   content retires) retires the memory it names and nothing else — a one-off request or a rule on
   another subject is not about it;
@@ -19,7 +21,8 @@ applies it to the offline extractor's candidates and to the related active memor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence, Set
+from dataclasses import replace
 
 from autopatch_j.llm.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.batches import RelatedItem
@@ -29,10 +32,7 @@ from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
-
-#: The subject of a candidate that only drops a standing rule: Stage 2 retires what it is about or
-#: rejects it (like "discussion", a placeholder never stored as a memory's subject).
-RETIREMENT = "retirement"
+from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 
 
 def statement_of(lexicon: Lexicon, text: str, kind: str) -> Statement:
@@ -84,18 +84,25 @@ class SubjectReader:
                 merged.append(candidate)
         return merged
 
-    def retirements(self, turns: Sequence[Turn], candidates: list[CandidateOut]) -> list[CandidateOut]:
+    def retirements(
+        self, turns: Sequence[Turn], candidates: list[CandidateOut], read: Set[tuple[int, str]] = frozenset()
+    ) -> list[CandidateOut]:
         """`candidates` with a retirement candidate after the statements of its turn for every user
-        sentence of `turns` that no candidate quotes, that retires something ("forget the
-        staging-first rule", "别再管那个限制了") and names what (a content word), and that passes the
-        gates (no question, nothing temporary or hypothetical)."""
+        sentence of `turns` that no candidate quotes, that retires something — the sentence reader
+        read it so (`read`: (turn id, sentence) pairs; "emoji 那条算了", "forget the bullet points
+        thing") or the lexicon's retirement and correction classes meet in it ("forget the
+        staging-first rule", "别再管那个限制了") — and names what (a content word), and that passes
+        the gates (no question, nothing temporary or hypothetical)."""
         quoted = {(s.turn_id, s.quote) for c in candidates for s in c.sources if s.role == "user"}
         extra: dict[int, list[CandidateOut]] = {}
         for turn in turns:
             for sentence in split_sentences(turn.user_text):
                 if any(t == turn.id and (sentence in q or q in sentence) for t, q in quoted):
                     continue
-                if not (self._revokes(sentence) and self.lexicon.passes_gates(sentence)):
+                revokes = self._revokes(sentence) or (
+                    (turn.id, sentence) in read and bool(self.lexicon.anchor_tokens(sentence))
+                )
+                if not (revokes and self.lexicon.passes_gates(sentence)):
                     continue
                 kind = self.lexicon.statement_kind(sentence, self.lexicon.subject_of(sentence))
                 extra.setdefault(turn.id, []).append(
@@ -178,6 +185,7 @@ class SubjectReader:
             if later.kind is MemoryKind.DISCUSSION_CONTEXT:
                 continue
             retiring = later.subject == RETIREMENT
+            new = self._new(later)
             retired.update(
                 (earlier.id, later.id)
                 for earlier in candidates[:n]
@@ -185,9 +193,7 @@ class SubjectReader:
                 and (earlier.kind is MemoryKind.DISCUSSION_CONTEXT) is not retiring
                 and earlier.id not in retired
                 and not ({s.turn_id for s in earlier.sources} & {s.turn_id for s in later.sources})
-                and self.model.is_same(
-                    self._new(later, earlier.kind), self.statement(_said(earlier), earlier.kind.value)
-                )
+                and self.model.is_same(new(earlier.kind), self.statement(_said(earlier), earlier.kind.value))
             )
         return retired
 
@@ -197,13 +203,14 @@ class SubjectReader:
         if candidate.kind is MemoryKind.DISCUSSION_CONTEXT:
             return None
         new = self.statement(_said(candidate), candidate.kind.value)
+        read_as = self._new(candidate)
         best: tuple[float, int] | None = None
         found = None
         for r in related:
             if r.item.memory_id in taken:
                 continue
             old = Statement(" ".join(s.quote for s in r.sources) or r.item.content, r.item.kind.value)
-            p = self.model.same_subject(self._new(candidate, r.item.kind), old)
+            p = self.model.same_subject(read_as(r.item.kind), old)
             if p >= self.model.threshold and (best is None or (p, r.item.memory_id) > best):
                 best, found = (p, r.item.memory_id), r
         if found is None and (new.switch or new.correction):
@@ -224,12 +231,17 @@ class SubjectReader:
             )
         return found
 
-    def _new(self, candidate: Candidate, old_kind: MemoryKind) -> Statement:
-        """`candidate` as the new side of a pair whose old side is of `old_kind`: a candidate that only
+    def _new(self, candidate: Candidate) -> Callable[[MemoryKind], Statement]:
+        """`candidate` as the new side of a pair, given the old side's kind. A candidate that only
         takes a rule back states no kind of its own ("forget the staging-first rule" is neither a
-        preference nor a decision), so it is read in the kind of the rule it may retire."""
-        kind = old_kind if self.takes_back(candidate) else candidate.kind
-        return self.statement(_said(candidate), kind.value)
+        preference nor a decision): it is read in the kind of the rule it may retire, and as the
+        lexicon's retiring correction is read whether or not those word classes name its words ("the
+        emoji thing, forget it", read so by the sentence reader)."""
+        statement = self.statement(_said(candidate), candidate.kind.value)
+        if not self.takes_back(candidate):
+            return lambda _kind: statement
+        back = replace(statement, retirement=True, correction=True)
+        return lambda kind: replace(back, kind=kind.value)
 
     def free_subject(
         self,

@@ -15,7 +15,9 @@ compaction or the other candidates:
   content may take its subject from the user turn just before it, the statement it corrects;
 * evidence already covered by a suppressed (forgotten) candidate — user or assistant — never forms a
   candidate again, and its quotes are cut out of the new compaction;
-* `discussion_context` is always non-factual and bound to the batch's thread.
+* `discussion_context` is always non-factual and bound to the batch's thread;
+* a retirement candidate (subject `RETIREMENT`: a user sentence taking a standing rule back, never
+  stored as a memory) needs no speech act: Stage 2 retires the memory it is about or rejects it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ MAX_QUOTE_CHARS = 2_000
 MAX_SUBJECT_CHARS = 200
 MAX_CANDIDATES = 32
 MAX_SOURCES = 8
+#: The subject of a candidate that only takes a standing rule back (the offline extractor's retirement
+#: pass): Stage 2 retires the memory it is about or rejects it; it never becomes a memory of its own.
+RETIREMENT = "retirement"
 
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]|\.(?=\s|$)")
 
@@ -161,6 +166,8 @@ def _semantic_reason(
         return "it quotes pasted material, or the line introducing it, as what the user said"
     if raw.kind == MemoryKind.DISCUSSION_CONTEXT.value:
         return None
+    if raw.subject == RETIREMENT and all(src.role is SourceRole.USER for src in sources):
+        return None  # a take-back in the user's own words adopts nothing: no speech act to ask of it
     batch = {turn.id: turn for turn in request.turns}
     for src in sources:
         turn = batch.get(src.turn_id)

@@ -8,6 +8,10 @@ Realistic sessions (`eval/realistic/`, dev and test parts): each prose sentence 
   states nothing on its own words (`assent`);
 - else quoted by a not-memory: its `why` (`one_off`, `question`, `report`, `code_fact`,
   `temporary`, `deferred`, `hypothetical`, `chit_chat`; `pasted` prose counts as a `report`);
+- else, for a gold memory that ends `retired` (taken back with no new value), the sentence of a
+  later user turn that retires it (`retirement`): of the sentences labelled nothing else and passing
+  the lexicon's gates, the one sharing the most content words with the memory (its quotes, content,
+  title and subject), the earliest on a tie; none when no sentence shares a word;
 - else `none`.
 
 The dev files of the quality corpus add their user sentences, labelled by their gold memories the
@@ -21,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.reader import TurnView, sentence_features, turn_features
+from autopatch_j.memory.reader import RETIREMENT, TurnView, sentence_features, turn_features
 from autopatch_j.quality.corpus import Case
 from autopatch_j.quality.realistic import RealisticPart, Session
 from autopatch_j.quality.speech_data import QuotedMemory
@@ -70,12 +74,38 @@ def session_examples(session: Session, lexicon: Lexicon) -> list[ReaderExample]:
     """One example per prose sentence of each user turn of a realistic session."""
     not_memories = [(nm.turn, nm.quote, nm.why) for nm in session.not_memories if nm.role == "user"]
     found: list[ReaderExample] = []
+    turn_of: list[int] = []
     for index, turn in enumerate(session.turns):
         previous = session.turns[index - 1].assistant if index else ""
         for sentence, feats in turn_features(turn.user, previous, lexicon):
             label = _label(session.memories, not_memories, index, turn.user, sentence, lexicon)
             found.append(ReaderExample(text=sentence, label=label, features=feats))
+            turn_of.append(index)
+    for n in _retiring(session, found, turn_of, lexicon):
+        found[n] = ReaderExample(text=found[n].text, label=RETIREMENT, features=found[n].features)
     return found
+
+
+def _retiring(session: Session, examples: list[ReaderExample], turn_of: list[int], lexicon: Lexicon) -> set[int]:
+    """The indices (into `examples`) of the sentences that retire a gold memory ending `retired`."""
+    chosen: set[int] = set()
+    for memory in session.memories:
+        if memory.state != "retired":
+            continue
+        said = max(src.turn for src in memory.sources)
+        words = lexicon.anchor_tokens(
+            " ".join([*(src.quote for src in memory.sources), memory.content, memory.title, memory.subject])
+        )
+        best: tuple[int, int] | None = None
+        for n, example in enumerate(examples):
+            if turn_of[n] <= said or example.label != "none" or n in chosen:
+                continue
+            shared = len(words & lexicon.anchor_tokens(example.text))
+            if shared and lexicon.passes_gates(example.text) and (best is None or shared > best[0]):
+                best = (shared, n)
+        if best is not None:
+            chosen.add(best[1])
+    return chosen
 
 
 def case_examples(case: Case, lexicon: Lexicon) -> list[ReaderExample]:
