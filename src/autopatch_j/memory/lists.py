@@ -11,12 +11,12 @@ item go on with it, an indented prose line continues the item above it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from autopatch_j.llm.contracts import CandidateOut
 from autopatch_j.memory.batches import ExtractionRequest
-from autopatch_j.memory.structure import COLON_END, LIST_ITEM, Line, parse
+from autopatch_j.memory.structure import COLON_END, LIST_ITEM, Line, item_marker, parse
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,15 +79,19 @@ def _is_item(line: Line) -> bool:
     return line.label == "prose" and bool(LIST_ITEM.match(line.text))
 
 
-def apart(statement: CandidateOut, item: int | None, turn_text: str, lists: Layout) -> bool:
-    """`statement` (of the turn `turn_text`) and a sentence in list item `item` (None: in no list) are
-    in different items, or one in a list and one not: neither joins the other. A discussion goes on
-    across items (the options of one comparison)."""
-    if statement.kind == "discussion_context" or not lists.items:
-        return False
-    quote = next((src.quote for src in reversed(statement.sources) if src.role == "user"), "")
-    at = turn_text.find(quote) if quote else -1
-    return (lists.item_at(at) if at >= 0 else None) != item
+def walk(text: str, sentences: list[str]) -> Iterator[tuple[int, str, str, bool]]:
+    """The sentences of `text` as statements read them: (index, the sentence as written, its words
+    without a list marker, whether it opens another list item or leaves a list). A line introducing
+    a list is left out: "ground rules for this repo:" only introduces the items after it."""
+    lists = layout(text)
+    item: int | None = None
+    for n, sentence in enumerate(sentences):
+        at = text.find(sentence)
+        if lists.introduces(at, at + len(sentence)):
+            continue
+        here = lists.item_at(at)
+        yield n, sentence, sentence[item_marker(sentence) :], here != item
+        item = here
 
 
 def listed(turn_text: str, quote: str) -> bool:

@@ -47,13 +47,13 @@ from autopatch_j.llm.contracts import (
 from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem, said
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
-from autopatch_j.memory.lists import layout, one_per_item
+from autopatch_j.memory.lists import one_per_item, walk
 from autopatch_j.memory.presentation import default_presentation, written_in_chinese
 from autopatch_j.memory.reader import STATEMENTS, ReaderModel, admits, default_reader_model, discusses, turn_features
 from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.replacement import Replacement, names_in, stemmed
 from autopatch_j.memory.sentences import names_a_thing, split_sentences
-from autopatch_j.memory.structure import item_marker, prose_request, quotes_raw
+from autopatch_j.memory.structure import prose_request, quotes_raw
 from autopatch_j.memory.subjects import SubjectModel, default_subject_model
 from autopatch_j.memory.supersede import RETIREMENT, SubjectReader
 from autopatch_j.memory.terms import normalize
@@ -152,18 +152,13 @@ class RulesExtractor:
         done: list[CandidateOut] = []  # those of the items and prose before it
         clause_of: CandidateOut | None = None  # the statement a sentence ending in ";" started
         sentences = split_sentences(turn.user_text)
-        lists, item = layout(turn.user_text), None
-        for n, sentence in enumerate(sentences):
+        for n, written, sentence, new_item in walk(turn.user_text, sentences):
             # a sentence the reader did not read (not one of the turn's prose sentences) is the lexicon's
-            reading = readings.get(sentence) if readings is not None else None
-            at = turn.user_text.find(sentence)
-            if lists.introduces(at, at + len(sentence)):
-                continue  # "ground rules for this repo:" only introduces the items after it
-            if lists.item_at(at) != item:  # each item of a list is a statement of its own
-                item, clause_of = lists.item_at(at), None
+            reading = readings.get(written) if readings is not None else None
+            if new_item:  # each item of a list is a statement of its own
+                clause_of = None
                 done.extend(found)
                 found.clear()
-            sentence = sentence[item_marker(sentence) :]  # its words, not its marker
             if n and sentences[n - 1].endswith((";", "；")) and self.lexicon.is_temporary(sentences[n - 1]):
                 continue  # "For this refactor only, skip the type hints; we'll add them back afterwards."
             source = [SourceOut(turn_id=turn.id, role="user", quote=sentence)]
