@@ -37,9 +37,14 @@ class Layout:
         return any(s <= start and end == e for s, e in self.intros)
 
 
+_NO_LISTS = Layout(items=(), intros=())
+
+
 @functools.lru_cache(maxsize=512)
 def layout(text: str) -> Layout:
     """The lists of `text` (see the module docstring)."""
+    if not any(LIST_ITEM.match(line) for line in text.split("\n")):
+        return _NO_LISTS  # most turns hold no list: no need to parse them here
     lines = parse(text).lines
     items: list[tuple[int, int]] = []
     intros: list[tuple[int, int]] = []
