@@ -81,7 +81,7 @@ def layout(text: str) -> Layout:
 
 
 def _is_item(line: Line) -> bool:
-    return line.label == "prose" and bool(LIST_ITEM.match(line.text))
+    return line.label != "pasted" and bool(LIST_ITEM.match(line.text))  # a report still holds its place
 
 
 def walk(text: str, sentences: list[str]) -> Iterator[tuple[int, str, str, bool]]:

@@ -15,9 +15,8 @@ text into lines and labels each one:
 Lists are layout too (`lists.layout(text)`): a run of item lines (`-`, `*`, `•`, `1.`, `2)`, `3、`, `（4）`,
 `①`) after a prose line ending in a colon ("ground rules for this repo:", "以后这几条："), or at least
 two of them. Each item is a statement of its own (its words, never its marker), the colon line only
-introduces them, and a paste nested under an item stays a paste. An item line is prose even where a
-weak shape would make it material (`- commit messages follow Conventional Commits (feat:, fix:)`),
-and never a report.
+introduces them, and a paste nested under an item stays a paste. The labels here do not know lists:
+an item line a weak shape makes material, or the last before a paste, is not read.
 
 Shapes only — fences, indentation, hunk headers, `file:line` locations, timestamps and log levels,
 prompts, key/value syntax, brackets, symbol density — never a list of messages. A line with a weak
@@ -233,15 +232,6 @@ def _config_key(line: str) -> bool:
     return key[0] in "\"'" or key[0].islower() or not value or " " not in value
 
 
-def _worded(line: str) -> bool:
-    """A list item written in words: at least four of them after its marker, and few symbols."""
-    marker = LIST_ITEM.match(line)
-    if marker is None:
-        return False
-    body = line[marker.end() :]
-    return len(_WORD.findall(body)) + len(_CJK.findall(body)) / 2 >= 4 and _symbol_share(body) < 0.2
-
-
 def _units(line: str) -> float:
     """The length of a line in words: Latin words and numbers, and two CJK characters per word."""
     return len(re.findall(r"[A-Za-z0-9]+", line)) + len(_CJK.findall(line)) / 2
@@ -338,14 +328,11 @@ def parse(text: str) -> Structure:
                 shape[k] = shape[k] or shape[i - 1] or "output"
         i = max(j, i + 1)
     labels: list[Label] = ["pasted" if material[i] else "prose" for i in range(n)]
-    for i in range(n):  # a list item written in words is prose, whatever weak shape its symbols make
-        if material[i] and shape[i] == "code" and _worded(raw[i][2]):
-            labels[i] = "prose"
     # Reports: the last prose line before a paste (blank lines allowed between) introduces or reports
     # it when it ends in a colon ("log below:", "日志：") or is short ("vite build 报错了", "next one");
     # a longer line is read like any prose ("帮我 review 下这个 hook 只说问题 以后 review 都这样").
     for i in range(n):
-        if labels[i] != "prose" or blank[i] or LIST_ITEM.match(raw[i][2]):
+        if labels[i] != "prose" or blank[i]:
             continue
         j = i + 1
         while j < n and blank[j]:
