@@ -128,6 +128,8 @@ class Lexicon:
     retirements: PhraseSet
     replaced_markers: PhraseSet
     anchor_blanks: PhraseSet
+    standing: PhraseSet  # the classes `standing` ("from now on", "以后…都") and `defaults` ("默认",
+    defaults: PhraseSet  # "by default"), for the order of the gates
     anchor_stopwords: frozenset[str]
     subjects: tuple[Subject, ...]
     function_characters: frozenset[str] = frozenset()
@@ -153,6 +155,8 @@ class Lexicon:
             "en": [w for spec in words for w in spec.get("en", [])],
         }
         sets["anchor_blanks"] = PhraseSet.build("anchor_blanks", blanks)
+        for name in ("standing", "defaults"):
+            sets[name] = PhraseSet.build(name, data.get("classes", {}).get(name, {}), classes)
         subjects = tuple(
             Subject(
                 key=s["key"],
@@ -316,12 +320,16 @@ class Lexicon:
         """Not temporary, not an undecided question, not speculation, not a current code fact. A hedge
         inside a standing instruction or a polite request to the assistant ("以后帮我看 SQL 的时候，顺便
         指出哪些 query 可能全表扫描", "Could you keep explanations short from now on?") hedges its object
-        or its politeness, not the instruction."""
+        or its politeness, not the instruction. A standing marker says a sentence is no description of
+        the code as it is ("From now on every base image is pinned to a SHA.", "以后 action 都 pin 到
+        commit SHA，上个月吃过亏"): the code-fact gate loses to it — but not to the markers of a default
+        ("默认", "by default"), which describe configured code as often — and the other three gates
+        never do ("如果以后…" stays hypothetical)."""
         return (
             not self.is_temporary(text)
             and not self.is_question(text)
             and (not self.is_speculative(text) or self._asks_the_assistant(text))
-            and not self.is_code_fact(text)
+            and (not self.is_code_fact(text) or self.standing.search(self.defaults.blank(fold(text))))
         )
 
     # -- content anchors ------------------------------------------------------------------------
@@ -563,7 +571,9 @@ class Lexicon:
 
 
 #: The categories read from the data file: every `PhraseSet` field but the derived `anchor_blanks`.
-_CATEGORIES = tuple(f.name for f in fields(Lexicon) if f.type == "PhraseSet" and f.name != "anchor_blanks")
+_CATEGORIES = tuple(
+    f.name for f in fields(Lexicon) if f.type == "PhraseSet" and f.name not in ("anchor_blanks", "standing", "defaults")
+)
 
 
 def load_lexicon_file(path: Path) -> Lexicon:

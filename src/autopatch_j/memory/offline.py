@@ -1,15 +1,13 @@
 """The offline `RulesExtractor`: both stages deterministically, from the lexicon and small trained models.
 
-Stage 1: pasted material is dropped (`structure.py`); in every user turn of the batch, each prose
-sentence the sentence reader (`reader.py`) reads as a preference or decision and that passes the
-hard gates (not temporary, not a question, not speculation, not a current code fact) becomes a
-candidate of the reader's kind quoting that sentence, and one it reads as discussion becomes
-discussion context (`read_with_model=False`: the lexicon-first reading instead — an explicit speech
-act, kind from the subject table, else from the kind hints); a user turn that is only a
-short confirmation — or an assent repeating the proposal's own words ("Yep, cap it at 100.") — right
-after an assistant answer with a proposal sentence, becomes a `project_decision` quoting both the
-proposal and the confirmation (a `user_preference` when the assistant promised standing conduct of
-its own, `Lexicon.proposal_kind`); a user sentence comparing options becomes `discussion_context`.
+Stage 1: pasted material is dropped (`structure.py`), each item of a list is read on its own and the
+line introducing the list is none (`lists.py`); each prose sentence the sentence reader (`reader.py`)
+reads as a preference or decision and that passes the hard gates (`Lexicon.passes_gates`) becomes a
+candidate of the reader's kind quoting it, one it reads as discussion becomes discussion context
+(`read_with_model=False`: the lexicon's markers decide); a user turn that is only a short confirmation
+— or an assent repeating the proposal's own words ("Yep, cap it at 100.") — right after an assistant
+answer with a proposal sentence, becomes a `project_decision` quoting both (a `user_preference` when
+the assistant promised standing conduct, `Lexicon.proposal_kind`); comparing options is discussion.
 Sentences of one turn that state the same subject form one candidate quoting each of them, and so do
 two statements of one kind joined by a semicolon and a sentence extending the one before it ("That
 applies to every answer."). A correction or restatement ("说错了，是 3 秒，不是 30 秒。", "Scratch that.
@@ -49,6 +47,7 @@ from autopatch_j.llm.contracts import (
 from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest, RelatedItem, said
 from autopatch_j.memory.lexicon import Lexicon, Subject, default_lexicon
+from autopatch_j.memory.lists import one_per_item, walk
 from autopatch_j.memory.presentation import default_presentation, written_in_chinese
 from autopatch_j.memory.reader import RETIREMENT as RETIREMENT_READ
 from autopatch_j.memory.reader import STATEMENTS, ReaderModel, admits, default_reader_model, discusses, turn_features
@@ -120,9 +119,8 @@ class RulesExtractor:
                 candidates.extend(
                     self._statements(rest, lambda: [*prior_statements(), *candidates], previous, readings)
                 )
-        candidates = self.subjects.one_per_subject(
-            [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
-        )
+        named = [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
+        candidates = one_per_item(named, raw, self.subjects.one_per_subject, bounds=(MAX_SOURCES, MAX_CONTENT_CHARS))
         # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
         candidates = [
             c for c in self.subjects.retirements(request.turns, candidates, retiring) if quotes_raw(c.sources, raw)
@@ -155,12 +153,17 @@ class RulesExtractor:
         """The statements of one user turn; `earlier()` gives the statements in view before it (asked for
         only by a correction), `previous` is the turn just before it (what a correction may correct),
         `readings` what the reader made of each of its sentences (None: the lexicon's markers decide)."""
-        found: list[CandidateOut] = []
+        found: list[CandidateOut] = []  # the statements of the current list item (or of the prose)
+        done: list[CandidateOut] = []  # those of the items and prose before it
         clause_of: CandidateOut | None = None  # the statement a sentence ending in ";" started
         sentences = split_sentences(turn.user_text)
-        for n, sentence in enumerate(sentences):
+        for n, written, sentence, new_item in walk(turn.user_text, sentences):
             # a sentence the reader did not read (not one of the turn's prose sentences) is the lexicon's
-            reading = readings.get(sentence) if readings is not None else None
+            reading = readings.get(written) if readings is not None else None
+            if new_item:  # each item of a list is a statement of its own
+                clause_of = None
+                done.extend(found)
+                found.clear()
             if n and sentences[n - 1].endswith((";", "；")) and self.lexicon.is_temporary(sentences[n - 1]):
                 continue  # "For this refactor only, skip the type hints; we'll add them back afterwards."
             source = [SourceOut(turn_id=turn.id, role="user", quote=sentence)]
@@ -220,7 +223,7 @@ class RulesExtractor:
                 continues and self.lexicon.passes_gates(sentence)
             ):
                 read_kind = reading if reading in STATEMENTS else None
-                judged = self._judge(turn, sentence, subject, lambda: [*earlier(), *found], previous, read_kind)
+                judged = self._judge(turn, sentence, subject, lambda: [*earlier(), *done, *found], previous, read_kind)
                 if judged is None:
                     continue
                 kind, unnamed = judged
@@ -261,7 +264,7 @@ class RulesExtractor:
                     CandidateOut(kind="discussion_context", content=sentence, subject="discussion", sources=source)
                 )
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
-        return found
+        return [*done, *found]
 
     def _ratify(self, turn: Turn, before: str, sentence: str, kind: str, found: list[CandidateOut]) -> None:
         """Make `before` (the sentence just before the ratification `sentence` in `turn`) a statement of

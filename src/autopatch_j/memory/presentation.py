@@ -1,6 +1,7 @@
-"""How a memory reads: its content without the discourse markers that opened the user's sentence
-("oh and", "by the way", "btw", "对了", "顺便说一下" — data in `presentation.json`, unknown keys
-refused), and the language its title is written in: the one the user wrote in.
+"""How a memory reads: its content without the list marker and the discourse markers that opened the
+user's sentence ("oh and", "by the way", "btw", "plus", "对了", "顺便说一下", "而且" — data in
+`presentation.json`, unknown keys refused), and the language its title is written in: the one the
+user wrote in.
 
 The quotes (sources) keep the exact words; only the content and the title change.
 """
@@ -16,6 +17,7 @@ from importlib import resources
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.sentences import CJK_RUN, fold
+from autopatch_j.memory.structure import item_marker
 
 DATA_FILE = "presentation.json"
 _KEYS = {"note", "leading_fillers"}
@@ -28,9 +30,11 @@ class Presentation:
     leading: re.Pattern[str]
 
     def content(self, text: str) -> str:
-        """`text` without the fillers that open it ("oh and btw, always use uv" → "always use uv"); the
-        text itself when nothing would be left."""
+        """`text` without the list marker and the fillers that open it ("oh and btw, always use uv" →
+        "always use uv", "- plus tflint in CI" → "tflint in CI"); the text itself when nothing would be
+        left."""
         rest = text.strip()
+        rest = rest[item_marker(rest) :] or rest
         while True:
             match = self.leading.match(rest)
             if match is None or match.end() == 0 or match.end() >= len(rest):

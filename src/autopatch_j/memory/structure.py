@@ -12,6 +12,12 @@ text into lines and labels each one:
 - `report` — the last prose line before a paste: it introduces or reports it ("log below:",
   "vite build 报错了"), and is never read as a rule.
 
+Lists are layout too (`lists.layout(text)`): a run of item lines (`-`, `*`, `•`, `1.`, `2)`, `3、`, `（4）`,
+`①`) after a prose line ending in a colon ("ground rules for this repo:", "以后这几条："), or at least
+two of them. Each item is a statement of its own (its words, never its marker), the colon line only
+introduces them, and a paste nested under an item stays a paste. The labels here do not know lists:
+an item line a weak shape makes material, or the last before a paste, is not read.
+
 Shapes only — fences, indentation, hunk headers, `file:line` locations, timestamps and log levels,
 prompts, key/value syntax, brackets, symbol density — never a list of messages. A line with a weak
 shape counts as material only next to other material (a blank line ends a run), so a rule written
@@ -52,7 +58,7 @@ _EXCEPTION = re.compile(
 _DOTTED_EXCEPTION = re.compile(r"^\s*(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*:\s")
 _BRACKET_TAG = re.compile(r"^\s*\[[\w .:/@-]{2,40}\]\s*\S")
 _PATH_START = re.compile(r"^\s*(?:\.{0,2}/)?[\w@.-]+(?:/[\w@.-]+)+\S*(?:\s|$)")
-_COLON_END = re.compile(r"[:：]\s*$")
+COLON_END = re.compile(r"[:：]\s*$")
 _NUMBERED_OUTPUT = re.compile(r"^\s*\d+(?:[.:]\d+)?\s{2,}\S")
 _TIMESTAMP = re.compile(
     r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]?\d{0,2}:?\d{0,2}|\d{2}:\d{2}:\d{2}|\d{1,2}/\w{3}/\d{4}"
@@ -76,6 +82,8 @@ _CODE_START = re.compile(r"^\s*(?:[@#]\w+|//|/\*|\*/|<!--|--\s|[\w.]+\(.*\)\s*;?
 _CONSTRAINT = re.compile(r"[\w.-]+(?:[<>]=?|[=!~]=)\d|(?:^|\s)[<>]=?\d[\w.]*,")
 _COLUMN_GAP = re.compile(r"\S\s{2,}(?=\S)")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# The marker opening a list item: a bullet, a number ("1.", "2)", "3、", "（4）") or a circled number.
+LIST_ITEM = re.compile(r"^\s*(?:[-*•·]\s+|\d{1,2}[.)、）](?![\d.])\s*|[（(]\d{1,2}[)）]\s*|[\u2460-\u2473]\s*)(?=\S)")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 #: A prose line of at most this many words right before a paste only introduces or reports it.
@@ -288,7 +296,7 @@ def parse(text: str) -> Structure:
             j = i - 1
             while j >= 0 and blank[j]:
                 j -= 1
-            if j >= 0 and not material[j] and _COLON_END.search(raw[j][2]):
+            if j >= 0 and not material[j] and COLON_END.search(raw[j][2]):
                 material[i] = True
     # A Latin line right under strong material (no blank line), with some symbols, goes on with it
     # (the message line under `ERROR in ./src/x.js 43:22`).
@@ -329,13 +337,19 @@ def parse(text: str) -> Structure:
         j = i + 1
         while j < n and blank[j]:
             j += 1
-        if j < n and labels[j] == "pasted" and (_COLON_END.search(raw[i][2]) or _units(raw[i][2]) <= REPORT_UNITS):
+        if j < n and labels[j] == "pasted" and (COLON_END.search(raw[i][2]) or _units(raw[i][2]) <= REPORT_UNITS):
             labels[i] = "report"
     lines = tuple(
         Line(start=s, end=e, text=t, label=labels[i], shape=shape[i] if labels[i] == "pasted" else "")
         for i, (s, e, t) in enumerate(raw)
     )
     return Structure(text=text, lines=lines)
+
+
+def item_marker(text: str) -> int:
+    """The length of the list marker opening `text` ("- ", "2. ", "（3）"), 0 without one."""
+    match = LIST_ITEM.match(text)
+    return match.end() if match else 0
 
 
 def prose_request(request: ExtractionRequest) -> ExtractionRequest:

@@ -11,7 +11,8 @@ compaction or the other candidates:
   short confirmation ("同意", "ok let's do that", or an assent that repeats only the proposal's own
   words: "Yep, cap it at 100.") quoted together with the adjacent assistant proposal, which must
   carry a proposal signal and anchor the content; a quote after a bare correction marker that
-  opens its turn ("Scratch that. …", "算了，还是用中文回答我") counts as explicit, and a correction's
+  opens its turn ("Scratch that. …", "算了，还是用中文回答我") counts as explicit, and so does an item
+  of a list after a line introducing it ("ground rules for this repo:\n- …", `lists.py`), and a correction's
   content may take its subject from the user turn just before it, the statement it corrects;
 * evidence already covered by a suppressed (forgotten) candidate — user or assistant — never forms a
   candidate again, and its quotes are cut out of the new compaction;
@@ -30,6 +31,7 @@ from autopatch_j.memory.assent import AssentReader, quotes_sentence
 from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.errors import ExtractionRejected
 from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.lists import listed
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.structure import parse
@@ -186,18 +188,17 @@ def _explicit_statement(
     raw: CandidateOut, src: Source, turn: Turn, request: ExtractionRequest, lexicon: Lexicon
 ) -> bool:
     sentence = enclosing_sentence(turn.user_text, src.quote)
-    return (
-        (
-            lexicon.is_explicit(src.quote)
-            or lexicon.opens_correction(turn.user_text, src.quote)
-            or lexicon.reads_as_statement(sentence)
-        )
-        and lexicon.statement_in_turn(turn.user_text, sentence)
-        and (
-            lexicon.anchored(raw.content, src.quote)
-            or lexicon.anchored(raw.subject, src.quote)
-            or _anchored_in_what_it_corrects(raw, sentence, turn, request, lexicon)
-        )
+    explicit = (
+        lexicon.is_explicit(src.quote)
+        or lexicon.opens_correction(turn.user_text, src.quote)
+        or lexicon.reads_as_statement(sentence)
+    ) and lexicon.statement_in_turn(turn.user_text, sentence)
+    # an item of "ground rules for this repo:" is stated by the layout; the hard gates still apply
+    listed_rule = listed(turn.user_text, src.quote) and lexicon.passes_gates(sentence)
+    return (explicit or listed_rule) and (
+        lexicon.anchored(raw.content, src.quote)
+        or lexicon.anchored(raw.subject, src.quote)
+        or _anchored_in_what_it_corrects(raw, sentence, turn, request, lexicon)
     )
 
 
