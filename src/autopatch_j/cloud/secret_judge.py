@@ -48,7 +48,10 @@ _TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*?"
 _CANDIDATE = re.compile(rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]))?")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
-_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝]|是|为|->|=>|——?|－)?[ \t]*+[\"'`「“【(\[（『‘〔]?\Z")
+_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t]*+[\"'`「“【(\[（『‘〔]?\Z")
+# a short scheme word between a key and its value (`Authorization: Bearer <token>`, `KEY: Scheme1 <token>`):
+# the value is read under the key
+_SCHEME = re.compile(r"(?<=[=:：\s\"'])[A-Za-z][A-Za-z0-9]{2,9} \Z")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _VERSION = re.compile(r"v?\d{1,4}(?:\.\d{1,6}){1,4}(?:[-+][\w.]{0,20})?")
 _DATE = re.compile(r"(?:19|20)\d\d[-/.]?[01]\d[-/.]?[0-3]\d")
@@ -68,7 +71,7 @@ _VOWEL_CHARS = frozenset("aeiouAEIOU")
 _SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
 _ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
-_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash"})
+_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
 # a short option glued to its value (`-pS3cret`, `"-uroot"`): the value is judged on its own too
 _GLUED_FLAG = re.compile(r"-[A-Za-z](?=[^-])")
 _CAPITAL_OR_DIGIT = re.compile(r"[0-9A-Z]")
@@ -107,7 +110,8 @@ def candidates(view: str) -> Iterator[Candidate]:
         start, end = match.span()
         value = match.group()
         if end - start < MIN_LENGTH or end - start > MAX_LENGTH or value == _REDACTED_MARK:
-            floor = end
+            if value == _REDACTED_MARK or not _SCHEME.match(view, start, end + 1):
+                floor = end
             continue
         context_start = max(floor, start - CONTEXT)
         yield Candidate(start, end, context_start)
@@ -252,8 +256,12 @@ def _named_key(view: str, start: int) -> str | None:
 
 def _context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
     lexicon = _lexicon()
+    scheme = _SCHEME.search(before)
+    if scheme is not None:
+        before = before[: scheme.start()]
     sep = _SEPARATOR.search(before)
     stripped = before[: sep.start()] if sep else before
+    stripped = stripped.rstrip("\"'")  # a quoted key: `"kid": "…"`
     mark = sep.group().strip(" \t") if sep else ""
     kind = _sep_kind(mark, before)
     out[f"sep:{kind}"] = 1.0
@@ -329,6 +337,8 @@ def _sep_kind(mark: str, before: str) -> str:
         return "arrow"
     if mark[0] in "—－":
         return "dash"
+    if mark[0] == "|":
+        return "cell"
     return "quote"
 
 
@@ -404,7 +414,7 @@ def _secret_word_pattern() -> re.Pattern[str]:
 # file, a name, an identifier, a version, a date or a digest; a plain word (`hunter2`) stays a secret
 VETO_SIGNALS = frozenset(
     {"key_benign", "near_benign", "zh_benign", "path", "file_ext", "dotted", "attribute", "uuid", "version", "date"}
-    | {"hex_digest", "email", "flag"}
+    | {"hex_digest", "email", "flag", "all_digits"}
 )
 
 
