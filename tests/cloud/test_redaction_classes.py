@@ -97,6 +97,7 @@ LOOKALIKES = [
     ("dash in prose", "版本号——v3.2.1——已经发布"),
     ("key id in a quoted key", '{"keys": [{"kty": "oct", "kid": "Mb3_Zq8rTx2LwV9pKc4Nd7Hs1Gy6Fj0Ee5Ru"}]}'),
     ("a user before a password", 'login username="release-bot2" password=<prompted>'),
+    ("a host on the line before a password", "DB_HOST=db01.Internal.corp\nDB_PASSWORD=<from vault>\n"),
     ("a budget of tokens", "model:\n  token_budget: 250000\n  max_turns: 40\n"),
     ("a word like a chat prefix", "She signed the card with a xoxo-heavy farewell."),
     ("a publishable key", "the publishable key pk_test_Zq8rTx2LwV9pKc4Nd7Hs1G loads the widget"),
