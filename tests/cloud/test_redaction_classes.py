@@ -63,6 +63,30 @@ SECRETS += [
         ["9vQ!x2Lk@Hd", "TzWqPm4=Zr8"],
         "TERM=xterm",
     ),
+    (
+        "value in a table cell",
+        "| field | value |\n|---|---|\n| api token | Tq8Lm2Vx7Np4Rk9Wb5Hc1Yd6Fg |\n| owner | ops |\n",
+        ["Tq8Lm2Vx7Np4Rk9Wb5Hc1Yd6Fg"],
+        "| owner | ops |",
+    ),
+    (
+        "scheme word before the token",
+        "env:\n  DEPLOY_TOKEN: Tok2 h7Kq+Zr2mX9/vPk3Nw9Tt5Yb1Hc8Lq4Ws6Ue0Ra==\nnext: step\n",
+        ["h7Kq+Zr2mX9/vPk3Nw9Tt5Yb1Hc8Lq4Ws6Ue0Ra=="],
+        "next: step",
+    ),
+    (
+        "short key in a connection string",
+        '"Server=tcp:db.corp.net,1433;Uid=svc_ro;Pwd=Kq7%vLx2Zt9m;Encrypt=yes;"',
+        ["Kq7%vLx2Zt9m"],
+        "Encrypt=yes",
+    ),
+    (
+        "key id before its secret",
+        'jaas.config=PlainLoginModule required username="K7QXW2MZ4PLR9TNB" password="Zt9mKq7vLx2Wn5Rb8Yc3Hd6Fg1Js4";',
+        ["K7QXW2MZ4PLR9TNB", "Zt9mKq7vLx2Wn5Rb8Yc3Hd6Fg1Js4"],
+        "PlainLoginModule",
+    ),
 ]
 
 LOOKALIKES = [
@@ -71,6 +95,12 @@ LOOKALIKES = [
     ("query string", "GET /search?q=Release2024&page=2 HTTP/1.1"),
     ("glued flag that is no password", '["gcc", "-O2", "-pthread", "-Iinclude/v8", "main.c"]'),
     ("dash in prose", "版本号——v3.2.1——已经发布"),
+    ("key id in a quoted key", '{"keys": [{"kty": "oct", "kid": "Mb3_Zq8rTx2LwV9pKc4Nd7Hs1Gy6Fj0Ee5Ru"}]}'),
+    ("a user before a password", 'login username="release-bot2" password=<prompted>'),
+    ("a host on the line before a password", "DB_HOST=db01.Internal.corp\nDB_PASSWORD=<from vault>\n"),
+    ("a budget of tokens", "model:\n  token_budget: 250000\n  max_turns: 40\n"),
+    ("a word like a chat prefix", "She signed the card with a xoxo-heavy farewell."),
+    ("a publishable key", "the publishable key pk_test_Zq8rTx2LwV9pKc4Nd7Hs1G loads the widget"),
     ("setting after a versioned line", "image: ghcr.io/acme/api:v1.2.3\nimagePullPolicy: Always\nreplicas: 3\n"),
 ]
 

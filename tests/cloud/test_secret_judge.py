@@ -110,7 +110,14 @@ def _redact_with(text: str, judge: SecretJudge | None) -> str:
     return "".join(out) + text[pos:]
 
 
-@pytest.mark.parametrize("author", ["s1", "s2", "s3", "s4", "s5"])
+_TWICE_UNSTABLE = pytest.mark.xfail(
+    strict=True,
+    reason="two s6 texts (a Chinese label before `SecretKey：`, a form-encoded `password+%3D`) redact "
+    "differently twice with the judge; the rules alone are stable",
+)
+
+
+@pytest.mark.parametrize("author", ["s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE)])
 def test_the_judge_makes_no_tuning_text_redact_differently_twice(author: str) -> None:
     """Redacting a second time changes nothing the rules alone would leave unchanged (one text of
     s2, a Rust `String::from("…")` under a key, the rules alone already read twice)."""

@@ -8,9 +8,12 @@ logistic model over two groups of features (`features`):
 * **shape**: length, the mix of digits, upper and lower case and symbols, character entropy, known
   token prefixes, and whether it reads as a hex digest, a UUID, a version, a date, a path, a file
   name, a dotted name, an e-mail address, a colour, a placeholder or an identifier of words;
-* **context**: the separator right before it (`=`, `:`, a quote, a space, `是`), the words of the
-  key or label before it (English words split from `snake_case`/`camelCase`, Chinese labels), and
-  whether those words name a secret or something that is no secret (`secret_judge_words.json`).
+* **context**: the separator right before it (`=`, `:`, a quote, a space, `是`, a table cell's
+  `|`), the words of the key or label before it (English words split from `snake_case`/`camelCase`,
+  a quoted key's words, Chinese labels; a short scheme word such as `Bearer` between key and value
+  is skipped), whether those words name a secret or something that is no secret
+  (`secret_judge_words.json`), and whether the next field after it is assigned to a secret's key
+  (`username="…" password=…`: a key id paired with its secret).
 
 Candidates (`candidates`) are runs of token characters (6–256 long, holding a digit or a capital)
 in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
@@ -48,7 +51,10 @@ _TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*?"
 _CANDIDATE = re.compile(rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]))?")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
-_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝]|是|为|->|=>|——?|－)?[ \t]*+[\"'`「“【(\[（『‘〔]?\Z")
+_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t]*+[\"'`「“【(\[（『‘〔]?\Z")
+# a short scheme word between a key and its value (`Authorization: Bearer <token>`, `KEY: Scheme1 <token>`):
+# the value is read under the key
+_SCHEME = re.compile(r"(?<=[=:：\s\"'])[A-Za-z][A-Za-z0-9]{2,9} \Z")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _VERSION = re.compile(r"v?\d{1,4}(?:\.\d{1,6}){1,4}(?:[-+][\w.]{0,20})?")
 _DATE = re.compile(r"(?:19|20)\d\d[-/.]?[01]\d[-/.]?[0-3]\d")
@@ -68,7 +74,7 @@ _VOWEL_CHARS = frozenset("aeiouAEIOU")
 _SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
 _ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
-_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash"})
+_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
 # a short option glued to its value (`-pS3cret`, `"-uroot"`): the value is judged on its own too
 _GLUED_FLAG = re.compile(r"-[A-Za-z](?=[^-])")
 _CAPITAL_OR_DIGIT = re.compile(r"[0-9A-Z]")
@@ -107,7 +113,8 @@ def candidates(view: str) -> Iterator[Candidate]:
         start, end = match.span()
         value = match.group()
         if end - start < MIN_LENGTH or end - start > MAX_LENGTH or value == _REDACTED_MARK:
-            floor = end
+            if value == _REDACTED_MARK or not (_SCHEME.match(view, start, end + 1) or _names_a_key(view, end, value)):
+                floor = end  # a short key's name (`Pwd=`) or a scheme word keeps the context open
             continue
         context_start = max(floor, start - CONTEXT)
         yield Candidate(start, end, context_start)
@@ -252,8 +259,12 @@ def _named_key(view: str, start: int) -> str | None:
 
 def _context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
     lexicon = _lexicon()
+    scheme = _SCHEME.search(before)
+    if scheme is not None:
+        before = before[: scheme.start()]
     sep = _SEPARATOR.search(before)
     stripped = before[: sep.start()] if sep else before
+    stripped = stripped.rstrip("\"'")  # a quoted key: `"kid": "…"`
     mark = sep.group().strip(" \t") if sep else ""
     kind = _sep_kind(mark, before)
     out[f"sep:{kind}"] = 1.0
@@ -329,23 +340,44 @@ def _sep_kind(mark: str, before: str) -> str:
         return "arrow"
     if mark[0] in "—－":
         return "dash"
+    if mark[0] == "|":
+        return "cell"
     return "quote"
 
 
 def features(view: str, start: int, end: int, context_start: int | None = None) -> dict[str, float]:
     """The judge's features of `view[start:end]` (its shape and the `CONTEXT` characters before it,
     from `context_start` on when given)."""
-    out = _context_of(view, start, context_start)
+    out = _context_of(view, start, context_start, end)
     _shape(view[start:end], out)
     _combine(out)
     return out
 
 
-def _context_of(view: str, start: int, context_start: int | None) -> dict[str, float]:
+def _context_of(view: str, start: int, context_start: int | None, end: int | None = None) -> dict[str, float]:
     floor = max(0, start - CONTEXT) if context_start is None else context_start
     out: dict[str, float] = {"bias": 1.0}
     _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, _named_key(view, start))
+    if end is not None and _next_key_secret(view, end):
+        out["next_key_secret"] = 1.0
     return out
+
+
+# the key right after a value (`username="…" password="…"`, `USER=… PASS=…`): a value paired with a
+# secret is often its key id
+AHEAD = 40
+_NEXT_KEY = re.compile(r"[\"']?[ \t,;&，、]{1,3}+[\"']?(?P<key>[^\s=:：\"']{1,32}?)[\"']?[ \t]*+(?:[=:：]|是|为)")
+
+
+def _next_key_secret(view: str, end: int) -> bool:
+    """The next field after `end` (within `AHEAD` characters) is assigned to a secret's key."""
+    found = _NEXT_KEY.match(view, end, min(len(view), end + AHEAD))
+    if found is None:
+        return False
+    lexicon = _lexicon()
+    key = found.group("key")
+    words = _words(key)
+    return (bool(words) and words[-1] in lexicon.secret_en) or any(word in key for word in lexicon.secret_zh)
 
 
 # a value's shape means something else after a secret's key than elsewhere (a 32-hex value is a
@@ -371,7 +403,9 @@ def _combine(out: dict[str, float]) -> None:
 # a candidate is judged only with one of these before it (a secret's key word or label, the fields
 # of a `.pgpass` line) and when it is no placeholder (`secret_values.placeholder`); elsewhere a
 # random-looking run (a digest, a certificate line) is no secret
-CONTEXT_SIGNALS = frozenset({"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p"})
+CONTEXT_SIGNALS = frozenset(
+    {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret"}
+)
 
 
 def judged(found: dict[str, float]) -> bool:
@@ -381,12 +415,13 @@ def judged(found: dict[str, float]) -> bool:
     return bool(found.keys() & CONTEXT_SIGNALS) and "key_ends_benign" not in found
 
 
-def _may_have_signal(view: str, start: int, context_start: int | None) -> bool:
-    """A cheap superset of `CONTEXT_SIGNALS`: a secret word or label anywhere in the context, or
-    three colons in the line before (most candidates of ordinary text have neither)."""
+def _may_have_signal(view: str, start: int, context_start: int | None, end: int) -> bool:
+    """A cheap superset of `CONTEXT_SIGNALS`: a secret word or label anywhere in the context or in
+    the `AHEAD` characters after the value, or three colons in the line before (most candidates of
+    ordinary text have none of these)."""
     floor = max(0, start - CONTEXT) if context_start is None else context_start
     before = view[floor:start].lower()
-    if _secret_word_pattern().search(before):
+    if _secret_word_pattern().search(before) or _secret_word_pattern().search(view[end : end + AHEAD].lower()):
         return True
     return view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before
 
@@ -404,7 +439,7 @@ def _secret_word_pattern() -> re.Pattern[str]:
 # file, a name, an identifier, a version, a date or a digest; a plain word (`hunter2`) stays a secret
 VETO_SIGNALS = frozenset(
     {"key_benign", "near_benign", "zh_benign", "path", "file_ext", "dotted", "attribute", "uuid", "version", "date"}
-    | {"hex_digest", "email", "flag"}
+    | {"hex_digest", "email", "flag", "all_digits"}
 )
 
 
@@ -422,10 +457,10 @@ class SecretJudge:
         """The probability that `view[start:end]` is a secret; `source` is `token` for a candidate,
         `keyword` for a span a key-word rule found."""
         if source == "token" and (
-            not _may_have_signal(view, start, context_start) or placeholder(view, view[start:end], start)
+            not _may_have_signal(view, start, context_start, end) or placeholder(view, view[start:end], start)
         ):
             return 0.0
-        found = _context_of(view, start, context_start)
+        found = _context_of(view, start, context_start, end)
         if source == "token" and not judged(found):
             return 0.0  # decided by the context alone: no shape features needed
         _shape(view[start:end], found)

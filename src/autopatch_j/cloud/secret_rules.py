@@ -394,9 +394,9 @@ _RULES: tuple[Rule, ...] = (
     token("github_token_short", _NOT_ALNUM + r"gh[pousr]_[A-Za-z0-9]{12,}"),
     token("github_pat", r"github_pat_[A-Za-z0-9_]{12,}"),
     token("gitlab_token", r"gl(?:pat|dt|rt|ptt|ft|cbt|imt|oas|soat|ffct|agent)-[A-Za-z0-9_-]{20,}"),
-    # Slack
+    # Slack: a short one needs the number every kind of token has after its dash (`xoxb-1234-…`)
     token("slack_token", r"xox[a-zA-Z]-[A-Za-z0-9-]{10,}"),
-    token("slack_token_short", _NOT_ALNUM + r"xox[a-zA-Z]-[A-Za-z0-9-]{4,}"),
+    token("slack_token_short", _NOT_ALNUM + r"xox[a-zA-Z]-[0-9][A-Za-z0-9-]{3,}"),
     token("slack_app_token", r"xapp-[A-Za-z0-9-]{4,}"),
     grouped("slack_webhook", r"hooks\.slack\.com/(?P<s>(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{8,})"),
     grouped("discord_webhook", r"discord(?:app)?\.com/api/webhooks/(?P<s>[0-9]{5,30}/[A-Za-z0-9_-]{20,})"),
