@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +122,16 @@ def store_decisions(project: Path, *decisions: tuple[str, str]) -> None:
     for title, content in decisions:
         add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=title, content=content)
     manager.close()
+
+
+def cli_searches(project: Path, questions: Iterable[str]) -> dict[str, Any]:
+    """The hits `memory search QUESTION --json` gives for each question (each run exits 0)."""
+    by_cli = {}
+    for question in questions:
+        result = cli(project, "memory", "search", question, "--json")
+        assert result.code == 0, result.err
+        by_cli[question] = result.json()
+    return by_cli
 
 
 def assert_mcp_search_agrees(project: Path, by_cli: Mapping[str, Any]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.mcp_server.conftest import assert_mcp_search_agrees, cli, store_decisions
+from tests.mcp_server.conftest import assert_mcp_search_agrees, cli_searches, store_decisions
 
 QUESTIONS = {
     "what package manager are we on": ["Package manager: pnpm"],
@@ -27,11 +27,8 @@ def _store(project: Path) -> None:
 
 def test_cli_and_mcp_answer_questions_with_the_same_ranked_hits(project: Path) -> None:
     _store(project)
-    by_cli = {}
+    by_cli = cli_searches(project, QUESTIONS)
     for question, titles in QUESTIONS.items():
-        result = cli(project, "memory", "search", question, "--json")
-        assert result.code == 0, result.err
-        by_cli[question] = result.json()
         assert [hit["title"] for hit in by_cli[question]][: len(titles) or 1] == titles or (
             not titles and by_cli[question] == []
         ), (question, by_cli[question])

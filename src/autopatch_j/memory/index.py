@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from autopatch_j.memory.text import Token, fold, tokens
+from autopatch_j.memory.text import Token, associations, fold, tokens
 from autopatch_j.memory.text.languages import is_filler
 
 MAX_TERM_CHARS = 64
@@ -159,10 +159,8 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
             entry = found.get(token_key(Token(word, "word")) or "")
             if entry and phrase:
                 entry[1].extend(sorted(phrase))
-    from autopatch_j.memory.text.associations import associated
-
     # Learned associations serve questions: a one-word lookup asks for that word (and its equivalents).
-    learned = associated if len(found) >= MIN_ASSOCIATED_TERMS else _none
+    learned = associations.associated if len(found) >= MIN_ASSOCIATED_TERMS else _none
     terms = [
         QueryTerm(
             key=key,
@@ -183,8 +181,6 @@ def _none(key: str) -> tuple[str, ...]:
 def use_associations(table: Mapping[str, Sequence[str]] | None) -> None:
     """Evaluation only: ask for the learned associations of `table` instead of the packaged ones
     (None: the packaged ones again; `{}`: none), forgetting the query analyses made with the old."""
-    from autopatch_j.memory.text import associations
-
     associations.install(table)
     _query_terms.cache_clear()
 
