@@ -114,6 +114,15 @@ class Answer:
             return not self.hits
         return self.ids.get(key) in {hit.memory_id for hit in self.hits}
 
+    @property
+    def kind(self) -> str:
+        """`null` for a nothing-query, else `same` or `cross`: the query in its target's language or not."""
+        memory = self.target
+        if memory is None:
+            return "null"
+        same = language(self.query["query"]) == language(f"{memory['title']} {memory['content']}")
+        return "same" if same else "cross"
+
 
 def session_files(part: str) -> list[Path]:
     """The batch files of `eval/realistic/<part>/*/*.json` (or of an absolute folder)."""
@@ -151,12 +160,7 @@ def run(part: str, *, misses: bool) -> dict[str, object]:
     counts = {"same": [0, 0], "cross": [0, 0], "null": [0, 0]}
     missed: list[dict[str, object]] = []
     for answer in answers(sessions):
-        memory = answer.target
-        if memory is None:
-            cls = "null"
-        else:
-            same = language(answer.query["query"]) == language(f"{memory['title']} {memory['content']}")
-            cls = "same" if same else "cross"
+        cls, memory = answer.kind, answer.target
         counts[cls][0] += int(answer.hit)
         counts[cls][1] += 1
         if not answer.hit and misses:

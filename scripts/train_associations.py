@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from query_eval import ROOT, answers, language
+from query_eval import ROOT, answers
 
 from autopatch_j.memory.index import item_weights, query_terms, use_associations
 
@@ -130,12 +130,7 @@ def score(sessions: list[dict[str, Any]], table: dict[str, list[tuple[str, float
     use_associations(None if table is None else {q: [m for m, _ in found] for q, found in table.items()})
     counts = {"same": [0, 0], "cross": [0, 0], "null": [0, 0]}
     for answer in answers(sessions):
-        memory = answer.target
-        if memory is None:
-            cls = "null"
-        else:
-            same = language(answer.query["query"]) == language(f"{memory['title']} {memory['content']}")
-            cls = "same" if same else "cross"
+        cls = answer.kind
         counts[cls][0] += int(answer.hit)
         counts[cls][1] += 1
     use_associations(None)
