@@ -34,18 +34,24 @@ SESSION = {
 }
 
 
-def test_the_script_lists_the_session_and_classes_a_stale_memory(tmp_path: Path) -> None:
+def _run(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """The script over a part holding SESSION alone, with `options`."""
     folder = tmp_path / "part"
     folder.mkdir()
     batch = {"author": "c1", "batch": 1, "sessions": [SESSION]}
     (folder / "batch.json").write_text(json.dumps(batch), encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "realistic_contradictions.py"), "--corpus", str(folder), "--all"],
+    script = ROOT / "scripts" / "realistic_contradictions.py"
+    return subprocess.run(
+        [sys.executable, str(script), "--corpus", str(folder), *options],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=tmp_path,
     )
+
+
+def test_the_script_lists_the_session_and_classes_a_stale_memory(tmp_path: Path) -> None:
+    run = _run(tmp_path, "--all")
     assert run.returncode == 0, run.stderr
     assert "== c1-001 (c1, en): stale " in run.stdout
     assert "gold m1 [user_preference, 'answer format', retired]" in run.stdout
@@ -57,24 +63,7 @@ def test_the_script_lists_the_session_and_classes_a_stale_memory(tmp_path: Path)
 
 
 def test_the_summary_counts_each_class_with_the_reader_on(tmp_path: Path) -> None:
-    folder = tmp_path / "part"
-    folder.mkdir()
-    batch = {"author": "c1", "batch": 1, "sessions": [SESSION]}
-    (folder / "batch.json").write_text(json.dumps(batch), encoding="utf-8")
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "realistic_contradictions.py"),
-            "--corpus",
-            str(folder),
-            "--summary",
-            "--reader",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    run = _run(tmp_path, "--summary", "--reader")
     assert run.returncode == 0, run.stderr
     assert "== c1-001" not in run.stdout  # no session listing, only counts
     lines = run.stdout.splitlines()

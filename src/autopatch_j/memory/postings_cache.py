@@ -26,6 +26,8 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from autopatch_j.memory.records import MemoryKind
+
 #: Postings one search may read into the copy; a search needing more is ranked in SQL.
 LOAD_ROWS = 4096
 #: Postings and item rows the process keeps over all stamps.
@@ -49,10 +51,9 @@ HitRow = tuple[int, str, str, str, str, str, str]
 #: scope holds it (an active discussion), its `updated_at` and its hit row.
 _ItemRow = tuple[bool, int | None, float, HitRow]
 
-_json = json.JSONEncoder(separators=(",", ":")).encode
 _LOWEST = float("-inf")
-_DISCUSSION = "discussion_context"
-_json_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_DISCUSSION = MemoryKind.DISCUSSION_CONTEXT.value
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 @dataclass(slots=True)
@@ -149,7 +150,7 @@ def postings_in_tx(
         return None
     read: dict[str, dict[int, int]] = {key: {} for key in missing}
     if rows:
-        for term, item_id, weight in conn.execute(_LOAD_SQL, {"keys": _json_text(missing)}):
+        for term, item_id, weight in conn.execute(_LOAD_SQL, {"keys": _json(missing)}):
             read[term][item_id] = weight
     with _lock:
         for key, postings in read.items():

@@ -42,8 +42,6 @@ V4_DROPPED = ("memory_term_grams", "memory_gram_stats", "memory_terms")
 WIDENED_TABLES = frozenset({"memory_jobs"})
 #: Tables v4 gives a column, added last by ALTER TABLE.
 V4_COLUMNS = {"memory_items": "subject TEXT NOT NULL DEFAULT ''"}
-#: The index's stamp, added by v5 (its table; the triggers that replace it are the other objects v5 adds).
-V5_TABLES = frozenset({"memory_index_state"})
 _FIRST_STAMP = "INSERT INTO memory_index_state (id, stamp) VALUES (1, random())"
 UPGRADABLE_FROM = frozenset({2, 3, 4})
 
