@@ -11,8 +11,9 @@ from autopatch_j.memory.extractor import LLMExtractor, choose_extractor
 from autopatch_j.memory.ingest import ingest, read_conversation
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.offline import RulesExtractor, split_sentences
+from autopatch_j.memory.offline import RulesExtractor
 from autopatch_j.memory.records import ItemStatus, MemoryKind
+from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.supersede import RETIREMENT
 from autopatch_j.memory.validation import validate_extraction
 from tests.memory.pipeline_support import admit, pipeline_for, rows
