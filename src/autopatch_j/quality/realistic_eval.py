@@ -333,7 +333,7 @@ def score_session(
             for nm in session.not_memories
             if nm.role == "user" and any(overlap(session, s, (nm.turn, nm.role, nm.quote)) for s in users)
         }
-        for why in whys:
+        for why in sorted(whys):
             score.from_not_memories[why] += 1
             score.notes.append(f"from a {why} utterance: {memory.title[:60]}")
     for query in session.queries:
