@@ -46,7 +46,7 @@ _DOCS_EXAMPLE = re.compile(r"EXAMPLE(?:KEY)?\Z")
 
 
 # the arguments of a call, as code writes them: `os.getenv("X")`, `get_token()`, `environ["X"]`
-CALL_ARGS = re.compile(r"[(\[][\w\s.,\"':/-]{0,80}+[)\]]")
+CALL_ARGS = re.compile(r"[(\[](?:[\w\s.,\"':/-]|\[REDACTED\]){0,80}+[)\]]")
 
 
 # a value written in place of a secret: `YOUR_API_KEY`, `your-token-here`, `REPLACE_ME`, `xxxx`, a
@@ -111,7 +111,15 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if _MASKED.search(value):
         return True
+    if view[max(0, start - 4) : start].rstrip(" ")[-2:] in _REF_OPENERS:  # the name inside `${…}`, `{{ … }}`
+        return True
+    if _ENV_LOOKUP.search(view, max(0, start - 24), start):  # the name in `os.environ["…"]`, `getenv("…")`
+        return True
     return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
+
+
+_REF_OPENERS = frozenset({"${", "$(", "{{"})
+_ENV_LOOKUP = re.compile(r"(?:environ|getenv|Getenv|env|ENV)(?:\.get)?[ \t]*+[\[(][ \t]*+[\"']\Z")
 
 
 def shannon_bits(value: str) -> float:
