@@ -200,7 +200,7 @@ def caught(item: Text, scored: dict[int, float] | None, threshold: float, veto: 
             spans.append((found.start, found.end))
         elif scored is not None:
             limit = veto if found.kind == "keyword" else threshold
-            if scored[number] >= limit:
+            if scored[number] >= limit and scored[number] > 0.0:
                 spans.append((found.start, found.end))
         elif found.kind == "keyword":
             spans.append((found.start, found.end))

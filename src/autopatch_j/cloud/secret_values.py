@@ -93,8 +93,8 @@ _FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.
 
 
 def placeholder(view: str, value: str, start: int) -> bool:
-    """A value that is no literal secret: a setting, a reference, a path, a docs example key, a
-    stand-in or a masked value."""
+    """A value that is no literal secret: a setting, a reference or the name inside one, a path, a
+    docs example key, a stand-in, a masked value or a publishable key."""
     if not value or SETTING.fullmatch(value) or ENV_REF.fullmatch(value) or value.startswith(REDACTED):
         return True
     if _WITHHELD.fullmatch(value):
@@ -109,7 +109,7 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if len(value) <= 3 and not _ASCII_ALNUM.search(value):  # `')` left of an unclosed quote
         return True
-    if _MASKED.search(value):
+    if _MASKED.search(value) or _PUBLISHED.match(value):
         return True
     if view[max(0, start - 4) : start].rstrip(" ")[-2:] in _REF_OPENERS:  # the name inside `${…}`, `{{ … }}`
         return True
@@ -119,6 +119,8 @@ def placeholder(view: str, value: str, start: int) -> bool:
 
 
 _REF_OPENERS = frozenset({"${", "$(", "{{"})
+# a key whose prefix marks it publishable, for a browser or an app (`pk_live_…`, `pk_test_…`, `pk.…`)
+_PUBLISHED = re.compile(r"pk(?:_live|_test)?[_.][A-Za-z0-9]")
 _ENV_LOOKUP = re.compile(r"(?:environ|getenv|Getenv|env|ENV)(?:\.get)?[ \t]*+[\[(][ \t]*+[\"']\Z")
 
 
