@@ -29,7 +29,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.cloud.redaction_inputs import NEW_FORMS, NEW_JUDGE, NEW_PATHS, NEW_SHAPES, QUADRATIC_BEFORE
+from tests.cloud.redaction_inputs import (
+    NEW_FORMS,
+    NEW_JUDGE,
+    NEW_LAYOUTS,
+    NEW_PATHS,
+    NEW_SHAPES,
+    QUADRATIC_BEFORE,
+)
 
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.quality.realistic import json_strings
@@ -40,6 +47,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     **NEW_SHAPES,
     **NEW_PATHS,
     **NEW_JUDGE,
+    **NEW_LAYOUTS,
     "mixed agent output": lambda n: ('{"type":"agent_message","text":"token=abc \\n ghp_x sk-y"} ' * n)[:n],
 }
 

@@ -41,7 +41,7 @@ from autopatch_j.cloud.secret_judge import SecretJudge, features, judged  # noqa
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
 
-AUTHORS = ("s1", "s2", "s3", "s4", "s5", "s6")
+AUTHORS = ("s1", "s2", "s3", "s4", "s5", "s6", "s8")
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
 MIN_COUNT = 3
@@ -200,7 +200,7 @@ def caught(item: Text, scored: dict[int, float] | None, threshold: float, veto: 
             spans.append((found.start, found.end))
         elif scored is not None:
             limit = veto if found.kind == "keyword" else threshold
-            if scored[number] >= limit:
+            if scored[number] >= limit and scored[number] > 0.0:
                 spans.append((found.start, found.end))
         elif found.kind == "keyword":
             spans.append((found.start, found.end))

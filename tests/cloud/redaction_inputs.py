@@ -87,3 +87,15 @@ NEW_JUDGE: dict[str, Callable[[int], str]] = {
     "names above values": lambda n: ("- name: API_TOKEN\n  value: 'Ab3dEf9h'\n" * n)[:n],
     "glued short flags": lambda n: ('"-pAb3dEf9h?", ' * n)[:n],
 }
+
+# inputs aimed at the rules of layout (`secret_layouts`) and the judge's fused key words
+NEW_LAYOUTS: dict[str, Callable[[int], str]] = {
+    "hook urls": lambda n: ("https://h.io/a/b/c/d/e/f/g/webhook/" * n)[:n],
+    "one long hook path": lambda n: ("https://h.io/hook/" + "a1/" * n)[:n],
+    "logins before hosts": lambda n: ("svc/pass@//db.internal:ab/ " * n)[:n],
+    "at signs after a login": lambda n: ("u/" + "a@" * n)[:n],
+    "slashes and at signs": lambda n: ("a/Ab3dEf9h@" * n)[:n],
+    "groups of four": lambda n: ("k7qm " * n)[:n],
+    "codes of two halves": lambda n: ("q7k2m-x9t4z " * n)[:n],
+    "fused key words": lambda n: ("requirepass Ab3dEf9h " * n)[:n],
+}

@@ -32,7 +32,14 @@ from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
 from autopatch_j.cloud.redaction import REDACTED, redact
 from autopatch_j.cloud.worker import Worker
 from tests.cloud.api_support import Api, make_app
-from tests.cloud.redaction_inputs import NEW_FORMS, NEW_JUDGE, NEW_PATHS, NEW_SHAPES, QUADRATIC_BEFORE
+from tests.cloud.redaction_inputs import (
+    NEW_FORMS,
+    NEW_JUDGE,
+    NEW_LAYOUTS,
+    NEW_PATHS,
+    NEW_SHAPES,
+    QUADRATIC_BEFORE,
+)
 from tests.cloud.world import World
 
 MB = 1_000_000
@@ -49,6 +56,7 @@ def adversarial_inputs() -> dict[str, Callable[[int], str]]:
         **NEW_SHAPES,
         **NEW_PATHS,
         **NEW_JUDGE,
+        **NEW_LAYOUTS,
         "bearer chain": lambda n: ("bearer " * n)[:n],
         "spaces after a key": lambda n: "token" + " " * n,
     }

@@ -2,7 +2,8 @@
 
 `redact(text)` is a pure function: call it *before* opening a write transaction (it never touches
 the database). It runs in time linear in the length of the text: every rule in `secret_rules` (token
-families and `key=value` forms) and `secret_shapes` (prose, label grammar, argv lists, tables) is a
+families and `key=value` forms), `secret_shapes` (prose, label grammar, argv lists, tables) and
+`secret_layouts` (webhook paths, `user/password@host`, secrets printed in groups) is a
 regular expression whose work per start position is bounded (possessive or bounded quantifiers,
 lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`.
 
@@ -50,12 +51,13 @@ from dataclasses import dataclass
 from typing import NewType
 
 from autopatch_j.cloud.secret_judge import SecretJudge, candidates, shipped_judge
+from autopatch_j.cloud.secret_layouts import LAYOUT_RULES
 from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
 from autopatch_j.cloud.secret_values import REDACTED
 
-RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES
+RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES
 
 __all__ = ["REDACTED", "Finding", "RedactedText", "contains_secret", "findings", "redact", "redacted", "secret_spans"]
 

@@ -10,15 +10,17 @@ logistic model over two groups of features (`features`):
   name, a dotted name, an e-mail address, a colour, a placeholder or an identifier of words;
 * **context**: the separator right before it (`=`, `:`, a quote, a space, `是`, a table cell's
   `|`), the words of the key or label before it (English words split from `snake_case`/`camelCase`,
-  a quoted key's words, Chinese labels; a short scheme word such as `Bearer` between key and value
-  is skipped), whether those words name a secret or something that is no secret
-  (`secret_judge_words.json`), and whether the next field after it is assigned to a secret's key
-  (`username="…" password=…`: a key id paired with its secret).
+  a fused word split before a secret's word — `requirepass` is `require` `pass` —, a quoted key's
+  words, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped),
+  whether those words name a secret, a key's id (`private_key_id`) or something that is no secret
+  (`secret_judge_words.json`; `object_key`, `PublicKey`: a benign word before `key`), and whether
+  the next field after it is assigned to a secret's key (`username="…" password=…`: a key id
+  paired with its secret).
 
 Candidates (`candidates`) are runs of token characters (6–256 long, holding a digit or a capital)
 in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
-and never past `[REDACTED]` or a previous candidate other than a key's name (`DB_PASSWORD=`), so
-redacting a second time sees the same context and changes nothing. The weights
+and never past `[REDACTED]`, a blank line or a previous candidate other than a key's name
+(`DB_PASSWORD=`), so redacting a second time sees the same context and changes nothing. The weights
 (`secret_judge_weights.json`) are trained by `scripts/train_secret_judge.py`; this module only
 reads them. Work per candidate is bounded, so
 judging is linear in the length of the text.
@@ -117,6 +119,9 @@ def candidates(view: str) -> Iterator[Candidate]:
                 floor = end  # a short key's name (`Pwd=`) or a scheme word keeps the context open
             continue
         context_start = max(floor, start - CONTEXT)
+        paragraph = view.rfind("\n\n", context_start, start)
+        if paragraph != -1:  # a blank line ends the context: a new paragraph's value is no label's
+            context_start = paragraph + 2
         yield Candidate(start, end, context_start)
         if end - start - 2 >= MIN_LENGTH and _GLUED_FLAG.match(value) and _CAPITAL_OR_DIGIT.search(value, 2):
             yield Candidate(start + 2, end, context_start)
@@ -140,6 +145,7 @@ class _Lexicon:
     benign_en: frozenset[str]
     benign_zh: tuple[str, ...]
     prefixes: tuple[str, ...]
+    fused_suffixes: tuple[str, ...]  # secret words read at the end of a fused word, longest first
 
     @classmethod
     def of(cls, data: dict[str, object]) -> _Lexicon:
@@ -152,12 +158,14 @@ class _Lexicon:
         for table in (secret, benign):
             if set(table) != {"en", "zh"}:
                 raise ValueError("secret judge words: each word table has exactly the languages en and zh")
+        fused = sorted((w for w in secret["en"] if len(w) >= FUSED_SUFFIX), key=lambda w: (-len(w), w))
         return cls(
             frozenset(secret["en"]),
             tuple(secret["zh"]),
             frozenset(benign["en"]),
             tuple(benign["zh"]),
             tuple(prefixes),
+            tuple(fused),
         )
 
 
@@ -173,7 +181,28 @@ def _entropy(value: str) -> float:
 
 
 def _words(key: str) -> list[str]:
-    return [word.lower() for word in _WORD.findall(key)]
+    """The words of a key (`snake_case`, `camelCase`), a fused word that ends in a secret's word
+    split before it (`requirepass`, `SSHPASS`, `deststorepass`: `…` `pass`)."""
+    out = []
+    for word in _WORD.findall(key):
+        word = word.lower()
+        suffix = _fused_suffix(word)
+        out += [word[: -len(suffix)], suffix] if suffix else [word]
+    return out
+
+
+FUSED_HEAD = 3  # letters a fused word holds before its secret word (`sshpass`; `bypass` is no key)
+FUSED_SUFFIX = 4  # the shortest secret word read at the end of a fused one (`pass`, `auth`; not `key`)
+
+
+def _fused_suffix(word: str) -> str | None:
+    lexicon = _lexicon()
+    if word in lexicon.secret_en:
+        return None
+    for suffix in lexicon.fused_suffixes:
+        if word.endswith(suffix) and len(word) - len(suffix) >= FUSED_HEAD:
+            return suffix
+    return None
 
 
 def _shape(value: str, out: dict[str, float]) -> None:
@@ -286,8 +315,12 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out["key_secret"] = 1.0
     if any(w in lexicon.benign_en for w in key_words):
         out["key_benign"] = 1.0
-    if key_words and key_words[-1] in lexicon.benign_en:
-        out["key_ends_benign"] = 1.0  # `session_id`, `token_type`: the key names something about a secret
+    if _key_id(key_words, stripped, lexicon):
+        out["key_id"] = 1.0  # `private_key_id`, `SecretId`, `密钥 ID`: the id written beside its key
+    elif key_words and (key_words[-1] in lexicon.benign_en or _benign_kind_of_key(key_words, lexicon)):
+        # `session_id`, `token_type`: the key names something about a secret; `PublicKey`,
+        # `object_key`, `idempotency_key`: a key of another kind
+        out["key_ends_benign"] = 1.0
     if key_words and key_words[-1] in lexicon.secret_en:
         out["key_ends_secret"] = 1.0
         if kind in _ASSIGNED:
@@ -310,8 +343,27 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out["command_line"] = 1.0
     if whole_before.endswith("\n") and _block_line(whole_before):
         out["block_line"] = 1.0
-    if line.count(":") >= 3 and "//" not in line:
+    if line.count(":") - line.count(": ") >= 3 and "//" not in line:  # `host:port:db:user:`, not `"a": "b"`
         out["colon_fields"] = 1.0
+
+
+_KEY_ID_OF = frozenset({"key", "secret"})
+
+
+def _benign_kind_of_key(key_words: list[str], lexicon: _Lexicon) -> bool:
+    """A `key` named by a word that says it is no secret's key (`public_key`, `object_key`)."""
+    return len(key_words) >= 2 and key_words[-1] == "key" and key_words[-2] in lexicon.benign_en
+
+
+def _key_id(key_words: list[str], stripped: str, lexicon: _Lexicon) -> bool:
+    """The key names the id of a key (`…key_id`, `SecretId`, a Chinese label for a key before `ID`):
+    an id paired with its secret, not an identifier of something else (`session_id`, `client_id`)."""
+    if not key_words or key_words[-1] != "id":
+        return False
+    if len(key_words) >= 2:
+        return key_words[-2] in _KEY_ID_OF
+    head = stripped[: len(stripped) - 2].rstrip(" \t")
+    return any(head.endswith(word) for word in lexicon.secret_zh if len(word) >= 2)
 
 
 def _block_line(before: str) -> bool:
@@ -383,7 +435,7 @@ def _next_key_secret(view: str, end: int) -> bool:
 # a value's shape means something else after a secret's key than elsewhere (a 32-hex value is a
 # digest after `sha256=`, an API key after `DD_API_KEY=`): shape features crossed with the strength
 # of the context
-_STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields")
+_STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields", "key_id")
 _WEAK = ("key_secret", "near_secret", "zh_secret")
 _CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
 
@@ -409,9 +461,11 @@ CONTEXT_SIGNALS = frozenset(
 
 
 def judged(found: dict[str, float]) -> bool:
-    """Whether a candidate with these features is judged at all: a context signal is before it and
-    the key it is assigned to does not end in a word that names something else (`session_id`,
-    `token_type`, `api_key_url`: an identifier, a kind, an address)."""
+    """Whether a candidate with these features is judged at all: a context signal is before it, the
+    key it is assigned to does not end in a word that names something else (`session_id`,
+    `token_type`, `api_key_url`: an identifier, a kind, an address) and a key's id is no UUID."""
+    if "key_id" in found and "uuid" in found:
+        return False  # a key's id written as a UUID (`keyId: <uuid>`) identifies, like any UUID
     return bool(found.keys() & CONTEXT_SIGNALS) and "key_ends_benign" not in found
 
 
@@ -465,6 +519,10 @@ class SecretJudge:
             return 0.0  # decided by the context alone: no shape features needed
         _shape(view[start:end], found)
         _combine(found)
+        if source == "token" and not judged(found):
+            return 0.0
+        if source == "keyword" and "key_ends_benign" in found:
+            return 0.0  # overruled whatever the veto: a candidate here would not be judged (see `judged`)
         if source == "keyword" and not found.keys() & VETO_SIGNALS:
             return 1.0
         found[f"src:{source}"] = 1.0
@@ -479,7 +537,9 @@ class SecretJudge:
             return True
         start, end = found.at
         score = self.score(found.view, start, end, found.context_start, source=found.kind)
-        return score >= (self.veto if found.kind == "keyword" else self.threshold)
+        if found.kind == "keyword":
+            return score >= self.veto and score > 0.0  # 0.0: ruled out by its key (see `score`)
+        return score >= self.threshold
 
     def secrets(self, view: str) -> Iterator[tuple[int, int]]:
         """The candidates of `view` that score at least `threshold`."""

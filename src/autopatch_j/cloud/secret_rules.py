@@ -129,6 +129,8 @@ _NAMING_KEY = re.compile(
     r"(?i)(?:name|header|field|param|label|type|format|prefix|endpoint|url|uri|host|version|algorithm|alg|mode"
     r"|policy|scope|audience|issuer)\Z"
 )
+# the public half of a key pair, or a key published on purpose (`PublicKey =`, `pubkey:`, `publishable_key`)
+_PUBLIC_KEY = re.compile(r"(?i)pub(?:lic|lishable)?[_.-]?key")
 # a token that is a position in a listing, not a credential (`page_token`, `next_token`, `cursor`)
 _NOT_CREDENTIAL_KEY = re.compile(r"(?i)(?:page|next|continuation|pagination|sync|resume)[_-]?token")
 # a URL with no user info, query or fragment (`https://auth.example.com/oauth2/token`)
@@ -152,12 +154,22 @@ def _is_reference(view: str, key: str, value: str, span: Span) -> bool:
         return not any(looks_random(word) for word in value.split())  # unless it echoes a literal
     if _PATH_KEY.search(key) and _PATH_VALUE.fullmatch(value):
         return True
-    if _NAMING_KEY.search(key) or _NOT_CREDENTIAL_KEY.search(key):
+    if _NAMING_KEY.search(key) or _NOT_CREDENTIAL_KEY.search(key) or _PUBLIC_KEY.search(key):
         return True
     if _PLAIN_URL.fullmatch(value) or _YAML_TAG.fullmatch(value) or _CONFIG_PATH.fullmatch(value):
         return True
     last = value.rsplit(".", 1)[-1].lower()  # self.api_key = api_key, secret = settings.secret
     return bool(re.fullmatch(r"[A-Za-z_][\w.]*", value)) and key.lower().rsplit(".", 1)[-1] == last
+
+
+# a call whose first argument is a string literal (`token.rstrip(".?!")`, `re.compile(r"…")`)
+_LITERAL_CALL = re.compile(r"\([rbuf]{0,2}+[\"']")
+
+
+def _method_literal(view: str, value: str, at: int) -> bool:
+    """`value(` is a method or module function called with a literal: code, even when the literal
+    holds characters `CALL_ARGS` does not take (a password never reads `name.attr("…`)."""
+    return "." in value and _LITERAL_CALL.match(view, at) is not None
 
 
 def _literal_argument(view: str, key: str, arg: re.Match[str], accept: Callable[[str, str], bool]) -> bool:
@@ -200,7 +212,8 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
             ):
                 continue  # `token = useCookie<string>(…)`: a generic call
             if match.group("v") is not None and span[1] < len(view) and view[span[1]] in "([":
-                if CALL_ARGS.match(view, span[1]) and _CALLEE.fullmatch(value):
+                is_call = CALL_ARGS.match(view, span[1]) or _method_literal(view, value, span[1])
+                if is_call and _CALLEE.fullmatch(value):
                     # code: a call names the secret; only a literal argument can be one
                     arg = _QUOTED_ARG.match(view, span[1])
                     if arg is not None and _literal_argument(view, key, arg, accept):
@@ -382,7 +395,10 @@ _RULES: tuple[Rule, ...] = (
     Rule("netrc_line", _netrc_line),
     grouped("openssl_key_flag", r"(?<![\w-])-K[ \t]++(?P<s>[0-9a-fA-F]{32,128}+)(?![0-9a-fA-F])"),
     Rule("netrc_password", _netrc_password),
-    grouped("basic_auth_flag", r"(?<![\w-])(?:-u|--user)\s++[^\s:\"']++:(?!\[REDACTED\])(?P<s>(?!\d+\b)[^\s\"']++)"),
+    grouped(
+        "basic_auth_flag",
+        r"(?<![\w-])(?:-u|--user)\s++[\"']?[^\s:\"']++:(?!\[REDACTED\]|\$)(?P<s>(?!\d+(?![^\s/\"']))[^\s\"']++)",
+    ),
     # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-; legacy keys carry "T3BlbkFJ") and Anthropic
     token("openai_project_key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{12,}"),
     token("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{12,}"),

@@ -200,7 +200,7 @@ def _command_flags(view: str) -> Iterator[Span]:
 
 # `htpasswd -b FILE USER PASSWORD`; `echo '…' | docker login --password-stdin`
 _HTPASSWD = re.compile(
-    r"(?<![\w-])htpasswd[ \t]++-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]++(?:-[a-zA-Z]{1,4}[ \t]++)?"
+    r"(?<![\w-])htpasswd[ \t]++-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]++(?:-[a-zA-Z]{1,4}[ \t]++)?+"
     r"[^\s]++[ \t]++[^\s]++[ \t]++[\"']?(?!\[REDACTED\])(?P<s>[^\s\"']++)"
 )
 _PIPED_PASSWORD = re.compile(

@@ -46,7 +46,7 @@ _DOCS_EXAMPLE = re.compile(r"EXAMPLE(?:KEY)?\Z")
 
 
 # the arguments of a call, as code writes them: `os.getenv("X")`, `get_token()`, `environ["X"]`
-CALL_ARGS = re.compile(r"[(\[][\w\s.,\"':/-]{0,80}+[)\]]")
+CALL_ARGS = re.compile(r"[(\[](?:[\w\s.,\"':/-]|\[REDACTED\]){0,80}+[)\]]")
 
 
 # a value written in place of a secret: `YOUR_API_KEY`, `your-token-here`, `REPLACE_ME`, `xxxx`, a
@@ -93,8 +93,8 @@ _FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.
 
 
 def placeholder(view: str, value: str, start: int) -> bool:
-    """A value that is no literal secret: a setting, a reference, a path, a docs example key, a
-    stand-in or a masked value."""
+    """A value that is no literal secret: a setting, a reference or the name inside one, a path, a
+    docs example key, a stand-in, a masked value or a publishable key."""
     if not value or SETTING.fullmatch(value) or ENV_REF.fullmatch(value) or value.startswith(REDACTED):
         return True
     if _WITHHELD.fullmatch(value):
@@ -109,9 +109,19 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if len(value) <= 3 and not _ASCII_ALNUM.search(value):  # `')` left of an unclosed quote
         return True
-    if _MASKED.search(value):
+    if _MASKED.search(value) or _PUBLISHED.match(value):
+        return True
+    if view[max(0, start - 4) : start].rstrip(" ")[-2:] in _REF_OPENERS:  # the name inside `${…}`, `{{ … }}`
+        return True
+    if _ENV_LOOKUP.search(view, max(0, start - 24), start):  # the name in `os.environ["…"]`, `getenv("…")`
         return True
     return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
+
+
+_REF_OPENERS = frozenset({"${", "$(", "{{"})
+# a key whose prefix marks it publishable, for a browser or an app (`pk_live_…`, `pk_test_…`, `pk.…`)
+_PUBLISHED = re.compile(r"pk(?:_live|_test)?[_.][A-Za-z0-9]")
+_ENV_LOOKUP = re.compile(r"(?:environ|getenv|Getenv|env|ENV)(?:\.get)?[ \t]*+[\[(][ \t]*+[\"']\Z")
 
 
 def shannon_bits(value: str) -> float:

@@ -1,0 +1,116 @@
+"""Secrets known by their layout, with neither a key word nor a provider prefix before them (C-24).
+
+* **A webhook URL's path after the hook segment** (`…/webhookb2/…`, `…/bot/v2/hook/<token>`,
+  `…/api/webhooks/<id>/<token>`): whoever holds the URL can post, so the rest of the path is the
+  credential, when one of its segments reads as random (≥ 16 characters with a letter and a digit;
+  `/webhooks/github/push-events` stays).
+* **A login before a host without a scheme** (`user/password@//host:1521/SVC`,
+  `user/password@host:port/service`, an Oracle connect string; `user:password@tcp(host:3306)/db`, a
+  Go MySQL DSN): the part between the `/` or `:` and the `@` that starts the host, when it reads
+  like a password. A package or an action at a version
+  (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays.
+* **Secrets printed in groups**: a setup key in groups of four base32 characters (`k7qm 2xzp r4tw
+  …`, at least six groups, letters beyond the hex digits and digits in two groups or more), and a
+  list of at least four codes of two halves (`q7k2m-x9t4z`) whose letters and digits interleave
+  (an issue key such as `ABC-1234` does not).
+* **A password hash in the modular crypt format** (`$2y$10$…` bcrypt as in an `.htpasswd` line,
+  `$6$salt$…`, `$argon2id$v=19$…`): it can be cracked offline, so it is kept like the password.
+
+Every pattern is bounded per start (possessive runs, lazy runs of at most 128 characters stopping at
+a space or a slash), so each rule is linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from autopatch_j.cloud.secret_rules import Rule, with_needs
+from autopatch_j.cloud.secret_shapes import passwordish
+from autopatch_j.cloud.secret_values import placeholder
+
+__all__ = ["LAYOUT_RULES"]
+
+Span = tuple[int, int]
+
+_PATH = "A-Za-z0-9_.@%~=+-"
+_HOOK_URL = re.compile(
+    rf"(?i)https?://[A-Za-z0-9.-]{{1,253}}+(?::\d{{1,5}}+)?(?:/[{_PATH}]{{0,64}}+){{0,8}}?"
+    rf"/(?:[a-z0-9]{{0,16}}hooks?[a-z0-9]{{0,8}}|robot)/(?P<s>[{_PATH}/]{{16,512}}+)"
+)
+_RANDOM_SEGMENT = re.compile(r"(?=[A-Za-z0-9_-]{0,63}?[0-9])(?=[A-Za-z0-9_-]{0,63}?[A-Za-z])[A-Za-z0-9_-]{16,}")
+
+
+def _hook_paths(view: str) -> Iterator[Span]:
+    for match in _HOOK_URL.finditer(view):
+        path = match.group("s")
+        if _RANDOM_SEGMENT.search(path) and not placeholder(view, path, match.start("s")):
+            yield match.span("s")
+
+
+_LOGIN_AT_HOST = re.compile(
+    r"(?<![\w./@:%$-])[A-Za-z_][\w.$-]{0,63}+[/:](?P<s>[^\s/\"'`]{4,128}?)"
+    r"@(?://[A-Za-z0-9]|[A-Za-z0-9][\w.-]{0,253}+:\d{2,5}+/\w|(?:tcp|unix)\()"
+)
+
+
+def _logins_at_host(view: str) -> Iterator[Span]:
+    for match in _LOGIN_AT_HOST.finditer(view):
+        value = match.group("s")
+        if passwordish(value) and not placeholder(view, value, match.start("s")):
+            yield match.span("s")
+
+
+_GROUPS_OF_FOUR = re.compile(
+    r"(?<![\w-])(?:[a-z2-7]{4}(?: [a-z2-7]{4}){5,15}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){5,15})(?![\w-])"
+)
+_CODE = r"[a-z0-9]{4,6}-[a-z0-9]{4,6}"
+_CODES = re.compile(rf"(?<![\w-])(?i:{_CODE}(?:[ \t\r\n+,;]{{1,3}}+{_CODE}){{3,23}}+)(?![\w-])")
+_DIGIT_LETTER = re.compile(r"(?<=[0-9])[a-zA-Z]|(?<=[a-zA-Z])[0-9]")
+_CODE_SPLIT = re.compile(r"[ \t\r\n+,;]+")
+
+
+def _grouped(view: str) -> Iterator[Span]:
+    for match in _GROUPS_OF_FOUR.finditer(view):
+        groups = match.group().split(" ")
+        with_digit = sum(any(c.isdigit() for c in group) for group in groups)
+        beyond_hex = any(c.lower() in "ghijklmnopqrstuvwxyz" for c in match.group())
+        if with_digit >= 2 and beyond_hex:
+            yield match.span()
+    for match in _CODES.finditer(view):
+        codes = _CODE_SPLIT.split(match.group())
+        switches = [len(_DIGIT_LETTER.findall(code)) for code in codes]
+        mixed = sum(n >= 1 for n in switches)
+        interleaved = sum(n >= 2 for n in switches)
+        if mixed * 4 >= len(codes) * 3 and interleaved * 2 >= len(codes) and len(set(codes)) == len(codes):
+            yield match.span()
+
+
+# a password hash in the modular crypt format (`$2y$10$…` bcrypt, `$6$salt$…`, `$argon2id$v=19$…`)
+_CRYPT_HASH = re.compile(
+    r"(?<![\w$])\$(?:2[abxy]|1|5|6|7|y|gy|apr1|argon2id|argon2i|argon2d|scrypt|pbkdf2-sha256|pbkdf2-sha512)"
+    r"\$(?:[\w=,.-]{1,64}+\$){0,3}+[./A-Za-z0-9+]{20,256}+"
+)
+
+
+def _crypt_hashes(view: str) -> Iterator[Span]:
+    for match in _CRYPT_HASH.finditer(view):
+        yield match.span()
+
+
+_LAYOUT_RULES: tuple[Rule, ...] = (
+    Rule("webhook_path", _hook_paths),
+    Rule("login_at_host", _logins_at_host),
+    Rule("grouped_secret", _grouped),
+    Rule("crypt_hash", _crypt_hashes),
+)
+# the literal each rule's matches hold, lowercased (see `Rule.needs`)
+LAYOUT_RULES: tuple[Rule, ...] = with_needs(
+    _LAYOUT_RULES,
+    {
+        "webhook_path": ("hook", "robot"),
+        "login_at_host": ("@",),
+        "grouped_secret": (" ", "-"),
+        "crypt_hash": ("$",),
+    },
+)
