@@ -15,6 +15,8 @@ terms stay with the SQL ranking. The process holds at most `MAX_ROWS` postings a
 `rank_in_python` is the ranking statement of search.py computed over the copy: the same candidates
 (the `cap` newest items of each driving key), the same scores summed in term order, the same share and
 term-count rules, then scope and order on the qualifying items' rows (read once, in one statement).
+A hit's metadata as match kinds compare it (`hit_metadata`) is derived on its first hit under a
+stamp and kept beside its row.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ import json
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from autopatch_j.memory.records import MemoryKind
+from autopatch_j.memory.terms import normalize
 
 #: Postings one search may read into the copy; a search needing more is ranked in SQL.
 LOAD_ROWS = 4096
@@ -47,6 +50,8 @@ FROM json_each(:ids) j CROSS JOIN memory_items i ON i.id = j.value
 
 HitRow = tuple[int, str, str, str, str, str, str]
 """memory_id, kind, title, synopsis (cut one character past the limit), aliases, keywords, subject."""
+Metadata = tuple[str, ...]
+"""A hit's title, aliases, keywords and subject, normalized (`terms.normalize`), the empty ones left out."""
 #: An item as a search needs it: in every scope (an active preference or decision), the thread whose
 #: scope holds it (an active discussion), its `updated_at` and its hit row.
 _ItemRow = tuple[bool, int | None, float, HitRow]
@@ -65,11 +70,12 @@ class _Copy:
     newest: dict[str, tuple[int, ...]] = field(default_factory=dict)
     weights: dict[str, dict[int, int]] = field(default_factory=dict)
     items: dict[int, _ItemRow | None] = field(default_factory=dict)
+    metadata: dict[int, Metadata] = field(default_factory=dict)
     asked: set[str] = field(default_factory=set)
     #: The term statistics read under the stamp (0 for a term no row holds), and per prefix its
     #: completions as the statistics statement returned them.
     counts: dict[str, int] = field(default_factory=dict)
-    completions: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    completions: dict[str, dict[str, int]] = field(default_factory=dict)
     rows: int = 0
 
 
@@ -91,7 +97,9 @@ def cached_rows() -> int:
 
 def _copy_of(stamp: int) -> _Copy:
     """The copy of `stamp`, made the most recently used (the caller holds the lock)."""
-    copy = _copies.setdefault(stamp, _Copy())
+    copy = _copies.get(stamp)
+    if copy is None:
+        copy = _copies[stamp] = _Copy()
     _copies.move_to_end(stamp)
     while len(_copies) > MAX_COPIES:
         _copies.popitem(last=False)
@@ -112,21 +120,25 @@ def remember_stats(
     with _lock:
         copy = _copy_of(stamp)
         copy.counts.update(counts)
-        copy.completions.setdefault(prefix, tuple(completions.items()))
+        copy.completions.setdefault(prefix, dict(completions))
 
 
-def known_stats(keys: Sequence[str], prefix: str) -> tuple[int, dict[str, int], dict[str, int]] | None:
-    """The statistics of `keys` and the completions of `prefix` from the most recently searched copy,
-    with its stamp, when it holds them all (the caller checks the stamp is still the store's)."""
+def known_stats(keys: Iterable[str], prefix: str) -> tuple[int, dict[str, int], Mapping[str, int]] | None:
+    """The statistics of `keys` and the completions of `prefix` (not to be changed) from the most
+    recently searched copy, with its stamp, when it holds them all (the caller checks the stamp is
+    still the store's)."""
     with _lock:
         if not _copies:
             return None
         stamp, copy = next(reversed(_copies.items()))
-        counts = copy.counts
         completions = copy.completions.get(prefix)
-        if completions is None or not all(key in counts for key in keys):
+        if completions is None:
             return None
-        return stamp, {key: counts[key] for key in keys}, dict(completions)
+        counts = copy.counts
+        try:
+            return stamp, {key: counts[key] for key in keys}, completions
+        except KeyError:  # a key no search under this stamp asked for
+            return None
 
 
 def postings_in_tx(
@@ -173,6 +185,13 @@ def _trim() -> None:
         _copies.clear()
 
 
+def hit_metadata(row: HitRow) -> Metadata:
+    """The metadata of a hit row as match kinds compare it (aliases and keywords are stored JSON)."""
+    _, _, title, _, aliases, keywords, subject = row
+    values = (title, *json.loads(aliases), *json.loads(keywords), subject)
+    return tuple(normalize(value) for value in values if value)
+
+
 def _kbn_sum(values: list[float]) -> float:
     """SQLite's `sum()` of reals from 3.43 on: Kahan-Babuska-Neumaier summation."""
     total = err = 0.0
@@ -181,6 +200,70 @@ def _kbn_sum(values: list[float]) -> float:
         err += (total - t) + value if abs(total) > abs(value) else (value - t) + total
         total = t
     return total + err
+
+
+def _best(
+    postings: Mapping[str, Mapping[int, int]], candidates: set[int], alternatives: Sequence[tuple[str, float]]
+) -> dict[int, float]:
+    """Per candidate holding a key of the term, its best `weight × posting weight` over those keys."""
+    if len(alternatives) == 1:
+        (key, w), held_by = alternatives[0], postings[alternatives[0][0]]
+        return {item_id: w * held_by[item_id] for item_id in candidates & held_by.keys()}
+    best: dict[int, float] = {}
+    for key, w in alternatives:
+        held_by = postings[key]
+        for item_id in candidates & held_by.keys():
+            value = w * held_by[item_id]
+            if value > best.get(item_id, _LOWEST):
+                best[item_id] = value
+    return best
+
+
+def _qualifying(
+    best: list[dict[int, float]], weights: Sequence[float], *, min_terms: int, min_share: float
+) -> dict[int, float]:
+    """Per candidate holding `min_terms` terms whose weights reach `min_share`, its score: the terms'
+    best values, each sum in term order as the statement sums them."""
+    if len(best) == 1:  # one term: its weight is every holder's share
+        return dict(best[0]) if min_terms <= 1 and weights[0] >= min_share else {}
+    score, share, held = (_compensated_sums if _COMPENSATED else _running_sums)(best, weights)
+    return {
+        item_id: total for item_id, total in score.items() if held[item_id] >= min_terms and share[item_id] >= min_share
+    }
+
+
+_Sums = tuple[dict[int, float], dict[int, float], dict[int, int]]
+
+
+def _running_sums(best: list[dict[int, float]], weights: Sequence[float]) -> _Sums:
+    """Per item, its terms' values and weights summed left to right in term order (SQLite's `sum()`
+    before 3.43), and how many terms it holds."""
+    score: dict[int, float] = {}
+    share: dict[int, float] = {}
+    held: dict[int, int] = {}
+    for values, weight in zip(best, weights, strict=True):
+        if not held:  # 0.0 + x is x: the statement's sum starts from zero
+            score, share, held = dict(values), dict.fromkeys(values, weight), dict.fromkeys(values, 1)
+            continue
+        for item_id, value in values.items():
+            if item_id in held:
+                score[item_id] += value
+                share[item_id] += weight
+                held[item_id] += 1
+            else:
+                score[item_id], share[item_id], held[item_id] = value, weight, 1
+    return score, share, held
+
+
+def _compensated_sums(best: list[dict[int, float]], weights: Sequence[float]) -> _Sums:
+    """`_running_sums` as SQLite sums from 3.43 on (Kahan-Babuska-Neumaier)."""
+    parts: dict[int, list[tuple[float, float]]] = {}
+    for values, weight in zip(best, weights, strict=True):
+        for item_id, value in values.items():
+            parts.setdefault(item_id, []).append((value, weight))
+    score = {item_id: _kbn_sum([value for value, _ in terms]) for item_id, terms in parts.items()}
+    share = {item_id: _kbn_sum([weight for _, weight in terms]) for item_id, terms in parts.items()}
+    return score, share, {item_id: len(terms) for item_id, terms in parts.items()}
 
 
 #: Whether SQLite's `sum()` compensates (from 3.43 on), so scores equal the statement's bit for bit.
@@ -200,48 +283,20 @@ def rank_in_python(
     thread_id: int,
     limit: int,
     synopsis_chars: int,
-) -> list[HitRow]:
-    """The hit rows of the ranking statement, ranked over `copy`: scope and order as the statement
-    checks them, on item rows from the copy (those not in it yet read in one statement)."""
+) -> list[tuple[HitRow, Metadata]]:
+    """The hit rows of the ranking statement with their metadata, ranked over `copy`: scope and order
+    as the statement checks them, on item rows from the copy (those not in it yet read in one
+    statement)."""
     candidates: set[int] = set()
     for key in driver_keys:
         candidates.update(copy.newest[key][:cap])
     postings = copy.weights
     # Per candidate, the best score of each term it holds, summed in term order (as the statement does).
-    score: dict[int, float] = {}
-    share: dict[int, float] = {}
-    held: dict[int, int] = {}
-    parts: dict[int, list[tuple[float, float]]] = {}  # the terms' (score, share), when sums are compensated
-    for n, alts in enumerate(alternatives):
-        best: dict[int, float] = {}
-        for key, w in alts:
-            held_by = postings[key]
-            for item_id in candidates & held_by.keys():
-                value = w * held_by[item_id]
-                if value > best.get(item_id, _LOWEST):
-                    best[item_id] = value
-        weight = weights[n]
-        for item_id, value in best.items():
-            if _COMPENSATED:
-                parts.setdefault(item_id, []).append((value, weight))
-            elif item_id in held:
-                score[item_id] += value
-                share[item_id] += weight
-                held[item_id] += 1
-            else:  # 0.0 + x is x: the statement's sum starts from zero
-                score[item_id], share[item_id], held[item_id] = value, weight, 1
-    for item_id, terms in parts.items():
-        score[item_id] = _kbn_sum([value for value, _ in terms])
-        share[item_id] = _kbn_sum([weight for _, weight in terms])
-        held[item_id] = len(terms)
-    scored = [
-        (total, item_id)
-        for item_id, total in score.items()
-        if held[item_id] >= min_terms and share[item_id] >= min_share
-    ]
+    best = [_best(postings, candidates, alts) for alts in alternatives]
+    scored = _qualifying(best, weights, min_terms=min_terms, min_share=min_share)
     if not scored:
         return []
-    missing = [item_id for _, item_id in scored if item_id not in copy.items]
+    missing = [item_id for item_id in scored if item_id not in copy.items]
     if missing:  # read under the caller's snapshot, which is the stamp's
         found: dict[int, _ItemRow | None] = dict.fromkeys(missing)
         params = {"ids": _json(missing), "synopsis_chars": synopsis_chars}
@@ -259,10 +314,18 @@ def rank_in_python(
                 copy.items.setdefault(item_id, item)
             copy.rows += len(found)
             _trim()
-    ranked: list[tuple[float, float, int, HitRow]] = []
-    for total, item_id in scored:  # scope: active, and a discussion only of the bound thread
-        known = copy.items[item_id]
+    items = copy.items
+    ranked: list[tuple[float, float, int, int]] = []
+    for item_id, total in scored.items():  # scope: active, and a discussion only of the bound thread
+        known = items[item_id]
         if known is not None and (known[0] or known[1] == thread_id):
-            ranked.append((total, known[2], known[3][0], known[3]))
+            ranked.append((total, known[2], known[3][0], item_id))
     ranked.sort(reverse=True)  # score, updated_at, memory_id (unique among active rows): all DESC
-    return [row for *_, row in ranked[:limit]]
+    hits: list[tuple[HitRow, Metadata]] = []
+    for *_, item_id in ranked[:limit]:
+        row = items[item_id][3]  # type: ignore[index]
+        metadata = copy.metadata.get(item_id)
+        if metadata is None:
+            metadata = copy.metadata.setdefault(item_id, hit_metadata(row))
+        hits.append((row, metadata))
+    return hits

@@ -36,7 +36,13 @@ from importlib import resources
 from typing import Literal
 
 from autopatch_j.memory.index import QueryTerm, idf, query_terms, text_keys
-from autopatch_j.memory.postings_cache import known_stats, postings_in_tx, rank_in_python, remember_stats
+from autopatch_j.memory.postings_cache import (
+    hit_metadata,
+    known_stats,
+    postings_in_tx,
+    rank_in_python,
+    remember_stats,
+)
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -206,21 +212,14 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> 
     if not terms:
         return None
     # The alternatives too: only those some item holds go into the ranking statement.
-    parts = [key for term in terms for key in (*term.parts, *term.alternatives)]
+    asked = dict.fromkeys(["", *(t.key for t in terms), *(key for t in terms for key in (*t.parts, *t.alternatives))])
     last = terms[-1]
     prefix = last.key if last.kind == "word" and len(last.word) >= MIN_PREFIX_CHARS else "\uffff"
-    stats: dict[str, int] = {}
-    completions: dict[str, int] = {}
-    params: dict[str, object] = {
-        "keys": _json(list(dict.fromkeys(["", *(t.key for t in terms), *parts]))),
-        "prefix": prefix,
-        "prefix_end": prefix_end(prefix),
-        "completions": MAX_COMPLETIONS,
-    }
-    asked = {"", *(t.key for t in terms), *parts}
     stamp: int | None = None
+    stats: dict[str, int]
+    completions: Mapping[str, int]
     sent = 0
-    known = known_stats(list(asked), prefix) if cached and conn.in_transaction else None
+    known = known_stats(asked, prefix) if cached and conn.in_transaction else None
     if known is not None:  # the statistics of the last copy, if its stamp is still the store's
         sent += 1
         row = conn.execute(_STAMP_SQL).fetchone()
@@ -228,13 +227,21 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> 
             stamp, stats, completions = known
     if stamp is None:
         sent += 1
+        stats, read = {}, {}
+        params = {
+            "keys": _json(list(asked)),
+            "prefix": prefix,
+            "prefix_end": prefix_end(prefix),
+            "completions": MAX_COMPLETIONS,
+        }
         for term, count in conn.execute(_STATS_SQL, params).fetchall():
             if term is None:
                 stamp = count
             elif term in asked and term not in stats:
                 stats[term] = count
             else:
-                completions[term] = count
+                read[term] = count
+        completions = read
         if cached:
             remember_stats(
                 conn,
@@ -248,13 +255,17 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> 
         return None
     terms = split_compounds(terms, stats)
     alternatives: list[list[tuple[str, float]]] = []
+    weights: list[float] = []
     for n, term in enumerate(terms):
-        found = [(term.key, stats.get(term.key, 0))]
-        if n == len(terms) - 1 and found[0][1] <= 0 and completions:
-            found = list(completions.items())
-        alternatives.append([(key, term_weight(items, count, term.word)) for key, count in found if count > 0])
-    pairs = zip(alternatives, terms, strict=True)
-    weights = [max((w for _, w in alts), default=_absent_weight(items, term)) for alts, term in pairs]
+        count = stats.get(term.key, 0)
+        if count > 0:
+            found = [(term.key, term_weight(items, count, term.word))]
+        elif n == len(terms) - 1 and completions:  # a last word cut short: its completions
+            found = [(key, term_weight(items, count, term.word)) for key, count in completions.items() if count > 0]
+        else:
+            found = []
+        alternatives.append(found)
+        weights.append(max(w for _, w in found) if found else term_weight(items, 0, term.word))
     min_share = MIN_SHARE * sum(weights)
     for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
         alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
@@ -300,7 +311,7 @@ def search_in_tx(
         else None
     )
     if copy is not None:
-        rows = rank_in_python(
+        found = rank_in_python(
             conn,
             copy,
             alternatives=alternatives,
@@ -325,53 +336,52 @@ def search_in_tx(
             "limit": limit,
             "synopsis_chars": SYNOPSIS_CHARS + 1,
         }
-        rows = conn.execute(_SEARCH_SQL, params).fetchall()
+        found = [(row, hit_metadata(row)) for row in conn.execute(_SEARCH_SQL, params).fetchall()]
+    if not found:
+        return []
     keys = frozenset(key for term in terms for key in (term.key, *term.alternatives))
+    probes = probes_of(keys)
     hits = [
         SearchHit(
-            memory_id=memory_id,
-            kind=_KINDS[kind],
-            title=title,
-            synopsis=clip(synopsis, SYNOPSIS_CHARS),
-            match=_match(q, keys, title, aliases, keywords, subject),
+            memory_id=row[0],
+            kind=_KINDS[row[1]],
+            title=row[2],
+            synopsis=clip(row[3], SYNOPSIS_CHARS),
+            match=match_of(q, keys, probes, metadata),
         )
-        for memory_id, kind, title, synopsis, aliases, keywords, subject in rows
+        for row, metadata in found
     ]
     return sorted(hits, key=lambda hit: hit.match != "exact")  # the whole query as a title first (stable)
 
 
-@functools.lru_cache(maxsize=4096)
-def _match(q: str, keys: frozenset[str], title: str, aliases: str, keywords: str, subject: str) -> MatchType:
-    """`match_of` a hit's row (aliases and keywords as stored JSON), kept for the next time."""
-    return match_of(q, keys, [title, *json.loads(aliases), *json.loads(keywords), subject])
-
-
-def match_of(q: str, keys: frozenset[str] | set[str], metadata: list[str]) -> MatchType:
-    """How a hit matched: the whole query is its title, an alias or keyword (`exact`), starts one
-    (`prefix`) or is inside one (`substring`); else some query term is in its metadata (`words`) or
-    only in its content (`content`)."""
-    values = [_normalized(value) for value in metadata if value]
+def match_of(q: str, keys: frozenset[str], probes: Sequence[str], values: Sequence[str]) -> MatchType:
+    """How a hit matched, from its metadata normalized (`postings_cache.hit_metadata`): the whole
+    query is its title, an alias or keyword (`exact`), starts one (`prefix`) or is inside one
+    (`substring`); else some query term (`keys`, with their `probes_of`) is in its metadata (`words`)
+    or only in its content (`content`)."""
     if q in values:
         return "exact"
-    if any(value.startswith(q) for value in values):
-        return "prefix"
-    if any(q in value for value in values):
-        return "substring"
-    # A key is inside the text it came from, but for its last letter (a stem: policy → polici), so
-    # only a value holding some key's probe is tokenized.
-    probes = {key[:-1] if len(key) > 3 else key for key in keys}
     for value in values:
-        if any(probe in value for probe in probes) and keys.intersection(_value_keys(value)):
-            return "words"
+        if value.startswith(q):
+            return "prefix"
+    for value in values:
+        if q in value:
+            return "substring"
+    # Only a value holding some key's probe is tokenized; no value holds one when their lines don't.
+    if any(map("\n".join(values).__contains__, probes)):
+        for value in values:
+            if any(map(value.__contains__, probes)) and not keys.isdisjoint(_value_keys(value)):
+                return "words"
     return "content"
 
 
+def probes_of(keys: frozenset[str]) -> tuple[str, ...]:
+    """What a text holding a key holds: the key, without its last character when it has four or more
+    (a stem's may differ: policy → polici, probe `polic`)."""
+    return tuple({key[:-1] if len(key) > 3 else key for key in keys})
+
+
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-@functools.lru_cache(maxsize=8192)
-def _normalized(value: str) -> str:
-    return normalize(value)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -383,17 +393,11 @@ def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[Query
     """A Chinese compound no item holds whole is also held by the shorter words inside it."""
     out: list[QueryTerm] = []
     for term in terms:
-        held = tuple(part for part in term.parts if stats.get(part, 0) > 0)
-        if stats.get(term.key, 0) > 0 or not held:
-            out.append(term)
-        else:
-            out.append(dataclasses.replace(term, alternatives=tuple(dict.fromkeys((*term.alternatives, *held)))))
+        held = () if stats.get(term.key, 0) > 0 else tuple(part for part in term.parts if stats.get(part, 0) > 0)
+        if held:
+            term = dataclasses.replace(term, alternatives=tuple(dict.fromkeys((*term.alternatives, *held))))
+        out.append(term)
     return out
-
-
-def _absent_weight(items: int, term: QueryTerm) -> float:
-    """The weight of a query term no item holds: it still counts toward the query's total."""
-    return term_weight(items, 0, term.word)
 
 
 _READ_ITEM_SQL = """
