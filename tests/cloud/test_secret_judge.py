@@ -117,7 +117,7 @@ _TWICE_UNSTABLE = pytest.mark.xfail(
 )
 
 
-@pytest.mark.parametrize("author", ["s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE), "s8"])
+@pytest.mark.parametrize("author", ["s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE), "s8", "s9"])
 def test_the_judge_makes_no_tuning_text_redact_differently_twice(author: str) -> None:
     """Redacting a second time changes nothing the rules alone would leave unchanged (one text of
     s2, a Rust `String::from("…")` under a key, the rules alone already read twice)."""
@@ -132,3 +132,19 @@ def test_the_judge_makes_no_tuning_text_redact_differently_twice(author: str) ->
     assert unstable(None) <= unstable(silent)
     assert len(unstable(silent)) <= 1
     assert [redact(text) for text in texts[:20]] == [_redact_with(text, None) for text in texts[:20]]
+
+
+def test_a_value_cut_at_an_equals_sign_reads_the_same_after_redaction() -> None:
+    """`4U~we=[REDACTED]` is no padded token `4U~we=`: the mark stands for the characters it
+    replaced, so the second pass judges what the first did (an s5 text, with s9 in training)."""
+    text = "消息推送后台 admin 账号：密码（4U~we=1agY.a*8）\n有效期到月底。"
+    once = redact(text)
+    assert redact(once) == once
+
+
+def test_digits_assigned_to_a_secret_key_stay_secret_and_a_measure_stays() -> None:
+    """Digits straight after a secret's key are a numeric secret whatever their entropy; a measure
+    is named by its key's last word (`…_ITERATIONS`, `…_ROUNDS`), which the judge reads as no secret."""
+    assert redact("config apikey: 000000000000 end") == "config apikey: [REDACTED] end"
+    for text in ("PASSWORD_HASH_ITERATIONS=600000", "bcrypt password_rounds: 12"):
+        assert redact(text) == text

@@ -47,10 +47,14 @@ CONTEXT = 48
 MIN_LENGTH = 6
 MAX_LENGTH = 256
 
-# a run of token characters that starts where no such run goes on (one attempt per run) and holds a
-# digit or a capital; its tail is possessive, so each run is read once
 _TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*?"
-_CANDIDATE = re.compile(rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]))?")
+# a run of token characters that starts where no such run goes on (one attempt per run) and holds a
+# digit or a capital; its tail is possessive, so each run is read once. `=` ends it as padding only
+# where no token character follows — `[REDACTED]` stands for the token characters it replaced, so
+# `4U~we=[REDACTED]` reads as `4U~we=1agY…` did (redacting twice changes nothing)
+_CANDIDATE = re.compile(
+    rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]|\[REDACTED\]))?"
+)
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
 _SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t]*+[\"'`「“【(\[（『‘〔]?\Z")
@@ -497,6 +501,17 @@ VETO_SIGNALS = frozenset(
 )
 
 
+def _vetoable(found: dict[str, float]) -> bool:
+    """Whether the judge may overrule a key-word rule's span with these features: one of
+    `VETO_SIGNALS`, except digits assigned straight to a secret's key (`PIN=4821`, `apikey: 0000…`:
+    a numeric secret; a measure is named by its key — `token_budget`, `…_ITERATIONS` — and never
+    judged)."""
+    signals = found.keys() & VETO_SIGNALS
+    if signals == {"all_digits"} and "assigned_to_secret" in found:
+        return False
+    return bool(signals)
+
+
 @dataclass(frozen=True)
 class SecretJudge:
     """Logistic weights over `features`. `threshold`: the score from which a candidate is a secret;
@@ -523,7 +538,7 @@ class SecretJudge:
             return 0.0
         if source == "keyword" and "key_ends_benign" in found:
             return 0.0  # overruled whatever the veto: a candidate here would not be judged (see `judged`)
-        if source == "keyword" and not found.keys() & VETO_SIGNALS:
+        if source == "keyword" and not _vetoable(found):
             return 1.0
         found[f"src:{source}"] = 1.0
         weights = self.weights
