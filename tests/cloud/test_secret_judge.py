@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.cloud.redaction import findings, redact, secret_spans
-from autopatch_j.cloud.secret_judge import CONTEXT, SecretJudge, _Lexicon, candidates, features, shipped_judge
+from autopatch_j.cloud.secret_judge import (
+    CONTEXT,
+    ScoreMemo,
+    SecretJudge,
+    _Lexicon,
+    candidates,
+    features,
+    shipped_judge,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = ROOT / "src" / "autopatch_j" / "cloud" / "secret_judge_weights.json"
@@ -148,3 +156,26 @@ def test_digits_assigned_to_a_secret_key_stay_secret_and_a_measure_stays() -> No
     assert redact("config apikey: 000000000000 end") == "config apikey: [REDACTED] end"
     for text in ("PASSWORD_HASH_ITERATIONS=600000", "bcrypt password_rounds: 12"):
         assert redact(text) == text
+
+
+def test_a_memo_of_scores_answers_as_scoring_each_finding_does() -> None:
+    """A memo keys a score by the window `score` reads (`READ_BEHIND`, `READ_AHEAD`): lines that
+    repeat with another pair name or another next field still get their own score."""
+    lines = [
+        "DB_PASSWORD=Ab3dEf9h",
+        "- name: API_TOKEN" + " " * 60 + "# rotated token\n  value: Zq8Kx3Vb7Nm2",
+        "- name: IMAGE_TAG" + " " * 60 + "# rotated token\n  value: Zq8Kx3Vb7Nm2",
+        'x Xy7Kp2Lm   password="abc"',
+        'x Xy7Kp2Lm   colour="abc"',
+        "build Zq8Kx3Vb7Nm2Lp5Rt9 done",
+        "密码是 Ab3dEf9h",
+        "h:5432:d:u:Xy7Kp2Lm",
+    ]
+    filler = "\n" + "plain words here " * 12 + "\n"  # the same history before every line
+    text = filler.join(lines[i % len(lines)] for i in range(64))
+    judge = shipped_judge()
+    found = [f for f in findings(text) if f.kind != "rule"]
+    memo: ScoreMemo = {}
+    scored = [judge._score_of(f, memo) for f in found]
+    assert scored == [judge.score(f.view, *f.at, f.context_start, source=f.kind) for f in found]
+    assert len(set(scored)) > 4 and 0 < len(memo) < len(found) / 4

@@ -50,7 +50,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NewType
 
-from autopatch_j.cloud.secret_judge import SecretJudge, candidates, shipped_judge
+from autopatch_j.cloud.secret_judge import ScoreMemo, SecretJudge, candidates, shipped_judge
 from autopatch_j.cloud.secret_layouts import LAYOUT_RULES
 from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
@@ -435,11 +435,14 @@ def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge 
     judge (the shipped one unless given) overrules, plus the candidates it accepts."""
     chosen = shipped_judge() if judge is None else judge
     found = findings(text, rules)
-    kept = _merge((f.start, f.end) for f in found if f.kind != "token" and chosen.accepts(f))
+    memo: ScoreMemo = {}  # a span read the same way as one before it scores the same
+    kept = _merge((f.start, f.end) for f in found if f.kind != "token" and chosen.accepts(f, memo))
     starts = [start for start, _end in kept]
     # a candidate inside a span already kept changes nothing: it is not scored
     tokens = [
-        (f.start, f.end) for f in found if f.kind == "token" and not _inside(kept, starts, f) and chosen.accepts(f)
+        (f.start, f.end)
+        for f in found
+        if f.kind == "token" and not _inside(kept, starts, f) and chosen.accepts(f, memo)
     ]
     return _merge(kept + tokens) if tokens else kept
 

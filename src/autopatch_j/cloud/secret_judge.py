@@ -35,13 +35,13 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Protocol
 
 from autopatch_j.cloud.secret_values import placeholder
 
-__all__ = ["CONTEXT", "Candidate", "Judged", "SecretJudge", "candidates", "features", "judged", "shipped_judge"]
+__all__ = ["CONTEXT", "Candidate", "Judged", "ScoreMemo", "SecretJudge", "candidates", "features", "judged", "shipped_judge"]
 
 CONTEXT = 48
 MIN_LENGTH = 6
@@ -187,12 +187,18 @@ def _entropy(value: str) -> float:
 def _words(key: str) -> list[str]:
     """The words of a key (`snake_case`, `camelCase`), a fused word that ends in a secret's word
     split before it (`requirepass`, `SSHPASS`, `deststorepass`: `…` `pass`)."""
-    out = []
+    return list(_key_words(key))
+
+
+@lru_cache(maxsize=4096)
+def _key_words(key: str) -> tuple[str, ...]:
+    """`_words`, kept for the most recent keys (a text repeats its keys: `DB_PASSWORD=` on every line)."""
+    out: list[str] = []
     for word in _WORD.findall(key):
         word = word.lower()
         suffix = _fused_suffix(word)
         out += [word[: -len(suffix)], suffix] if suffix else [word]
-    return out
+    return tuple(out)
 
 
 FUSED_HEAD = 3  # letters a fused word holds before its secret word (`sshpass`; `bypass` is no key)
@@ -512,6 +518,16 @@ def _vetoable(found: dict[str, float]) -> bool:
     return bool(signals)
 
 
+# `score` reads the view only within `READ_BEHIND` characters before a span (its context, a
+# `name`/`value` pair before it) and `READ_AHEAD` after it (the key of the next field), so the score
+# of a span is a function of that window, of the span's and its context's place in it and of the
+# finding's kind: the key of a `ScoreMemo`
+READ_BEHIND = max(CONTEXT, PAIR_REACH)
+READ_AHEAD = AHEAD
+MEMO_LIMIT = 4096
+ScoreMemo = dict[tuple[str, int, int, int | None, str], float]
+
+
 @dataclass(frozen=True)
 class SecretJudge:
     """Logistic weights over `features`. `threshold`: the score from which a candidate is a secret;
@@ -545,16 +561,32 @@ class SecretJudge:
         total = sum(weights.get(name, 0.0) * value for name, value in found.items())
         return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, total))))
 
-    def accepts(self, found: Judged) -> bool:
+    def accepts(self, found: Judged, memo: ScoreMemo | None = None) -> bool:
         """Whether a finding of `redaction.findings` is a secret: a rule's always, a key-word rule's
-        unless it scores below `veto`, a candidate's when it scores at least `threshold`."""
+        unless it scores below `veto`, a candidate's when it scores at least `threshold`. `memo`
+        (one per text) keeps the scores of the spans already read, by what `score` reads of them
+        (`ScoreMemo`): the same answer, without scoring a repeated line again."""
         if found.kind == "rule":
             return True
-        start, end = found.at
-        score = self.score(found.view, start, end, found.context_start, source=found.kind)
+        score = self._score_of(found, memo)
         if found.kind == "keyword":
             return score >= self.veto and score > 0.0  # 0.0: ruled out by its key (see `score`)
         return score >= self.threshold
+
+    def _score_of(self, found: Judged, memo: ScoreMemo | None) -> float:
+        view = found.view
+        start, end = found.at
+        low, high = max(0, start - READ_BEHIND), min(len(view), end + READ_AHEAD)
+        context = found.context_start
+        if memo is None or (context is not None and context < low):
+            return self.score(view, start, end, context, source=found.kind)
+        key = (view[low:high], start - low, end - low, None if context is None else context - low, found.kind)
+        score = memo.get(key)
+        if score is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()  # bounded memory; a text that repeats itself fills it again at once
+            score = memo[key] = self.score(view, start, end, context, source=found.kind)
+        return score
 
     def secrets(self, view: str) -> Iterator[tuple[int, int]]:
         """The candidates of `view` that score at least `threshold`."""
