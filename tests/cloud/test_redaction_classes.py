@@ -87,6 +87,18 @@ SECRETS += [
         ["K7QXW2MZ4PLR9TNB", "Zt9mKq7vLx2Wn5Rb8Yc3Hd6Fg1Js4"],
         "PlainLoginModule",
     ),
+    (
+        "name glued to = before a quote",
+        "export SSHPASS='Qm7#xZ!p2Lw^Rt'\nexport WIFI_PSK=\"Corvid7Harbor#Lime22\"\n./deploy.sh",
+        ["Qm7#xZ!p2Lw^Rt", "Corvid7Harbor#Lime22"],
+        "./deploy.sh",
+    ),
+    (
+        "value written into a secret's file",
+        "$ echo 'Tundra#Lantern4419' > ~/.vault_pass && ansible-playbook site.yml",
+        ["Tundra#Lantern4419"],
+        "ansible-playbook site.yml",
+    ),
 ]
 
 LOOKALIKES = [
@@ -102,6 +114,8 @@ LOOKALIKES = [
     ("a word like a chat prefix", "She signed the card with a xoxo-heavy farewell."),
     ("a publishable key", "the publishable key pk_test_Zq8rTx2LwV9pKc4Nd7Hs1G loads the widget"),
     ("setting after a versioned line", "image: ghcr.io/acme/api:v1.2.3\nimagePullPolicy: Always\nreplicas: 3\n"),
+    ("padding closed by its quote", "thumb = 'QUJDREVGR0hJSktM=' # a base64 preview\nexport BUILD_ID=\"Release2024x\""),
+    ("value written into an ordinary file", "$ echo 'Release2024x' > ~/notes/summary.txt && cat ~/notes/summary.txt"),
 ]
 
 

@@ -136,10 +136,24 @@ def candidates(view: str) -> Iterator[Candidate]:
 _KEY_END = re.compile(r"[\"']?[ \t]{0,2}(?:[=:：＝]|是|为|->|=>)")
 
 
+# a name glued to `=` before an opening quote (`SSHPASS='…'`, `WIFI_PSK="…"`): the `=` assigns, it
+# is no base64 padding (a padded value is closed by its quote, not opened by one)
+_ASSIGNING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}=")
+_OPENING = frozenset("\"'`")
+
+
 def _names_a_key(view: str, end: int, value: str) -> bool:
     """A candidate that names what follows (`DB_PASSWORD=`, `"DD_API_KEY":`, an environment
-    variable's name): the context of the next candidate reaches back over it."""
-    return _SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None
+    variable's name, `SSHPASS=` before a quoted value): the context of the next candidate reaches
+    back over it."""
+    if _SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None:
+        return True
+    start = end - len(value)
+    return (
+        _ASSIGNING_NAME.fullmatch(value) is not None
+        and view[end : end + 1] in _OPENING
+        and (start == 0 or view[start - 1] not in _OPENING)
+    )
 
 
 @dataclass(frozen=True)
@@ -431,9 +445,15 @@ AHEAD = 40
 _NEXT_KEY = re.compile(r"[\"']?[ \t,;&，、]{1,3}+[\"']?(?P<key>[^\s=:：\"']{1,32}?)[\"']?[ \t]*+(?:[=:：]|是|为)")
 
 
+# a value written into a file (`echo '…' > ~/.vault_pass`, `>> .pgpass`): the file's name is its key
+_INTO_FILE = re.compile(r"[\"']?[ \t]*+>>?[ \t]*+(?:[^\s/;&|<>]{0,32}/){0,4}(?P<key>[^\s/;&|<>]{1,32})")
+
+
 def _next_key_secret(view: str, end: int) -> bool:
-    """The next field after `end` (within `AHEAD` characters) is assigned to a secret's key."""
-    found = _NEXT_KEY.match(view, end, min(len(view), end + AHEAD))
+    """The next field after `end` (within `AHEAD` characters) is assigned to a secret's key, or the
+    value is written into a file whose name names a secret."""
+    limit = min(len(view), end + AHEAD)
+    found = _NEXT_KEY.match(view, end, limit) or _INTO_FILE.match(view, end, limit)
     if found is None:
         return False
     lexicon = _lexicon()
