@@ -38,7 +38,8 @@ is given) reads the same views: `findings` lists what the rules find — tagged 
 rules in `JUDGED_RULES`, which find a value by the key word or label before it — and every judge
 candidate (`token`); `secret_spans` keeps every structural rule's span, a key-word rule's unless the
 judge overrules it, and the candidates it accepts. Its work per candidate is bounded, so redaction
-stays linear.
+stays linear; a span read exactly as one before it (the same window of the view: a repeated line)
+takes that one's score from a memo kept for the text.
 """
 
 from __future__ import annotations

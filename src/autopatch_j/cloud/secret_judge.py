@@ -15,12 +15,15 @@ logistic model over two groups of features (`features`):
   whether those words name a secret, a key's id (`private_key_id`) or something that is no secret
   (`secret_judge_words.json`; `object_key`, `PublicKey`: a benign word before `key`), and whether
   the next field after it is assigned to a secret's key (`username="…" password=…`: a key id
-  paired with its secret).
+  paired with its secret) or the value is written into a file named for a secret
+  (`echo '…' > ~/.vault_pass`).
 
 Candidates (`candidates`) are runs of token characters (6–256 long, holding a digit or a capital)
 in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
 and never past `[REDACTED]`, a blank line or a previous candidate other than a key's name
-(`DB_PASSWORD=`), so redacting a second time sees the same context and changes nothing. The weights
+(`DB_PASSWORD=`, `SSHPASS=` before a quote), so redacting a second time sees the same context and
+changes nothing. `score` reads at most `READ_BEHIND` characters before a span and `READ_AHEAD`
+after it, so `accepts` with a `ScoreMemo` scores a repeated reading once. The weights
 (`secret_judge_weights.json`) are trained by `scripts/train_secret_judge.py`; this module only
 reads them. Work per candidate is bounded, so
 judging is linear in the length of the text.
