@@ -125,7 +125,9 @@ _TWICE_UNSTABLE = pytest.mark.xfail(
 )
 
 
-@pytest.mark.parametrize("author", ["s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE), "s8", "s9"])
+@pytest.mark.parametrize(
+    "author", ["s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE), "s8", "s9"]
+)
 def test_the_judge_makes_no_tuning_text_redact_differently_twice(author: str) -> None:
     """Redacting a second time changes nothing the rules alone would leave unchanged (one text of
     s2, a Rust `String::from("…")` under a key, the rules alone already read twice)."""

@@ -44,7 +44,17 @@ from typing import Protocol
 
 from autopatch_j.cloud.secret_values import placeholder
 
-__all__ = ["CONTEXT", "Candidate", "Judged", "ScoreMemo", "SecretJudge", "candidates", "features", "judged", "shipped_judge"]
+__all__ = [
+    "CONTEXT",
+    "Candidate",
+    "Judged",
+    "ScoreMemo",
+    "SecretJudge",
+    "candidates",
+    "features",
+    "judged",
+    "shipped_judge",
+]
 
 CONTEXT = 48
 MIN_LENGTH = 6

@@ -95,7 +95,8 @@ def _grouped(view: str) -> Iterator[Span]:
 # commas or line breaks, within 80 characters after the label (its key, a colon, a sentence's end)
 _CODES_LABEL = re.compile(r"(?i:(?:recovery|backup|2fa|mfa|two[ -]factor)[ _-]?codes?)|恢复码|备用码|救援码")
 _CODE_LIST = re.compile(
-    r"[^\n]{0,80}?(?:\n[ \t]*+){0,2}?(?<![A-Za-z0-9-])(?P<s>[A-Za-z0-9-]{6,32}+(?:[ \t\r\n,;`|]{1,4}+[A-Za-z0-9-]{6,32}+){3,31}+)"
+    r"[^\n]{0,80}?(?:\n[ \t]*+){0,2}?(?<![A-Za-z0-9-])"
+    r"(?P<s>[A-Za-z0-9-]{6,32}+(?:[ \t\r\n,;`|]{1,4}+[A-Za-z0-9-]{6,32}+){3,31}+)"
 )
 _LIST_SPLIT = re.compile(r"[ \t\r\n,;`|]+")
 
