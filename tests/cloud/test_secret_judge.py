@@ -181,3 +181,25 @@ def test_a_memo_of_scores_answers_as_scoring_each_finding_does() -> None:
     scored = [judge._score_of(f, memo) for f in found]
     assert scored == [judge.score(f.view, *f.at, f.context_start, source=f.kind) for f in found]
     assert len(set(scored)) > 4 and 0 < len(memo) < len(found) / 4
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'pub const BILLING_API_KEY: &str = r#"Kx8Qm2Vz7Lp4Wn9Rt3Yc6Hb1"#;',
+        'pub const BILLING_API_KEY: &\'static str = "Kx8Qm2Vz7Lp4Wn9Rt3Yc6Hb1";',
+        "    billing_api_key: str = b'Kx8Qm2Vz7Lp4Wn9Rt3Yc6Hb1'",
+    ],
+)
+def test_context_reads_the_key_of_a_typed_constant_and_a_prefixed_string(text: str) -> None:
+    """A type between the key and ` = ` and a string prefix (`r#"`, `b'`) before the quote: the value
+    is assigned to the key's words, not to the type's."""
+    start = text.index("Kx8")
+    found = features(text, start, start + 24)
+    assert {"assigned_to_secret", "k:api", "k:key", "sep:equals"} <= found.keys()
+    assert "k:str" not in found
+
+
+def test_context_keeps_a_name_after_a_colon_when_no_type_is_written() -> None:
+    text = "env: API_TOKEN = Kx8Qm2Vz7Lp4Wn9Rt3Yc6Hb1"
+    assert {"k:api", "k:token"} <= features(text, text.index("Kx8"), len(text)).keys()

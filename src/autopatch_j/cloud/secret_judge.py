@@ -70,7 +70,16 @@ _CANDIDATE = re.compile(
 )
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
-_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t]*+[\"'`「“【(\[（『‘〔]?\Z")
+# the mark between a key and its value: a connector, then an opening quote or bracket, the quote
+# with a string prefix (`r"…"`, `b'…'`, Rust's raw `r#"…"#`)
+_SEPARATOR = re.compile(
+    r"[ \t]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t]*+(?:(?<!\w)(?:[rRbBuUfF]{1,2}|r#{1,3})(?=[\"']))?"
+    r"[\"'`「“【(\[（『‘〔]?\Z"
+)
+# a type between a key and ` = ` (`API_KEY: &str = …`, `api_key: str = …`, `KEY: &'static str = …`):
+# the key is the name before it (`env: API_TOKEN=…` names no type: no space before `=`, a
+# variable's name)
+_TYPE_ANNOTATION = re.compile(r"[ \t]*+:[ \t]*+(?P<type>&?(?:'[a-z]++[ \t]++)?[A-Za-z_][\w:<>]{0,30}+)\Z")
 # a short scheme word between a key and its value (`Authorization: Bearer <token>`, `KEY: Scheme1 <token>`):
 # the value is read under the key
 _SCHEME = re.compile(r"(?<=[=:：\s\"'])[A-Za-z][A-Za-z0-9]{2,9} \Z")
@@ -333,6 +342,10 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
     stripped = stripped.rstrip("\"'")  # a quoted key: `"kid": "…"`
     mark = sep.group().strip(" \t") if sep else ""
     kind = _sep_kind(mark, before)
+    if kind == "equals" and sep is not None and sep.group()[:1] in " \t":
+        typed = _TYPE_ANNOTATION.search(stripped)
+        if typed is not None and _SCREAMING.fullmatch(typed.group("type")) is None:
+            stripped = stripped[: typed.start()]
     out[f"sep:{kind}"] = 1.0
     key = _ASCII_WORDS.findall(stripped[-40:])
     key_words = _words(key[-1]) if key and stripped.endswith(key[-1]) else []
