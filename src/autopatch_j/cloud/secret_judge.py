@@ -8,10 +8,11 @@ logistic model over two groups of features (`features`):
 * **shape**: length, the mix of digits, upper and lower case and symbols, character entropy, known
   token prefixes, and whether it reads as a hex digest, a UUID, a version, a date, a path, a file
   name, a dotted name, an e-mail address, a colour, a placeholder or an identifier of words;
-* **context**: the separator right before it (`=`, `:`, a quote, a space, `是`, a table cell's
-  `|`), the words of the key or label before it (English words split from `snake_case`/`camelCase`,
-  a fused word split before a secret's word — `requirepass` is `require` `pass` —, a quoted key's
-  words, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped),
+* **context**: the separator right before it (`=`, `:`, a quote with its string prefix — `r#"`,
+  `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
+  split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
+  `require` `pass` —, a quoted key's words, a typed constant's name before its type — `API_KEY: &str
+  = …` —, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped),
   whether those words name a secret, a key's id (`private_key_id`) or something that is no secret
   (`secret_judge_words.json`; `object_key`, `PublicKey`: a benign word before `key`), and whether
   the next field after it is assigned to a secret's key (`username="…" password=…`: a key id
