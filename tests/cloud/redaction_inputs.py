@@ -98,4 +98,6 @@ NEW_LAYOUTS: dict[str, Callable[[int], str]] = {
     "groups of four": lambda n: ("k7qm " * n)[:n],
     "codes of two halves": lambda n: ("q7k2m-x9t4z " * n)[:n],
     "fused key words": lambda n: ("requirepass Ab3dEf9h " * n)[:n],
+    "labels before codes": lambda n: (("recovery codes " + "a1b2c3 " * 3 + "\n") * n)[:n],
+    "one label before many codes": lambda n: ("backup codes: " + "a1b2c3d4 " * n)[:n],
 }

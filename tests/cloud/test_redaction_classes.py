@@ -87,6 +87,30 @@ SECRETS += [
         ["K7QXW2MZ4PLR9TNB", "Zt9mKq7vLx2Wn5Rb8Yc3Hd6Fg1Js4"],
         "PlainLoginModule",
     ),
+    (
+        "name glued to = before a quote",
+        "export SSHPASS='Qm7#xZ!p2Lw^Rt'\nexport WIFI_PSK=\"Corvid7Harbor#Lime22\"\n./deploy.sh",
+        ["Qm7#xZ!p2Lw^Rt", "Corvid7Harbor#Lime22"],
+        "./deploy.sh",
+    ),
+    (
+        "value written into a secret's file",
+        "$ echo 'Tundra#Lantern4419' > ~/.vault_pass && ansible-playbook site.yml",
+        ["Tundra#Lantern4419"],
+        "ansible-playbook site.yml",
+    ),
+    (
+        "codes listed under a label naming them",
+        "Backup codes (use each once):\n\n7f3a91c2e4\nb05d6e8a13\n29c4f7e0ad\nd81b3a6f59\n\nStore them offline.",
+        ["7f3a91c2e4", "b05d6e8a13", "29c4f7e0ad", "d81b3a6f59"],
+        "Store them offline.",
+    ),
+    (
+        "codes after a Chinese label",
+        "恢复码：k3m9x2q7 p8w4z6r1 t5y2n8v3 h6j1c9b4 m2s7d5f8，请妥善保存",
+        ["k3m9x2q7", "p8w4z6r1", "t5y2n8v3", "h6j1c9b4", "m2s7d5f8"],
+        "请妥善保存",
+    ),
 ]
 
 LOOKALIKES = [
@@ -102,6 +126,10 @@ LOOKALIKES = [
     ("a word like a chat prefix", "She signed the card with a xoxo-heavy farewell."),
     ("a publishable key", "the publishable key pk_test_Zq8rTx2LwV9pKc4Nd7Hs1G loads the widget"),
     ("setting after a versioned line", "image: ghcr.io/acme/api:v1.2.3\nimagePullPolicy: Always\nreplicas: 3\n"),
+    ("padding closed by its quote", "thumb = 'QUJDREVGR0hJSktM=' # a base64 preview\nexport BUILD_ID=\"Release2024x\""),
+    ("codes named without a list", "Generate 10 recovery codes in Settings, then print them.\nstep 2 of 4 done"),
+    ("names listed under a label", "backup codes printed for: alice01, brandon, carolyn, dominic, eleanor"),
+    ("value written into an ordinary file", "$ echo 'Release2024x' > ~/notes/summary.txt && cat ~/notes/summary.txt"),
 ]
 
 

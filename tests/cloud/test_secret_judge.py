@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.cloud.redaction import findings, redact, secret_spans
-from autopatch_j.cloud.secret_judge import CONTEXT, SecretJudge, _Lexicon, candidates, features, shipped_judge
+from autopatch_j.cloud.secret_judge import (
+    CONTEXT,
+    ScoreMemo,
+    SecretJudge,
+    _Lexicon,
+    candidates,
+    features,
+    shipped_judge,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = ROOT / "src" / "autopatch_j" / "cloud" / "secret_judge_weights.json"
@@ -117,7 +125,9 @@ _TWICE_UNSTABLE = pytest.mark.xfail(
 )
 
 
-@pytest.mark.parametrize("author", ["s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE), "s8"])
+@pytest.mark.parametrize(
+    "author", ["s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE), "s8", "s9"]
+)
 def test_the_judge_makes_no_tuning_text_redact_differently_twice(author: str) -> None:
     """Redacting a second time changes nothing the rules alone would leave unchanged (one text of
     s2, a Rust `String::from("…")` under a key, the rules alone already read twice)."""
@@ -132,3 +142,64 @@ def test_the_judge_makes_no_tuning_text_redact_differently_twice(author: str) ->
     assert unstable(None) <= unstable(silent)
     assert len(unstable(silent)) <= 1
     assert [redact(text) for text in texts[:20]] == [_redact_with(text, None) for text in texts[:20]]
+
+
+def test_a_value_cut_at_an_equals_sign_reads_the_same_after_redaction() -> None:
+    """`4U~we=[REDACTED]` is no padded token `4U~we=`: the mark stands for the characters it
+    replaced, so the second pass judges what the first did (an s5 text, with s9 in training)."""
+    text = "消息推送后台 admin 账号：密码（4U~we=1agY.a*8）\n有效期到月底。"
+    once = redact(text)
+    assert redact(once) == once
+
+
+def test_digits_assigned_to_a_secret_key_stay_secret_and_a_measure_stays() -> None:
+    """Digits straight after a secret's key are a numeric secret whatever their entropy; a measure
+    is named by its key's last word (`…_ITERATIONS`, `…_ROUNDS`), which the judge reads as no secret."""
+    assert redact("config apikey: 000000000000 end") == "config apikey: [REDACTED] end"
+    for text in ("PASSWORD_HASH_ITERATIONS=600000", "bcrypt password_rounds: 12"):
+        assert redact(text) == text
+
+
+def test_a_memo_of_scores_answers_as_scoring_each_finding_does() -> None:
+    """A memo keys a score by the window `score` reads (`READ_BEHIND`, `READ_AHEAD`): lines that
+    repeat with another pair name or another next field still get their own score."""
+    lines = [
+        "DB_PASSWORD=Ab3dEf9h",
+        "- name: API_TOKEN" + " " * 60 + "# rotated token\n  value: Zq8Kx3Vb7Nm2",
+        "- name: IMAGE_TAG" + " " * 60 + "# rotated token\n  value: Zq8Kx3Vb7Nm2",
+        'x Xy7Kp2Lm   password="abc"',
+        'x Xy7Kp2Lm   colour="abc"',
+        "build Zq8Kx3Vb7Nm2Lp5Rt9 done",
+        "密码是 Ab3dEf9h",
+        "h:5432:d:u:Xy7Kp2Lm",
+    ]
+    filler = "\n" + "plain words here " * 12 + "\n"  # the same history before every line
+    text = filler.join(lines[i % len(lines)] for i in range(64))
+    judge = shipped_judge()
+    found = [f for f in findings(text) if f.kind != "rule"]
+    memo: ScoreMemo = {}
+    scored = [judge._score_of(f, memo) for f in found]
+    assert scored == [judge.score(f.view, *f.at, f.context_start, source=f.kind) for f in found]
+    assert len(set(scored)) > 4 and 0 < len(memo) < len(found) / 4
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'pub const BILLING_API_KEY: &str = r#"Kx8Qm2Vz7Lp4Wn9Rt3Yc6Hb1"#;',
+        'pub const BILLING_API_KEY: &\'static str = "Kx8Qm2Vz7Lp4Wn9Rt3Yc6Hb1";',
+        "    billing_api_key: str = b'Kx8Qm2Vz7Lp4Wn9Rt3Yc6Hb1'",
+    ],
+)
+def test_context_reads_the_key_of_a_typed_constant_and_a_prefixed_string(text: str) -> None:
+    """A type between the key and ` = ` and a string prefix (`r#"`, `b'`) before the quote: the value
+    is assigned to the key's words, not to the type's."""
+    start = text.index("Kx8")
+    found = features(text, start, start + 24)
+    assert {"assigned_to_secret", "k:api", "k:key", "sep:equals"} <= found.keys()
+    assert "k:str" not in found
+
+
+def test_context_keeps_a_name_after_a_colon_when_no_type_is_written() -> None:
+    text = "env: API_TOKEN = Kx8Qm2Vz7Lp4Wn9Rt3Yc6Hb1"
+    assert {"k:api", "k:token"} <= features(text, text.index("Kx8"), len(text)).keys()

@@ -38,7 +38,8 @@ is given) reads the same views: `findings` lists what the rules find — tagged 
 rules in `JUDGED_RULES`, which find a value by the key word or label before it — and every judge
 candidate (`token`); `secret_spans` keeps every structural rule's span, a key-word rule's unless the
 judge overrules it, and the candidates it accepts. Its work per candidate is bounded, so redaction
-stays linear.
+stays linear; a span read exactly as one before it (the same window of the view: a repeated line)
+takes that one's score from a memo kept for the text.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NewType
 
-from autopatch_j.cloud.secret_judge import SecretJudge, candidates, shipped_judge
+from autopatch_j.cloud.secret_judge import ScoreMemo, SecretJudge, candidates, shipped_judge
 from autopatch_j.cloud.secret_layouts import LAYOUT_RULES
 from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
@@ -435,11 +436,14 @@ def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge 
     judge (the shipped one unless given) overrules, plus the candidates it accepts."""
     chosen = shipped_judge() if judge is None else judge
     found = findings(text, rules)
-    kept = _merge((f.start, f.end) for f in found if f.kind != "token" and chosen.accepts(f))
+    memo: ScoreMemo = {}  # a span read the same way as one before it scores the same
+    kept = _merge((f.start, f.end) for f in found if f.kind != "token" and chosen.accepts(f, memo))
     starts = [start for start, _end in kept]
     # a candidate inside a span already kept changes nothing: it is not scored
     tokens = [
-        (f.start, f.end) for f in found if f.kind == "token" and not _inside(kept, starts, f) and chosen.accepts(f)
+        (f.start, f.end)
+        for f in found
+        if f.kind == "token" and not _inside(kept, starts, f) and chosen.accepts(f, memo)
     ]
     return _merge(kept + tokens) if tokens else kept
 

@@ -8,19 +8,23 @@ logistic model over two groups of features (`features`):
 * **shape**: length, the mix of digits, upper and lower case and symbols, character entropy, known
   token prefixes, and whether it reads as a hex digest, a UUID, a version, a date, a path, a file
   name, a dotted name, an e-mail address, a colour, a placeholder or an identifier of words;
-* **context**: the separator right before it (`=`, `:`, a quote, a space, `是`, a table cell's
-  `|`), the words of the key or label before it (English words split from `snake_case`/`camelCase`,
-  a fused word split before a secret's word — `requirepass` is `require` `pass` —, a quoted key's
-  words, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped),
+* **context**: the separator right before it (`=`, `:`, a quote with its string prefix — `r#"`,
+  `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
+  split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
+  `require` `pass` —, a quoted key's words, a typed constant's name before its type — `API_KEY: &str
+  = …` —, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped),
   whether those words name a secret, a key's id (`private_key_id`) or something that is no secret
   (`secret_judge_words.json`; `object_key`, `PublicKey`: a benign word before `key`), and whether
   the next field after it is assigned to a secret's key (`username="…" password=…`: a key id
-  paired with its secret).
+  paired with its secret) or the value is written into a file named for a secret
+  (`echo '…' > ~/.vault_pass`).
 
 Candidates (`candidates`) are runs of token characters (6–256 long, holding a digit or a capital)
 in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
 and never past `[REDACTED]`, a blank line or a previous candidate other than a key's name
-(`DB_PASSWORD=`), so redacting a second time sees the same context and changes nothing. The weights
+(`DB_PASSWORD=`, `SSHPASS=` before a quote), so redacting a second time sees the same context and
+changes nothing. `score` reads at most `READ_BEHIND` characters before a span and `READ_AHEAD`
+after it, so `accepts` with a `ScoreMemo` scores a repeated reading once. The weights
 (`secret_judge_weights.json`) are trained by `scripts/train_secret_judge.py`; this module only
 reads them. Work per candidate is bounded, so
 judging is linear in the length of the text.
@@ -35,25 +39,48 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Protocol
 
 from autopatch_j.cloud.secret_values import placeholder
 
-__all__ = ["CONTEXT", "Candidate", "Judged", "SecretJudge", "candidates", "features", "judged", "shipped_judge"]
+__all__ = [
+    "CONTEXT",
+    "Candidate",
+    "Judged",
+    "ScoreMemo",
+    "SecretJudge",
+    "candidates",
+    "features",
+    "judged",
+    "shipped_judge",
+]
 
 CONTEXT = 48
 MIN_LENGTH = 6
 MAX_LENGTH = 256
 
-# a run of token characters that starts where no such run goes on (one attempt per run) and holds a
-# digit or a capital; its tail is possessive, so each run is read once
 _TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*?"
-_CANDIDATE = re.compile(rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]))?")
+# a run of token characters that starts where no such run goes on (one attempt per run) and holds a
+# digit or a capital; its tail is possessive, so each run is read once. `=` ends it as padding only
+# where no token character follows — `[REDACTED]` stands for the token characters it replaced, so
+# `4U~we=[REDACTED]` reads as `4U~we=1agY…` did (redacting twice changes nothing)
+_CANDIDATE = re.compile(
+    rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]|\[REDACTED\]))?"
+)
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
-_SEPARATOR = re.compile(r"[ \t]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t]*+[\"'`「“【(\[（『‘〔]?\Z")
+# the mark between a key and its value: a connector, then an opening quote or bracket, the quote
+# with a string prefix (`r"…"`, `b'…'`, Rust's raw `r#"…"#`)
+_SEPARATOR = re.compile(
+    r"[ \t]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t]*+(?:(?<!\w)(?:[rRbBuUfF]{1,2}|r#{1,3})(?=[\"']))?"
+    r"[\"'`「“【(\[（『‘〔]?\Z"
+)
+# a type between a key and ` = ` (`API_KEY: &str = …`, `api_key: str = …`, `KEY: &'static str = …`):
+# the key is the name before it (`env: API_TOKEN=…` names no type: no space before `=`, a
+# variable's name)
+_TYPE_ANNOTATION = re.compile(r"[ \t]*+:[ \t]*+(?P<type>&?(?:'[a-z]++[ \t]++)?[A-Za-z_][\w:<>]{0,30}+)\Z")
 # a short scheme word between a key and its value (`Authorization: Bearer <token>`, `KEY: Scheme1 <token>`):
 # the value is read under the key
 _SCHEME = re.compile(r"(?<=[=:：\s\"'])[A-Za-z][A-Za-z0-9]{2,9} \Z")
@@ -132,10 +159,24 @@ def candidates(view: str) -> Iterator[Candidate]:
 _KEY_END = re.compile(r"[\"']?[ \t]{0,2}(?:[=:：＝]|是|为|->|=>)")
 
 
+# a name glued to `=` before an opening quote (`SSHPASS='…'`, `WIFI_PSK="…"`): the `=` assigns, it
+# is no base64 padding (a padded value is closed by its quote, not opened by one)
+_ASSIGNING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}=")
+_OPENING = frozenset("\"'`")
+
+
 def _names_a_key(view: str, end: int, value: str) -> bool:
     """A candidate that names what follows (`DB_PASSWORD=`, `"DD_API_KEY":`, an environment
-    variable's name): the context of the next candidate reaches back over it."""
-    return _SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None
+    variable's name, `SSHPASS=` before a quoted value): the context of the next candidate reaches
+    back over it."""
+    if _SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None:
+        return True
+    start = end - len(value)
+    return (
+        _ASSIGNING_NAME.fullmatch(value) is not None
+        and view[end : end + 1] in _OPENING
+        and (start == 0 or view[start - 1] not in _OPENING)
+    )
 
 
 @dataclass(frozen=True)
@@ -183,12 +224,18 @@ def _entropy(value: str) -> float:
 def _words(key: str) -> list[str]:
     """The words of a key (`snake_case`, `camelCase`), a fused word that ends in a secret's word
     split before it (`requirepass`, `SSHPASS`, `deststorepass`: `…` `pass`)."""
-    out = []
+    return list(_key_words(key))
+
+
+@lru_cache(maxsize=4096)
+def _key_words(key: str) -> tuple[str, ...]:
+    """`_words`, kept for the most recent keys (a text repeats its keys: `DB_PASSWORD=` on every line)."""
+    out: list[str] = []
     for word in _WORD.findall(key):
         word = word.lower()
         suffix = _fused_suffix(word)
         out += [word[: -len(suffix)], suffix] if suffix else [word]
-    return out
+    return tuple(out)
 
 
 FUSED_HEAD = 3  # letters a fused word holds before its secret word (`sshpass`; `bypass` is no key)
@@ -296,6 +343,10 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
     stripped = stripped.rstrip("\"'")  # a quoted key: `"kid": "…"`
     mark = sep.group().strip(" \t") if sep else ""
     kind = _sep_kind(mark, before)
+    if kind == "equals" and sep is not None and sep.group()[:1] in " \t":
+        typed = _TYPE_ANNOTATION.search(stripped)
+        if typed is not None and _SCREAMING.fullmatch(typed.group("type")) is None:
+            stripped = stripped[: typed.start()]
     out[f"sep:{kind}"] = 1.0
     key = _ASCII_WORDS.findall(stripped[-40:])
     key_words = _words(key[-1]) if key and stripped.endswith(key[-1]) else []
@@ -421,9 +472,15 @@ AHEAD = 40
 _NEXT_KEY = re.compile(r"[\"']?[ \t,;&，、]{1,3}+[\"']?(?P<key>[^\s=:：\"']{1,32}?)[\"']?[ \t]*+(?:[=:：]|是|为)")
 
 
+# a value written into a file (`echo '…' > ~/.vault_pass`, `>> .pgpass`): the file's name is its key
+_INTO_FILE = re.compile(r"[\"']?[ \t]*+>>?[ \t]*+(?:[^\s/;&|<>]{0,32}/){0,4}(?P<key>[^\s/;&|<>]{1,32})")
+
+
 def _next_key_secret(view: str, end: int) -> bool:
-    """The next field after `end` (within `AHEAD` characters) is assigned to a secret's key."""
-    found = _NEXT_KEY.match(view, end, min(len(view), end + AHEAD))
+    """The next field after `end` (within `AHEAD` characters) is assigned to a secret's key, or the
+    value is written into a file whose name names a secret."""
+    limit = min(len(view), end + AHEAD)
+    found = _NEXT_KEY.match(view, end, limit) or _INTO_FILE.match(view, end, limit)
     if found is None:
         return False
     lexicon = _lexicon()
@@ -497,6 +554,27 @@ VETO_SIGNALS = frozenset(
 )
 
 
+def _vetoable(found: dict[str, float]) -> bool:
+    """Whether the judge may overrule a key-word rule's span with these features: one of
+    `VETO_SIGNALS`, except digits assigned straight to a secret's key (`PIN=4821`, `apikey: 0000…`:
+    a numeric secret; a measure is named by its key — `token_budget`, `…_ITERATIONS` — and never
+    judged)."""
+    signals = found.keys() & VETO_SIGNALS
+    if signals == {"all_digits"} and "assigned_to_secret" in found:
+        return False
+    return bool(signals)
+
+
+# `score` reads the view only within `READ_BEHIND` characters before a span (its context, a
+# `name`/`value` pair before it) and `READ_AHEAD` after it (the key of the next field), so the score
+# of a span is a function of that window, of the span's and its context's place in it and of the
+# finding's kind: the key of a `ScoreMemo`
+READ_BEHIND = max(CONTEXT, PAIR_REACH)
+READ_AHEAD = AHEAD
+MEMO_LIMIT = 4096
+ScoreMemo = dict[tuple[str, int, int, int | None, str], float]
+
+
 @dataclass(frozen=True)
 class SecretJudge:
     """Logistic weights over `features`. `threshold`: the score from which a candidate is a secret;
@@ -523,23 +601,39 @@ class SecretJudge:
             return 0.0
         if source == "keyword" and "key_ends_benign" in found:
             return 0.0  # overruled whatever the veto: a candidate here would not be judged (see `judged`)
-        if source == "keyword" and not found.keys() & VETO_SIGNALS:
+        if source == "keyword" and not _vetoable(found):
             return 1.0
         found[f"src:{source}"] = 1.0
         weights = self.weights
         total = sum(weights.get(name, 0.0) * value for name, value in found.items())
         return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, total))))
 
-    def accepts(self, found: Judged) -> bool:
+    def accepts(self, found: Judged, memo: ScoreMemo | None = None) -> bool:
         """Whether a finding of `redaction.findings` is a secret: a rule's always, a key-word rule's
-        unless it scores below `veto`, a candidate's when it scores at least `threshold`."""
+        unless it scores below `veto`, a candidate's when it scores at least `threshold`. `memo`
+        (one per text) keeps the scores of the spans already read, by what `score` reads of them
+        (`ScoreMemo`): the same answer, without scoring a repeated line again."""
         if found.kind == "rule":
             return True
-        start, end = found.at
-        score = self.score(found.view, start, end, found.context_start, source=found.kind)
+        score = self._score_of(found, memo)
         if found.kind == "keyword":
             return score >= self.veto and score > 0.0  # 0.0: ruled out by its key (see `score`)
         return score >= self.threshold
+
+    def _score_of(self, found: Judged, memo: ScoreMemo | None) -> float:
+        view = found.view
+        start, end = found.at
+        low, high = max(0, start - READ_BEHIND), min(len(view), end + READ_AHEAD)
+        context = found.context_start
+        if memo is None or (context is not None and context < low):
+            return self.score(view, start, end, context, source=found.kind)
+        key = (view[low:high], start - low, end - low, None if context is None else context - low, found.kind)
+        score = memo.get(key)
+        if score is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()  # bounded memory; a text that repeats itself fills it again at once
+            score = memo[key] = self.score(view, start, end, context, source=found.kind)
+        return score
 
     def secrets(self, view: str) -> Iterator[tuple[int, int]]:
         """The candidates of `view` that score at least `threshold`."""

@@ -13,6 +13,10 @@
   …`, at least six groups, letters beyond the hex digits and digits in two groups or more), and a
   list of at least four codes of two halves (`q7k2m-x9t4z`) whose letters and digits interleave
   (an issue key such as `ABC-1234` does not).
+* **Codes listed under a label that names them** (`recovery codes`, `RECOVERY_CODES =`, `backup
+  codes:`, 恢复码, 备用码): at least four runs of one length (6–32 characters, most with a digit)
+  separated by spaces, commas or line breaks, within 80 characters of the label; names or words
+  listed after such a label stay.
 * **A password hash in the modular crypt format** (`$2y$10$…` bcrypt as in an `.htpasswd` line,
   `$6$salt$…`, `$argon2id$v=19$…`): it can be cracked offline, so it is kept like the password.
 
@@ -86,6 +90,29 @@ def _grouped(view: str) -> Iterator[Span]:
             yield match.span()
 
 
+# a list of one-time codes under a label that names them (`recovery codes`, `RECOVERY_CODES`, `backup
+# codes`, 恢复码, 备用码): at least four runs of the same length, one code each, separated by spaces,
+# commas or line breaks, within 80 characters after the label (its key, a colon, a sentence's end)
+_CODES_LABEL = re.compile(r"(?i:(?:recovery|backup|2fa|mfa|two[ -]factor)[ _-]?codes?)|恢复码|备用码|救援码")
+_CODE_LIST = re.compile(
+    r"[^\n]{0,80}?(?:\n[ \t]*+){0,2}?(?<![A-Za-z0-9-])"
+    r"(?P<s>[A-Za-z0-9-]{6,32}+(?:[ \t\r\n,;`|]{1,4}+[A-Za-z0-9-]{6,32}+){3,31}+)"
+)
+_LIST_SPLIT = re.compile(r"[ \t\r\n,;`|]+")
+
+
+def _labelled_codes(view: str) -> Iterator[Span]:
+    for label in _CODES_LABEL.finditer(view):
+        found = _CODE_LIST.match(view, label.end())
+        if found is None:
+            continue
+        codes = _LIST_SPLIT.split(found.group("s"))
+        lengths = {len(code) for code in codes}
+        with_digit = sum(any(c.isdigit() for c in code) for code in codes)
+        if len(lengths) == 1 and with_digit * 4 >= len(codes) * 3 and len(set(codes)) == len(codes):
+            yield found.span("s")
+
+
 # a password hash in the modular crypt format (`$2y$10$…` bcrypt, `$6$salt$…`, `$argon2id$v=19$…`)
 _CRYPT_HASH = re.compile(
     r"(?<![\w$])\$(?:2[abxy]|1|5|6|7|y|gy|apr1|argon2id|argon2i|argon2d|scrypt|pbkdf2-sha256|pbkdf2-sha512)"
@@ -103,6 +130,7 @@ _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("login_at_host", _logins_at_host),
     Rule("grouped_secret", _grouped),
     Rule("crypt_hash", _crypt_hashes),
+    Rule("labelled_codes", _labelled_codes),
 )
 # the literal each rule's matches hold, lowercased (see `Rule.needs`)
 LAYOUT_RULES: tuple[Rule, ...] = with_needs(
@@ -112,5 +140,6 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
         "login_at_host": ("@",),
         "grouped_secret": (" ", "-"),
         "crypt_hash": ("$",),
+        "labelled_codes": ("code", "恢复码", "备用码", "救援码"),
     },
 )
