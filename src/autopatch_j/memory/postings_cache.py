@@ -39,7 +39,9 @@ MAX_ROWS = 400_000
 MAX_COPIES = 8
 
 _LOAD_SQL = """
-SELECT p.term, p.item_id, p.weight FROM json_each(:keys) j CROSS JOIN memory_postings p ON p.term = j.value
+SELECT t.term, p.item_id, p.weight + 100
+FROM json_each(:keys) j CROSS JOIN memory_term_stats t ON t.term = j.value
+CROSS JOIN memory_postings p ON p.term_id = t.id
 """
 
 _ROWS_SQL = """
