@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from autopatch_j.memory.text import Token, associations, fold, tokens
 from autopatch_j.memory.text.languages import is_filler
+from autopatch_j.memory.words import stem
 
 MAX_TERM_CHARS = 64
 MAX_ITEM_TERMS = 256
@@ -63,8 +64,6 @@ def token_key(token: Token) -> str | None:
     if token.kind == "word":
         if len(token.text) < 2 and not token.text.isdigit():
             return None
-        from autopatch_j.memory.words import stem
-
         return stem(token.text)[:MAX_TERM_CHARS]
     return token.text[:MAX_TERM_CHARS]
 
@@ -220,6 +219,8 @@ def _join_members(found: list[Token]) -> list[Token]:
     (包 + 管理 → 包管理, 对象 + 存储 → 对象存储): the thesaurus is the query's dictionary too."""
     from autopatch_j.memory.words import cjk_members
 
+    if sum(token.kind == "cjk" for token in found) < 2:  # nothing to join
+        return found
     members = cjk_members()
     out: list[Token] = []
     n = 0

@@ -179,8 +179,10 @@ def postings_in_tx(
         return None
     with _lock:
         copy = _copy_of(stamp)
+        if copy.whole:
+            return copy
         missing = [key for key in keys if key not in copy.weights]
-        if not missing or copy.whole:
+        if not missing:
             return copy
         unasked = [key for key in missing if key not in copy.asked]
         copy.asked.update(missing)
