@@ -9,7 +9,9 @@ holds 国际, 国际化 and 方案), and the thesaurus members its words trigger
 
 An item's terms come from its title and subject (each occurrence counts 3), aliases and keywords (2)
 and content (1); its posting for a term stores the BM25 term-frequency part of that count, scaled to an
-integer (`weight`), so a search only multiplies it by the term's rarity (search.py).
+integer (`weight`, stored less `WEIGHT_OFFSET` so it fits one byte), so a search only multiplies it by
+the term's rarity (search.py). Terms are stored by number (`memory_term_stats.id`, schema v6); an item's
+postings are dropped by the keys its row gives (`drop_item_terms_in_tx`).
 """
 
 from __future__ import annotations
