@@ -47,7 +47,7 @@ from typing import Any
 
 from autopatch_j.memory import postings_cache
 from autopatch_j.memory.db import Database
-from autopatch_j.memory.index import item_weights
+from autopatch_j.memory.index import WEIGHT_OFFSET, item_weights
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.search import search_in_tx
 from autopatch_j.memory.terms import normalize
@@ -135,7 +135,7 @@ class Store:
     conn: sqlite3.Connection  # the loader's connection
     thread_id: int
     manager: MemoryManager
-    next_term_id: int = 1
+    term_ids: dict[str, int] = field(default_factory=lambda: {"": 1})  # terms numbered as the indexer would
     loaded: int = 0
     counts: dict[str, int] = field(default_factory=lambda: {"postings": 0})
 
@@ -176,8 +176,8 @@ def load(store: Store, items: list[GenItem]) -> float:
         for name in _INDEX_TRIGGERS
     ]
     item_rows: list[tuple[object, ...]] = []
-    posting_rows: list[tuple[str, int, int]] = []
-    doc_rows: list[tuple[int, str]] = []
+    posting_rows: list[tuple[int, int, int]] = []
+    doc_rows: list[tuple[int, int]] = []
     fts_rows: list[tuple[str, int]] = []
     and_rows: list[tuple[int, str]] = []
     for it in items:
@@ -201,8 +201,9 @@ def load(store: Store, items: list[GenItem]) -> float:
             continue  # only active revisions are indexed
         # The same rows as index.index_item_in_tx.
         weights = item_weights(title=it.title, content=it.content, aliases=it.aliases, keywords=it.keywords)
-        posting_rows.extend((term, it.id, weight) for term, weight in weights.items())
-        doc_rows.append((it.id, json.dumps(list(weights), ensure_ascii=False, separators=(",", ":"))))
+        term_ids = [store.term_ids.setdefault(term, len(store.term_ids) + 1) for term in weights]
+        posting_rows.extend((n, it.id, w - WEIGHT_OFFSET) for n, w in zip(term_ids, weights.values(), strict=True))
+        doc_rows.append((it.id, len(term_ids)))
         store.counts["postings"] += len(weights)
         text = "\n".join([it.title, *it.aliases, *it.keywords, it.content])
         fts_rows.append((normalize(text), it.id))
@@ -212,11 +213,21 @@ def load(store: Store, items: list[GenItem]) -> float:
         conn.execute(f"DROP TRIGGER {name}")
     conn.executemany(_ITEM_SQL, item_rows)
     posting_rows.sort()
-    conn.executemany("INSERT INTO memory_postings (term, item_id, weight) VALUES (?, ?, ?)", posting_rows)
+    known = conn.execute("SELECT max(id) FROM memory_term_stats").fetchone()[0] or 0
+    conn.executemany(  # the new terms, numbered as the loader numbered them
+        "INSERT INTO memory_term_stats (id, term, items) VALUES (?, ?, 0)",
+        [(n, term) for term, n in store.term_ids.items() if n > known],
+    )
+    conn.executemany("INSERT INTO memory_postings (term_id, item_id, weight) VALUES (?, ?, ?)", posting_rows)
     conn.executemany("INSERT INTO memory_search_docs (item_id, terms) VALUES (?, ?)", doc_rows)
-    conn.execute("DELETE FROM memory_term_stats")
-    conn.execute("INSERT INTO memory_term_stats (term, items) SELECT term, count(*) FROM memory_postings GROUP BY term")
-    conn.execute("INSERT INTO memory_term_stats (term, items) SELECT '', count(*) FROM memory_search_docs")
+    conn.execute(
+        "UPDATE memory_term_stats SET items = (SELECT count(*) FROM memory_postings p WHERE p.term_id = "
+        "memory_term_stats.id) WHERE term <> ''"
+    )
+    conn.execute(
+        "INSERT INTO memory_term_stats (term, items) SELECT '', count(*) FROM memory_search_docs WHERE true "
+        "ON CONFLICT (term) DO UPDATE SET items = excluded.items"
+    )
     for sql in triggers:
         conn.execute(sql)
     conn.executemany("INSERT INTO bench_fts (term, item_id) VALUES (?, ?)", fts_rows)
@@ -229,7 +240,14 @@ def load(store: Store, items: list[GenItem]) -> float:
     return time.perf_counter() - started
 
 
-_OURS = ("memory_postings", "memory_search_docs", "memory_term_stats", "memory_index_state")
+# The index's tables and the unique index of the terms' text (term → number).
+_OURS = (
+    "memory_postings",
+    "memory_search_docs",
+    "memory_term_stats",
+    "sqlite_autoindex_memory_term_stats_1",
+    "memory_index_state",
+)
 
 
 def index_bytes(conn: sqlite3.Connection) -> dict[str, int]:

@@ -31,7 +31,10 @@ from query_eval import answers, language, load_sessions, session_files
 
 from autopatch_j.memory.search import MIN_TERMS, plan_in_tx
 
-_POSTINGS = "SELECT p.term FROM memory_postings p JOIN memory_items i ON i.id = p.item_id WHERE i.memory_id = ?"
+_POSTINGS = (
+    "SELECT t.term FROM memory_postings p JOIN memory_term_stats t ON t.id = p.term_id "
+    "JOIN memory_items i ON i.id = p.item_id WHERE i.memory_id = ?"
+)
 
 
 def classify(conn: object, query: str, memory_id: int | None, hit_ids: list[int]) -> dict[str, object]:

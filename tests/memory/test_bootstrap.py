@@ -128,7 +128,23 @@ CASES = {
         _sql("UPDATE threads SET status = 'archived', archived_at = 1"), "exactly one active thread", True, 8
     ),
     "foreign_table_version_0": Case(_foreign_table_version_zero, "user_version is 0", False, 1),
-    "user_version_6": Case(_sql("PRAGMA user_version = 6"), "schema version 6", True, 8),
+    "user_version_7": Case(_sql("PRAGMA user_version = 7"), "schema version 7", True, 8),
+    # v6's compact index: a store whose postings may name no term, or whose term lists are back, is drift.
+    "dropped_posting_term_check": Case(
+        _sql("DROP TRIGGER memory_postings_term"),
+        "trigger 'memory_postings_term' of the Memory schema is missing",
+        True,
+        8,
+    ),
+    "v5_index_tables": Case(
+        _sql(
+            "DROP TABLE memory_search_docs",
+            "CREATE TABLE memory_search_docs (item_id INTEGER PRIMARY KEY, terms TEXT NOT NULL) STRICT",
+        ),
+        "memory_search_docs",
+        True,
+        8,
+    ),
     "garbage_bytes": Case(_garbage, "not a valid SQLite database", False, 1),
     "truncated": Case(_truncate, "", False, None),
     # `_` is a LIKE wildcard: objects merely *resembling* SQLite's internal names are still unknown (issue 9.1).

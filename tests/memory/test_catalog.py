@@ -26,7 +26,8 @@ EXPECTED_TABLES = {
     # v3 (docs/import.md): imported sessions and the keys their turns are known by.
     "import_sessions",
     "imported_turns",
-    # v4 (docs/retrieval.md): the search index — postings, the terms of each item, term statistics.
+    # v4 (docs/retrieval.md): the search index — postings, the terms of each item, term statistics
+    # (v6: terms by number, numbered in memory_term_stats).
     "memory_postings",
     "memory_search_docs",
     "memory_term_stats",
@@ -49,7 +50,7 @@ def test_database_created_by_bootstrap_matches_the_manifest_exactly(manager: Mem
     conn = sqlite3.connect(manager.paths.db)
     try:
         assert read_catalog(conn) == manifest()
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     finally:
         conn.close()
 

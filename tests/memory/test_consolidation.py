@@ -54,7 +54,14 @@ def item_rows(manager: MemoryManager) -> list[tuple[object, ...]]:
 
 
 def terms_of(manager: MemoryManager, item_id: int) -> set[str]:
-    return {r[0] for r in rows(manager, "SELECT term FROM memory_postings WHERE item_id = ?", (item_id,))}
+    return {
+        r[0]
+        for r in rows(
+            manager,
+            "SELECT t.term FROM memory_postings p JOIN memory_term_stats t ON t.id = p.term_id WHERE p.item_id = ?",
+            (item_id,),
+        )
+    }
 
 
 @pytest.fixture

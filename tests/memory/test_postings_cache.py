@@ -11,6 +11,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -88,7 +89,11 @@ def _queries(rng: random.Random, n: int) -> list[str]:
     return [" ".join(rng.sample(words, rng.randint(1, 4))) for _ in range(n)]
 
 
-def test_a_generated_store_of_hundreds_ranks_the_same_in_the_copy_and_in_sql(manager: MemoryManager) -> None:
+@pytest.mark.parametrize("whole_items", [postings_cache.WHOLE_ITEMS, 0], ids=["read-whole", "per-term"])
+def test_a_generated_store_of_hundreds_ranks_the_same_in_the_copy_and_in_sql(
+    manager: MemoryManager, monkeypatch: pytest.MonkeyPatch, whole_items: int
+) -> None:
+    monkeypatch.setattr(postings_cache, "WHOLE_ITEMS", whole_items)  # the store read whole, or per term
     rng = random.Random(7)  # fixed seed, logged by the assertion's message
     threads = _fill(manager, rng, 600)  # ≥ 32 items per key: the newest-candidates bound matters
     differ = []

@@ -484,3 +484,16 @@ def test_the_exact_match_ranks_first_among_hundreds_sharing_the_prefix(manager: 
     assert [h.match for h in hits] == ["exact", "prefix", "prefix", "prefix", "prefix"]
     assert hits[0].memory_id == exact.memory_id
     assert [h.title for h in hits[1:]] == ["cache 299", "cache 298", "cache 297", "cache 296"]
+
+
+def test_a_small_store_is_read_whole_so_new_terms_need_only_their_statistics(manager: MemoryManager) -> None:
+    for n in range(3):
+        add_item(manager, kind=PREF, title=f"lint rule {n}")
+    add_item(manager, kind=PREF, title="kafka topics keep seven days", content="retention of kafka topics")
+    first, _ = traced_search(manager, "lint rule")
+    _, statements = traced_search(manager, "lint rule")
+    assert statements == 3  # statistics, every posting of the store, every indexed item's row
+    hits, statements = traced_search(manager, "kafka retention")  # terms no search asked for before
+    expected, _ = traced_search(manager, "kafka retention", cached=False)
+    assert (hits, statements) == (expected, 1) and [hit.title for hit in hits] == ["kafka topics keep seven days"]
+    assert traced_search(manager, "lint rule") == (first, 1)

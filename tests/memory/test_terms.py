@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autopatch_j.memory.index import MAX_ITEM_TERMS, MAX_TERM_CHARS, item_weights, query_terms
+from autopatch_j.memory.errors import StorageError
+from autopatch_j.memory.index import MAX_ITEM_TERMS, MAX_TERM_CHARS, WEIGHT_OFFSET, item_weights, query_terms
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.terms import normalize
@@ -65,12 +64,27 @@ def test_query_terms_leave_fillers_out_and_keep_identifiers_whole() -> None:
 def test_indexing_stores_postings_the_term_list_and_statistics(manager: MemoryManager) -> None:
     made = add_item(manager, kind=MemoryKind.USER_PREFERENCE, title="Answer", content="以后先给结论", keywords=["ab"])
     with manager.db.read("terms") as conn:
-        postings = dict(conn.execute("SELECT term, weight FROM memory_postings WHERE item_id = ?", (made.id,)))
+        numbers = dict(conn.execute("SELECT id, term FROM memory_term_stats").fetchall())
+        postings = {
+            numbers[term_id]: weight
+            for term_id, weight in conn.execute(
+                "SELECT term_id, weight FROM memory_postings WHERE item_id = ?", (made.id,)
+            )
+        }
         (terms,) = conn.execute("SELECT terms FROM memory_search_docs WHERE item_id = ?", (made.id,)).fetchone()
         stats = dict(conn.execute("SELECT term, items FROM memory_term_stats").fetchall())
     assert set(postings) == {"answer", "ab", "先给", "结论"}
-    assert sorted(json.loads(terms)) == sorted(postings)
+    expected = item_weights(title="Answer", content="以后先给结论", keywords=["ab"])
+    assert {term: weight + WEIGHT_OFFSET for term, weight in postings.items()} == expected
+    assert all(-99 <= weight <= 127 for weight in postings.values())  # one byte each on disk
+    assert terms == len(postings)  # how many postings it holds, not their terms
     assert stats[""] == 1 and all(stats[term] == 1 for term in postings)
+
+
+def test_a_posting_must_name_a_numbered_term(manager: MemoryManager) -> None:
+    made = add_item(manager, kind=MemoryKind.USER_PREFERENCE, title="quokka")
+    with pytest.raises(StorageError, match="unknown term id"), manager.db.write("test: a posting of no term") as conn:
+        conn.execute("INSERT INTO memory_postings (term_id, item_id, weight) VALUES (9999, ?, 1)", (made.id,))
 
 
 def test_retiring_an_item_drops_its_postings_and_counts(manager: MemoryManager) -> None:
@@ -80,6 +94,22 @@ def test_retiring_an_item_drops_its_postings_and_counts(manager: MemoryManager) 
         assert conn.execute("SELECT count(*) FROM memory_postings").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM memory_search_docs").fetchone()[0] == 0
         assert conn.execute("SELECT max(items) FROM memory_term_stats").fetchone()[0] == 0
+
+
+def test_forgetting_drops_every_posting_even_when_the_tokenizer_changed_since(manager: MemoryManager) -> None:
+    made = add_item(manager, kind=MemoryKind.USER_PREFERENCE, title="quokka pnpm", content="以后先给结论")
+    other = add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="quokka ruff")
+    with manager.db.write("test: the row no longer gives the keys it was indexed by") as conn:
+        conn.execute("UPDATE memory_items SET title = 'wombat', content = 'wombat' WHERE id = ?", (made.id,))
+    manager.forget(made.memory_id)
+    with manager.db.read("terms") as conn:
+        left = conn.execute("SELECT DISTINCT item_id FROM memory_postings").fetchall()
+        stats = dict(conn.execute("SELECT term, items FROM memory_term_stats WHERE items > 0").fetchall())
+        docs = conn.execute("SELECT item_id, terms FROM memory_search_docs").fetchall()
+    assert [tuple(row) for row in left] == [(other.id,)]
+    assert stats == {"": 1, "quokka": 1, "ruff": 1}
+    assert [tuple(row) for row in docs] == [(other.id, 2)]
+    assert [hit.title for hit in manager.search(thread_id=1, query="quokka")] == ["quokka ruff"]
 
 
 def test_the_filler_words_are_data_with_a_strict_schema() -> None:

@@ -1,15 +1,20 @@
-"""The explicit upgrades v2, v3 and v4 → v5: one transaction, every RAW turn and item kept, the search
-index rebuilt (from v2 and v3) and stamped, exact catalog after."""
+"""The explicit upgrades v2, v3, v4 and v5 → v6: one transaction, every RAW turn and item kept, the
+search index rebuilt in its compact v6 form and stamped, exact catalog after."""
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, catalog_of, manifest, read_catalog
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.upgrade import (
     V4_TABLES,
+    V6_REBUILT,
     frozen_manifest,
     frozen_statements,
     upgrade_statements,
@@ -17,6 +22,7 @@ from autopatch_j.memory.upgrade import (
     v2_statements,
     v3_manifest,
     v5_statements,
+    v6_statements,
 )
 
 _TURNS = "SELECT id, thread_id, seq, intent, status, user_text, assistant_text, created_at FROM turns ORDER BY id"
@@ -101,8 +107,8 @@ def test_v4_replaces_the_retrieval_terms_with_the_search_index_and_adds_the_subj
 
 
 def test_v5_only_adds_the_index_stamp_and_the_triggers_that_replace_it() -> None:
-    assert frozen_manifest(4) <= manifest()  # nothing of v4 changes
-    assert {e.name for e in manifest() - frozen_manifest(4)} == {
+    assert frozen_manifest(4) <= frozen_manifest(5)  # nothing of v4 changes
+    assert {e.name for e in frozen_manifest(5) - frozen_manifest(4)} == {
         "memory_index_state",
         "memory_term_stats_insert_stamp",
         "memory_term_stats_update_stamp",
@@ -112,8 +118,25 @@ def test_v5_only_adds_the_index_stamp_and_the_triggers_that_replace_it() -> None
         "memory_items_update_stamp",
         "memory_items_delete_stamp",
     }
-    assert catalog_of(frozen_statements(4) + v5_statements()) == manifest()
-    assert SCHEMA_VERSION == 5
+    assert catalog_of(frozen_statements(4) + v5_statements()) == frozen_manifest(5)
+
+
+def test_v6_changes_only_the_search_index_tables_and_their_triggers() -> None:
+    changed = manifest() ^ frozen_manifest(5)
+    assert changed and {e.table for e in changed} == set(V6_REBUILT)
+    assert "memory_postings_term" in {e.name for e in manifest() - frozen_manifest(5)}  # a posting names a term
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:  # the v6 step on a v5 catalog: drop the index tables (their triggers go), create v6's
+        for statement in frozen_statements(5):
+            conn.execute(statement)
+        for table in V6_REBUILT:
+            conn.execute(f"DROP TABLE {table}")
+        for statement in v6_statements():
+            conn.execute(statement)
+        assert read_catalog(conn) == manifest()
+    finally:
+        conn.close()
+    assert SCHEMA_VERSION == 6
 
 
 def test_an_upgraded_store_accepts_failed_jobs_and_keeps_them(tmp_path: Path) -> None:
@@ -141,7 +164,7 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     assert manager.open().ok
     manager.close()
     assert _read(db, _TURNS) == before
-    assert _read(db, "PRAGMA user_version") == [(5,)]
+    assert _read(db, "PRAGMA user_version") == [(6,)]
     conn = sqlite3.connect(db)
     try:
         assert read_catalog(conn) == manifest()  # the exact catalog check holds after the upgrade
@@ -151,17 +174,23 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     commit = statements.index("COMMIT", begin)
     inside = statements[begin:commit]
     creates = [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))]
-    # v3's, then v4's as v4 shipped them, then v5's
-    assert creates == [*upgrade_statements(), *upgrade_statements(V4_TABLES, version=4), *v5_statements()]
+    # v3's, then v4's as v4 shipped them, then v5's as v5 shipped them, then v6's
+    assert creates == [
+        *upgrade_statements(),
+        *upgrade_statements(V4_TABLES, version=4),
+        *v5_statements(),
+        *v6_statements(),
+    ]
     assert [s for s in inside if s.startswith(("ALTER", "DROP"))] == [
         "ALTER TABLE memory_items ADD COLUMN subject TEXT NOT NULL DEFAULT ''",
         "DROP TABLE memory_term_grams",
         "DROP TABLE memory_gram_stats",
         "DROP TABLE memory_terms",
+        *(f"DROP TABLE {table}" for table in V6_REBUILT),
     ]
     rewrites = [s for s in inside if s.startswith("UPDATE sqlite_master")]
     assert [r.rsplit("name = ", 1)[1] for r in rewrites] == ["'memory_items'", "'memory_jobs'"]  # column, CHECK
-    assert "PRAGMA user_version = 5" in inside
+    assert "PRAGMA user_version = 6" in inside
 
 
 def test_the_upgraded_store_works_and_imports(tmp_path: Path) -> None:
@@ -169,7 +198,7 @@ def test_the_upgraded_store_works_and_imports(tmp_path: Path) -> None:
     manager = MemoryManager(root=tmp_path)
     assert manager.open().ok
     status = manager.status()
-    assert status.schema_version == 5 and status.counts["turns"] == 3
+    assert status.schema_version == 6 and status.counts["turns"] == 3
     assert manager.active_thread().id == 2
 
 
@@ -219,7 +248,7 @@ def test_a_v3_store_is_upgraded_and_its_active_memories_are_searchable(tmp_path:
         assert manager.search(thread_id=1, query="yapf") == []  # forgotten: not indexed
     finally:
         manager.close()
-    assert _read(db, "PRAGMA user_version") == [(5,)]
+    assert _read(db, "PRAGMA user_version") == [(6,)]
     assert _read(db, "SELECT subject FROM memory_items ORDER BY id") == [("",), ("",)]
     assert _read(db, "SELECT items FROM memory_term_stats WHERE term = ''") == [(1,)]
     conn = sqlite3.connect(db)
@@ -263,10 +292,8 @@ def _v4_store_with_a_memory(root: Path) -> Path:
     return db
 
 
-def test_a_v4_store_gains_the_stamp_in_one_transaction_and_keeps_its_index(tmp_path: Path) -> None:
+def test_a_v4_store_gains_the_stamp_and_the_compact_index_in_one_transaction(tmp_path: Path) -> None:
     db = _v4_store_with_a_memory(tmp_path)
-    index = "SELECT term, item_id, weight FROM memory_postings ORDER BY term"
-    before = _read(db, index)
     statements: list[str] = []
     manager = MemoryManager(root=tmp_path, trace=statements.append)
     assert manager.open().ok
@@ -276,16 +303,110 @@ def test_a_v4_store_gains_the_stamp_in_one_transaction_and_keeps_its_index(tmp_p
         manager.close()
     begin = statements.index("BEGIN IMMEDIATE")
     inside = statements[begin : statements.index("COMMIT", begin)]
-    assert [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))] == list(v5_statements())
-    assert not [s for s in inside if s.startswith(("ALTER", "DROP", "DELETE", "UPDATE sqlite_master"))]
-    assert _read(db, index) == before  # the index is kept, not rebuilt
-    assert _read(db, "PRAGMA user_version") == [(5,)]
+    assert [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))] == [*v5_statements(), *v6_statements()]
+    assert [s for s in inside if s.startswith(("ALTER", "DROP", "UPDATE sqlite_master"))] == [
+        f"DROP TABLE {table}" for table in V6_REBUILT
+    ]
+    assert _read(db, "PRAGMA user_version") == [(6,)]
     assert len(_read(db, "SELECT stamp FROM memory_index_state")) == 1
+    assert _read(db, "SELECT item_id, terms FROM memory_search_docs") == [(1, len(_postings_of(db, 1)))]
+    assert {"packag", "manag", "pnpm"} <= _postings_of(db, 1)  # rebuilt from the row, not the old index
     conn = sqlite3.connect(db)
     try:
         assert read_catalog(conn) == manifest()
     finally:
         conn.close()
+
+
+def _postings_of(db: Path, item_id: int) -> set[str]:
+    sql = "SELECT t.term FROM memory_postings p JOIN memory_term_stats t ON t.id = p.term_id WHERE p.item_id = "
+    return {str(row[0]) for row in _read(db, sql + str(item_id))}
+
+
+def _v5_store_with_memories(root: Path) -> Path:
+    """A version-5 store as the previous release created it (schema_v5.sql, frozen), holding an indexed
+    active memory, a forgotten one (not indexed) and a RAW turn, its index in the v5 form."""
+    db = root / ".autopatch-j" / "memory.db"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db, isolation_level=None)
+    for statement in frozen_statements(5):
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 5")
+    conn.execute("INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, 1, 1, 1)")
+    conn.execute("INSERT INTO threads (status, created_at) VALUES ('active', 1)")
+    conn.execute(
+        "INSERT INTO turns (thread_id, seq, intent, status, user_text, assistant_text, created_at, updated_at) "
+        "VALUES (1, 1, 'general_chat', 'completed', 'We use pnpm.', 'ok', 1, 1)"
+    )
+    for n, (title, content, status) in enumerate(
+        [("Package manager", "We use pnpm for every package, never npm.", "active"), ("Formatter", "yapf", "forgotten")]
+    ):
+        conn.execute(
+            "INSERT INTO memory_items (memory_id, revision, kind, title, content, non_factual, status, operation, "
+            "created_at, updated_at, subject) VALUES (?, 1, 'project_decision', ?, ?, 0, ?, 'create', 1, 1, '')",
+            (n + 1, title, content, status),
+        )
+    conn.execute('INSERT INTO memory_search_docs (item_id, terms) VALUES (1, \'["pnpm","packag"]\')')
+    conn.executemany(
+        "INSERT INTO memory_postings (term, item_id, weight) VALUES (?, 1, ?)", [("pnpm", 150), ("packag", 120)]
+    )
+    assert read_catalog(conn) == frozen_manifest(5)
+    conn.close()
+    return db
+
+
+def test_a_v5_store_opened_by_the_cli_is_upgraded_to_the_compact_index(tmp_path: Path) -> None:
+    db = _v5_store_with_memories(tmp_path)
+    turns = _read(db, _TURNS)
+    items = _read(db, "SELECT id, memory_id, title, content, status FROM memory_items ORDER BY id")
+    stamp = _read(db, "SELECT stamp FROM memory_index_state")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AUTOPATCH_")}
+    found = subprocess.run(  # the real CLI, as a new release meets a v5 store
+        [
+            sys.executable,
+            "-m",
+            "autopatch_j",
+            "-C",
+            str(tmp_path),
+            "memory",
+            "search",
+            "which package manager",
+            "--json",
+        ],
+        env={**env, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert found.returncode == 0, found.stderr
+    assert [hit["title"] for hit in json.loads(found.stdout)] == ["Package manager"]
+    assert _read(db, "PRAGMA user_version") == [(6,)]
+    assert _read(db, _TURNS) == turns
+    assert _read(db, "SELECT id, memory_id, title, content, status FROM memory_items ORDER BY id") == items
+    assert _read(db, "SELECT stamp FROM memory_index_state") != stamp  # the rebuilt index has a new stamp
+    assert _read(db, "SELECT item_id FROM memory_search_docs") == [(1,)]  # the forgotten one is not indexed
+    assert {"pnpm", "packag", "manag", "npm"} <= _postings_of(db, 1)
+    assert _read(db, "SELECT min(weight) >= -99 AND max(weight) <= 127 FROM memory_postings") == [(1,)]
+    conn = sqlite3.connect(db)
+    try:
+        assert read_catalog(conn) == manifest()
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        conn.close()
+
+
+def test_a_v5_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) -> None:
+    db = _v5_store_with_memories(tmp_path)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("DROP TRIGGER memory_postings_update_stamp")
+    conn.close()
+    health = MemoryManager(root=tmp_path).open()
+    assert not health.ok and "does not match the v5 catalog" in (health.reason or "")
+    assert _read(db, "PRAGMA user_version") == [(5,)]
+    assert _read(db, "SELECT term, item_id FROM memory_postings ORDER BY term") == [("packag", 1), ("pnpm", 1)]
 
 
 def test_a_v4_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) -> None:

@@ -32,7 +32,8 @@ _CANDIDATE_SOURCES = (
 # follows the lookup terms and their postings, not the store's size (M-44).
 _RELATED_ITEMS = (
     "WITH q(term) AS (SELECT DISTINCT value FROM json_each(?)) "
-    "SELECT i.*, count(DISTINCT q.term) AS hits FROM q JOIN memory_postings p ON p.term = q.term "
+    "SELECT i.*, count(DISTINCT q.term) AS hits FROM q JOIN memory_term_stats t ON t.term = q.term "
+    "JOIN memory_postings p ON p.term_id = t.id "
     "JOIN memory_items i ON i.id = p.item_id "
     "WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = ?) "
     "GROUP BY i.id ORDER BY hits DESC, i.updated_at DESC, i.id DESC LIMIT ?"

@@ -9,7 +9,9 @@ holds 国际, 国际化 and 方案), and the thesaurus members its words trigger
 
 An item's terms come from its title and subject (each occurrence counts 3), aliases and keywords (2)
 and content (1); its posting for a term stores the BM25 term-frequency part of that count, scaled to an
-integer (`weight`), so a search only multiplies it by the term's rarity (search.py).
+integer (`weight`, stored less `WEIGHT_OFFSET` so it fits one byte), so a search only multiplies it by
+the term's rarity (search.py). Terms are stored by number (`memory_term_stats.id`, schema v6); an item's
+postings are dropped by the keys its row gives (`drop_item_terms_in_tx`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 from autopatch_j.memory.text import Token, associations, fold, tokens
 from autopatch_j.memory.text.languages import is_filler
+from autopatch_j.memory.words import stem
 
 MAX_TERM_CHARS = 64
 MAX_ITEM_TERMS = 256
@@ -63,8 +66,6 @@ def token_key(token: Token) -> str | None:
     if token.kind == "word":
         if len(token.text) < 2 and not token.text.isdigit():
             return None
-        from autopatch_j.memory.words import stem
-
         return stem(token.text)[:MAX_TERM_CHARS]
     return token.text[:MAX_TERM_CHARS]
 
@@ -220,6 +221,8 @@ def _join_members(found: list[Token]) -> list[Token]:
     (包 + 管理 → 包管理, 对象 + 存储 → 对象存储): the thesaurus is the query's dictionary too."""
     from autopatch_j.memory.words import cjk_members
 
+    if sum(token.kind == "cjk" for token in found) < 2:  # nothing to join
+        return found
     members = cjk_members()
     out: list[Token] = []
     n = 0
@@ -250,9 +253,21 @@ def _compound_parts(token: Token) -> tuple[str, ...]:
     return tuple(w for w in parts if not is_filler(Token(w, "cjk")))
 
 
-_INSERT_POSTING = "INSERT INTO memory_postings (term, item_id, weight) VALUES (?, ?, ?)"
+#: A stored weight is the scaled BM25 part less this, so that it fits SQLite's one-byte integer.
+WEIGHT_OFFSET = 100
+
+_ADD_TERMS = (
+    "INSERT INTO memory_term_stats (term, items) SELECT value, 0 FROM json_each(?) WHERE true "
+    "ON CONFLICT (term) DO NOTHING"
+)
+_TERM_IDS = "SELECT j.value, s.id FROM json_each(?) j CROSS JOIN memory_term_stats s ON s.term = j.value"
+_INSERT_POSTING = "INSERT INTO memory_postings (term_id, item_id, weight) VALUES (?, ?, ?)"
 _INSERT_DOC = "INSERT INTO memory_search_docs (item_id, terms) VALUES (?, ?)"
+_DROP_POSTING = (
+    "DELETE FROM memory_postings WHERE term_id = (SELECT id FROM memory_term_stats WHERE term = ?) AND item_id = ?"
+)
 _DROP_DOC = "DELETE FROM memory_search_docs WHERE item_id = ?"
+_ITEM_TEXT = "SELECT title, aliases, keywords, content, subject FROM memory_items WHERE id = ?"
 _ACTIVE_ITEMS = (
     "SELECT id, title, aliases, keywords, content, subject FROM memory_items WHERE status = 'active' ORDER BY id"
 )
@@ -268,14 +283,31 @@ def index_item_in_tx(
     content: str,
     subject: str = "",
 ) -> None:
-    """Index one active revision: its postings, and the list of its terms (for dropping it)."""
+    """Index one active revision: its terms (numbered in `memory_term_stats`, added when new), its
+    postings, and how many it holds (`memory_search_docs`)."""
     weights = item_weights(title=title, content=content, aliases=aliases, keywords=keywords, subject=subject)
-    conn.execute(_INSERT_DOC, (item_id, json.dumps(list(weights), ensure_ascii=False, separators=(",", ":"))))
-    conn.executemany(_INSERT_POSTING, ((term, item_id, weight) for term, weight in weights.items()))
+    conn.execute(_INSERT_DOC, (item_id, len(weights)))
+    if not weights:
+        return
+    keys = json.dumps(list(weights), ensure_ascii=False, separators=(",", ":"))
+    conn.execute(_ADD_TERMS, (keys,))
+    ids = dict(conn.execute(_TERM_IDS, (keys,)).fetchall())
+    conn.executemany(
+        _INSERT_POSTING, ((ids[term], item_id, weight - WEIGHT_OFFSET) for term, weight in weights.items())
+    )
 
 
 def drop_item_terms_in_tx(conn: sqlite3.Connection, *, item_id: int) -> None:
-    """Remove a revision from search (it was revised, superseded or forgotten); triggers drop its postings."""
+    """Remove a revision from search (it was revised, superseded or forgotten): its postings by the keys
+    its row gives today, then its row of `memory_search_docs`, whose trigger deletes any posting left
+    (a tokenizer changed since it was indexed) by probing every term. Nothing for an unindexed item."""
+    row = conn.execute(_ITEM_TEXT, (item_id,)).fetchone()
+    if row is not None:
+        title, aliases, keywords, content, subject = row
+        weights = item_weights(
+            title=title, content=content, aliases=json.loads(aliases), keywords=json.loads(keywords), subject=subject
+        )
+        conn.executemany(_DROP_POSTING, ((term, item_id) for term in weights))
     conn.execute(_DROP_DOC, (item_id,))
 
 
@@ -285,9 +317,8 @@ def reindex_in_tx(conn: sqlite3.Connection) -> int:
     Used by the schema upgrade and by `autopatch-j memory reindex` (after a change of the tokenizer,
     the fillers or the thesaurus). RAW turns, candidates, items and the schema stay as they are.
     """
-    conn.execute("DELETE FROM memory_postings")
-    conn.execute("DELETE FROM memory_term_stats")
     conn.execute("DELETE FROM memory_search_docs")
+    conn.execute("DELETE FROM memory_postings")
     conn.execute("DELETE FROM memory_term_stats")
     rows = conn.execute(_ACTIVE_ITEMS).fetchall()
     for item_id, title, aliases, keywords, content, subject in rows:

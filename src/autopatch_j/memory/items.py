@@ -6,6 +6,7 @@ import sqlite3
 
 from autopatch_j.memory.errors import UnknownMemoryError
 from autopatch_j.memory.guard import require_operational
+from autopatch_j.memory.index import drop_item_terms_in_tx
 from autopatch_j.memory.records import Item, ItemDetail, Source
 
 _LIST_ACTIVE = (
@@ -23,7 +24,9 @@ _FORGET_ITEM = (
     "RETURNING id"
 )
 _FINGERPRINT = "SELECT count(*), coalesce(max(id), 0), coalesce(max(updated_at), 0) FROM memory_items"
-_DROP_TERMS = "DELETE FROM memory_search_docs WHERE item_id IN (SELECT id FROM memory_items WHERE memory_id = ?)"
+_INDEXED_REVISIONS = (
+    "SELECT d.item_id FROM memory_items i JOIN memory_search_docs d ON d.item_id = i.id WHERE i.memory_id = ?"
+)
 # The compaction of every thread the memory's evidence came from is invalidated: it may quote the
 # forgotten text, and the next Stage 1 rebuilds it from what is not forgotten.
 _INVALIDATE_COMPACTIONS = (
@@ -80,7 +83,8 @@ def forget_in_tx(conn: sqlite3.Connection, *, memory_id: int, now: float) -> Ite
     rows = conn.execute(_FORGET_ITEM, (now, memory_id)).fetchall()
     if not rows:
         raise _unknown(memory_id, active=True)
-    conn.execute(_DROP_TERMS, (memory_id,))
+    for (item_id,) in conn.execute(_INDEXED_REVISIONS, (memory_id,)).fetchall():
+        drop_item_terms_in_tx(conn, item_id=item_id)
     conn.execute(_SUPPRESS_CANDIDATES, (memory_id,))
     conn.execute(_INVALIDATE_COMPACTIONS, {"memory_id": memory_id})
     return Item.from_row(conn.execute("SELECT * FROM memory_items WHERE id = ?", (rows[0][0],)).fetchone())

@@ -37,9 +37,27 @@ LOAD_ROWS = 4096
 MAX_ROWS = 400_000
 #: Stamps (states of stores) the process keeps a copy for; the least recently searched go first.
 MAX_COPIES = 8
+#: A store of at most this many indexed items is read whole (every posting, every indexed item's row)
+#: by the search that would read postings into its copy, when it holds at most `WHOLE_ROWS` postings.
+WHOLE_ITEMS = 2_000
+WHOLE_ROWS = 65_536
 
 _LOAD_SQL = """
-SELECT p.term, p.item_id, p.weight FROM json_each(:keys) j CROSS JOIN memory_postings p ON p.term = j.value
+SELECT t.term, p.item_id, p.weight + 100
+FROM json_each(:keys) j CROSS JOIN memory_term_stats t ON t.term = j.value
+CROSS JOIN memory_postings p ON p.term_id = t.id
+"""
+
+_ALL_SQL = """
+SELECT t.term, p.item_id, p.weight + 100
+FROM memory_postings p CROSS JOIN memory_term_stats t ON t.id = p.term_id
+LIMIT :limit
+"""
+
+_ALL_ROWS_SQL = """
+SELECT i.id, i.status, i.kind, i.thread_id, i.updated_at, i.memory_id, i.title,
+    substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords, i.subject
+FROM memory_items i WHERE i.id IN (SELECT item_id FROM memory_postings)
 """
 
 _ROWS_SQL = """
@@ -57,6 +75,7 @@ Metadata = tuple[str, ...]
 _ItemRow = tuple[bool, int | None, float, HitRow]
 
 _LOWEST = float("-inf")
+_NONE: Mapping[int, int] = {}
 _DISCUSSION = MemoryKind.DISCUSSION_CONTEXT.value
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -71,12 +90,20 @@ class _Copy:
     weights: dict[str, dict[int, int]] = field(default_factory=dict)
     items: dict[int, _ItemRow | None] = field(default_factory=dict)
     metadata: dict[int, Metadata] = field(default_factory=dict)
+    #: Per term's keys (a term and its alternatives), each holder's best posting weight.
+    merged: dict[tuple[str, ...], dict[int, int]] = field(default_factory=dict)
     asked: set[str] = field(default_factory=set)
     #: The term statistics read under the stamp (0 for a term no row holds), and per prefix its
     #: completions as the statistics statement returned them.
     counts: dict[str, int] = field(default_factory=dict)
     completions: dict[str, dict[str, int]] = field(default_factory=dict)
     rows: int = 0
+    #: Every posting of the store is here (a term absent from `weights` is held by no item); then the
+    #: rows of every item some posting names are read on the first ranking, and `whole_rows` is set.
+    whole: bool = False
+    whole_rows: bool = False
+    #: Whether reading the store whole was tried under this stamp (it is tried once).
+    whole_tried: bool = False
 
 
 _copies: OrderedDict[int, _Copy] = OrderedDict()
@@ -152,11 +179,17 @@ def postings_in_tx(
         return None
     with _lock:
         copy = _copy_of(stamp)
+        if copy.whole:
+            return copy
         missing = [key for key in keys if key not in copy.weights]
         if not missing:
             return copy
         unasked = [key for key in missing if key not in copy.asked]
         copy.asked.update(missing)
+        whole = not unasked and not copy.whole_tried and 0 < counts.get("", 0) <= WHOLE_ITEMS
+        copy.whole_tried |= whole
+    if whole:  # a small store: every posting now, so later searches read none
+        return _read_whole(conn, copy)
     rows = sum(counts.get(key, 0) for key in missing)
     if unasked or rows > LOAD_ROWS:  # read a term's postings when a second search asks for it
         return None
@@ -170,6 +203,26 @@ def postings_in_tx(
                 copy.weights[key] = postings
                 copy.newest[key] = tuple(sorted(postings, reverse=True))
                 copy.rows += len(postings)
+        _trim()
+    return copy
+
+
+def _read_whole(conn: sqlite3.Connection, copy: _Copy) -> _Copy | None:
+    """Every posting of a small store into `copy` (one statement), or None (rank in SQL) when it holds
+    more than `WHOLE_ROWS`."""
+    found = conn.execute(_ALL_SQL, {"limit": WHOLE_ROWS + 1}).fetchall()
+    if len(found) > WHOLE_ROWS:
+        return None
+    read: dict[str, dict[int, int]] = {}
+    for term, item_id, weight in found:
+        read.setdefault(term, {})[item_id] = weight
+    with _lock:
+        for key, postings in read.items():
+            if key not in copy.weights:
+                copy.weights[key] = postings
+                copy.newest[key] = tuple(sorted(postings, reverse=True))
+                copy.rows += len(postings)
+        copy.whole = True
         _trim()
     return copy
 
@@ -202,21 +255,42 @@ def _kbn_sum(values: list[float]) -> float:
     return total + err
 
 
-def _best(
-    postings: Mapping[str, Mapping[int, int]], candidates: set[int], alternatives: Sequence[tuple[str, float]]
-) -> dict[int, float]:
-    """Per candidate holding a key of the term, its best `weight × posting weight` over those keys."""
+def _best(copy: _Copy, candidates: set[int], alternatives: Sequence[tuple[str, float]]) -> dict[int, float]:
+    """Per candidate holding a key of the term, its best `weight × posting weight` over those keys
+    (keys of one weight: the weight × their best posting weight, which is the same product)."""
+    if not alternatives:  # a term no item holds
+        return {}
+    w = alternatives[0][1]
     if len(alternatives) == 1:
-        (key, w), held_by = alternatives[0], postings[alternatives[0][0]]
-        return {item_id: w * held_by[item_id] for item_id in candidates & held_by.keys()}
-    best: dict[int, float] = {}
-    for key, w in alternatives:
-        held_by = postings[key]
-        for item_id in candidates & held_by.keys():
-            value = w * held_by[item_id]
-            if value > best.get(item_id, _LOWEST):
-                best[item_id] = value
-    return best
+        held_by = copy.weights.get(alternatives[0][0], _NONE)
+    elif all(other == w for _, other in alternatives):
+        held_by = _merged(copy, tuple(key for key, _ in alternatives))
+    else:  # a last word's completions: each its own weight
+        best: dict[int, float] = {}
+        for key, weight in alternatives:
+            held = copy.weights.get(key, _NONE)
+            for item_id in candidates & held.keys():
+                value = weight * held[item_id]
+                if value > best.get(item_id, _LOWEST):
+                    best[item_id] = value
+        return best
+    return {item_id: w * held_by[item_id] for item_id in candidates & held_by.keys()}
+
+
+def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
+    """Per item holding one of `keys` (a term and its alternatives), its best posting weight; kept in
+    the copy, as it depends on the term's keys alone."""
+    merged = copy.merged.get(keys)
+    if merged is None:
+        merged = {}
+        for key in keys:
+            for item_id, weight in copy.weights.get(key, _NONE).items():
+                if weight > merged.get(item_id, 0):
+                    merged[item_id] = weight
+        with _lock:
+            if copy.merged.setdefault(keys, merged) is merged:
+                copy.rows += len(merged)
+    return merged
 
 
 def _qualifying(
@@ -289,18 +363,23 @@ def rank_in_python(
     statement)."""
     candidates: set[int] = set()
     for key in driver_keys:
-        candidates.update(copy.newest[key][:cap])
-    postings = copy.weights
+        candidates.update(copy.newest.get(key, ())[:cap])
     # Per candidate, the best score of each term it holds, summed in term order (as the statement does).
-    best = [_best(postings, candidates, alts) for alts in alternatives]
+    best = [_best(copy, candidates, alts) for alts in alternatives]
     scored = _qualifying(best, weights, min_terms=min_terms, min_share=min_share)
     if not scored:
         return []
     missing = [item_id for item_id in scored if item_id not in copy.items]
     if missing:  # read under the caller's snapshot, which is the stamp's
         found: dict[int, _ItemRow | None] = dict.fromkeys(missing)
-        params = {"ids": _json(missing), "synopsis_chars": synopsis_chars}
-        for item_id, status, kind, thread, updated_at, memory_id, *row in conn.execute(_ROWS_SQL, params):
+        every = copy.whole and not copy.whole_rows  # a store read whole: every posted item's row, once
+        copy.whole_rows |= every
+        sql, params = (
+            (_ALL_ROWS_SQL, {"synopsis_chars": synopsis_chars})
+            if every
+            else (_ROWS_SQL, {"ids": _json(missing), "synopsis_chars": synopsis_chars})
+        )
+        for item_id, status, kind, thread, updated_at, memory_id, *row in conn.execute(sql, params):
             active = status == "active"
             # (in every scope, the thread whose scope holds it, its order, its hit row)
             found[item_id] = (

@@ -1,4 +1,4 @@
--- Memory schema (v5): the single source of truth. The catalog manifest that bootstrap verifies is
+-- Memory schema (v6): the single source of truth. The catalog manifest that bootstrap verifies is
 -- derived from this file by applying it to an in-memory database (see catalog.py).
 -- Times are UNIX seconds (REAL). Ids are INTEGER PRIMARY KEY. One database per repository.
 
@@ -141,28 +141,33 @@ CREATE TABLE memory_item_candidates (
 
 CREATE INDEX memory_item_candidates_candidate ON memory_item_candidates (candidate_id);
 
--- v4: the search index of active revisions (a derived index, rebuilt on every item change;
--- docs/retrieval.md). One row per (term, item): `weight` is the item's BM25 term-frequency part for
--- the term (occurrences in the title and subject count more), scaled to an integer.
-CREATE TABLE memory_postings (
-    term    TEXT    NOT NULL CHECK (length(term) BETWEEN 1 AND 64),
-    item_id INTEGER NOT NULL,
-    weight  INTEGER NOT NULL CHECK (weight > 0),
-    PRIMARY KEY (term, item_id)
-) WITHOUT ROWID, STRICT;
-
--- The terms each indexed item holds, so dropping an item deletes exactly its postings by their key
--- (no second index on memory_postings).
-CREATE TABLE memory_search_docs (
-    item_id INTEGER PRIMARY KEY REFERENCES memory_items (id) ON DELETE CASCADE,
-    terms   TEXT    NOT NULL CHECK (json_valid(terms))
+-- v6: the search index of active revisions (a derived index, rebuilt on every item change;
+-- docs/retrieval.md), stored compactly: terms by number, no term lists. One row per distinct term in
+-- memory_term_stats (its number `id`, its text, how many indexed items hold it; the empty term counts
+-- the indexed items); one row per (term, item) in memory_postings, where `weight` is the item's BM25
+-- term-frequency part for the term (occurrences in the title and subject count more) × 100, less
+-- 100, so that it fits SQLite's one-byte integer (the part is below 2.2, so -99 … 119).
+CREATE TABLE memory_term_stats (
+    id    INTEGER PRIMARY KEY,
+    term  TEXT    NOT NULL UNIQUE CHECK (length(term) <= 64),
+    items INTEGER NOT NULL CHECK (items >= 0)
 ) STRICT;
 
--- Per term, how many indexed items hold it; the empty term counts the indexed items. Kept by triggers.
-CREATE TABLE memory_term_stats (
-    term  TEXT    PRIMARY KEY,
-    items INTEGER NOT NULL CHECK (items >= 0)
+CREATE TABLE memory_postings (
+    term_id INTEGER NOT NULL,
+    item_id INTEGER NOT NULL,
+    weight  INTEGER NOT NULL CHECK (weight BETWEEN -99 AND 127),
+    PRIMARY KEY (term_id, item_id)
 ) WITHOUT ROWID, STRICT;
+
+-- Each indexed item and how many postings it still holds. Dropping an item deletes its postings by
+-- their key, the keys recomputed from its row by the indexer (memory/index.py); the row's delete
+-- trigger then deletes any posting left (none unless the tokenizer changed since it was indexed) by
+-- probing every term's key, so no posting outlives its item whatever the tokenizer became.
+CREATE TABLE memory_search_docs (
+    item_id INTEGER PRIMARY KEY REFERENCES memory_items (id) ON DELETE CASCADE,
+    terms   INTEGER NOT NULL CHECK (terms >= 0)
+) STRICT;
 
 CREATE TRIGGER memory_search_docs_insert AFTER INSERT ON memory_search_docs
 BEGIN
@@ -173,18 +178,25 @@ CREATE TRIGGER memory_search_docs_delete AFTER DELETE ON memory_search_docs
 BEGIN
     UPDATE memory_term_stats SET items = items - 1 WHERE term = '';
     DELETE FROM memory_postings
-    WHERE item_id = OLD.item_id AND term IN (SELECT value FROM json_each(OLD.terms));
+    WHERE OLD.terms > 0 AND item_id = OLD.item_id AND term_id IN (SELECT id FROM memory_term_stats);
+END;
+
+-- A posting names a term of memory_term_stats (the indexer adds the term first).
+CREATE TRIGGER memory_postings_term BEFORE INSERT ON memory_postings
+WHEN NOT EXISTS (SELECT 1 FROM memory_term_stats WHERE id = NEW.term_id)
+BEGIN
+    SELECT RAISE(ABORT, 'memory_postings: unknown term id');
 END;
 
 CREATE TRIGGER memory_postings_insert AFTER INSERT ON memory_postings
 BEGIN
-    INSERT INTO memory_term_stats (term, items) VALUES (NEW.term, 1)
-        ON CONFLICT (term) DO UPDATE SET items = items + 1;
+    UPDATE memory_term_stats SET items = items + 1 WHERE id = NEW.term_id;
 END;
 
 CREATE TRIGGER memory_postings_delete AFTER DELETE ON memory_postings
 BEGIN
-    UPDATE memory_term_stats SET items = items - 1 WHERE term = OLD.term;
+    UPDATE memory_term_stats SET items = items - 1 WHERE id = OLD.term_id;
+    UPDATE memory_search_docs SET terms = terms - 1 WHERE item_id = OLD.item_id;
 END;
 
 -- v5: a random stamp of what a search reads: the search index and the item rows. Every change of the

@@ -87,20 +87,21 @@ SELECT * FROM (
 _STAMP_SQL = "SELECT stamp FROM memory_index_state"
 
 _SEARCH_SQL = """
-WITH q(n, key, w, share) AS MATERIALIZED (
-    SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(:terms)
+WITH q(n, term_id, w, share) AS MATERIALIZED (
+    SELECT j.value ->> 0, t.id, j.value ->> 2, j.value ->> 3
+    FROM json_each(:terms) j CROSS JOIN memory_term_stats t ON t.term = j.value ->> 1
 ),
 cand(item_id) AS MATERIALIZED (
     SELECT DISTINCT p.item_id
-    FROM json_each(:drivers) d
-    CROSS JOIN memory_postings p ON p.term = d.value AND p.item_id >= coalesce((
-        SELECT p2.item_id FROM memory_postings p2 WHERE p2.term = d.value
+    FROM json_each(:drivers) d CROSS JOIN memory_term_stats t ON t.term = d.value
+    CROSS JOIN memory_postings p ON p.term_id = t.id AND p.item_id >= coalesce((
+        SELECT p2.item_id FROM memory_postings p2 WHERE p2.term_id = t.id
         ORDER BY p2.item_id DESC LIMIT 1 OFFSET :cap - 1
     ), 0)
 ),
 m(item_id, n, score, share) AS (
-    SELECT c.item_id, q.n, max(q.w * p.weight), max(q.share)
-    FROM cand c CROSS JOIN q CROSS JOIN memory_postings p ON p.term = q.key AND p.item_id = c.item_id
+    SELECT c.item_id, q.n, max(q.w * (p.weight + 100)), max(q.share)
+    FROM cand c CROSS JOIN q CROSS JOIN memory_postings p ON p.term_id = q.term_id AND p.item_id = c.item_id
     GROUP BY c.item_id, q.n
 ),
 hits(item_id, score) AS (

@@ -1,4 +1,4 @@
-"""Explicit upgrade of an existing Memory store to the current schema version (v2, v3 or v4 → v5).
+"""Explicit upgrade of an existing Memory store to the current schema version (v2 … v5 → v6).
 
 v3 (a) added the import tables of docs/import.md and (b) admitted the terminal job status `failed`
 (docs/pipeline.md) in `memory_jobs`' CHECK constraint. v4 (c) adds `memory_items.subject` (what a
@@ -6,19 +6,24 @@ memory is about; '' until extraction fills it) and (d) replaces the retrieval te
 its grams and gram counts) with the search index of docs/retrieval.md (`memory_postings`,
 `memory_search_docs`, `memory_term_stats` and their triggers), rebuilt from the active revisions —
 terms are derived data. v5 (e) adds the index's stamp (`memory_index_state` and the triggers that
-replace it on every change of the index), with a first stamp. No RAW turn, candidate or item row
-changes (the new column aside).
+replace it on every change of the index), with a first stamp. v6 (f) stores the same index compactly
+(terms by number: `memory_term_stats` numbers them, postings and term lists hold the numbers, a
+posting's weight fits one byte): the three index tables and their triggers are dropped, created as
+schema.sql has them and rebuilt from the active revisions. No RAW turn, candidate or item row changes
+(the new column aside).
 
 The upgrade runs at bootstrap, in one `BEGIN IMMEDIATE` transaction, and only when the store's
 catalog is exactly the catalog of its version, derived from the frozen `schema_v2.sql` /
-`schema_v3.sql` / `schema_v4.sql`: anything else is left untouched and reported as degraded, like
-any other drift. A v2 store takes the v3 step, then the v4 and v5 steps; a v3 store the v4 and v5
-steps. (a), (d) and (e) execute schema statements as written ((d) the frozen v4 ones, so the v4 step
-is exactly what v4 shipped; (a) and (e) schema.sql's own). (b) and (c) store schema.sql's own
+`schema_v3.sql` / `schema_v4.sql` / `schema_v5.sql`: anything else is left untouched and reported as
+degraded, like any other drift. A v2 store takes the v3 step, then the v4, v5 and v6 steps; a v3 store
+the v4, v5 and v6 steps; a v4 store the v5 and v6 steps. (a), (d), (e) and (f) execute schema
+statements as written ((d) the frozen v4 ones and (e) the frozen v5 ones, so those steps are exactly
+what v4 and v5 shipped, the index being rebuilt once, by (f); (a) and (f) schema.sql's own). (b) and
+(c) store schema.sql's own
 `CREATE TABLE` text in place of the old one, through SQLite's documented `writable_schema` procedure
 (bump `schema_version`, then verify): safe because (b) only *widens* a CHECK constraint, which every
 stored row satisfies, and (c) follows `ALTER TABLE … ADD COLUMN`, which put the same column last, so
-only the text's layout differs, never what is on disk. So the upgraded catalog is the v5 manifest.
+only the text's layout differs, never what is on disk. So the upgraded catalog is the v6 manifest.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from autopatch_j.memory.db import iter_statements
 V3_TABLES = frozenset({"import_sessions", "imported_turns"})
 #: Tables added by v4 (the search index); their triggers go with them.
 V4_TABLES = frozenset({"memory_postings", "memory_search_docs", "memory_term_stats"})
+#: The search index tables v6 drops and creates again in their compact form, in an order triggers allow.
+V6_REBUILT = ("memory_search_docs", "memory_postings", "memory_term_stats")
 #: Tables v4 drops (the retrieval terms it replaces), in an order foreign keys allow.
 V4_DROPPED = ("memory_term_grams", "memory_gram_stats", "memory_terms")
 #: Tables whose v3 definition only widens a CHECK constraint (see the module docstring).
@@ -43,7 +50,7 @@ WIDENED_TABLES = frozenset({"memory_jobs"})
 #: Tables v4 gives a column, added last by ALTER TABLE.
 V4_COLUMNS = {"memory_items": "subject TEXT NOT NULL DEFAULT ''"}
 _FIRST_STAMP = "INSERT INTO memory_index_state (id, stamp) VALUES (1, random())"
-UPGRADABLE_FROM = frozenset({2, 3, 4})
+UPGRADABLE_FROM = frozenset({2, 3, 4, 5})
 
 _CREATES = re.compile(
     r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX|TRIGGER)\s+(\w+)(?:\s+(?:AFTER|BEFORE)\s+\w+)?(?:\s+ON\s+(\w+))?",
@@ -103,9 +110,16 @@ def upgrade_statements(tables: frozenset[str] = V3_TABLES, *, version: int | Non
 
 
 def v5_statements() -> tuple[str, ...]:
-    """schema.sql's CREATE statements of the objects v5 adds: the stamp's table, then its triggers."""
+    """The frozen v5 CREATE statements of the objects v5 added: the stamp's table, then its triggers."""
     v4_names = {entry.name for entry in frozen_manifest(4)}
-    return tuple(s for s in schema_statements() if (m := _CREATES.search(s)) is not None and m.group(1) not in v4_names)
+    return tuple(
+        s for s in frozen_statements(5) if (m := _CREATES.search(s)) is not None and m.group(1) not in v4_names
+    )
+
+
+def v6_statements() -> tuple[str, ...]:
+    """schema.sql's CREATE statements of the compact search index: its tables and their triggers."""
+    return upgrade_statements(frozenset(V6_REBUILT))
 
 
 def table_sql(names: frozenset[str] | set[str]) -> dict[str, str]:
@@ -125,7 +139,7 @@ def widened_table_sql() -> dict[str, str]:
 
 
 def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
-    """Upgrade a v2, v3 or v4 store to v5 in one transaction, or change nothing and say why."""
+    """Upgrade a v2, v3, v4 or v5 store to v6 in one transaction, or change nothing and say why."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -142,9 +156,11 @@ def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
             )
         if version in (2, 3):
             _to_v4(conn, version)
-        for statement in v5_statements():
-            conn.execute(statement)
-        conn.execute(_FIRST_STAMP)
+        if version in (2, 3, 4):
+            for statement in v5_statements():
+                conn.execute(statement)
+            conn.execute(_FIRST_STAMP)
+        _to_v6(conn)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
         return UpgradeResult(from_version=version, to_version=SCHEMA_VERSION)
@@ -169,7 +185,15 @@ def _to_v4(conn: sqlite3.Connection, version: int) -> None:
         conn.execute(f"DROP TABLE {table}")
     for statement in upgrade_statements(V4_TABLES, version=4):
         conn.execute(statement)
-    _rewrite_tables(conn, rewrite)
+    _rewrite_tables(conn, rewrite)  # the v4 index stays empty: the v6 step builds it
+
+
+def _to_v6(conn: sqlite3.Connection) -> None:
+    """The v6 step inside the caller's transaction: the index tables in their compact form, rebuilt."""
+    for table in V6_REBUILT:
+        conn.execute(f"DROP TABLE {table}")
+    for statement in v6_statements():
+        conn.execute(statement)
     from autopatch_j.memory.index import reindex_in_tx  # the index is derived data: rebuilt here
 
     reindex_in_tx(conn)
