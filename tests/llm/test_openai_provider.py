@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -307,5 +308,21 @@ def test_a_short_callers_timeout_also_shortens_the_deadline(openai_server):
         assert fast.strategy(_request(Purpose.CONSOLIDATION)).deadline_s == 0.3
         with pytest.raises(LLMTimeoutError):
             fast.complete(_request(Purpose.CONSOLIDATION))
+    finally:
+        fast.close()
+
+
+def test_building_the_sdk_client_is_not_counted_against_the_deadline(openai_server):
+    """Importing the SDK takes about a second on a loaded machine; a 0.3 s bound is the request's."""
+    from autopatch_j.llm.openai_provider import default_client_factory
+
+    def slow_factory(settings):
+        time.sleep(0.6)
+        return default_client_factory(settings)
+
+    openai_server.reply_json('{"memories": []}')
+    fast = OpenAIProvider(settings=openai_server.settings(), client_factory=slow_factory, timeout_s=0.3)
+    try:
+        assert fast.complete(_request(Purpose.EXTRACTION)).content == '{"memories": []}'
     finally:
         fast.close()

@@ -109,6 +109,7 @@ class OpenAIProvider:
         strategy = self.strategy(request)
         timer = CallTimer(self._diagnostics, request.purpose, strategy, model=self._settings.model)
         try:
+            self._sdk_client()  # importing the SDK and building its client is not the request's time
             yield from pump(
                 lambda: self._events(request, strategy),
                 deadline_s=strategy.deadline_s,
