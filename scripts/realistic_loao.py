@@ -5,6 +5,7 @@
     .venv/bin/python scripts/realistic_loao.py --json out.json
     .venv/bin/python scripts/realistic_loao.py --with-test     # the tuning test part's authors too
     .venv/bin/python scripts/realistic_loao.py --with-test --reader   # Stage 1 read by the sentence reader
+    .venv/bin/python scripts/realistic_loao.py --cache /tmp/folds      # keep (and reuse) each fold's models
 
 `--with-test` adds the authors of `eval/realistic/test/` (tuning material, outside the manifest):
 each of them is held out in turn like a dev author.
@@ -15,6 +16,13 @@ sessions (the trainers of `scripts/train_speech_model.py`, `scripts/train_subjec
 the shipped thresholds kept), the extractor reads X's sessions with those models, and X is scored as
 `autopatch-j eval --part realistic` scores it. The shipped weights are never touched; the models
 live in memory for the run. Needs scikit-learn (the `test` extra). Deterministic.
+
+`--cache DIR` writes each fold's three trained models to `DIR/<author>.json` and, when that file
+exists, reads them from there instead of training: a before/after pair of a change that touches
+neither the training data nor what the trainers read (a supersede rule, say) then trains once. The
+cache is not checked against the data: use a fresh DIR after any other change. `--json` also writes
+every held-out session's scoring notes (wrong, missed, stale, conflicts), the material of an error
+count by class.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import train_subjects
 
 from autopatch_j.memory import lexicon as lexicon_module
 from autopatch_j.memory import offline as offline_module
+from autopatch_j.memory import reader as reader_module
 from autopatch_j.memory import speech_model as speech_module
 from autopatch_j.memory.reader import ReaderModel
 from autopatch_j.memory.speech_model import SpeechModel
@@ -44,13 +53,18 @@ def _use(speech: SpeechModel, subjects: SubjectModel, reader: ReaderModel | None
     process reads."""
     if reader is not None:
         offline_module.default_reader_model = lambda: reader  # type: ignore[assignment]
+        reader_module.default_reader_model = lambda: reader  # type: ignore[assignment]
     lexicon_module.default_speech_model = lambda: speech  # type: ignore[assignment]
     lexicon_module.default_lexicon.cache_clear()
     speech_module.clear_scores()
     offline_module.default_subject_model = lambda: subjects  # type: ignore[assignment]
 
 
-def fold(part: RealisticPart, author: str, *, dev_authors: list[str]) -> dict[str, Any]:
+def _trained(author: str, *, dev_authors: list[str], cache: Path | None) -> dict[str, Any]:
+    """The speech, subject and reader models trained without `author` (read from `cache` when there)."""
+    cached = cache / f"{author}.json" if cache is not None else None
+    if cached is not None and cached.is_file():
+        return dict(json.loads(cached.read_text(encoding="utf-8")))
     shipped = json.loads(Path(train_speech_model.DEFAULT_OUT).read_text(encoding="utf-8"))
     left_out = [author] if author in dev_authors else []
     speech = train_speech_model.train(
@@ -58,15 +72,28 @@ def fold(part: RealisticPart, author: str, *, dev_authors: list[str]) -> dict[st
     )
     shipped_subjects = json.loads(Path(train_subjects.DEFAULT_OUT).read_text(encoding="utf-8"))
     subjects = train_subjects.train(without=left_out, threshold=float(shipped_subjects["pair"]["threshold"]))
-    reader = ReaderModel.from_data(train_reader.train(without=[author])) if offline_module.READER_PRIMARY else None
-    _use(SpeechModel.from_data(speech), SubjectModel.from_data(subjects), reader)
+    reader = train_reader.train(without=[author]) if offline_module.READER_PRIMARY else None
+    models = {"speech": speech, "subjects": subjects, "reader": reader}
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(models), encoding="utf-8")
+    return models
+
+
+def fold(
+    part: RealisticPart, author: str, *, dev_authors: list[str], cache: Path | None = None
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The figures of `author`'s sessions read with models trained without them, and each session's notes."""
+    models = _trained(author, dev_authors=dev_authors, cache=cache)
+    reader = ReaderModel.from_data(models["reader"]) if models["reader"] is not None else None
+    _use(SpeechModel.from_data(models["speech"]), SubjectModel.from_data(models["subjects"]), reader)
     held = RealisticPart(
         source=part.source,
         sessions=tuple(s for s in part.sessions if part.authors[s.id] == author),
         authors={k: v for k, v in part.authors.items() if v == author},
     )
     report = evaluate_realistic(held)
-    return figures(report.sessions)
+    return figures(report.sessions), {s.id: list(s.notes) for s in report.sessions}
 
 
 def _merged(dev: RealisticPart, test: RealisticPart) -> RealisticPart:
@@ -81,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--reader", action="store_true", help="read sentences with the trained reader")
     parser.add_argument("--with-test", action="store_true", help="also hold out each author of eval/realistic/test")
+    parser.add_argument("--cache", type=Path, default=None, help="keep each fold's trained models here and reuse them")
     args = parser.parse_args(argv)
     if args.reader:
         offline_module.READER_PRIMARY = True
@@ -98,13 +126,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Not an author of the part: {', '.join(unknown)}.", file=sys.stderr)
         return 2
     rows: dict[str, dict[str, Any]] = {}
+    notes: dict[str, dict[str, list[str]]] = {}
     for author in authors:
-        rows[author] = fold(part, author, dev_authors=dev_authors)
+        rows[author], notes[author] = fold(part, author, dev_authors=dev_authors, cache=args.cache)
         f = rows[author]
         print(
             f"{author:<6} P {f['precision']:.3f} ({f['right']}/{f['stored_active']})  "
             f"R {f['recall']:.3f} ({f['found']}/{f['gold_active']})  pasted {f['pasted']}  "
-            f"contradictions {f['contradictions']}",
+            f"contradictions {f['contradictions']}  stale {f['stale']}",
             flush=True,
         )
     right = sum(r["right"] for r in rows.values())
@@ -118,13 +147,16 @@ def main(argv: list[str] | None = None) -> int:
         "mean_recall": sum(r["recall"] or 0 for r in rows.values()) / len(rows),
         "pasted": sum(r["pasted"] for r in rows.values()),
         "contradictions": sum(r["contradictions"] for r in rows.values()),
+        "stale": sum(r["stale"] for r in rows.values()),
     }
     print(
         f"pooled P {total['precision']:.3f} R {total['recall']:.3f}; mean P {total['mean_precision']:.3f} "
-        f"R {total['mean_recall']:.3f}; pasted {total['pasted']}; contradictions {total['contradictions']}"
+        f"R {total['mean_recall']:.3f}; pasted {total['pasted']}; contradictions {total['contradictions']}; "
+        f"stale {total['stale']}"
     )
     if args.json is not None:
-        args.json.write_text(json.dumps({"authors": rows, "total": total}, indent=2) + "\n", encoding="utf-8")
+        out = {"authors": rows, "total": total, "notes": notes}
+        args.json.write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
 
 

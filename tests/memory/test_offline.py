@@ -30,8 +30,9 @@ def extracted(*turns: object, prior: object = None) -> list[tuple[str, str]]:
     req = request(*turns, prior=prior)  # type: ignore[arg-type]
     output = RULES.extract(req)
     result = validate_extraction(output, req, default_lexicon())
-    # The sentence reader may admit a sentence without the explicit speech act the validator asks of a
-    # statement (M-42); the validator drops it. Nothing else the offline extractor produces may be filtered.
+    # The sentence reader may admit (at its own threshold) a sentence the validator's evidence rule does not
+    # take — no listed speech act, no speech-model reading, the reader below EVIDENCE_THRESHOLD (M-42); the
+    # validator drops it. Nothing else the offline extractor produces may be filtered.
     allowed = {EVIDENCE} if RULES.read_with_model else set()
     assert {f.reason for f in result.filtered} <= allowed, "the validator dropped an offline candidate"
     return [(c.kind.value, c.content) for c in result.candidates if c.subject != RETIREMENT]

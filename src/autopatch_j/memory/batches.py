@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from autopatch_j.memory.alternatives import default_alternatives
 from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.jobs import Claim
 from autopatch_j.memory.records import Candidate, Item, Source, SourceRole, Turn
@@ -101,11 +102,17 @@ def said(candidate: Candidate) -> str:
 def lookup_terms(candidates: tuple[Candidate, ...]) -> list[str]:
     """The lookup terms of the candidates: the index keys (memory/index.py: identifiers, word stems,
     Chinese words, thesaurus members) of their subjects, of their content and of the user's quotes
-    they cite (a correction that names nothing of what it corrects quotes that statement),
-    deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
+    they cite (a correction that names nothing of what it corrects quotes that statement), then the
+    keys of the alternatives of every tool they name (`alternatives.py`: a rule adopting zerolog finds
+    the rule on zap), deduplicated and bounded by `MAX_LOOKUP_TERMS`."""
     words: list[str] = []
     for candidate in candidates:
         words += text_keys(candidate.subject, thesaurus=True) + text_keys(said(candidate), thesaurus=True)
+    table = default_alternatives()
+    for candidate in candidates:
+        siblings = table.siblings(said(candidate))
+        if siblings:
+            words += text_keys(" ; ".join(siblings))
     return list(dict.fromkeys(words))[:MAX_LOOKUP_TERMS]
 
 

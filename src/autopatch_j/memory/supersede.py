@@ -7,7 +7,9 @@ applies it to the offline extractor's candidates and to the related active memor
 - statements of one turn and kind about one subject are one statement quoting each;
 - a preference or decision without a subject of the lexicon's table is named by the model;
 - a new preference or decision replaces the active memory it is most likely about (above the
-  model's threshold): of either kind, or the comparison it settles;
+  model's threshold): of either kind, or the comparison it settles; failing that, the latest active
+  rule naming an alternative of a tool it names (`alternatives.py`: "还是换成 zerolog 吧" after
+  "日志统一用 zap") — in a batch too, an earlier statement of another turn;
 - a sentence that only drops a standing rule and was read as no statement — the sentence reader
   read it as a retirement ("emoji 那条算了"), or the lexicon's retiring correction names it ("forget
   the staging-first rule", "别再管那个限制了") — becomes a *retirement* candidate (subject
@@ -25,6 +27,7 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
 
 from autopatch_j.llm.contracts import CandidateOut, SourceOut
+from autopatch_j.memory.alternatives import Alternatives, default_alternatives
 from autopatch_j.memory.batches import RelatedItem
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.lexicon import Lexicon
@@ -47,9 +50,17 @@ def statement_of(lexicon: Lexicon, text: str, kind: str) -> Statement:
 
 
 class SubjectReader:
-    def __init__(self, lexicon: Lexicon, model: SubjectModel) -> None:
+    def __init__(self, lexicon: Lexicon, model: SubjectModel, alternatives: Alternatives | None = None) -> None:
         self.lexicon = lexicon
         self.model = model
+        self._alternatives = alternatives
+
+    @property
+    def alternatives(self) -> Alternatives:
+        """The table of tools by concept (the package's unless one was given), read on first use."""
+        if self._alternatives is None:
+            self._alternatives = default_alternatives()
+        return self._alternatives
 
     def statement(self, text: str, kind: str) -> Statement:
         return statement_of(self.lexicon, text, kind)
@@ -178,8 +189,9 @@ class SubjectReader:
 
     def retired_in_batch(self, candidates: Sequence[Candidate]) -> dict[int, int]:
         """Candidate id → id of a later candidate of the batch (another turn) that ends it: a
-        retirement candidate about a preference or decision, or a preference or decision settling a
-        discussion (the comparison is over; the decision supersedes what is stored of it)."""
+        retirement candidate about a preference or decision, a preference or decision settling a
+        discussion (the comparison is over; the decision supersedes what is stored of it), or a
+        preference or decision naming an alternative of a tool the earlier one names."""
         retired: dict[int, int] = {}
         for n, later in enumerate(candidates):
             if later.kind is MemoryKind.DISCUSSION_CONTEXT:
@@ -193,9 +205,23 @@ class SubjectReader:
                 and (earlier.kind is MemoryKind.DISCUSSION_CONTEXT) is not retiring
                 and earlier.id not in retired
                 and not ({s.turn_id for s in earlier.sources} & {s.turn_id for s in later.sources})
-                and self.model.is_same(new(earlier.kind), self.statement(_said(earlier), earlier.kind.value))
+                and (
+                    self.model.is_same(new(earlier.kind), self.statement(_said(earlier), earlier.kind.value))
+                    or self._switches_tool(later, earlier.kind, f"{_said(earlier)} {earlier.content}")
+                )
             )
         return retired
+
+    def _switches_tool(self, candidate: Candidate, old_kind: MemoryKind, old_text: str) -> bool:
+        """`candidate` adopts an alternative of a tool a rule (`old_kind`, `old_text`: its quotes and
+        content — a tool either names is the rule's) names: both are preferences or decisions and the
+        candidate states something of its own."""
+        return (
+            old_kind is not MemoryKind.DISCUSSION_CONTEXT
+            and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT
+            and not self.takes_back(candidate)
+            and bool(self.alternatives.replaced_concept(_said(candidate), old_text))
+        )
 
     def target(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> RelatedItem | None:
         """The active memory a new preference or decision is about: the likeliest above the model's
@@ -213,6 +239,19 @@ class SubjectReader:
             p = self.model.same_subject(read_as(r.item.kind), old)
             if p >= self.model.threshold and (best is None or (p, r.item.memory_id) > best):
                 best, found = (p, r.item.memory_id), r
+        if found is None:
+            found = max(
+                (
+                    r
+                    for r in related
+                    if r.item.memory_id not in taken
+                    and self._switches_tool(
+                        candidate, r.item.kind, " ".join([*(s.quote for s in r.sources), r.item.content])
+                    )
+                ),
+                key=lambda r: r.item.memory_id,
+                default=None,
+            )
         if found is None and (new.switch or new.correction):
             # A revision whose words vote for the subject an active rule is stored under ("换 slim
             # 吧，…" after "基础镜像统一用 node:20-alpine": docker base image) is about that rule.

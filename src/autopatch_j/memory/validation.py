@@ -32,6 +32,7 @@ from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.errors import ExtractionRejected
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import listed
+from autopatch_j.memory.reader import states_in_turn
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.structure import parse
@@ -189,10 +190,13 @@ def _explicit_statement(
 ) -> bool:
     sentence = enclosing_sentence(turn.user_text, src.quote)
     explicit = (
-        lexicon.is_explicit(src.quote)
-        or lexicon.opens_correction(turn.user_text, src.quote)
-        or lexicon.reads_as_statement(sentence)
-    ) and lexicon.statement_in_turn(turn.user_text, sentence)
+        (
+            lexicon.is_explicit(src.quote)
+            or lexicon.opens_correction(turn.user_text, src.quote)
+            or lexicon.reads_as_statement(sentence)
+        )
+        and lexicon.statement_in_turn(turn.user_text, sentence)
+    ) or _read_as_statement(src, turn, request, lexicon)
     # an item of "ground rules for this repo:" is stated by the layout; the hard gates still apply
     listed_rule = listed(turn.user_text, src.quote) and lexicon.passes_gates(sentence)
     return (explicit or listed_rule) and (
@@ -200,6 +204,18 @@ def _explicit_statement(
         or lexicon.anchored(raw.subject, src.quote)
         or _anchored_in_what_it_corrects(raw, sentence, turn, request, lexicon)
     )
+
+
+def _read_as_statement(src: Source, turn: Turn, request: ExtractionRequest, lexicon: Lexicon) -> bool:
+    """The sentence reader reads the quote's sentence, in its turn after the assistant's answer before
+    it, as a preference or decision that passes the hard gates (`reader.states_in_turn`) — unless that
+    answer proposed something: a reply to a proposal ("Sure, 200 is fine.", "No, keep Nginx.") decides
+    only as a confirmation does (`_confirmed_proposal`)."""
+    previous = request.predecessor(turn)
+    before = (previous.assistant_text or "") if previous is not None else ""
+    if before and lexicon.proposals_in(before):
+        return False
+    return states_in_turn(lexicon, turn.user_text, before, src.quote.strip())
 
 
 def _anchored_in_what_it_corrects(
