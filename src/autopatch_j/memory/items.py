@@ -6,7 +6,6 @@ import sqlite3
 
 from autopatch_j.memory.errors import UnknownMemoryError
 from autopatch_j.memory.guard import require_operational
-from autopatch_j.memory.index import drop_item_terms_in_tx
 from autopatch_j.memory.records import Item, ItemDetail, Source
 
 _LIST_ACTIVE = (
@@ -78,6 +77,8 @@ def show_in_tx(conn: sqlite3.Connection, *, memory_id: int) -> ItemDetail:
 def forget_in_tx(conn: sqlite3.Connection, *, memory_id: int, now: float) -> Item:
     """Take the memory out of routing and retrieval, suppress its candidates (M-46) and invalidate the
     compaction of the threads its evidence came from."""
+    from autopatch_j.memory.index import drop_item_terms_in_tx  # the indexer; `list`/`show`/`status` never load it
+
     if not in_id_range(memory_id):
         raise _unknown(memory_id, active=True)
     rows = conn.execute(_FORGET_ITEM, (now, memory_id)).fetchall()
