@@ -5,9 +5,9 @@ a password, tokens with a provider prefix — but a secret without a fixed prefi
 look-alike only by how it reads and what stands before it. `SecretJudge` scores such spans with a
 logistic model over two groups of features (`features`):
 
-* **shape**: length, the mix of digits, upper and lower case and symbols, character entropy, known
-  token prefixes, and whether it reads as a hex digest, a UUID, a version, a date, a path, a file
-  name, a dotted name, an e-mail address, a colour, a placeholder or an identifier of words;
+* **shape** (`secret_value_shape`): length, the mix of digits, upper and lower case and symbols,
+  character entropy, known token prefixes, and whether it reads as a hex digest, a UUID, a version,
+  a date, a path, a file name, a dotted name, an e-mail address, a colour, a placeholder or an identifier of words;
 * **context**: the separator right before it (`=`, `:`, a quote with its string prefix — `r#"`,
   `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
   split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
@@ -34,15 +34,14 @@ from __future__ import annotations
 
 import json
 import math
-import operator
 import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 from typing import Protocol
 
+from autopatch_j.cloud.secret_value_shape import SCREAMING, value_shape
 from autopatch_j.cloud.secret_values import placeholder
 
 __all__ = [
@@ -84,24 +83,9 @@ _TYPE_ANNOTATION = re.compile(r"[ \t]*+:[ \t]*+(?P<type>&?(?:'[a-z]++[ \t]++)?[A
 # a short scheme word between a key and its value (`Authorization: Bearer <token>`, `KEY: Scheme1 <token>`):
 # the value is read under the key
 _SCHEME = re.compile(r"(?<=[=:：\s\"'])[A-Za-z][A-Za-z0-9]{2,9} \Z")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_VERSION = re.compile(r"v?\d{1,4}(?:\.\d{1,6}){1,4}(?:[-+][\w.]{0,20})?")
-_DATE = re.compile(r"(?:19|20)\d\d[-/.]?[01]\d[-/.]?[0-3]\d")
-_FILE_EXT = re.compile(r"\.[a-z][a-z0-9]{0,4}\Z")
-_DOTTED = re.compile(r"[a-z][a-z0-9_-]*+(?:\.[a-z][a-z0-9_-]*+){1,8}")
-_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+")
-_PLACEHOLDER = re.compile(r"(?i)x{3,}|\*{3,}|your[_-]|example|replace|changeme|placeholder|redacted|dummy|sample")
-_HEX = re.compile(r"[0-9a-fA-F]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # an object id: a short lowercase type prefix and a ULID or uppercase base32 body (`sess_01J8…`)
-_OBJECT_ID = re.compile(r"[a-z]{2,8}_(?:[0-9A-HJKMNP-TV-Z]{20,32}|[0-9]{6,})")
-_ID_WORDS = re.compile(r"(?:[a-z]{2,}[-_.]|[A-Z][a-z]+){2,}")
 _REDACTED_MARK = "REDACTED"
-_SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
-_VOWELS = frozenset("aeiouyAEIOUY")
-_VOWEL_CHARS = frozenset("aeiouAEIOU")
-_SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
-_ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
 # a short option glued to its value (`-pS3cret`, `"-uroot"`): the value is judged on its own too
@@ -169,7 +153,7 @@ def _names_a_key(view: str, end: int, value: str) -> bool:
     """A candidate that names what follows (`DB_PASSWORD=`, `"DD_API_KEY":`, an environment
     variable's name, `SSHPASS=` before a quoted value): the context of the next candidate reaches
     back over it."""
-    if _SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None:
+    if SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None:
         return True
     start = end - len(value)
     return (
@@ -216,11 +200,6 @@ def _lexicon() -> _Lexicon:
     return _Lexicon.of(json.loads(text))
 
 
-def _entropy(value: str) -> float:
-    size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in Counter(value).values())
-
-
 def _words(key: str) -> list[str]:
     """The words of a key (`snake_case`, `camelCase`), a fused word that ends in a secret's word
     split before it (`requirepass`, `SSHPASS`, `deststorepass`: `…` `pass`)."""
@@ -250,69 +229,6 @@ def _fused_suffix(word: str) -> str | None:
         if word.endswith(suffix) and len(word) - len(suffix) >= FUSED_HEAD:
             return suffix
     return None
-
-
-def _shape(value: str, out: dict[str, float]) -> None:
-    size = len(value)
-    is_digit = list(map(str.isdigit, value))
-    digits = sum(is_digit)
-    upper = sum(map(str.isupper, value))
-    lower = sum(map(str.islower, value))
-    symbols = size - digits - upper - lower
-    out["len_log"] = math.log2(size) / 8
-    out[f"len_{min(size // 8, 8)}"] = 1.0
-    out["digit_ratio"] = digits / size
-    out["upper_ratio"] = upper / size
-    out["lower_ratio"] = lower / size
-    out["symbol_ratio"] = symbols / size
-    entropy = _entropy(value)
-    out["entropy"] = entropy / 6
-    out["entropy_per_len"] = entropy / math.log2(size + 1)
-    classes = (digits > 0) + (upper > 0) + (lower > 0) + (symbols > 0)
-    out[f"classes_{classes}"] = 1.0
-    changes = sum(map(operator.ne, is_digit, is_digit[1:]))
-    out["digit_switches"] = changes / size
-    vowels = sum(map(_VOWEL_CHARS.__contains__, value))
-    letters = upper + lower
-    out["vowel_ratio"] = vowels / letters if letters else 0.0
-    if _HEX.fullmatch(value):
-        out["hex"] = 1.0
-        if size in (32, 40, 64, 128):
-            out["hex_digest"] = 1.0
-    if digits == size:
-        out["all_digits"] = 1.0
-    if upper == letters and letters:
-        out["all_upper"] = 1.0
-    if lower == letters and letters:
-        out["all_lower"] = 1.0
-    checks = (
-        ("uuid", _UUID.search(value)),
-        ("version", _VERSION.fullmatch(value)),
-        ("date", _DATE.search(value)),
-        ("file_ext", _FILE_EXT.search(value)),
-        ("dotted", _DOTTED.fullmatch(value)),
-        ("email", _EMAIL.fullmatch(value)),
-        ("placeholder", _PLACEHOLDER.search(value)),
-        ("id_words", _ID_WORDS.search(value)),
-        ("object_id", _OBJECT_ID.fullmatch(value)),
-    )
-    for name, found in checks:
-        if found:
-            out[name] = 1.0
-    wordy = sum(len(m) for m in _SEGMENT.findall(value) if _VOWELS.intersection(m) and len(m) >= 3)
-    out["wordy_ratio"] = wordy / size
-    if _SCREAMING.fullmatch(value):
-        out["screaming_snake"] = 1.0
-    if _ATTRIBUTE.match(value) and digits <= 1:
-        out["attribute"] = 1.0
-    if value.count("/") >= 2 or value.startswith(("/", "./", "~/", "../")):
-        out["path"] = 1.0
-    if value.startswith(("-", "--")):
-        out["flag"] = 1.0
-    if value.endswith("="):
-        out["padding"] = 1.0
-    if value.startswith(_lexicon().prefixes):
-        out["prefix"] = 1.0
 
 
 # a key named by a field before a `value` field (`- name: X` and `value: …` on the next line, a JSON
@@ -345,7 +261,7 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
     kind = _sep_kind(mark, before)
     if kind == "equals" and sep is not None and sep.group()[:1] in " \t":
         typed = _TYPE_ANNOTATION.search(stripped)
-        if typed is not None and _SCREAMING.fullmatch(typed.group("type")) is None:
+        if typed is not None and SCREAMING.fullmatch(typed.group("type")) is None:
             stripped = stripped[: typed.start()]
     out[f"sep:{kind}"] = 1.0
     key = _ASCII_WORDS.findall(stripped[-40:])
@@ -452,7 +368,7 @@ def features(view: str, start: int, end: int, context_start: int | None = None) 
     """The judge's features of `view[start:end]` (its shape and the `CONTEXT` characters before it,
     from `context_start` on when given)."""
     out = _context_of(view, start, context_start, end)
-    _shape(view[start:end], out)
+    value_shape(view[start:end], out, _lexicon().prefixes)
     _combine(out)
     return out
 
@@ -595,7 +511,7 @@ class SecretJudge:
         found = _context_of(view, start, context_start, end)
         if source == "token" and not judged(found):
             return 0.0  # decided by the context alone: no shape features needed
-        _shape(view[start:end], found)
+        value_shape(view[start:end], found, _lexicon().prefixes)
         _combine(found)
         if source == "token" and not judged(found):
             return 0.0

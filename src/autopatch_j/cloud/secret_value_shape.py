@@ -1,0 +1,100 @@
+"""The shape of a candidate secret value, as features of the secret judge (`secret_judge.features`).
+
+Length, the mix of digits, upper and lower case and symbols, character entropy and how often digits
+and letters alternate, the share of pronounceable word segments, and whether the value reads as a
+hex digest, a UUID, a version, a date, a file name, a dotted name, an e-mail address, a placeholder,
+an identifier of words, an object id, a `SCREAMING_SNAKE` name, an attribute, a path, a flag, base64
+padding or a known token prefix. Pure functions of the value; the context is the judge's.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections import Counter
+
+SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_VERSION = re.compile(r"v?\d{1,4}(?:\.\d{1,6}){1,4}(?:[-+][\w.]{0,20})?")
+_DATE = re.compile(r"(?:19|20)\d\d[-/.]?[01]\d[-/.]?[0-3]\d")
+_FILE_EXT = re.compile(r"\.[a-z][a-z0-9]{0,4}\Z")
+_DOTTED = re.compile(r"[a-z][a-z0-9_-]*+(?:\.[a-z][a-z0-9_-]*+){1,8}")
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+")
+_PLACEHOLDER = re.compile(r"(?i)x{3,}|\*{3,}|your[_-]|example|replace|changeme|placeholder|redacted|dummy|sample")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_OBJECT_ID = re.compile(r"[a-z]{2,8}_(?:[0-9A-HJKMNP-TV-Z]{20,32}|[0-9]{6,})")
+_ID_WORDS = re.compile(r"(?:[a-z]{2,}[-_.]|[A-Z][a-z]+){2,}")
+_SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
+_VOWELS = frozenset("aeiouyAEIOUY")
+_VOWEL_CHARS = frozenset("aeiouAEIOU")
+_ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
+
+
+def entropy(value: str) -> float:
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in Counter(value).values())
+
+
+def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) -> None:
+    """Add the shape features of `value` (non-empty) to `out`; `prefixes` are the known token prefixes."""
+    size = len(value)
+    is_digit = list(map(str.isdigit, value))
+    digits = sum(is_digit)
+    upper = sum(map(str.isupper, value))
+    lower = sum(map(str.islower, value))
+    symbols = size - digits - upper - lower
+    out["len_log"] = math.log2(size) / 8
+    out[f"len_{min(size // 8, 8)}"] = 1.0
+    out["digit_ratio"] = digits / size
+    out["upper_ratio"] = upper / size
+    out["lower_ratio"] = lower / size
+    out["symbol_ratio"] = symbols / size
+    bits = entropy(value)
+    out["entropy"] = bits / 6
+    out["entropy_per_len"] = bits / math.log2(size + 1)
+    classes = (digits > 0) + (upper > 0) + (lower > 0) + (symbols > 0)
+    out[f"classes_{classes}"] = 1.0
+    changes = sum(map(operator.ne, is_digit, is_digit[1:]))
+    out["digit_switches"] = changes / size
+    vowels = sum(map(_VOWEL_CHARS.__contains__, value))
+    letters = upper + lower
+    out["vowel_ratio"] = vowels / letters if letters else 0.0
+    if _HEX.fullmatch(value):
+        out["hex"] = 1.0
+        if size in (32, 40, 64, 128):
+            out["hex_digest"] = 1.0
+    if digits == size:
+        out["all_digits"] = 1.0
+    if upper == letters and letters:
+        out["all_upper"] = 1.0
+    if lower == letters and letters:
+        out["all_lower"] = 1.0
+    checks = (
+        ("uuid", _UUID.search(value)),
+        ("version", _VERSION.fullmatch(value)),
+        ("date", _DATE.search(value)),
+        ("file_ext", _FILE_EXT.search(value)),
+        ("dotted", _DOTTED.fullmatch(value)),
+        ("email", _EMAIL.fullmatch(value)),
+        ("placeholder", _PLACEHOLDER.search(value)),
+        ("id_words", _ID_WORDS.search(value)),
+        ("object_id", _OBJECT_ID.fullmatch(value)),
+    )
+    for name, found in checks:
+        if found:
+            out[name] = 1.0
+    wordy = sum(len(m) for m in _SEGMENT.findall(value) if _VOWELS.intersection(m) and len(m) >= 3)
+    out["wordy_ratio"] = wordy / size
+    if SCREAMING.fullmatch(value):
+        out["screaming_snake"] = 1.0
+    if _ATTRIBUTE.match(value) and digits <= 1:
+        out["attribute"] = 1.0
+    if value.count("/") >= 2 or value.startswith(("/", "./", "~/", "../")):
+        out["path"] = 1.0
+    if value.startswith(("-", "--")):
+        out["flag"] = 1.0
+    if value.endswith("="):
+        out["padding"] = 1.0
+    if value.startswith(prefixes):
+        out["prefix"] = 1.0
