@@ -211,16 +211,22 @@ def test_a_v2_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) 
     assert _read(db, "SELECT name FROM sqlite_master WHERE name LIKE 'import%'") == []
 
 
-def _v3_store_with_a_memory(root: Path) -> Path:
-    """A version-3 store holding one active memory (indexed by v3's terms) and one forgotten one."""
+def _frozen_store(root: Path, version: int) -> tuple[Path, sqlite3.Connection]:
+    """A store of `version` from its frozen schema, with its meta row and one active thread."""
     db = root / ".autopatch-j" / "memory.db"
     db.parent.mkdir(parents=True)
     conn = sqlite3.connect(db, isolation_level=None)
-    for statement in frozen_statements(3):
+    for statement in frozen_statements(version):
         conn.execute(statement)
-    conn.execute("PRAGMA user_version = 3")
+    conn.execute(f"PRAGMA user_version = {version}")
     conn.execute("INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, 1, 1, 1)")
     conn.execute("INSERT INTO threads (status, created_at) VALUES ('active', 1)")
+    return db, conn
+
+
+def _v3_store_with_a_memory(root: Path) -> Path:
+    """A version-3 store holding one active memory (indexed by v3's terms) and one forgotten one."""
+    db, conn = _frozen_store(root, 3)
     for n, (title, content, status) in enumerate(
         [
             ("Package manager", "We use pnpm for every package, never npm.", "active"),
@@ -272,14 +278,7 @@ def test_a_v3_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) 
 
 def _v4_store_with_a_memory(root: Path) -> Path:
     """A version-4 store as the previous release created it, holding one indexed active memory."""
-    db = root / ".autopatch-j" / "memory.db"
-    db.parent.mkdir(parents=True)
-    conn = sqlite3.connect(db, isolation_level=None)
-    for statement in frozen_statements(4):
-        conn.execute(statement)
-    conn.execute("PRAGMA user_version = 4")
-    conn.execute("INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, 1, 1, 1)")
-    conn.execute("INSERT INTO threads (status, created_at) VALUES ('active', 1)")
+    db, conn = _frozen_store(root, 4)
     conn.execute(
         "INSERT INTO memory_items (memory_id, revision, kind, title, content, non_factual, status, operation, "
         "created_at, updated_at) VALUES (1, 1, 'project_decision', 'Package manager', "
@@ -326,14 +325,7 @@ def _postings_of(db: Path, item_id: int) -> set[str]:
 def _v5_store_with_memories(root: Path) -> Path:
     """A version-5 store as the previous release created it (schema_v5.sql, frozen), holding an indexed
     active memory, a forgotten one (not indexed) and a RAW turn, its index in the v5 form."""
-    db = root / ".autopatch-j" / "memory.db"
-    db.parent.mkdir(parents=True)
-    conn = sqlite3.connect(db, isolation_level=None)
-    for statement in frozen_statements(5):
-        conn.execute(statement)
-    conn.execute("PRAGMA user_version = 5")
-    conn.execute("INSERT INTO memory_meta (id, generation, created_at, updated_at) VALUES (1, 1, 1, 1)")
-    conn.execute("INSERT INTO threads (status, created_at) VALUES ('active', 1)")
+    db, conn = _frozen_store(root, 5)
     conn.execute(
         "INSERT INTO turns (thread_id, seq, intent, status, user_text, assistant_text, created_at, updated_at) "
         "VALUES (1, 1, 'general_chat', 'completed', 'We use pnpm.', 'ok', 1, 1)"
