@@ -12,7 +12,7 @@ finer labels; features seen in fewer than MIN_COUNT sentences are dropped, each 
 is pruned and the rest ship as integers in thousandths (sparse (class, weight) pairs per feature).
 
 Needs scikit-learn (the `test` extra); the package only reads the weights. Deterministic: the same
-files give the same bytes.
+files give the same bytes on one machine (another CPU's BLAS may round a few weights one unit apart).
 """
 
 from __future__ import annotations
