@@ -32,8 +32,10 @@ class CatalogEntry:
     sql: str
 
 
+@functools.lru_cache(maxsize=512)
 def normalize_sql(sql: str | None) -> str:
-    """Whitespace-insensitive form of a stored CREATE statement."""
+    """Whitespace-insensitive form of a stored CREATE statement (the catalog's few dozen statements
+    are the same at every open, so each is normalized once per process)."""
     if sql is None:
         return ""
     text = re.sub(r"--[^\n]*", " ", sql)

@@ -181,10 +181,11 @@ def evaluate(
     }
     try:
         cases = list(corpus.cases)
+        blank = _blank_store(base / "blank")
         for index in range(0, len(cases), 2):
             pair = cases[index : index + 2]
             runs = [
-                _start(case, base / f"{index + n:03d}-{case.id}", mode, rng, live_provider, adversarial_rate)
+                _start(case, base / f"{index + n:03d}-{case.id}", blank, mode, rng, live_provider, adversarial_rate)
                 for n, case in enumerate(pair)
             ]
             for run in runs:
@@ -250,11 +251,26 @@ def evaluate(
 # -- running a case ------------------------------------------------------------------------------------
 
 
-def _start(case: Case, root: Path, mode: Mode, rng: random.Random, live: LLMProvider | None, rate: float) -> CaseRun:
+def _blank_store(root: Path) -> Path:
+    """A new Memory database as every case starts with, made once per run: each case's repository gets
+    a copy (creating and verifying the schema was a third of a small case's time)."""
+    manager = MemoryManager(root=root, clock=FakeClock(), owner="eval-blank")
+    health = manager.open()
+    manager.close()
+    if not health.ok:
+        raise RuntimeError(f"a blank Memory for the eval is degraded: {health.reason}")
+    return manager.paths.db
+
+
+def _start(
+    case: Case, root: Path, blank: Path, mode: Mode, rng: random.Random, live: LLMProvider | None, rate: float
+) -> CaseRun:
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text(_APP_PY, encoding="utf-8")
     clock = FakeClock()
     manager = MemoryManager(root=root, clock=clock, owner=f"eval-{case.id}")
+    manager.paths.state_dir.mkdir(parents=True)
+    shutil.copyfile(blank, manager.paths.db)
     health = manager.open()
     if not health.ok:
         raise RuntimeError(f"scratch Memory for {case.id} is degraded: {health.reason}")
