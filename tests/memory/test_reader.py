@@ -142,3 +142,4 @@ def test_retraining_reproduces_the_shipped_weights() -> None:
     assert max(abs(a - b) for a, b in zip(again["bias"], shipped["bias"], strict=True)) <= 0.001 + 1e-9
     far = _unit_drift(again["weights"], shipped["weights"], round(trainer.MIN_WEIGHT * trainer.SCALE))
     assert not far, far[:5]
+    assert default_reader_model().trained_on == trainer.trained_on(trainer._part_dir(), [])

@@ -252,8 +252,8 @@ def evaluate(
 
 
 def _blank_store(root: Path) -> Path:
-    """A new Memory database as every case starts with, made once per run: each case's repository gets
-    a copy (creating and verifying the schema was a third of a small case's time)."""
+    """A new Memory database as every case starts with, made once per run; each case's repository
+    starts from a copy instead of creating the schema again."""
     manager = MemoryManager(root=root, clock=FakeClock(), owner="eval-blank")
     health = manager.open()
     manager.close()
