@@ -21,6 +21,7 @@ stamp and kept beside its row.
 
 from __future__ import annotations
 
+import bisect
 import json
 import sqlite3
 import threading
@@ -29,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from autopatch_j.memory.records import MemoryKind
-from autopatch_j.memory.terms import normalize
+from autopatch_j.memory.terms import normalize, prefix_end
 
 #: Postings one search may read into the copy; a search needing more is ranked in SQL.
 LOAD_ROWS = 4096
@@ -37,6 +38,8 @@ LOAD_ROWS = 4096
 MAX_ROWS = 400_000
 #: Stamps (states of stores) the process keeps a copy for; the least recently searched go first.
 MAX_COPIES = 8
+#: Completions of a last word that may be cut short (search.py's statistics statement reads as many).
+MAX_COMPLETIONS = 8
 #: A store of at most this many indexed items is read whole (every posting, every indexed item's row)
 #: by the search that would read postings into its copy, when it holds at most `WHOLE_ROWS` postings.
 WHOLE_ITEMS = 2_000
@@ -49,7 +52,7 @@ CROSS JOIN memory_postings p ON p.term_id = t.id
 """
 
 _ALL_SQL = """
-SELECT t.term, p.item_id, p.weight + 100
+SELECT t.term, p.item_id, p.weight + 100, t.items
 FROM memory_postings p CROSS JOIN memory_term_stats t ON t.id = p.term_id
 LIMIT :limit
 """
@@ -104,6 +107,9 @@ class _Copy:
     whole_rows: bool = False
     #: Whether reading the store whole was tried under this stamp (it is tried once).
     whole_tried: bool = False
+    #: A whole copy's terms that some item holds, in order, with their statistics (`memory_term_stats`).
+    terms: list[str] = field(default_factory=list)
+    term_items: dict[str, int] = field(default_factory=dict)
 
 
 _copies: OrderedDict[int, _Copy] = OrderedDict()
@@ -152,12 +158,14 @@ def remember_stats(
 
 def known_stats(keys: Iterable[str], prefix: str) -> tuple[int, dict[str, int], Mapping[str, int]] | None:
     """The statistics of `keys` and the completions of `prefix` (not to be changed) from the most
-    recently searched copy, with its stamp, when it holds them all (the caller checks the stamp is
-    still the store's)."""
+    recently searched copy, with its stamp, when it holds them all or holds the store whole (the
+    caller checks the stamp is still the store's)."""
     with _lock:
         if not _copies:
             return None
         stamp, copy = next(reversed(_copies.items()))
+        if copy.whole and "" in copy.counts:
+            return _whole_stats(stamp, copy, keys, prefix)
         completions = copy.completions.get(prefix)
         if completions is None:
             return None
@@ -166,6 +174,26 @@ def known_stats(keys: Iterable[str], prefix: str) -> tuple[int, dict[str, int], 
             return stamp, {key: counts[key] for key in keys}, completions
         except KeyError:  # a key no search under this stamp asked for
             return None
+
+
+def _whole_stats(
+    stamp: int, copy: _Copy, keys: Iterable[str], prefix: str
+) -> tuple[int, dict[str, int], Mapping[str, int]] | None:
+    """`known_stats` from a copy holding every posting: a term no posting names is held by no item;
+    the completions are the statistics statement's (its `MAX_COMPLETIONS` most held terms after the
+    prefix), or None when a tie at that bound leaves the statement's choice open."""
+    held = copy.term_items
+    stats = {key: held.get(key, 0) for key in keys}
+    stats[""] = copy.counts[""]
+    completions = copy.completions.get(prefix)
+    if completions is None:
+        start = bisect.bisect_right(copy.terms, prefix)
+        end = bisect.bisect_left(copy.terms, prefix_end(prefix), start)
+        found = sorted(((held[term], term) for term in copy.terms[start:end]), key=lambda found: -found[0])
+        if len(found) > MAX_COMPLETIONS and found[MAX_COMPLETIONS - 1][0] == found[MAX_COMPLETIONS][0]:
+            return None
+        completions = copy.completions[prefix] = {term: items for items, term in found[:MAX_COMPLETIONS]}
+    return stamp, stats, completions
 
 
 def postings_in_tx(
@@ -208,20 +236,24 @@ def postings_in_tx(
 
 
 def _read_whole(conn: sqlite3.Connection, copy: _Copy) -> _Copy | None:
-    """Every posting of a small store into `copy` (one statement), or None (rank in SQL) when it holds
-    more than `WHOLE_ROWS`."""
+    """Every posting of a small store into `copy` with its terms' statistics (one statement), or None
+    (rank in SQL) when it holds more than `WHOLE_ROWS`."""
     found = conn.execute(_ALL_SQL, {"limit": WHOLE_ROWS + 1}).fetchall()
     if len(found) > WHOLE_ROWS:
         return None
     read: dict[str, dict[int, int]] = {}
-    for term, item_id, weight in found:
+    term_items: dict[str, int] = {}
+    for term, item_id, weight, items in found:
         read.setdefault(term, {})[item_id] = weight
+        term_items[term] = items
     with _lock:
         for key, postings in read.items():
             if key not in copy.weights:
                 copy.weights[key] = postings
                 copy.newest[key] = tuple(sorted(postings, reverse=True))
                 copy.rows += len(postings)
+        copy.term_items = {term: items for term, items in term_items.items() if items > 0}
+        copy.terms = sorted(copy.term_items)
         copy.whole = True
         _trim()
     return copy

@@ -37,6 +37,7 @@ from typing import Literal
 
 from autopatch_j.memory.index import QueryTerm, idf, query_terms, text_keys
 from autopatch_j.memory.postings_cache import (
+    MAX_COMPLETIONS,
     hit_metadata,
     known_stats,
     postings_in_tx,
@@ -68,8 +69,7 @@ ITEM_WORDS = 40
 CANDIDATES = 64
 DRIVER_CANDIDATES = 32
 MIN_DRIVER_CANDIDATES = 8
-#: Completions of a last word that may be cut short.
-MAX_COMPLETIONS = 8
+#: A last word of at least this many characters may be cut short (its completions are asked for).
 MIN_PREFIX_CHARS = 3
 
 _STATS_SQL = """
