@@ -27,6 +27,7 @@ import sqlite3
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,21 +138,27 @@ def load_sessions(files: list[Path]) -> list[dict[str, Any]]:
     return [session for path in files for session in json.loads(path.read_text(encoding="utf-8"))["sessions"]]
 
 
+@contextmanager
+def store_session(session: dict[str, Any]) -> Iterator[tuple[MemoryManager, dict[str, int]]]:
+    """A fresh store holding the session's active gold memories, and their gold key → memory id."""
+    with tempfile.TemporaryDirectory() as tmp:
+        manager = MemoryManager(root=Path(tmp))
+        if not manager.open().ok:
+            raise SystemExit("a fresh store did not open")
+        try:
+            yield manager, _store_memories(manager, session["memories"])
+        finally:
+            manager.close()
+
+
 def answers(sessions: list[dict[str, Any]]) -> Iterator[Answer]:
     """Every query of every session, answered by the top 5 of `MemoryManager.search`."""
     for session in sessions:
-        with tempfile.TemporaryDirectory() as tmp:
-            manager = MemoryManager(root=Path(tmp))
-            if not manager.open().ok:
-                raise SystemExit("a fresh store did not open")
-            try:
-                ids = _store_memories(manager, session["memories"])
-                thread = manager.active_thread().id
-                for query in session["queries"]:
-                    hits = manager.search(thread_id=thread, query=query["query"], limit=5)
-                    yield Answer(session=session, query=query, hits=hits, ids=ids, manager=manager)
-            finally:
-                manager.close()
+        with store_session(session) as (manager, ids):
+            thread = manager.active_thread().id
+            for query in session["queries"]:
+                hits = manager.search(thread_id=thread, query=query["query"], limit=5)
+                yield Answer(session=session, query=query, hits=hits, ids=ids, manager=manager)
 
 
 def run(part: str, *, misses: bool) -> dict[str, object]:

@@ -6,8 +6,9 @@ against the target's postings:
 
 - `no_terms`: the query has no informative term (all fillers);
 - `no_shared_term`: the target holds none of the query's terms or their alternatives (vocabulary);
-- `below_share`: it holds some, but they carry less than the minimum share of the query's weight;
-- `one_term`: it reaches the share with a single term of a query of several;
+- `below_share`: it holds some, but they carry less than the floor share of the query's weight;
+- `one_term`: it reaches the floor with a single term of a query of several;
+- `not_an_answer`: it passes the floor, but the learned rule (memory/qualifier.py) says it does not answer;
 - `outranked`: it qualifies but other memories fill the five places (or the candidate bound cut it);
 - for a nothing-query that returned something: `nonempty`.
 
@@ -29,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from query_eval import answers, language, load_sessions, session_files
 
-from autopatch_j.memory.search import MIN_TERMS, plan_in_tx
+from autopatch_j.memory.qualifier import qualifier
+from autopatch_j.memory.search import plan_in_tx
 
 _POSTINGS = (
     "SELECT t.term FROM memory_postings p JOIN memory_term_stats t ON t.id = p.term_id "
@@ -60,8 +62,10 @@ def classify(conn: object, query: str, memory_id: int | None, hit_ids: list[int]
         cls = "no_shared_term"
     elif share < plan.min_share - 1e-9:
         cls = "below_share"
-    elif count < min(MIN_TERMS, len(plan.terms)):
+    elif count < min(qualifier().min_terms, len(plan.terms)):
         cls = "one_term"
+    elif not qualifier().answers(share=share / total, held=count, terms=len(plan.terms), keys=len(held_keys)):
+        cls = "not_an_answer"
     else:
         cls = "outranked"
     return {"class": cls, "terms": rows, "share": round(share / total, 2)}

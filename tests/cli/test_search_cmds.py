@@ -106,3 +106,30 @@ def test_memory_status_does_not_import_the_stemmer(project: Path) -> None:
         [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+@pytest.fixture
+def session_store(project: Path) -> MemoryManager:
+    """A store as one realistic session leaves it: a few short decisions (issue 29)."""
+    manager = MemoryManager(root=project)
+    assert manager.open().ok
+    for title, content in [
+        ("Minimum Android version: API 26", "The delivery app supports Android API 26 and up."),
+        ("Error tracking: Sentry", "Errors go to Sentry, not Crashlytics."),
+        ("Kotlin line length 120", "ktlint max line length is 120."),
+    ]:
+        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=title, content=content)
+    return manager
+
+
+def test_a_question_that_says_more_than_the_memory_finds_it(cli: CliRunner, session_store: MemoryManager) -> None:
+    # The question's own words ("lowest", "still", "phones") are not the memory's; the few words the
+    # memory has are all asked for, so it answers (memory/qualifier.py).
+    result = cli("memory", "search", "what's the lowest android version we still support on phones", "--json")
+    assert result.code == 0, result.err
+    assert [hit["title"] for hit in result.json()] == ["Minimum Android version: API 26"]
+
+
+def test_a_question_about_something_never_decided_stays_empty(cli: CliRunner, session_store: MemoryManager) -> None:
+    result = cli("memory", "search", "how often do we rotate the database passwords", "--json")
+    assert (result.code, result.json()) == (0, [])

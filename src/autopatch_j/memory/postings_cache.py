@@ -26,7 +26,7 @@ import json
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from autopatch_j.memory.records import MemoryKind
@@ -58,13 +58,15 @@ LIMIT :limit
 """
 
 _ALL_ROWS_SQL = """
-SELECT i.id, i.status, i.kind, i.thread_id, i.updated_at, i.memory_id, i.title,
+SELECT i.id, i.status, i.kind, i.thread_id, i.updated_at,
+    (SELECT d.terms FROM memory_search_docs d WHERE d.item_id = i.id), i.memory_id, i.title,
     substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords, i.subject
 FROM memory_items i WHERE i.id IN (SELECT item_id FROM memory_postings)
 """
 
 _ROWS_SQL = """
-SELECT i.id, i.status, i.kind, i.thread_id, i.updated_at, i.memory_id, i.title,
+SELECT i.id, i.status, i.kind, i.thread_id, i.updated_at,
+    (SELECT d.terms FROM memory_search_docs d WHERE d.item_id = i.id), i.memory_id, i.title,
     substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords, i.subject
 FROM json_each(:ids) j CROSS JOIN memory_items i ON i.id = j.value
 """
@@ -74,8 +76,11 @@ HitRow = tuple[int, str, str, str, str, str, str]
 Metadata = tuple[str, ...]
 """A hit's title, aliases, keywords and subject, normalized (`terms.normalize`), the empty ones left out."""
 #: An item as a search needs it: in every scope (an active preference or decision), the thread whose
-#: scope holds it (an active discussion), its `updated_at` and its hit row.
-_ItemRow = tuple[bool, int | None, float, HitRow]
+#: scope holds it (an active discussion), its `updated_at`, its hit row and its indexed keys.
+_ItemRow = tuple[bool, int | None, float, HitRow, int]
+#: Whether a candidate answers the query, from its summed term weights, the query terms it holds and
+#: its indexed keys (memory/qualifier.py via search.py).
+Answers = Callable[[float, int, int], bool]
 
 _LOWEST = float("-inf")
 _NONE: Mapping[int, int] = {}
@@ -327,14 +332,18 @@ def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
 
 def _qualifying(
     best: list[dict[int, float]], weights: Sequence[float], *, min_terms: int, min_share: float
-) -> dict[int, float]:
-    """Per candidate holding `min_terms` terms whose weights reach `min_share`, its score: the terms'
-    best values, each sum in term order as the statement sums them."""
+) -> dict[int, tuple[float, float, int]]:
+    """Per candidate holding `min_terms` terms whose weights reach `min_share`, its score, share and
+    terms held: the terms' best values and weights, each sum in term order as the statement sums them."""
     if len(best) == 1:  # one term: its weight is every holder's share
-        return dict(best[0]) if min_terms <= 1 and weights[0] >= min_share else {}
+        if min_terms > 1 or weights[0] < min_share:
+            return {}
+        return {item_id: (value, weights[0], 1) for item_id, value in best[0].items()}
     score, share, held = (_compensated_sums if _COMPENSATED else _running_sums)(best, weights)
     return {
-        item_id: total for item_id, total in score.items() if held[item_id] >= min_terms and share[item_id] >= min_share
+        item_id: (total, share[item_id], held[item_id])
+        for item_id, total in score.items()
+        if held[item_id] >= min_terms and share[item_id] >= min_share
     }
 
 
@@ -386,6 +395,7 @@ def rank_in_python(
     cap: int,
     min_share: float,
     min_terms: int,
+    answers: Answers,
     thread_id: int,
     limit: int,
     synopsis_chars: int,
@@ -411,14 +421,15 @@ def rank_in_python(
             if every
             else (_ROWS_SQL, {"ids": _json(missing), "synopsis_chars": synopsis_chars})
         )
-        for item_id, status, kind, thread, updated_at, memory_id, *row in conn.execute(sql, params):
+        for item_id, status, kind, thread, updated_at, keys, memory_id, *row in conn.execute(sql, params):
             active = status == "active"
-            # (in every scope, the thread whose scope holds it, its order, its hit row)
+            # (in every scope, the thread whose scope holds it, its order, its hit row, its keys)
             found[item_id] = (
                 active and kind != _DISCUSSION,
                 thread if active and kind == _DISCUSSION else None,
                 updated_at,
                 (memory_id, kind, *row),
+                keys or 0,
             )
         with _lock:
             for item_id, item in found.items():
@@ -426,17 +437,21 @@ def rank_in_python(
             copy.rows += len(found)
             _trim()
     items = copy.items
-    ranked: list[tuple[float, float, int, int]] = []
-    for item_id, total in scored.items():  # scope: active, and a discussion only of the bound thread
+    ranked: list[tuple[float, float, int, int, float, int, int]] = []
+    for item_id, (total, share, held) in scored.items():  # scope: active, a discussion only of the bound thread
         known = items[item_id]
         if known is not None and (known[0] or known[1] == thread_id):
-            ranked.append((total, known[2], known[3][0], item_id))
+            ranked.append((total, known[2], known[3][0], item_id, share, held, known[4]))
     ranked.sort(reverse=True)  # score, updated_at, memory_id (unique among active rows): all DESC
     hits: list[tuple[HitRow, Metadata]] = []
-    for *_, item_id in ranked[:limit]:
+    for _, _, _, item_id, share, held, keys in ranked:  # best first, until `limit` answer the query
+        if not answers(share, held, keys):
+            continue
         row = items[item_id][3]  # type: ignore[index]
         metadata = copy.metadata.get(item_id)
         if metadata is None:
             metadata = copy.metadata.setdefault(item_id, hit_metadata(row))
         hits.append((row, metadata))
+        if len(hits) == limit:
+            break
     return hits

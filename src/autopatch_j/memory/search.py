@@ -44,6 +44,7 @@ from autopatch_j.memory.postings_cache import (
     rank_in_python,
     remember_stats,
 )
+from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -55,11 +56,6 @@ SYNOPSIS_CHARS = 160
 MAX_EXCERPTS = 3
 MAX_EXCERPT_CHARS = 800
 ELLIPSIS = "…"
-#: The share of a query's weight the terms an item holds must carry (nothing-queries stay empty).
-MIN_SHARE = 0.55
-#: Distinct query terms an item must hold (fewer when the query has fewer): one shared word of two
-#: is a topic in common, not an answer.
-MIN_TERMS = 2
 #: General frequencies count as this many virtual items beside the store's own.
 PRIOR_ITEMS = 2000
 #: A general word's chance of being in one item: its frequency per word × this many words.
@@ -104,14 +100,22 @@ m(item_id, n, score, share) AS (
     FROM cand c CROSS JOIN q CROSS JOIN memory_postings p ON p.term_id = q.term_id AND p.item_id = c.item_id
     GROUP BY c.item_id, q.n
 ),
-hits(item_id, score) AS (
-    SELECT item_id, sum(score) FROM m GROUP BY item_id HAVING sum(share) >= :min_share AND count(*) >= :min_terms
+hits(item_id, score, share, held) AS (
+    SELECT item_id, sum(score), sum(share), count(*) FROM m GROUP BY item_id
+    HAVING sum(share) >= :min_share AND count(*) >= :min_terms
+),
+scoped(item_id, score, updated_at, memory_id, share, held, keys, coverage) AS (
+    SELECT h.item_id, h.score, i.updated_at, i.memory_id, h.share / :total, min(h.held, :max_held),
+        coalesce(d.terms, 0), CASE WHEN d.terms > 0 THEN CAST(h.held AS REAL) / d.terms ELSE 0.0 END
+    FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id LEFT JOIN memory_search_docs d ON d.item_id = h.item_id
+    WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
 ),
 ranked(item_id, score, updated_at, memory_id) AS MATERIALIZED (
-    SELECT h.item_id, h.score, i.updated_at, i.memory_id
-    FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id
-    WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
-    ORDER BY h.score DESC, i.updated_at DESC, i.memory_id DESC
+    SELECT item_id, score, updated_at, memory_id FROM scoped
+    WHERE :bias + :w_share * share + :w_coverage * coverage + :w_held * held + :w_terms * :term_count
+        + :w_share_coverage * (share * coverage) + :w_keys * (min(keys, :max_keys) / CAST(:max_keys AS REAL))
+        >= :threshold
+    ORDER BY score DESC, updated_at DESC, memory_id DESC
     LIMIT :limit
 )
 SELECT i.memory_id, i.kind, i.title, substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords,
@@ -267,7 +271,8 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> 
             found = []
         alternatives.append(found)
         weights.append(max(w for _, w in found) if found else term_weight(items, 0, term.word))
-    min_share = MIN_SHARE * sum(weights)
+    rule = qualifier()
+    min_share = rule.floor * sum(weights)
     for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
         alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
     return QueryPlan(
@@ -275,7 +280,10 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> 
         alternatives=alternatives,
         weights=weights,
         min_share=min_share,
-        driving=[n for n in drivers(weights, min_share) if alternatives[n]],
+        # No item can hold `min_terms` terms when fewer have keys some item holds.
+        driving=[n for n in drivers(weights, min_share) if alternatives[n]]
+        if sum(map(bool, alternatives)) >= min(rule.min_terms, len(terms))
+        else [],
         stamp=stamp,
         counts={**completions, **stats},
         sent=sent,
@@ -300,7 +308,9 @@ def search_in_tx(
     terms, alternatives = plan.terms, plan.alternatives
     driver_keys = list(dict.fromkeys(key for n in plan.driving for key, _ in alternatives[n]))
     cap = min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys)))
-    min_terms = min(MIN_TERMS, len(terms))
+    rule = qualifier()
+    min_terms = min(rule.min_terms, len(terms))
+    total = sum(plan.weights)
     copy = (
         postings_in_tx(
             conn,
@@ -321,6 +331,7 @@ def search_in_tx(
             cap=cap,
             min_share=plan.min_share - 1e-9,
             min_terms=min_terms,
+            answers=functools.partial(_answers, rule, total=total, terms=len(terms)),
             thread_id=thread_id,
             limit=limit,
             synopsis_chars=SYNOPSIS_CHARS + 1,
@@ -336,6 +347,9 @@ def search_in_tx(
             "thread_id": thread_id,
             "limit": limit,
             "synopsis_chars": SYNOPSIS_CHARS + 1,
+            "total": total,
+            "term_count": len(terms),
+            **rule.sql_params(),
         }
         found = [(row, hit_metadata(row)) for row in conn.execute(_SEARCH_SQL, params).fetchall()]
     if not found:
@@ -353,6 +367,11 @@ def search_in_tx(
         for row, metadata in found
     ]
     return sorted(hits, key=lambda hit: hit.match != "exact")  # the whole query as a title first (stable)
+
+
+def _answers(rule: Qualifier, share: float, held: int, keys: int, *, total: float, terms: int) -> bool:
+    """Whether a candidate past the floor answers the query (memory/qualifier.py)."""
+    return rule.answers(share=share / total, held=held, terms=terms, keys=keys)
 
 
 def match_of(q: str, keys: frozenset[str], probes: Sequence[str], values: Sequence[str]) -> MatchType:

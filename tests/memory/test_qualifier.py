@@ -1,0 +1,46 @@
+"""The search qualifier's rule file (memory/qualifier.py): the shipped one loads, a wrong one is refused."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.qualifier import FEATURES, parse, qualifier
+
+
+def _shipped() -> dict[str, object]:
+    text = resources.files("autopatch_j.memory").joinpath("search_qualifier.json").read_text("utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def test_the_shipped_rule_names_every_feature_and_a_floor_below_the_old_share() -> None:
+    rule = qualifier()
+    assert len(rule.weights) == len(FEATURES)
+    assert 0 < rule.floor < 0.55 and rule.min_terms == 2
+    assert _shipped()["trained_on"]["part"] == "dev"  # type: ignore[index]
+
+
+def test_more_of_the_query_held_never_makes_a_candidate_less_of_an_answer() -> None:
+    rule = qualifier()
+    decisions = [rule.answers(share=share / 10, held=2, terms=4, keys=8) for share in range(3, 11)]
+    assert decisions == sorted(decisions)  # False … then True
+    assert decisions[-1] and not decisions[0]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"features": [*FEATURES[:-1], "length"]},
+        {"weights": {name: 0 for name in FEATURES[:-1]}},
+        {"bias": "high"},
+        {"floor": None},
+    ],
+    ids=["unknown feature", "missing weight", "bias not a number", "floor missing"],
+)
+def test_a_rule_file_that_does_not_fit_is_refused_with_a_sentence(change: dict[str, object]) -> None:
+    data = {**_shipped(), **change}
+    with pytest.raises(MemoryEngineError, match=r"search_qualifier\.json"):
+        parse(data)
