@@ -62,3 +62,13 @@ def test_a_new_member_of_a_concept_the_old_text_names_replaces_it() -> None:
 def test_siblings_are_the_other_members_of_each_named_concept() -> None:
     t = table(go_logging=["zap", "zerolog", "logrus"], ci=["jenkins", "github actions"])
     assert t.siblings("switch to zerolog, CI stays on jenkins") == ["zap", "logrus", "github actions"]
+
+
+def test_the_shipped_table_knows_image_loading_libraries_per_platform() -> None:
+    shipped = default_alternatives()
+    assert shipped.replaced_concept("we'll use Kingfisher on iOS after all", "iOS stays on AsyncImage") == (
+        "image loading library (ios)"
+    )
+    assert shipped.replaced_concept("Coil it is for Android", "images load with Glide") == (
+        "image loading library (android)"
+    )

@@ -7,9 +7,11 @@ applies it to the offline extractor's candidates and to the related active memor
 - statements of one turn and kind about one subject are one statement quoting each;
 - a preference or decision without a subject of the lexicon's table is named by the model;
 - a new preference or decision replaces the active memory it is most likely about (above the
-  model's threshold): of either kind, or the comparison it settles; failing that, the latest active
-  rule naming an alternative of a tool it names (`alternatives.py`: "还是换成 zerolog 吧" after
-  "日志统一用 zap") — in a batch too, an earlier statement of another turn;
+  model's threshold): of either kind, or the comparison it settles; failing that, an active rule
+  naming an alternative of a tool it names (`alternatives.py`: "还是换成 zerolog 吧" after "日志统一用
+  zap") — one of its own kind first, then the likeliest, then the latest, so a preference that names
+  the old tool in passing is not taken for the decision — in a batch too, an earlier statement of
+  another turn;
 - a sentence that only drops a standing rule and was read as no statement — the sentence reader
   read it as a retirement ("emoji 那条算了"), or the lexicon's retiring correction names it ("forget
   the staging-first rule", "别再管那个限制了") — becomes a *retirement* candidate (subject
@@ -232,14 +234,16 @@ class SubjectReader:
         read_as = self._new(candidate)
         best: tuple[float, int] | None = None
         found = None
+        likelihood: dict[int, float] = {}
         for r in related:
             if r.item.memory_id in taken:
                 continue
             old = Statement(" ".join(s.quote for s in r.sources) or r.item.content, r.item.kind.value)
-            p = self.model.same_subject(read_as(r.item.kind), old)
+            p = likelihood[r.item.memory_id] = self.model.same_subject(read_as(r.item.kind), old)
             if p >= self.model.threshold and (best is None or (p, r.item.memory_id) > best):
                 best, found = (p, r.item.memory_id), r
         if found is None:
+            # Of the rules naming a tool it replaces: one of its kind first, then the likeliest, then the latest.
             found = max(
                 (
                     r
@@ -249,7 +253,7 @@ class SubjectReader:
                         candidate, r.item.kind, " ".join([*(s.quote for s in r.sources), r.item.content])
                     )
                 ),
-                key=lambda r: r.item.memory_id,
+                key=lambda r: (r.item.kind is candidate.kind, likelihood[r.item.memory_id], r.item.memory_id),
                 default=None,
             )
         if found is None and (new.switch or new.correction):
