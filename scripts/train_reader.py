@@ -57,7 +57,8 @@ GRID = tuple(round(0.05 * n, 2) for n in range(2, 13))
 #: must also find the active memory it is about. Discussion context is chosen at the memory level
 #: instead: at its sentence-level balance point (0.15) x1–x3 + y1–y3 stored 27 discussions no author
 #: wrote beside 20 right ones; at 0.30 the realistic dev part keeps its recall (0.806) while precision
-#: rises 0.864 → 0.870 (x1–x3 + y1–y3: 0.784 → 0.816, recall 0.722 → 0.718; docs/quality.md).
+#: rises 0.864 → 0.870 (x1–x3 + y1–y3: 0.784 → 0.816, recall 0.722 → 0.718; both with the tool-switch
+#: change of the same round; docs/quality.md).
 THRESHOLD = 0.4
 DISCUSSION_THRESHOLD = 0.3
 RETIREMENT_THRESHOLD = 0.2
