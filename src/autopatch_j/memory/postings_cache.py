@@ -13,8 +13,9 @@ terms stay with the SQL ranking. The process holds at most `MAX_ROWS` postings a
 `MAX_COPIES` stamps; the least recently searched are dropped first.
 
 `rank_in_python` is the ranking statement of search.py computed over the copy: the same candidates
-(the `cap` newest items of each driving key), the same scores summed in term order, the same share and
-term-count rules, then scope and order on the qualifying items' rows (read once, in one statement).
+(the `cap` newest items of each driving key), the same scores summed in term order, the same floor and
+term-count rules, then scope and order on the qualifying items' rows (read once, in one statement), and
+the qualifier's decision taken best first until `limit` answer.
 A hit's metadata as match kinds compare it (`hit_metadata`) is derived on its first hit under a
 stamp and kept beside its row.
 """

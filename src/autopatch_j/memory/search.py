@@ -8,13 +8,15 @@ admission-bound thread id, M-22; no per-item query):
    `postgresql`), and the store's search stamp (`memory_index_state`);
 2. the ranked hits: candidates from the postings of the query's **driving** terms only, each scored
    by BM25 over every informative query term (the stored term-frequency part × the term's weight),
-   kept only when the terms it holds carry at least `MIN_SHARE` of the query's weight and it holds
-   `MIN_TERMS` of them (one for a one-term query), scoped, ordered and joined to the item rows.
+   past the floor when the terms it holds carry at least the qualifier's `floor` of the query's
+   weight and it holds `min_terms` of them (one for a one-term query), kept when the learned
+   qualifier (qualifier.py, computed in the statement) says it answers, scoped, ordered and joined
+   to the item rows.
 
 A term's weight is its BM25 rarity (idf) in the store blended with its general frequency
 (`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that
 "project" says less than "pnpm". The drivers are the heaviest terms such that the others together
-stay below the minimum share: an item that qualifies holds at least one driver (pigeonhole), and a
+stay below the floor: an item that qualifies holds at least one driver (pigeonhole), and a
 driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has many
 driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded whatever the
 store's size. A process that searches a store again ranks over its copy of what earlier searches
