@@ -15,7 +15,9 @@ QUESTIONS = {
     "how long do we keep logs": ["Logs are retained for 30 days"],  # long → retent, keep → retain
     "代码一行最多多长": ["Line length 100"],  # 多长 → length
     "which registry do we push images to": [],  # the registry was never decided: nothing
-    "what line length for markdown docs": [],
+    # Markdown was never decided, but every word of the code rule is asked for: the learned qualifier
+    # keeps it as the closest rule (docs/retrieval.md, "The learned qualifier").
+    "what line length for markdown docs": ["Line length 100"],
 }
 
 
