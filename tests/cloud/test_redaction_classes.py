@@ -130,6 +130,14 @@ LOOKALIKES = [
     ("codes named without a list", "Generate 10 recovery codes in Settings, then print them.\nstep 2 of 4 done"),
     ("names listed under a label", "backup codes printed for: alice01, brandon, carolyn, dominic, eleanor"),
     ("value written into an ordinary file", "$ echo 'Release2024x' > ~/notes/summary.txt && cat ~/notes/summary.txt"),
+    ("an environment variable's name in quotes", 'token_env = "GITHUB_DEPLOY_TOKEN"  # the CI sets it'),
+    ("a secret store's reference", "smtp_password = vault:secret/data/mail#smtp_password"),
+    ("an ARN of a stored secret", "secret_arn = arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-AbCdEf"),
+    ("IAM actions after their service", '"Action": ["kms:Decrypt", "secretsmanager:GetSecretValue"]'),
+    (
+        "a webhook's signature of a public payload",
+        "X-Hub-Signature-256: sha256=" + "9c4e1f0a7b3d2c8e5f6a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e",
+    ),
 ]
 
 

@@ -92,10 +92,39 @@ _TEMPLATE_PART = re.compile(r"<[A-Za-z_][\w -]{0,30}+>|\{\{|\$\{")
 _FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.[A-Za-z]{2,5}")
 
 
+#: Names and references that hold no secret whatever key they follow: an environment variable's or a
+#: constant's name in quotes (`"ANTHROPIC_API_KEY"`), a secret store's reference (`vault:kv/data/prod#db_pass`,
+#: `arn:aws:secretsmanager:…`), the digest a webhook signs a public payload with (`sha256=…`).
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)++")
+_STORE_REF = re.compile(r"(?i)(?:vault|ssm|secretsmanager|sm|gcpsm|azkv|keyvault|sops|doppler|infisical):[\w/.#:@-]++")
+_ARN = re.compile(r"arn:aws[\w-]*+:[\w-]++:[\w-]*+:\d*+:[\w/.:+=@-]++")
+_ARN_HEAD = re.compile(r"arn:aws[\w-]*+:[\w-]++:\Z")  # the rest of an ARN read as a value
+_PAYLOAD_DIGEST = re.compile(r"(?i)sha(?:1|256|384|512)=[0-9a-f]{40,128}")
+#: An IAM action after its service (`secretsmanager:GetSecretValue`, `kms:Decrypt`).
+_IAM_ACTION = re.compile(r"[A-Z][a-z]++(?:[A-Z][a-z]*+)*+\*?")
+_IAM_SERVICE = re.compile(r"(?<![\w-])[a-z][a-z0-9-]{1,30}+:\Z")
+_IAM_AFTER = frozenset(" \t\r\n\"',]")
+
+
 def placeholder(view: str, value: str, start: int) -> bool:
     """A value that is no literal secret: a setting, a reference or the name inside one, a path, a
-    docs example key, a stand-in, a masked value or a publishable key."""
+    docs example key, a stand-in, a masked value or a publishable key, an environment variable's
+    name, a secret store's reference, a public payload's digest or an IAM action."""
     if not value or SETTING.fullmatch(value) or ENV_REF.fullmatch(value) or value.startswith(REDACTED):
+        return True
+    if _STORE_REF.fullmatch(value) or _ARN.fullmatch(value) or _ARN_HEAD.search(view, max(0, start - 64), start):
+        return True
+    if _ENV_NAME.fullmatch(value) and view[start - 1 : start] in ("'", '"'):  # `key_env = "OPENAI_API_KEY"`
+        return True
+    if _PAYLOAD_DIGEST.fullmatch(value):
+        return True
+    end = start + len(value)
+    if (
+        len(value) >= 6
+        and _IAM_ACTION.fullmatch(value)
+        and _IAM_SERVICE.search(view, max(0, start - 32), start)
+        and (end >= len(view) or view[end] in _IAM_AFTER)
+    ):
         return True
     if _WITHHELD.fullmatch(value):
         return True
