@@ -34,6 +34,16 @@ def split_sentences(text: str) -> list[str]:
     return [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip()]
 
 
+def last_sentence_start(text: str) -> int:
+    """The offset in `text` where its last sentence starts (0 when it has one sentence or none)."""
+    start = 0
+    for m in _SENTENCE.finditer(text):
+        body = m.group(0)
+        if body.strip():
+            start = m.start() + len(body) - len(body.lstrip())
+    return start
+
+
 _CLAUSE_TEXT = re.compile(r"(?:[^,，。!！;；:：、—–\s]|\s(?!-\s)|(?<=\S)-|-(?=\S))+")
 
 

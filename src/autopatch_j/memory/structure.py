@@ -10,7 +10,9 @@ text into lines and labels each one:
 - `pasted` — material, with the shape that gave it away (`fence`, `indented`, `diff`, `frame`,
   `location`, `log`, `shell`, `output`, `data`, `quote`, `code`);
 - `report` — the last prose line before a paste: it introduces or reports it ("log below:",
-  "vite build 报错了"), and is never read as a rule.
+  "vite build 报错了"), and is never read as a rule. A line ending in a colon introduces the paste
+  with its last sentence only: the sentences before it are prose ("we deploy with helm only. the
+  install fails:" keeps its rule).
 
 Lists are layout too (`lists.layout(text)`): a run of item lines (`-`, `*`, `•`, `1.`, `2)`, `3、`, `（4）`,
 `①`) after a prose line ending in a colon ("ground rules for this repo:", "以后这几条："), or at least
@@ -19,7 +21,9 @@ introduces them, and a paste nested under an item stays a paste. The labels here
 an item line a weak shape makes material, or the last before a paste, is not read.
 
 Shapes only — fences, indentation, hunk headers, `file:line` locations, timestamps and log levels,
-prompts, key/value syntax, brackets, symbol density — never a list of messages. A line with a weak
+`key=value` fields, prompts, key/value syntax, brackets, symbol density — never a list of messages. A `key: value` line
+whose value reads as words ("naming: snake_case for every field, no camelCase anywhere"), and a list
+item that reads as words however it ends, are prose. A line with a weak
 shape counts as material only next to other material (a blank line ends a run), so a rule written
 between two pastes stays prose. Every span is an exact slice of the RAW text, so quotes taken from
 the prose are still exact substrings of it.
@@ -33,6 +37,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from autopatch_j.memory.sentences import last_sentence_start
 
 if TYPE_CHECKING:
     from autopatch_j.llm.contracts import SourceOut
@@ -81,10 +87,17 @@ _CODE_END = re.compile(r"(?:[;{}(\[]|\)\s*\{?|=>|->|:=)\s*$")
 _CODE_START = re.compile(r"^\s*(?:[@#]\w+|//|/\*|\*/|<!--|--\s|[\w.]+\(.*\)\s*;?\s*$)")
 _CONSTRAINT = re.compile(r"[\w.-]+(?:[<>]=?|[=!~]=)\d|(?:^|\s)[<>]=?\d[\w.]*,")
 _COLUMN_GAP = re.compile(r"\S\s{2,}(?=\S)")
+# A `key=value` field of a logfmt line or a record dump (`order=88 amount=100.10 refunded=[…]`).
+_FIELD = re.compile(r"(?:^|\s)[A-Za-z_][\w.-]*=(?!=)\S")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # The marker opening a list item: a bullet, a number ("1.", "2)", "3、", "（4）") or a circled number.
 LIST_ITEM = re.compile(r"^\s*(?:[-*•·]\s+|\d{1,2}[.)、）](?![\d.])\s*|[（(]\d{1,2}[)）]\s*|[\u2460-\u2473]\s*)(?=\S)")
 _WORD = re.compile(r"[A-Za-z]{2,}")
+# A word as prose writes it: letters, lowercase after the first, trailing punctuation allowed.
+_PLAIN_WORD = re.compile(r"^\(?[A-Za-z][a-z]*[,.;:!?)]*$")
+#: Prose words a value or list item needs, at least this many and this share of its tokens, to read as words.
+PROSE_WORDS = 4
+PROSE_SHARE = 0.6
 
 #: A prose line of at most this many words right before a paste only introduces or reports it.
 REPORT_UNITS = 8
@@ -99,6 +112,13 @@ class Line:
     text: str
     label: Label
     shape: str  # "" for prose and reports; the shape that made it material otherwise
+    #: A report's leading characters that are prose (the sentences before the one introducing the paste).
+    lead: int = 0
+
+    @property
+    def material_start(self) -> int:
+        """Where the part of the line that is no prose starts (its end for a prose line)."""
+        return self.end if self.label == "prose" else self.start + self.lead
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +128,7 @@ class Structure:
 
     def material(self) -> list[tuple[int, int]]:
         """The spans of pasted material and of report lines (nothing in them is a statement)."""
-        return [(ln.start, ln.end) for ln in self.lines if ln.label != "prose" and ln.end > ln.start]
+        return [(ln.material_start, ln.end) for ln in self.lines if ln.label != "prose" and ln.end > ln.start]
 
     def pasted(self) -> list[Line]:
         return [ln for ln in self.lines if ln.label == "pasted"]
@@ -132,6 +152,9 @@ class Structure:
                     run_start = ln.start
                 run_end = ln.end
             else:
+                if ln.lead:  # a report's prose lead ends the run
+                    run_start = ln.start if run_start is None else run_start
+                    run_end = ln.start + len(ln.text[: ln.lead].rstrip())
                 if run_start is not None:
                     runs.append(self.text[run_start:run_end])
                 run_start = None
@@ -190,6 +213,9 @@ def _shape(text: str) -> tuple[str, bool]:
         return "log", False
     if _OUTPUT_TAG.match(text):
         return "output", not cjk
+    fields = len(_FIELD.findall(text)) if not cjk else 0
+    if fields >= 2:  # logfmt or a record's fields: three or more stand alone
+        return "log", fields >= 3
     if _LOCATION.search(text) and (_symbol_share(text) > 0.1 or text.lstrip().startswith(("/", "./", "src", "at "))):
         return "location", not cjk
     if _DOTTED_EXCEPTION.match(text):
@@ -206,7 +232,12 @@ def _shape(text: str) -> tuple[str, bool]:
         return "data", False
     if _KEY_VALUE.match(text) and not cjk and _config_key(text):
         return "data", False
-    if not cjk and (_CODE_END.search(text) or _CODE_START.match(text)) and _symbol_share(text) > 0.08:
+    if (
+        not cjk
+        and (_CODE_END.search(text) or _CODE_START.match(text))
+        and _symbol_share(text) > 0.08
+        and not (LIST_ITEM.match(text) and reads_as_words(text[item_marker(text) :]))
+    ):
         return "code", False
     if not cjk and len(text.strip()) >= 12 and _symbol_share(text) > 0.3:
         return "code", False
@@ -227,9 +258,16 @@ def _config_key(line: str) -> bool:
     that is one token ("- Cause: stale cache" is a bullet of prose, "image: postgres:15" is YAML)."""
     key, _, value = line.strip().removeprefix("- ").partition("=" if "=" in line.split(":")[0] else ":")
     key, value = key.strip(), value.strip()
-    if not key or " " in key:
+    if not key or " " in key or reads_as_words(value):
         return False
     return key[0] in "\"'" or key[0].islower() or not value or " " not in value
+
+
+def reads_as_words(text: str) -> bool:
+    """Most of `text`'s tokens are words as prose writes them, and at least `PROSE_WORDS` of them."""
+    tokens = text.split()
+    plain = sum(1 for token in tokens if _PLAIN_WORD.match(token))
+    return plain >= PROSE_WORDS and plain >= PROSE_SHARE * len(tokens)
 
 
 def _units(line: str) -> float:
@@ -340,7 +378,15 @@ def parse(text: str) -> Structure:
         if j < n and labels[j] == "pasted" and (COLON_END.search(raw[i][2]) or _units(raw[i][2]) <= REPORT_UNITS):
             labels[i] = "report"
     lines = tuple(
-        Line(start=s, end=e, text=t, label=labels[i], shape=shape[i] if labels[i] == "pasted" else "")
+        Line(
+            start=s,
+            end=e,
+            text=t,
+            label=labels[i],
+            shape=shape[i] if labels[i] == "pasted" else "",
+            # the sentences before the one introducing the paste are prose
+            lead=last_sentence_start(t) if labels[i] == "report" and COLON_END.search(t) else 0,
+        )
         for i, (s, e, t) in enumerate(raw)
     )
     return Structure(text=text, lines=lines)

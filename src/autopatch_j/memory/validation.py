@@ -208,13 +208,11 @@ def _explicit_statement(
 
 def _read_as_statement(src: Source, turn: Turn, request: ExtractionRequest, lexicon: Lexicon) -> bool:
     """The sentence reader reads the quote's sentence, in its turn after the assistant's answer before
-    it, as a preference or decision that passes the hard gates (`reader.states_in_turn`) — unless that
-    answer proposed something: a reply to a proposal ("Sure, 200 is fine.", "No, keep Nginx.") decides
-    only as a confirmation does (`_confirmed_proposal`)."""
+    it, as a preference or decision that passes the hard gates (`reader.states_in_turn`). After an
+    answer that proposed something the reader knows it (its `proposed` feature): a rule of the user's
+    own in reply ("no plugin, every fixture cleans up after itself") is read like any other."""
     previous = request.predecessor(turn)
     before = (previous.assistant_text or "") if previous is not None else ""
-    if before and lexicon.proposals_in(before):
-        return False
     return states_in_turn(lexicon, turn.user_text, before, src.quote.strip())
 
 
