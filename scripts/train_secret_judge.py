@@ -41,7 +41,7 @@ from autopatch_j.cloud.secret_judge import SecretJudge, features, judged  # noqa
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
 
-AUTHORS = ("s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10")
+AUTHORS = ("s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12")
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
 MIN_COUNT = 3

@@ -126,7 +126,8 @@ _TWICE_UNSTABLE = pytest.mark.xfail(
 
 
 @pytest.mark.parametrize(
-    "author", ["s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE), "s8", "s9"]
+    "author",
+    ["s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE), "s8", "s9", "s10", "s11", "s12"],
 )
 def test_the_judge_makes_no_tuning_text_redact_differently_twice(author: str) -> None:
     """Redacting a second time changes nothing the rules alone would leave unchanged (one text of
