@@ -30,6 +30,9 @@ NEW_FORMS: dict[str, Callable[[int], str]] = {
     "Chinese labels": lambda n: ("密码是 " * n)[:n],
     "netrc machines": lambda n: ("machine a " * n)[:n],
     "spaces before a break": lambda n: "Ab12" + " " * n + "\nCd34",
+    "quoted values cut at every line": lambda n: ("│ PASS='Ab3dEf9hKq\n│ 2m' X='Zy8w\n" * n)[:n],
+    "gutters and open quotes": lambda n: ("> > │ 'a b c " * n)[:n],
+    "indented fixed-width lines": lambda n: (("    " + "Ab12Cd34" * 5 + "\n") * n)[:n],
 }
 
 # Inputs aimed at the grammar rules (prose, Chinese label + verb, argv lists, tables, printf) and at

@@ -12,18 +12,13 @@ Escape sequences cannot hide a secret: the rules run on a *decoded view* of the 
 (`%E5%AF%86%E7%A0%81` is 密码) and HTML entities (`&quot;`, `&#61;`) stand for the
 characters they encode, decoded up to `DECODE_PASSES` times (JSON or URL encoding applied twice), and
 every match is mapped back to the original text, so `"…\\nghp_…"` inside JSON is caught like `ghp_…`
-on a line of its own and `API_KEY%3Dvalue` like `API_KEY=value`. A secret wrapped across two lines
-is caught whole: the rules run a second time on a *joined view* in which a line break (with the
-indentation or `>`/`#`/`//` markers of the next line) between two runs of token characters that both
-look random (a digit, or upper and lower case; the run before may instead hold a `-` or `_`, a cut
-token prefix, unless a space precedes the break) is removed, unless the next line starts an
-assignment (`NAME=`, `NAME:`, with a name that reads as one); in text hard-wrapped at a fixed column
-(a line and a neighbour of the same length ≥ `FIXED_WIDTH_MIN`, the next line no longer) every
-break between two non-space characters is removed, with the next line's quote marker when the line
-before starts with the same one.
-The fixed-column breaks are also found in the text before decoding (a JSON string cut at a
-column); a break after a name that starts a field joins even an assignment on the next line (the
-wrap cut the key's name); a secret that runs to the end of a line of ≥ `WRAP_WIDTH_MIN` columns
+on a line of its own and `API_KEY%3Dvalue` like `API_KEY=value`. A secret wrapped across lines
+is caught whole: the rules run a second time on a *joined view* (`secret_wraps.joined_view`) in
+which a line break inside a secret — inside a quoted value, between two random-looking runs, or in
+text hard-wrapped at a fixed column — is removed with the next line's indentation and quote or box
+marker, and each span found there is mapped back one piece per line, so every piece is redacted
+and the lines stay. The fixed-column breaks are also found in the text before decoding (a JSON
+string cut at a column); a secret that runs to the end of a line of ≥ `WRAP_WIDTH_MIN` columns
 takes the next line's first run. Text holding a `+` and a URL escape is also read as a form body
 (`form_view`: `+` is a space, `&` ends a field).
 Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary before
@@ -57,6 +52,7 @@ from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
 from autopatch_j.cloud.secret_values import REDACTED
+from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view, joins, pieces
 
 RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES
 
@@ -78,6 +74,7 @@ _URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _FORM_ESCAPE = re.compile(r"[+&]")
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " ", "v": " ", "0": " "}
 DECODE_PASSES = 3
+_NEWLINE = re.compile("\n")
 
 
 def _decode(escape: str) -> str:
@@ -142,168 +139,6 @@ def _decode_once(text: str, escapes: re.Pattern[str] = _ESCAPE) -> tuple[str, li
     return "".join(parts), index
 
 
-_TOKEN_RUN_TAIL = re.compile(r"[^\s\"'`]*+\Z")
-_CONTINUATION = re.compile(
-    r"[ \t>#*/]{0,8}+(?P<next>[A-Za-z0-9_+/.!@#$%^&*~-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?!//)|=))?"
-)
-_NAME = re.compile(r"[A-Za-z_][\w.-]*+")
-
-
-def _assignment(after: re.Match[str]) -> bool:
-    """The next line starts `NAME=` or `NAME:` (a new setting, not the rest of a token), and the
-    name reads like one (`SnVpePT=…`, `fC3M1wl4=…`, `moH5dzC:` are the rest of a random value)."""
-    name = after.group("next")
-    return bool(after.group("assign")) and _NAME.fullmatch(name) is not None and not _random_name(name)
-
-
-_CASE_SWITCH = re.compile(r"[a-z][A-Z]")
-_WORDY = re.compile(r"[A-Z][a-z]{2,}|[a-z]{3,}|[A-Z]{3,}(?![a-z])")
-
-
-def _random_name(name: str) -> bool:
-    """A name with a switch from lower to upper case and a digit or a second switch, whose letters
-    are mostly not in word-like segments (`apiKeyId`, `imagePullPolicy`, `DB2_HOST` are names)."""
-    switches = len(_CASE_SWITCH.findall(name))
-    if len(name) < 4 or not switches or (switches < 2 and not any(c.isdigit() for c in name)):
-        return False
-    wordy = sum(len(seg) for seg in _WORDY.findall(name) if any(c in "aeiouAEIOU" for c in seg))
-    return wordy * 2 < len(name)
-
-
-# a digit, an inner capital, or a symbol next to a letter or digit (`^Du%t@`, the rest of a password)
-_RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]|[!@#$%^&*~][A-Za-z0-9]|[A-Za-z0-9][!@#$%^&*~]")
-
-
-def _looks_random_run(run: str) -> bool:
-    return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
-
-
-def _joinable(run: str) -> bool:
-    """A run before a line break that may continue on the next line: random-looking, or token-like
-    (it holds a `-` or `_`: `sk-proj-`, `sk_live_I`)."""
-    return _looks_random_run(run) or (len(run) >= 3 and ("-" in run or "_" in run))
-
-
-FIXED_WIDTH_MIN = 16
-_NEWLINE = re.compile("\n")
-
-
-def _fixed_column_breaks(view: str, newlines: list[int]) -> set[int]:
-    """Line breaks of text hard-wrapped at a fixed column: the line before the break is at least
-    `FIXED_WIDTH_MIN` long, a neighbouring line has the same length, the next line is no longer,
-    and the break falls between two non-space characters."""
-    ends = [*newlines, len(view)]
-    lengths = []
-    begin = 0
-    for end in ends:
-        lengths.append(end - begin - (1 if end > begin and view[end - 1] == "\r" else 0))
-        begin = end + 1
-    breaks = set()
-    for i, newline in enumerate(newlines):
-        width = lengths[i]
-        same = (i > 0 and lengths[i - 1] == width) or (i + 2 < len(lengths) and lengths[i + 1] == width)
-        if width < FIXED_WIDTH_MIN or not same or lengths[i + 1] > width or newline + 1 >= len(view):
-            continue
-        if not view[newline - 1].isspace() and not view[newline + 1].isspace():
-            breaks.add(newline)
-    return breaks
-
-
-def joined_view(view: str, fixed_breaks: frozenset[int] = frozenset()) -> tuple[str, list[int]] | None:
-    """`view` with line wraps inside a token removed (see the module docstring), and for each index
-    the `view` index (plus one for the end); None when there is no such wrap. `fixed_breaks`: more
-    line breaks of `view` to treat as fixed-column ones (those of the text before it was decoded).
-    Linear: each line break looks at most 8 characters back, 64 for the run before it and 256 ahead."""
-    parts: list[str] = []
-    index: list[int] = []
-    pos = 0
-    newlines = [match.start() for match in _NEWLINE.finditer(view)]
-    fixed = _fixed_column_breaks(view, newlines) if len(newlines) >= 2 else set()
-    fixed |= fixed_breaks
-    newline = view.find("\n")
-    while newline != -1:
-        if newline in fixed:
-            after = _CONTINUATION.match(view, newline + 1)
-            if after is None or not _assignment(after) or _cut_name(view, pos, newline):
-                parts.append(view[pos:newline])
-                index.extend(range(pos, newline))
-                pos = newline + 1 + _same_marker(view, newline)
-                newline = view.find("\n", newline + 1)
-                continue
-        start = newline - 1 if newline and view[newline - 1] == "\r" else newline
-        start = start - 1 if start and view[start - 1] == "\\" else start
-        floor = max(0, start - 8)
-        end_of_run = start
-        while start > floor and view[start - 1] in " \t":
-            start -= 1
-        after = _CONTINUATION.match(view, newline + 1)
-        if after is not None and not _assignment(after) and after.group("next") and start > pos:
-            left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
-            # a break after a space falls between words: only a random run continues over it (a
-            # name such as `--account-key ` before a value on the next line does not)
-            joins = _joinable if start == end_of_run else _looks_random_run
-            if left and joins(left.group()) and _looks_random_run(after.group("next")):
-                parts.append(view[pos:start])
-                index.extend(range(pos, start))
-                pos = after.start("next")
-        newline = view.find("\n", newline + 1)
-    if not parts:
-        return None
-    parts.append(view[pos:])
-    index.extend(range(pos, len(view) + 1))
-    return "".join(parts), index
-
-
-_MARKER = re.compile(r"[ \t]{0,4}+(?:>|#|//)[ \t]?")
-
-
-def _same_marker(view: str, newline: int) -> int:
-    """The length of the quote or comment marker (`> `, `# `, `// `) the next line starts with when
-    the line before the break starts with the same one (a quoted block cut at a fixed column)."""
-    line = view.rfind("\n", 0, newline) + 1
-    own = _MARKER.match(view, line, newline)
-    if own is None or not view.startswith(own.group(), newline + 1):
-        return 0
-    return len(own.group())
-
-
-_NAME_TAIL = re.compile(r"[\w.-]{1,64}+\Z")
-_FIELD_START = frozenset(" \t;&,({[\"'")
-
-
-def _cut_name(view: str, floor: int, newline: int) -> bool:
-    """Before a fixed-column break, a name that starts a field (after a space, `;`, `&`, `,` or an
-    opening bracket or quote: `export ORDERS_API_SE` + `CRET_KEY=…`, `;AccountKe` + `y=…`): the wrap
-    cut a key's name, so an assignment on the next line continues it. A value (`KEY=abc` + a break)
-    is no name."""
-    run = _NAME_TAIL.search(view, max(floor, newline - 64), newline)
-    if run is None or _NAME.fullmatch(run.group()) is None:
-        return False
-    return run.start() == floor or view[run.start() - 1] in _FIELD_START
-
-
-WRAP_WIDTH_MIN = 60
-# the first run of the next line: no indentation, then ≥ 4 token characters with a letter or digit,
-# up to a space or the end (a list marker `-` or an ellipsis `...` is no rest of a secret)
-_LINE_HEAD = re.compile(r"(?=[^\s]{0,256}?[A-Za-z0-9])[A-Za-z0-9+/=_.!@#$%^&*~-]{4,256}+(?=[ \t\r\n]|\Z)")
-
-
-def _continued(view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """A secret that runs to the end of a long line (≥ `WRAP_WIDTH_MIN` columns, a wrap width)
-    continues on the next line's first run unless that run starts an assignment."""
-    out = []
-    for start, end in spans:
-        brk = end + 1 if view.startswith("\r\n", end) else end
-        # the line the secret ends on (rfind scans back from `end` only to that line's start)
-        if brk < len(view) and view[brk] == "\n" and end - (view.rfind("\n", 0, end) + 1) >= WRAP_WIDTH_MIN:
-            head = _LINE_HEAD.match(view, brk + 1)
-            after = _CONTINUATION.match(view, brk + 1)
-            if head is not None and not (after is not None and _assignment(after)):
-                end = head.end()
-        out.append((start, end))
-    return out
-
-
 def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
@@ -354,11 +189,16 @@ JUDGED_RULES = frozenset(
 )  # fmt: skip
 
 
+Span = tuple[int, int]
+
+
 @dataclass(frozen=True)
 class Finding:
     """A span of the text (`start`, `end`) that may hold a secret: found by a rule (`kind` `rule`),
     by a key-word rule the judge may overrule (`keyword`), or a judge candidate (`token`). `view`,
-    `at` and `context_start` say where it was read (the decoded or joined view), for the judge."""
+    `at` and `context_start` say where it was read (the decoded or joined view), for the judge.
+    `parts`: the spans to redact when the finding runs over removed line breaks (one per line; empty
+    when it is the one span `start`–`end`)."""
 
     start: int
     end: int
@@ -366,9 +206,20 @@ class Finding:
     view: str
     at: tuple[int, int]
     context_start: int | None = None
+    parts: tuple[Span, ...] = ()
 
-    def moved(self, start: int, end: int) -> Finding:
-        return Finding(start, end, self.kind, self.view, self.at, self.context_start)
+    @property
+    def spans(self) -> tuple[Span, ...]:
+        return self.parts or ((self.start, self.end),)
+
+    def placed(self, spans: list[Span]) -> Finding:
+        """The same finding at `spans` of another text (sorted, non-empty)."""
+        parts = tuple(spans) if len(spans) > 1 else ()
+        return Finding(spans[0][0], spans[-1][1], self.kind, self.view, self.at, self.context_start, parts)
+
+    def mapped(self, index: list[int]) -> Finding:
+        """The same finding in the text a decoded or form view was read from (`index`: the view's)."""
+        return self.placed([(index[start], index[end]) for start, end in self.spans])
 
 
 def _found(view: str, rules: tuple[Rule, ...]) -> list[tuple[int, int, str]]:
@@ -383,37 +234,37 @@ def _found(view: str, rules: tuple[Rule, ...]) -> list[tuple[int, int, str]]:
 
 def _in_view(view: str, rules: tuple[Rule, ...], judge: bool) -> list[Finding]:
     """What the rules find in `view` (each continued over a wrap) and, with `judge`, its candidates."""
-    found = _found(view, rules)
-    spans = _continued(view, [(start, end) for start, end, _kind in found])
-    out = [Finding(s, e, kind, view, (s, e)) for (s, e), (_s, _e, kind) in zip(spans, found, strict=True)]
+    out = [Finding(s, e, kind, view, (s, e)).placed(continued(view, s, e)) for s, e, kind in _found(view, rules)]
     if judge:
         out += [Finding(c.start, c.end, "token", view, (c.start, c.end), c.context_start) for c in candidates(view)]
     return out
 
 
-def _fixed_breaks_in_view(text: str, view: str, index: list[int] | None) -> frozenset[int]:
+def _fixed_breaks_in_view(text: str, view: str, index: list[int] | None) -> dict[int, int]:
     """The fixed-column breaks of `text` (wrapped before it was decoded: a JSON string with `\\n`
     escapes cut at 40 columns) as positions in its decoded `view`."""
     if index is None or text.count("\n") < 2:
-        return frozenset()
-    fixed = _fixed_column_breaks(text, [match.start() for match in _NEWLINE.finditer(text)])
+        return {}
+    fixed = fixed_column_breaks(text)
     if not fixed:
-        return frozenset()
-    return frozenset(m.start() for m in _NEWLINE.finditer(view) if index[m.start()] in fixed)
+        return {}
+    return {m.start(): fixed[index[m.start()]] for m in _NEWLINE.finditer(view) if index[m.start()] in fixed}
 
 
 def _view_findings(
-    view: str, rules: tuple[Rule, ...], judge: bool, fixed_breaks: frozenset[int] = frozenset()
+    view: str, rules: tuple[Rule, ...], judge: bool, fixed_breaks: dict[int, int] | None = None
 ) -> list[Finding]:
-    """Findings in `view` (rules continued over a wrap, and judge candidates) and in its joined view."""
+    """Findings in `view` (rules continued over a wrap, and judge candidates) and in its joined
+    view, there mapped back one piece per line."""
     found = _in_view(view, rules, judge)
     joined = joined_view(view, fixed_breaks)
     if joined is not None:
         wrapped, back = joined
-        # the end maps after the span's last character, so a line break after the secret stays
-        found += [
-            f.moved(back[f.start], back[f.end - 1] + 1) for f in _in_view(wrapped, rules, judge) if f.end > f.start
-        ]
+        joined_at = joins(back)
+        for f in _in_view(wrapped, rules, judge):
+            spans = [piece for start, end in f.spans if end > start for piece in pieces(back, joined_at, start, end)]
+            if spans:
+                found.append(f.placed(spans))
     return found
 
 
@@ -423,11 +274,11 @@ def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) 
     view, index = decoded_view(text)
     found = _view_findings(view, rules, judge, _fixed_breaks_in_view(text, view, index))
     if index is not None:
-        found = [f.moved(index[f.start], index[f.end]) for f in found]
+        found = [f.mapped(index) for f in found]
     form = form_view(text)
     if form is not None:
         spaced, back = form
-        found += [f.moved(back[f.start], back[f.end]) for f in _view_findings(spaced, rules, judge)]
+        found += [f.mapped(back) for f in _view_findings(spaced, rules, judge)]
     return found
 
 
@@ -437,21 +288,37 @@ def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge 
     chosen = shipped_judge() if judge is None else judge
     found = findings(text, rules)
     memo: ScoreMemo = {}  # a span read the same way as one before it scores the same
-    kept = _merge((f.start, f.end) for f in found if f.kind != "token" and chosen.accepts(f, memo))
+    kept = _merge(span for f in found if f.kind != "token" and chosen.accepts(f, memo) for span in f.spans)
     starts = [start for start, _end in kept]
     # a candidate inside a span already kept changes nothing: it is not scored
     tokens = [
-        (f.start, f.end)
+        span
         for f in found
-        if f.kind == "token" and not _inside(kept, starts, f) and chosen.accepts(f, memo)
+        if f.kind == "token" and not _inside(kept, starts, f) and not _after_mark(f) and chosen.accepts(f, memo)
+        for span in f.spans
     ]
     return _merge(kept + tokens) if tokens else kept
 
 
+_WORD_CHARACTER = re.compile(r"\w")
+
+
+def _after_mark(found: Finding) -> bool:
+    """A candidate whose context is only separators after a `[REDACTED]` mark (`[REDACTED]:…`): the
+    first pass judged it beside the secret the mark replaced, so a second pass leaves it as it is."""
+    context = found.context_start
+    if context is None or not found.view.startswith(REDACTED, context - len(REDACTED) + 1):
+        return False
+    return _WORD_CHARACTER.search(found.view, context + 1, found.at[0]) is None
+
+
 def _inside(spans: list[tuple[int, int]], starts: list[int], found: Finding) -> bool:
-    """Whether `found` lies within one of the merged, sorted `spans` (`starts`: their starts)."""
-    at = bisect.bisect_right(starts, found.start) - 1
-    return at >= 0 and spans[at][1] >= found.end
+    """Whether each span of `found` lies within one of the merged, sorted `spans` (`starts`: theirs)."""
+    for start, end in found.spans:
+        at = bisect.bisect_right(starts, start) - 1
+        if at < 0 or spans[at][1] < end:
+            return False
+    return True
 
 
 def redact(text: str) -> str:

@@ -1,0 +1,291 @@
+"""Line breaks that fall inside a secret, and the joined view in which they are removed.
+
+A secret cut across lines (a terminal or `fold` wrap, a `> ` mail quote, an indented log
+continuation, a `│ ` TUI box, a base64 blob cut at 64 or 76 columns) is read whole in a *joined
+view*: `joined_view(view)` returns `view` with such breaks removed and, for each of its indices, the
+index in `view`. `pieces` maps a span of the joined view back as one span per line, so each piece of
+a secret is redacted on its own line and the break, the indentation and the prefix between them
+stay.
+
+A line is a *gutter* and a *body*: the gutter is the indentation and at most three quote, comment or
+box markers (`>`, `│`, `┃`, `|`, `#`, `//`, `*`), each with one space after it. A break is joined
+when the next body starts with a token character (no space, no `[REDACTED]` mark), the line ends
+with one too (at a fixed column it may end with a space: the wrap fell after it, and it stays), and
+one of these holds:
+
+- **a quoted value continues**: the line ends inside a quote opened after a separator
+  (`PASSWORD='Pelican`, `"SMTP_PASS": "Copperfal`) and the next body closes it before a separator
+  (`harbor4471!' ./start.sh`), each side at most `QUOTED_MAX` characters;
+- **a random run continues**: the run of token characters before the break looks random (a digit,
+  or an inner capital, or a symbol beside a letter: `_looks_random_run`) — or, with no space before
+  the break, is a cut token prefix holding `-` or `_` (`sk_live_Q`) — and so does the first run of
+  the next body, which starts no assignment (`DEBUG=true` on the next line of an `.env` stays
+  apart; a name that reads as the rest of a random value, `SnVpePT=`, is none);
+- **the text is hard-wrapped at a fixed column**: the line's body and a neighbouring line's body
+  have the same length, at least `FIXED_WIDTH_MIN` (`FIXED_INDENTED_MIN` when the next gutter is
+  bare indentation), and the next body is no longer — or the same holds for the lines as written
+  (text wrapped with its own indentation: then only a gutter the two lines share is dropped); the
+  next body starts no assignment unless the run before the break is a name that starts a field
+  (`export ORDERS_API_SE` + `CRET_KEY=…`; a value after `: ` or `= ` is no name). The
+  fixed-column breaks of a text before it was decoded (a JSON string with `\\n` escapes cut at a
+  column) are passed in by the caller as `fixed_breaks`.
+
+The joined view drops the break (with a `\\r` before it; outside a fixed column also a trailing `\\`
+and, in a random run, the spaces before it) and the next line's gutter. `continued` extends a span
+that runs to the end of a long line (≥ `WRAP_WIDTH_MIN` columns) over the next line's first run.
+Work per break is bounded (gutters ≤ 22 characters, runs ≤ 256, quoted sides ≤ `QUOTED_MAX`), so
+both are linear.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+__all__ = [
+    "FIXED_WIDTH_MIN",
+    "WRAP_WIDTH_MIN",
+    "continued",
+    "fixed_column_breaks",
+    "joined_view",
+    "joins",
+    "pieces",
+]
+
+FIXED_WIDTH_MIN = 16
+FIXED_INDENTED_MIN = 32
+WRAP_WIDTH_MIN = 60
+QUOTED_MAX = 256
+_MARK = "[REDACTED]"
+
+GUTTER = re.compile(r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*)[ \t]?){0,3}+")
+_NEWLINE = re.compile("\n")
+_TOKEN_RUN_TAIL = re.compile(r"[^\s\"'`]*+\Z")
+_NEXT_RUN = re.compile(
+    r"(?P<next>[A-Za-z0-9_+/.!@#$%^&*~-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?!//)|=))?"
+)
+_NAME = re.compile(r"[A-Za-z_][\w.-]*+")
+_CASE_SWITCH = re.compile(r"[a-z][A-Z]")
+_WORDY = re.compile(r"[A-Z][a-z]{2,}|[a-z]{3,}|[A-Z]{3,}(?![a-z])")
+# a digit, an inner capital, or a symbol next to a letter or digit (`^Du%t@`, the rest of a password)
+_RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]|[!@#$%^&*~][A-Za-z0-9]|[A-Za-z0-9][!@#$%^&*~]")
+_OPENS_AFTER = frozenset(" \t=:(,[{")
+_CLOSES_BEFORE = frozenset(" \t,;:)]}|&>")
+
+
+def _assignment(after: re.Match[str] | None) -> bool:
+    """The next body starts `NAME=` or `NAME:` (a new setting, not the rest of a token), and the
+    name reads like one (`SnVpePT=…`, `fC3M1wl4=…`, `moH5dzC:` are the rest of a random value)."""
+    if after is None or not after.group("assign"):
+        return False
+    name = after.group("next")
+    return _NAME.fullmatch(name) is not None and not _random_name(name)
+
+
+def _random_name(name: str) -> bool:
+    """A name with a switch from lower to upper case and a digit or a second switch, whose letters
+    are mostly not in word-like segments (`apiKeyId`, `imagePullPolicy`, `DB2_HOST` are names)."""
+    switches = len(_CASE_SWITCH.findall(name))
+    if len(name) < 4 or not switches or (switches < 2 and not any(c.isdigit() for c in name)):
+        return False
+    wordy = sum(len(seg) for seg in _WORDY.findall(name) if any(c in "aeiouAEIOU" for c in seg))
+    return wordy * 2 < len(name)
+
+
+def _looks_random_run(run: str) -> bool:
+    return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
+
+
+def _joinable(run: str) -> bool:
+    """A run before a line break that may continue on the next line: random-looking, or token-like
+    (it holds a `-` or `_`: `sk-proj-`, `sk_live_I`)."""
+    return _looks_random_run(run) or (len(run) >= 3 and ("-" in run or "_" in run))
+
+
+def _lines(view: str, newlines: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """For each line of `view`: its length, the length of its gutter and of its body (without a
+    final `\\r`)."""
+    lengths, gutters, bodies = [], [], []
+    begin = 0
+    for end in [*newlines, len(view)]:
+        length = end - begin - (1 if end > begin and view[end - 1] == "\r" else 0)
+        gutter = GUTTER.match(view, begin, end).end() - begin  # type: ignore[union-attr]  # always matches
+        lengths.append(length)
+        gutters.append(gutter)
+        bodies.append(max(0, length - gutter))
+        begin = end + 1
+    return lengths, gutters, bodies
+
+
+def _same_width(widths: list[int], i: int, floor: int) -> bool:
+    """Line `i` is at least `floor` wide, a neighbouring line as wide and the next line no wider."""
+    width = widths[i]
+    same = (i > 0 and widths[i - 1] == width) or (i + 2 < len(widths) and widths[i + 1] == width)
+    return width >= floor and same and 0 < widths[i + 1] <= width
+
+
+def fixed_column_breaks(view: str, newlines: list[int] | None = None) -> dict[int, int]:
+    """Line breaks of text hard-wrapped at a fixed column (see the module docstring): the position
+    of each such `\\n` in `view`, with the length of the gutter the joined view drops after it:
+    the next line's gutter when the bodies have one width or the two lines the same gutter, none
+    when only the lines as written have one width (text wrapped with its own indentation)."""
+    if newlines is None:
+        newlines = [match.start() for match in _NEWLINE.finditer(view)]
+    if len(newlines) < 2:
+        return {}
+    lengths, gutters, bodies = _lines(view, newlines)
+    breaks = {}
+    for i, newline in enumerate(newlines):
+        indent = view[newline + 1 : newline + 1 + gutters[i + 1]]
+        floor = FIXED_INDENTED_MIN if indent and indent.isspace() else FIXED_WIDTH_MIN
+        if _same_width(bodies, i, floor):
+            breaks[newline] = gutters[i + 1]
+        elif _same_width(lengths, i, FIXED_WIDTH_MIN) and not view[newline + 1].isspace():
+            same_gutter = view.startswith(view[newline + 1 : newline + 1 + gutters[i + 1]], newline - lengths[i])
+            breaks[newline] = gutters[i + 1] if same_gutter and gutters[i] == gutters[i + 1] else 0
+    return breaks
+
+
+def _marked(view: str, left_end: int, right_start: int) -> bool:
+    """A `[REDACTED]` mark ends before the break or starts after it (redacting twice joins nothing)."""
+    return view.endswith(_MARK, 0, left_end) or view.startswith(_MARK, right_start)
+
+
+def _quoted_break(view: str, line_start: int, left_end: int, right_start: int) -> bool:
+    """The line ends inside a quote opened after a separator and the next body closes it before a
+    separator (each side ≤ `QUOTED_MAX` characters, the break between two non-space characters)."""
+    floor = max(line_start, left_end - QUOTED_MAX)
+    at = max(view.rfind("'", floor, left_end), view.rfind('"', floor, left_end))
+    if at < 0 or at + 1 >= left_end or (at > line_start and view[at - 1] not in _OPENS_AFTER):
+        return False
+    quote = view[at]
+    if view.find(quote, at + 1, left_end) != -1:
+        return False
+    line_end = view.find("\n", right_start, right_start + QUOTED_MAX)
+    close = view.find(quote, right_start, line_end if line_end != -1 else right_start + QUOTED_MAX)
+    if close <= right_start:
+        return False
+    return close + 1 >= len(view) or view[close + 1] in _CLOSES_BEFORE or view[close + 1] in "\r\n"
+
+
+def _cut_name(view: str, floor: int, newline: int) -> bool:
+    """Before a fixed-column break, a name that starts a field (after a space, `;`, `&`, `,` or an
+    opening bracket or quote: `export ORDERS_API_SE` + `CRET_KEY=…`, `;AccountKe` + `y=…`): the wrap
+    cut a key's name, so an assignment on the next line continues it. A value (`KEY=abc`,
+    `password: abc` + a break) is no name."""
+    run = _NAME_TAIL.search(view, max(floor, newline - 64), newline)
+    if run is None or _NAME.fullmatch(run.group()) is None:
+        return False
+    before = run.start() - 1
+    if run.start() == floor:
+        return True
+    if view[before] not in _FIELD_START:
+        return False
+    return not (view[before] in " \t" and before > floor and view[before - 1] in ":=")
+
+
+_NAME_TAIL = re.compile(r"[\w.-]{1,64}+\Z")
+_FIELD_START = frozenset(" \t;&,({[\"'")
+
+
+def joined_view(view: str, fixed_breaks: dict[int, int] | None = None) -> tuple[str, list[int]] | None:
+    """`view` with the line breaks inside a secret removed (see the module docstring), and for each
+    index the `view` index (plus one for the end); None when there is no such break.
+    `fixed_breaks`: more line breaks of `view` to treat as fixed-column ones (`fixed_column_breaks`)."""
+    newlines = [match.start() for match in _NEWLINE.finditer(view)]
+    if not newlines:
+        return None
+    fixed = {**(fixed_breaks or {}), **fixed_column_breaks(view, newlines)}
+    parts: list[str] = []
+    index: list[int] = []
+    pos = 0
+    line_start = 0
+    for newline in newlines:
+        cut = _cut(view, pos, line_start, newline, fixed.get(newline))
+        line_start = newline + 1
+        if cut is not None:
+            start, resume = cut
+            parts.append(view[pos:start])
+            index.extend(range(pos, start))
+            pos = resume
+    if not parts:
+        return None
+    parts.append(view[pos:])
+    index.extend(range(pos, len(view) + 1))
+    return "".join(parts), index
+
+
+def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) -> tuple[int, int] | None:
+    """Where the joined view leaves `view` before the break at `newline` and resumes after it, or
+    None when the break stays. `pos`: where the current piece of the joined view began; `fixed`:
+    the gutter a fixed-column break drops (None: no such break)."""
+    line_end = newline - 1 if newline and view[newline - 1] == "\r" else newline
+    if line_end <= max(pos, line_start):
+        return None
+    spaced = view[line_end - 1].isspace()
+    at = newline + 1 + (fixed or 0)
+    if fixed is not None and _fixed_join(view, pos, line_end, at):
+        return line_end, at
+    # a shell's line continuation `\` before the break is no part of the run
+    end = line_end - 1 if view[line_end - 1] == "\\" else line_end
+    resume = GUTTER.match(view, newline + 1).end()  # type: ignore[union-attr]  # always matches
+    if end <= max(pos, line_start) or resume >= len(view) or view[resume].isspace() or _marked(view, end, resume):
+        return None
+    if not spaced and _quoted_break(view, line_start, end, resume):
+        return end, resume
+    after = _NEXT_RUN.match(view, resume)
+    start = end
+    floor = max(pos, line_start, end - 8)
+    while start > floor and view[start - 1] in " \t":
+        start -= 1
+    if after is None or _assignment(after) or start <= pos:
+        return None
+    left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
+    # a break after a space falls between words: only a random run continues over it (a name such
+    # as `--account-key ` before a value on the next line does not)
+    joins = _joinable if start == end else _looks_random_run
+    if left and joins(left.group()) and _looks_random_run(after.group("next")):
+        return start, resume
+    return None
+
+
+def _fixed_join(view: str, pos: int, line_end: int, at: int) -> bool:
+    """A fixed-column break before `at` (the next body) joins unless the body is empty or starts an
+    assignment that is no rest of a name the wrap cut."""
+    if at >= len(view) or view[at].isspace() or _marked(view, line_end, at):
+        return False
+    return not _assignment(_NEXT_RUN.match(view, at)) or _cut_name(view, pos, line_end)
+
+
+def joins(back: list[int]) -> list[int]:
+    """The indices of a joined view where a removed break lies just before (`back`: its index)."""
+    return [at for at in range(1, len(back) - 1) if back[at] != back[at - 1] + 1]
+
+
+def pieces(back: list[int], joined_at: list[int], start: int, end: int) -> list[tuple[int, int]]:
+    """The span `start`–`end` (non-empty) of a joined view as spans of the view it was joined from,
+    one per line (`back`: `joined_view`'s index, `joined_at`: its `joins`)."""
+    out: list[tuple[int, int]] = []
+    begin = start
+    for at in joined_at[bisect.bisect_right(joined_at, start) : bisect.bisect_left(joined_at, end)]:
+        out.append((back[begin], back[at - 1] + 1))
+        begin = at
+    out.append((back[begin], back[end - 1] + 1))
+    return out
+
+
+# the first run of the next line: no indentation, then ≥ 4 token characters with a letter or digit,
+# up to a space or the end (a list marker `-` or an ellipsis `...` is no rest of a secret)
+_LINE_HEAD = re.compile(r"(?=[^\s]{0,256}?[A-Za-z0-9])[A-Za-z0-9+/=_.!@#$%^&*~-]{4,256}+(?=[ \t\r\n]|\Z)")
+
+
+def continued(view: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The span `start`–`end`, and when it runs to the end of a long line (≥ `WRAP_WIDTH_MIN`
+    columns, a wrap width) the next line's first run unless that run starts an assignment."""
+    brk = end + 1 if view.startswith("\r\n", end) else end
+    # the line the secret ends on (rfind scans back from `end` only to that line's start)
+    if brk < len(view) and view[brk] == "\n" and end - (view.rfind("\n", 0, end) + 1) >= WRAP_WIDTH_MIN:
+        head = _LINE_HEAD.match(view, brk + 1)
+        if head is not None and not _assignment(_NEXT_RUN.match(view, brk + 1)):
+            return [(start, end), (head.start(), head.end())]
+    return [(start, end)]
