@@ -15,6 +15,13 @@ from autopatch_j.cloud.redaction import redact
 # (class, text, the secret's pieces that must all disappear, text that must survive)
 SECRETS = [
     (
+        "armored block naming a seed",
+        "$ cat ~/.config/relay/agent.creds\n-----BEGIN AGENT SIGNING SEED-----\n"
+        "SAQ7WZKD2M4XRTE6BNY3HPLC5VJG8FUQ2ZXWK7MD4TRE9NBYH3PLC6VJ\n------END AGENT SIGNING SEED------\n$ exit",
+        ["SAQ7WZKD2M4XRTE6BNY3HPLC5VJG8FUQ2ZXWK7MD4TRE9NBYH3PLC6VJ"],
+        "$ exit",
+    ),
+    (
         "name above value, yaml",
         "env:\n  - name: BILLING_API_TOKEN\n    value: 'q8Zr2LmX7vPk3Nw9Tt5Yb1Hc'\n"
         "  - name: LOG_LEVEL\n    value: info\n",
@@ -114,6 +121,11 @@ SECRETS += [
 ]
 
 LOOKALIKES = [
+    (
+        "armored public key and certificate",
+        "-----BEGIN RELAY PUBLIC KEY-----\nMCowBQYDK2VwAyEAq7Lm2Vx9Rt4Wz8Kp3Nb6Yd1Jc5Gh0Fs7Ua2Qe4Tw=\n"
+        "-----END RELAY PUBLIC KEY-----\n-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ7vL2xZ9k\n-----END CERTIFICATE-----",
+    ),
     ("name above a setting", "env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: TAG\n    value: 'v2.14.0-rc1'\n"),
     ("name above a digest", '{"name": "BUILD_SHA", "value": "3f9a1c2e7b4d6f8a0c1e3a5b7d9f2e4a6c8b0d1f"}'),
     ("query string", "GET /search?q=Release2024&page=2 HTTP/1.1"),

@@ -372,11 +372,14 @@ def _cloud_key_pair(view: str) -> Iterator[Span]:
 
 
 _RULES: tuple[Rule, ...] = (
-    # private keys: PEM (RSA, EC, DSA, OPENSSH, PKCS#8, encrypted) and PGP, also when cut off
+    # armored blocks whose label names a secret: PEM private keys (RSA, EC, DSA, OPENSSH, PKCS#8,
+    # encrypted), PGP private key blocks, a seed, a token, a JWT (`-----BEGIN USER NKEY SEED-----`),
+    # also when cut off; a label naming a public key or none of these (a certificate) is no secret
     token(
         "private_key_block",
-        r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-        r".*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        r"-----BEGIN (?=[A-Z0-9 ]{0,40}?(?:PRIVATE KEY|SEED|SECRET|TOKEN|JWT|PASSWORD|CREDENTIAL))"
+        r"(?![A-Z0-9 ]{0,40}?PUBLIC)[A-Z0-9 ]{1,48}+-----"
+        r".*?(?:-{5,}END [A-Z0-9 ]{1,48}+-{5,}|\Z)",
         re.DOTALL,
     ),
     # credentials in URLs: scheme://user:pass@ and scheme://:pass@ (redis, amqp, postgres, …)
@@ -465,7 +468,7 @@ _GITLAB = ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glcbt-", "glimt-", "g
 _AWS = ("akia", "asia", "abia", "acca", "a3t")
 # the literal each rule's matches hold, lowercased (see `Rule.needs`); a rule not listed always runs
 _NEEDS: dict[str, tuple[str, ...]] = {
-    "private_key_block": ("private key",),
+    "private_key_block": ("-----begin ",),
     "url_credentials": ("://",),
     "authorization_header": ("authorization",),
     "basic_credentials": ("basic",),
