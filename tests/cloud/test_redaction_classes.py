@@ -124,7 +124,8 @@ LOOKALIKES = [
     (
         "armored public key and certificate",
         "-----BEGIN RELAY PUBLIC KEY-----\nMCowBQYDK2VwAyEAq7Lm2Vx9Rt4Wz8Kp3Nb6Yd1Jc5Gh0Fs7Ua2Qe4Tw=\n"
-        "-----END RELAY PUBLIC KEY-----\n-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ7vL2xZ9k\n-----END CERTIFICATE-----",
+        "-----END RELAY PUBLIC KEY-----\n"
+        "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ7vL2xZ9k\n-----END CERTIFICATE-----",
     ),
     ("name above a setting", "env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: TAG\n    value: 'v2.14.0-rc1'\n"),
     ("name above a digest", '{"name": "BUILD_SHA", "value": "3f9a1c2e7b4d6f8a0c1e3a5b7d9f2e4a6c8b0d1f"}'),
