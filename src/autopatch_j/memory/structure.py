@@ -21,9 +21,9 @@ introduces them, and a paste nested under an item stays a paste. The labels here
 an item line a weak shape makes material, or the last before a paste, is not read.
 
 Shapes only — fences, indentation, hunk headers, `file:line` locations, timestamps and log levels,
-`key=value` fields, prompts, key/value syntax, brackets, symbol density — never a list of messages. A `key: value` line
-whose value reads as words ("naming: snake_case for every field, no camelCase anywhere"), and a list
-item that reads as words however it ends, are prose. A line with a weak
+`key=value` fields, prompts, key/value syntax, brackets, symbol density — never a list of messages.
+A `key: value` line whose value reads as words ("naming: snake_case for every field, no camelCase
+anywhere"), and a list item that reads as words however it ends, are prose. A line with a weak
 shape counts as material only next to other material (a blank line ends a run), so a rule written
 between two pastes stays prose. Every span is an exact slice of the RAW text, so quotes taken from
 the prose are still exact substrings of it.
