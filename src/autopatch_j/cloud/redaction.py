@@ -52,7 +52,7 @@ from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
 from autopatch_j.cloud.secret_values import REDACTED
-from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view, joins, pieces
+from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view
 
 RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES
 
@@ -259,10 +259,8 @@ def _view_findings(
     found = _in_view(view, rules, judge)
     joined = joined_view(view, fixed_breaks)
     if joined is not None:
-        wrapped, back = joined
-        joined_at = joins(back)
-        for f in _in_view(wrapped, rules, judge):
-            spans = [piece for start, end in f.spans if end > start for piece in pieces(back, joined_at, start, end)]
+        for f in _in_view(joined.text, rules, judge):
+            spans = [piece for start, end in f.spans if end > start for piece in joined.pieces(start, end)]
             if spans:
                 found.append(f.placed(spans))
     return found

@@ -2,10 +2,10 @@
 
 A secret cut across lines (a terminal or `fold` wrap, a `> ` mail quote, an indented log
 continuation, a `│ ` TUI box, a base64 blob cut at 64 or 76 columns) is read whole in a *joined
-view*: `joined_view(view)` returns `view` with such breaks removed and, for each of its indices, the
-index in `view`. `pieces` maps a span of the joined view back as one span per line, so each piece of
-a secret is redacted on its own line and the break, the indentation and the prefix between them
-stay.
+view*: `joined_view(view)` returns `view` with such breaks removed (a `Joined`: its text, for each of
+its indices the index in `view`, and where it removed a break). `Joined.pieces` maps a span of the
+joined view back as one span per line, so each piece of a secret is redacted on its own line and the
+break, the indentation and the prefix between them stay.
 
 A line is a *gutter* and a *body*: the gutter is the indentation and at most three quote, comment or
 box markers (`>`, `│`, `┃`, `|`, `#`, `//`, `*`), each with one space after it. A break is joined
@@ -41,22 +41,23 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
+
+from autopatch_j.cloud.secret_values import REDACTED
 
 __all__ = [
     "FIXED_WIDTH_MIN",
     "WRAP_WIDTH_MIN",
+    "Joined",
     "continued",
     "fixed_column_breaks",
     "joined_view",
-    "joins",
-    "pieces",
 ]
 
 FIXED_WIDTH_MIN = 16
 FIXED_INDENTED_MIN = 32
 WRAP_WIDTH_MIN = 60
 QUOTED_MAX = 256
-_MARK = "[REDACTED]"
 
 GUTTER = re.compile(r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*)[ \t]?){0,3}+")
 _NEWLINE = re.compile("\n")
@@ -148,7 +149,7 @@ def fixed_column_breaks(view: str, newlines: list[int] | None = None) -> dict[in
 
 def _marked(view: str, left_end: int, right_start: int) -> bool:
     """A `[REDACTED]` mark ends before the break or starts after it (redacting twice joins nothing)."""
-    return view.endswith(_MARK, 0, left_end) or view.startswith(_MARK, right_start)
+    return view.endswith(REDACTED, 0, left_end) or view.startswith(REDACTED, right_start)
 
 
 def _quoted_break(view: str, line_start: int, left_end: int, right_start: int) -> bool:
@@ -188,16 +189,39 @@ _NAME_TAIL = re.compile(r"[\w.-]{1,64}+\Z")
 _FIELD_START = frozenset(" \t;&,({[\"'")
 
 
-def joined_view(view: str, fixed_breaks: dict[int, int] | None = None) -> tuple[str, list[int]] | None:
-    """`view` with the line breaks inside a secret removed (see the module docstring), and for each
-    index the `view` index (plus one for the end); None when there is no such break.
-    `fixed_breaks`: more line breaks of `view` to treat as fixed-column ones (`fixed_column_breaks`)."""
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A joined view: its `text`, for each of its indices the index in the view it was joined from
+    (`back`, plus one for the end), and the indices just after a removed break (`cuts`, ascending)."""
+
+    text: str
+    back: list[int]
+    cuts: list[int]
+
+    def pieces(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The span `start`–`end` (non-empty) of the joined view as spans of the view it was joined
+        from, one per line."""
+        back, cuts = self.back, self.cuts
+        out: list[tuple[int, int]] = []
+        begin = start
+        for at in cuts[bisect.bisect_right(cuts, start) : bisect.bisect_left(cuts, end)]:
+            out.append((back[begin], back[at - 1] + 1))
+            begin = at
+        out.append((back[begin], back[end - 1] + 1))
+        return out
+
+
+def joined_view(view: str, fixed_breaks: dict[int, int] | None = None) -> Joined | None:
+    """`view` with the line breaks inside a secret removed (see the module docstring); None when
+    there is no such break. `fixed_breaks`: more line breaks of `view` to treat as fixed-column ones
+    (`fixed_column_breaks`)."""
     newlines = [match.start() for match in _NEWLINE.finditer(view)]
     if not newlines:
         return None
     fixed = {**(fixed_breaks or {}), **fixed_column_breaks(view, newlines)}
     parts: list[str] = []
     index: list[int] = []
+    cuts: list[int] = []
     pos = 0
     line_start = 0
     for newline in newlines:
@@ -207,12 +231,13 @@ def joined_view(view: str, fixed_breaks: dict[int, int] | None = None) -> tuple[
             start, resume = cut
             parts.append(view[pos:start])
             index.extend(range(pos, start))
+            cuts.append(len(index))
             pos = resume
     if not parts:
         return None
     parts.append(view[pos:])
     index.extend(range(pos, len(view) + 1))
-    return "".join(parts), index
+    return Joined("".join(parts), index, cuts)
 
 
 def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) -> tuple[int, int] | None:
@@ -255,23 +280,6 @@ def _fixed_join(view: str, pos: int, line_end: int, at: int) -> bool:
     if at >= len(view) or view[at].isspace() or _marked(view, line_end, at):
         return False
     return not _assignment(_NEXT_RUN.match(view, at)) or _cut_name(view, pos, line_end)
-
-
-def joins(back: list[int]) -> list[int]:
-    """The indices of a joined view where a removed break lies just before (`back`: its index)."""
-    return [at for at in range(1, len(back) - 1) if back[at] != back[at - 1] + 1]
-
-
-def pieces(back: list[int], joined_at: list[int], start: int, end: int) -> list[tuple[int, int]]:
-    """The span `start`–`end` (non-empty) of a joined view as spans of the view it was joined from,
-    one per line (`back`: `joined_view`'s index, `joined_at`: its `joins`)."""
-    out: list[tuple[int, int]] = []
-    begin = start
-    for at in joined_at[bisect.bisect_right(joined_at, start) : bisect.bisect_left(joined_at, end)]:
-        out.append((back[begin], back[at - 1] + 1))
-        begin = at
-    out.append((back[begin], back[end - 1] + 1))
-    return out
 
 
 # the first run of the next line: no indentation, then ≥ 4 token characters with a letter or digit,
