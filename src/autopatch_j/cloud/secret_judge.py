@@ -149,12 +149,21 @@ _ASSIGNING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}=")
 _OPENING = frozenset("\"'`")
 
 
+# a name of letters whose last word names a secret, before a quote after a space (Gradle's
+# `storePassword "…"`) or before an opening bracket (`Master Secret「…」`, `SK（…）`)
+_LABEL_NAME = re.compile(r"[A-Za-z][A-Za-z_-]{0,40}")
+_LABEL_OPEN = re.compile(r"[ \t]{1,2}[\"'`]|[ \t]{0,2}[「『（【“]")
+
+
 def _names_a_key(view: str, end: int, value: str) -> bool:
     """A candidate that names what follows (`DB_PASSWORD=`, `"DD_API_KEY":`, an environment
-    variable's name, `SSHPASS=` before a quoted value): the context of the next candidate reaches
-    back over it."""
+    variable's name, `SSHPASS=` before a quoted value, `storePassword "…"`, `Secret「…」`): the
+    context of the next candidate reaches back over it."""
     if SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None:
         return True
+    if _LABEL_NAME.fullmatch(value) is not None and _LABEL_OPEN.match(view, end) is not None:
+        words = _words(value)
+        return bool(words) and words[-1] in _lexicon().secret_en
     start = end - len(value)
     return (
         _ASSIGNING_NAME.fullmatch(value) is not None

@@ -348,6 +348,41 @@ def _basic_credentials(view: str) -> Iterator[Span]:
             yield match.span("s")
 
 
+# a private key written as bare base64, with no armor around it: DER (`MII…`, `MIG…`, `MHc…`, `MC4…`;
+# a SEQUENCE whose first element is the version of a private key) or a whole PEM block encoded again
+# (`LS0tLS1CRUdJTi…` is `-----BEGIN `, a kubeconfig's `client-key-data`)
+_ENCODED_KEY = re.compile(r"(?<![A-Za-z0-9+/])(?:M(?:II|IG|Hc|C4)|LS0tLS1CRUdJTi)[A-Za-z0-9+/]{36,}+={0,2}")
+_ENCODED_LABEL = re.compile(r"-----BEGIN (?![A-Z0-9 ]{0,40}?PUBLIC)[A-Z0-9 ]{0,40}?PRIVATE KEY-----")
+# after a private key's version (INTEGER 0 or 1): an algorithm (SEQUENCE, PKCS#8), the modulus
+# (INTEGER, PKCS#1 RSA, DSA) or the key itself (OCTET STRING, SEC1 EC); a certificate, a public key
+# or a signing request starts with a SEQUENCE instead of a version
+_KEY_AFTER_VERSION = {0: (0x30, 0x02), 1: (0x04, 0x30)}
+
+
+def _der_private_key(head: bytes) -> bool:
+    """Whether DER bytes start a private key: SEQUENCE, its length, INTEGER 0 or 1, then one of
+    `_KEY_AFTER_VERSION`."""
+    if len(head) < 8 or head[0] != 0x30:
+        return False
+    at = 2 if head[1] < 0x80 else 2 + (head[1] & 0x7F)
+    version = head[at : at + 3]
+    if len(version) < 3 or version[:2] != b"\x02\x01" or version[2] not in _KEY_AFTER_VERSION:
+        return False
+    return at + 3 < len(head) and head[at + 3] in _KEY_AFTER_VERSION[version[2]]
+
+
+def _encoded_private_keys(view: str) -> Iterator[Span]:
+    """A private key in base64 with no armor (see `_ENCODED_KEY`), read from its first bytes."""
+    for match in _ENCODED_KEY.finditer(view):
+        value = match.group()
+        head = base64.b64decode(value[: min(64, len(value) // 4 * 4)])  # whole groups of four
+        if head.startswith(b"-----BEGIN "):
+            if _ENCODED_LABEL.match(head.decode("latin-1")):
+                yield match.span()
+        elif _der_private_key(head):
+            yield match.span()
+
+
 _NETRC_LINE = re.compile(
     r"(?i)(?<![\w-])machine[ \t+]++[^\s+]++[^\n]{0,300}?(?<![\w-])password[ \t+]++(?P<s>[^\s\[&]++)"
 )
@@ -386,6 +421,7 @@ _RULES: tuple[Rule, ...] = (
     Rule("url_credentials", _url_credentials),
     Rule("authorization_header", _authorization_header),
     Rule("basic_credentials", _basic_credentials),
+    Rule("encoded_private_key", _encoded_private_keys),
     grouped(
         "bearer", r"(?i)bearer\s++(?!\[REDACTED\])(?P<s>(?=[A-Za-z0-9._~+/=-]*?[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,})"
     ),
@@ -472,6 +508,7 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "url_credentials": ("://",),
     "authorization_header": ("authorization",),
     "basic_credentials": ("basic",),
+    "encoded_private_key": ("mii", "mig", "mhc", "mc4", "ls0tls1crudjti"),
     "bearer": ("bearer",),
     "key_value": _KEYS,
     "secret_context": _CONTEXTS,

@@ -34,7 +34,8 @@ SETTING = re.compile(
 )
 
 
-ENV_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>")
+# a variable's name is at most 64 characters: a longer `$…` run is a value that starts with `$`
+ENV_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]{0,63}\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>")
 
 
 # where a value is a reference rather than a literal: `${VAR}`, `${{ secrets.X }}`, `{{ x }}`, `<your token>`
