@@ -3,7 +3,8 @@
     python scripts/train_secret_judge.py [--out FILE] [--hold-out sN] [--estimate] [--snapshot-bulk]
 
 Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
-tuning sets `eval/secrets/s*/secrets.json.gz` — a secret when it overlaps one of the case's
+tuning sets `eval/secrets/s*/secrets.json.gz` and half A of `eval/secrets/measured/s13` (`HALVES`)
+— a secret when it overlaps one of the case's
 `must_not_contain` pieces, no secret when it is in a look-alike or overlaps nothing a rule finds —
 and, as bulk text with no secret, the candidates that no rule touches in the paragraphs of the
 package's source and `docs/` and the strings of the realistic sessions of `eval/realistic/dev` (they
@@ -41,7 +42,13 @@ from autopatch_j.cloud.secret_judge import SecretJudge, features, judged  # noqa
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
 
-AUTHORS = ("s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12")
+sys.path.insert(0, str(ROOT / "bench"))
+from secret_heldout import half  # noqa: E402
+
+AUTHORS = ("s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12", "s13A")
+# an author read from a half of a measured set (`bench/secret_heldout.py --half`): the other half
+# stays a check the judge was not trained on
+HALVES = {"s13A": ("measured/s13", "A")}
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
 MIN_COUNT = 3
@@ -116,7 +123,10 @@ def _label(item: Text, bulk: bool, every: int = BULK_EVERY) -> None:
 def load_sets() -> dict[str, list[Text]]:
     sets: dict[str, list[Text]] = {}
     for author in AUTHORS:
-        doc = json.loads(gzip.decompress((ROOT / "eval" / "secrets" / author / "secrets.json.gz").read_bytes()))
+        where, which = HALVES.get(author, (author, None))
+        doc = json.loads(gzip.decompress((ROOT / "eval" / "secrets" / where / "secrets.json.gz").read_bytes()))
+        if which is not None:
+            doc = half(doc, which)
         texts = [Text(author, c["text"], c["form"], c["must_not_contain"], findings(c["text"])) for c in doc["secrets"]]
         texts += [Text(author, c["text"], None, [], findings(c["text"])) for c in doc["lookalikes"]]
         for item in texts:

@@ -2,7 +2,8 @@
 and a space (`storePassword "…"`), after an English label before a corner bracket (`Secret「…」`), a
 long generated key that starts with `$`, the value after a flag naming a secret in an argv list, and
 a private key written as bare base64 DER (PKCS#8, SEC1), whole or cut at a fixed column. Certificates,
-public keys, names and references beside them come back unchanged. Cases live in
+public keys, names and references beside them come back unchanged. The password of an auth pair
+(`auth=("user", "…")`, `HTTPBasicAuth("user", "…")`) is redacted. Cases live in
 `data/redaction_slots.json`."""
 
 from __future__ import annotations

@@ -313,9 +313,11 @@ def _table_rows(view: str) -> Iterator[Span]:
             yield match.span(group)
 
 
-# `smtp.login("user@host", "…")`, `ftp.login('deploy', '…')`: a login call's literal user and password
+# `smtp.login("user@host", "…")`, `ftp.login('deploy', '…')`, `auth=("user", "…")`,
+# `HTTPBasicAuth("user", "…")`: a login call's or an auth pair's literal user and password
 _LOGIN_CALL = re.compile(
-    r"(?i)\.(?:login|authenticate|auth)\([ \t]*+[\"'][^\"'\r\n]{1,128}+[\"'][ \t]*+,[ \t]*+[\"']"
+    r"(?i)(?:\.(?:login|authenticate|auth)\(|(?<![\w-])auth[ \t]*+[=:][ \t]*+\(|basicauth\()"
+    r"[ \t]*+[\"'][^\"'\r\n]{1,128}+[\"'][ \t]*+,[ \t]*+[\"']"
     r"(?!\[REDACTED\])(?P<s>[^\"'\r\n]{4,256}+)[\"'][ \t]*+[,)]"
 )
 # "log in with `…`", "sign in using …": the value an authentication verb is done with
