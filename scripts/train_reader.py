@@ -5,7 +5,7 @@
     .venv/bin/python scripts/train_reader.py --report           # sentence-level folds by author
 
 Training data (`quality/reader_data.py`): every realistic session of the checkout (`eval/realistic/`:
-the manifest's dev part and the `test/` folder), the dev files of the quality corpus, the speech
+the manifest's dev part and the `test/` and `measured/` folders), the dev files of the quality corpus, the speech
 model's labelled fixes and its ordinary-talk negatives, and the reader's own labelled fixes
 (`eval/corpus/reader_fixes.json`). Multinomial logistic regression over the
 finer labels; features seen in fewer than MIN_COUNT sentences are dropped, each weight below MIN_WEIGHT
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import hashlib
 import json
 import sys
 from collections import Counter
@@ -40,7 +39,7 @@ from autopatch_j.quality.reader_data import (
     realistic_groups,
     single_examples,
 )
-from autopatch_j.quality.realistic import MANIFEST, RealisticPart, find_checkout_part, load_realistic, sha256_of
+from autopatch_j.quality.realistic import find_checkout_part, training_digests, training_parts
 from autopatch_j.quality.speech_data import FIXES, NEGATIVES, file_digests, fix_examples, negative_examples
 
 C = 0.5
@@ -72,21 +71,13 @@ def lexicon() -> Lexicon:
     return load_lexicon_file(LEXICON)
 
 
-def realistic_parts(directory: Path) -> dict[str, RealisticPart]:
-    """The manifest's dev part and, when present, the `test/` folder (every `*.json` below it)."""
-    parts = {"dev": load_realistic(directory)}
-    if (directory / "test").is_dir():
-        parts["test"] = load_realistic(directory / "test")
-    return parts
-
-
 @functools.cache
 def groups(directory: Path) -> dict[str, list[ReaderExample]]:
     """Every training group: `realistic/<author>` and `corpus/<file>` (fixes and negatives too)."""
     lex = lexicon()
     corpus_folder = CorpusFolder.of_checkout()
     found: dict[str, list[ReaderExample]] = {}
-    for part in realistic_parts(directory).values():
+    for part in training_parts(directory).values():
         found.update(realistic_groups(part, lex))
     for name in PART_FILES["dev"]:
         corpus = parse_corpus(corpus_folder.file(name).read_text(encoding="utf-8"), min_cases=1)
@@ -102,12 +93,7 @@ def groups(directory: Path) -> dict[str, list[ReaderExample]]:
 def trained_on(directory: Path, without: list[str]) -> dict[str, str]:
     names = (*PART_FILES["dev"], FIXES, NEGATIVES, READER_FIXES)
     digests = {CORPUS_PREFIX + k: v for k, v in file_digests(names).items()}
-    digests["realistic/" + MANIFEST] = sha256_of(directory / MANIFEST)
-    test = directory / "test"
-    if test.is_dir():
-        files = sorted(test.rglob("*.json"))
-        joined = "".join(f"{p.relative_to(directory)} {sha256_of(p)}\n" for p in files)
-        digests["realistic/test"] = hashlib.sha256(joined.encode("utf-8")).hexdigest()
+    digests.update(training_digests(directory))
     digests.update({f"realistic/{a}": "left out" for a in without})
     return digests
 

@@ -4,7 +4,8 @@ candidate memories.
 Each prose sentence the sentence reader (`reader.py`) reads as a preference or decision and that
 passes the hard gates (`Lexicon.passes_gates`) becomes a candidate of the reader's kind quoting it,
 one it reads as discussion becomes discussion context (without readings the lexicon's markers
-decide); comparing options is discussion. Each item of a list is a statement of its own
+decide); comparing options is discussion, quoting the question it weighs when one comes right before
+it in the turn. Each item of a list is a statement of its own
 (`lists.walk`). Sentences of one turn that state the same subject form one candidate quoting each of
 them, and so do two statements of one kind joined by a semicolon and a sentence extending the one
 before it ("That applies to every answer."). What a correction corrects is `corrections.py`'s. A
@@ -153,8 +154,18 @@ class StatementReader:
                 )
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
             elif discusses(self.lexicon, sentence, reading):
+                content = sentence
+                asked = sentences[n - 1] if n and not new_item else ""
+                if (
+                    asked.rstrip().endswith(("?", "？"))
+                    and len(asked) + 1 + len(sentence) <= MAX_CONTENT_CHARS
+                    and not any(src.quote == asked for c in (*done, *found) for src in c.sources)
+                ):
+                    # "FastAPI 还是 Flask？我们在比较这两个方案。": the comparison holds the question it weighs
+                    content = f"{asked} {sentence}"
+                    source = [SourceOut(turn_id=turn.id, role="user", quote=asked), *source]
                 found.append(
-                    CandidateOut(kind="discussion_context", content=sentence, subject="discussion", sources=source)
+                    CandidateOut(kind="discussion_context", content=content, subject="discussion", sources=source)
                 )
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
         return [*done, *found]

@@ -237,3 +237,29 @@ def load_realistic(directory: Path) -> RealisticPart:
 def find_checkout_part(*starts: Path) -> Path | None:
     """The `eval/realistic` folder of the checkout holding one of `starts` (walking up), if any."""
     return find_checkout_folder(CHECKOUT_DIR, *starts)
+
+
+#: Folders of `eval/realistic/` beside the manifest's dev part that the trained models learn from too
+#: (every `*.json` below each): `test/` and `measured/` (the held-out parts of earlier rounds, each
+#: measured once before it became training material).
+TRAINING_FOLDERS = ("test", "measured")
+
+
+def training_parts(directory: Path) -> dict[str, RealisticPart]:
+    """What the trained models learn from: the manifest's dev part and each of TRAINING_FOLDERS that exists."""
+    parts = {"dev": load_realistic(directory)}
+    for name in TRAINING_FOLDERS:
+        if (directory / name).is_dir():
+            parts[name] = load_realistic(directory / name)
+    return parts
+
+
+def training_digests(directory: Path) -> dict[str, str]:
+    """The sha256 of what `training_parts` reads, per part (`realistic/manifest.json`, `realistic/<folder>`)."""
+    digests = {"realistic/" + MANIFEST: sha256_of(directory / MANIFEST)}
+    for name in TRAINING_FOLDERS:
+        if (directory / name).is_dir():
+            files = sorted((directory / name).rglob("*.json"))
+            joined = "".join(f"{p.relative_to(directory)} {sha256_of(p)}\n" for p in files)
+            digests[f"realistic/{name}"] = hashlib.sha256(joined.encode("utf-8")).hexdigest()
+    return digests
