@@ -45,6 +45,7 @@ from typing import Any
 
 from autopatch_j.memory.phrases import PhraseSet, alternation
 from autopatch_j.memory.sentences import CJK, CJK_RUN, NUMBER, WORD, fold, names_a_thing, split_sentences
+from autopatch_j.memory.sentences import clauses as clause_spans
 from autopatch_j.memory.speech_model import SpeechModel, default_speech_model
 
 LEXICON_FILE = "lexicon.json"
@@ -316,7 +317,7 @@ class Lexicon:
         folded = fold(text)
         return self.asked_for_me.search(folded) or self.requests.search(folded)
 
-    def passes_gates(self, text: str) -> bool:
+    def passes_gates(self, text: str, *, by_clause: bool = False) -> bool:
         """Not temporary, not an undecided question, not speculation, not a current code fact. A hedge
         inside a standing instruction or a polite request to the assistant ("以后帮我看 SQL 的时候，顺便
         指出哪些 query 可能全表扫描", "Could you keep explanations short from now on?") hedges its object
@@ -324,12 +325,18 @@ class Lexicon:
         the code as it is ("From now on every base image is pinned to a SHA.", "以后 action 都 pin 到
         commit SHA，上个月吃过亏"): the code-fact gate loses to it — but not to the markers of a default
         ("默认", "by default"), which describe configured code as often — and the other three gates
-        never do ("如果以后…" stays hypothetical)."""
+        never do ("如果以后…" stays hypothetical). With `by_clause` the code-fact gate reads each clause:
+        a sentence with one clause that describes no code passes it (a retirement giving its reason,
+        "预发冒烟那条规矩取消吧，大家反馈太拖了")."""
         return (
             not self.is_temporary(text)
             and not self.is_question(text)
             and (not self.is_speculative(text) or self._asks_the_assistant(text))
-            and (not self.is_code_fact(text) or self.standing.search(self.defaults.blank(fold(text))))
+            and (
+                not self.is_code_fact(text)
+                or bool(self.standing.search(self.defaults.blank(fold(text))))
+                or (by_clause and any(not self.is_code_fact(text[a:b]) for a, b in clause_spans(text)))
+            )
         )
 
     # -- content anchors ------------------------------------------------------------------------

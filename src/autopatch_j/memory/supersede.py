@@ -105,7 +105,8 @@ class SubjectReader:
         read it so (`read`: (turn id, sentence) pairs; "emoji 那条算了", "forget the bullet points
         thing") or the lexicon's retirement and correction classes meet in it ("forget the
         staging-first rule", "别再管那个限制了") — and names what (a content word), and that passes
-        the gates (no question, nothing temporary or hypothetical)."""
+        the gates (no question, nothing temporary or hypothetical; a reason given in a clause of its
+        own does not make it a description of the code)."""
         quoted = {(s.turn_id, s.quote) for c in candidates for s in c.sources if s.role == "user"}
         extra: dict[int, list[CandidateOut]] = {}
         for turn in turns:
@@ -115,7 +116,7 @@ class SubjectReader:
                 revokes = self._revokes(sentence) or (
                     (turn.id, sentence) in read and bool(self.lexicon.anchor_tokens(sentence))
                 )
-                if not (revokes and self.lexicon.passes_gates(sentence)):
+                if not (revokes and self.lexicon.passes_gates(sentence, by_clause=True)):
                     continue
                 kind = self.lexicon.statement_kind(sentence, self.lexicon.subject_of(sentence))
                 extra.setdefault(turn.id, []).append(
