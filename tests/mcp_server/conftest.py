@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
@@ -105,13 +106,25 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def seeded(project: Path) -> Path:
-    """The bundled zh/en conversation, ingested and distilled: a project with real memories."""
-    assert cli(project, "memory", "ingest", str(CONVERSATION)).code == 0
-    drained = cli(project, "memory", "drain", "--json")
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled zh/en conversation, ingested and distilled through the CLI once per worker; no test
+    uses this directory itself, each gets a copy (`seeded`)."""
+    root = tmp_path_factory.mktemp("seeded") / "project"
+    root.mkdir()
+    assert cli(root, "memory", "ingest", str(CONVERSATION)).code == 0
+    drained = cli(root, "memory", "drain", "--json")
     assert drained.code == 0, drained.err
-    assert cli(project, "memory", "list", "--json").json(), "the bundled conversation yields memories"
+    assert cli(root, "memory", "list", "--json").json(), "the bundled conversation yields memories"
+    return root
+
+
+@pytest.fixture
+def seeded(project: Path, seeded_template: Path) -> Path:
+    """A project with real memories: a copy of `seeded_template`, the test's own (it may write,
+    forget or damage it). The copy is a new file to the store's verification stamp, so its first
+    start runs the whole-file checks (memory/stamp.py) and finds it sound."""
+    shutil.copytree(seeded_template, project, dirs_exist_ok=True)
     return project
 
 
