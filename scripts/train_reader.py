@@ -4,9 +4,10 @@
     .venv/bin/python scripts/train_reader.py --without r4 --out /tmp/reader.json   # leave an author out
     .venv/bin/python scripts/train_reader.py --report           # sentence-level folds by author
 
-Training data (`quality/reader_data.py`): every realistic session of the checkout (`eval/realistic/`:
-the manifest's dev part and the `test/` and `measured/` folders), the dev files of the quality corpus, the speech
-model's labelled fixes and its ordinary-talk negatives, and the reader's own labelled fixes
+Training data (`quality/reader_data.py`): every realistic session of the checkout
+(`quality.realistic.training_parts`: the manifest's dev part and the `test/` and `measured/` folders
+of `eval/realistic/`), the dev files of the quality corpus, the speech model's labelled fixes and its
+ordinary-talk negatives, and the reader's own labelled fixes
 (`eval/corpus/reader_fixes.json`). Multinomial logistic regression over the
 finer labels; features seen in fewer than MIN_COUNT sentences are dropped, each weight below MIN_WEIGHT
 is pruned and the rest ship as integers in thousandths (sparse (class, weight) pairs per feature).

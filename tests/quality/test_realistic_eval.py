@@ -11,7 +11,8 @@ import typer
 from typer.testing import CliRunner
 
 from autopatch_j.cli.eval_cmds import register
-from autopatch_j.quality.realistic import Session, load_realistic, sha256_of
+from autopatch_j.quality.corpus import CorpusError
+from autopatch_j.quality.realistic import Session, load_realistic, sha256_of, training_parts
 from autopatch_j.quality.realistic_eval import Stored, score_session
 
 # one realistic-eval run (module fixture) serves the file (docs/testing.md)
@@ -80,6 +81,21 @@ def test_the_manifest_pins_every_file(tmp_path: Path) -> None:
         fh.write("\n")
     code, out = _eval("--part", "realistic", "--corpus", str(tmp_path))
     assert code == 2 and "does not match its sha256" in out
+
+
+def test_the_reader_learns_from_the_measured_parts_and_refuses_an_author_twice(tmp_path: Path) -> None:
+    shutil.copy(SMALL / "batch.json", tmp_path / "batch.json")
+    entry = {"file": "batch.json", "sha256": sha256_of(tmp_path / "batch.json"), "author": "fixture"}
+    (tmp_path / "manifest.json").write_text(json.dumps({"files": [entry]}), encoding="utf-8")
+    batch = json.loads((SMALL / "batch.json").read_text(encoding="utf-8"))
+    (tmp_path / "measured" / "other").mkdir(parents=True)
+    (tmp_path / "measured" / "other" / "b.json").write_text(json.dumps({**batch, "author": "other"}), encoding="utf-8")
+    parts = training_parts(tmp_path)
+    assert {name: part.author_names for name, part in parts.items()} == {"dev": ["fixture"], "measured": ["other"]}
+    (tmp_path / "test" / "again").mkdir(parents=True)
+    shutil.copy(SMALL / "batch.json", tmp_path / "test" / "again" / "b.json")
+    with pytest.raises(CorpusError, match="'fixture' is in both dev/ and test/"):
+        training_parts(tmp_path)
 
 
 def test_the_checkout_part_is_found_from_the_repository() -> None:

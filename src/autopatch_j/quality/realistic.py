@@ -239,18 +239,24 @@ def find_checkout_part(*starts: Path) -> Path | None:
     return find_checkout_folder(CHECKOUT_DIR, *starts)
 
 
-#: Folders of `eval/realistic/` beside the manifest's dev part that the trained models learn from too
+#: Folders of `eval/realistic/` beside the manifest's dev part that the sentence reader learns from too
 #: (every `*.json` below each): `test/` and `measured/` (the held-out parts of earlier rounds, each
-#: measured once before it became training material).
+#: measured once before it became training material). The other models read the manifest only.
 TRAINING_FOLDERS = ("test", "measured")
 
 
 def training_parts(directory: Path) -> dict[str, RealisticPart]:
-    """What the trained models learn from: the manifest's dev part and each of TRAINING_FOLDERS that exists."""
+    """What the sentence reader learns from: the manifest's dev part and each of TRAINING_FOLDERS that
+    exists. An author in two of them is refused (their sessions would be one training group)."""
     parts = {"dev": load_realistic(directory)}
     for name in TRAINING_FOLDERS:
         if (directory / name).is_dir():
             parts[name] = load_realistic(directory / name)
+    seen: dict[str, str] = {}
+    for name, part in parts.items():
+        for author in part.author_names:
+            if seen.setdefault(author, name) != name:
+                raise CorpusError(f"author {author!r} is in both {seen[author]}/ and {name}/ of {directory}")
     return parts
 
 
