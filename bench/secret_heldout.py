@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import re
 import statistics
 import sys
 import time
@@ -39,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from autopatch_j.cloud.redaction import REDACTED, secret_spans
 from autopatch_j.cloud.secret_judge import SecretJudge
+from autopatch_j.quality.secret_halves import half
 
 RECALL_TARGET = 0.99
 FP_TARGET = 0.02
@@ -98,23 +98,6 @@ def score(doc: dict[str, Any], judge: SecretJudge | None = None) -> dict[str, An
         "redact_ms_per_mb_median": round(statistics.median(ours) / size * 1e9, 1),
         "lower_ms_per_mb_median": round(statistics.median(base) / size * 1e9, 3),
         "targets_met": worst_form >= RECALL_TARGET and fp_rate <= FP_TARGET,
-    }
-
-
-def _number(case_id: str) -> int:
-    """The number an id ends with (`l-007`, `s3-L007` → 7)."""
-    digits = re.search(r"[0-9]+\Z", case_id)
-    return int(digits.group()) if digits else 0
-
-
-def half(doc: dict[str, Any], which: str) -> dict[str, Any]:
-    """One half of the set (see the module docstring)."""
-    families = sorted({case["family"] for case in doc["secrets"]})
-    first = set(families[0::2])
-    want_a = which == "A"  # A: the first, third … family and the odd-numbered look-alikes
-    return {
-        "secrets": [c for c in doc["secrets"] if (c["family"] in first) == want_a],
-        "lookalikes": [c for c in doc["lookalikes"] if (_number(c["id"]) % 2 == 1) == want_a],
     }
 
 

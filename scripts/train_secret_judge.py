@@ -41,9 +41,7 @@ from autopatch_j.cloud.redaction import Finding, findings  # noqa: E402
 from autopatch_j.cloud.secret_judge import SecretJudge, features, judged  # noqa: E402
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "bench"))
-from secret_heldout import half  # noqa: E402
+from autopatch_j.quality.secret_halves import half  # noqa: E402
 
 AUTHORS = ("s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12", "s13A")
 # an author read from a half of a measured set (`bench/secret_heldout.py --half`): the other half
