@@ -2,8 +2,9 @@
 a checksum, a credentials object) or joined into a digest's input, base64 that decodes to
 `user:password`, a key id and its secret side by side on a command line, a bare value that runs
 past an `&` in a config line, and a value under a name ending in a signing or seed word. The
-algorithm names, messages, digests, identifiers and URLs beside them come back unchanged. Cases live
-in `data/redaction_sinks.json`."""
+algorithm names, messages, digests, identifiers and URLs beside them come back unchanged, and so do
+lowercase words after a key, a stored secret's name, a public key after its label and a value kept
+encrypted (`ENC[…]`). Cases live in `data/redaction_sinks.json`."""
 
 from __future__ import annotations
 
