@@ -17,11 +17,11 @@ from autopatch_j.cloud.secret_judge import (
     CONTEXT,
     ScoreMemo,
     SecretJudge,
-    _Lexicon,
     candidates,
     features,
     shipped_judge,
 )
+from autopatch_j.cloud.secret_key_words import KeyLexicon
 
 ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = ROOT / "src" / "autopatch_j" / "cloud" / "secret_judge_weights.json"
@@ -41,11 +41,11 @@ def test_training_script_reproduces_the_shipped_weights(tmp_path: Path) -> None:
 
 def test_word_tables_refuse_unknown_keys_and_languages() -> None:
     good = {"secret_words": {"en": [], "zh": []}, "benign_words": {"en": [], "zh": []}, "prefixes": []}
-    _Lexicon.of(good)
+    KeyLexicon.of(good)
     with pytest.raises(ValueError, match="expected keys"):
-        _Lexicon.of({**good, "stop_words": []})
+        KeyLexicon.of({**good, "stop_words": []})
     with pytest.raises(ValueError, match="languages"):
-        _Lexicon.of({**good, "secret_words": {"en": [], "fr": []}})
+        KeyLexicon.of({**good, "secret_words": {"en": [], "fr": []}})
 
 
 def test_weights_refuse_unknown_keys_and_round_trip() -> None:

@@ -38,10 +38,19 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 from typing import Protocol
 
+from autopatch_j.cloud.secret_key_words import (
+    PAIR_REACH,
+    PAIR_WORDS,
+    KeyLexicon,
+    benign_kind_of_key,
+    key_lexicon,
+    key_words_of,
+    named_key,
+)
 from autopatch_j.cloud.secret_sinks import CALL_REACH, callees
 from autopatch_j.cloud.secret_value_shape import SCREAMING, value_shape
 from autopatch_j.cloud.secret_values import placeholder
@@ -70,7 +79,6 @@ _TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*?"
 _CANDIDATE = re.compile(
     rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]|\[REDACTED\]))?"
 )
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
 # the mark between a key and its value: a connector, then an opening quote or bracket, the quote
 # with a string prefix (`r"…"`, `b'…'`, Rust's raw `r#"…"#`)
@@ -165,8 +173,8 @@ def _names_a_key(view: str, end: int, value: str) -> bool:
     if SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None:
         return True
     if _LABEL_NAME.fullmatch(value) is not None and _LABEL_OPEN.match(view, end) is not None:
-        words = _words(value)
-        return bool(words) and words[-1] in _lexicon().secret_en
+        words = key_words_of(value)
+        return bool(words) and words[-1] in key_lexicon().secret_en
     start = end - len(value)
     return (
         _ASSIGNING_NAME.fullmatch(value) is not None
@@ -175,94 +183,8 @@ def _names_a_key(view: str, end: int, value: str) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class _Lexicon:
-    secret_en: frozenset[str]
-    secret_zh: tuple[str, ...]
-    benign_en: frozenset[str]
-    benign_zh: tuple[str, ...]
-    prefixes: tuple[str, ...]
-    fused_suffixes: tuple[str, ...]  # secret words read at the end of a fused word, longest first
-
-    @classmethod
-    def of(cls, data: dict[str, object]) -> _Lexicon:
-        known = {"secret_words", "benign_words", "prefixes"}
-        if set(data) != known:
-            raise ValueError(f"secret judge words: expected keys {sorted(known)}, got {sorted(data)}")
-        secret, benign, prefixes = data["secret_words"], data["benign_words"], data["prefixes"]
-        if not isinstance(secret, dict) or not isinstance(benign, dict) or not isinstance(prefixes, list):
-            raise ValueError("secret judge words: secret_words and benign_words map a language to words")
-        for table in (secret, benign):
-            if set(table) != {"en", "zh"}:
-                raise ValueError("secret judge words: each word table has exactly the languages en and zh")
-        fused = sorted((w for w in secret["en"] if len(w) >= FUSED_SUFFIX), key=lambda w: (-len(w), w))
-        return cls(
-            frozenset(secret["en"]),
-            tuple(secret["zh"]),
-            frozenset(benign["en"]),
-            tuple(benign["zh"]),
-            tuple(prefixes),
-            tuple(fused),
-        )
-
-
-@cache
-def _lexicon() -> _Lexicon:
-    text = resources.files("autopatch_j.cloud").joinpath("secret_judge_words.json").read_text(encoding="utf-8")
-    return _Lexicon.of(json.loads(text))
-
-
-def _words(key: str) -> list[str]:
-    """The words of a key (`snake_case`, `camelCase`), a fused word that ends in a secret's word
-    split before it (`requirepass`, `SSHPASS`, `deststorepass`: `…` `pass`)."""
-    return list(_key_words(key))
-
-
-@lru_cache(maxsize=4096)
-def _key_words(key: str) -> tuple[str, ...]:
-    """`_words`, kept for the most recent keys (a text repeats its keys: `DB_PASSWORD=` on every line)."""
-    out: list[str] = []
-    for word in _WORD.findall(key):
-        word = word.lower()
-        suffix = _fused_suffix(word)
-        out += [word[: -len(suffix)], suffix] if suffix else [word]
-    return tuple(out)
-
-
-FUSED_HEAD = 3  # letters a fused word holds before its secret word (`sshpass`; `bypass` is no key)
-FUSED_SUFFIX = 4  # the shortest secret word read at the end of a fused one (`pass`, `auth`; not `key`)
-
-
-def _fused_suffix(word: str) -> str | None:
-    lexicon = _lexicon()
-    if word in lexicon.secret_en:
-        return None
-    for suffix in lexicon.fused_suffixes:
-        if word.endswith(suffix) and len(word) - len(suffix) >= FUSED_HEAD:
-            return suffix
-    return None
-
-
-# a key named by a field before a `value` field (`- name: X` and `value: …` on the next line, a JSON
-# `{"name": "X", "value": "…"}`): the value is read under that name
-PAIR_REACH = 160
-_PAIR = re.compile(
-    r"(?i:name|key)[\"']?[ \t]*+[:=][ \t]*+[\"']?(?P<name>[A-Za-z_][\w.-]{0,63}+)[\"']?[ \t]*+,?[ \t]*+"
-    r"(?:\r?\n[ \t]*+)?(?:-[ \t]*+)?[\"']?(?i:value)[\"']?[ \t]*+[:=][ \t]*+[\"'`]?\Z"
-)
-_PAIR_WORDS = frozenset({"name", "key", "value"})
-
-
-def _named_key(view: str, start: int) -> str | None:
-    """The name a `name`/`key` field gives the `value` field right before `start`, if any."""
-    if "alue" not in view[max(0, start - 12) : start]:
-        return None
-    found = _PAIR.search(view, max(0, start - PAIR_REACH), start)
-    return found.group("name") if found else None
-
-
 def _context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
-    lexicon = _lexicon()
+    lexicon = key_lexicon()
     scheme = _SCHEME.search(before)
     if scheme is not None:
         before = before[: scheme.start()]
@@ -277,12 +199,12 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
             stripped = stripped[: typed.start()]
     out[f"sep:{kind}"] = 1.0
     key = _ASCII_WORDS.findall(stripped[-40:])
-    key_words = _words(key[-1]) if key and stripped.endswith(key[-1]) else []
-    near = [w for token in _context_tokens(stripped)[-6:] for w in _words(token)]
+    key_words = key_words_of(key[-1]) if key and stripped.endswith(key[-1]) else []
+    near = [w for token in _context_tokens(stripped)[-6:] for w in key_words_of(token)]
     if named is not None:
         out["named_pair"] = 1.0
-        key_words = _words(named)
-        near = [w for w in near if w not in _PAIR_WORDS] + key_words
+        key_words = key_words_of(named)
+        near = [w for w in near if w not in PAIR_WORDS] + key_words
     for word in key_words[-3:]:
         out[f"k:{word}"] = 1.0
     flag = _SHORT_FLAG.search(stripped)
@@ -298,7 +220,7 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out["key_id"] = 1.0  # `private_key_id`, `SecretId`, `密钥 ID`: the id written beside its key
     elif key_words and (
         key_words[-1] in lexicon.benign_en
-        or _benign_kind_of_key(key_words, lexicon)
+        or benign_kind_of_key(key_words, lexicon)
         or _benign_word_before(key_words, near, stripped, key[-1] if key else "", lexicon)
     ):
         # `session_id`, `token_type`: the key names something about a secret; `PublicKey`,
@@ -333,11 +255,6 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
 _KEY_ID_OF = frozenset({"key", "secret"})
 
 
-def _benign_kind_of_key(key_words: list[str], lexicon: _Lexicon) -> bool:
-    """A `key` named by a word that says it is no secret's key (`public_key`, `object_key`)."""
-    return len(key_words) >= 2 and key_words[-1] == "key" and key_words[-2] in lexicon.benign_en
-
-
 _RUN = re.compile(r"[A-Za-z0-9_\[\]-]++")
 _LETTER_AND_DIGIT = re.compile(r"(?=[^0-9]*[0-9])(?=[^A-Za-z]*[A-Za-z])")
 
@@ -358,14 +275,14 @@ def _context_tokens(stripped: str) -> list[str]:
     return tokens
 
 
-def _benign_word_before(key_words: list[str], near: list[str], stripped: str, key: str, lexicon: _Lexicon) -> bool:
+def _benign_word_before(key_words: list[str], near: list[str], stripped: str, key: str, lexicon: KeyLexicon) -> bool:
     """A one-word `key` after a benign word and a space (`public key: …`, `object key: …`)."""
     if key_words != ["key"] or len(near) < 2 or near[-2] not in lexicon.benign_en:
         return False
     return stripped.endswith(" " + key)
 
 
-def _key_id(key_words: list[str], stripped: str, lexicon: _Lexicon) -> bool:
+def _key_id(key_words: list[str], stripped: str, lexicon: KeyLexicon) -> bool:
     """The key names the id of a key (`…key_id`, `SecretId`, a Chinese label for a key before `ID`):
     an id paired with its secret, not an identifier of something else (`session_id`, `client_id`)."""
     if not key_words or key_words[-1] != "id":
@@ -411,7 +328,7 @@ def features(view: str, start: int, end: int, context_start: int | None = None) 
     """The judge's features of `view[start:end]` (its shape and the `CONTEXT` characters before it,
     from `context_start` on when given)."""
     out = _context_of(view, start, context_start, end)
-    value_shape(view[start:end], out, _lexicon().prefixes)
+    value_shape(view[start:end], out, key_lexicon().prefixes)
     _combine(out)
     return out
 
@@ -419,7 +336,7 @@ def features(view: str, start: int, end: int, context_start: int | None = None) 
 def _context_of(view: str, start: int, context_start: int | None, end: int | None = None) -> dict[str, float]:
     floor = max(0, start - CONTEXT) if context_start is None else context_start
     out: dict[str, float] = {"bias": 1.0}
-    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, _named_key(view, start))
+    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named_key(view, start))
     if end is not None and _next_key_secret(view, end):
         out["next_key_secret"] = 1.0
     if end is not None:
@@ -449,11 +366,11 @@ def _call_argument(view: str, start: int, end: int, out: dict[str, float]) -> No
     if not names:
         return
     out["call_arg"] = 1.0
-    for word in {w for name in names for w in _words(name.rsplit(".", 1)[-1])}:
+    for word in {w for name in names for w in key_words_of(name.rsplit(".", 1)[-1])}:
         out[f"c:{word}"] = 1.0
-    lexicon = _lexicon()
-    inner = _words(names[0].rsplit(".", 1)[-1])
-    if inner and (inner[-1] in lexicon.benign_en or _benign_kind_of_key(inner, lexicon)):
+    lexicon = key_lexicon()
+    inner = key_words_of(names[0].rsplit(".", 1)[-1])
+    if inner and (inner[-1] in lexicon.benign_en or benign_kind_of_key(inner, lexicon)):
         out["key_ends_benign"] = 1.0  # `publicKey("…")`, `sha256("…")`: the call names what it holds
 
 
@@ -478,9 +395,9 @@ def _next_key_secret(view: str, end: int) -> bool:
     found = _NEXT_KEY.match(view, end, limit) or _INTO_FILE.match(view, end, limit)
     if found is None:
         return False
-    lexicon = _lexicon()
+    lexicon = key_lexicon()
     key = found.group("key")
-    words = _words(key)
+    words = key_words_of(key)
     return (bool(words) and words[-1] in lexicon.secret_en) or any(word in key for word in lexicon.secret_zh)
 
 
@@ -550,7 +467,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
 @cache
 def _secret_word_pattern() -> re.Pattern[str]:
     """Any English or Chinese secret word of the lexicon, as one search."""
-    lexicon = _lexicon()
+    lexicon = key_lexicon()
     words = sorted(lexicon.secret_en | set(lexicon.secret_zh), key=lambda word: (-len(word), word))
     return re.compile("|".join(map(re.escape, words)))
 
@@ -606,7 +523,7 @@ class SecretJudge:
         found = _context_of(view, start, context_start, end)
         if source == "token" and not judged(found):
             return 0.0  # decided by the context alone: no shape features needed
-        value_shape(view[start:end], found, _lexicon().prefixes)
+        value_shape(view[start:end], found, key_lexicon().prefixes)
         _combine(found)
         if source == "token" and not judged(found):
             return 0.0
