@@ -507,10 +507,10 @@ def rank_in_python(
         metadata = copy.metadata.get(item_id)
         if metadata is None:
             metadata = copy.metadata.setdefault(item_id, hit_metadata(row))
-        values = copy.hit_values.get(item_id)
-        if values is None:
-            values = copy.hit_values.setdefault(item_id, {})
-        hits.append((row, metadata, values))
+        kept = copy.hit_values.get(item_id)
+        if kept is None:
+            kept = copy.hit_values.setdefault(item_id, {})
+        hits.append((row, metadata, kept))
         if len(hits) == limit:
             break
     return hits

@@ -182,7 +182,7 @@ def term_weight(items: int, holding: int, word: str) -> float:
     return idf(items + PRIOR_ITEMS, holding + PRIOR_ITEMS * general_share(word))
 
 
-def drivers(weights: list[float], min_share: float) -> list[int]:
+def drivers(weights: Sequence[float], min_share: float) -> list[int]:
     """The heaviest terms (by position) such that the others together weigh less than `min_share`."""
     order = sorted(range(len(weights)), key=lambda n: -weights[n])
     chosen: list[int] = []
