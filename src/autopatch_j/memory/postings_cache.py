@@ -9,8 +9,9 @@ the old stamp and the old content together; a replaced or restored file brings i
 Postings are read per term, when a second search under the same stamp asks for it, and only for
 terms whose postings together stay within `LOAD_ROWS` per search (known from the search's first
 statement), so a process that searches once ranks in SQL as before and a large store's common
-terms stay with the SQL ranking. The process holds at most `MAX_ROWS` postings and item rows and
-`MAX_COPIES` stamps; the least recently searched are dropped first.
+terms stay with the SQL ranking. The process holds at most `MAX_ROWS` postings, merged term postings and
+item rows and `MAX_COPIES` stamps; the least recently searched are dropped first; a stamp keeps at
+most `MAX_PARTS` terms' parts.
 
 `rank_in_python` is the ranking statement of search.py computed over the copy: the same candidates
 (the `cap` newest items of each driving key), the same scores summed in term order, the same floor and
@@ -89,7 +90,6 @@ Answers = Callable[[float, int, int], bool]
 
 _LOWEST = float("-inf")
 _NONE: Mapping[int, int] = {}
-_NO_VALUES: Mapping[int, float] = {}
 _DISCUSSION = MemoryKind.DISCUSSION_CONTEXT.value
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -104,9 +104,8 @@ class _Copy:
     weights: dict[str, dict[int, int]] = field(default_factory=dict)
     items: dict[int, _ItemRow | None] = field(default_factory=dict)
     metadata: dict[int, Metadata] = field(default_factory=dict)
-    #: Per term's keys with the weight each carries (a term and its alternatives), each holder's best
-    #: `weight × posting weight`.
-    values: dict[tuple[tuple[str, float], ...], dict[int, float]] = field(default_factory=dict)
+    #: Per term's keys (a term and its alternatives), each holder's best posting weight.
+    merged: dict[tuple[str, ...], dict[int, int]] = field(default_factory=dict)
     asked: set[str] = field(default_factory=set)
     #: The term statistics read under the stamp (0 for a term no row holds), and per prefix its
     #: completions as the statistics statement returned them.
@@ -343,55 +342,54 @@ def _kbn_sum(values: list[float]) -> float:
     return total + err
 
 
-def _values(copy: _Copy, alternatives: tuple[tuple[str, float], ...]) -> Mapping[int, float]:
-    """Per item holding a key of the term, its best `weight × posting weight` over those keys (keys of
-    one weight: the weight × their best posting weight, which is the same product); kept in the copy,
-    as it depends on the term's keys and weights alone."""
-    values = copy.values.get(alternatives)
-    if values is not None:
-        return values
+def _best(copy: _Copy, candidates: set[int], alternatives: Sequence[tuple[str, float]]) -> dict[int, float]:
+    """Per candidate holding a key of the term, its best `weight × posting weight` over those keys
+    (keys of one weight: the weight × their best posting weight, which is the same product)."""
     if not alternatives:  # a term no item holds
-        return _NO_VALUES
+        return {}
     w = alternatives[0][1]
     if len(alternatives) == 1:
         held_by = copy.weights.get(alternatives[0][0], _NONE)
-        values = {item_id: w * weight for item_id, weight in held_by.items()}
     elif all(other == w for _, other in alternatives):
-        best: dict[int, int] = {}
-        for key, _ in alternatives:
-            for item_id, weight in copy.weights.get(key, _NONE).items():
-                if weight > best.get(item_id, 0):
-                    best[item_id] = weight
-        values = {item_id: w * weight for item_id, weight in best.items()}
+        held_by = _merged(copy, tuple(key for key, _ in alternatives))
     else:  # a last word's completions: each its own weight
-        values = {}
-        for key, each in alternatives:
+        best: dict[int, float] = {}
+        for key, weight in alternatives:
+            held = copy.weights.get(key, _NONE)
+            for item_id in candidates & held.keys():
+                value = weight * held[item_id]
+                if value > best.get(item_id, _LOWEST):
+                    best[item_id] = value
+        return best
+    return {item_id: w * held_by[item_id] for item_id in candidates & held_by.keys()}
+
+
+def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
+    """Per item holding one of `keys` (a term and its alternatives), its best posting weight; kept in
+    the copy, as it depends on the term's keys alone."""
+    merged = copy.merged.get(keys)
+    if merged is None:
+        merged = {}
+        for key in keys:
             for item_id, weight in copy.weights.get(key, _NONE).items():
-                value = each * weight
-                if value > values.get(item_id, _LOWEST):
-                    values[item_id] = value
-    with _lock:
-        if copy.values.setdefault(alternatives, values) is values:
-            copy.rows += len(values)
-    return values
+                if weight > merged.get(item_id, 0):
+                    merged[item_id] = weight
+        with _lock:
+            if copy.merged.setdefault(keys, merged) is merged:
+                copy.rows += len(merged)
+    return merged
 
 
 def _qualifying(
-    candidates: set[int],
-    values: list[Mapping[int, float]],
-    weights: Sequence[float],
-    *,
-    min_terms: int,
-    min_share: float,
+    best: list[dict[int, float]], weights: Sequence[float], *, min_terms: int, min_share: float
 ) -> dict[int, tuple[float, float, int]]:
     """Per candidate holding `min_terms` terms whose weights reach `min_share`, its score, share and
     terms held: the terms' best values and weights, each sum in term order as the statement sums them."""
-    if len(values) == 1:  # one term: its weight is every holder's share
+    if len(best) == 1:  # one term: its weight is every holder's share
         if min_terms > 1 or weights[0] < min_share:
             return {}
-        held_by, weight = values[0], weights[0]
-        return {item_id: (held_by[item_id], weight, 1) for item_id in candidates & held_by.keys()}
-    score, share, held = (_compensated_sums if _COMPENSATED else _running_sums)(candidates, values, weights)
+        return {item_id: (value, weights[0], 1) for item_id, value in best[0].items()}
+    score, share, held = (_compensated_sums if _COMPENSATED else _running_sums)(best, weights)
     return {
         item_id: (total, share[item_id], held[item_id])
         for item_id, total in score.items()
@@ -402,34 +400,32 @@ def _qualifying(
 _Sums = tuple[dict[int, float], dict[int, float], dict[int, int]]
 
 
-def _running_sums(candidates: set[int], values: list[Mapping[int, float]], weights: Sequence[float]) -> _Sums:
-    """Per candidate holding a term, its terms' values and weights summed left to right in term order
-    (SQLite's `sum()` before 3.43), and how many terms it holds."""
+def _running_sums(best: list[dict[int, float]], weights: Sequence[float]) -> _Sums:
+    """Per item, its terms' values and weights summed left to right in term order (SQLite's `sum()`
+    before 3.43), and how many terms it holds."""
     score: dict[int, float] = {}
     share: dict[int, float] = {}
     held: dict[int, int] = {}
-    for held_by, weight in zip(values, weights, strict=True):
-        holders = candidates & held_by.keys()
+    for values, weight in zip(best, weights, strict=True):
         if not held:  # 0.0 + x is x: the statement's sum starts from zero
-            score = {item_id: held_by[item_id] for item_id in holders}
-            share, held = dict.fromkeys(holders, weight), dict.fromkeys(holders, 1)
+            score, share, held = dict(values), dict.fromkeys(values, weight), dict.fromkeys(values, 1)
             continue
-        for item_id in holders:
+        for item_id, value in values.items():
             if item_id in held:
-                score[item_id] += held_by[item_id]
+                score[item_id] += value
                 share[item_id] += weight
                 held[item_id] += 1
             else:
-                score[item_id], share[item_id], held[item_id] = held_by[item_id], weight, 1
+                score[item_id], share[item_id], held[item_id] = value, weight, 1
     return score, share, held
 
 
-def _compensated_sums(candidates: set[int], values: list[Mapping[int, float]], weights: Sequence[float]) -> _Sums:
+def _compensated_sums(best: list[dict[int, float]], weights: Sequence[float]) -> _Sums:
     """`_running_sums` as SQLite sums from 3.43 on (Kahan-Babuska-Neumaier)."""
     parts: dict[int, list[tuple[float, float]]] = {}
-    for held_by, weight in zip(values, weights, strict=True):
-        for item_id in candidates & held_by.keys():
-            parts.setdefault(item_id, []).append((held_by[item_id], weight))
+    for values, weight in zip(best, weights, strict=True):
+        for item_id, value in values.items():
+            parts.setdefault(item_id, []).append((value, weight))
     score = {item_id: _kbn_sum([value for value, _ in terms]) for item_id, terms in parts.items()}
     share = {item_id: _kbn_sum([weight for _, weight in terms]) for item_id, terms in parts.items()}
     return score, share, {item_id: len(terms) for item_id, terms in parts.items()}
@@ -443,7 +439,7 @@ def rank_in_python(
     conn: sqlite3.Connection,
     copy: _Copy,
     *,
-    alternatives: Sequence[tuple[tuple[str, float], ...]],
+    alternatives: Sequence[Sequence[tuple[str, float]]],
     weights: Sequence[float],
     driver_keys: Sequence[str],
     cap: int,
@@ -462,8 +458,8 @@ def rank_in_python(
     for key in driver_keys:
         candidates.update(newest.get(key, ())[:cap])
     # Per candidate, the best score of each term it holds, summed in term order (as the statement does).
-    values = [_values(copy, alts) for alts in alternatives]
-    scored = _qualifying(candidates, values, weights, min_terms=min_terms, min_share=min_share)
+    best = [_best(copy, candidates, alts) for alts in alternatives]
+    scored = _qualifying(best, weights, min_terms=min_terms, min_share=min_share)
     if not scored:
         return []
     # A store read whole has every posted item's row once the first ranking read them.
