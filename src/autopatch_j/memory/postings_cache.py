@@ -90,6 +90,7 @@ Answers = Callable[[float, int, int], bool]
 
 _LOWEST = float("-inf")
 _NONE: Mapping[int, int] = {}
+_NO_VALUES: Mapping[int, float] = {}
 _DISCUSSION = MemoryKind.DISCUSSION_CONTEXT.value
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -106,6 +107,9 @@ class _Copy:
     metadata: dict[int, Metadata] = field(default_factory=dict)
     #: Per term's keys (a term and its alternatives), each holder's best posting weight.
     merged: dict[tuple[str, ...], dict[int, int]] = field(default_factory=dict)
+    #: In a copy holding the store whole, per term's keys with the weight each carries, each holder's
+    #: best `weight × posting weight`.
+    values: dict[tuple[tuple[str, float], ...], dict[int, float]] = field(default_factory=dict)
     asked: set[str] = field(default_factory=set)
     #: The term statistics read under the stamp (0 for a term no row holds), and per prefix its
     #: completions as the statistics statement returned them.
@@ -342,6 +346,39 @@ def _kbn_sum(values: list[float]) -> float:
     return total + err
 
 
+def _values(copy: _Copy, alternatives: tuple[tuple[str, float], ...]) -> Mapping[int, float]:
+    """Per item holding a key of the term, its best `weight × posting weight` over those keys (keys of
+    one weight: the weight × their best posting weight, which is the same product); kept in the copy,
+    as it depends on the term's keys and weights alone."""
+    values = copy.values.get(alternatives)
+    if values is not None:
+        return values
+    if not alternatives:  # a term no item holds
+        return _NO_VALUES
+    w = alternatives[0][1]
+    if len(alternatives) == 1:
+        held_by = copy.weights.get(alternatives[0][0], _NONE)
+        values = {item_id: w * weight for item_id, weight in held_by.items()}
+    elif all(other == w for _, other in alternatives):
+        best: dict[int, int] = {}
+        for key, _ in alternatives:
+            for item_id, weight in copy.weights.get(key, _NONE).items():
+                if weight > best.get(item_id, 0):
+                    best[item_id] = weight
+        values = {item_id: w * weight for item_id, weight in best.items()}
+    else:  # a last word's completions: each its own weight
+        values = {}
+        for key, each in alternatives:
+            for item_id, weight in copy.weights.get(key, _NONE).items():
+                value = each * weight
+                if value > values.get(item_id, _LOWEST):
+                    values[item_id] = value
+    with _lock:
+        if copy.values.setdefault(alternatives, values) is values:
+            copy.rows += len(values)
+    return values
+
+
 def _best(copy: _Copy, candidates: set[int], alternatives: Sequence[tuple[str, float]]) -> dict[int, float]:
     """Per candidate holding a key of the term, its best `weight × posting weight` over those keys
     (keys of one weight: the weight × their best posting weight, which is the same product)."""
@@ -381,15 +418,23 @@ def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
 
 
 def _qualifying(
-    best: list[dict[int, float]], weights: Sequence[float], *, min_terms: int, min_share: float
+    candidates: set[int] | None,
+    values: list[Mapping[int, float]],
+    weights: Sequence[float],
+    *,
+    min_terms: int,
+    min_share: float,
 ) -> dict[int, tuple[float, float, int]]:
     """Per candidate holding `min_terms` terms whose weights reach `min_share`, its score, share and
-    terms held: the terms' best values and weights, each sum in term order as the statement sums them."""
-    if len(best) == 1:  # one term: its weight is every holder's share
+    terms held: the terms' best values and weights, each sum in term order as the statement sums them
+    (`candidates` None: each term's values are the candidates' already)."""
+    if len(values) == 1:  # one term: its weight is every holder's share
         if min_terms > 1 or weights[0] < min_share:
             return {}
-        return {item_id: (value, weights[0], 1) for item_id, value in best[0].items()}
-    score, share, held = (_compensated_sums if _COMPENSATED else _running_sums)(best, weights)
+        held_by, weight = values[0], weights[0]
+        holders = held_by.keys() if candidates is None else candidates & held_by.keys()
+        return {item_id: (held_by[item_id], weight, 1) for item_id in holders}
+    score, share, held = (_compensated_sums if _COMPENSATED else _running_sums)(candidates, values, weights)
     return {
         item_id: (total, share[item_id], held[item_id])
         for item_id, total in score.items()
@@ -400,32 +445,36 @@ def _qualifying(
 _Sums = tuple[dict[int, float], dict[int, float], dict[int, int]]
 
 
-def _running_sums(best: list[dict[int, float]], weights: Sequence[float]) -> _Sums:
-    """Per item, its terms' values and weights summed left to right in term order (SQLite's `sum()`
-    before 3.43), and how many terms it holds."""
+def _running_sums(candidates: set[int] | None, values: list[Mapping[int, float]], weights: Sequence[float]) -> _Sums:
+    """Per candidate holding a term, its terms' values and weights summed left to right in term order
+    (SQLite's `sum()` before 3.43), and how many terms it holds."""
     score: dict[int, float] = {}
     share: dict[int, float] = {}
     held: dict[int, int] = {}
-    for values, weight in zip(best, weights, strict=True):
+    for held_by, weight in zip(values, weights, strict=True):
+        holders = held_by.keys() if candidates is None else candidates & held_by.keys()
         if not held:  # 0.0 + x is x: the statement's sum starts from zero
-            score, share, held = dict(values), dict.fromkeys(values, weight), dict.fromkeys(values, 1)
+            score = {item_id: held_by[item_id] for item_id in holders}
+            share, held = dict.fromkeys(holders, weight), dict.fromkeys(holders, 1)
             continue
-        for item_id, value in values.items():
+        for item_id in holders:
             if item_id in held:
-                score[item_id] += value
+                score[item_id] += held_by[item_id]
                 share[item_id] += weight
                 held[item_id] += 1
             else:
-                score[item_id], share[item_id], held[item_id] = value, weight, 1
+                score[item_id], share[item_id], held[item_id] = held_by[item_id], weight, 1
     return score, share, held
 
 
-def _compensated_sums(best: list[dict[int, float]], weights: Sequence[float]) -> _Sums:
+def _compensated_sums(
+    candidates: set[int] | None, values: list[Mapping[int, float]], weights: Sequence[float]
+) -> _Sums:
     """`_running_sums` as SQLite sums from 3.43 on (Kahan-Babuska-Neumaier)."""
     parts: dict[int, list[tuple[float, float]]] = {}
-    for values, weight in zip(best, weights, strict=True):
-        for item_id, value in values.items():
-            parts.setdefault(item_id, []).append((value, weight))
+    for held_by, weight in zip(values, weights, strict=True):
+        for item_id in held_by.keys() if candidates is None else candidates & held_by.keys():
+            parts.setdefault(item_id, []).append((held_by[item_id], weight))
     score = {item_id: _kbn_sum([value for value, _ in terms]) for item_id, terms in parts.items()}
     share = {item_id: _kbn_sum([weight for _, weight in terms]) for item_id, terms in parts.items()}
     return score, share, {item_id: len(terms) for item_id, terms in parts.items()}
@@ -458,8 +507,12 @@ def rank_in_python(
     for key in driver_keys:
         candidates.update(newest.get(key, ())[:cap])
     # Per candidate, the best score of each term it holds, summed in term order (as the statement does).
-    best = [_best(copy, candidates, alts) for alts in alternatives]
-    scored = _qualifying(best, weights, min_terms=min_terms, min_share=min_share)
+    if copy.whole:  # a small store: each term's products are kept, as its postings are
+        values = [_values(copy, tuple(alts)) for alts in alternatives]
+        scored = _qualifying(candidates, values, weights, min_terms=min_terms, min_share=min_share)
+    else:
+        best: list[Mapping[int, float]] = [_best(copy, candidates, alts) for alts in alternatives]
+        scored = _qualifying(None, best, weights, min_terms=min_terms, min_share=min_share)
     if not scored:
         return []
     # A store read whole has every posted item's row once the first ranking read them.
