@@ -35,6 +35,7 @@ from tests.cloud.redaction_inputs import (
     NEW_LAYOUTS,
     NEW_PATHS,
     NEW_SHAPES,
+    NEW_SINKS,
     QUADRATIC_BEFORE,
 )
 
@@ -48,6 +49,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     **NEW_PATHS,
     **NEW_JUDGE,
     **NEW_LAYOUTS,
+    **NEW_SINKS,
     "mixed agent output": lambda n: ('{"type":"agent_message","text":"token=abc \\n ghp_x sk-y"} ' * n)[:n],
 }
 

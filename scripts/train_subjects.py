@@ -33,8 +33,7 @@ from sklearn.linear_model import LogisticRegression
 
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.lexicon import default_lexicon
-from autopatch_j.memory.subjects import FORMAT, MODEL_FILE, Statement, SubjectModel, _keys, pair_features
-from autopatch_j.memory.supersede import statement_of
+from autopatch_j.memory.subjects import FORMAT, MODEL_FILE, Statement, SubjectModel, _keys, pair_features, statement_of
 from autopatch_j.quality.realistic import MANIFEST, RealisticPart, Session, find_checkout_part, load_realistic
 
 C = 1.0

@@ -104,3 +104,15 @@ NEW_LAYOUTS: dict[str, Callable[[int], str]] = {
     "labels before codes": lambda n: (("recovery codes " + "a1b2c3 " * 3 + "\n") * n)[:n],
     "one label before many codes": lambda n: ("backup codes: " + "a1b2c3d4 " * n)[:n],
 }
+
+# inputs aimed at the rules of where a secret goes (`secret_sinks`) and the judge's call arguments
+NEW_SINKS: dict[str, Callable[[int], str]] = {
+    "literals in open calls": lambda n: ('hmac.New(h, []byte("Ab3dEf9hQ2xY7kLm"), ' * n)[:n],
+    "literals joined in digests": lambda n: ("md5(a + 'Ab3dEf9hQ2xY7kLm' + " * n)[:n],
+    "base64 logins": lambda n: ("dXNlcjpwYXNzd29yZDEyMw== " * n)[:n],
+    "one long base64 run": lambda n: ("QUJD" * n)[:n],
+    "key ids before secrets": lambda n: ("AKID1234567890ABCDEF Ab3dEf9hQ2xY7kLmAb3dEf9hQ2xY7kLm " * n)[:n],
+    "echo into secret files": lambda n: ("echo 'Ab3dEf9h' > .vault_pass; " * n)[:n],
+    "ampersands after a value": lambda n: ("merchant.key=" + "a&" * n)[:n],
+    "key literals for base64": lambda n: ("Buffer.from('Ab3dEf9hQ2xY:').toString('base64') " * n)[:n],
+}

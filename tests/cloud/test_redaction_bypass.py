@@ -38,6 +38,7 @@ from tests.cloud.redaction_inputs import (
     NEW_LAYOUTS,
     NEW_PATHS,
     NEW_SHAPES,
+    NEW_SINKS,
     QUADRATIC_BEFORE,
 )
 from tests.cloud.world import World
@@ -58,6 +59,7 @@ def adversarial_inputs() -> dict[str, Callable[[int], str]]:
         **NEW_PATHS,
         **NEW_JUDGE,
         **NEW_LAYOUTS,
+        **NEW_SINKS,
         "bearer chain": lambda n: ("bearer " * n)[:n],
         "spaces after a key": lambda n: "token" + " " * n,
     }

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.quality.corpus import PART_FILES, RETIRED
+from autopatch_j.quality.joining_data import JOINING_FIXES
 from autopatch_j.quality.paraphrase import VOCAB_FILE
 from autopatch_j.quality.reader_data import READER_FIXES
 from autopatch_j.quality.speech_data import FIXES, NEGATIVES
@@ -41,7 +42,15 @@ def test_the_manifest_pins_every_corpus_file_by_its_sha256() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     entries = _manifest()
-    assert set(entries) == {*PART_FILES["dev"], *PART_FILES["test"], VOCAB_FILE, NEGATIVES, FIXES, READER_FIXES}
+    assert set(entries) == {
+        *PART_FILES["dev"],
+        *PART_FILES["test"],
+        VOCAB_FILE,
+        NEGATIVES,
+        FIXES,
+        READER_FIXES,
+        JOINING_FIXES,
+    }
     assert {name for name, e in entries.items() if e["part"] == "test"} == set(PART_FILES["test"])
     for name, figure in RETIRED.items():  # the figure each retired part was measured at, once
         assert entries[name]["first_look"] == figure

@@ -2,8 +2,9 @@
 
 `redact(text)` is a pure function: call it *before* opening a write transaction (it never touches
 the database). It runs in time linear in the length of the text: every rule in `secret_rules` (token
-families and `key=value` forms), `secret_shapes` (prose, label grammar, argv lists, tables) and
-`secret_layouts` (webhook paths, `user/password@host`, secrets printed in groups) is a
+families and `key=value` forms), `secret_shapes` (prose, label grammar, argv lists, tables),
+`secret_layouts` (webhook paths, `user/password@host`, secrets printed in groups) and `secret_sinks`
+(a literal handed to a keyed call, base64 of a login, a key id beside its secret) is a
 regular expression whose work per start position is bounded (possessive or bounded quantifiers,
 lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`.
 
@@ -51,10 +52,11 @@ from autopatch_j.cloud.secret_layouts import LAYOUT_RULES
 from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
+from autopatch_j.cloud.secret_sinks import SINK_RULES
 from autopatch_j.cloud.secret_values import REDACTED
 from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view
 
-RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES
+RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES + SINK_RULES
 
 __all__ = ["REDACTED", "Finding", "RedactedText", "contains_secret", "findings", "redact", "redacted", "secret_spans"]
 

@@ -17,7 +17,8 @@ logistic model over two groups of features (`features`):
   (`secret_judge_words.json`; `object_key`, `PublicKey`: a benign word before `key`), and whether
   the next field after it is assigned to a secret's key (`username="…" password=…`: a key id
   paired with its secret) or the value is written into a file named for a secret
-  (`echo '…' > ~/.vault_pass`).
+  (`echo '…' > ~/.vault_pass`), and whether it is a quoted literal among the arguments of an open
+  call (`Client("…", "…")`: the words of the calls' names, `secret_sinks.callees`).
 
 Candidates (`candidates`) are runs of token characters (6–256 long, holding a digit or a capital)
 in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
@@ -41,6 +42,7 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Protocol
 
+from autopatch_j.cloud.secret_sinks import CALL_REACH, callees
 from autopatch_j.cloud.secret_value_shape import SCREAMING, value_shape
 from autopatch_j.cloud.secret_values import placeholder
 
@@ -86,6 +88,7 @@ _SCHEME = re.compile(r"(?<=[=:：\s\"'])[A-Za-z][A-Za-z0-9]{2,9} \Z")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # an object id: a short lowercase type prefix and a ULID or uppercase base32 body (`sess_01J8…`)
 _REDACTED_MARK = "REDACTED"
+_FULL_MARK = "[REDACTED]"
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
 # a short option glued to its value (`-pS3cret`, `"-uroot"`): the value is judged on its own too
@@ -275,7 +278,7 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
     out[f"sep:{kind}"] = 1.0
     key = _ASCII_WORDS.findall(stripped[-40:])
     key_words = _words(key[-1]) if key and stripped.endswith(key[-1]) else []
-    near = [w for token in key[-6:] for w in _words(token)]
+    near = [w for token in _context_tokens(stripped)[-6:] for w in _words(token)]
     if named is not None:
         out["named_pair"] = 1.0
         key_words = _words(named)
@@ -293,7 +296,11 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out["key_benign"] = 1.0
     if _key_id(key_words, stripped, lexicon):
         out["key_id"] = 1.0  # `private_key_id`, `SecretId`, `密钥 ID`: the id written beside its key
-    elif key_words and (key_words[-1] in lexicon.benign_en or _benign_kind_of_key(key_words, lexicon)):
+    elif key_words and (
+        key_words[-1] in lexicon.benign_en
+        or _benign_kind_of_key(key_words, lexicon)
+        or _benign_word_before(key_words, near, stripped, key[-1] if key else "", lexicon)
+    ):
         # `session_id`, `token_type`: the key names something about a secret; `PublicKey`,
         # `object_key`, `idempotency_key`: a key of another kind
         out["key_ends_benign"] = 1.0
@@ -329,6 +336,33 @@ _KEY_ID_OF = frozenset({"key", "secret"})
 def _benign_kind_of_key(key_words: list[str], lexicon: _Lexicon) -> bool:
     """A `key` named by a word that says it is no secret's key (`public_key`, `object_key`)."""
     return len(key_words) >= 2 and key_words[-1] == "key" and key_words[-2] in lexicon.benign_en
+
+
+_RUN = re.compile(r"[A-Za-z0-9_\[\]-]++")
+_LETTER_AND_DIGIT = re.compile(r"(?=[^0-9]*[0-9])(?=[^A-Za-z]*[A-Za-z])")
+
+
+def _context_tokens(stripped: str) -> list[str]:
+    """The word tokens of the last 40 characters before a key's separator, without a run the
+    window's edge cuts and without value-like runs — the `[REDACTED]` mark, eight or more characters
+    mixing letters and digits — so a secret before a value reads like the mark it becomes."""
+    floor = max(0, len(stripped) - 40)
+    tokens: list[str] = []
+    for run in _RUN.finditer(stripped, floor):
+        text = run.group()
+        if run.start() == floor and floor and _RUN.match(stripped, floor - 1):
+            continue
+        if _FULL_MARK in text or (len(text) >= 8 and _LETTER_AND_DIGIT.match(text) is not None):
+            continue
+        tokens += _ASCII_WORDS.findall(text)
+    return tokens
+
+
+def _benign_word_before(key_words: list[str], near: list[str], stripped: str, key: str, lexicon: _Lexicon) -> bool:
+    """A one-word `key` after a benign word and a space (`public key: …`, `object key: …`)."""
+    if key_words != ["key"] or len(near) < 2 or near[-2] not in lexicon.benign_en:
+        return False
+    return stripped.endswith(" " + key)
 
 
 def _key_id(key_words: list[str], stripped: str, lexicon: _Lexicon) -> bool:
@@ -388,7 +422,43 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
     _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, _named_key(view, start))
     if end is not None and _next_key_secret(view, end):
         out["next_key_secret"] = 1.0
+    if end is not None:
+        _call_argument(view, start, end, out)
     return out
+
+
+_QUOTES = frozenset("\"'`")
+CALL_LITERAL_MIN = 12  # a shorter literal in a call is a name or an option (`"x86_64"`, `"HTML2PDF"`)
+# a UUID or a hex digest names a thing: as a call's argument it is an id, not a key
+_IDENTIFIER = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _call_argument(view: str, start: int, end: int, out: dict[str, float]) -> None:
+    """A quoted literal among a call's arguments (`Client("…", "…")`, `hmac.New(…, []byte("…"))`):
+    `call_arg` (at least `CALL_LITERAL_MIN` characters, no UUID and no lowercase SHA-1 or SHA-256
+    digest), and the words of the open
+    calls' names (`c:client`, `c:hmac`); `key_ends_benign`
+    when the innermost call's name ends in a benign word or names a benign kind of key."""
+    if (
+        end - start < CALL_LITERAL_MIN
+        or not _quoted_literal(view, start, end)
+        or _IDENTIFIER.fullmatch(view, start, end)
+    ):
+        return
+    names = callees(view, start - 1)
+    if not names:
+        return
+    out["call_arg"] = 1.0
+    for word in {w for name in names for w in _words(name.rsplit(".", 1)[-1])}:
+        out[f"c:{word}"] = 1.0
+    lexicon = _lexicon()
+    inner = _words(names[0].rsplit(".", 1)[-1])
+    if inner and (inner[-1] in lexicon.benign_en or _benign_kind_of_key(inner, lexicon)):
+        out["key_ends_benign"] = 1.0  # `publicKey("…")`, `sha256("…")`: the call names what it holds
+
+
+def _quoted_literal(view: str, start: int, end: int) -> bool:
+    return start > 0 and end < len(view) and view[start - 1] in _QUOTES and view[end] == view[start - 1]
 
 
 # the key right after a value (`username="…" password="…"`, `USER=… PASS=…`): a value paired with a
@@ -419,11 +489,20 @@ def _next_key_secret(view: str, end: int) -> bool:
 # of the context
 _STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields", "key_id")
 _WEAK = ("key_secret", "near_secret", "zh_secret")
+_CALL = ("call_arg",)
 _CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
 
 
 def _combine(out: dict[str, float]) -> None:
-    level = "strong" if any(n in out for n in _STRONG) else "weak" if any(n in out for n in _WEAK) else None
+    level = (
+        "strong"
+        if any(n in out for n in _STRONG)
+        else "weak"
+        if any(n in out for n in _WEAK)
+        else "call"
+        if any(n in out for n in _CALL)
+        else None
+    )
     if level is None:
         return
     for name in _CROSSED:
@@ -438,28 +517,34 @@ def _combine(out: dict[str, float]) -> None:
 # of a `.pgpass` line) and when it is no placeholder (`secret_values.placeholder`); elsewhere a
 # random-looking run (a digest, a certificate line) is no secret
 CONTEXT_SIGNALS = frozenset(
-    {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret"}
+    {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg"}
 )
 
 
 def judged(found: dict[str, float]) -> bool:
     """Whether a candidate with these features is judged at all: a context signal is before it, the
     key it is assigned to does not end in a word that names something else (`session_id`,
-    `token_type`, `api_key_url`: an identifier, a kind, an address) and a key's id is no UUID."""
+    `token_type`, `api_key_url`: an identifier, a kind, an address), a key's id is no UUID and the
+    value is no base64 of prose or a JSON document."""
     if "key_id" in found and "uuid" in found:
         return False  # a key's id written as a UUID (`keyId: <uuid>`) identifies, like any UUID
+    if "b64_document" in found:
+        return False  # base64 of prose or JSON (a fixture, a JWT's header alone) holds no key bytes
     return bool(found.keys() & CONTEXT_SIGNALS) and "key_ends_benign" not in found
 
 
 def _may_have_signal(view: str, start: int, context_start: int | None, end: int) -> bool:
     """A cheap superset of `CONTEXT_SIGNALS`: a secret word or label anywhere in the context or in
-    the `AHEAD` characters after the value, or three colons in the line before (most candidates of
-    ordinary text have none of these)."""
+    the `AHEAD` characters after the value, three colons in the line before, or a quoted literal
+    with a `(` in the `CALL_REACH` characters before it (most candidates of ordinary text have none
+    of these)."""
     floor = max(0, start - CONTEXT) if context_start is None else context_start
     before = view[floor:start].lower()
     if _secret_word_pattern().search(before) or _secret_word_pattern().search(view[end : end + AHEAD].lower()):
         return True
-    return view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before
+    if view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before:
+        return True
+    return _quoted_literal(view, start, end) and "(" in view[max(0, start - CALL_REACH) : start]
 
 
 @cache
@@ -472,10 +557,11 @@ def _secret_word_pattern() -> re.Pattern[str]:
 
 # a span a key-word rule found is overruled only with one of these: a word before it that names no
 # secret (`object_key`, `idempotency_key`, `--secret-banner-bg`), or a value that reads as a path, a
-# file, a name, an identifier, a version, a date or a digest; a plain word (`hunter2`) stays a secret
+# file, a name, an identifier, a version, a date, a digest or lowercase words (`capacity`,
+# `stripe-live-key`: weighed by the judge); a word with a digit (`hunter2`) stays a secret
 VETO_SIGNALS = frozenset(
     {"key_benign", "near_benign", "zh_benign", "path", "file_ext", "dotted", "attribute", "uuid", "version", "date"}
-    | {"hex_digest", "email", "flag", "all_digits"}
+    | {"hex_digest", "email", "flag", "all_digits", "plain_words"}
 )
 
 

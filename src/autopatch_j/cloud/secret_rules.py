@@ -180,6 +180,18 @@ def _literal_argument(view: str, key: str, arg: re.Match[str], accept: Callable[
     return looks_random(literal) or HEX_KEY.fullmatch(literal) is not None
 
 
+# `&` and what follows it up to the next `&`, when that is no query field's name (`&page=2`)
+_AMPERSAND_RUN = re.compile(r"&[^\s\"'`,;}<>|&=]++(?!=)")
+
+
+def _ampersand_tail(view: str, at: int) -> int:
+    """Where a bare value that reaches an `&` at `at` ends: a config value holds `&`
+    (`merchant.key=6#eN&3fb0&Q`) unless a query field follows (`token=…&page=2`)."""
+    while (run := _AMPERSAND_RUN.match(view, at)) is not None:
+        at = run.end()
+    return at
+
+
 def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callable[[str], Iterator[Span]]:
     """`key sep value` where the key (a run of `[\\w.-]`) contains one of `words`: find a word, take
     its whole run as the key (each run is examined once), then read the separator and the value.
@@ -221,6 +233,10 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
                     continue
                 tail = _VALUE_TAIL.match(view, span[1])
                 span = (span[0], tail.end())  # type: ignore[union-attr]
+                value = view[span[0] : span[1]]
+                pos = max(pos, span[1])
+            if match.group("v") is not None and view.startswith("&", span[1]):
+                span = (span[0], _ampersand_tail(view, span[1]))
                 value = view[span[0] : span[1]]
                 pos = max(pos, span[1])
             if _is_reference(view, key, value, span):
@@ -436,7 +452,7 @@ _RULES: tuple[Rule, ...] = (
     Rule("netrc_password", _netrc_password),
     grouped(
         "basic_auth_flag",
-        r"(?<![\w-])(?:-u|--user)\s++[\"']?[^\s:\"']++:(?!\[REDACTED\]|\$)(?P<s>(?!\d+(?![^\s/\"']))[^\s\"']++)",
+        r"(?<![\w-])(?:-u|--user)\s++[\"']?[^\s:\"']++:[\"']?(?!\[REDACTED\]|\$)(?P<s>(?!\d+(?![^\s/\"']))[^\s\"']++)",
     ),
     # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-; legacy keys carry "T3BlbkFJ") and Anthropic
     token("openai_project_key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{12,}"),

@@ -178,18 +178,28 @@ _ARGV_FLAG = re.compile(
     r"(?i)[\"']--?(?:[a-z]{1,20}-){0,3}(?:password|passwd|pass|pwd|token|api-key|apikey|secret|secret-key|auth-token)"
     r"[\"'][ \t]*+,[ \t]*+[\"'](?!-|\[REDACTED\])(?P<s>[^\"'\r\n]{1,256}+)[\"']"
 )
-# a command's own password flag, in a shell line or an argv list: `redis-cli -a …`, `ssh-keygen -N …`
-_COMMAND_LINE = re.compile(r"(?<![\w-])(?P<c>redis-cli|ssh-keygen|sshpass)(?![\w-])[^\n]*+")
+# a command's own password flag, in a shell line or an argv list: `redis-cli -a …`, `ssh-keygen -N …`,
+# an LDAP client's bind password `ldapsearch -w …`
+_OWN_PASSWORD_FLAG = (
+    ("redis-cli", "-a"),
+    ("ssh-keygen", "-[NP]"),
+    ("sshpass", "-p"),
+    *((f"ldap{verb}", "-w") for verb in ("search", "modify", "add", "delete", "whoami", "passwd", "compare", "modrdn")),
+)
+_COMMAND_LINE = re.compile(
+    r"(?<![\w-])(?P<c>" + "|".join(name for name, _flag in _OWN_PASSWORD_FLAG) + r")(?![\w-])[^\n]*+"
+)
 _COMMAND_FLAG = {
     name: re.compile(
         r"[\s\"',]" + flag + r"[\"']?(?:[ \t]*+,[ \t]*+|[ \t]++)[\"']?(?!-|\[REDACTED\])(?P<s>[^\s\"',\]]++)"
     )
-    for name, flag in (("redis-cli", "-a"), ("ssh-keygen", "-[NP]"), ("sshpass", "-p"))
+    for name, flag in _OWN_PASSWORD_FLAG
 }
+_COMMAND_NAMES = ("redis-cli", "ssh-keygen", "sshpass", "ldap")
 
 
 def _command_flags(view: str) -> Iterator[Span]:
-    if "redis-cli" not in view and "ssh-keygen" not in view and "sshpass" not in view:
+    if not any(name in view for name in _COMMAND_NAMES):
         return
     for line in _COMMAND_LINE.finditer(view):
         for match in _COMMAND_FLAG[line.group("c")].finditer(view, line.start(), line.end()):
@@ -368,7 +378,7 @@ _SECRET_WORDS = ("pass", "secret", "token", "key", "credential")
 _NEEDS: dict[str, tuple[str, ...]] = {
     "prose_secret": ("pass", "pin", "token", "api", "secret", "access", "credential"),
     "argv_password_flag": ("pass", "pwd", "token", "api", "secret"),
-    "command_password_flag": ("redis-cli", "ssh-keygen", "sshpass"),
+    "command_password_flag": _COMMAND_NAMES,
     "table_row": ("|",),
     "printf_argument": ("printf",),
     "spaced_key_value": ("secret", "token", "pass", "key"),

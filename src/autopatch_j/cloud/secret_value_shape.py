@@ -4,11 +4,14 @@ Length, the mix of digits, upper and lower case and symbols, character entropy a
 and letters alternate, the share of pronounceable word segments, and whether the value reads as a
 hex digest, a UUID, a version, a date, a file name, a dotted name, an e-mail address, a placeholder,
 an identifier of words, an object id, a `SCREAMING_SNAKE` name, an attribute, a path, a flag, base64
-padding or a known token prefix. Pure functions of the value; the context is the judge's.
+padding, a known token prefix, lowercase words, or base64 of printable text (of a document, or of
+`user:password`). Pure functions of the value; the context is the judge's.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import operator
 import re
@@ -29,6 +32,37 @@ _SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
 _VOWELS = frozenset("aeiouyAEIOUY")
 _VOWEL_CHARS = frozenset("aeiouAEIOU")
 _ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
+
+
+# lowercase words (`capacity`, `stripe-live-key`): each part of three letters or more holds a vowel
+# and a quarter of the letters are vowels (`lafozfqarqknddgd`, `ntdn-yjdc` read as random letters)
+_LOWER_WORDS = re.compile(r"[a-z]{2,}+(?:[-_][a-z]{2,}+)*+")
+_PART = re.compile(r"[a-z]+")
+
+
+def _plain_words(value: str) -> bool:
+    if not _LOWER_WORDS.fullmatch(value):
+        return False
+    parts = _PART.findall(value)
+    if any(len(part) >= 3 and not _VOWEL_CHARS.intersection(part) for part in parts):
+        return False
+    letters = sum(map(len, parts))
+    return sum(c in _VOWEL_CHARS for c in value) >= letters / 4
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}+={0,2}")
+_READABLE = re.compile(r"[\x20-\x7e\t\r\n]++")
+
+
+def _decoded_text(value: str) -> str | None:
+    """What a base64 value (whole quads, ≥ 16 characters) decodes to when that is printable ASCII."""
+    if len(value) % 4 or not _BASE64.fullmatch(value):
+        return None
+    try:
+        text = base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return None
+    return text if _READABLE.fullmatch(text) else None
 
 
 def entropy(value: str) -> float:
@@ -96,5 +130,16 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         out["flag"] = 1.0
     if value.endswith("="):
         out["padding"] = 1.0
-    if value.startswith(prefixes):
-        out["prefix"] = 1.0
+    if _plain_words(value):
+        out["plain_words"] = 1.0
+    text = _decoded_text(value)
+    if value.startswith(prefixes) and (text is None or text[:1] != "{"):
+        out["prefix"] = 1.0  # `eyJ…` of one JSON document with no dots is no JWT
+    if text is not None:
+        # base64 of prose or a document (a fixture, a JSON header) reads unlike base64 of key
+        # bytes; of `user:password` it is a Basic credential
+        out["b64_text"] = 1.0
+        if " " in text or text[:1] in "{[<":
+            out["b64_document"] = 1.0
+        elif ":" in text:
+            out["b64_login"] = 1.0

@@ -110,7 +110,8 @@ _IAM_AFTER = frozenset(" \t\r\n\"',]")
 def placeholder(view: str, value: str, start: int) -> bool:
     """A value that is no literal secret: a setting, a reference or the name inside one, a path, a
     docs example key, a stand-in, a masked value or a publishable key, an environment variable's
-    name, a secret store's reference, a public payload's digest or an IAM action."""
+    name, a secret store's reference, a value encrypted in place (`ENC[…]`), a public payload's
+    digest or an IAM action."""
     if not value or SETTING.fullmatch(value) or ENV_REF.fullmatch(value) or value.startswith(REDACTED):
         return True
     if _STORE_REF.fullmatch(value) or _ARN.fullmatch(value) or _ARN_HEAD.search(view, max(0, start - 64), start):
@@ -127,7 +128,7 @@ def placeholder(view: str, value: str, start: int) -> bool:
         and (end >= len(view) or view[end] in _IAM_AFTER)
     ):
         return True
-    if _WITHHELD.fullmatch(value):
+    if _WITHHELD.fullmatch(value) or view.startswith("ENC[", start):  # SOPS keeps values as `ENC[AES256_GCM,…]`
         return True
     if _STAND_IN.fullmatch(value) or (_WORDY.fullmatch(value) and _STAND_IN_WORD.search(value)):
         return True

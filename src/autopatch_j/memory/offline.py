@@ -1,16 +1,17 @@
 """The offline `RulesExtractor`: both stages deterministically, from the lexicon and small trained models.
 
 Stage 1 (`extract`): pasted material is dropped (`structure.py`); a user turn that is only a short
-confirmation — or an assent repeating the proposal's own words ("Yep, cap it at 100.") — right after an
-assistant answer with a proposal sentence becomes a `project_decision` quoting both (a `user_preference`
-when the assistant promised standing conduct, `Lexicon.proposal_kind`; `assent.py`); the rest of each
-turn is read sentence by sentence (`statements.py`, with `corrections.py` for what a correction
-corrects): the sentence reader (`reader.py`) reads each prose sentence when `read_with_model` (default
-`READER_PRIMARY`), else the lexicon's markers decide, and kinds follow the lexicon's kind rule
-(`Lexicon.kind_hint`, docs/pipeline.md). Each item of a list is read on its own and the line introducing
-the list is none (`lists.py`); statements of one turn about one subject are one (`supersede.py`), and a
-sentence that only drops a standing rule becomes a retirement candidate. The compaction is a bounded
-rolling digest of the turns (`compaction.py`).
+confirmation — or an assent repeating the proposal's own words ("Yep, cap it at 100.") — right after
+an assistant answer with a proposal sentence becomes a `project_decision` quoting both (a
+`user_preference` when the assistant promised standing conduct, `Lexicon.proposal_kind`;
+`assent.py`); the rest of each turn is read sentence by sentence (`statements.py`, with
+`corrections.py` for what a correction corrects): the sentence reader (`reader.py`) reads each prose
+sentence when `read_with_model` (default `READER_PRIMARY`), else the lexicon's markers decide, and
+kinds follow the lexicon's kind rule (`Lexicon.kind_hint`, docs/pipeline.md). Each item of a list is
+read on its own and the line introducing the list is none (`lists.py`); statements of one turn that
+the joining model reads as one are one (`joining.py`, `supersede.py`), and a sentence that only
+drops a standing rule becomes a retirement candidate. The compaction is a bounded rolling digest of
+the turns (`compaction.py`).
 
 Stage 2 (`consolidate`): the operation each candidate becomes — reject, create, supersede, revise or
 retire — is `operations.py`'s, with titles, aliases and keywords from `metadata.py`.
@@ -24,6 +25,7 @@ from autopatch_j.llm.contracts import CandidateOut, ConsolidationOutput, Extract
 from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest
 from autopatch_j.memory.compaction import compaction
+from autopatch_j.memory.joining import JoiningModel
 from autopatch_j.memory.lexicon import Lexicon, default_lexicon
 from autopatch_j.memory.lists import one_per_item
 from autopatch_j.memory.operations import OperationRules
@@ -56,6 +58,7 @@ class RulesExtractor:
         subjects: SubjectModel | None = None,
         reader: ReaderModel | None = None,
         read_with_model: bool | None = None,
+        joining: JoiningModel | None = None,
     ) -> None:
         self.lexicon = lexicon or default_lexicon()
         # With `read_with_model` the sentence reader (`reader.py`) decides what each prose sentence is;
@@ -63,7 +66,7 @@ class RulesExtractor:
         self._reader = reader
         self.read_with_model = READER_PRIMARY if read_with_model is None else read_with_model
         self.replacement = Replacement(self.lexicon)
-        self.subjects = SubjectReader(self.lexicon, subjects or default_subject_model())
+        self.subjects = SubjectReader(self.lexicon, subjects or default_subject_model(), joining=joining)
         self.assent = AssentReader(self.lexicon)
         self.presentation = default_presentation()
         self.statements = StatementReader(self.lexicon)
@@ -98,7 +101,10 @@ class RulesExtractor:
                     self.statements.read(rest, lambda: [*prior_statements(), *candidates], previous, readings)
                 )
         named = [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
-        candidates = one_per_item(named, raw, self.subjects.one_per_subject, bounds=(MAX_SOURCES, MAX_CONTENT_CHARS))
+        texts = {turn.id: turn.user_text for turn in raw.visible_turns}
+        candidates = one_per_item(
+            named, raw, lambda run: self.subjects.one_per_statement(run, texts), bounds=(MAX_SOURCES, MAX_CONTENT_CHARS)
+        )
         # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
         candidates = [
             c for c in self.subjects.retirements(request.turns, candidates, retiring) if quotes_raw(c.sources, raw)

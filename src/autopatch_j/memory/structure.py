@@ -67,12 +67,14 @@ _PATH_START = re.compile(r"^\s*(?:\.{0,2}/)?[\w@.-]+(?:/[\w@.-]+)+\S*(?:\s|$)")
 COLON_END = re.compile(r"[:：]\s*$")
 _NUMBERED_OUTPUT = re.compile(r"^\s*\d+(?:[.:]\d+)?\s{2,}\S")
 _TIMESTAMP = re.compile(
-    r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]?\d{0,2}:?\d{0,2}|\d{2}:\d{2}:\d{2}|\d{1,2}/\w{3}/\d{4}"
+    r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]?\d{0,2}:?\d{0,2}|(?:\d{2}[-/]\d{2} )?\d{2}:\d{2}:\d{2}|\d{1,2}/\w{3}/\d{4}"
     r"|\w{3} \w{3} +\d+ \d{2}:\d{2}|\w{3} \d{1,2} \d{2}:\d{2}:\d{2})"
 )
 _LEVEL = re.compile(
     r"(?:^|[\s\[(|])(?:DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|ERR|FATAL|CRITICAL|TRACE|PANIC)(?:[\s\]):|]|$)"
 )
+# Process and thread ids, then a one-letter level (Android logcat's `threadtime` lines).
+_PID_LEVEL = re.compile(r"\s\d+\s+\d+\s+[VDIWEFA]\s")
 _LEVEL_LOWER = re.compile(r"\[(?:debug|info|notice|warn|warning|error|crit|alert|emerg)\]")
 _OUTPUT_TAG = re.compile(
     r"^\s*(?:(?:error|warning|note|help)(?:\[[\w-]+\])?:|E\s{2,}|FAIL(?:ED)?\b|PASS(?:ED)?\b|ok\s+[\w./-]+\s+(?:\d+\.\d+s|\(cached\))|"
@@ -207,7 +209,9 @@ def _shape(text: str) -> tuple[str, bool]:
     if _QUOTE.match(text):
         return "quote", False  # "> the proposal — yes, that one" is an assent; only next to material is it pasted
     cjk = bool(_CJK.search(text))
-    if _TIMESTAMP.match(text) and (_LEVEL.search(text) or _LEVEL_LOWER.search(text) or _symbol_share(text) > 0.08):
+    if _TIMESTAMP.match(text) and (
+        _LEVEL.search(text) or _LEVEL_LOWER.search(text) or _PID_LEVEL.search(text) or _symbol_share(text) > 0.08
+    ):
         return "log", True
     if (_LEVEL.search(text[:40]) or _LEVEL_LOWER.search(text)) and not cjk and _symbol_share(text) > 0.05:
         return "log", False

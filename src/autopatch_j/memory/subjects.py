@@ -24,10 +24,13 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.index import text_keys
+
+if TYPE_CHECKING:
+    from autopatch_j.memory.lexicon import Lexicon
 
 MODEL_FILE = "subject_model.json"
 FORMAT = 1
@@ -44,6 +47,17 @@ class Statement:
     switch: bool = False
     correction: bool = False
     retirement: bool = False
+
+
+def statement_of(lexicon: Lexicon, text: str, kind: str) -> Statement:
+    """`text` as the subject model reads it, its word classes from `lexicon` (training reads it so too)."""
+    return Statement(
+        text=text,
+        kind=kind,
+        switch=lexicon.is_switch(text),
+        correction=lexicon.is_correction(text),
+        retirement=lexicon.retires(text),
+    )
 
 
 @lru_cache(maxsize=4096)

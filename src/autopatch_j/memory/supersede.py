@@ -25,36 +25,33 @@ applies it to the offline extractor's candidates and to the related active memor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 
 from autopatch_j.llm.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.alternatives import Alternatives, default_alternatives
 from autopatch_j.memory.batches import RelatedItem
 from autopatch_j.memory.consolidation import subject_key
+from autopatch_j.memory.joining import JoiningModel, default_joining_model, join_features
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
-from autopatch_j.memory.subjects import Statement, SubjectModel
+from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 
 
-def statement_of(lexicon: Lexicon, text: str, kind: str) -> Statement:
-    """`text` as the subject model reads it, its word classes from `lexicon` (training reads it so too)."""
-    return Statement(
-        text=text,
-        kind=kind,
-        switch=lexicon.is_switch(text),
-        correction=lexicon.is_correction(text),
-        retirement=lexicon.retires(text),
-    )
-
-
 class SubjectReader:
-    def __init__(self, lexicon: Lexicon, model: SubjectModel, alternatives: Alternatives | None = None) -> None:
+    def __init__(
+        self,
+        lexicon: Lexicon,
+        model: SubjectModel,
+        alternatives: Alternatives | None = None,
+        joining: JoiningModel | None = None,
+    ) -> None:
         self.lexicon = lexicon
         self.model = model
+        self.joining = joining or default_joining_model()
         self._alternatives = alternatives
 
     @property
@@ -69,11 +66,12 @@ class SubjectReader:
 
     # -- Stage 1 ---------------------------------------------------------------------------------
 
-    def one_per_subject(self, candidates: list[CandidateOut]) -> list[CandidateOut]:
-        """Statements of one turn and kind that the model reads as one subject are one statement
-        quoting each ("we support 3.11 and 3.12 only. drop 3.10 everywhere"); the sentences of one
-        comparison (its options, its worries, "let me think about it") are one discussion, which the
-        decision settling it retires whole."""
+    def one_per_statement(self, candidates: list[CandidateOut], texts: Mapping[int, str]) -> list[CandidateOut]:
+        """Statements of one turn and kind that the joining model reads as one are one statement quoting
+        each — a rule and its detail or reason ("never unwrap() in firmware code. expect with a
+        message, or propagate the error"), the sentences of one comparison (its options, its worries,
+        "let me think about it"), which the decision settling it retires whole; two rules side by side
+        stay two. `texts`: the user text of each turn, by turn id."""
         merged: list[CandidateOut] = []
         for candidate in candidates:
             last = merged[-1] if merged else None
@@ -83,9 +81,7 @@ class SubjectReader:
                 and _user_turns(last) == _user_turns(candidate)
                 and len(last.sources) + len(candidate.sources) <= MAX_SOURCES
                 and len(last.content) + 1 + len(candidate.content) <= MAX_CONTENT_CHARS
-                and self.model.is_same(
-                    self.statement(_quoted(candidate), candidate.kind), self.statement(_quoted(last), last.kind)
-                )
+                and self._continues(last, candidate, texts)
             ):
                 merged[-1] = last.model_copy(
                     update={
@@ -96,6 +92,17 @@ class SubjectReader:
             else:
                 merged.append(candidate)
         return merged
+
+    def _continues(self, last: CandidateOut, candidate: CandidateOut, texts: Mapping[int, str]) -> bool:
+        """Whether `candidate` goes on with what `last` says (both of one user turn)."""
+        turn = max(_user_turns(candidate))
+        earlier = [s.quote for s in last.sources if s.role == "user" and s.turn_id == turn]
+        later = [s.quote for s in candidate.sources if s.role == "user" and s.turn_id == turn]
+        text = texts.get(turn)
+        if not (earlier and later and text):
+            return False
+        features = join_features(text, earlier[-1], later[0], (last.kind, candidate.kind), self.model, self.lexicon)
+        return self.joining.joins(features)
 
     def retirements(
         self, turns: Sequence[Turn], candidates: list[CandidateOut], read: Set[tuple[int, str]] = frozenset()
