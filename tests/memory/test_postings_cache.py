@@ -232,3 +232,40 @@ def test_an_item_row_changed_without_its_postings_is_seen_by_the_next_search(man
     with manager.db.write("test: a new title, same postings") as conn:
         conn.execute("UPDATE memory_items SET status = 'active', title = 'Redis caches' WHERE id = ?", (made.id,))
     assert [hit.title for hit in manager.search(thread_id=thread, query="redis")] == ["Redis caches"]
+
+
+def _in_sql(manager: MemoryManager, thread: int, query: str) -> list[SearchHit]:
+    with manager.db.read("test search in SQL") as conn:
+        return search_in_tx(conn, thread_id=thread, query=query, cached=False)
+
+
+def test_a_write_is_seen_by_a_search_whose_terms_the_copy_weighed_before(manager: MemoryManager) -> None:
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Redis streams for the job queue")
+    add_item(manager, kind=MemoryKind.USER_PREFERENCE, title="Postgres for the main database")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    for _ in range(3):  # weighed, then ranked over the copy with the terms' kept parts
+        assert manager.search(thread_id=thread, query="redis cache") == _in_sql(manager, thread, "redis cache")
+    assert postings_cache.cached_parts() > 0
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Redis cache keys expire after an hour")
+    hits = manager.search(thread_id=thread, query="redis cache")
+    assert "Redis cache keys expire after an hour" in [hit.title for hit in hits]
+    assert hits == _in_sql(manager, thread, "redis cache")
+    manager.forget(hits[0].memory_id)
+    after = manager.search(thread_id=thread, query="redis cache")
+    assert hits[0].memory_id not in [hit.memory_id for hit in after]
+    assert after == _in_sql(manager, thread, "redis cache")
+
+
+def test_the_kept_parts_stay_within_their_bound(manager: MemoryManager, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(postings_cache, "MAX_PARTS", 4)
+    words = ["redis", "cache", "deploy", "docker", "release", "branch", "commit", "review", "schema", "index"]
+    for word in words:
+        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=f"Use {word} rules")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    for _ in range(2):
+        for word in words:
+            assert manager.search(thread_id=thread, query=word) == _in_sql(manager, thread, word)
+            assert postings_cache.cached_parts() <= 4

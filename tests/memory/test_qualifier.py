@@ -6,6 +6,8 @@ import json
 from importlib import resources
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.qualifier import FEATURES, parse, qualifier
@@ -44,3 +46,20 @@ def test_a_rule_file_that_does_not_fit_is_refused_with_a_sentence(change: dict[s
     data = {**_shipped(), **change}
     with pytest.raises(MemoryEngineError, match=r"search_qualifier\.json"):
         parse(data)
+
+
+@given(
+    total=st.floats(min_value=0.01, max_value=60.0),
+    part=st.floats(min_value=0.0, max_value=1.0),
+    held=st.integers(min_value=0, max_value=9),
+    terms=st.integers(min_value=1, max_value=8),
+    keys=st.integers(min_value=0, max_value=300),
+)
+def test_the_answerer_of_a_query_decides_as_the_rule_does(
+    total: float, part: float, held: int, terms: int, keys: int
+) -> None:
+    rule = qualifier()
+    share = total * part
+    assert rule.answerer(total=total, terms=terms)(share, held, keys) == rule.answers(
+        share=share / total, held=held, terms=terms, keys=keys
+    )

@@ -505,3 +505,20 @@ def test_a_small_store_is_read_whole_so_new_terms_need_only_their_statistics(man
     expected, _ = traced_search(manager, "kafka retention", cached=False)
     assert (hits, statements) == (expected, 1) and [hit.title for hit in hits] == ["kafka topics keep seven days"]
     assert traced_search(manager, "lint rule") == (first, 1)
+
+
+def test_a_query_is_analysed_again_when_the_learned_associations_change(manager: MemoryManager) -> None:
+    from autopatch_j.memory.index import use_associations
+
+    add_item(manager, kind=DECISION, title="Postgres for the main database")
+    thread = thread_of(manager)
+    query = "which queue broker"
+    assert manager.search(thread_id=thread, query=query) == []
+    use_associations({"queue": ["postgr"], "broker": ["databas"]})
+    try:
+        assert [hit.title for hit in manager.search(thread_id=thread, query=query)] == [
+            "Postgres for the main database"
+        ]
+    finally:
+        use_associations(None)
+    assert manager.search(thread_id=thread, query=query) == []

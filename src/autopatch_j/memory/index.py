@@ -25,9 +25,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from autopatch_j.memory.text import Token, associations, fold, tokens
+from autopatch_j.memory.text import Token, TokenKind, associations, fold, has_cjk, tokens
+from autopatch_j.memory.text.bilingual import chinese_of, english_of
 from autopatch_j.memory.text.languages import is_filler
-from autopatch_j.memory.words import stem
+from autopatch_j.memory.text.segment import dictionary_words
+from autopatch_j.memory.text.segment import words as cjk_segment_words
+from autopatch_j.memory.words import cjk_members, equivalents, narrower, phrase_members, stem
 
 MAX_TERM_CHARS = 64
 MAX_ITEM_TERMS = 256
@@ -61,13 +64,18 @@ class QueryTerm:
 
 def token_key(token: Token) -> str | None:
     """The index key of a token, or None for a filler or a lone Latin letter."""
-    if is_filler(token):
+    return _key(token.text, token.kind)
+
+
+@functools.lru_cache(maxsize=65536)
+def _key(text: str, kind: TokenKind) -> str | None:
+    if is_filler(Token(text, kind)):
         return None
-    if token.kind == "word":
-        if len(token.text) < 2 and not token.text.isdigit():
+    if kind == "word":
+        if len(text) < 2 and not text.isdigit():
             return None
-        return stem(token.text)[:MAX_TERM_CHARS]
-    return token.text[:MAX_TERM_CHARS]
+        return stem(text)[:MAX_TERM_CHARS]
+    return text[:MAX_TERM_CHARS]
 
 
 def _equivalent_keys(found: list[Token]) -> list[str]:
@@ -84,16 +92,11 @@ def _member_keys(latin: list[str], runs: list[str], *, broader: bool = True) -> 
 
 @functools.lru_cache(maxsize=4096)
 def _cached_member_keys(latin: tuple[str, ...], runs: tuple[str, ...], broader: bool) -> tuple[str, ...]:
-    from autopatch_j.memory.text.segment import dictionary_words, words
-    from autopatch_j.memory.words import equivalents
-
-    cjk_words = words if broader else dictionary_words
+    cjk_words = cjk_segment_words if broader else dictionary_words
     return tuple(_keys_of(equivalents(latin, runs, broader=broader), cjk_words))
 
 
 def _keys_of(members: Iterable[str], cjk_words: Callable[[str], tuple[str, ...]]) -> list[str]:
-    from autopatch_j.memory.words import stem
-
     keys: list[str] = []
     for member in members:
         if member[0].isascii():
@@ -141,7 +144,9 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
     folded = fold(query)
     found: dict[str, tuple[Token, list[str]]] = {}
     latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
-    found_tokens = _join_members(list(tokens(folded, folded=True, search_mode=False)))
+    found_tokens = list(tokens(folded, folded=True, search_mode=False))
+    if has_cjk(folded):  # only Chinese words are joined
+        found_tokens = _join_members(found_tokens)
     alone_ok = len(found_tokens) == 1
     for token in found_tokens:
         if token.part:  # an identifier is asked for whole
@@ -156,9 +161,11 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
             found[key] = (token, alone if token.kind != "identifier" else [])
     for first, second in itertools.pairwise(latin):
         phrase = _phrase_keys(first, second)
+        if not phrase:
+            continue
         for word in (first, second):
-            entry = found.get(token_key(Token(word, "word")) or "")
-            if entry and phrase:
+            entry = found.get(_key(word, "word") or "")
+            if entry:
                 entry[1].extend(sorted(phrase))
     # Learned associations serve questions: a one-word lookup asks for that word (and its equivalents).
     learned = associations.associated if len(found) >= MIN_ASSOCIATED_TERMS else _none
@@ -179,11 +186,22 @@ def _none(key: str) -> tuple[str, ...]:
     return ()
 
 
+_generation = 0
+
+
+def analysis_generation() -> int:
+    """A number that changes whenever the analysis of a query text may change (`use_associations`):
+    what a caller keeps per query text it keeps under this number."""
+    return _generation
+
+
 def use_associations(table: Mapping[str, Sequence[str]] | None) -> None:
     """Evaluation only: ask for the learned associations of `table` instead of the packaged ones
     (None: the packaged ones again; `{}`: none), forgetting the query analyses made with the old."""
+    global _generation
     associations.install(table)
     _query_terms.cache_clear()
+    _generation += 1
 
 
 @functools.lru_cache(maxsize=4096)
@@ -191,16 +209,12 @@ def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
     """What counts as holding a query word: its synonyms (a Chinese member as it is), the named tools
     under it or under a synonym (`test` → pytest, 包管理器 → npm, pnpm …), and its words in the other
     language from the bilingual table (`log` → 日志, 超时 → timeout)."""
-    from autopatch_j.memory.words import equivalents, narrower, stem
-
     latin, runs = ([text], []) if kind == "word" else ([], [text])
     members = equivalents(latin, runs, broader=False)
     words = [w for m in members if m.isascii() for w in m.split(" ")] + latin
     cjk = [m for m in members if not m.isascii()] + runs
     keys = [stem(w) for w in words if len(w) >= 2] + [m for m in cjk if not is_filler(Token(m, "cjk"))]
     keys += [stem(m) if m.isascii() else m for m in narrower(words, cjk)]
-    from autopatch_j.memory.text.bilingual import chinese_of, english_of  # the other language's words
-
     keys += list(chinese_of(stem(text))) if kind == "word" else list(english_of(text))
     return tuple(dict.fromkeys(keys))
 
@@ -208,8 +222,6 @@ def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=4096)
 def _phrase_keys(first: str, second: str) -> tuple[str, ...]:
     """The synonyms of two consecutive words that are a thesaurus phrase ("pull request" → pr, 合并请求)."""
-    from autopatch_j.memory.words import phrase_members, stem
-
     members = phrase_members(first, second)
     return tuple(
         dict.fromkeys(stem(w) if m.isascii() else m for m in members for w in (m.split(" ") if m.isascii() else [m]))
@@ -219,22 +231,22 @@ def _phrase_keys(first: str, second: str) -> tuple[str, ...]:
 def _join_members(found: list[Token]) -> list[Token]:
     """Consecutive Chinese words that together are one thesaurus member become that one word
     (包 + 管理 → 包管理, 对象 + 存储 → 对象存储): the thesaurus is the query's dictionary too."""
-    from autopatch_j.memory.words import cjk_members
-
     if sum(token.kind == "cjk" for token in found) < 2:  # nothing to join
         return found
     members = cjk_members()
+    texts = [token.text for token in found]
     out: list[Token] = []
     n = 0
     while n < len(found):
-        for size in (4, 3, 2):
-            window = found[n : n + size]
-            if len(window) == size and all(t.kind == "cjk" for t in window):
-                joined = "".join(t.text for t in window)
-                if joined in members:
-                    out.append(Token(joined, "cjk"))
-                    n += size
-                    break
+        run = 0  # Chinese words from here on, at most four (the longest window tried)
+        while run < 4 and n + run < len(found) and found[n + run].kind == "cjk":
+            run += 1
+        for size in range(run, 1, -1):  # the longest window first
+            joined = "".join(texts[n : n + size])
+            if joined in members:
+                out.append(Token(joined, "cjk"))
+                n += size
+                break
         else:
             out.append(found[n])
             n += 1
@@ -245,10 +257,7 @@ def _compound_parts(token: Token) -> tuple[str, ...]:
     """The shorter words of a Chinese word of three or more characters (search mode), fillers left out."""
     if token.kind != "cjk" or len(token.text) < 3:
         return ()
-    from autopatch_j.memory.text.segment import dictionary_words
-    from autopatch_j.memory.text.segment import words as cjk_words
-
-    found = dict.fromkeys((*cjk_words(token.text), *dictionary_words(token.text)))
+    found = dict.fromkeys((*cjk_segment_words(token.text), *dictionary_words(token.text)))
     parts = (w for w in found if w != token.text and len(w) >= 2)
     return tuple(w for w in parts if not is_filler(Token(w, "cjk")))
 

@@ -9,15 +9,18 @@ the old stamp and the old content together; a replaced or restored file brings i
 Postings are read per term, when a second search under the same stamp asks for it, and only for
 terms whose postings together stay within `LOAD_ROWS` per search (known from the search's first
 statement), so a process that searches once ranks in SQL as before and a large store's common
-terms stay with the SQL ranking. The process holds at most `MAX_ROWS` postings and item rows and
-`MAX_COPIES` stamps; the least recently searched are dropped first.
+terms stay with the SQL ranking. The process holds at most `MAX_ROWS` postings, merged term postings and
+item rows and `MAX_COPIES` stamps; the least recently searched are dropped first; a stamp keeps at
+most `MAX_PARTS` terms' parts.
 
 `rank_in_python` is the ranking statement of search.py computed over the copy: the same candidates
 (the `cap` newest items of each driving key), the same scores summed in term order, the same floor and
 term-count rules, then scope and order on the qualifying items' rows (read once, in one statement), and
 the qualifier's decision taken best first until `limit` answer.
 A hit's metadata as match kinds compare it (`hit_metadata`) is derived on its first hit under a
-stamp and kept beside its row.
+stamp and kept beside its row, with the values search.py builds of it (`Hit.values`). What search.py
+derives from a query term and the statistics alone (its weight, the keys some item holds) is kept
+per term under the stamp too (`known_parts`, `remember_parts`), never per query.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import json
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from autopatch_j.memory.records import MemoryKind
@@ -39,6 +42,8 @@ LOAD_ROWS = 4096
 MAX_ROWS = 400_000
 #: Stamps (states of stores) the process keeps a copy for; the least recently searched go first.
 MAX_COPIES = 8
+#: Query terms' parts a copy keeps (`remember_parts`); a copy holding this many starts them again.
+MAX_PARTS = 4096
 #: Completions of a last word that may be cut short (search.py's statistics statement reads as many).
 MAX_COMPLETIONS = 8
 #: A store of at most this many indexed items is read whole (every posting, every indexed item's row)
@@ -85,6 +90,7 @@ Answers = Callable[[float, int, int], bool]
 
 _LOWEST = float("-inf")
 _NONE: Mapping[int, int] = {}
+_NO_VALUES: Mapping[int, float] = {}
 _DISCUSSION = MemoryKind.DISCUSSION_CONTEXT.value
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -101,6 +107,9 @@ class _Copy:
     metadata: dict[int, Metadata] = field(default_factory=dict)
     #: Per term's keys (a term and its alternatives), each holder's best posting weight.
     merged: dict[tuple[str, ...], dict[int, int]] = field(default_factory=dict)
+    #: In a copy holding the store whole, per term's keys with the weight each carries, each holder's
+    #: best `weight × posting weight`.
+    values: dict[tuple[tuple[str, float], ...], dict[int, float]] = field(default_factory=dict)
     asked: set[str] = field(default_factory=set)
     #: The term statistics read under the stamp (0 for a term no row holds), and per prefix its
     #: completions as the statistics statement returned them.
@@ -116,6 +125,10 @@ class _Copy:
     #: A whole copy's terms that some item holds, in order, with their statistics (`memory_term_stats`).
     terms: list[str] = field(default_factory=list)
     term_items: dict[str, int] = field(default_factory=dict)
+    #: What the search derived per query term from the statistics under this stamp (`remember_parts`).
+    parts: dict[Hashable, object] = field(default_factory=dict)
+    #: Per item, the values the search built of its hit row (`Hit.values`).
+    hit_values: dict[int, dict[object, object]] = field(default_factory=dict)
 
 
 _copies: OrderedDict[int, _Copy] = OrderedDict()
@@ -132,6 +145,12 @@ def cached_rows() -> int:
     """Postings and item rows the process holds now, over all stamps."""
     with _lock:
         return sum(copy.rows for copy in _copies.values())
+
+
+def cached_parts() -> int:
+    """Query terms' parts the process holds now, over all stamps."""
+    with _lock:
+        return sum(len(copy.parts) for copy in _copies.values())
 
 
 def _copy_of(stamp: int) -> _Copy:
@@ -182,6 +201,33 @@ def known_stats(keys: Iterable[str], prefix: str) -> tuple[int, dict[str, int], 
             return None
 
 
+def known_parts(keys: Sequence[Hashable]) -> tuple[int, list[object]] | None:
+    """The parts kept under the most recently searched stamp for every one of `keys`, with that stamp
+    (the caller checks it is still the store's), or None when one of them was not kept."""
+    with _lock:
+        if not _copies:
+            return None
+        stamp, copy = next(reversed(_copies.items()))
+        kept = copy.parts
+        try:
+            return stamp, [kept[key] for key in keys]
+        except KeyError:
+            return None
+
+
+def remember_parts(conn: sqlite3.Connection, *, stamp: int | None, parts: Iterable[tuple[Hashable, object]]) -> None:
+    """Keep what a search derived per term from the statistics it read under `stamp` (in a
+    transaction: one snapshot), at most `MAX_PARTS` per stamp."""
+    if stamp is None or not conn.in_transaction:
+        return
+    with _lock:
+        kept = _copy_of(stamp).parts
+        if len(kept) >= MAX_PARTS:
+            kept.clear()
+        for key, part in parts:
+            kept.setdefault(key, part)
+
+
 def _whole_stats(
     stamp: int, copy: _Copy, keys: Iterable[str], prefix: str
 ) -> tuple[int, dict[str, int], Mapping[str, int]] | None:
@@ -203,28 +249,35 @@ def _whole_stats(
 
 
 def postings_in_tx(
-    conn: sqlite3.Connection, *, stamp: int | None, keys: Sequence[str], counts: Mapping[str, int]
+    conn: sqlite3.Connection,
+    *,
+    stamp: int | None,
+    alternatives: Sequence[Sequence[tuple[str, float]]],
+    counts: Callable[[], Mapping[str, int]],
 ) -> _Copy | None:
-    """The postings of `keys` under `stamp`, from the copy or read now (one statement), or None when
-    the caller must rank in SQL: no stamp yet, no transaction (the stamp and the postings must come
-    from one snapshot), a key no earlier search under this stamp asked for (so a process that
-    searches once never reads postings), or more than `LOAD_ROWS` postings to read."""
+    """The postings of the keys of `alternatives` under `stamp`, from the copy or read now (one
+    statement), or None when the caller must rank in SQL: no stamp yet, no transaction (the stamp and
+    the postings must come from one snapshot), a key no earlier search under this stamp asked for (so
+    a process that searches once never reads postings), or more than `LOAD_ROWS` postings to read
+    (`counts()`: how many items hold each key, and `""` how many are indexed)."""
     if stamp is None or not conn.in_transaction:
         return None
     with _lock:
         copy = _copy_of(stamp)
         if copy.whole:
             return copy
-        missing = [key for key in keys if key not in copy.weights]
+        weights = copy.weights
+        missing = [key for key in dict.fromkeys(key for alts in alternatives for key, _ in alts) if key not in weights]
         if not missing:
             return copy
         unasked = [key for key in missing if key not in copy.asked]
         copy.asked.update(missing)
-        whole = not unasked and not copy.whole_tried and 0 < counts.get("", 0) <= WHOLE_ITEMS
+        held = counts()
+        whole = not unasked and not copy.whole_tried and 0 < held.get("", 0) <= WHOLE_ITEMS
         copy.whole_tried |= whole
     if whole:  # a small store: every posting now, so later searches read none
         return _read_whole(conn, copy)
-    rows = sum(counts.get(key, 0) for key in missing)
+    rows = sum(held.get(key, 0) for key in missing)
     if unasked or rows > LOAD_ROWS:  # read a term's postings when a second search asks for it
         return None
     read: dict[str, dict[int, int]] = {key: {} for key in missing}
@@ -293,6 +346,39 @@ def _kbn_sum(values: list[float]) -> float:
     return total + err
 
 
+def _values(copy: _Copy, alternatives: tuple[tuple[str, float], ...]) -> Mapping[int, float]:
+    """Per item holding a key of the term, its best `weight × posting weight` over those keys (keys of
+    one weight: the weight × their best posting weight, which is the same product); kept in the copy,
+    as it depends on the term's keys and weights alone."""
+    values = copy.values.get(alternatives)
+    if values is not None:
+        return values
+    if not alternatives:  # a term no item holds
+        return _NO_VALUES
+    w = alternatives[0][1]
+    if len(alternatives) == 1:
+        held_by = copy.weights.get(alternatives[0][0], _NONE)
+        values = {item_id: w * weight for item_id, weight in held_by.items()}
+    elif all(other == w for _, other in alternatives):
+        best: dict[int, int] = {}
+        for key, _ in alternatives:
+            for item_id, weight in copy.weights.get(key, _NONE).items():
+                if weight > best.get(item_id, 0):
+                    best[item_id] = weight
+        values = {item_id: w * weight for item_id, weight in best.items()}
+    else:  # a last word's completions: each its own weight
+        values = {}
+        for key, each in alternatives:
+            for item_id, weight in copy.weights.get(key, _NONE).items():
+                value = each * weight
+                if value > values.get(item_id, _LOWEST):
+                    values[item_id] = value
+    with _lock:
+        if copy.values.setdefault(alternatives, values) is values:
+            copy.rows += len(values)
+    return values
+
+
 def _best(copy: _Copy, candidates: set[int], alternatives: Sequence[tuple[str, float]]) -> dict[int, float]:
     """Per candidate holding a key of the term, its best `weight × posting weight` over those keys
     (keys of one weight: the weight × their best posting weight, which is the same product)."""
@@ -332,15 +418,23 @@ def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
 
 
 def _qualifying(
-    best: list[dict[int, float]], weights: Sequence[float], *, min_terms: int, min_share: float
+    candidates: set[int] | None,
+    values: list[Mapping[int, float]],
+    weights: Sequence[float],
+    *,
+    min_terms: int,
+    min_share: float,
 ) -> dict[int, tuple[float, float, int]]:
     """Per candidate holding `min_terms` terms whose weights reach `min_share`, its score, share and
-    terms held: the terms' best values and weights, each sum in term order as the statement sums them."""
-    if len(best) == 1:  # one term: its weight is every holder's share
+    terms held: the terms' best values and weights, each sum in term order as the statement sums them
+    (`candidates` None: each term's values are the candidates' already)."""
+    if len(values) == 1:  # one term: its weight is every holder's share
         if min_terms > 1 or weights[0] < min_share:
             return {}
-        return {item_id: (value, weights[0], 1) for item_id, value in best[0].items()}
-    score, share, held = (_compensated_sums if _COMPENSATED else _running_sums)(best, weights)
+        held_by, weight = values[0], weights[0]
+        holders = held_by.keys() if candidates is None else candidates & held_by.keys()
+        return {item_id: (held_by[item_id], weight, 1) for item_id in holders}
+    score, share, held = (_compensated_sums if _COMPENSATED else _running_sums)(candidates, values, weights)
     return {
         item_id: (total, share[item_id], held[item_id])
         for item_id, total in score.items()
@@ -351,32 +445,36 @@ def _qualifying(
 _Sums = tuple[dict[int, float], dict[int, float], dict[int, int]]
 
 
-def _running_sums(best: list[dict[int, float]], weights: Sequence[float]) -> _Sums:
-    """Per item, its terms' values and weights summed left to right in term order (SQLite's `sum()`
-    before 3.43), and how many terms it holds."""
+def _running_sums(candidates: set[int] | None, values: list[Mapping[int, float]], weights: Sequence[float]) -> _Sums:
+    """Per candidate holding a term, its terms' values and weights summed left to right in term order
+    (SQLite's `sum()` before 3.43), and how many terms it holds."""
     score: dict[int, float] = {}
     share: dict[int, float] = {}
     held: dict[int, int] = {}
-    for values, weight in zip(best, weights, strict=True):
+    for held_by, weight in zip(values, weights, strict=True):
+        holders = held_by.keys() if candidates is None else candidates & held_by.keys()
         if not held:  # 0.0 + x is x: the statement's sum starts from zero
-            score, share, held = dict(values), dict.fromkeys(values, weight), dict.fromkeys(values, 1)
+            score = {item_id: held_by[item_id] for item_id in holders}
+            share, held = dict.fromkeys(holders, weight), dict.fromkeys(holders, 1)
             continue
-        for item_id, value in values.items():
+        for item_id in holders:
             if item_id in held:
-                score[item_id] += value
+                score[item_id] += held_by[item_id]
                 share[item_id] += weight
                 held[item_id] += 1
             else:
-                score[item_id], share[item_id], held[item_id] = value, weight, 1
+                score[item_id], share[item_id], held[item_id] = held_by[item_id], weight, 1
     return score, share, held
 
 
-def _compensated_sums(best: list[dict[int, float]], weights: Sequence[float]) -> _Sums:
+def _compensated_sums(
+    candidates: set[int] | None, values: list[Mapping[int, float]], weights: Sequence[float]
+) -> _Sums:
     """`_running_sums` as SQLite sums from 3.43 on (Kahan-Babuska-Neumaier)."""
     parts: dict[int, list[tuple[float, float]]] = {}
-    for values, weight in zip(best, weights, strict=True):
-        for item_id, value in values.items():
-            parts.setdefault(item_id, []).append((value, weight))
+    for held_by, weight in zip(values, weights, strict=True):
+        for item_id in held_by.keys() if candidates is None else candidates & held_by.keys():
+            parts.setdefault(item_id, []).append((held_by[item_id], weight))
     score = {item_id: _kbn_sum([value for value, _ in terms]) for item_id, terms in parts.items()}
     share = {item_id: _kbn_sum([weight for _, weight in terms]) for item_id, terms in parts.items()}
     return score, share, {item_id: len(terms) for item_id, terms in parts.items()}
@@ -400,19 +498,25 @@ def rank_in_python(
     thread_id: int,
     limit: int,
     synopsis_chars: int,
-) -> list[tuple[HitRow, Metadata]]:
-    """The hit rows of the ranking statement with their metadata, ranked over `copy`: scope and order
-    as the statement checks them, on item rows from the copy (those not in it yet read in one
-    statement)."""
+) -> list[tuple[HitRow, Metadata, dict[object, object]]]:
+    """The hit rows of the ranking statement with their metadata and the values the caller keeps
+    per hit item under the stamp (a dict it may fill), ranked over `copy`: scope and order as the
+    statement checks them, on item rows from the copy (those not in it yet read in one statement)."""
     candidates: set[int] = set()
+    newest = copy.newest
     for key in driver_keys:
-        candidates.update(copy.newest.get(key, ())[:cap])
+        candidates.update(newest.get(key, ())[:cap])
     # Per candidate, the best score of each term it holds, summed in term order (as the statement does).
-    best = [_best(copy, candidates, alts) for alts in alternatives]
-    scored = _qualifying(best, weights, min_terms=min_terms, min_share=min_share)
+    if copy.whole:  # a small store: each term's products are kept, as its postings are
+        values = [_values(copy, tuple(alts)) for alts in alternatives]
+        scored = _qualifying(candidates, values, weights, min_terms=min_terms, min_share=min_share)
+    else:
+        best: list[Mapping[int, float]] = [_best(copy, candidates, alts) for alts in alternatives]
+        scored = _qualifying(None, best, weights, min_terms=min_terms, min_share=min_share)
     if not scored:
         return []
-    missing = [item_id for item_id in scored if item_id not in copy.items]
+    # A store read whole has every posted item's row once the first ranking read them.
+    missing = () if copy.whole_rows else [item_id for item_id in scored if item_id not in copy.items]
     if missing:  # read under the caller's snapshot, which is the stamp's
         found: dict[int, _ItemRow | None] = dict.fromkeys(missing)
         every = copy.whole and not copy.whole_rows  # a store read whole: every posted item's row, once
@@ -444,7 +548,7 @@ def rank_in_python(
         if known is not None and (known[0] or known[1] == thread_id):
             ranked.append((total, known[2], known[3][0], item_id, share, held, known[4]))
     ranked.sort(reverse=True)  # score, updated_at, memory_id (unique among active rows): all DESC
-    hits: list[tuple[HitRow, Metadata]] = []
+    hits: list[tuple[HitRow, Metadata, dict[object, object]]] = []
     for _, _, _, item_id, share, held, keys in ranked:  # best first, until `limit` answer the query
         if not answers(share, held, keys):
             continue
@@ -452,7 +556,10 @@ def rank_in_python(
         metadata = copy.metadata.get(item_id)
         if metadata is None:
             metadata = copy.metadata.setdefault(item_id, hit_metadata(row))
-        hits.append((row, metadata))
+        kept = copy.hit_values.get(item_id)
+        if kept is None:
+            kept = copy.hit_values.setdefault(item_id, {})
+        hits.append((row, metadata, kept))
         if len(hits) == limit:
             break
     return hits

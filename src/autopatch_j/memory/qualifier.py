@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -47,6 +48,29 @@ class Qualifier:
         w = self.weights  # summed left to right, in `FEATURES` order, as the ranking statement sums them
         score = self.bias + w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3] + w[4] * v[4] + w[5] * v[5]
         return score >= self.threshold
+
+    def answerer(self, *, total: float, terms: int) -> Callable[[float, int, int], bool]:
+        """`answers` for the candidates of one query of `terms` terms and weight `total`, as a function
+        of a candidate's summed weight, terms held and indexed keys: the same features, products and
+        sum in the same order, so the same decision bit for bit."""
+        bias, threshold = self.bias, self.threshold
+        w_share, w_coverage, w_held, w_terms, w_share_coverage, w_keys = self.weights
+
+        def answers(share: float, held: int, keys: int) -> bool:
+            share = share / total
+            coverage = held / keys if keys > 0 else 0.0
+            score = (
+                bias
+                + w_share * share
+                + w_coverage * coverage
+                + w_held * min(held, MAX_HELD)
+                + w_terms * terms
+                + w_share_coverage * (share * coverage)
+                + w_keys * (min(keys, MAX_KEYS) / MAX_KEYS)
+            )
+            return score >= threshold
+
+        return answers
 
     def sql_params(self) -> dict[str, float]:
         """The rule as the ranking statement's parameters (search.py sums the same terms in the same

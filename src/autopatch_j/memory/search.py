@@ -32,21 +32,25 @@ import dataclasses
 import functools
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
-from autopatch_j.memory.index import QueryTerm, idf, query_terms, text_keys
+from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms, text_keys
 from autopatch_j.memory.postings_cache import (
     MAX_COMPLETIONS,
+    HitRow,
+    Metadata,
     hit_metadata,
+    known_parts,
     known_stats,
     postings_in_tx,
     rank_in_python,
+    remember_parts,
     remember_stats,
 )
-from autopatch_j.memory.qualifier import Qualifier, qualifier
+from autopatch_j.memory.qualifier import qualifier
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 
@@ -178,7 +182,7 @@ def term_weight(items: int, holding: int, word: str) -> float:
     return idf(items + PRIOR_ITEMS, holding + PRIOR_ITEMS * general_share(word))
 
 
-def drivers(weights: list[float], min_share: float) -> list[int]:
+def drivers(weights: Sequence[float], min_share: float) -> list[int]:
     """The heaviest terms (by position) such that the others together weigh less than `min_share`."""
     order = sorted(range(len(weights)), key=lambda n: -weights[n])
     chosen: list[int] = []
@@ -204,92 +208,209 @@ class QueryPlan:
     driving: Sequence[int]
     #: The index's stamp the statistics were read under (None: the index never changed).
     stamp: int | None = None
-    #: How many items hold each key the statement read.
+    #: How many items hold each key of `alternatives`, and `""` how many items are indexed.
     counts: Mapping[str, int] = dataclasses.field(default_factory=dict)
     #: Statements sent to weigh it: 1, or 2 when the statistics kept from an earlier search were
     #: of another stamp (so the search ranks in SQL and stays within three).
     sent: int = 1
 
 
+@dataclass(frozen=True, slots=True)
+class QueryAnalysis:
+    """What a search derives from a query text alone (the data files, never the store): the text
+    normalized, its terms (None when the normalized text is empty or too long to search), the keys
+    whose statistics it asks for, the prefix whose completions it asks for, and per term what its
+    part of a plan is kept under (the term's fields, and whether it is the last)."""
+
+    normalized: str
+    terms: tuple[QueryTerm, ...] | None
+    asked: tuple[str, ...] = ()
+    prefix: str = "\uffff"
+    part_keys: tuple[tuple[object, ...], ...] = ()
+    #: The keys that count as a query term in match labels, and what a text holding one holds.
+    keys: frozenset[str] = frozenset()
+    probes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TermPart:
+    """A query term weighed against the statistics of one stamp: the term (a compound no item holds
+    whole also held by its held words), its keys some item holds with the weight each carries, its
+    weight, how many items hold each of those keys, how many items are indexed, and whether the term
+    gained its compound's words."""
+
+    term: QueryTerm
+    alternatives: tuple[tuple[str, float], ...]
+    weight: float
+    counts: tuple[tuple[str, int], ...]
+    items: int
+    split: bool
+
+
+def analyse(query: str) -> QueryAnalysis:
+    """The analysis of `query`, kept per query text under `index.analysis_generation()`."""
+    return _analysis(query, analysis_generation(), True)
+
+
+@functools.lru_cache(maxsize=2048)
+def _analysis(query: str, generation: int, bounded: bool) -> QueryAnalysis:
+    q = normalize(query)
+    if bounded and (not q or len(q) > MAX_QUERY_CHARS):
+        return QueryAnalysis(normalized=q, terms=None)
+    terms = tuple(query_terms(query))
+    if not terms:
+        return QueryAnalysis(normalized=q, terms=terms)
+    # The alternatives too: only those some item holds go into the ranking statement.
+    asked = dict.fromkeys(("", *[term.key for term in terms]))
+    keys = {term.key for term in terms}
+    for term in terms:
+        asked.update(dict.fromkeys(term.parts))
+        asked.update(dict.fromkeys(term.alternatives))
+        keys.update(term.alternatives)
+    last = terms[-1]
+    return QueryAnalysis(
+        normalized=q,
+        terms=terms,
+        asked=tuple(asked),
+        prefix=last.key if last.kind == "word" and len(last.word) >= MIN_PREFIX_CHARS else "\uffff",
+        part_keys=tuple(
+            (t.key, t.word, t.kind, t.alternatives, t.parts, n == len(terms) - 1) for n, t in enumerate(terms)
+        ),
+        keys=frozenset(keys),
+        probes=probes_of(keys),
+    )
+
+
 def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> QueryPlan | None:
     """The weighed terms of `query` from one statement (the store's statistics of its keys, or the
     stamp alone when the process kept them under it; `cached=False` always reads them), or None when
     it has no informative term or the store no indexed item."""
-    terms = query_terms(query)
-    if not terms:
+    weighed = _weigh(conn, _analysis(query, analysis_generation(), False), cached=cached)
+    if weighed is None:
         return None
-    # The alternatives too: only those some item holds go into the ranking statement.
-    asked = dict.fromkeys(["", *(t.key for t in terms), *(key for t in terms for key in (*t.parts, *t.alternatives))])
-    last = terms[-1]
-    prefix = last.key if last.kind == "word" and len(last.word) >= MIN_PREFIX_CHARS else "\uffff"
+    parts, stamp, sent = weighed
+    rule = qualifier()
+    weights = [part.weight for part in parts]
+    alternatives = [part.alternatives for part in parts]
+    min_share = rule.floor * sum(weights)
+    return QueryPlan(
+        terms=[part.term for part in parts],
+        alternatives=alternatives,
+        weights=weights,
+        min_share=min_share,
+        driving=_driving(weights, alternatives, min_share, min(rule.min_terms, len(parts))),
+        stamp=stamp,
+        counts=_counts(parts),
+        sent=sent,
+    )
+
+
+def _weigh(
+    conn: sqlite3.Connection, analysis: QueryAnalysis, *, cached: bool
+) -> tuple[Sequence[TermPart], int | None, int] | None:
+    """The parts of the analysed query's terms, the stamp they were weighed under and the statements
+    sent (1, or 2 when the kept statistics were of another stamp), or None when it has no informative
+    term or the store no indexed item. The parts are kept per term under the stamp (`cached`)."""
+    if not analysis.terms:
+        return None
     stamp: int | None = None
-    stats: dict[str, int]
-    completions: Mapping[str, int]
+    parts: Sequence[TermPart] | None = None
+    stats: dict[str, int] = {}
+    completions: Mapping[str, int] = {}
     sent = 0
-    known = known_stats(asked, prefix) if cached and conn.in_transaction else None
-    if known is not None:  # the statistics of the last copy, if its stamp is still the store's
-        sent += 1
-        row = conn.execute(_STAMP_SQL).fetchone()
-        if row is not None and row[0] == known[0]:
-            stamp, stats, completions = known
+    if cached and conn.in_transaction:  # what the last copy kept, if its stamp is still the store's
+        kept = known_parts(analysis.part_keys)
+        known = None if kept is not None else known_stats(analysis.asked, analysis.prefix)
+        if kept is not None or known is not None:
+            sent += 1
+            row = conn.execute(_STAMP_SQL).fetchone()
+            if kept is not None and row is not None and row[0] == kept[0]:
+                stamp, parts = kept[0], kept[1]  # type: ignore[assignment]
+            elif known is not None and row is not None and row[0] == known[0]:
+                stamp, stats, completions = known
     if stamp is None:
         sent += 1
-        stats, read = {}, {}
-        params = {
-            "keys": _json(list(asked)),
-            "prefix": prefix,
-            "prefix_end": prefix_end(prefix),
-            "completions": MAX_COMPLETIONS,
-        }
-        for term, count in conn.execute(_STATS_SQL, params).fetchall():
-            if term is None:
-                stamp = count
-            elif term in asked and term not in stats:
-                stats[term] = count
-            else:
-                read[term] = count
-        completions = read
+        stats, completions = _read_stats(conn, analysis)
+        stamp = stats.pop(_STAMP_KEY, None)
         if cached:
             remember_stats(
                 conn,
                 stamp=stamp,
-                counts={key: stats.get(key, 0) for key in asked},
-                prefix=prefix,
+                counts={key: stats.get(key, 0) for key in analysis.asked},
+                prefix=analysis.prefix,
                 completions=completions,
             )
-    items = stats.get("", 0)
-    if items <= 0:
-        return None
-    terms = split_compounds(terms, stats)
-    alternatives: list[list[tuple[str, float]]] = []
-    weights: list[float] = []
-    for n, term in enumerate(terms):
-        count = stats.get(term.key, 0)
-        if count > 0:
-            found = [(term.key, term_weight(items, count, term.word))]
-        elif n == len(terms) - 1 and completions:  # a last word cut short: its completions
-            found = [(key, term_weight(items, count, term.word)) for key, count in completions.items() if count > 0]
+    if parts is None:
+        if stats.get("", 0) <= 0:
+            return None
+        last = len(analysis.terms) - 1
+        parts = [term_part(term, n == last, stats, completions) for n, term in enumerate(analysis.terms)]
+        if cached:
+            remember_parts(conn, stamp=stamp, parts=zip(analysis.part_keys, parts, strict=True))
+    return parts, stamp, sent
+
+
+def _driving(
+    weights: Sequence[float], alternatives: Sequence[Sequence[tuple[str, float]]], min_share: float, min_terms: int
+) -> list[int]:
+    """The driving terms some item holds; none when fewer terms than `min_terms` have keys some item
+    holds (no item can hold that many)."""
+    if sum(map(bool, alternatives)) < min_terms:
+        return []
+    return [n for n in drivers(weights, min_share) if alternatives[n]]
+
+
+def _counts(parts: Sequence[TermPart]) -> dict[str, int]:
+    """How many items hold each key of the parts, and `""` how many items are indexed."""
+    counts = {key: count for part in parts for key, count in part.counts}
+    counts[""] = parts[0].items
+    return counts
+
+
+_STAMP_KEY = "\x00stamp"
+
+
+def _read_stats(conn: sqlite3.Connection, analysis: QueryAnalysis) -> tuple[dict[str, int], dict[str, int]]:
+    """The statistics statement: the asked keys some row holds (the stamp under `_STAMP_KEY`), and the
+    completions of the prefix."""
+    stats: dict[str, int] = {}
+    read: dict[str, int] = {}
+    asked = analysis.asked
+    params = {
+        "keys": _json(list(asked)),
+        "prefix": analysis.prefix,
+        "prefix_end": prefix_end(analysis.prefix),
+        "completions": MAX_COMPLETIONS,
+    }
+    for term, count in conn.execute(_STATS_SQL, params).fetchall():
+        if term is None:
+            stats[_STAMP_KEY] = count
+        elif term in asked and term not in stats:
+            stats[term] = count
         else:
-            found = []
-        alternatives.append(found)
-        weights.append(max(w for _, w in found) if found else term_weight(items, 0, term.word))
-    rule = qualifier()
-    min_share = rule.floor * sum(weights)
-    for n, term in enumerate(terms):  # thesaurus members count as the term itself, at its weight
-        alternatives[n] += [(key, weights[n]) for key in term.alternatives if stats.get(key, 0) > 0]
-    return QueryPlan(
-        terms=terms,
-        alternatives=alternatives,
-        weights=weights,
-        min_share=min_share,
-        # No item can hold `min_terms` terms when fewer have keys some item holds.
-        driving=[n for n in drivers(weights, min_share) if alternatives[n]]
-        if sum(map(bool, alternatives)) >= min(rule.min_terms, len(terms))
-        else [],
-        stamp=stamp,
-        counts={**completions, **stats},
-        sent=sent,
-    )
+            read[term] = count
+    return stats, read
+
+
+def term_part(term: QueryTerm, last: bool, stats: Mapping[str, int], completions: Mapping[str, int]) -> TermPart:
+    """`term` weighed against the statistics of its keys (`""`: the indexed items) and, when it is the
+    query's last, the completions of its prefix."""
+    items = stats.get("", 0)
+    held = () if stats.get(term.key, 0) > 0 else tuple(part for part in term.parts if stats.get(part, 0) > 0)
+    if held:  # a Chinese compound no item holds whole is also held by the shorter words inside it
+        term = dataclasses.replace(term, alternatives=tuple(dict.fromkeys((*term.alternatives, *held))))
+    count = stats.get(term.key, 0)
+    if count > 0:
+        found = [(term.key, term_weight(items, count, term.word))]
+    elif last and completions:  # a last word cut short: its completions
+        found = [(key, term_weight(items, count, term.word)) for key, count in completions.items() if count > 0]
+    else:
+        found = []
+    weight = max(w for _, w in found) if found else term_weight(items, 0, term.word)
+    # thesaurus members count as the term itself, at its weight
+    alternatives = (*found, *((key, weight) for key in term.alternatives if stats.get(key, 0) > 0))
+    counts = tuple((key, stats[key] if key in stats else completions[key]) for key, _ in alternatives)
+    return TermPart(term=term, alternatives=alternatives, weight=weight, counts=counts, items=items, split=bool(held))
 
 
 def search_in_tx(
@@ -300,104 +421,136 @@ def search_in_tx(
     Ranked over the process's copy of the postings (postings_cache.py) when the index's stamp allows
     and the postings to read are few, else by the ranking statement; `cached=False` always ranks in
     SQL. Both give the same hits in the same order."""
-    q = normalize(query)
     limit = min(limit, MAX_LIMIT)
-    if not q or len(q) > MAX_QUERY_CHARS or limit <= 0:
+    analysis = _analysis(query, analysis_generation(), True)
+    if analysis.terms is None or limit <= 0:
         return []
-    plan = plan_in_tx(conn, query=query, cached=cached)
-    if plan is None or not plan.driving:
+    weighed = _weigh(conn, analysis, cached=cached)
+    if weighed is None:
         return []
-    terms, alternatives = plan.terms, plan.alternatives
-    driver_keys = list(dict.fromkeys(key for n in plan.driving for key, _ in alternatives[n]))
-    cap = min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys)))
+    parts, stamp, sent = weighed
     rule = qualifier()
-    min_terms = min(rule.min_terms, len(terms))
-    total = sum(plan.weights)
+    min_terms = min(rule.min_terms, len(parts))
+    weights = [part.weight for part in parts]
+    alternatives = [part.alternatives for part in parts]
+    total = sum(weights)
+    min_share = rule.floor * total
+    driving = _driving(weights, alternatives, min_share, min_terms)
+    if not driving:
+        return []
+    driver_keys = list(dict.fromkeys(key for n in driving for key, _ in alternatives[n]))
+    cap = min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys)))
     copy = (
-        postings_in_tx(
-            conn,
-            stamp=plan.stamp,
-            keys=list(dict.fromkeys(key for alts in alternatives for key, _ in alts)),
-            counts=plan.counts,
-        )
-        if cached and plan.sent == 1
+        postings_in_tx(conn, stamp=stamp, alternatives=alternatives, counts=functools.partial(_counts, parts))
+        if cached and sent == 1
         else None
     )
+    found: list[tuple[HitRow, Metadata, dict[object, object] | None]]
     if copy is not None:
-        found = rank_in_python(
+        found = rank_in_python(  # type: ignore[assignment]
             conn,
             copy,
             alternatives=alternatives,
-            weights=plan.weights,
+            weights=weights,
             driver_keys=driver_keys,
             cap=cap,
-            min_share=plan.min_share - 1e-9,
+            min_share=min_share - 1e-9,
             min_terms=min_terms,
-            answers=functools.partial(_answers, rule, total=total, terms=len(terms)),
+            answers=rule.answerer(total=total, terms=len(parts)),
             thread_id=thread_id,
             limit=limit,
             synopsis_chars=SYNOPSIS_CHARS + 1,
         )
     else:
-        rows_out = [[n, key, w, plan.weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
+        rows_out = [[n, key, w, weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
         params = {
             "terms": _json(rows_out),
             "drivers": _json(driver_keys),
             "cap": cap,
-            "min_share": plan.min_share - 1e-9,
+            "min_share": min_share - 1e-9,
             "min_terms": min_terms,
             "thread_id": thread_id,
             "limit": limit,
             "synopsis_chars": SYNOPSIS_CHARS + 1,
             "total": total,
-            "term_count": len(terms),
+            "term_count": len(parts),
             **rule.sql_params(),
         }
-        found = [(row, hit_metadata(row)) for row in conn.execute(_SEARCH_SQL, params).fetchall()]
+        found = [(row, hit_metadata(row), None) for row in conn.execute(_SEARCH_SQL, params).fetchall()]
     if not found:
         return []
-    keys = frozenset(key for term in terms for key in (term.key, *term.alternatives))
-    probes = probes_of(keys)
+    q, keys, probes, line = analysis.normalized, analysis.keys, analysis.probes, "\n" + analysis.normalized
+    if any(part.split for part in parts):  # a compound no item holds whole is also held by its words
+        keys = frozenset(key for part in parts for key in (part.term.key, *part.term.alternatives))
+        probes = probes_of(keys)
     hits = [
-        SearchHit(
-            memory_id=row[0],
-            kind=_KINDS[row[1]],
-            title=row[2],
-            synopsis=clip(row[3], SYNOPSIS_CHARS),
-            match=match_of(q, keys, probes, metadata),
-        )
-        for row, metadata in found
+        _hit(row, match_of(q, keys, probes, metadata, lines=_lines(metadata, values), line=line), values)
+        for row, metadata, values in found
     ]
-    return sorted(hits, key=lambda hit: hit.match != "exact")  # the whole query as a title first (stable)
+    return sorted(hits, key=_not_exact)  # the whole query as a title first (stable)
 
 
-def _answers(rule: Qualifier, share: float, held: int, keys: int, *, total: float, terms: int) -> bool:
-    """Whether a candidate past the floor answers the query (memory/qualifier.py)."""
-    return rule.answers(share=share / total, held=held, terms=terms, keys=keys)
+def _not_exact(hit: SearchHit) -> bool:
+    return hit.match != "exact"
 
 
-def match_of(q: str, keys: frozenset[str], probes: Sequence[str], values: Sequence[str]) -> MatchType:
+def _lines(metadata: Metadata, values: dict[object, object] | None) -> str:
+    """The metadata as one text, each value after a line break (kept in `values` when given)."""
+    if values is None:
+        return "\n" + "\n".join(metadata)
+    lines = values.get(_LINES)
+    if lines is None:
+        lines = values.setdefault(_LINES, "\n" + "\n".join(metadata))
+    return lines  # type: ignore[return-value]
+
+
+_LINES = "\n"
+
+
+def _hit(row: HitRow, match: MatchType, values: dict[object, object] | None) -> SearchHit:
+    """The hit of a row with its match kind; kept in `values` (the copy's per item) when given."""
+    if values is not None:
+        hit = values.get(match)
+        if hit is None:
+            hit = values.setdefault(match, _hit(row, match, None))
+        return hit  # type: ignore[return-value]
+    return SearchHit(
+        memory_id=row[0], kind=_KINDS[row[1]], title=row[2], synopsis=clip(row[3], SYNOPSIS_CHARS), match=match
+    )
+
+
+def match_of(
+    q: str,
+    keys: frozenset[str],
+    probes: Sequence[str],
+    values: Sequence[str],
+    *,
+    lines: str | None = None,
+    line: str | None = None,
+) -> MatchType:
     """How a hit matched, from its metadata normalized (`postings_cache.hit_metadata`): the whole
     query is its title, an alias or keyword (`exact`), starts one (`prefix`) or is inside one
     (`substring`); else some query term (`keys`, with their `probes_of`) is in its metadata (`words`)
-    or only in its content (`content`)."""
+    or only in its content (`content`). `lines` is the values each after a line break and `line` the
+    query after one (computed when not given): normalized texts hold no line break, so the query is
+    inside a value exactly when it is inside `lines`, and starts one when `line` is."""
     if q in values:
         return "exact"
-    for value in values:
-        if value.startswith(q):
-            return "prefix"
-    for value in values:
-        if q in value:
-            return "substring"
+    if lines is None:
+        lines = "\n" + "\n".join(values)
+    if (line or "\n" + q) in lines:
+        return "prefix"
+    if q in lines:
+        return "substring"
     # Only a value holding some key's probe is tokenized; no value holds one when their lines don't.
-    if any(map("\n".join(values).__contains__, probes)):
+    if any(map(lines.__contains__, probes)):
         for value in values:
             if any(map(value.__contains__, probes)) and not keys.isdisjoint(_value_keys(value)):
                 return "words"
     return "content"
 
 
-def probes_of(keys: frozenset[str]) -> tuple[str, ...]:
+def probes_of(keys: Iterable[str]) -> tuple[str, ...]:
     """What a text holding a key holds: the key, without its last character when it has four or more
     (a stem's may differ: policy → polici, probe `polic`)."""
     return tuple({key[:-1] if len(key) > 3 else key for key in keys})
@@ -409,17 +562,6 @@ _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 @functools.lru_cache(maxsize=8192)
 def _value_keys(value: str) -> tuple[str, ...]:
     return tuple(text_keys(value))
-
-
-def split_compounds(terms: list[QueryTerm], stats: dict[str, int]) -> list[QueryTerm]:
-    """A Chinese compound no item holds whole is also held by the shorter words inside it."""
-    out: list[QueryTerm] = []
-    for term in terms:
-        held = () if stats.get(term.key, 0) > 0 else tuple(part for part in term.parts if stats.get(part, 0) > 0)
-        if held:
-            term = dataclasses.replace(term, alternatives=tuple(dict.fromkeys((*term.alternatives, *held))))
-        out.append(term)
-    return out
 
 
 _READ_ITEM_SQL = """

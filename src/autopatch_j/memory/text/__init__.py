@@ -11,9 +11,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -50,9 +51,9 @@ def tokens(text: str, *, folded: bool = False, search_mode: bool = True) -> Iter
     position = 0
     for match in IDENTIFIER.finditer(text):
         yield from _plain(text[position : match.start()], search_mode)
-        yield Token(match.group(), "identifier")
+        yield _token(match.group(), "identifier")
         for part in _plain(match.group(), search_mode):
-            yield Token(part.text, part.kind, part=True)
+            yield _token(part.text, part.kind, True)
         position = match.end()
     yield from _plain(text[position:], search_mode)
 
@@ -61,9 +62,19 @@ def _plain(text: str, search_mode: bool) -> Iterator[Token]:
     for match in TOKEN.finditer(text):
         run = match.group("cjk")
         if run is None:
-            yield Token(match.group(), "word")
+            yield _token(match.group(), "word")
         else:
-            from autopatch_j.memory.text.segment import words
+            for word in _segmenter()(run, search_mode=search_mode):
+                yield _token(word, "cjk")
 
-            for word in words(run, search_mode=search_mode):
-                yield Token(word, "cjk")
+
+#: Tokens are values: one instance per (text, kind, part) serves every text that holds it.
+_token = functools.lru_cache(maxsize=16384)(Token)
+
+
+@functools.cache
+def _segmenter() -> Callable[..., tuple[str, ...]]:
+    """segment.words, imported on the first CJK run (the module loads the segmenter on first use)."""
+    from autopatch_j.memory.text.segment import words
+
+    return words
