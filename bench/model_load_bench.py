@@ -3,8 +3,8 @@
     nice python bench/model_load_bench.py [--runs 7]
 
 Prints the median over `--runs` fresh processes of: the interpreter's start (`python -c pass`, whole
-process), loading the speech model and loading the sentence reader (time inside the process, after
-the imports), and the reader/speech ratio of the same run.
+process), loading the speech model, the sentence reader and the joining model (time inside the
+process, after the imports), and the reader/speech ratio of the same run.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import time
 LOADS = {
     "speech model": "from autopatch_j.memory.speech_model import default_speech_model as load",
     "sentence reader": "from autopatch_j.memory.reader import default_reader_model as load",
+    "joining model": "from autopatch_j.memory.joining import default_joining_model as load",
 }
 TIMED = "\nimport time\nt = time.perf_counter()\nload()\nprint((time.perf_counter() - t) * 1000)\n"
 
