@@ -10,6 +10,7 @@ import pytest
 
 from autopatch_j.memory import postings_cache
 from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.reading import read_in_tx
 from autopatch_j.memory.records import MemoryKind, SourceRole
 from autopatch_j.memory.search import (
     MAX_EXCERPT_CHARS,
@@ -17,7 +18,6 @@ from autopatch_j.memory.search import (
     ReadResult,
     SearchHit,
     prefix_end,
-    read_in_tx,
     search_in_tx,
 )
 from autopatch_j.runtime import FakeClock

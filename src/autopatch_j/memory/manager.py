@@ -284,7 +284,7 @@ class MemoryManager:
             return search_in_tx(conn, thread_id=thread_id, query=query, limit=limit)
 
     def read_memory(self, *, thread_id: int, memory_id: int) -> ReadResult | None:
-        from autopatch_j.memory.search import read_in_tx
+        from autopatch_j.memory.reading import read_in_tx
 
         self._require_healthy()
         if not items.in_id_range(memory_id):
