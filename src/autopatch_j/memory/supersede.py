@@ -1,10 +1,11 @@
-"""What the offline extractor does with subjects: one statement per subject and turn, a subject for
+"""What the offline extractor does with subjects: one statement per rule and turn, a subject for
 every memory, the memory a new statement replaces or retires.
 
 The subject model (`subjects.py`) says whether two statements are about one thing; this module
 applies it to the offline extractor's candidates and to the related active memories of Stage 2:
 
-- statements of one turn and kind about one subject are one statement quoting each;
+- statements of one turn and kind that the joining model (`joining.py`) reads as one are one
+  statement quoting each;
 - a preference or decision without a subject of the lexicon's table is named by the model;
 - a new preference or decision replaces the active memory it is most likely about (above the
   model's threshold): of either kind, or the comparison it settles; failing that, an active rule
