@@ -26,11 +26,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 
-from autopatch_j.memory.joining import FORMAT, MODEL_FILE
+from autopatch_j.memory.joining import FORMAT, MODEL_FILE, JoiningModel
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.subjects import default_subject_model
 from autopatch_j.quality.joining_data import JOINING_FIXES, JoiningPair, fix_pairs, session_pairs
@@ -73,11 +72,6 @@ def fit(pairs: list[JoiningPair], fixes: list[JoiningPair]) -> tuple[float, dict
     return round(float(model.intercept_[0]), 4), weights
 
 
-def _probability(bias: float, weights: dict[str, float], features: dict[str, float]) -> float:
-    score = bias + sum(weights.get(k, 0.0) * v for k, v in features.items())
-    return 1.0 / (1.0 + float(np.exp(-max(-60.0, min(60.0, score)))))
-
-
 def cross_validated(pairs: list[JoiningPair], fixes: list[JoiningPair]) -> list[float]:
     """Out-of-fold probabilities, FOLDS folds by author."""
     authors = sorted({p.author for p in pairs})
@@ -86,9 +80,10 @@ def cross_validated(pairs: list[JoiningPair], fixes: list[JoiningPair]) -> list[
     for fold in range(FOLDS):
         train = [p for p in pairs if fold_of[p.author] != fold]
         bias, weights = fit(train, fixes)
+        model = JoiningModel(bias=bias, weights=weights, threshold=0.5)
         for n, p in enumerate(pairs):
             if fold_of[p.author] == fold:
-                out[n] = _probability(bias, weights, p.features)
+                out[n] = model.probability(p.features)
     return out
 
 
