@@ -133,3 +133,23 @@ def test_a_question_that_says_more_than_the_memory_finds_it(cli: CliRunner, sess
 def test_a_question_about_something_never_decided_stays_empty(cli: CliRunner, session_store: MemoryManager) -> None:
     result = cli("memory", "search", "how often do we rotate the database passwords", "--json")
     assert (result.code, result.json()) == (0, [])
+
+
+@pytest.mark.parametrize(
+    ("title", "content", "query"),
+    [
+        # a memory written in Traditional Chinese, asked about in Simplified, in English, and the other way
+        ("資料庫連線逾時 30 秒", "資料庫連線的逾時統一設成 30 秒。", "资料库连线逾时"),
+        ("日誌保留 30 天", "服務的日誌統一保留 30 天。", "how long do we keep logs"),
+        ("日志级别统一 info", "所有服务的日志级别统一用 info。", "日誌級別"),
+    ],
+)
+def test_traditional_and_simplified_chinese_find_each_other(
+    cli: CliRunner, project: Path, title: str, content: str, query: str
+) -> None:
+    manager = MemoryManager(root=project)
+    assert manager.open().ok
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=title, content=content)
+    result = cli("memory", "search", query, "--json")
+    assert result.code == 0, result.err
+    assert [hit["title"] for hit in result.json()] == [title]

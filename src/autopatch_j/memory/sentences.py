@@ -5,7 +5,8 @@ and the names and values a text writes. No word lists live here; they are in
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from autopatch_j.memory.text import fold as text_fold
 
 CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 CJK_RUN = re.compile(f"[{CJK}]+")
@@ -85,5 +86,6 @@ def names_a_thing(text: str) -> bool:
 
 
 def fold(text: str) -> str:
-    """NFKC + casefold, with typographic apostrophes made plain (so "let’s" matches "let's")."""
-    return unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'").replace("\u2018", "'")
+    """The text layer's fold (`memory.text.fold`), with typographic apostrophes made plain (so "let’s"
+    matches "let's")."""
+    return text_fold(text).replace("\u2019", "'").replace("\u2018", "'")

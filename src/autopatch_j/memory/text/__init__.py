@@ -1,6 +1,8 @@
 """The text layer of Memory: one fold, one tokenizer, one CJK range, for search and extraction.
 
-- `fold`: NFKC and casefold — the only case/width folding (`ＰＹＴＨＯＮ` = `python`).
+- `fold`: NFKC, casefold and Traditional Chinese characters to Simplified — the only case, width and
+  script folding (`ＰＹＴＨＯＮ` = `python`, `建議統一` = `建议统一`; the character table `t2s.txt` is
+  generated from OpenCC by `scripts/build_t2s.py`).
 - `CJK`: the CJK character class (kana, CJK ideographs and their extensions/compatibility forms,
   Hangul), written once here.
 - `tokens`: the tokens of a text in order — identifiers, paths and versions whole (`snake_case`,
@@ -36,8 +38,23 @@ class Token:
 
 
 def fold(text: str) -> str:
-    """NFKC, then casefold: the one folding of every text Memory compares."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC, casefold, then each Traditional Chinese character as its Simplified one: the one folding of
+    every text Memory compares (one character for one, so positions in the fold are the RAW text's
+    wherever NFKC keeps them)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return folded if folded.isascii() else folded.translate(_simplified())
+
+
+@functools.cache
+def _simplified() -> dict[int, str]:
+    """The character table of `t2s.txt` (read on the first text that is not ASCII)."""
+    from importlib import resources
+
+    table: dict[int, str] = {}
+    for line in resources.files(__name__).joinpath("t2s.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            table[ord(line[0])] = line[1]
+    return table
 
 
 def has_cjk(text: str) -> bool:
