@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import read_tx, write_tx
+from autopatch_j.cloud.errors import QuotaLookupError, QuotaUnreachable, StorageError
 from autopatch_j.cloud.executors import SCRIPTED_REPORT, ExecutionRequest, ExecutionResult, ScriptedExecutor
 from autopatch_j.cloud.injection import PREFIX
 from autopatch_j.cloud.memories import clean_content, create_project_memory, create_user_memory
 from autopatch_j.cloud.queue import FinishOutcome, claim_next
-from autopatch_j.cloud.quotas import set_quota
+from autopatch_j.cloud.quotas import DbQuotas, QuotaStatus, set_quota
 from autopatch_j.cloud.records import Memory, Task, TaskStatus
+from autopatch_j.cloud.tables import tasks
 from autopatch_j.cloud.tasks import continue_task
 from autopatch_j.cloud.worker import Worker
 from tests.cloud.world import Actor, World
@@ -268,6 +274,79 @@ def test_quota_lookup_failure_fails_the_task_closed(world: World, alice: Actor) 
     result = worker(world, quotas=FailingQuotas()).run_one()
     assert result is not None and result.status == TaskStatus.FAILED
     assert (world.load(task.id).result_text or "").startswith("quota_check_failed")
+
+
+class UnreachableQuotas:
+    """The database quota port, failing as a database restart does for the first `outages` lookups;
+    `during` runs at each failure (another worker's write while this one cannot reach the database)."""
+
+    def __init__(self, outages: int, during: Callable[[], None] = lambda: None) -> None:
+        self.outages = outages
+        self.during = during
+        self.lookups = 0
+
+    def status(self, conn: Connection, *, user_id: int, now: datetime) -> QuotaStatus:
+        self.lookups += 1
+        if self.lookups <= self.outages:
+            self.during()
+            raise QuotaUnreachable("the quota of user 1 could not be read: the cloud database refused the read.")
+        return DbQuotas().status(conn, user_id=user_id, now=now)
+
+
+def test_a_quota_lookup_cut_off_by_a_database_restart_waits_and_the_task_runs_once(
+    world: World, alice: Actor, caplog: pytest.LogCaptureFixture
+) -> None:
+    task = world.task(world.project(alice), alice, "Fix the parser")
+    quotas = UnreachableQuotas(outages=2)
+    w = worker(world, quotas=quotas)
+    with caplog.at_level(logging.WARNING, logger="autopatch_j.cloud.worker"):
+        result = w.run_one()
+    assert result is not None and result.status == TaskStatus.COMPLETED and result.outcome == FinishOutcome.RECORDED
+    done = world.load(task.id)
+    assert (
+        done.status == TaskStatus.COMPLETED
+        and done.attempt == 1
+        and done.result_text == "Fix the parser" + SCRIPTED_REPORT
+    )
+    assert quotas.lookups == 3 and seen(w) == ["Fix the parser"]
+    assert sum("could not check the quota for task" in r.getMessage() for r in caplog.records) == 2
+
+
+def test_a_task_reclaimed_while_the_quota_lookup_waited_for_the_database_is_not_run(
+    world: World, alice: Actor, caplog: pytest.LogCaptureFixture
+) -> None:
+    task = world.task(world.project(alice), alice, "Fix the parser")
+
+    def reclaimed() -> None:  # the lease expired during the outage and another worker claimed the task
+        with write_tx(world.engine) as conn:
+            conn.execute(sa.update(tasks).where(tasks.c.id == task.id).values(lease_owner="w2", attempt=2))
+
+    w = worker(world, quotas=UnreachableQuotas(outages=1, during=reclaimed))
+    with caplog.at_level(logging.WARNING, logger="autopatch_j.cloud.worker"):
+        result = w.run_one()
+    assert result is not None and result.outcome == FinishOutcome.LEASE_LOST and seen(w) == []
+    row = world.load(task.id)
+    assert row.status == TaskStatus.RUNNING and row.attempt == 2 and row.result_text is None
+    assert any("reclaimed while the database was unreachable" in r.getMessage() for r in caplog.records)
+
+
+def test_db_quotas_tells_an_unreachable_database_from_a_failed_lookup() -> None:
+    class Broken:
+        def __init__(self, error: Exception) -> None:
+            self.error = error
+
+        def execute(self, *_args: object) -> None:
+            raise self.error
+
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    dropped = OperationalError("SELECT", {}, Exception("server closed the connection unexpectedly"))
+    with pytest.raises(QuotaUnreachable) as unreachable:
+        DbQuotas().status(Broken(dropped), user_id=1, now=now)  # type: ignore[arg-type]
+    assert isinstance(unreachable.value, StorageError) and isinstance(unreachable.value, QuotaLookupError)
+    broken = ProgrammingError("SELECT", {}, Exception('relation "quotas" does not exist'))
+    with pytest.raises(QuotaLookupError) as failed:
+        DbQuotas().status(Broken(broken), user_id=1, now=now)  # type: ignore[arg-type]
+    assert not isinstance(failed.value, StorageError)
 
 
 def test_llm_executor_cost_is_accounted_on_the_task(world: World, alice: Actor) -> None:

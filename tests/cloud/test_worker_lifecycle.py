@@ -166,12 +166,20 @@ def test_workers_survive_a_postgres_restart_and_every_task_runs_once(tmp_path: P
             marks = [len(log.read_text()) for log in logs]
             pg.start()
             after = [world.task(project, alice, f"after{i}:1").id for i in range(6)]
-            for task_id in before + after:
-                wait_until(
-                    lambda task_id=task_id: task_row(pg.url, task_id)["status"] == "completed",
-                    timeout=90,
-                    what="all tasks",
-                )
+            ended = ("completed", "failed", "interrupted")  # a task that ends but not completed fails at once
+            try:
+                rows = [
+                    wait_until(
+                        lambda task_id=task_id: (row := task_row(pg.url, task_id))["status"] in ended and row,
+                        timeout=90,
+                        what=f"task {task_id} to end",
+                    )
+                    for task_id in before + after
+                ]
+            except AssertionError as exc:
+                rows = [task_row(pg.url, task_id) for task_id in before + after]
+                raise AssertionError(f"{exc}\n{_report(rows, logs)}") from None
+            assert all(row["status"] == "completed" for row in rows), _report(rows, logs)
             assert [proc.poll() for proc in workers] == [None, None]
             resumed = [log.read_text()[mark:] for log, mark in zip(logs, marks, strict=True)]
             # both survived the outage (alive above) and work resumed; which of the two claims the tasks
@@ -184,3 +192,10 @@ def test_workers_survive_a_postgres_restart_and_every_task_runs_once(tmp_path: P
         assert sorted(runs(agent[1])) == sorted([f"before{i}" for i in range(4)] + [f"after{i}" for i in range(6)])
     finally:
         pg.remove()
+
+
+def _report(rows: list[dict[str, object]], logs: list[Path]) -> str:
+    """The tasks and the workers' logs, for a failure message."""
+    keys = ("id", "status", "attempt", "lease_owner", "lease_expires_at", "result_text")
+    lines = [" ".join(f"{key}={row[key]!r}" for key in keys) for row in rows]
+    return "\n".join(["tasks:", *lines, *(f"--- {log.name}\n{log.read_text()}" for log in logs)])

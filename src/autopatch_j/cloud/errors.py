@@ -53,6 +53,13 @@ class QuotaLookupError(CloudError):
     """The monthly quota could not be looked up."""
 
 
+class QuotaUnreachable(QuotaLookupError, StorageError):
+    """The monthly quota could not be looked up: the cloud database could not be reached.
+
+    Both a failed lookup (callers that fail closed still do) and a storage error: the worker, which
+    has already claimed the task, waits for the database instead of failing the task for good."""
+
+
 class ExecutorError(CloudError):
     """The executor failed to run the task."""
 

@@ -12,11 +12,11 @@ from typing import Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from autopatch_j.cloud import audit
 from autopatch_j.cloud.db import upsert
-from autopatch_j.cloud.errors import InvalidInput, NotFound, QuotaLookupError
+from autopatch_j.cloud.errors import InvalidInput, NotFound, QuotaLookupError, QuotaUnreachable
 from autopatch_j.cloud.tables import quotas, task_rounds, users
 
 DEFAULT_MONTHLY_LIMIT_USD = 10.0
@@ -53,7 +53,9 @@ def month_start(now: datetime) -> datetime:
 
 
 class DbQuotas:
-    """Quotas read from the `quotas` and `tasks` tables; any driver error → QuotaLookupError."""
+    """Quotas read from the `quotas` and `tasks` tables; any driver error → QuotaLookupError, and one
+    that means the database is unreachable (restarting, connection dropped: an `OperationalError`
+    or a disconnect) → its subclass QuotaUnreachable, which is also a StorageError."""
 
     def status(self, conn: Connection, *, user_id: int, now: datetime) -> QuotaStatus:
         try:
@@ -64,6 +66,10 @@ class DbQuotas:
                 )
             ).scalar_one()
         except SQLAlchemyError as exc:
+            if isinstance(exc, OperationalError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
+                raise QuotaUnreachable(
+                    f"the quota of user {user_id} could not be read: the cloud database refused the read."
+                ) from exc
             raise QuotaLookupError(f"the quota of user {user_id} could not be read.") from exc
         if row is None:
             return QuotaStatus(limit_usd=DEFAULT_MONTHLY_LIMIT_USD, spent_usd=float(spent), has_row=False)

@@ -7,7 +7,9 @@ found the queue empty: the `--once` mode of the CLI.
 While an executor runs, a heartbeat thread renews the task's lease every third of the lease; when
 the lease is lost (another worker reclaimed the task) or the worker is stopping, it cancels the run.
 A storage error in the loop (database restarted, connection dropped) is logged and retried with a
-backoff instead of ending the worker.
+backoff instead of ending the worker. Once a task is claimed, a storage error before its run (the
+quota check) or after it (recording the result) is retried until the database is back, so a
+database restart neither fails a claimed task nor leaves it to a lease expiry.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -40,7 +43,7 @@ from autopatch_j.cloud.queue import (
     refuse_round,
     release,
 )
-from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup
+from autopatch_j.cloud.quotas import DbQuotas, QuotaLookup, QuotaStatus
 from autopatch_j.cloud.records import TaskStatus
 from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.tables import task_external_context, task_private_injections
@@ -50,6 +53,7 @@ log = logging.getLogger(__name__)
 
 MAX_BACKOFF_SECONDS = 10.0
 _STORAGE_ERRORS = (StorageError, SQLAlchemyError)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +117,12 @@ class Worker:
         )
         if claim is None:
             return None
-        refusal = self._quota_refusal(claim)
+        refusal, waited = self._quota_refusal(claim, stop)
+        if waited and not self._lease_kept(claim, stop):
+            log.warning("task %s was reclaimed while the database was unreachable; not running it", claim.task.id)
+            return RunResult(
+                task_id=claim.task.id, status=TaskStatus.RUNNING, outcome=FinishOutcome.LEASE_LOST, injected=False
+            )
         if refusal is not None and claim.payer_id != claim.task.user_id:
             return self._refuse_round(claim, refusal)
         if refusal is not None:
@@ -140,17 +149,56 @@ class Worker:
             )
         return self._record(claim, result, inj=inj, stop=stop)
 
-    def _quota_refusal(self, claim: Claim) -> str | None:
+    def _quota_refusal(self, claim: Claim, stop: threading.Event) -> tuple[str | None, bool]:
         """Why the round's payer cannot pay, in words only: the figures are the payer's own
-        (`GET /users/me/quota`), and this text is stored where the whole project reads it."""
-        try:
+        (`GET /users/me/quota`), and this text is stored where the whole project reads it. Also
+        whether the lookup had to wait for the database.
+
+        A lookup that fails fails closed (`quota_check_failed`). One that could not reach the database
+        (a restart, a dropped connection: a storage error, `QuotaUnreachable` included) says nothing
+        about the quota: it is retried until the database answers, so an outage neither fails the
+        claimed task for good nor lets it run unchecked."""
+
+        def lookup() -> QuotaStatus:
             with read_tx(self.engine) as conn:
-                status = self.quotas.status(conn, user_id=claim.payer_id, now=self.clock())
-        except QuotaLookupError:
-            return "quota_check_failed: the payer's monthly quota could not be read, so the round was not run"
+                return self.quotas.status(conn, user_id=claim.payer_id, now=self.clock())
+
+        try:
+            status, failures = self._retrying(lookup, stop=stop, what=f"check the quota for task {claim.task.id}")
+        except QuotaLookupError as exc:
+            if isinstance(exc, StorageError):  # the worker is stopping: not a verdict on the quota
+                raise
+            return "quota_check_failed: the payer's monthly quota could not be read, so the round was not run", False
         if status.exhausted:
-            return "quota_exhausted: the payer's monthly quota is exhausted, so the round was not run"
-        return None
+            return "quota_exhausted: the payer's monthly quota is exhausted, so the round was not run", failures > 0
+        return None, failures > 0
+
+    def _lease_kept(self, claim: Claim, stop: threading.Event) -> bool:
+        """After waiting for the database: renew the claim's lease (it may have expired meanwhile) and
+        say whether the task is still ours; another worker may have reclaimed it since."""
+        outcome, _ = self._retrying(
+            lambda: extend_lease(self.engine, claim=claim, now=self.clock(), lease_seconds=self.lease_seconds),
+            stop=stop,
+            what=f"renew the lease of task {claim.task.id}",
+        )
+        return outcome is not FinishOutcome.LEASE_LOST
+
+    def _retrying(self, action: Callable[[], _T], *, stop: threading.Event | None, what: str) -> tuple[_T, int]:
+        """`action()` and the number of storage errors it took: each is logged and `action` retried
+        after a backoff (0.25 s, doubling up to `MAX_BACKOFF_SECONDS`); once `stop` is set the error
+        is raised instead."""
+        backoff = Backoff.doubling(0.25, cap=MAX_BACKOFF_SECONDS)
+        failed = 0
+        while True:
+            try:
+                return action(), failed
+            except _STORAGE_ERRORS as exc:
+                if stop is not None and stop.is_set():
+                    raise
+                failed += 1
+                wait = backoff.delay(failed)
+                log.warning("could not %s, retrying in %.1f s: %s", what, wait, exc)
+                (stop or threading.Event()).wait(wait)
 
     def _refuse_round(self, claim: Claim, refusal: str) -> RunResult:
         """A later round paid by another user is refused without touching the owner's task: the
@@ -202,20 +250,13 @@ class Worker:
         withheld from what is stored, then the text is redacted."""
         result_text = redact(result.text if inj is None else injection.withhold(result.text, inj))
         injected = inj is not None and inj.injected
-        backoff = Backoff.doubling(0.25, cap=MAX_BACKOFF_SECONDS)
-        failed = 0
-        while True:
-            try:
-                return self._record_once(
-                    claim, result, result_text, injected=injected, private_ids=() if inj is None else inj.private_ids
-                )
-            except _STORAGE_ERRORS as exc:
-                if stop is not None and stop.is_set():
-                    raise
-                failed += 1
-                wait = backoff.delay(failed)
-                log.warning("could not record task %s, retrying in %.1f s: %s", claim.task.id, wait, exc)
-                (stop or threading.Event()).wait(wait)
+        private_ids = () if inj is None else inj.private_ids
+        recorded, _ = self._retrying(
+            lambda: self._record_once(claim, result, result_text, injected=injected, private_ids=private_ids),
+            stop=stop,
+            what=f"record task {claim.task.id}",
+        )
+        return recorded
 
     def _record_once(
         self,
