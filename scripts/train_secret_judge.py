@@ -3,9 +3,9 @@
     python scripts/train_secret_judge.py [--out FILE] [--hold-out sN] [--estimate] [--snapshot-bulk]
 
 Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
-tuning sets `eval/secrets/s*/secrets.json.gz`, both halves of `eval/secrets/measured/s13` and half A
-of `eval/secrets/measured/s14` (`HALVES`; half B of s14 stays a check nothing was fitted to)
-— a secret when it overlaps one of the case's
+tuning sets `eval/secrets/s*/secrets.json.gz`, both halves of `eval/secrets/measured/s13` and of
+`eval/secrets/measured/s14` (each half an author of its own) and the whole of
+`eval/secrets/measured/s15` (`HALVES`) — a secret when it overlaps one of the case's
 `must_not_contain` pieces, no secret when it is in a look-alike or overlaps nothing a rule finds —
 and, as bulk text with no secret, the candidates that no rule touches in the paragraphs of the
 package's source and `docs/` and the strings of the realistic sessions of `eval/realistic/dev` (they
@@ -33,7 +33,7 @@ import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -44,10 +44,17 @@ from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
 from autopatch_j.quality.secret_halves import half  # noqa: E402
 
-AUTHORS = ("s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12", "s13A", "s13B", "s14A")
-# an author read from a half of a measured set (`bench/secret_heldout.py --half`): the other half
-# stays a check the judge was not trained on
-HALVES = {"s13A": ("measured/s13", "A"), "s13B": ("measured/s13", "B"), "s14A": ("measured/s14", "A")}
+AUTHORS = (
+    "s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12", "s13A", "s13B", "s14A", "s14B", "s15",
+)  # fmt: skip
+# an author read from a measured set, whole or one half of it (`bench/secret_heldout.py --half`)
+HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
+    "s13A": ("measured/s13", "A"),
+    "s13B": ("measured/s13", "B"),
+    "s14A": ("measured/s14", "A"),
+    "s14B": ("measured/s14", "B"),
+    "s15": ("measured/s15", None),
+}
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
 MIN_COUNT = 3

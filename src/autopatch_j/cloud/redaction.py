@@ -36,6 +36,9 @@ candidate (`token`); `secret_spans` keeps every structural rule's span, a key-wo
 judge overrules it, and the candidates it accepts. Its work per candidate is bounded, so redaction
 stays linear; a span read exactly as one before it (the same window of the view: a repeated line)
 takes that one's score from a memo kept for the text.
+
+Log lines are read without the timestamps that start them (`secret_stamps.unstamped_view`, after
+decoding): a timestamp is never joined to a value as a wrap's continuation nor read as a field.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
 from autopatch_j.cloud.secret_sinks import SINK_RULES
+from autopatch_j.cloud.secret_stamps import unstamped_view
 from autopatch_j.cloud.secret_values import REDACTED
 from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view
 
@@ -272,14 +276,30 @@ def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) 
     """Every span of `text` a rule finds, and (with `judge`) every judge candidate, in `text`'s
     positions; `SecretJudge.accepts` decides which of them are secrets."""
     view, index = decoded_view(text)
-    found = _view_findings(view, rules, judge, _fixed_breaks_in_view(text, view, index))
+    view, index, fixed = _unstamped(view, index, _fixed_breaks_in_view(text, view, index))
+    found = _view_findings(view, rules, judge, fixed)
     if index is not None:
         found = [f.mapped(index) for f in found]
     form = form_view(text)
     if form is not None:
-        spaced, back = form
-        found += [f.mapped(back) for f in _view_findings(spaced, rules, judge)]
+        spaced, back, _fixed = _unstamped(*form, {})
+        if back is not None:  # always: a form view maps back
+            found += [f.mapped(back) for f in _view_findings(spaced, rules, judge)]
     return found
+
+
+def _unstamped(
+    view: str, index: list[int] | None, fixed: dict[int, int]
+) -> tuple[str, list[int] | None, dict[int, int]]:
+    """`view` without the timestamps that start its log lines (`secret_stamps`), its index map
+    composed with the one it had and its fixed-column breaks moved along; unchanged without them."""
+    stamped = unstamped_view(view)
+    if stamped is None:
+        return view, index, fixed
+    bare, step = stamped
+    if fixed:
+        fixed = {m.start(): fixed[step[m.start()]] for m in _NEWLINE.finditer(bare) if step[m.start()] in fixed}
+    return bare, step if index is None else [index[i] for i in step], fixed
 
 
 def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge | None = None) -> list[tuple[int, int]]:

@@ -20,12 +20,18 @@ logistic model over two groups of features (`features`):
   (`echo '…' > ~/.vault_pass`), and whether it is a quoted literal among the arguments of an open
   call (`Client("…", "…")`: the words of the calls' names, `secret_sinks.callees`).
 
-Candidates (`candidates`) are runs of token characters (6–256 long, holding a digit or a capital)
-in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
-and never past `[REDACTED]`, a blank line or a previous candidate other than a key's name
-(`DB_PASSWORD=`, `SSHPASS=` before a quote), so redacting a second time sees the same context and
-changes nothing. `score` reads at most `READ_BEHIND` characters before a span and `READ_AHEAD`
-after it, so `accepts` with a `ScoreMemo` scores a repeated reading once. The weights
+Also where the value stands (`secret_places`): the argument after an option in an argv list
+(`"--vault-unseal-1", "…"`: the option is its key), the default of an environment lookup or a CSV
+column under its header (`secret_key_words.named_key`), a value alone on its line after a line that
+announces it (`announced`; `announced_secret` when that line names a secret: `Password for the
+elastic user (…):` / `  <value>`), and a URL query's value (`url_query`; `url_path_secret` when the
+URL's path names a secret: `/auth/magic?uid=…&t=<value>`).
+
+Candidates (`secret_candidates.candidates`) are runs of token characters, odd quoted literals and
+codes of letter groups in the decoded view the grammar reads; the context of one never reaches past
+`[REDACTED]`, a blank line or a previous candidate other than a key's name, so redacting a second
+time sees the same context and changes nothing. `score` reads at most `READ_BEHIND` characters
+before a span and `READ_AHEAD` after it, so `accepts` with a `ScoreMemo` scores a repeated reading once. The weights
 (`secret_judge_weights.json`) are trained by `scripts/train_secret_judge.py`; this module only
 reads them. Work per candidate is bounded, so
 judging is linear in the length of the text.
@@ -42,6 +48,7 @@ from functools import cache
 from importlib import resources
 from typing import Protocol
 
+from autopatch_j.cloud.secret_candidates import _SCHEME, CONTEXT, Candidate, candidates
 from autopatch_j.cloud.secret_key_words import (
     PAIR_REACH,
     PAIR_WORDS,
@@ -51,6 +58,7 @@ from autopatch_j.cloud.secret_key_words import (
     key_words_of,
     named_key,
 )
+from autopatch_j.cloud.secret_places import QUERY_KEY, announced, names_a_secret, url_path_names_secret, zh_secret
 from autopatch_j.cloud.secret_sinks import CALL_REACH, callees
 from autopatch_j.cloud.secret_value_shape import SCREAMING, value_shape
 from autopatch_j.cloud.secret_values import placeholder
@@ -67,18 +75,6 @@ __all__ = [
     "shipped_judge",
 ]
 
-CONTEXT = 48
-MIN_LENGTH = 6
-MAX_LENGTH = 256
-
-_TOKEN = "A-Za-z0-9+/_\\-.~!@#$%^*?"
-# a run of token characters that starts where no such run goes on (one attempt per run) and holds a
-# digit or a capital; its tail is possessive, so each run is read once. `=` ends it as padding only
-# where no token character follows — `[REDACTED]` stands for the token characters it replaced, so
-# `4U~we=[REDACTED]` reads as `4U~we=1agY…` did (redacting twice changes nothing)
-_CANDIDATE = re.compile(
-    rf"(?<![{_TOKEN}])[a-z+/_\-.~!@#$%^*?]*+[0-9A-Z][{_TOKEN}]*+(?:={{1,2}}+(?![{_TOKEN}=]|\[REDACTED\]))?"
-)
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
 # the mark between a key and its value: a connector, then an opening quote or bracket, the quote
 # with a string prefix (`r"…"`, `b'…'`, Rust's raw `r#"…"#`)
@@ -90,18 +86,10 @@ _SEPARATOR = re.compile(
 # the key is the name before it (`env: API_TOKEN=…` names no type: no space before `=`, a
 # variable's name)
 _TYPE_ANNOTATION = re.compile(r"[ \t]*+:[ \t]*+(?P<type>&?(?:'[a-z]++[ \t]++)?[A-Za-z_][\w:<>]{0,30}+)\Z")
-# a short scheme word between a key and its value (`Authorization: Bearer <token>`, `KEY: Scheme1 <token>`):
-# the value is read under the key
-_SCHEME = re.compile(r"(?<=[=:：\s\"'])[A-Za-z][A-Za-z0-9]{2,9} \Z")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-# an object id: a short lowercase type prefix and a ULID or uppercase base32 body (`sess_01J8…`)
-_REDACTED_MARK = "REDACTED"
 _FULL_MARK = "[REDACTED]"
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
-# a short option glued to its value (`-pS3cret`, `"-uroot"`): the value is judged on its own too
-_GLUED_FLAG = re.compile(r"-[A-Za-z](?=[^-])")
-_CAPITAL_OR_DIGIT = re.compile(r"[0-9A-Z]")
 
 
 class Judged(Protocol):
@@ -121,68 +109,6 @@ class Judged(Protocol):
     def context_start(self) -> int | None: ...
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A span of the view (`start`, `end`) that may hold a secret, with the view it is read in."""
-
-    start: int
-    end: int
-    context_start: int
-
-
-def candidates(view: str) -> Iterator[Candidate]:
-    """Every candidate value of `view`, in order (see the module docstring)."""
-    floor = 0
-    for match in _CANDIDATE.finditer(view):
-        start, end = match.span()
-        value = match.group()
-        if end - start < MIN_LENGTH or end - start > MAX_LENGTH or value == _REDACTED_MARK:
-            if value == _REDACTED_MARK or not (_SCHEME.match(view, start, end + 1) or _names_a_key(view, end, value)):
-                floor = end  # a short key's name (`Pwd=`) or a scheme word keeps the context open
-            continue
-        context_start = max(floor, start - CONTEXT)
-        paragraph = view.rfind("\n\n", context_start, start)
-        if paragraph != -1:  # a blank line ends the context: a new paragraph's value is no label's
-            context_start = paragraph + 2
-        yield Candidate(start, end, context_start)
-        if end - start - 2 >= MIN_LENGTH and _GLUED_FLAG.match(value) and _CAPITAL_OR_DIGIT.search(value, 2):
-            yield Candidate(start + 2, end, context_start)
-        if not _names_a_key(view, end, value):
-            floor = end
-
-
-_KEY_END = re.compile(r"[\"']?[ \t]{0,2}(?:[=:：＝]|是|为|->|=>)")
-
-
-# a name glued to `=` before an opening quote (`SSHPASS='…'`, `WIFI_PSK="…"`): the `=` assigns, it
-# is no base64 padding (a padded value is closed by its quote, not opened by one)
-_ASSIGNING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}=")
-_OPENING = frozenset("\"'`")
-
-
-# a name of letters whose last word names a secret, before a quote after a space (Gradle's
-# `storePassword "…"`) or before an opening bracket (`Master Secret「…」`, `SK（…）`)
-_LABEL_NAME = re.compile(r"[A-Za-z][A-Za-z_-]{0,40}")
-_LABEL_OPEN = re.compile(r"[ \t]{1,2}[\"'`]|[ \t]{0,2}[「『（【“]")
-
-
-def _names_a_key(view: str, end: int, value: str) -> bool:
-    """A candidate that names what follows (`DB_PASSWORD=`, `"DD_API_KEY":`, an environment
-    variable's name, `SSHPASS=` before a quoted value, `storePassword "…"`, `Secret「…」`): the
-    context of the next candidate reaches back over it."""
-    if SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None:
-        return True
-    if _LABEL_NAME.fullmatch(value) is not None and _LABEL_OPEN.match(view, end) is not None:
-        words = key_words_of(value)
-        return bool(words) and words[-1] in key_lexicon().secret_en
-    start = end - len(value)
-    return (
-        _ASSIGNING_NAME.fullmatch(value) is not None
-        and view[end : end + 1] in _OPENING
-        and (start == 0 or view[start - 1] not in _OPENING)
-    )
-
-
 def _context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
     lexicon = key_lexicon()
     scheme = _SCHEME.search(before)
@@ -190,7 +116,7 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         before = before[: scheme.start()]
     sep = _SEPARATOR.search(before)
     stripped = before[: sep.start()] if sep else before
-    stripped = stripped.rstrip("\"'")  # a quoted key: `"kid": "…"`
+    stripped = _ARGV_COMMA.sub("", stripped).rstrip("\"'")  # a quoted key: `"kid": "…"`, `["--flag", "…"]`
     mark = sep.group().strip(" \t") if sep else ""
     kind = _sep_kind(mark, before)
     if kind == "equals" and sep is not None and sep.group()[:1] in " \t":
@@ -235,7 +161,7 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
     if any(w in lexicon.benign_en for w in near):
         out["near_benign"] = 1.0
     tail = before[-16:]
-    if any(word in tail for word in lexicon.secret_zh):
+    if zh_secret(tail, lexicon.secret_zh):
         out["zh_secret"] = 1.0
         if out.get("key_benign") is None and kind != "glued":
             out["zh_labelled_value"] = 1.0
@@ -243,18 +169,31 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out["zh_benign"] = 1.0
     if _CJK.search(tail):
         out["zh_near"] = 1.0
+    if kind in ("equals", "other") and QUERY_KEY.search(before) is not None:
+        out["url_query"] = 1.0
+        if url_path_names_secret(whole_before, lexicon):
+            out["url_path_secret"] = 1.0  # `…/auth/magic?uid=…&t=<value>`, `/oauth/callback?code=`
     line = whole_before[whole_before.rfind("\n") + 1 :][-CONTEXT:]
     if line.lstrip().startswith(("$ ", "# ", "> ")) or " -" in line:
         out["command_line"] = 1.0
     if whole_before.endswith("\n") and _block_line(whole_before):
         out["block_line"] = 1.0
-    if line.count(":") - line.count(": ") >= 3 and "//" not in line:  # `host:port:db:user:`, not `"a": "b"`
-        out["colon_fields"] = 1.0
+    if line.count(":") - line.count(": ") >= 3 and "//" not in line and not _numbered_id(line):
+        out["colon_fields"] = 1.0  # `host:port:db:user:`, not `"a": "b"` nor an id `1:<project>:web:`
 
 
 _KEY_ID_OF = frozenset({"key", "secret"})
+_FIELD_RUN = re.compile(r"[^\s\"'`]*+\Z")
 
 
+def _numbered_id(line: str) -> bool:
+    """The colon-separated run before the value starts with a bare number (a Firebase app id
+    `1:<project number>:web:…`, a version): an identifier's fields, not a `.pgpass` line's host."""
+    run = _FIELD_RUN.search(line)
+    return run is not None and run.group().split(":", 1)[0].isdigit()
+
+
+_ARGV_COMMA = re.compile(r"[\"'][ \t]*+,\Z")
 _RUN = re.compile(r"[A-Za-z0-9_\[\]-]++")
 _LETTER_AND_DIGIT = re.compile(r"(?=[^0-9]*[0-9])(?=[^A-Za-z]*[A-Za-z])")
 
@@ -341,6 +280,11 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
         out["next_key_secret"] = 1.0
     if end is not None:
         _call_argument(view, start, end, out)
+        previous = announced(view, start, end) if view[start - 1 : start] in (" ", "\t", "\n") else None
+        if previous is not None:
+            out["announced"] = 1.0
+            if names_a_secret(previous):
+                out["announced_secret"] = 1.0
     return out
 
 
@@ -404,8 +348,8 @@ def _next_key_secret(view: str, end: int) -> bool:
 # a value's shape means something else after a secret's key than elsewhere (a 32-hex value is a
 # digest after `sha256=`, an API key after `DD_API_KEY=`): shape features crossed with the strength
 # of the context
-_STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields", "key_id")
-_WEAK = ("key_secret", "near_secret", "zh_secret")
+_STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields", "key_id", "announced_secret")
+_WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced")
 _CALL = ("call_arg",)
 _CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
 
@@ -435,6 +379,7 @@ def _combine(out: dict[str, float]) -> None:
 # random-looking run (a digest, a certificate line) is no secret
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg"}
+    | {"announced", "url_path_secret"}
 )
 
 
@@ -442,11 +387,11 @@ def judged(found: dict[str, float]) -> bool:
     """Whether a candidate with these features is judged at all: a context signal is before it, the
     key it is assigned to does not end in a word that names something else (`session_id`,
     `token_type`, `api_key_url`: an identifier, a kind, an address), a key's id is no UUID and the
-    value is no base64 of prose or a JSON document."""
+    value is no base64 of prose or a JSON document, no hex of words and no certificate or public key."""
     if "key_id" in found and "uuid" in found:
         return False  # a key's id written as a UUID (`keyId: <uuid>`) identifies, like any UUID
-    if "b64_document" in found:
-        return False  # base64 of prose or JSON (a fixture, a JWT's header alone) holds no key bytes
+    if "b64_document" in found or "hex_text" in found or "der_public" in found:
+        return False  # base64 of prose or JSON, hex of words, a certificate's DER: no key bytes
     return bool(found.keys() & CONTEXT_SIGNALS) and "key_ends_benign" not in found
 
 
@@ -460,6 +405,12 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
     if _secret_word_pattern().search(before) or _secret_word_pattern().search(view[end : end + AHEAD].lower()):
         return True
     if view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before:
+        return True
+    if view[start - 1 : start] in (" ", "\t", "\n") and announced(view, start, end) is not None:
+        return True
+    if view[start - 1 : start] == "=" and QUERY_KEY.search(view, max(0, start - 34), start) is not None:
+        return True  # a URL query's value: its path may name a secret (`url_path_secret`)
+    if named_key(view, start) is not None:
         return True
     return _quoted_literal(view, start, end) and "(" in view[max(0, start - CALL_REACH) : start]
 
@@ -478,7 +429,7 @@ def _secret_word_pattern() -> re.Pattern[str]:
 # `stripe-live-key`: weighed by the judge); a word with a digit (`hunter2`) stays a secret
 VETO_SIGNALS = frozenset(
     {"key_benign", "near_benign", "zh_benign", "path", "file_ext", "dotted", "attribute", "uuid", "version", "date"}
-    | {"hex_digest", "email", "flag", "all_digits", "plain_words"}
+    | {"hex_digest", "email", "flag", "all_digits", "plain_words", "hex_text"}
 )
 
 

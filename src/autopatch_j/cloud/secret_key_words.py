@@ -97,9 +97,55 @@ _PAIR = re.compile(
 PAIR_WORDS = frozenset({"name", "key", "value"})
 
 
-def named_key(view: str, start: int) -> str | None:
-    """The name a `name`/`key` field gives the `value` field right before `start`, if any."""
-    if "alue" not in view[max(0, start - 12) : start]:
+# a literal that is the default of an environment lookup is read under the variable's name
+# (`os.environ.get("AC_PASSWORD", "…")`, `process.env.WANDB_API_KEY ?? "…"`, `ENV['X'] ||= '…'`,
+# `${DB_PASSWORD:-…}`): the value is what the variable holds when it is unset
+ENV_REACH = 96
+_ENV_NAME = r"([A-Za-z_][\w.-]{0,63}+)"
+_ENV_DEFAULT = re.compile(
+    rf"(?:(?:environ\.get|getenv|Getenv|env\.fetch|ENV\.fetch|env)[ \t]*+\([ \t]*+[\"']{_ENV_NAME}[\"'][ \t]*+,"
+    rf"|(?:process\.env|import\.meta\.env)\.{_ENV_NAME}[ \t]*+(?:\?\?|\|\|)"
+    rf"|(?:ENV|environ)\[[\"']{_ENV_NAME}[\"']\][ \t]*+(?:\|\|=?|\?\?|or\b|\.fetch))[ \t]*+[\"'`]\Z"
+    rf"|\$\{{{_ENV_NAME}:?-\Z"
+)
+
+
+CSV_LINE_MAX = 512
+_CSV_HEADER = re.compile(r"[A-Za-z][A-Za-z0-9 _.-]{0,40}+(?:,[A-Za-z][A-Za-z0-9 _.-]{0,40}+){1,15}")
+
+
+def _csv_header(view: str, start: int) -> str | None:
+    """The header cell above a value in a CSV row (`User Name,Access Key Id,Secret Access Key` over
+    `ci,AKIA…,<secret>`): the line before has the same number of fields, all names."""
+    line_start = view.rfind("\n", max(0, start - CSV_LINE_MAX), start) + 1
+    if line_start == 0:
         return None
-    found = _PAIR.search(view, max(0, start - PAIR_REACH), start)
-    return found.group("name") if found else None
+    line_end = view.find("\n", start, start + CSV_LINE_MAX)
+    head_start = view.rfind("\n", max(0, line_start - 1 - CSV_LINE_MAX), line_start - 1) + 1
+    header = view[head_start : line_start - 1].rstrip("\r")
+    if _CSV_HEADER.fullmatch(header) is None:
+        return None
+    row = view[line_start : len(view) if line_end == -1 else line_end]
+    names = header.split(",")
+    if row.count(",") != len(names) - 1:
+        return None
+    return names[view.count(",", line_start, start)]
+
+
+def named_key(view: str, start: int) -> str | None:
+    """The name a `name`/`key` field gives the `value` field right before `start`, the name of the
+    environment variable whose default the value is, or the header of a CSV column, if any."""
+    before = view[max(0, start - 12) : start]
+    if "alue" in before:
+        found = _PAIR.search(view, max(0, start - PAIR_REACH), start)
+        if found:
+            return found.group("name")
+    if start and view[start - 1] == ",":
+        header = _csv_header(view, start)
+        if header:
+            return header
+    if start and view[start - 1] in "\"'`-":
+        found = _ENV_DEFAULT.search(view, max(0, start - ENV_REACH), start)
+        if found:
+            return next(name for name in found.groups() if name)
+    return None

@@ -325,12 +325,16 @@ _AWS_ID = r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}"
 # scheme://user:pass@ — the password runs to the last `@` before the host (it may hold `@`, `?`)
 _URL_CREDENTIALS = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://(?P<u>[^/\s:@]*+):(?P<s>[^/\s]*)@")
 _TEMPLATE_CHARS = re.compile(r"[\[\]<>{}]")
+# a login that names its own slots (`USER:PASS@`, `user:password@`): a template, like `<user>:<pass>`
+_SLOT_LOGIN = re.compile(r"(?i)(?:db_?)?user(?:name)?:(?:pass(?:word)?|passwd|pwd)")
 
 
 def _url_credentials(view: str) -> Iterator[Span]:
     for match in _URL_CREDENTIALS.finditer(view):
         user, secret = match.group("u"), match.group("s")
         if not secret or _TEMPLATE_CHARS.search(user + secret) or placeholder(view, secret, match.start("s")):
+            continue
+        if _SLOT_LOGIN.fullmatch(f"{user}:{secret}"):
             continue
         yield match.start("u"), match.end("s")
 

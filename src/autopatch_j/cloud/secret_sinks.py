@@ -10,9 +10,11 @@ file.
   `CALL_REACH` characters back on the literal's line, so the work per literal is bounded.
   A literal that looks random is also a secret as the first argument of a setter or builder
   whose name ends in a secret's word (`.apiV3Key("…")`, `SECRET_LAST_WORDS`).
-* `encoded_login`: base64 of `user:password` (or of `key:`, a Basic header's input with an empty
-  password) wherever it stands, without the `Basic` word before it; a literal `key:` or
-  `user:password` handed to a base64 encoder on its line (`Buffer.from('…:').toString('base64')`).
+* `encoded_login`: base64 of `user:password` (or of `key:` or `:key`, a Basic header's input with
+  an empty password or an empty user, as for a personal access token) wherever it stands, without
+  the `Basic` word before it; base64 of a JSON document with a key's field holding a random value
+  (an Elasticsearch enrollment token); a literal `key:` or `user:password` handed to a base64
+  encoder on its line (`Buffer.from('…:').toString('base64')`).
 * `argv_key_pair`: on a command line, a key id (16–32 capitals and digits) followed — after blanks
   or a short flag (`-k=`) — by a random-looking secret of 30–128 characters of both cases
   (`mc alias set NAME URL <id> <secret>`, `tool -i=<id> -k=<secret>`).
@@ -149,10 +151,13 @@ def _joined(view: str, match: re.Match[str]) -> bool:
     return _JOINED.search(before) is not None or _JOINED_AFTER.match(view, match.end()) is not None
 
 
-# a base64 run of its own, 16 to 512 characters with its padding
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_\-.])[A-Za-z0-9+/]{16,512}+={0,2}(?![A-Za-z0-9+/=_\-.])")
+# a base64 run of its own, 16 to 512 characters with its padding; it may follow a name's `=`
+# (`AZDO_BASIC=…`), not padding (`==`) or a bare `=`
+_BASE64 = re.compile(
+    r"(?<![A-Za-z0-9+/_\-.])(?<!==)(?<![^A-Za-z0-9_]=)[A-Za-z0-9+/]{16,512}+={0,2}(?![A-Za-z0-9+/=_\-.])"
+)
 # what a login decodes to: a user (or key) of printable characters, `:`, a password
-_LOGIN = re.compile(r"(?P<u>[\x21-\x39\x3b-\x7e]{1,128}):(?P<p>[\x21-\x7e]{0,256})")
+_LOGIN = re.compile(r"(?P<u>[\x21-\x39\x3b-\x7e]{0,128}):(?P<p>[\x21-\x7e]{0,256})")
 # a quoted `key:` or `user:password` literal (no quote inside)
 _LOGIN_LITERAL = re.compile(
     r"(?P<q>[\"'])(?P<s>[\x21-\x26\x28-\x39\x3b-\x7e]{6,128}:[\x21-\x26\x28-\x7e]{0,128})(?P=q)"
@@ -162,16 +167,33 @@ _ENCODER_AHEAD = 48
 
 def _decoded_login(text: str) -> bool:
     """Whether `text` is a login: `user:password` with a password that is no URL's path or a port,
-    or `key:` after a random-looking key; never JSON or markup."""
+    or `key:` after a random-looking key, or `:key` before one (a token with an empty user: a
+    personal access token's Basic header); never JSON or markup."""
     found = _LOGIN.fullmatch(text)
     if found is None or any(c in text for c in "{}<>\"'"):
         return False
     user, password = found.group("u"), found.group("p")
+    if not user:
+        return looks_random(password)
     if not password:
         return looks_random(user)
     if password.startswith("//") or password.isdigit():
         return False
     return len(password) >= 6 and bool(_LETTER.search(user))
+
+
+# a JSON field that names key material and holds a random-looking string (`"key": "olGu…:zGod…"`)
+_KEYED_FIELD = re.compile(
+    r"(?i)\"[a-z_]{0,24}(?:key|secret|token|password|passwd)[a-z_]{0,8}\"[ \t]*+:[ \t]*+\"(?P<v>[^\"\\]{16,512}+)\""
+)
+
+
+def _keyed_document(text: str) -> bool:
+    """Whether `text` (decoded base64) is a JSON document carrying a key: an enrollment token, a
+    service account's key file, a token whose payload holds its secret."""
+    if text[:1] != "{":
+        return False
+    return any(looks_random(found.group("v")) for found in _KEYED_FIELD.finditer(text))
 
 
 def _encoded_logins(view: str) -> Iterator[Span]:
@@ -183,7 +205,7 @@ def _encoded_logins(view: str) -> Iterator[Span]:
             text = base64.b64decode(run, validate=True).decode("ascii")
         except (binascii.Error, ValueError):
             continue
-        if _decoded_login(text):
+        if _decoded_login(text) or _keyed_document(text):
             yield match.span()
     if "(" not in view:
         return

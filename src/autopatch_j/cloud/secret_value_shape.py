@@ -2,10 +2,11 @@
 
 Length, the mix of digits, upper and lower case and symbols, character entropy and how often digits
 and letters alternate, the share of pronounceable word segments, and whether the value reads as a
-hex digest, a UUID, a version, a date, a file name, a dotted name, an e-mail address, a placeholder,
-an identifier of words, an object id, a `SCREAMING_SNAKE` name, an attribute, a path, a flag, base64
-padding, a known token prefix, lowercase words, or base64 of printable text (of a document, or of
-`user:password`). Pure functions of the value; the context is the judge's.
+hex digest, hex of words, a UUID, a version, a date, a file name, a dotted name, an e-mail address,
+a placeholder, an identifier of words, four-letter groups, a certificate or public key in base64
+DER, an object id, a `SCREAMING_SNAKE` name, an attribute, a path, a flag, base64 padding, a known
+token prefix, lowercase words, or base64 of printable text (of a document, of a JSON document with
+a key's field, or of `user:password`). Pure functions of the value; the context is the judge's.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ _ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
 
 # lowercase words (`capacity`, `stripe-live-key`): each part of three letters or more holds a vowel
 # and a quarter of the letters are vowels (`lafozfqarqknddgd`, `ntdn-yjdc` read as random letters)
+_LETTER_GROUPS = re.compile(r"[a-z]{4}(?P<sep>[- ])[a-z]{4}(?:(?P=sep)[a-z]{4}){2,4}")
 _LOWER_WORDS = re.compile(r"[a-z]{2,}+(?:[-_][a-z]{2,}+)*+")
 _PART = re.compile(r"[a-z]+")
 
@@ -52,6 +54,8 @@ def _plain_words(value: str) -> bool:
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}+={0,2}")
 _READABLE = re.compile(r"[\x20-\x7e\t\r\n]++")
+# a JSON field that names key material (`"key":`, `"secretKey":`, `"private_key":`, `"token":`)
+_KEYED_FIELD = re.compile(r"(?i)\"[a-z_]{0,24}(?:key|secret|token|password|passwd)[a-z_]{0,8}\"[ \t]*+:")
 
 
 def _decoded_text(value: str) -> str | None:
@@ -63,6 +67,34 @@ def _decoded_text(value: str) -> str | None:
     except (binascii.Error, ValueError):
         return None
     return text if _READABLE.fullmatch(text) else None
+
+
+_WORD_TEXT = re.compile(r"[A-Za-z][A-Za-z .,'_-]*+")
+
+
+def _hex_text(value: str) -> bool:
+    """Hex of words (`4a656665` is `Jefe`, a test vector's key): whole bytes, at least four, that
+    decode to letters, spaces and light punctuation — key bytes do so by chance once in a thousand
+    for four bytes, and ever less often for more."""
+    if len(value) < 8 or len(value) % 2:
+        return False
+    return _WORD_TEXT.fullmatch(bytes.fromhex(value).decode("latin-1")) is not None
+
+
+_DER_HEADS = ("MII", "MIG", "MHc", "MC4", "MF")
+
+
+def _der_public(value: str) -> bool:
+    """Base64 of DER whose outer SEQUENCE starts with another SEQUENCE: a certificate, a public key
+    (SubjectPublicKeyInfo) or a signing request; a private key starts with its version instead."""
+    try:
+        head = base64.b64decode(value[: min(64, len(value) // 4 * 4)])
+    except (binascii.Error, ValueError):
+        return False
+    if len(head) < 6 or head[0] != 0x30:
+        return False
+    at = 2 if head[1] < 0x80 else 2 + (head[1] & 0x7F)
+    return at < len(head) and head[at] == 0x30
 
 
 def entropy(value: str) -> float:
@@ -98,6 +130,8 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         out["hex"] = 1.0
         if size in (32, 40, 64, 128):
             out["hex_digest"] = 1.0
+        if _hex_text(value):
+            out["hex_text"] = 1.0
     if digits == size:
         out["all_digits"] = 1.0
     if upper == letters and letters:
@@ -132,6 +166,10 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         out["padding"] = 1.0
     if _plain_words(value):
         out["plain_words"] = 1.0
+    if _LETTER_GROUPS.fullmatch(value):
+        out["letter_groups"] = 1.0  # `hjwf-tonh-qanh-zehp`: an app password, a recovery code
+    if value.startswith(_DER_HEADS) and _der_public(value):
+        out["der_public"] = 1.0  # a certificate, a public key or a signing request in bare base64
     text = _decoded_text(value)
     if value.startswith(prefixes) and (text is None or text[:1] != "{"):
         out["prefix"] = 1.0  # `eyJ…` of one JSON document with no dots is no JWT
@@ -139,7 +177,9 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         # base64 of prose or a document (a fixture, a JSON header) reads unlike base64 of key
         # bytes; of `user:password` it is a Basic credential
         out["b64_text"] = 1.0
-        if " " in text or text[:1] in "{[<":
+        if text[:1] in "{[" and _KEYED_FIELD.search(text):
+            out["b64_keyed"] = 1.0  # a JSON document that carries a key (an enrollment token, a service account)
+        elif " " in text or text[:1] in "{[<":
             out["b64_document"] = 1.0
         elif ":" in text:
             out["b64_login"] = 1.0

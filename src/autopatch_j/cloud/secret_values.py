@@ -35,7 +35,11 @@ SETTING = re.compile(
 
 
 # a variable's name is at most 64 characters: a longer `$…` run is a value that starts with `$`
-ENV_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]{0,63}\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>")
+ENV_REF = re.compile(
+    r"\$\{?[A-Za-z_][A-Za-z0-9_]{0,63}\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>"
+    # an environment variable read in code (`process.env.DB_PASSWORD`, `import.meta.env.VITE_KEY`)
+    r"|(?:process\.env|import\.meta\.env|ENV|env)\.[A-Za-z_][A-Za-z0-9_]{0,63}"
+)
 
 
 # where a value is a reference rather than a literal: `${VAR}`, `${{ secrets.X }}`, `{{ x }}`, `<your token>`
@@ -144,7 +148,7 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if view[max(0, start - 4) : start].rstrip(" ")[-2:] in _REF_OPENERS:  # the name inside `${…}`, `{{ … }}`
         return True
-    if _ENV_LOOKUP.search(view, max(0, start - 24), start):  # the name in `os.environ["…"]`, `getenv("…")`
+    if _ENV_LOOKUP.search(view, max(0, start - 24), start):  # the name in `os.environ["…"]`, `.get("…")`
         return True
     return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
 
@@ -152,7 +156,11 @@ def placeholder(view: str, value: str, start: int) -> bool:
 _REF_OPENERS = frozenset({"${", "$(", "{{"})
 # a key whose prefix marks it publishable, for a browser or an app (`pk_live_…`, `pk_test_…`, `pk.…`)
 _PUBLISHED = re.compile(r"pk(?:_live|_test)?[_.][A-Za-z0-9]")
-_ENV_LOOKUP = re.compile(r"(?:environ|getenv|Getenv|env|ENV)(?:\.get)?[ \t]*+[\[(][ \t]*+[\"']\Z")
+# the name a lookup reads (`os.environ["…"]`, `getenv("…")`, `request.headers.get('X-Hub-Signature-256')`,
+# `getHeader("…")`, `params.get("…")`): a key, not its value
+_ENV_LOOKUP = re.compile(
+    r"(?:(?:environ|getenv|Getenv|env|ENV)(?:\.get)?|\.get|[gG]et_?[hH]eader|headers)[ \t]*+[\[(][ \t]*+[\"']\Z"
+)
 
 
 def shannon_bits(value: str) -> float:

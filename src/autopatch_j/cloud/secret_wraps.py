@@ -20,7 +20,9 @@ one of these holds:
   or an inner capital, or a symbol beside a letter: `_looks_random_run`) — or, with no space before
   the break, is a cut token prefix holding `-` or `_` (`sk_live_Q`) — and so does the first run of
   the next body, which starts no assignment (`DEBUG=true` on the next line of an `.env` stays
-  apart; a name that reads as the rest of a random value, `SnVpePT=`, is none);
+  apart; a name that reads as the rest of a random value, `SnVpePT=`, is none; a colon assigns
+  only before a blank, a quote, a bracket or the line's end: `AEXnp2no:APA91b…` and `PA:ycQ4:`
+  are the rest of a value);
 - **the text is hard-wrapped at a fixed column**: the line's body and a neighbouring line's body
   have the same length, at least `FIXED_WIDTH_MIN` (`FIXED_INDENTED_MIN` when the next gutter is
   bare indentation), and the next body is no longer — or the same holds for the lines as written
@@ -63,7 +65,7 @@ GUTTER = re.compile(r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*)[ \t]?){0,3}+")
 _NEWLINE = re.compile("\n")
 _TOKEN_RUN_TAIL = re.compile(r"[^\s\"'`]*+\Z")
 _NEXT_RUN = re.compile(
-    r"(?P<next>[A-Za-z0-9_+/.!@#$%^&*~-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?!//)|=))?"
+    r"(?P<next>[A-Za-z0-9_+/.!@#$%^&*~-]{1,256}+(?:={1,2}+(?!\S))?)(?P<assign>[ \t]{0,8}+(?::(?=[\s\"'\[{]|\Z)|=))?"
 )
 _NAME = re.compile(r"[A-Za-z_][\w.-]*+")
 _CASE_SWITCH = re.compile(r"[a-z][A-Z]")

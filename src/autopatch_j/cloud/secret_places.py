@@ -1,0 +1,93 @@
+"""Where a candidate secret value stands on the page, for the secret judge (`secret_judge.py`) (C-24).
+
+* **announced**: the value is alone on its line and the line before it (after at most one blank
+  line) ends in a colon — a heading of one word (`Output:`) announces a block, not a value — or is
+  a shell command that names a secret (`$ kubectl … jsonpath='{.data.password}' | base64 -d`);
+  `names_a_secret` says whether that line names one (`Password for the elastic user (…):`).
+* **a URL query's value** (`?uid=…&t=<value>`, `QUERY_KEY`) and whether the URL's path names a
+  secret (`/auth/magic`, `/login`: `url_path_names_secret`).
+* **a Chinese label** before it (`zh_secret`): a copula (`是`, `值为`) names a secret only as the
+  connector right before the value, so `这是输出` (this is the output) a line above a digest names
+  nothing.
+
+Each reads a bounded window before the value (a line of at most `ANNOUNCE_REACH` characters, the
+URL on the value's line), so the judge stays linear.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autopatch_j.cloud.secret_key_words import KeyLexicon, key_lexicon, key_words_of
+
+__all__ = ["ANNOUNCE_REACH", "QUERY_KEY", "announced", "names_a_secret", "url_path_names_secret", "zh_secret"]
+
+_ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+QUERY_KEY = re.compile(r"[?&][A-Za-z_][\w.-]{0,31}+=\Z")
+_URL_PATH = re.compile(r"//[^\s/?#]{1,255}+(?P<path>/[^\s?#]{0,255}+)?\?")
+
+
+def url_path_names_secret(before: str, lexicon: KeyLexicon) -> bool:
+    """The URL whose query holds the value has a path word that names a secret (`/auth/`, `/login`)."""
+    at = before.rfind("://")
+    if at == -1 or "\n" in before[at:]:
+        return False
+    found = _URL_PATH.match(before, at + 1)
+    if found is None or not found.group("path"):
+        return False
+    words = (w for token in _ASCII_WORDS.findall(found.group("path")) for w in key_words_of(token))
+    return any(w in lexicon.secret_en for w in words)
+
+
+ANNOUNCE_REACH = 160
+# a line that announces the value on the next line ends in `:` (or is a shell command naming a
+# secret); the value's line holds nothing else
+_LINE_REST = re.compile(r"[ \t]*+(?:\r?\n|\Z)")
+_ANNOUNCING_END = re.compile(r"[:：][ \t]*+\Z")
+
+
+def announced(view: str, start: int, end: int) -> str | None:
+    """The line before `view[start:end]` (after at most one blank line, within `ANNOUNCE_REACH`
+    characters) when the value is alone on its line and that line ends in a colon (two words or
+    more, or a secret's word) or is a shell command (`$ …`) naming a secret: the value it prints or
+    asks for (`Password for the elastic user:` / `  +r3i…`, `$ kubectl … jsonpath='{.data.password}'
+    | base64 -d` / `HMGu…`, `it wrapped like this:` / `<value>`); None otherwise."""
+    line_start = view.rfind("\n", max(0, start - 64), start) + 1
+    if line_start == 0 or view[line_start:start].strip(" \t") or _LINE_REST.match(view, end) is None:
+        return None
+    prev_end = line_start - 1
+    if prev_end <= 0:
+        return None
+    if view[prev_end - 1 : prev_end] == "\n":  # one blank line between
+        prev_end -= 1
+    prev_start = view.rfind("\n", max(0, prev_end - ANNOUNCE_REACH), prev_end) + 1
+    previous = view[prev_start:prev_end]
+    if _ANNOUNCING_END.search(previous) is not None and (
+        len(_ASCII_WORDS.findall(previous)) >= 2 or _CJK.search(previous) or names_a_secret(previous)
+    ):
+        return previous  # a heading of one word (`Output:`, `Result:`) announces a block, not a value
+    if "$ " in previous and names_a_secret(previous):
+        return previous  # a command that reads a secret (`git rev-parse HEAD` prints none)
+    return None
+
+
+def names_a_secret(line: str) -> bool:
+    """A line holds a word or Chinese label that names a secret (a copula alone is none)."""
+    lexicon = key_lexicon()
+    if any(word in line for word in lexicon.secret_zh if word not in _ZH_COPULAS):
+        return True
+    return any(w in lexicon.secret_en for token in _ASCII_WORDS.findall(line) for w in key_words_of(token))
+
+
+# a copula (`token 是 …`, `值为 …`) names a secret only as the connector right before the value:
+# `这是输出` (this is the output) a line before a digest names nothing
+_ZH_COPULAS = frozenset({"是", "值是", "值为"})
+_ZH_OPENERS = " \t\"'`「“【([（『‘〔:：=＝"
+
+
+def zh_secret(tail: str, words: tuple[str, ...]) -> bool:
+    """A Chinese secret word in `tail` (the text right before a value); a copula only at its end."""
+    bare = tail.rstrip(_ZH_OPENERS)
+    return any(word in tail if word not in _ZH_COPULAS else bare.endswith(word) for word in words)
