@@ -5,12 +5,15 @@ Each prose sentence the sentence reader (`reader.py`) reads as a preference or d
 passes the hard gates (`Lexicon.passes_gates`) becomes a candidate of the reader's kind quoting it,
 one it reads as discussion becomes discussion context (without readings the lexicon's markers
 decide); comparing options is discussion, quoting the question it weighs when one comes right before
-it in the turn. Each item of a list is a statement of its own
-(`lists.walk`). Sentences of one turn that state the same subject form one candidate quoting each of
-them, and so do two statements of one kind joined by a semicolon and a sentence extending the one
-before it ("That applies to every answer."). What a correction corrects is `corrections.py`'s. A
-sentence that only says a group settled the one before it ("… Team decision.", "…。组里都同意了。")
-makes that one a project decision quoting both.
+it in the turn, and going on past a semicolon. Each item of a list is a statement of its own
+(`lists.walk`). Every other sentence is a candidate of its own: whether two statements of one turn
+are one memory — a rule and its detail or reason, or two rules side by side — is the joining
+model's to say (`joining.py`, applied by `supersede.SubjectReader.one_per_statement`). Only what a
+sentence says about the one before it joins here: a sentence extending it ("That applies to every
+answer.") or pointing back to it ("Make that a habit."), a rule completing a correction that only
+retires, and a sentence that only says a group settled the one before it ("… Team decision.",
+"…。组里都同意了。"), which makes that one a project decision quoting both. What a correction
+corrects is `corrections.py`'s.
 """
 
 from __future__ import annotations
@@ -19,11 +22,10 @@ from collections.abc import Callable
 
 from autopatch_j.llm.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.corrections import CorrectionReader
-from autopatch_j.memory.lexicon import Lexicon, Subject
+from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import walk
 from autopatch_j.memory.reader import STATEMENTS, admits, discusses
 from autopatch_j.memory.records import Turn
-from autopatch_j.memory.replacement import names_in, stemmed
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 
@@ -74,15 +76,12 @@ class StatementReader:
             if (
                 joins is not None
                 and joins is found[-1]
+                and joins.kind == "discussion_context"
                 and not self.lexicon.statement_in_turn(turn.user_text, sentence)
-                and (
-                    joins.kind == "discussion_context"
-                    or (self.lexicon.passes_gates(sentence) and not self.lexicon.names_an_owner(sentence))
-                )
                 and _fits(joins, sentence)
             ):
-                # "我在权衡缓存层：Redis …；Caffeine …": a comparison goes on past its semicolon, and so
-                # does a rule ("All request logs are JSON lines on stdout; nothing goes to local files.")
+                # "我在权衡缓存层：Redis …；Caffeine …": a comparison goes on past its semicolon (whether a
+                # rule goes on past one is the joining model's to say)
                 found[-1] = _joined(joins, sentence, source)
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
                 continue
@@ -121,26 +120,9 @@ class StatementReader:
                 if judged is None:
                     continue
                 kind, unnamed = judged
-                same = next(
-                    (c for c in reversed(found) if subject and c.subject == subject.key and c.kind == kind), None
-                )
-                # "stop sending whole files; from now on just send the diff": one statement; a rule of
-                # its own on another topic after a rule that retires nothing is another one
-                # ("讲算法先给复杂度；给我的脚本一律别用 eval"); a clause naming no owner of its own takes the
-                # kind of the one it continues ("we're requiring JSON logs …; plain-text lines won't pass
-                # review anymore.")
-                if (
-                    same is None
-                    and joins is not None
-                    and joins is found[-1]
-                    and self._goes_on(joins, kind, subject, sentence)
-                ):
-                    same = joins
-                if same is None and self._continues(found, kind, subject, sentence):
-                    same = found[-1]  # "… all integration tests to Testcontainers. No more shared … for tests."
-                if same is not None and _fits(same, sentence):  # one turn, one subject: one statement quoting each
-                    merged = _joined(same, sentence, source)
-                    found[found.index(same)] = merged
+                if subject is None and self._completes(found, kind, sentence):
+                    merged = _joined(found[-1], sentence, source)
+                    found[-1] = merged
                     clause_of = merged if sentence.endswith((";", "；")) else None
                     continue
                 content = sentence
@@ -194,52 +176,32 @@ class StatementReader:
             )
         )
 
-    def _goes_on(self, statement: CandidateOut, kind: str, subject: Subject | None, sentence: str) -> bool:
-        """`sentence`, after the ";" that ended `statement`, is part of it: of the same kind, unless it is
-        a rule of its own on another topic; of any kind, when it names no subject and no owner of its
-        own ("… from today on; unsigned ones won't get merged anymore.")."""
-        if subject is None and not self.lexicon.names_an_owner(sentence):
-            return True
-        if statement.kind != kind:
-            return False
-        return (
-            not self.lexicon.is_explicit(sentence)
-            or self.lexicon.reads_as_statement(statement.content)  # no marker before ";", its marker after
-            or self.lexicon.is_switch(sentence)
-            or self.lexicon.is_switch(statement.content)
-            or self._shares_stem(sentence, statement.content)
-        )
-
-    def _continues(self, found: list[CandidateOut], kind: str, subject: Subject | None, sentence: str) -> bool:
-        """A statement of the same kind right after another in its turn, with no subject of either,
-        naming a thing the other names or completing a correction that only retires, is part of it
-        (one rule said in two sentences)."""
-        if not found or subject is not None:
+    def _completes(self, found: list[CandidateOut], kind: str, sentence: str) -> bool:
+        """`sentence` (no subject of the lexicon's table) completes the statement before it in its turn:
+        that one is a correction of the same kind, with no subject either, that only retires, and the
+        rule after it says what holds instead ("想了下还是不要逐行了，太吵。以后只在关键地方写注释就行。")."""
+        if not found or kind == "discussion_context":
             return False
         last = found[-1]
-        if last.kind != kind or kind == "discussion_context" or last.subject:
-            return False
-        # "想了下还是不要逐行了，太吵。以后只在关键地方写注释就行。": a correction that only retires is
-        # completed by the rule after it.
-        if self.lexicon.is_correction(last.content) and self.lexicon.retires(last.content):
-            return True
-        return bool(names_in(self.lexicon.anchor_tokens(last.content)) & names_in(self.lexicon.anchor_tokens(sentence)))
-
-    def _shares_stem(self, a: str, b: str) -> bool:
-        return bool(stemmed(self.lexicon.anchor_tokens(a)) & stemmed(self.lexicon.anchor_tokens(b)))
+        return (
+            last.kind == kind
+            and not last.subject
+            and self.lexicon.is_correction(last.content)
+            and bool(self.lexicon.retires(last.content))
+            and _fits(last, sentence)
+        )
 
     def _extends(self, sentence: str, statement: CandidateOut, before: str) -> bool:
         """`sentence` is part of `statement`: it extends its scope ("That applies to every answer."), or
-        it comes right after it, corrects nothing and either points back to it ("Make that a habit.",
-        "We're enforcing that starting this sprint.") or states on its words alone, with no marker,
-        how the rule goes on ("…; no log files on disk.")."""
+        it comes right after it, corrects nothing and points back to it ("Make that a habit.", "We're
+        enforcing that starting this sprint.")."""
         if not self.lexicon.passes_gates(sentence) or not _fits(statement, sentence):
             return False
         if self.lexicon.is_extension(sentence):
             return True
         if not before or statement.sources[-1].quote != before or self.lexicon.is_correction(sentence):
             return False
-        return self.lexicon.points_back(sentence) or self.lexicon.reads_as_statement(sentence)
+        return self.lexicon.points_back(sentence)
 
 
 def _joined(candidate: CandidateOut, sentence: str, source: list[SourceOut]) -> CandidateOut:
@@ -250,6 +212,6 @@ def _joined(candidate: CandidateOut, sentence: str, source: list[SourceOut]) -> 
 
 
 def _fits(candidate: CandidateOut, sentence: str) -> bool:
-    """A same-subject sentence joins a candidate only while the result stays within the validator's
-    limits; past them it starts a new candidate (Stage 2 keeps the latest statement of a subject)."""
+    """A sentence joins a candidate only while the result stays within the validator's limits; past
+    them it starts a new candidate."""
     return len(candidate.sources) < MAX_SOURCES and len(candidate.content) + 1 + len(sentence) <= MAX_CONTENT_CHARS
