@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from autopatch_j.memory.text import Token, TokenKind, associations, fold, has_cjk, tokens
+from autopatch_j.memory.text import Token, TokenKind, associations, fold, has_cjk, necessity, simplified, tokens
 from autopatch_j.memory.text.bilingual import chinese_of, english_of
 from autopatch_j.memory.text.languages import is_filler
 from autopatch_j.memory.text.segment import dictionary_words
@@ -106,10 +106,12 @@ def _keys_of(members: Iterable[str], cjk_words: Callable[[str], tuple[str, ...]]
     return list(dict.fromkeys(keys))
 
 
-def text_keys(text: str, *, thesaurus: bool = False) -> list[str]:
+def text_keys(text: str, *, thesaurus: bool = False, simplify: bool = False) -> list[str]:
     """Every key occurrence of a text, in order; with `thesaurus`, then the keys of the thesaurus
-    members its words trigger (once each)."""
-    found = list(tokens(text))
+    members its words trigger (once each); with `simplify`, Traditional characters read as Simplified
+    (`text.simplified`: search's keys, on both sides)."""
+    folded = fold(text)
+    found = list(tokens(simplified(folded) if simplify else folded, folded=True))
     keys = [key for key in map(token_key, found) if key]
     return keys + list(dict.fromkeys(_equivalent_keys(found))) if thesaurus else keys
 
@@ -123,7 +125,7 @@ def item_weights(
     fields = [(title, TITLE_WEIGHT), (subject, SUBJECT_WEIGHT), (content, 1)]
     fields += [(value, META_WEIGHT) for value in (*aliases, *keywords)]
     for text, weight in fields:
-        for key in text_keys(text):
+        for key in text_keys(text, simplify=True):
             counts[key] += weight
     length = sum(counts.values())
     norm = K1 * (1 - B + B * length / AVERAGE_LENGTH)
@@ -141,7 +143,7 @@ def query_terms(query: str) -> list[QueryTerm]:
 
 @functools.lru_cache(maxsize=2048)
 def _query_terms(query: str) -> tuple[QueryTerm, ...]:
-    folded = fold(query)
+    folded = simplified(fold(query))
     found: dict[str, tuple[Token, list[str]]] = {}
     latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
     found_tokens = list(tokens(folded, folded=True, search_mode=False))
@@ -201,6 +203,15 @@ def use_associations(table: Mapping[str, Sequence[str]] | None) -> None:
     global _generation
     associations.install(table)
     _query_terms.cache_clear()
+    _generation += 1
+
+
+def use_necessity(table: Mapping[str, float] | None) -> None:
+    """Evaluation only: weigh query keys by the necessity `table` instead of the packaged one (None:
+    the packaged one again; `{}`: every key whole). Stores searched before keep the parts they weighed
+    under their stamp, so install it before the first search of a store."""
+    global _generation
+    necessity.install(table)
     _generation += 1
 
 

@@ -53,6 +53,7 @@ from autopatch_j.memory.postings_cache import (
 from autopatch_j.memory.qualifier import qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
+from autopatch_j.memory.text import necessity
 
 MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
@@ -400,13 +401,14 @@ def term_part(term: QueryTerm, last: bool, stats: Mapping[str, int], completions
     if held:  # a Chinese compound no item holds whole is also held by the shorter words inside it
         term = dataclasses.replace(term, alternatives=tuple(dict.fromkeys((*term.alternatives, *held))))
     count = stats.get(term.key, 0)
+    kept = necessity.factor(term.key)  # a way of asking weighs less than what a memory says
     if count > 0:
-        found = [(term.key, term_weight(items, count, term.word))]
+        found = [(term.key, kept * term_weight(items, count, term.word))]
     elif last and completions:  # a last word cut short: its completions
-        found = [(key, term_weight(items, count, term.word)) for key, count in completions.items() if count > 0]
+        found = [(key, kept * term_weight(items, n, term.word)) for key, n in completions.items() if n > 0]
     else:
         found = []
-    weight = max(w for _, w in found) if found else term_weight(items, 0, term.word)
+    weight = max(w for _, w in found) if found else kept * term_weight(items, 0, term.word)
     # thesaurus members count as the term itself, at its weight
     alternatives = (*found, *((key, weight) for key in term.alternatives if stats.get(key, 0) > 0))
     counts = tuple((key, stats[key] if key in stats else completions[key]) for key, _ in alternatives)
@@ -561,4 +563,4 @@ _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 @functools.lru_cache(maxsize=8192)
 def _value_keys(value: str) -> tuple[str, ...]:
-    return tuple(text_keys(value))
+    return tuple(text_keys(value, simplify=True))

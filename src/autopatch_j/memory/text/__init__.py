@@ -1,6 +1,7 @@
 """The text layer of Memory: one fold, one tokenizer, one CJK range, for search and extraction.
 
-- `fold`: NFKC and casefold — the only case/width folding (`ＰＹＴＨＯＮ` = `python`).
+- `fold`: NFKC and casefold — the only case/width folding (`ＰＹＴＨＯＮ` = `python`); `simplified`:
+  Traditional Chinese characters as Simplified (`什麼` = `什么`), for search's terms.
 - `CJK`: the CJK character class (kana, CJK ideographs and their extensions/compatibility forms,
   Hangul), written once here.
 - `tokens`: the tokens of a text in order — identifiers, paths and versions whole (`snake_case`,
@@ -36,8 +37,25 @@ class Token:
 
 
 def fold(text: str) -> str:
-    """NFKC, then casefold: the one folding of every text Memory compares."""
+    """NFKC, then casefold: the one folding of every text Memory compares (`ＰＹＴＨＯＮ` = `python`)."""
     return unicodedata.normalize("NFKC", text).casefold()
+
+
+def simplified(text: str) -> str:
+    """`text` with each Traditional Chinese character as its Simplified form (`traditional.txt`, read
+    on the first text that is not ASCII): what search's terms are made of, so that `什麼設定` and
+    `什么设定` are the same words."""
+    return text if text.isascii() else text.translate(_simplified())
+
+
+@functools.cache
+def _simplified() -> dict[int, str]:
+    """Each Traditional character's Simplified form (scripts/build_traditional.py, from OpenCC)."""
+    from importlib import resources
+
+    raw = resources.files("autopatch_j.memory.text").joinpath("traditional.txt").read_text(encoding="utf-8")
+    pairs = (line.split("\t") for line in raw.splitlines() if line and not line.startswith("#"))
+    return {ord(t): s for t, s in pairs}
 
 
 def has_cjk(text: str) -> bool:
