@@ -14,16 +14,17 @@ admission-bound thread id, M-22; no per-item query):
    to the item rows.
 
 A term's weight is its BM25 rarity (idf) in the store blended with its general frequency
-(`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that
-"project" says less than "pnpm". The drivers are the heaviest terms such that the others together
-stay below the floor: an item that qualifies holds at least one driver (pigeonhole), and a
-driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has many
-driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded whatever the
-store's size. A process that searches a store again ranks over its copy of what earlier searches
-read under the same stamp instead (postings_cache.py: the same hits; at most three statements, one
-when the copy holds everything). Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
-the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias,
-keyword or subject) is the whole query first; nothing qualifies → `[]`.
+(`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that "project"
+says less than "pnpm"; it is multiplied by the key's learned necessity (`text/necessity.txt`: "long" in
+"how long …" is a way of asking, not what a memory says). The drivers are the heaviest terms such that
+the others together stay below the floor: an item that qualifies holds at least one driver (pigeonhole),
+and a driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has
+many driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded
+whatever the store's size. A process that searches a store again ranks over its copy of what earlier
+searches read under the same stamp instead (postings_cache.py: the same hits; at most three statements,
+one when the copy holds everything). Scope (M-63): active revisions only; repo preferences and
+decisions, and discussions of the bound thread only. Order: score, then `updated_at DESC, memory_id
+DESC`, a hit whose title (alias, keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
 
 from __future__ import annotations
