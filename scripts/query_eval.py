@@ -11,7 +11,7 @@ behind `memory search`, the agent tool and MCP `memory_search`):
 - a query with `target: null` asks about something the session never decided: it must return
   nothing (the share of empty results is reported).
 
-    python scripts/query_eval.py [--part dev] [--json] [--misses] [--associations FILE]
+    python scripts/query_eval.py [--part dev] [--json] [--misses] [--associations FILE] [--necessity FILE]
 
 Runs against whatever `autopatch_j` is importable, so the search of another checkout is measured
 with `PYTHONPATH=<checkout>/src` (the store is built through APIs both have).
@@ -209,7 +209,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--associations", type=Path, help="a table of scripts/train_associations.py instead of the packaged one"
     )
+    parser.add_argument(
+        "--necessity", type=Path, help="a table of scripts/train_necessity.py instead of the packaged one"
+    )
     args = parser.parse_args(argv)
+    if args.necessity is not None:
+        if not args.necessity.is_file():
+            print(f"no necessity table at {args.necessity}", file=sys.stderr)
+            return 1
+        from autopatch_j.memory.index import use_necessity
+        from autopatch_j.memory.text import necessity
+
+        use_necessity(necessity.parse(args.necessity.read_text(encoding="utf-8")))
     if args.associations is not None:
         if not args.associations.is_file():
             print(f"no associations table at {args.associations}", file=sys.stderr)

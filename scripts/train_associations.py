@@ -21,7 +21,7 @@ is refitted after a change of the tokenizer. Deterministic: the same sessions gi
 `--loao` fits without each author in turn and scores that author's queries with the search (as
 scripts/query_eval.py does), the table of the run installed by `index.use_associations`; the
 packaged file is not touched. Authors are the folders of `eval/realistic/<part>/`, `--part` may be
-given several times (default: dev and test).
+given several times (default: dev, test and measured).
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def loao(sessions: dict[str, list[dict[str, Any]]], options: dict[str, Any]) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", action="append", help="folder under eval/realistic (default: dev and test)")
+    parser.add_argument("--part", action="append", help="folder under eval/realistic (default: dev, test and measured)")
     parser.add_argument("--exclude", default="", help="authors left out of the fit, comma-separated")
     parser.add_argument("--out", type=Path, default=OUT, help="where the table is written")
     parser.add_argument("--loao", action="store_true", help="leave one author out: fit without, score them")
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--null-weight", type=float, default=3.0)
     args = parser.parse_args(argv)
     excluded = {a for a in args.exclude.split(",") if a}
-    sessions = {a: s for a, s in author_sessions(args.part or ["dev", "test"]).items() if a not in excluded}
+    sessions = {a: s for a, s in author_sessions(args.part or ["dev", "test", "measured"]).items() if a not in excluded}
     if not sessions:
         print("no realistic sessions to fit on (check --part and --exclude)", file=sys.stderr)
         return 1

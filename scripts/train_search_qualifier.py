@@ -1,6 +1,7 @@
 """Fit the search qualifier (memory/qualifier.py) on the realistic sessions' queries.
 
-For every session of `eval/realistic/dev` a fresh store receives the session's active gold memories
+For every session of the realistic parts (default: `eval/realistic/dev`, `test` and `measured`,
+the authors of `--exclude` left out) a fresh store receives the session's active gold memories
 (as `scripts/query_eval.py` stores them) and each query is weighed as search.py weighs it. Every
 memory that reaches the floor (`FLOOR` of the query's weight in `MIN_TERMS` distinct query terms)
 is one example: a positive when it is the query's target, a negative when the query is a
@@ -11,7 +12,10 @@ A logistic regression (scikit-learn, lbfgs, fixed settings: deterministic) over 
 memory/qualifier.py gives the weights; a candidate answers when its probability reaches
 `PROBABILITY`, written as the logit bound.
 
-    python scripts/train_search_qualifier.py [--part dev] [--out FILE] [--check]
+    python scripts/train_search_qualifier.py [--part P ...] [--exclude A,B] [--out FILE] [--check]
+
+For a leave-authors-out estimate, fit without the authors scored and with the term tables fitted
+without them too (`--associations FILE`, `--necessity FILE`, as `scripts/query_eval.py` takes them).
 
 `--check` compares the fitted rule with the shipped `search_qualifier.json` (exit 1 when they differ
 by more than one unit of the fourth decimal).
@@ -34,14 +38,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from query_eval import load_sessions, session_files, store_session
 
+from autopatch_j.memory.index import use_associations, use_necessity
 from autopatch_j.memory.qualifier import FEATURES, features, parse
 from autopatch_j.memory.search import plan_in_tx
+from autopatch_j.memory.text import necessity
+from autopatch_j.memory.text.associations import parse as parse_associations
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "src" / "autopatch_j" / "memory" / "search_qualifier.json"
 FLOOR = 0.3
 MIN_TERMS = 2
-PROBABILITY = 0.85
+PROBABILITY = 0.8
 DECIMALS = 4
 
 _KEYS = """
@@ -51,9 +58,16 @@ JOIN memory_search_docs d ON d.item_id = p.item_id
 """
 
 
-def examples(part: str, floor: float = FLOOR) -> tuple[list[list[float]], list[int], list[str]]:
+PARTS = ["dev", "test", "measured"]
+
+
+def files_of(parts: list[str], excluded: set[str]) -> list[Path]:
+    """The batch files of the parts, but for the excluded authors' folders."""
+    return [path for part in parts for path in session_files(part) if path.parent.name not in excluded]
+
+
+def examples(files: list[Path], floor: float = FLOOR) -> tuple[list[list[float]], list[int], list[str]]:
     """The features and labels of every memory past the floor, and the digests of the files read."""
-    files = session_files(part)
     rows: list[list[float]] = []
     labels: list[int] = []
     for session in load_sessions(files):
@@ -79,12 +93,17 @@ def examples(part: str, floor: float = FLOOR) -> tuple[list[list[float]], list[i
                     keys = count_of.get(memory_id, 0)
                     rows.append(list(features(share=share, held=len(held), terms=len(plan.terms), keys=keys)))
                     labels.append(int(query["target"] == key))
-    digests = [f"{path.relative_to(ROOT)}:{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}" for path in files]
+    digests = [f"{_name(path)}:{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}" for path in files]
     return rows, labels, digests
 
 
-def fit(part: str, floor: float = FLOOR) -> dict[str, Any]:
-    rows, labels, digests = examples(part, floor)
+def _name(path: Path) -> str:
+    """A file's path inside the checkout (a folder outside it: its author folder and name)."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else f"{path.parent.name}/{path.name}"
+
+
+def fit(parts: list[str], excluded: set[str], floor: float = FLOOR) -> dict[str, Any]:
+    rows, labels, digests = examples(files_of(parts, excluded), floor)
     model = LogisticRegression(C=1.0, solver="lbfgs", max_iter=5000, tol=1e-10)
     model.fit(np.array(rows), np.array(labels))
     weights = {name: round(float(w), DECIMALS) for name, w in zip(FEATURES, model.coef_[0], strict=True)}
@@ -96,7 +115,8 @@ def fit(part: str, floor: float = FLOOR) -> dict[str, Any]:
         "floor": floor,
         "min_terms": MIN_TERMS,
         "trained_on": {
-            "part": part,
+            "parts": parts,
+            "excluded": sorted(excluded),
             "examples": len(labels),
             "positives": sum(labels),
             "files_sha256": hashlib.sha256("\n".join(digests).encode()).hexdigest(),
@@ -119,14 +139,21 @@ def differs(fitted: dict[str, Any], shipped: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", default="dev", help="folder under eval/realistic (default: dev)")
+    parser.add_argument("--part", action="append", help="folder under eval/realistic (default: dev, test, measured)")
+    parser.add_argument("--exclude", default="", help="authors left out of the fit, comma-separated")
+    parser.add_argument("--associations", type=Path, help="weigh with this associations table (an estimate)")
+    parser.add_argument("--necessity", type=Path, help="weigh with this necessity table (an estimate)")
     parser.add_argument("--out", type=Path, default=SHIPPED, help="where to write the rule")
     parser.add_argument("--check", action="store_true", help="compare with the shipped rule instead of writing")
     parser.add_argument(
         "--floor", type=float, default=FLOOR, help=f"the share a candidate must reach (default {FLOOR})"
     )
     args = parser.parse_args(argv)
-    fitted = fit(args.part, args.floor)
+    if args.associations is not None:
+        use_associations(parse_associations(args.associations.read_text(encoding="utf-8")))
+    if args.necessity is not None:
+        use_necessity(necessity.parse(args.necessity.read_text(encoding="utf-8")))
+    fitted = fit(args.part or PARTS, {a for a in args.exclude.split(",") if a}, args.floor)
     if args.check:
         shipped = json.loads(SHIPPED.read_text(encoding="utf-8"))
         bad = differs(fitted, shipped)

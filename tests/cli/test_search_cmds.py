@@ -140,7 +140,7 @@ def test_a_question_about_something_never_decided_stays_empty(cli: CliRunner, se
     [
         # a memory written in Traditional Chinese, asked about in Simplified, in English, and the other way
         ("資料庫連線逾時 30 秒", "資料庫連線的逾時統一設成 30 秒。", "资料库连线逾时"),
-        ("日誌保留 30 天", "服務的日誌統一保留 30 天。", "how long do we keep logs"),
+        ("日志保留 30 天", "服务的日志统一保留 30 天。", "日誌保留幾天"),
         ("日志级别统一 info", "所有服务的日志级别统一用 info。", "日誌級別"),
     ],
 )

@@ -11,7 +11,9 @@ from tests.mcp_server.conftest import assert_mcp_search_agrees, cli_searches, st
 
 QUESTIONS = {
     "how much background should answers give": ["Skip the basics"],  # background → basic, explain
-    "用户想要多详细的解释": ["Skip the basics"],  # 多 详细 → basic, depth (across languages)
+    # 多 详细 → basic, depth (across languages); 详细 → length is learned too (authors asking for
+    # detail about line-length rules), so the code rule comes second: a known false hit
+    "用户想要多详细的解释": ["Skip the basics", "Line length 100"],
     "how long do we keep logs": ["Logs are retained for 30 days"],  # long → retent, keep → retain
     "代码一行最多多长": ["Line length 100"],  # 多长 → length
     "which registry do we push images to": [],  # the registry was never decided: nothing

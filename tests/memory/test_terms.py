@@ -61,6 +61,13 @@ def test_query_terms_leave_fillers_out_and_keep_identifiers_whole() -> None:
     assert [t.key for t in query_terms("is pip-tools allowed")] == ["pip-tools"]
 
 
+def test_query_terms_are_dictionary_words_not_the_segmenters_guesses() -> None:
+    # The segmenter's HMM glues 时 + 要 into a word no memory holds; a query asks for dictionary words.
+    keys = [t.key for t in query_terms("给代码时要给完整的还是片段")]
+    assert "时要" not in keys and {"完整", "片段"} <= set(keys)
+    assert [t.key for t in query_terms("什麼時候部署")] == [t.key for t in query_terms("什么时候部署")]
+
+
 def test_indexing_stores_postings_the_term_list_and_statistics(manager: MemoryManager) -> None:
     made = add_item(manager, kind=MemoryKind.USER_PREFERENCE, title="Answer", content="以后先给结论", keywords=["ab"])
     with manager.db.read("terms") as conn:

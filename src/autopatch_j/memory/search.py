@@ -14,16 +14,17 @@ admission-bound thread id, M-22; no per-item query):
    to the item rows.
 
 A term's weight is its BM25 rarity (idf) in the store blended with its general frequency
-(`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that
-"project" says less than "pnpm". The drivers are the heaviest terms such that the others together
-stay below the floor: an item that qualifies holds at least one driver (pigeonhole), and a
-driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has many
-driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded whatever the
-store's size. A process that searches a store again ranks over its copy of what earlier searches
-read under the same stamp instead (postings_cache.py: the same hits; at most three statements, one
-when the copy holds everything). Scope (M-63): active revisions only; repo preferences and decisions, and discussions of
-the bound thread only. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias,
-keyword or subject) is the whole query first; nothing qualifies → `[]`.
+(`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that "project"
+says less than "pnpm"; it is multiplied by the key's learned necessity (`text/necessity.txt`: "long" in
+"how long …" is a way of asking, not what a memory says). The drivers are the heaviest terms such that
+the others together stay below the floor: an item that qualifies holds at least one driver (pigeonhole),
+and a driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has
+many driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded
+whatever the store's size. A process that searches a store again ranks over its copy of what earlier
+searches read under the same stamp instead (postings_cache.py: the same hits; at most three statements,
+one when the copy holds everything). Scope (M-63): active revisions only; repo preferences and
+decisions, and discussions of the bound thread only. Order: score, then `updated_at DESC, memory_id
+DESC`, a hit whose title (alias, keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from autopatch_j.memory.postings_cache import (
 from autopatch_j.memory.qualifier import qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
+from autopatch_j.memory.text import necessity
 
 MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
@@ -400,13 +402,14 @@ def term_part(term: QueryTerm, last: bool, stats: Mapping[str, int], completions
     if held:  # a Chinese compound no item holds whole is also held by the shorter words inside it
         term = dataclasses.replace(term, alternatives=tuple(dict.fromkeys((*term.alternatives, *held))))
     count = stats.get(term.key, 0)
+    kept = necessity.factor(term.key)  # a way of asking weighs less than what a memory says
     if count > 0:
-        found = [(term.key, term_weight(items, count, term.word))]
+        found = [(term.key, kept * term_weight(items, count, term.word))]
     elif last and completions:  # a last word cut short: its completions
-        found = [(key, term_weight(items, count, term.word)) for key, count in completions.items() if count > 0]
+        found = [(key, kept * term_weight(items, n, term.word)) for key, n in completions.items() if n > 0]
     else:
         found = []
-    weight = max(w for _, w in found) if found else term_weight(items, 0, term.word)
+    weight = max(w for _, w in found) if found else kept * term_weight(items, 0, term.word)
     # thesaurus members count as the term itself, at its weight
     alternatives = (*found, *((key, weight) for key in term.alternatives if stats.get(key, 0) > 0))
     counts = tuple((key, stats[key] if key in stats else completions[key]) for key, _ in alternatives)
