@@ -357,22 +357,13 @@ def _values(copy: _Copy, alternatives: tuple[tuple[str, float], ...]) -> Mapping
         return _NO_VALUES
     w = alternatives[0][1]
     if len(alternatives) == 1:
-        held_by = copy.weights.get(alternatives[0][0], _NONE)
+        held_by: Mapping[int, int] = copy.weights.get(alternatives[0][0], _NONE)
         values = {item_id: w * weight for item_id, weight in held_by.items()}
     elif all(other == w for _, other in alternatives):
-        best: dict[int, int] = {}
-        for key, _ in alternatives:
-            for item_id, weight in copy.weights.get(key, _NONE).items():
-                if weight > best.get(item_id, 0):
-                    best[item_id] = weight
+        best = _best_postings(copy, tuple(key for key, _ in alternatives))
         values = {item_id: w * weight for item_id, weight in best.items()}
     else:  # a last word's completions: each its own weight
-        values = {}
-        for key, each in alternatives:
-            for item_id, weight in copy.weights.get(key, _NONE).items():
-                value = each * weight
-                if value > values.get(item_id, _LOWEST):
-                    values[item_id] = value
+        values = _best_products(copy, None, alternatives)
     with _lock:
         if copy.values.setdefault(alternatives, values) is values:
             copy.rows += len(values)
@@ -390,15 +381,33 @@ def _best(copy: _Copy, candidates: set[int], alternatives: Sequence[tuple[str, f
     elif all(other == w for _, other in alternatives):
         held_by = _merged(copy, tuple(key for key, _ in alternatives))
     else:  # a last word's completions: each its own weight
-        best: dict[int, float] = {}
-        for key, weight in alternatives:
-            held = copy.weights.get(key, _NONE)
-            for item_id in candidates & held.keys():
-                value = weight * held[item_id]
-                if value > best.get(item_id, _LOWEST):
-                    best[item_id] = value
-        return best
+        return _best_products(copy, candidates, alternatives)
     return {item_id: w * held_by[item_id] for item_id in candidates & held_by.keys()}
+
+
+def _best_products(
+    copy: _Copy, candidates: set[int] | None, alternatives: Sequence[tuple[str, float]]
+) -> dict[int, float]:
+    """Per item holding a key of `alternatives` (among `candidates` when given), its best `weight ×
+    posting weight` over those keys, each key with its own weight."""
+    best: dict[int, float] = {}
+    for key, weight in alternatives:
+        held = copy.weights.get(key, _NONE)
+        for item_id in held.keys() if candidates is None else candidates & held.keys():
+            value = weight * held[item_id]
+            if value > best.get(item_id, _LOWEST):
+                best[item_id] = value
+    return best
+
+
+def _best_postings(copy: _Copy, keys: tuple[str, ...]) -> dict[int, int]:
+    """Per item holding one of `keys`, its best posting weight."""
+    best: dict[int, int] = {}
+    for key in keys:
+        for item_id, weight in copy.weights.get(key, _NONE).items():
+            if weight > best.get(item_id, 0):
+                best[item_id] = weight
+    return best
 
 
 def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
@@ -406,11 +415,7 @@ def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
     the copy, as it depends on the term's keys alone."""
     merged = copy.merged.get(keys)
     if merged is None:
-        merged = {}
-        for key in keys:
-            for item_id, weight in copy.weights.get(key, _NONE).items():
-                if weight > merged.get(item_id, 0):
-                    merged[item_id] = weight
+        merged = _best_postings(copy, keys)
         with _lock:
             if copy.merged.setdefault(keys, merged) is merged:
                 copy.rows += len(merged)

@@ -51,7 +51,7 @@ from autopatch_j.memory.postings_cache import (
     remember_parts,
     remember_stats,
 )
-from autopatch_j.memory.qualifier import qualifier
+from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 from autopatch_j.memory.text import necessity
@@ -291,16 +291,13 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> 
     if weighed is None:
         return None
     parts, stamp, sent = weighed
-    rule = qualifier()
-    weights = [part.weight for part in parts]
-    alternatives = [part.alternatives for part in parts]
-    min_share = rule.floor * sum(weights)
+    weights, alternatives, min_share, _, driving = _shape(parts, qualifier())
     return QueryPlan(
         terms=[part.term for part in parts],
         alternatives=alternatives,
         weights=weights,
         min_share=min_share,
-        driving=_driving(weights, alternatives, min_share, min(rule.min_terms, len(parts))),
+        driving=driving,
         stamp=stamp,
         counts=_counts(parts),
         sent=sent,
@@ -352,14 +349,20 @@ def _weigh(
     return parts, stamp, sent
 
 
-def _driving(
-    weights: Sequence[float], alternatives: Sequence[Sequence[tuple[str, float]]], min_share: float, min_terms: int
-) -> list[int]:
-    """The driving terms some item holds; none when fewer terms than `min_terms` have keys some item
-    holds (no item can hold that many)."""
+def _shape(
+    parts: Sequence[TermPart], rule: Qualifier
+) -> tuple[list[float], list[tuple[tuple[str, float], ...]], float, int, list[int]]:
+    """What `plan_in_tx` and `search_in_tx` both rank by: the terms' weights and the keys of each some
+    item holds, the floor's share of the weight, the terms a candidate must hold, and the driving
+    terms some item holds — none when fewer terms than that have keys some item holds (no item can
+    hold that many)."""
+    weights = [part.weight for part in parts]
+    alternatives = [part.alternatives for part in parts]
+    min_share = rule.floor * sum(weights)
+    min_terms = min(rule.min_terms, len(parts))
     if sum(map(bool, alternatives)) < min_terms:
-        return []
-    return [n for n in drivers(weights, min_share) if alternatives[n]]
+        return weights, alternatives, min_share, min_terms, []
+    return weights, alternatives, min_share, min_terms, [n for n in drivers(weights, min_share) if alternatives[n]]
 
 
 def _counts(parts: Sequence[TermPart]) -> dict[str, int]:
@@ -433,12 +436,8 @@ def search_in_tx(
         return []
     parts, stamp, sent = weighed
     rule = qualifier()
-    min_terms = min(rule.min_terms, len(parts))
-    weights = [part.weight for part in parts]
-    alternatives = [part.alternatives for part in parts]
+    weights, alternatives, min_share, min_terms, driving = _shape(parts, rule)
     total = sum(weights)
-    min_share = rule.floor * total
-    driving = _driving(weights, alternatives, min_share, min_terms)
     if not driving:
         return []
     driver_keys = list(dict.fromkeys(key for n in driving for key, _ in alternatives[n]))

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
+from autopatch_j.memory.text import CJK as CJK
 from autopatch_j.memory.text import fold as text_fold
 
-CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 CJK_RUN = re.compile(f"[{CJK}]+")
 WORD = re.compile(f"[^\\W_{CJK}]+", re.UNICODE)
 NUMBER = re.compile(r"\d")
