@@ -15,6 +15,8 @@ from autopatch_j.memory.records import Candidate, Item, Source, SourceRole, Turn
 
 MAX_RELATED_ITEMS = 20
 MAX_LOOKUP_TERMS = 512
+#: The preferences and decisions changed last that every Stage-2 request sees as related.
+RECENT_ITEMS = 3
 
 _THREAD = "SELECT compaction FROM threads WHERE id = ?"
 _TURNS_BY_IDS = "SELECT * FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq"
@@ -28,16 +30,20 @@ _CANDIDATE_SOURCES = (
     "SELECT candidate_id, turn_id, role, quote FROM candidate_sources "
     "WHERE candidate_id IN (SELECT value FROM json_each(?)) ORDER BY candidate_id, ordinal"
 )
-# Active items sharing terms with the candidates, most shared terms first: each lookup term (an index
-# key of memory/index.py) is one exact key of the search index's postings. One statement; its cost
-# follows the lookup terms and their postings, not the store's size (M-44).
+# The related active items: those sharing terms with the candidates, most shared terms first (each
+# lookup term, an index key of memory/index.py, is one exact key of the search index's postings), and
+# the RECENT_ITEMS preferences and decisions changed last, whatever words they use (a terse revision —
+# "改 1.5s", "make it 120 only" — shares a value's type with the rule it revises, seldom a word). One
+# statement; its cost follows the lookup terms and their postings, not the store's size (M-44).
 _RELATED_ITEMS = (
-    "WITH q(term) AS (SELECT DISTINCT value FROM json_each(?)) "
-    "SELECT i.*, count(DISTINCT q.term) AS hits FROM q JOIN memory_term_stats t ON t.term = q.term "
-    "JOIN memory_postings p ON p.term_id = t.id "
-    "JOIN memory_items i ON i.id = p.item_id "
-    "WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = ?) "
-    "GROUP BY i.id ORDER BY hits DESC, i.updated_at DESC, i.id DESC LIMIT ?"
+    "WITH q(term) AS (SELECT DISTINCT value FROM json_each(:terms)), "
+    "recent(id) AS (SELECT id FROM memory_items WHERE status = 'active' AND kind <> 'discussion_context' "
+    "ORDER BY updated_at DESC LIMIT :recent), "
+    "found(id, hits) AS (SELECT p.item_id, count(DISTINCT q.term) FROM q JOIN memory_term_stats t ON t.term = q.term "
+    "JOIN memory_postings p ON p.term_id = t.id GROUP BY p.item_id UNION ALL SELECT id, 0 FROM recent) "
+    "SELECT i.*, max(f.hits) AS hits FROM found f JOIN memory_items i ON i.id = f.id "
+    "WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread) "
+    "GROUP BY i.id ORDER BY i.id IN recent DESC, hits DESC, i.updated_at DESC, i.id DESC LIMIT :limit"
 )
 _ITEM_PROVENANCE = (
     "SELECT ic.item_id, c.subject, s.turn_id, s.role, s.quote FROM memory_item_candidates ic "
@@ -143,9 +149,12 @@ def load_consolidation_request_in_tx(conn: sqlite3.Connection, *, claim: Claim) 
     candidates = tuple(Candidate.from_row(row, tuple(sources[row["id"]])) for row in rows)
     terms = lookup_terms(candidates)
     related: tuple[RelatedItem, ...] = ()
-    if terms:
+    if candidates:
         lookup = json.dumps(terms, ensure_ascii=False)
-        rows = conn.execute(_RELATED_ITEMS, (lookup, job.thread_id, MAX_RELATED_ITEMS)).fetchall()
+        rows = conn.execute(
+            _RELATED_ITEMS,
+            {"terms": lookup, "recent": RECENT_ITEMS, "thread": job.thread_id, "limit": MAX_RELATED_ITEMS},
+        ).fetchall()
         items = [Item.from_row(r) for r in rows]
         # the subject the item is stored under first, then its candidates' own
         provenance: dict[int, tuple[list[Source], list[str]]] = {

@@ -9,7 +9,8 @@ Two parts, both read from `subject_model.json` (trained by `scripts/train_subjec
   in the training statements), the thesaurus concepts they share (Chinese and English words meet
   there), the names and numbers they share, their kinds, and whether the new one reads as a switch,
   a correction or a retirement (the lexicon's word classes). A new preference or decision above the
-  threshold replaces the memory; a statement below it leaves the memory alone.
+  threshold replaces the memory; a statement below it leaves the memory alone. The values each side
+  sets (`values.py`) are features too: a value of one type changed marks a revision.
 - `SubjectModel.name(text)`: a short lowercase English subject for a statement — the gold subject
   whose words the statement's keys vote for most, when the vote is clear; else the statement's own
   head words (English keys first, then the English thesaurus members of its Chinese words).
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.index import text_keys
+from autopatch_j.memory.values import values
 
 if TYPE_CHECKING:
     from autopatch_j.memory.lexicon import Lexicon
@@ -103,10 +105,26 @@ def pair_features(new: Statement, old: Statement, idf: dict[str, float], default
         "correction": float(new.correction),
         "retirement": float(new.retirement),
     }
+    feats.update(_value_features(new.text, old.text, sum(1 for k in own_n if not any(c.isdigit() for c in k))))
     feats["switch_x_shared"] = feats["switch"] * feats["concept_weight"]
     feats["retirement_x_shared"] = feats["retirement"] * feats["concept_weight"]
     feats["discussion_x_shared"] = feats["old_discussion"] * feats["concept_weight"]
     return feats
+
+
+def _value_features(new: str, old: str, new_words: int) -> dict[str, float]:
+    """What the two values say (`values.py`): one type in both, a value of it changed — a revision's
+    mark, the stronger the less else the new statement says (`new_words`: its keys without a digit)
+    — and one value in both."""
+    new_values, old_values = values(new), values(old)
+    types = {kind for kind, _ in new_values} & {kind for kind, _ in old_values}
+    changed = any({v for k, v in new_values if k == t} - {v for k, v in old_values if k == t} for t in types)
+    return {
+        "value_type_shared": float(bool(types)),
+        "value_changed": float(changed),
+        "value_changed_terse": float(changed) / (1.0 + new_words),
+        "value_same": float(bool(new_values & old_values)),
+    }
 
 
 @dataclass(frozen=True, slots=True, eq=False)

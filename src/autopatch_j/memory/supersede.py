@@ -13,6 +13,9 @@ applies it to the offline extractor's candidates and to the related active memor
   zap") — one of its own kind first, then the likeliest, then the latest, so a preference that names
   the old tool in passing is not taken for the decision — in a batch too, an earlier statement of
   another turn;
+- failing those, a statement that says little but a value ("make it 45s", "改 1.5s": at most
+  TERSE_WORDS words besides its values) revises the latest related rule holding a value of its type with
+  another value (`values.py`) — Stage 2 relates the rules changed last for this (`batches.py`);
 - a sentence that only drops a standing rule and was read as no statement — the sentence reader
   read it as a retirement ("emoji 那条算了"), or the lexicon's retiring correction names it ("forget
   the staging-first rule", "别再管那个限制了") — becomes a *retirement* candidate (subject
@@ -33,6 +36,7 @@ from autopatch_j.llm.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.alternatives import Alternatives, default_alternatives
 from autopatch_j.memory.batches import RelatedItem
 from autopatch_j.memory.consolidation import subject_key
+from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.joining import JoiningModel, default_joining_model, join_features
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
@@ -40,6 +44,10 @@ from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
+from autopatch_j.memory.values import values
+
+#: The most words besides its values a statement that revises a value by the value alone has.
+TERSE_WORDS = 3
 
 
 class SubjectReader:
@@ -281,7 +289,39 @@ class SubjectReader:
                 key=lambda r: r.item.memory_id,
                 default=None,
             )
-        return found
+        return found or self._value_revised(candidate, related, taken)
+
+    def _value_revised(
+        self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]
+    ) -> RelatedItem | None:
+        """A statement that says little but a value ("make it 45s", "改 1.5s", "20.11 everywhere": at
+        most TERSE_WORDS words besides its values) revises the latest preference or decision holding a
+        value of that type with another value (`values.py`) — unless it names a thing the rule does not."""
+        said = _said(candidate)
+        mine = values(said)
+        if not mine or self.takes_back(candidate) or _words_besides_values(said) > TERSE_WORDS:
+            return None
+        types = {kind for kind, _ in mine}
+        names = {key for key in text_keys(said) if _is_name(key)}
+
+        def revised(r: RelatedItem) -> bool:
+            old = " ".join(s.quote for s in r.sources) or r.item.content
+            theirs = values(old)
+            return (
+                any(kind in types for kind, _ in theirs)
+                and not mine <= theirs
+                and names <= set(text_keys(old))  # "for ga4 only — 30 and 48 hours" is another rule's
+            )
+
+        return max(
+            (
+                r
+                for r in related
+                if r.item.memory_id not in taken and r.item.kind is not MemoryKind.DISCUSSION_CONTEXT and revised(r)
+            ),
+            key=lambda r: r.item.memory_id,
+            default=None,
+        )
 
     def _new(self, candidate: Candidate) -> Callable[[MemoryKind], Statement]:
         """`candidate` as the new side of a pair, given the old side's kind. A candidate that only
@@ -327,6 +367,16 @@ class SubjectReader:
                 free = subject_key(f"{name} {candidate.id}")
         named.add(free)
         return free
+
+
+def _is_name(key: str) -> bool:
+    """A key naming a thing by letters and digits ("ga4", "k8s"), not a value ("int64", "45s")."""
+    return any(ch.isdigit() for ch in key) and any(ch.isalpha() for ch in key) and not values(key)
+
+
+def _words_besides_values(text: str) -> int:
+    """The index keys of `text` that are neither a number nor a value ("ga4" is a name, "45s" a value)."""
+    return sum(1 for key in text_keys(text) if not (key.replace(".", "").isdigit() or values(key)))
 
 
 def _said(candidate: Candidate) -> str:
