@@ -20,8 +20,13 @@ text hard-wrapped at a fixed column — is removed with the next line's indentat
 marker, and each span found there is mapped back one piece per line, so every piece is redacted
 and the lines stay. The fixed-column breaks are also found in the text before decoding (a JSON
 string cut at a column); a secret that runs to the end of a line of ≥ `WRAP_WIDTH_MIN` columns
-takes the next line's first run. Text holding a `+` and a URL escape is also read as a form body
-(`form_view`: `+` is a space, `&` ends a field).
+takes the next line's first run. A *hard-wrapped block* (`secret_wrap_blocks`: a one-line rendering
+cut at a fixed column, recognised by its shape — lines of one width, a constant continuation
+prefix, a token cut — in the text as written and in its decoded view, before log timestamps are
+removed) is joined whole, every break with exactly its prefix, so the joined view holds the
+rendering as it was before the cut; and a secret span that ends or starts at a block's cut is
+completed over the rest of the cut token on the other lines (`completed`). Text holding a `+` and a
+URL escape is also read as a form body (`form_view`: `+` is a space, `&` ends a field).
 Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary before
 them, so an adjacent word character does not hide one either. All matches are merged and each
 merged span becomes `[REDACTED]`; the result is idempotent.
@@ -58,6 +63,7 @@ from autopatch_j.cloud.secret_shapes import SHAPE_RULES
 from autopatch_j.cloud.secret_sinks import SINK_RULES
 from autopatch_j.cloud.secret_stamps import unstamped_view
 from autopatch_j.cloud.secret_values import REDACTED
+from autopatch_j.cloud.secret_wrap_blocks import completed, wrapped_breaks
 from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view
 
 RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES + SINK_RULES
@@ -251,19 +257,28 @@ def _fixed_breaks_in_view(text: str, view: str, index: list[int] | None) -> dict
     escapes cut at 40 columns) as positions in its decoded `view`."""
     if index is None or text.count("\n") < 2:
         return {}
-    fixed = fixed_column_breaks(text)
-    if not fixed:
-        return {}
-    return {m.start(): fixed[index[m.start()]] for m in _NEWLINE.finditer(view) if index[m.start()] in fixed}
+    return _moved(fixed_column_breaks(text), view, index)
+
+
+def _moved(breaks: dict[int, int], view: str, index: list[int] | None) -> dict[int, int]:
+    """`breaks` (line breaks of a text, each with a length) at their positions in a `view` of it
+    (`index`: the view's map back; None when the view is the text)."""
+    if index is None or not breaks:
+        return breaks
+    return {m.start(): breaks[index[m.start()]] for m in _NEWLINE.finditer(view) if index[m.start()] in breaks}
 
 
 def _view_findings(
-    view: str, rules: tuple[Rule, ...], judge: bool, fixed_breaks: dict[int, int] | None = None
+    view: str,
+    rules: tuple[Rule, ...],
+    judge: bool,
+    fixed_breaks: dict[int, int] | None = None,
+    wrapped: dict[int, int] | None = None,
 ) -> list[Finding]:
     """Findings in `view` (rules continued over a wrap, and judge candidates) and in its joined
     view, there mapped back one piece per line."""
     found = _in_view(view, rules, judge)
-    joined = joined_view(view, fixed_breaks)
+    joined = joined_view(view, fixed_breaks, wrapped)
     if joined is not None:
         for f in _in_view(joined.text, rules, judge):
             spans = [piece for start, end in f.spans if end > start for piece in joined.pieces(start, end)]
@@ -274,32 +289,38 @@ def _view_findings(
 
 def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) -> list[Finding]:
     """Every span of `text` a rule finds, and (with `judge`) every judge candidate, in `text`'s
-    positions; `SecretJudge.accepts` decides which of them are secrets."""
+    positions; `SecretJudge.accepts` decides which of them are secrets. Hard-wrapped blocks
+    (`secret_wrap_blocks`) are found in the text as written and in its decoded view, before the
+    timestamps of log lines are removed (they take columns of the wrap's width)."""
     view, index = decoded_view(text)
-    view, index, fixed = _unstamped(view, index, _fixed_breaks_in_view(text, view, index))
-    found = _view_findings(view, rules, judge, fixed)
+    blocks = _moved(wrapped_breaks(text), view, index)
+    if index is not None:
+        blocks = {**wrapped_breaks(view), **blocks}
+    fixed = _fixed_breaks_in_view(text, view, index)
+    view, index, (fixed, blocks) = _unstamped(view, index, (fixed, blocks))
+    found = _view_findings(view, rules, judge, fixed, blocks)
     if index is not None:
         found = [f.mapped(index) for f in found]
     form = form_view(text)
     if form is not None:
-        spaced, back, _fixed = _unstamped(*form, {})
+        spaced, back, _fixed = _unstamped(*form, ())
         if back is not None:  # always: a form view maps back
             found += [f.mapped(back) for f in _view_findings(spaced, rules, judge)]
     return found
 
 
 def _unstamped(
-    view: str, index: list[int] | None, fixed: dict[int, int]
-) -> tuple[str, list[int] | None, dict[int, int]]:
+    view: str, index: list[int] | None, breaks: tuple[dict[int, int], ...]
+) -> tuple[str, list[int] | None, tuple[dict[int, int], ...]]:
     """`view` without the timestamps that start its log lines (`secret_stamps`), its index map
-    composed with the one it had and its fixed-column breaks moved along; unchanged without them."""
+    composed with the one it had and its `breaks` (line breaks with a length) moved along;
+    unchanged without them."""
     stamped = unstamped_view(view)
     if stamped is None:
-        return view, index, fixed
+        return view, index, breaks
     bare, step = stamped
-    if fixed:
-        fixed = {m.start(): fixed[step[m.start()]] for m in _NEWLINE.finditer(bare) if step[m.start()] in fixed}
-    return bare, step if index is None else [index[i] for i in step], fixed
+    moved = tuple(_moved(b, bare, step) for b in breaks)
+    return bare, step if index is None else [index[i] for i in step], moved
 
 
 def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge | None = None) -> list[tuple[int, int]]:
@@ -317,7 +338,8 @@ def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge 
         if f.kind == "token" and not _inside(kept, starts, f) and not _after_mark(f) and chosen.accepts(f, memo)
         for span in f.spans
     ]
-    return _merge(kept + tokens) if tokens else kept
+    spans = _merge(kept + tokens) if tokens else kept
+    return _merge(completed(text, spans, wrapped_breaks(text)))
 
 
 _WORD_CHARACTER = re.compile(r"\w")

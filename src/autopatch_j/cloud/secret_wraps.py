@@ -33,7 +33,9 @@ one of these holds:
   column) are passed in by the caller as `fixed_breaks`.
 
 The joined view drops the break (with a `\\r` before it; outside a fixed column also a trailing `\\`
-and, in a random run, the spaces before it) and the next line's gutter. `continued` extends a span
+and, in a random run, the spaces before it) and the next line's gutter; a break of a hard-wrapped
+block (`secret_wrap_blocks.wrapped_breaks`, passed in as `wrapped`) is removed unconditionally, with
+exactly the block's continuation prefix. `continued` extends a span
 that runs to the end of a long line (≥ `WRAP_WIDTH_MIN` columns) over the next line's first run.
 Work per break is bounded (gutters ≤ 22 characters, runs ≤ 256, quoted sides ≤ `QUOTED_MAX`), so
 both are linear.
@@ -52,8 +54,10 @@ __all__ = [
     "WRAP_WIDTH_MIN",
     "Joined",
     "continued",
+    "cuts_a_name",
     "fixed_column_breaks",
     "joined_view",
+    "starts_assignment",
 ]
 
 FIXED_WIDTH_MIN = 16
@@ -83,6 +87,16 @@ def _assignment(after: re.Match[str] | None) -> bool:
         return False
     name = after.group("next")
     return _NAME.fullmatch(name) is not None and not _random_name(name)
+
+
+def starts_assignment(view: str, at: int) -> bool:
+    """The text at `at` starts a new setting (`NAME=`, `NAME: `), not the rest of a token."""
+    return _assignment(_NEXT_RUN.match(view, at))
+
+
+def cuts_a_name(view: str, line_start: int, line_end: int) -> bool:
+    """The line ends inside a name that starts a field (`_cut_name`)."""
+    return _cut_name(view, line_start, line_end)
 
 
 def _random_name(name: str) -> bool:
@@ -213,10 +227,13 @@ class Joined:
         return out
 
 
-def joined_view(view: str, fixed_breaks: dict[int, int] | None = None) -> Joined | None:
+def joined_view(
+    view: str, fixed_breaks: dict[int, int] | None = None, wrapped: dict[int, int] | None = None
+) -> Joined | None:
     """`view` with the line breaks inside a secret removed (see the module docstring); None when
     there is no such break. `fixed_breaks`: more line breaks of `view` to treat as fixed-column ones
-    (`fixed_column_breaks`)."""
+    (`fixed_column_breaks`); `wrapped`: the breaks of hard-wrapped blocks
+    (`secret_wrap_blocks.wrapped_breaks`), each removed with exactly the prefix length given."""
     newlines = [match.start() for match in _NEWLINE.finditer(view)]
     if not newlines:
         return None
@@ -226,8 +243,15 @@ def joined_view(view: str, fixed_breaks: dict[int, int] | None = None) -> Joined
     cuts: list[int] = []
     pos = 0
     line_start = 0
+    blocks = wrapped or {}
     for newline in newlines:
-        cut = _cut(view, pos, line_start, newline, fixed.get(newline))
+        prefix = blocks.get(newline)
+        if prefix is not None:
+            cut: tuple[int, int] | None = _block_cut(view, newline, prefix)
+        else:
+            cut = _cut(view, pos, line_start, newline, fixed.get(newline))
+        if cut is not None and cut[0] < pos:
+            cut = None
         line_start = newline + 1
         if cut is not None:
             start, resume = cut
@@ -240,6 +264,14 @@ def joined_view(view: str, fixed_breaks: dict[int, int] | None = None) -> Joined
     parts.append(view[pos:])
     index.extend(range(pos, len(view) + 1))
     return Joined("".join(parts), index, cuts)
+
+
+def _block_cut(view: str, newline: int, prefix: int) -> tuple[int, int] | None:
+    """A block's break is removed with its prefix (none at the end of the text)."""
+    resume = newline + 1 + prefix
+    if resume >= len(view):
+        return None
+    return (newline - 1 if newline and view[newline - 1] == "\r" else newline), resume
 
 
 def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) -> tuple[int, int] | None:
