@@ -7,8 +7,6 @@ the lines, their prefixes and the text around the secret stay."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from fastapi.testclient import TestClient
 
@@ -16,6 +14,7 @@ from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
 from autopatch_j.cloud.redaction import REDACTED, redact
 from autopatch_j.cloud.worker import Worker
 from tests.cloud.api_support import Api, make_app
+from tests.cloud.linear_time import assert_linear
 from tests.cloud.world import World
 
 # (name, one-line rendering, the secret in it, a phrase that must survive)
@@ -163,12 +162,4 @@ def test_a_folded_blob_after_its_key_is_redacted_on_every_line_in_linear_time() 
     out = redact(folded(40))
     assert all(REDACTED in row for row in out.split("\n")), out
 
-    def seconds(lines: int) -> float:
-        text = folded(lines)
-        start = time.perf_counter()
-        redact(text)
-        return time.perf_counter() - start
-
-    seconds(100)
-    small, large = min(seconds(500) for _ in range(2)), min(seconds(2_000) for _ in range(2))
-    assert large < 4 * small * 2.5 + 0.5
+    assert_linear(folded, 500)

@@ -6,11 +6,10 @@ way (prose, digests, public keys) come back unchanged, and redacting twice chang
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from autopatch_j.cloud.redaction import REDACTED, redact
+from tests.cloud.linear_time import assert_linear
 
 # (name, text, pieces that must not survive, text that must survive)
 WRAPPED = [
@@ -129,17 +128,7 @@ def test_wrapped_look_alikes_come_back_unchanged(name: str, text: str) -> None:
 def test_many_wrapped_lines_are_redacted_in_linear_time() -> None:
     """Lines with an open quote, a box prefix and a random run at every break: doubling the
     input must not much more than double the time (generous bounds for a shared machine)."""
-    line = "│ X='Ab3dEf9hKq2m\n"
-
-    def seconds(n: int) -> float:
-        text = line * n
-        start = time.perf_counter()
-        redact(text)
-        return time.perf_counter() - start
-
-    seconds(200)
-    small, large = min(seconds(2_000) for _ in range(2)), min(seconds(8_000) for _ in range(2))
-    assert large < 4 * small * 2.5 + 0.5
+    assert_linear(lambda n: "│ X='Ab3dEf9hKq2m\n" * n, 2_000)
 
 
 def test_a_value_after_a_redacted_login_is_not_judged_anew_on_a_second_pass() -> None:

@@ -1,0 +1,24 @@
+"""A check that redaction's time grows linearly with its input, with bounds generous enough for a
+shared machine: the input four times as long may take at most ten times as long (plus 0.5 s)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from autopatch_j.cloud.redaction import redact
+
+
+def assert_linear(make_text: Callable[[int], str], small: int) -> None:
+    """`make_text(n)` builds an input of size n; `small` and four times `small` are timed (best of 2)."""
+
+    def seconds(n: int) -> float:
+        text = make_text(n)
+        start = time.perf_counter()
+        redact(text)
+        return time.perf_counter() - start
+
+    seconds(small // 10)  # warm up
+    short = min(seconds(small) for _ in range(2))
+    long = min(seconds(4 * small) for _ in range(2))
+    assert long < 4 * short * 2.5 + 0.5
