@@ -46,6 +46,10 @@ HEADER = (
 )
 
 
+#: The packaged table's fitting options (the command line's defaults).
+OPTIONS: dict[str, Any] = {"min_pairs": 2, "min_authors": 2, "min_precision": 0.6, "per_key": 8, "null_weight": 3.0}
+
+
 def author_sessions(parts: list[str]) -> dict[str, list[dict[str, Any]]]:
     """The sessions of each author (a folder of `eval/realistic/<part>/`), in file order."""
     found: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -175,11 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exclude", default="", help="authors left out of the fit, comma-separated")
     parser.add_argument("--out", type=Path, default=OUT, help="where the table is written")
     parser.add_argument("--loao", action="store_true", help="leave one author out: fit without, score them")
-    parser.add_argument("--min-pairs", type=int, default=2)
-    parser.add_argument("--min-authors", type=int, default=2)
-    parser.add_argument("--min-precision", type=float, default=0.6)
-    parser.add_argument("--per-key", type=int, default=8)
-    parser.add_argument("--null-weight", type=float, default=3.0)
+    parser.add_argument("--min-pairs", type=int, default=OPTIONS["min_pairs"])
+    parser.add_argument("--min-authors", type=int, default=OPTIONS["min_authors"])
+    parser.add_argument("--min-precision", type=float, default=OPTIONS["min_precision"])
+    parser.add_argument("--per-key", type=int, default=OPTIONS["per_key"])
+    parser.add_argument("--null-weight", type=float, default=OPTIONS["null_weight"])
     args = parser.parse_args(argv)
     excluded = {a for a in args.exclude.split(",") if a}
     sessions = {a: s for a, s in author_sessions(args.part or ["dev", "test", "measured"]).items() if a not in excluded}

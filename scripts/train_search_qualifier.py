@@ -8,11 +8,15 @@ is one example: a positive when it is the query's target, a negative when the qu
 nothing-query (other memories of a targeted query are left out: they compete in the ranking, they
 are not wrong answers). The dev corpus's synthetic `long_query` cases are not examples: they were
 written for all-or-nothing matching and disagree with the realistic questions (docs/retrieval.md).
+The examples are cross-fitted (`--folds`, default 4): the authors, in name order, fall into folds,
+and each fold's questions are weighed with associations and necessity fitted (as
+`scripts/train_associations.py` and `scripts/train_necessity.py` fit them) without that fold, so the
+rule learns the features a new author's questions have (`--folds 1`: the installed tables for all).
 A logistic regression (scikit-learn, lbfgs, fixed settings: deterministic) over the features of
 memory/qualifier.py gives the weights; a candidate answers when its probability reaches
 `PROBABILITY`, written as the logit bound.
 
-    python scripts/train_search_qualifier.py [--part P ...] [--exclude A,B] [--out FILE] [--check]
+    python scripts/train_search_qualifier.py [--part P ...] [--exclude A,B] [--folds K] [--out FILE] [--check]
 
 For a leave-authors-out estimate, fit without the authors scored and with the term tables fitted
 without them too (`--associations FILE`, `--necessity FILE`, as `scripts/query_eval.py` takes them).
@@ -28,6 +32,7 @@ import hashlib
 import json
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +41,14 @@ from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import train_associations
+import train_necessity
 from query_eval import load_sessions, session_files, store_session
 
 from autopatch_j.memory.index import use_associations, use_necessity
-from autopatch_j.memory.qualifier import FEATURES, features, parse
+from autopatch_j.memory.qualifier import FEATURES, crosses, features, parse
 from autopatch_j.memory.search import plan_in_tx
-from autopatch_j.memory.text import necessity
+from autopatch_j.memory.text import has_cjk, necessity
 from autopatch_j.memory.text.associations import parse as parse_associations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +56,8 @@ SHIPPED = ROOT / "src" / "autopatch_j" / "memory" / "search_qualifier.json"
 FLOOR = 0.3
 MIN_TERMS = 2
 PROBABILITY = 0.8
+#: Author folds: each fold's examples are weighed with term tables fitted without it.
+FOLDS = 4
 DECIMALS = 4
 
 _KEYS = """
@@ -82,6 +91,7 @@ def examples(files: list[Path], floor: float = FLOOR) -> tuple[list[list[float]]
                 if plan is None:
                     continue
                 total = sum(plan.weights)
+                query_cjk = any(has_cjk(term.key) for term in plan.terms)
                 for key, memory_id in ids.items():
                     if query["target"] not in (None, key):
                         continue
@@ -91,10 +101,52 @@ def examples(files: list[Path], floor: float = FLOOR) -> tuple[list[list[float]]
                     if share < floor - 1e-9 or len(held) < min(MIN_TERMS, len(plan.terms)):
                         continue
                     keys = count_of.get(memory_id, 0)
-                    rows.append(list(features(share=share, held=len(held), terms=len(plan.terms), keys=keys)))
+                    holds_cjk = any(has_cjk(k) for alts in plan.alternatives for k, _ in alts if k in holds)
+                    across = crosses(query_cjk=query_cjk, holds_cjk=holds_cjk)
+                    rows.append(
+                        list(features(share=share, held=len(held), terms=len(plan.terms), keys=keys, across=across))
+                    )
                     labels.append(int(query["target"] == key))
     digests = [f"{_name(path)}:{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}" for path in files]
     return rows, labels, digests
+
+
+def cross_fitted(files: list[Path], folds: int, floor: float) -> tuple[list[list[float]], list[int], list[str]]:
+    """`examples` of every author's files weighed with term tables fitted without the author's fold
+    (authors in name order, every `folds`-th in one fold): the features a new author's questions
+    have, not those of questions the tables were fitted on."""
+    by_author: dict[str, list[Path]] = {}
+    for path in files:
+        by_author.setdefault(path.parent.name, []).append(path)
+    sessions = {author: load_sessions(paths) for author, paths in sorted(by_author.items())}
+    association_counts = {author: train_associations.count(batch) for author, batch in sessions.items()}
+    necessity_counts = {author: train_necessity.count(batch) for author, batch in sessions.items()}
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    digests: list[str] = []
+    authors = list(sessions)
+    try:
+        for fold in range(folds):
+            out = set(authors[fold::folds])
+            table = train_associations.fit(
+                {a: c for a, c in association_counts.items() if a not in out}, **train_associations.OPTIONS
+            )
+            asked: Counter[str] = Counter()
+            held: Counter[str] = Counter()
+            for author, (n, h) in necessity_counts.items():
+                if author not in out:
+                    asked.update(n)
+                    held.update(h)
+            use_associations({key: [m for m, _ in found] for key, found in table.items()})
+            use_necessity({key: f for key, (f, _, _) in train_necessity.fit(asked, held).items()})
+            fold_rows, fold_labels, fold_digests = examples([p for a in sorted(out) for p in by_author[a]], floor)
+            rows += fold_rows
+            labels += fold_labels
+            digests += fold_digests
+    finally:
+        use_associations(None)
+        use_necessity(None)
+    return rows, labels, sorted(digests)
 
 
 def _name(path: Path) -> str:
@@ -102,8 +154,9 @@ def _name(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else f"{path.parent.name}/{path.name}"
 
 
-def fit(parts: list[str], excluded: set[str], floor: float = FLOOR) -> dict[str, Any]:
-    rows, labels, digests = examples(files_of(parts, excluded), floor)
+def fit(parts: list[str], excluded: set[str], floor: float = FLOOR, folds: int = FOLDS) -> dict[str, Any]:
+    files = files_of(parts, excluded)
+    rows, labels, digests = cross_fitted(files, folds, floor) if folds > 1 else examples(files, floor)
     model = LogisticRegression(C=1.0, solver="lbfgs", max_iter=5000, tol=1e-10)
     model.fit(np.array(rows), np.array(labels))
     weights = {name: round(float(w), DECIMALS) for name, w in zip(FEATURES, model.coef_[0], strict=True)}
@@ -117,6 +170,7 @@ def fit(parts: list[str], excluded: set[str], floor: float = FLOOR) -> dict[str,
         "trained_on": {
             "parts": parts,
             "excluded": sorted(excluded),
+            "folds": folds,
             "examples": len(labels),
             "positives": sum(labels),
             "files_sha256": hashlib.sha256("\n".join(digests).encode()).hexdigest(),
@@ -148,12 +202,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--floor", type=float, default=FLOOR, help=f"the share a candidate must reach (default {FLOOR})"
     )
+    parser.add_argument(
+        "--folds", type=int, default=FOLDS, help=f"author folds of the cross-fitted tables (default {FOLDS}; 1: none)"
+    )
     args = parser.parse_args(argv)
     if args.associations is not None:
         use_associations(parse_associations(args.associations.read_text(encoding="utf-8")))
     if args.necessity is not None:
         use_necessity(necessity.parse(args.necessity.read_text(encoding="utf-8")))
-    fitted = fit(args.part or PARTS, {a for a in args.exclude.split(",") if a}, args.floor)
+    fitted = fit(args.part or PARTS, {a for a in args.exclude.split(",") if a}, args.floor, args.folds)
     if args.check:
         shipped = json.loads(SHIPPED.read_text(encoding="utf-8"))
         bad = differs(fitted, shipped)

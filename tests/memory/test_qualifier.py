@@ -54,12 +54,13 @@ def test_a_rule_file_that_does_not_fit_is_refused_with_a_sentence(change: dict[s
     held=st.integers(min_value=0, max_value=9),
     terms=st.integers(min_value=1, max_value=8),
     keys=st.integers(min_value=0, max_value=300),
+    across=st.booleans(),
 )
 def test_the_answerer_of_a_query_decides_as_the_rule_does(
-    total: float, part: float, held: int, terms: int, keys: int
+    total: float, part: float, held: int, terms: int, keys: int, across: bool
 ) -> None:
     rule = qualifier()
     share = total * part
-    assert rule.answerer(total=total, terms=terms)(share, held, keys) == rule.answers(
-        share=share / total, held=held, terms=terms, keys=keys
+    assert rule.answerer(total=total, terms=terms)(share, held, keys, across) == rule.answers(
+        share=share / total, held=held, terms=terms, keys=keys, across=across
     )

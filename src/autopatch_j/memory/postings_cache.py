@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.terms import normalize, prefix_end
+from autopatch_j.memory.text import has_cjk
 
 #: Postings one search may read into the copy; a search needing more is ranked in SQL.
 LOAD_ROWS = 4096
@@ -86,7 +87,7 @@ Metadata = tuple[str, ...]
 _ItemRow = tuple[bool, int | None, float, HitRow, int]
 #: Whether a candidate answers the query, from its summed term weights, the query terms it holds and
 #: its indexed keys (memory/qualifier.py via search.py).
-Answers = Callable[[float, int, int], bool]
+Answers = Callable[[float, int, int, bool], bool]
 
 _LOWEST = float("-inf")
 _NONE: Mapping[int, int] = {}
@@ -500,6 +501,7 @@ def rank_in_python(
     min_share: float,
     min_terms: int,
     answers: Answers,
+    query_cjk: bool,
     thread_id: int,
     limit: int,
     synopsis_chars: int,
@@ -554,8 +556,19 @@ def rank_in_python(
             ranked.append((total, known[2], known[3][0], item_id, share, held, known[4]))
     ranked.sort(reverse=True)  # score, updated_at, memory_id (unique among active rows): all DESC
     hits: list[tuple[HitRow, Metadata, dict[object, object]]] = []
+    # Whether a match crosses scripts: the query's Chinese terms held by no Chinese key, or its Latin
+    # terms held by some Chinese key (the statement's `max` of the held keys' script, against the query's).
+    cjk_keys = [
+        held_by
+        for alts in alternatives
+        for key, _ in alts
+        if has_cjk(key)
+        for held_by in (copy.weights.get(key),)
+        if held_by
+    ]
     for _, _, _, item_id, share, held, keys in ranked:  # best first, until `limit` answer the query
-        if not answers(share, held, keys):
+        holds_cjk = any(item_id in held_by for held_by in cjk_keys)
+        if not answers(share, held, keys, holds_cjk != query_cjk):
             continue
         row = items[item_id][3]  # type: ignore[index]
         metadata = copy.metadata.get(item_id)

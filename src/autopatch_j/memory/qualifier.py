@@ -10,7 +10,11 @@ and `measured`):
 - `coverage`: the query terms it holds per indexed key of its own (a short memory whose few words
   the question names is an answer even when the question says more);
 - `held`: the query terms it holds (at most four count); `terms`: the query's terms;
-- `share_coverage`: `share × coverage`; `keys`: the candidate's indexed keys (at most 60, as a share).
+- `share_coverage`: `share × coverage`; `keys`: the candidate's indexed keys (at most 60, as a share);
+- `across`: 1 when the match crosses scripts — a query with Chinese terms held by no Chinese key of
+  the candidate, or a query without them held by some Chinese key — else 0. Within one language a
+  heavy query word the candidate lacks is a detail it does not state; across languages it is as often
+  a word the thesaurus does not translate, so the same share weighs differently.
 
 The model's score is compared as a logit (`score ≥ threshold`), so no exponent is taken.
 """
@@ -27,7 +31,7 @@ from typing import Any
 from autopatch_j.memory.errors import MemoryEngineError
 
 #: The features in the order the model's weights name them.
-FEATURES = ("share", "coverage", "held", "terms", "share_coverage", "keys")
+FEATURES = ("share", "coverage", "held", "terms", "share_coverage", "keys", "across")
 MAX_HELD = 4
 MAX_KEYS = 60
 
@@ -42,22 +46,24 @@ class Qualifier:
     bias: float
     threshold: float
 
-    def answers(self, *, share: float, held: int, terms: int, keys: int) -> bool:
+    def answers(self, *, share: float, held: int, terms: int, keys: int, across: bool = False) -> bool:
         """Whether a candidate past the floor answers the query (`share` as a share of the query's
-        weight, `held` of its `terms` held by a candidate of `keys` indexed keys)."""
-        v = features(share=share, held=held, terms=terms, keys=keys)
+        weight, `held` of its `terms` held by a candidate of `keys` indexed keys, `across` scripts)."""
+        v = features(share=share, held=held, terms=terms, keys=keys, across=across)
         w = self.weights  # summed left to right, in `FEATURES` order, as the ranking statement sums them
         score = self.bias + w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3] + w[4] * v[4] + w[5] * v[5]
+        score += w[6] * v[6]
         return score >= self.threshold
 
-    def answerer(self, *, total: float, terms: int) -> Callable[[float, int, int], bool]:
+    def answerer(self, *, total: float, terms: int) -> Callable[[float, int, int, bool], bool]:
         """`answers` for the candidates of one query of `terms` terms and weight `total`, as a function
-        of a candidate's summed weight, terms held and indexed keys: the same features, products and
-        sum in the same order, so the same decision bit for bit."""
+        of a candidate's summed weight, terms held, indexed keys and whether the match crosses
+        scripts: the same features, products and sum in the same order, so the same decision bit for
+        bit."""
         bias, threshold = self.bias, self.threshold
-        w_share, w_coverage, w_held, w_terms, w_share_coverage, w_keys = self.weights
+        w_share, w_coverage, w_held, w_terms, w_share_coverage, w_keys, w_across = self.weights
 
-        def answers(share: float, held: int, keys: int) -> bool:
+        def answers(share: float, held: int, keys: int, across: bool) -> bool:
             share = share / total
             coverage = held / keys if keys > 0 else 0.0
             score = (
@@ -68,6 +74,7 @@ class Qualifier:
                 + w_terms * terms
                 + w_share_coverage * (share * coverage)
                 + w_keys * (min(keys, MAX_KEYS) / MAX_KEYS)
+                + w_across * float(across)
             )
             return score >= threshold
 
@@ -85,10 +92,17 @@ class Qualifier:
         }
 
 
-def features(*, share: float, held: int, terms: int, keys: int) -> tuple[float, ...]:
+def features(*, share: float, held: int, terms: int, keys: int, across: bool = False) -> tuple[float, ...]:
     """The values of `FEATURES` for a candidate (as the ranking statement computes them)."""
     coverage = held / keys if keys > 0 else 0.0
-    return (share, coverage, min(held, MAX_HELD), terms, share * coverage, min(keys, MAX_KEYS) / MAX_KEYS)
+    shape = (share, coverage, min(held, MAX_HELD), terms, share * coverage, min(keys, MAX_KEYS) / MAX_KEYS)
+    return (*shape, float(across))
+
+
+def crosses(*, query_cjk: bool, holds_cjk: bool) -> bool:
+    """Whether a match crosses scripts: the query has Chinese terms and the candidate holds them by no
+    Chinese key, or the query has none and the candidate holds some of its terms by a Chinese key."""
+    return query_cjk != holds_cjk
 
 
 @functools.cache

@@ -54,7 +54,7 @@ from autopatch_j.memory.postings_cache import (
 from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
-from autopatch_j.memory.text import necessity
+from autopatch_j.memory.text import has_cjk, necessity
 
 MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
@@ -91,8 +91,8 @@ SELECT * FROM (
 _STAMP_SQL = "SELECT stamp FROM memory_index_state"
 
 _SEARCH_SQL = """
-WITH q(n, term_id, w, share) AS MATERIALIZED (
-    SELECT j.value ->> 0, t.id, j.value ->> 2, j.value ->> 3
+WITH q(n, term_id, w, share, cjk) AS MATERIALIZED (
+    SELECT j.value ->> 0, t.id, j.value ->> 2, j.value ->> 3, j.value ->> 4
     FROM json_each(:terms) j CROSS JOIN memory_term_stats t ON t.term = j.value ->> 1
 ),
 cand(item_id) AS MATERIALIZED (
@@ -103,18 +103,19 @@ cand(item_id) AS MATERIALIZED (
         ORDER BY p2.item_id DESC LIMIT 1 OFFSET :cap - 1
     ), 0)
 ),
-m(item_id, n, score, share) AS (
-    SELECT c.item_id, q.n, max(q.w * (p.weight + 100)), max(q.share)
+m(item_id, n, score, share, cjk) AS (
+    SELECT c.item_id, q.n, max(q.w * (p.weight + 100)), max(q.share), max(q.cjk)
     FROM cand c CROSS JOIN q CROSS JOIN memory_postings p ON p.term_id = q.term_id AND p.item_id = c.item_id
     GROUP BY c.item_id, q.n
 ),
-hits(item_id, score, share, held) AS (
-    SELECT item_id, sum(score), sum(share), count(*) FROM m GROUP BY item_id
+hits(item_id, score, share, held, cjk) AS (
+    SELECT item_id, sum(score), sum(share), count(*), max(cjk) FROM m GROUP BY item_id
     HAVING sum(share) >= :min_share AND count(*) >= :min_terms
 ),
-scoped(item_id, score, updated_at, memory_id, share, held, keys, coverage) AS (
+scoped(item_id, score, updated_at, memory_id, share, held, keys, coverage, across) AS (
     SELECT h.item_id, h.score, i.updated_at, i.memory_id, h.share / :total, min(h.held, :max_held),
-        coalesce(d.terms, 0), CASE WHEN d.terms > 0 THEN CAST(h.held AS REAL) / d.terms ELSE 0.0 END
+        coalesce(d.terms, 0), CASE WHEN d.terms > 0 THEN CAST(h.held AS REAL) / d.terms ELSE 0.0 END,
+        h.cjk <> :query_cjk
     FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id LEFT JOIN memory_search_docs d ON d.item_id = h.item_id
     WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
 ),
@@ -122,7 +123,7 @@ ranked(item_id, score, updated_at, memory_id) AS MATERIALIZED (
     SELECT item_id, score, updated_at, memory_id FROM scoped
     WHERE :bias + :w_share * share + :w_coverage * coverage + :w_held * held + :w_terms * :term_count
         + :w_share_coverage * (share * coverage) + :w_keys * (min(keys, :max_keys) / CAST(:max_keys AS REAL))
-        >= :threshold
+        + :w_across * across >= :threshold
     ORDER BY score DESC, updated_at DESC, memory_id DESC
     LIMIT :limit
 )
@@ -440,6 +441,7 @@ def search_in_tx(
     total = sum(weights)
     if not driving:
         return []
+    query_cjk = any(has_cjk(part.term.key) for part in parts)
     driver_keys = list(dict.fromkeys(key for n in driving for key, _ in alternatives[n]))
     cap = min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys)))
     copy = (
@@ -459,12 +461,15 @@ def search_in_tx(
             min_share=min_share - 1e-9,
             min_terms=min_terms,
             answers=rule.answerer(total=total, terms=len(parts)),
+            query_cjk=query_cjk,
             thread_id=thread_id,
             limit=limit,
             synopsis_chars=SYNOPSIS_CHARS + 1,
         )
     else:
-        rows_out = [[n, key, w, weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
+        rows_out = [
+            [n, key, w, weights[n], int(has_cjk(key))] for n, alts in enumerate(alternatives) for key, w in alts
+        ]
         params = {
             "terms": _json(rows_out),
             "drivers": _json(driver_keys),
@@ -476,6 +481,7 @@ def search_in_tx(
             "synopsis_chars": SYNOPSIS_CHARS + 1,
             "total": total,
             "term_count": len(parts),
+            "query_cjk": int(query_cjk),
             **rule.sql_params(),
         }
         found = [(row, hit_metadata(row), None) for row in conn.execute(_SEARCH_SQL, params).fetchall()]
