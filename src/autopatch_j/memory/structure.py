@@ -8,7 +8,7 @@ text into lines and labels each one:
 
 - `prose` — what the user writes;
 - `pasted` — material, with the shape that gave it away (`fence`, `indented`, `diff`, `frame`,
-  `location`, `log`, `shell`, `output`, `data`, `quote`, `code`);
+  `location`, `log`, `shell`, `output`, `data`, `quote`, `quoted`, `code`);
 - `report` — the last prose line before a paste: it introduces or reports it ("log below:",
   "vite build 报错了"), and is never read as a rule. A line ending in a colon introduces the paste
   with its last sentence only: the sentences before it are prose ("we deploy with helm only. the
@@ -19,6 +19,11 @@ Lists are layout too (`lists.layout(text)`): a run of item lines (`-`, `*`, `•
 two of them. Each item is a statement of its own (its words, never its marker), the colon line only
 introduces them, and a paste nested under an item stays a paste. The labels here do not know lists:
 an item line a weak shape makes material, or the last before a paste, is not read.
+
+Someone else's words are material too: a quotation standing on its own lines — from a line opening
+with a quotation mark to one closing it with the matching mark — under a line that introduces it
+("Zhou asks:", "同事在群里说：") is what a colleague wrote, not what the user says; the user's answer
+after it is prose.
 
 Shapes only — fences, indentation, hunk headers, `file:line` locations, timestamps and log levels,
 `key=value` fields, prompts, key/value syntax, brackets, symbol density — never a list of messages.
@@ -82,6 +87,8 @@ _OUTPUT_TAG = re.compile(
 )
 _SHELL = re.compile(r"^\s*(?:\$|%|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#]|\(\w[\w-]*\)\s*\$|➜ )\s")
 _QUOTE = re.compile(r"^\s*>(?:\s|$)")
+#: Quotation marks, each opener with its closer.
+_QUOTATION_MARKS = {'"': '"', "“": "”", "「": "」", "『": "』", "«": "»"}
 _DATA_OPEN = re.compile(r"^\s*(?:[\[{]\s*$|[\[{]\s*[\"'\w]|[}\]],?\s*$|<\??[\w:-]+[\s>/])")
 _KEY_VALUE = re.compile(r"""^\s*(?:-\s+)?["']?[\w.-]+["']?\s*(?::\s*(?:\S.*)?|=\s*\S.*)$""")
 _TOML_TABLE = re.compile(r"^\s*\[\[?[\w.\"-]+\]\]?\s*$")
@@ -307,6 +314,8 @@ def parse(text: str) -> Structure:
         if shape[i] and not strong[i] and len(s.strip()) >= 24 and _symbol_share(s) > 0.1:
             strong[i] = True  # a weak shape dense with symbols stands alone: `Error: … (https://…) on …`
     blank = [not s.strip() for _, _, s in raw]
+    for i, j in _quotations(raw, shape, blank):
+        shape[i : j + 1] = ["quoted"] * (j + 1 - i)  # weak: material when introduced or next to material
     # Diff bodies and shell output: lines after a hunk header / prompt up to a blank line.
     for i in range(n):
         if shape[i] in ("diff", "shell") and strong[i]:
@@ -394,6 +403,38 @@ def parse(text: str) -> Structure:
         for i, (s, e, t) in enumerate(raw)
     )
     return Structure(text=text, lines=lines)
+
+
+def _quotations(
+    raw: Sequence[tuple[int, int, str]], shape: Sequence[str], blank: Sequence[bool]
+) -> list[tuple[int, int]]:
+    """The runs of prose lines (first, last) that are one quotation: the first opens with a quotation
+    mark, the last closes with its match, no blank line between."""
+    found: list[tuple[int, int]] = []
+    i = 0
+    while i < len(raw):
+        end = _quotation_end(raw, shape, blank, i)
+        if end is None:
+            i += 1
+        else:
+            found.append((i, end))
+            i = end + 1
+    return found
+
+
+def _quotation_end(
+    raw: Sequence[tuple[int, int, str]], shape: Sequence[str], blank: Sequence[bool], first: int
+) -> int | None:
+    closer = _QUOTATION_MARKS.get(raw[first][2].strip()[:1])
+    if closer is None:
+        return None
+    for j in range(first, len(raw)):
+        if blank[j] or shape[j]:
+            return None
+        line = raw[j][2].strip()
+        if line.endswith(closer) and (j > first or len(line) > 1):
+            return j
+    return None
 
 
 def item_marker(text: str) -> int:
