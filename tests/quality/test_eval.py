@@ -24,7 +24,7 @@ KNOWN_LONG_QUERY_HITS = [
     "h11-zh-long-03", "h11-en-long-01", "h11-en-long-03", "h12-zh-long-01", "h12-zh-long-03", "h12-en-long-01",
     "h12-en-long-03", "h13-en-long-01", "h14-en-long-01", "h15-zh-long-01", "h15-en-long-01", "h16-en-long-01",
     "h16-en-long-03", "h17-en-long-03", "h18-zh-long-03", "h18-en-long-01", "h18-en-long-03", "h19-zh-long-01",
-    "h19-en-long-01", "h19-en-long-03", "h20-zh-long-01", "h20-zh-long-03", "h20-en-long-01",
+    "h19-en-long-01", "h20-zh-long-01", "h20-zh-long-03", "h20-en-long-01",
 ]  # fmt: skip
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.index import text_keys
-from autopatch_j.memory.values import values
+from autopatch_j.memory.values import values, words_besides_values
 
 if TYPE_CHECKING:
     from autopatch_j.memory.lexicon import Lexicon
@@ -105,24 +105,23 @@ def pair_features(new: Statement, old: Statement, idf: dict[str, float], default
         "correction": float(new.correction),
         "retirement": float(new.retirement),
     }
-    feats.update(_value_features(new.text, old.text, sum(1 for k in own_n if not any(c.isdigit() for c in k))))
+    feats.update(_value_features(new.text, old.text))
     feats["switch_x_shared"] = feats["switch"] * feats["concept_weight"]
     feats["retirement_x_shared"] = feats["retirement"] * feats["concept_weight"]
     feats["discussion_x_shared"] = feats["old_discussion"] * feats["concept_weight"]
     return feats
 
 
-def _value_features(new: str, old: str, new_words: int) -> dict[str, float]:
+def _value_features(new: str, old: str) -> dict[str, float]:
     """What the two values say (`values.py`): one type in both, a value of it changed — a revision's
-    mark, the stronger the less else the new statement says (`new_words`: its keys without a digit)
-    — and one value in both."""
+    mark, the stronger the less else the new statement says — and one value in both."""
     new_values, old_values = values(new), values(old)
     types = {kind for kind, _ in new_values} & {kind for kind, _ in old_values}
     changed = any({v for k, v in new_values if k == t} - {v for k, v in old_values if k == t} for t in types)
     return {
         "value_type_shared": float(bool(types)),
         "value_changed": float(changed),
-        "value_changed_terse": float(changed) / (1.0 + new_words),
+        "value_changed_terse": float(changed) / (1.0 + words_besides_values(new)) if changed else 0.0,
         "value_same": float(bool(new_values & old_values)),
     }
 

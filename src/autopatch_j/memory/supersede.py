@@ -44,7 +44,7 @@ from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
-from autopatch_j.memory.values import values
+from autopatch_j.memory.values import values, words_besides_values
 
 #: The most words besides its values a statement that revises a value by the value alone has.
 TERSE_WORDS = 3
@@ -299,7 +299,7 @@ class SubjectReader:
         value of that type with another value (`values.py`) — unless it names a thing the rule does not."""
         said = _said(candidate)
         mine = values(said)
-        if not mine or self.takes_back(candidate) or _words_besides_values(said) > TERSE_WORDS:
+        if not mine or self.takes_back(candidate) or words_besides_values(said) > TERSE_WORDS:
             return None
         types = {kind for kind, _ in mine}
         names = {key for key in text_keys(said) if _is_name(key)}
@@ -372,11 +372,6 @@ class SubjectReader:
 def _is_name(key: str) -> bool:
     """A key naming a thing by letters and digits ("ga4", "k8s"), not a value ("int64", "45s")."""
     return any(ch.isdigit() for ch in key) and any(ch.isalpha() for ch in key) and not values(key)
-
-
-def _words_besides_values(text: str) -> int:
-    """The index keys of `text` that are neither a number nor a value ("ga4" is a name, "45s" a value)."""
-    return sum(1 for key in text_keys(text) if not (key.replace(".", "").isdigit() or values(key)))
 
 
 def _said(candidate: Candidate) -> str:

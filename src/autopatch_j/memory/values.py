@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.text import fold
 
 #: Units of time, each with its length in milliseconds (the canonical value of a duration).
@@ -71,3 +72,9 @@ def values(text: str) -> frozenset[tuple[str, str]]:
         if len(match.group(1)) >= 2 and not any(s <= match.start() < e for s, e in taken):
             found.add(("number", f"{float(match.group(1)):g}"))
     return frozenset(found)
+
+
+def words_besides_values(text: str) -> int:
+    """How many index keys of `text` are neither a number nor a value: what it says besides the values
+    it sets ("too tight. make it 45s": 3; "ga4" is a name and counts, "45s" and "int64" do not)."""
+    return sum(1 for key in text_keys(text) if not (key.replace(".", "").isdigit() or values(key)))
