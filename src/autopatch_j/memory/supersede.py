@@ -296,9 +296,10 @@ class SubjectReader:
     ) -> RelatedItem | None:
         """A statement that says little but a value ("make it 45s", "改 1.5s", "20.11 everywhere": at
         most TERSE_WORDS words besides its values) revises the latest preference or decision holding a
-        value of that type with another value (`values.py`) — unless it names a thing the rule does not."""
+        value of that type with another value (`values.py`; a bare number, which may be a count or an
+        id, is not such a value) — unless it names a thing the rule does not."""
         said = _said(candidate)
-        mine = values(said)
+        mine = {value for value in values(said) if value[0] != "number"}  # a bare number may be a count or an id
         if not mine or self.takes_back(candidate) or words_besides_values(said) > TERSE_WORDS:
             return None
         types = {kind for kind, _ in mine}
