@@ -4,14 +4,25 @@
     python3 check.py FILE...
 Prints `ok (N sessions)` per good file, else every problem; exit 1 on any problem.
 """
+
 import json
 import sys
 from collections import Counter
 
 KINDS = {"user_preference", "project_decision", "discussion_context"}
 STATES = {"active", "superseded", "retired"}
-WHY = {"pasted", "report", "one_off", "temporary", "deferred", "hypothetical", "question", "code_fact",
-       "assistant_claim", "chit_chat"}
+WHY = {
+    "pasted",
+    "report",
+    "one_off",
+    "temporary",
+    "deferred",
+    "hypothetical",
+    "question",
+    "code_fact",
+    "assistant_claim",
+    "chit_chat",
+}
 
 
 def need(obj, keys, optional, where, p):
@@ -64,8 +75,9 @@ def check_session(s, p):
     active = Counter()
     for m in mems:
         mk = m.get("key", "?")
-        if not need(m, ["key", "kind", "subject", "title", "content", "sources", "state"], ["superseded_by"],
-                    f"{w} {mk}", p):
+        if not need(
+            m, ["key", "kind", "subject", "title", "content", "sources", "state"], ["superseded_by"], f"{w} {mk}", p
+        ):
             continue
         if m["kind"] not in KINDS:
             p.append(f"{w} {mk}: kind must be one of {sorted(KINDS)}")
@@ -110,7 +122,8 @@ def main(paths):
     for path in paths:
         p = []
         try:
-            doc = json.load(open(path, encoding="utf-8"))
+            with open(path, encoding="utf-8") as handle:
+                doc = json.load(handle)
         except (OSError, ValueError) as exc:
             print(f"{path}: cannot read: {exc}")
             bad = True

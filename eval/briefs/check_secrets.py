@@ -9,6 +9,7 @@ Each look-alike: id, text (holds no secret; must come back unchanged from redact
 Also: ids unique; every family present in all six forms; no look-alike matches the C-24 trigger regex
 below (a look-alike the spec itself asks to redact is not a look-alike).
 """
+
 import json
 import re
 import sys
@@ -24,7 +25,8 @@ C24 = re.compile(
 def main(path):
     p = []
     try:
-        doc = json.load(open(path, encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
     except (OSError, ValueError) as exc:
         print(f"{path}: cannot read: {exc}")
         return 1
@@ -56,17 +58,18 @@ def main(path):
     for fam, got in sorted(forms.items()):
         if set(FORMS) - got:
             p.append(f"family {fam}: missing forms {sorted(set(FORMS) - got)}")
-    for i, l in enumerate(doc["lookalikes"]):
-        w = l.get("id", f"lookalike #{i}") if isinstance(l, dict) else f"lookalike #{i}"
-        if not isinstance(l, dict) or set(l) != {"id", "text"}:
+    for i, look in enumerate(doc["lookalikes"]):
+        w = look.get("id", f"lookalike #{i}") if isinstance(look, dict) else f"lookalike #{i}"
+        if not isinstance(look, dict) or set(look) != {"id", "text"}:
             p.append(f"{w}: fields must be exactly id, text")
             continue
-        if l["id"] in ids:
+        if look["id"] in ids:
             p.append(f"{w}: duplicate id")
-        ids.add(l["id"])
-        m = C24.search(l["text"])
+        ids.add(look["id"])
+        m = C24.search(look["text"])
         if m:
-            p.append(f"{w}: matches a C-24 trigger ({m.group(0)[:40]!r}); the spec redacts that, so it is no look-alike")
+            hit = m.group(0)[:40]
+            p.append(f"{w}: matches a C-24 trigger ({hit!r}); the spec redacts that, so it is no look-alike")
     if p:
         print(f"{path}: {len(p)} problem(s)")
         for x in p[:200]:
