@@ -7,9 +7,10 @@ runs `autopatch-j cloud serve --workers 2`, three `autopatch-j cloud worker --ex
 processes and mixed API traffic from `--clients` keep-alive clients (task detail, task lists,
 `/users/me`, new tasks, continues, memories), and every `--kill-every` seconds it kills one worker
 with SIGKILL and starts a new one in its place (what a supervisor does). The offered load adapts to
-what the workers can run: once a second the script reads the queue's length, and while
-`--max-backlog` tasks or more are queued the clients send a task detail read instead of a new task
-or a continue (counted as "writes held back"), so the queue cannot outgrow the workers. At the end it
+what the workers can run: four times a second the script reads the queue's length, counts the writes
+sent since, and while that sum is at `--max-backlog` the clients send a task detail read instead
+of a new task or a continue (counted as "writes held back"), so the queue outgrows the bound by
+writes in flight only (at most one per client). At the end it
 stops the traffic, lets the queue drain (up to `--drain` seconds) and prints: requests per second,
 p50/p99 latency, server errors, whether every task round ran exactly once (the queue drained, every
 round has an outcome, one `task_finished` per round, none missing, none twice), the RSS of every
@@ -122,6 +123,9 @@ def children(pid: int) -> list[int]:
     return found
 
 
+TICK_SECONDS = 0.25  # how often the queue's length is read (and a kill considered)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))] if ordered else 0.0
@@ -130,7 +134,7 @@ def percentile(values: list[float], q: float) -> float:
 class Traffic:
     """Mixed API traffic; remembers every task it created."""
 
-    def __init__(self, base: str, tokens: list[str], project_id: int) -> None:
+    def __init__(self, base: str, tokens: list[str], project_id: int, max_backlog: int) -> None:
         self.base = base
         self.tokens = tokens
         self.project_id = project_id
@@ -138,8 +142,21 @@ class Traffic:
         self.statuses: dict[int, int] = {}
         self.task_ids: list[int] = []
         self.stop = False
-        self.hold_writes = False  # set while the queue is at --max-backlog
         self.held_back = 0
+        self.max_backlog = max_backlog
+        # the queue's length at the last reading plus the writes sent since: clients hold their
+        # writes while it is at the bound, so the queue outgrows it by writes in flight only
+        self.backlog_estimate = 0
+
+    def observe_backlog(self, backlog: int) -> None:
+        self.backlog_estimate = backlog
+
+    def may_write(self) -> bool:
+        """Counts a write about to be sent; False while the queue is (estimated) at the bound."""
+        if self.backlog_estimate >= self.max_backlog:
+            return False
+        self.backlog_estimate += 1
+        return True
 
     async def client(self, n: int) -> None:
         rnd = random.Random(n)
@@ -148,7 +165,7 @@ class Traffic:
         async with httpx.AsyncClient(base_url=self.base, headers=headers, timeout=30) as http:
             while not self.stop:
                 kind = rnd.random()
-                if 0.65 <= kind < 0.95 and self.hold_writes and self.task_ids:
+                if 0.65 <= kind < 0.95 and not self.may_write() and self.task_ids:
                     self.held_back += 1
                     kind = 0.0  # the queue is full: read a task instead of queueing one
                 if kind < 0.40 and self.task_ids:
@@ -246,7 +263,7 @@ async def drive(traffic: Traffic, clients: int, seconds: float, on_tick: Any) ->
     tasks = [asyncio.create_task(traffic.client(n)) for n in range(clients)]
     started = time.monotonic()
     while time.monotonic() - started < seconds:
-        await asyncio.sleep(1)
+        await asyncio.sleep(TICK_SECONDS)
         on_tick(time.monotonic() - started)
     traffic.stop = True
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -293,7 +310,7 @@ def main() -> None:
                 rss[f"serve {pid}"] = {"start": rss_kib(pid)}
             for w in workers:
                 rss[f"worker {w.pid}"] = {"start": rss_kib(w.pid)}
-            traffic = Traffic(base, tokens, project_id)
+            traffic = Traffic(base, tokens, project_id, args.max_backlog)
             next_kill = args.kill_every
             queue_reader = make_engine(url)
             queued_len = sa.text("SELECT count(*) FROM tasks WHERE status = 'queued'")
@@ -304,7 +321,7 @@ def main() -> None:
                 with queue_reader.connect() as conn:
                     backlog = int(conn.execute(queued_len).scalar_one())
                 peak_backlog = max(peak_backlog, backlog)
-                traffic.hold_writes = backlog >= args.max_backlog
+                traffic.observe_backlog(backlog)
                 if elapsed >= next_kill:
                     victim = workers[kills % len(workers)]
                     victim.send_signal(signal.SIGKILL)

@@ -27,7 +27,7 @@ def test_a_short_soak_drains_and_runs_every_round_exactly_once() -> None:
     assert figures["recorded_twice"] == 0 and figures["closed_not_recorded"] == 0
     assert figures["rounds_recorded"] == figures["rounds"] > 0 and figures["exactly_once"] is True
     # the clients stop queueing at the bound: the backlog overshoots it by in-flight writes only
-    assert figures["peak_backlog"] <= figures["max_backlog"] + 40
+    assert figures["peak_backlog"] <= figures["max_backlog"] + figures["clients"]
 
 
 def test_bad_arguments_are_one_sentence() -> None:
