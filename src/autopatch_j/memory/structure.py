@@ -23,7 +23,9 @@ an item line a weak shape makes material, or the last before a paste, is not rea
 Someone else's words are material too: a quotation standing on its own lines — from a line opening
 with a quotation mark to one closing it with the matching mark — under a line that introduces it
 ("Zhou asks:", "同事在群里说：") is what a colleague wrote, not what the user says; the user's answer
-after it is prose.
+after it is prose. So is a paragraph of two lines or more set apart by a blank line under a line
+ending in a colon and written in another script than the rest of the turn (an English-writing user
+pasting a teammate's Chinese notes, a Chinese-writing one pasting an English mail).
 
 Shapes only — fences, indentation, hunk headers, `file:line` locations, timestamps and log levels,
 `key=value` fields, prompts, key/value syntax, brackets, symbol density — never a list of messages.
@@ -38,8 +40,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -99,6 +102,8 @@ _COLUMN_GAP = re.compile(r"\S\s{2,}(?=\S)")
 # A `key=value` field of a logfmt line or a record dump (`order=88 amount=100.10 refunded=[…]`).
 _FIELD = re.compile(r"(?:^|\s)[A-Za-z_][\w.-]*=(?!=)\S")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+CJK_CHARS_PER_WORD = 1.5  # Chinese characters to one Latin word, when weighing which script a text is in
 # The marker opening a list item: a bullet, a number ("1.", "2)", "3、", "（4）") or a circled number.
 LIST_ITEM = re.compile(r"^\s*(?:[-*•·]\s+|\d{1,2}[.)、）](?![\d.])\s*|[（(]\d{1,2}[)）]\s*|[\u2460-\u2473]\s*)(?=\S)")
 _WORD = re.compile(r"[A-Za-z]{2,}")
@@ -314,8 +319,10 @@ def parse(text: str) -> Structure:
         if shape[i] and not strong[i] and len(s.strip()) >= 24 and _symbol_share(s) > 0.1:
             strong[i] = True  # a weak shape dense with symbols stands alone: `Error: … (https://…) on …`
     blank = [not s.strip() for _, _, s in raw]
-    for i, j in _quotations(raw, shape, blank):
-        shape[i : j + 1] = ["quoted"] * (j + 1 - i)  # weak: material when introduced or next to material
+    for i, j in [*_quotations(raw, shape, blank), *_foreign_paragraphs(raw, blank)]:
+        shape[i : j + 1] = [
+            shape[k] or "quoted" for k in range(i, j + 1)
+        ]  # weak: material when introduced or next to material
     # Diff bodies and shell output: lines after a hunk header / prompt up to a blank line.
     for i in range(n):
         if shape[i] in ("diff", "shell") and strong[i]:
@@ -435,6 +442,38 @@ def _quotation_end(
         if line.endswith(closer) and (j > first or len(line) > 1):
             return j
     return None
+
+
+def _foreign_paragraphs(raw: Sequence[tuple[int, int, str]], blank: Sequence[bool]) -> list[tuple[int, int]]:
+    """The paragraphs (first, last line) of two lines or more, set apart by a blank line under a line
+    ending in a colon, that are written in another script than the rest of the turn."""
+    paragraphs: list[tuple[int, int]] = []
+    for i in range(len(raw)):
+        if blank[i]:
+            continue
+        if paragraphs and paragraphs[-1][1] == i - 1:
+            paragraphs[-1] = (paragraphs[-1][0], i)
+        else:
+            paragraphs.append((i, i))
+    found = []
+    for (_, before_last), (first, last) in itertools.pairwise(paragraphs):
+        if last == first or not COLON_END.search(raw[before_last][2]):
+            continue
+        inside = _script(raw[k][2] for k in range(first, last + 1))
+        outside = _script(raw[k][2] for k in range(len(raw)) if not first <= k <= last)
+        if inside is not None and outside is not None and inside != outside:
+            found.append((first, last))
+    return found
+
+
+def _script(lines: Iterable[str]) -> str | None:
+    """ "cjk" or "latin": the script most of the words of `lines` are written in (None: no words)."""
+    text = "\n".join(lines)
+    cjk = len(_CJK.findall(text)) / CJK_CHARS_PER_WORD
+    latin = len(_LATIN_WORD.findall(text))
+    if not cjk and not latin:
+        return None
+    return "cjk" if cjk > latin else "latin"
 
 
 def item_marker(text: str) -> int:
