@@ -53,7 +53,7 @@ import html
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NewType
+from typing import NewType, TypeVar
 
 from autopatch_j.cloud.secret_judge import ScoreMemo, SecretJudge, candidates, shipped_judge
 from autopatch_j.cloud.secret_layouts import LAYOUT_RULES
@@ -63,7 +63,7 @@ from autopatch_j.cloud.secret_shapes import SHAPE_RULES
 from autopatch_j.cloud.secret_sinks import SINK_RULES
 from autopatch_j.cloud.secret_stamps import unstamped_view
 from autopatch_j.cloud.secret_values import REDACTED
-from autopatch_j.cloud.secret_wrap_blocks import completed, wrapped_breaks
+from autopatch_j.cloud.secret_wrap_blocks import Break, completed, wrapped_breaks
 from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view
 
 RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES + SINK_RULES
@@ -87,6 +87,7 @@ _FORM_ESCAPE = re.compile(r"[+&]")
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " ", "v": " ", "0": " "}
 DECODE_PASSES = 3
 _NEWLINE = re.compile("\n")
+_V = TypeVar("_V")
 
 
 def _decode(escape: str) -> str:
@@ -260,7 +261,7 @@ def _fixed_breaks_in_view(text: str, view: str, index: list[int] | None) -> dict
     return _moved(fixed_column_breaks(text), view, index)
 
 
-def _moved(breaks: dict[int, int], view: str, index: list[int] | None) -> dict[int, int]:
+def _moved(breaks: dict[int, _V], view: str, index: list[int] | None) -> dict[int, _V]:
     """`breaks` (line breaks of a text, each with a length) at their positions in a `view` of it
     (`index`: the view's map back; None when the view is the text)."""
     if index is None or not breaks:
@@ -273,7 +274,7 @@ def _view_findings(
     rules: tuple[Rule, ...],
     judge: bool,
     fixed_breaks: dict[int, int] | None = None,
-    wrapped: dict[int, int] | None = None,
+    wrapped: dict[int, Break] | None = None,
 ) -> list[Finding]:
     """Findings in `view` (rules continued over a wrap, and judge candidates) and in its joined
     view, there mapped back one piece per line."""
@@ -297,30 +298,30 @@ def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) 
     if index is not None:
         blocks = {**wrapped_breaks(view), **blocks}
     fixed = _fixed_breaks_in_view(text, view, index)
-    view, index, (fixed, blocks) = _unstamped(view, index, (fixed, blocks))
+    view, index, fixed, blocks = _unstamped(view, index, fixed, blocks)
     found = _view_findings(view, rules, judge, fixed, blocks)
     if index is not None:
         found = [f.mapped(index) for f in found]
     form = form_view(text)
     if form is not None:
-        spaced, back, _fixed = _unstamped(*form, ())
+        spaced, back, _fixed, _blocks = _unstamped(*form, {}, {})
         if back is not None:  # always: a form view maps back
             found += [f.mapped(back) for f in _view_findings(spaced, rules, judge)]
     return found
 
 
 def _unstamped(
-    view: str, index: list[int] | None, breaks: tuple[dict[int, int], ...]
-) -> tuple[str, list[int] | None, tuple[dict[int, int], ...]]:
+    view: str, index: list[int] | None, fixed: dict[int, int], blocks: dict[int, Break]
+) -> tuple[str, list[int] | None, dict[int, int], dict[int, Break]]:
     """`view` without the timestamps that start its log lines (`secret_stamps`), its index map
-    composed with the one it had and its `breaks` (line breaks with a length) moved along;
-    unchanged without them."""
+    composed with the one it had and its `fixed` and `blocks` breaks moved along; unchanged
+    without them."""
     stamped = unstamped_view(view)
     if stamped is None:
-        return view, index, breaks
+        return view, index, fixed, blocks
     bare, step = stamped
-    moved = tuple(_moved(b, bare, step) for b in breaks)
-    return bare, step if index is None else [index[i] for i in step], moved
+    composed = step if index is None else [index[i] for i in step]
+    return bare, composed, _moved(fixed, bare, step), _moved(blocks, bare, step)
 
 
 def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge | None = None) -> list[tuple[int, int]]:

@@ -3,34 +3,51 @@
 A one-line rendering (an `env K=V …` exec line, a JSON debug line, a config dump) cut at a fixed
 column by a terminal, `fold` or a log viewer is a *block*: a first line of width `W` (at least
 `BLOCK_WIDTH_MIN` columns), at least one more line of that width, then at most one shorter last
-line; every line after the first starts with one constant *continuation prefix* (nothing, spaces,
-`> `, `| `, `│ `: the gutter of `secret_wraps.GUTTER`). The prefix either takes columns of the
-width (a terminal indents its continuation: every line is `W` wide as written) or is added after
-the cut (a quote or a log viewer: every body is `W` wide). Widths are display columns (a wide CJK
-character takes two). A block must cut a token at least once (a break between two non-space
-characters), so an aligned table of words is no block.
+line; every line after the first starts with one constant *continuation prefix* (nothing, spaces or
+a tab, `> `, `>> `, `| `, `│ `, the `+ ` of a PowerShell error record, an ellipsis `… `: the gutter
+of `secret_wraps.GUTTER` with `+` and `…` marks, taken from either of the two lines after the first,
+or bare). The prefix either takes columns of the width (a terminal indents its continuation: every
+line is `W` wide as written) or is added after the cut (a quote or a log viewer: every body is `W`
+wide). Every cut line may end with one constant *fold mark* a pager or an editor adds where it
+folded (`\\`, `↵`, and `=` on at least two cut lines, where it cannot be the empty value of a
+setting); the mark takes a column of the line and is no part of the rendering. Widths are display
+columns (a wide CJK character takes two, as a terminal folds) or, when those make no block,
+characters (as a text wrapper, an editor or a log viewer counts). A block must cut a token at least
+once (a break between two non-space characters), so an aligned table of words is no block.
 
-`wrapped_breaks(text)` returns each break of each block with the length of the prefix after it;
-`secret_wraps.joined_view` removes them all (the break and exactly that prefix, so a space the cut
-fell before stays): the joined view is the rendering as it was before the cut, the canonical text
-the rules and the judge read, and each span found there maps back as one piece per line.
+`wrapped_breaks(text)` returns each break of each block as a `Break`: the length of the fold mark
+before it and of the prefix after it; `secret_wraps.joined_view` removes them all (the mark, the
+break and exactly that prefix, so a space the cut fell before stays): the joined view is the
+rendering as it was before the cut, the canonical text the rules and the judge read, and each span
+found there maps back as one piece per line.
 
 `completed(text, spans, breaks)` closes what a reading on one line leaves open: a secret span that
 ends where a block cuts a token takes the rest of that token on the next lines (over every further
 cut it reaches), and one that starts right after a cut takes the token's head on the line before
-(back to a `=`, a `:`, an `@` or a space). So a value accepted on one of its lines is redacted on each of
-them. Both are linear: one pass over the lines, and each extension runs over characters no other
-extension of the same text covers.
+(back to a `=`, a `:`, an `@` or a space); a fold mark that a reading of one line took for the
+value's last character is given back. So a value accepted on one of its lines is redacted on each
+of them, and every mark stays. Both are linear: one pass over the lines, and each extension runs
+over characters no other extension of the same text covers.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from typing import NamedTuple
 
 from autopatch_j.cloud.secret_wraps import GUTTER, cuts_a_name, starts_assignment
 
-__all__ = ["BLOCK_WIDTH_MIN", "completed", "wrapped_breaks"]
+__all__ = ["BLOCK_WIDTH_MIN", "Break", "completed", "wrapped_breaks"]
+
+
+class Break(NamedTuple):
+    """A break of a block: the characters it drops before the line break (a fold mark) and after
+    it (the continuation prefix)."""
+
+    mark: int
+    prefix: int
+
 
 BLOCK_WIDTH_MIN = 32
 PAIR_WIDTH_MIN = 40
@@ -42,9 +59,13 @@ _HEAD_TOKEN = _TAIL_TOKEN - {"="}
 _PAIR_TOKEN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-.=")
 _PAIR_HEAD = _PAIR_TOKEN - {"-", "."}  # a list item or an ellipsis on the next line
 _PAIR_TAIL = _PAIR_TOKEN - {"="}  # an empty value before the next line
-_PAIR_PREFIXES = frozenset({"", ">", "|", "│"})
+_PAIR_PREFIXES = frozenset({"", ">", ">>", "|", "│", "+", "…"})
 # the rest of a base64 value: its padding before a separator (`f0Gj5Hk==;`), no setting
 _PADDED_TAIL = re.compile(r"[A-Za-z0-9+/_-]{1,256}+={1,2}+(?=[;,&\"'\s)\]}]|\Z)")
+# the continuation prefix of a block: a gutter, or the `+ ` of a PowerShell error record, an ellipsis
+_BLOCK_GUTTER = re.compile(r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*|\+|…)[ \t]?){0,3}+")
+_PAIR_MARKS = frozenset("\\↵")  # a fold mark that needs no second cut line to tell it from a value
+_MARKS = _PAIR_MARKS | {"="}
 # a line that starts a log record of its own (a timestamp) continues no other line
 _RECORD = re.compile(r"[ \t]{0,8}+\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
 
@@ -56,9 +77,10 @@ def _width(line: str) -> int:
     return len(line) + sum(1 for c in line if unicodedata.east_asian_width(c) in "WF")
 
 
-def wrapped_breaks(text: str) -> dict[int, int]:
+def wrapped_breaks(text: str) -> dict[int, Break]:
     """The breaks of every hard-wrapped block of `text` (see the module docstring): the position of
-    each such `\\n`, with the length of the continuation prefix the joined view drops after it."""
+    each such `\\n`, with the fold mark before it and the continuation prefix after it that the
+    joined view drops."""
     newlines = [m.start() for m in _NEWLINE.finditer(text)]
     if len(newlines) < 1:
         return {}
@@ -67,19 +89,31 @@ def wrapped_breaks(text: str) -> dict[int, int]:
     ends.append(len(text))
     lines = [text[s:e] for s, e in zip(starts, ends, strict=True)]
     widths = [_width(line) for line in lines]
-    breaks: dict[int, int] = {}
+    counts = [len(line) for line in lines] if widths != [len(line) for line in lines] else None
+    breaks: dict[int, Break] = {}
     i = 0
     while i < len(lines) - 1:
         last = _block(text, starts, lines, widths, i)
+        if last is None and counts is not None and not lines[i].isascii():
+            last = _block(text, starts, lines, counts, i)  # cut at a count of characters
         if last is None:
             i += 1
             continue
         end_line, prefix = last
-        cuts = [k for k in range(i, end_line) if _cuts_token(lines[k], lines[k + 1], prefix)]
+        mark = _mark(lines, i, end_line)
+        cuts = [k for k in range(i, end_line) if _cuts_token(lines[k][: len(lines[k]) - mark], lines[k + 1], prefix)]
         if cuts:
-            breaks.update((newlines[k], prefix) for k in range(i, end_line))
+            breaks.update((newlines[k], Break(mark, prefix)) for k in range(i, end_line))
         i = end_line  # the last line may start a block of its own (after a pair: the first line of a fold)
     return breaks
+
+
+def _mark(lines: list[str], i: int, end_line: int) -> int:
+    """1 when every cut line of the block from line `i` to `end_line` ends with one fold mark."""
+    mark = lines[i][-1:]
+    if mark not in _MARKS or (mark not in _PAIR_MARKS and end_line - i < 2):
+        return 0
+    return int(all(len(lines[k]) > 1 and lines[k].endswith(mark) for k in range(i, end_line)))
 
 
 def _block(text: str, starts: list[int], lines: list[str], widths: list[int], i: int) -> tuple[int, int] | None:
@@ -87,8 +121,11 @@ def _block(text: str, starts: list[int], lines: list[str], widths: list[int], i:
     width = widths[i]
     if width < BLOCK_WIDTH_MIN:
         return None
-    gutter = GUTTER.match(lines[i + 1]).group()  # type: ignore[union-attr]  # always matches
-    for prefix in dict.fromkeys((gutter, "")):
+    # the prefix of the next line or of the one after it (the cut may put the rendering's own
+    # indentation or `+` right after the prefix of the first continuation), as a gutter or bare
+    gutters = [_BLOCK_GUTTER.match(lines[k]).group() for k in range(i + 1, min(i + 3, len(lines)))]  # type: ignore[union-attr]
+    bare = [GUTTER.match(gutter).group() for gutter in gutters]  # type: ignore[union-attr]
+    for prefix in dict.fromkeys((*gutters, *bare, "")):
         for added in (False, True) if prefix else (False,):
             last = _run(lines, widths, i, prefix, len(prefix) if added else 0)
             if last is not None and (last > i + 1 or _pair(text, starts, lines, i, prefix)):
@@ -98,12 +135,15 @@ def _block(text: str, starts: list[int], lines: list[str], widths: list[int], i:
 
 def _pair(text: str, starts: list[int], lines: list[str], i: int, prefix: str) -> bool:
     """Two lines, the second no wider, read as one line cut once (no equal widths confirm it): the
-    prefix is no comment marker; the cut falls between two token characters, not after a `=` (an
-    empty value) nor before a list item's `-`; the second line starts no log record and no setting
-    of its own, unless the cut fell inside a name (`FLY_API` + `_TOKEN=…`)."""
+    prefix is no comment marker; the cut falls between two token characters (before a fold mark
+    `\\` or `↵`), not after a `=` (an empty value) nor before a list item's `-`; the second line
+    starts no log record and no setting of its own, unless the cut fell inside a name (`FLY_API` +
+    `_TOKEN=…`)."""
     if prefix.strip(" \t") not in _PAIR_PREFIXES:
         return False
     line, following = lines[i], lines[i + 1][len(prefix) :]
+    if line[-1:] in _PAIR_MARKS:
+        line = line[:-1]
     if not line or not following or line[-1] not in _PAIR_TAIL or following[0] not in _PAIR_HEAD:
         return False
     if _RECORD.match(following):
@@ -139,11 +179,12 @@ def _cuts_token(line: str, following: str, prefix: int) -> bool:
     return bool(line) and len(following) > prefix and not line[-1].isspace() and not following[prefix].isspace()
 
 
-def completed(text: str, spans: list[tuple[int, int]], breaks: dict[int, int]) -> list[tuple[int, int]]:
+def completed(text: str, spans: list[tuple[int, int]], breaks: dict[int, Break]) -> list[tuple[int, int]]:
     """`spans` (merged, sorted) with each one that ends or starts at a cut of a block extended
     over the rest of the cut token, one span per line (see the module docstring)."""
     if not breaks or not spans:
         return spans
+    spans = [_unmarked(text, start, end, breaks) for start, end in spans]
     out = list(spans)
     reached = 0  # an extension to the right ends where an earlier one did: it is not run again
     previous = 0  # an extension to the left stops at the end of the span before
@@ -157,16 +198,20 @@ def completed(text: str, spans: list[tuple[int, int]], breaks: dict[int, int]) -
     return sorted(out)
 
 
-def _rightwards(text: str, end: int, breaks: dict[int, int]) -> list[tuple[int, int]]:
-    """The rest of a token that a cut at `end` (the end of a line, before a block's break) leaves
-    on the lines after it."""
+def _rightwards(text: str, end: int, breaks: dict[int, Break]) -> list[tuple[int, int]]:
+    """The rest of a token that a cut at `end` (the end of a line, before a block's fold mark and
+    break) leaves on the lines after it."""
     out: list[tuple[int, int]] = []
     while True:
-        newline = end + 1 if text.startswith("\r\n", end) else end
-        prefix = breaks.get(newline)
-        if prefix is None or end == 0 or text[end - 1] not in _TAIL_TOKEN:
+        newline = _newline_after(text, end)
+        cut = breaks.get(newline)
+        if cut is None and end < len(text) and text[end] in _MARKS:
+            newline = _newline_after(text, end + 1)  # the span stops before the fold mark
+            cut = breaks.get(newline)
+            cut = cut if cut is not None and cut.mark else None
+        if cut is None or end == 0 or text[end - 1] not in _TAIL_TOKEN:
             return out
-        begin = at = newline + 1 + prefix
+        begin = at = newline + 1 + cut.prefix
         while at < len(text) and text[at] in _TAIL_TOKEN:
             at += 1
         if at == begin:
@@ -175,15 +220,30 @@ def _rightwards(text: str, end: int, breaks: dict[int, int]) -> list[tuple[int, 
         end = at
 
 
-def _leftwards(text: str, start: int, breaks: dict[int, int], floor_at: int) -> list[tuple[int, int]]:
+def _unmarked(text: str, start: int, end: int, breaks: dict[int, Break]) -> tuple[int, int]:
+    """The span without the fold mark it ends with (a reading of one line takes the mark for the
+    value's last character); the mark stays in the text."""
+    cut = breaks.get(_newline_after(text, end))
+    if cut is not None and cut.mark and end - 1 > start and text[end - 1] in _MARKS:
+        return start, end - 1
+    return start, end
+
+
+def _newline_after(text: str, at: int) -> int:
+    """`at`, or the `\\n` of a `\\r\\n` that starts there."""
+    return at + 1 if text.startswith("\r\n", at) else at
+
+
+def _leftwards(text: str, start: int, breaks: dict[int, Break], floor_at: int) -> list[tuple[int, int]]:
     """The head of a token that a cut before `start` (the first character after a block's break
     and prefix) leaves on the lines before it, not before `floor_at`."""
     out: list[tuple[int, int]] = []
     while start < len(text) and text[start] in _HEAD_TOKEN:
         newline = text.rfind("\n", 0, start)
-        if newline < 0 or breaks.get(newline) != start - newline - 1:
+        cut = breaks.get(newline)
+        if newline < 0 or cut is None or cut.prefix != start - newline - 1:
             return out
-        end = newline - 1 if newline and text[newline - 1] == "\r" else newline
+        end = (newline - 1 if newline and text[newline - 1] == "\r" else newline) - cut.mark
         at = end
         line_start = text.rfind("\n", 0, end) + 1
         floor = max(floor_at, line_start)

@@ -35,7 +35,7 @@ one of these holds:
 The joined view drops the break (with a `\\r` before it; outside a fixed column also a trailing `\\`
 and, in a random run, the spaces before it) and the next line's gutter; a break of a hard-wrapped
 block (`secret_wrap_blocks.wrapped_breaks`, passed in as `wrapped`) is removed unconditionally, with
-exactly the block's continuation prefix. `continued` extends a span
+exactly the block's fold mark and continuation prefix. `continued` extends a span
 that runs to the end of a long line (≥ `WRAP_WIDTH_MIN` columns) over the next line's first run.
 Work per break is bounded (gutters ≤ 22 characters, runs ≤ 256, quoted sides ≤ `QUOTED_MAX`), so
 both are linear.
@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from autopatch_j.cloud.secret_values import REDACTED
@@ -228,12 +229,13 @@ class Joined:
 
 
 def joined_view(
-    view: str, fixed_breaks: dict[int, int] | None = None, wrapped: dict[int, int] | None = None
+    view: str, fixed_breaks: dict[int, int] | None = None, wrapped: Mapping[int, tuple[int, int]] | None = None
 ) -> Joined | None:
     """`view` with the line breaks inside a secret removed (see the module docstring); None when
     there is no such break. `fixed_breaks`: more line breaks of `view` to treat as fixed-column ones
     (`fixed_column_breaks`); `wrapped`: the breaks of hard-wrapped blocks
-    (`secret_wrap_blocks.wrapped_breaks`), each removed with exactly the prefix length given."""
+    (`secret_wrap_blocks.wrapped_breaks`), each removed with exactly the fold mark before it and
+    the prefix after it given (lengths)."""
     newlines = [match.start() for match in _NEWLINE.finditer(view)]
     if not newlines:
         return None
@@ -245,9 +247,9 @@ def joined_view(
     line_start = 0
     blocks = wrapped or {}
     for newline in newlines:
-        prefix = blocks.get(newline)
-        if prefix is not None:
-            cut: tuple[int, int] | None = _block_cut(view, newline, prefix)
+        block = blocks.get(newline)
+        if block is not None:
+            cut: tuple[int, int] | None = _block_cut(view, newline, *block)
         else:
             cut = _cut(view, pos, line_start, newline, fixed.get(newline))
         if cut is not None and cut[0] < pos:
@@ -266,12 +268,12 @@ def joined_view(
     return Joined("".join(parts), index, cuts)
 
 
-def _block_cut(view: str, newline: int, prefix: int) -> tuple[int, int] | None:
-    """A block's break is removed with its prefix (none at the end of the text)."""
+def _block_cut(view: str, newline: int, mark: int, prefix: int) -> tuple[int, int] | None:
+    """A block's break is removed with its fold mark and prefix (none at the end of the text)."""
     resume = newline + 1 + prefix
     if resume >= len(view):
         return None
-    return (newline - 1 if newline and view[newline - 1] == "\r" else newline), resume
+    return (newline - 1 if newline and view[newline - 1] == "\r" else newline) - mark, resume
 
 
 def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) -> tuple[int, int] | None:
