@@ -60,7 +60,7 @@ from autopatch_j.cloud.secret_key_words import (
 )
 from autopatch_j.cloud.secret_places import QUERY_KEY, announced, names_a_secret, url_path_names_secret, zh_secret
 from autopatch_j.cloud.secret_sinks import CALL_REACH, callees
-from autopatch_j.cloud.secret_value_shape import SCREAMING, value_shape
+from autopatch_j.cloud.secret_value_shape import SCREAMING, der_private, value_shape
 from autopatch_j.cloud.secret_values import placeholder
 
 __all__ = [
@@ -375,11 +375,12 @@ def _combine(out: dict[str, float]) -> None:
 
 
 # a candidate is judged only with one of these before it (a secret's key word or label, the fields
-# of a `.pgpass` line) and when it is no placeholder (`secret_values.placeholder`); elsewhere a
-# random-looking run (a digest, a certificate line) is no secret
+# of a `.pgpass` line) or a private key's DER as its value (`der_private`), and when it is no
+# placeholder (`secret_values.placeholder`); elsewhere a random-looking run (a digest, a
+# certificate line) is no secret
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg"}
-    | {"announced", "url_path_secret"}
+    | {"announced", "url_path_secret", "der_private"}
 )
 
 
@@ -397,12 +398,14 @@ def judged(found: dict[str, float]) -> bool:
 
 def _may_have_signal(view: str, start: int, context_start: int | None, end: int) -> bool:
     """A cheap superset of `CONTEXT_SIGNALS`: a secret word or label anywhere in the context or in
-    the `AHEAD` characters after the value, three colons in the line before, or a quoted literal
-    with a `(` in the `CALL_REACH` characters before it (most candidates of ordinary text have none
-    of these)."""
+    the `AHEAD` characters after the value, a private key's DER as the value, three colons in the
+    line before, or a quoted literal with a `(` in the `CALL_REACH` characters before it (most
+    candidates of ordinary text have none of these)."""
     floor = max(0, start - CONTEXT) if context_start is None else context_start
     before = view[floor:start].lower()
     if _secret_word_pattern().search(before) or _secret_word_pattern().search(view[end : end + AHEAD].lower()):
+        return True
+    if der_private(view[start:end]):
         return True
     if view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before:
         return True
@@ -472,6 +475,8 @@ class SecretJudge:
         ):
             return 0.0
         found = _context_of(view, start, context_start, end)
+        if der_private(view[start:end]):
+            found["der_private"] = 1.0
         if source == "token" and not judged(found):
             return 0.0  # decided by the context alone: no shape features needed
         value_shape(view[start:end], found, key_lexicon().prefixes)

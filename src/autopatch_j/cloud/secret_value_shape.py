@@ -4,9 +4,10 @@ Length, the mix of digits, upper and lower case and symbols, character entropy a
 and letters alternate, the share of pronounceable word segments, and whether the value reads as a
 hex digest, hex of words, a UUID, a version, a date, a file name, a dotted name, an e-mail address,
 a placeholder, an identifier of words, four-letter groups, a certificate or public key in base64
-DER, an object id, a `SCREAMING_SNAKE` name, an attribute, a path, a flag, base64 padding, a known
-token prefix, lowercase words, or base64 of printable text (of a document, of a JSON document with
-a key's field, or of `user:password`). Pure functions of the value; the context is the judge's.
+DER, a private key or a key store in base64 DER, an object id, a `SCREAMING_SNAKE` name, an
+attribute, a path, a flag, base64 padding, a known token prefix, lowercase words, or base64 of
+printable text (of a document, of a JSON document with a key's field, or of `user:password`). Pure
+functions of the value; the context is the judge's.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ _ID_WORDS = re.compile(r"(?:[a-z]{2,}[-_.]|[A-Z][a-z]+){2,}")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
 _VOWELS = frozenset("aeiouyAEIOUY")
 _VOWEL_CHARS = frozenset("aeiouAEIOU")
-_ATTRIBUTE = re.compile(r"[a-z_]\w*+\.[A-Za-z_]\w*+")
+# `self.token`, `cfg.API_KEY`, and a member of a class of two or more capitalised words (`BuildConfig.MAPS_KEY`)
+_ATTRIBUTE = re.compile(r"(?:[a-z_]\w*+|[A-Z][a-z]++(?:[A-Z][a-z]++)++)\.[A-Za-z_]\w*+")
 
 
 # lowercase words (`capacity`, `stripe-live-key`): each part of three letters or more holds a vowel
@@ -84,17 +86,33 @@ def _hex_text(value: str) -> bool:
 _DER_HEADS = ("MII", "MIG", "MHc", "MC4", "MF")
 
 
-def _der_public(value: str) -> bool:
-    """Base64 of DER whose outer SEQUENCE starts with another SEQUENCE: a certificate, a public key
-    (SubjectPublicKeyInfo) or a signing request; a private key starts with its version instead."""
+def _der_inner(value: str) -> bytes:
+    """The first bytes inside the outer SEQUENCE of base64 DER (empty when `value` is none)."""
     try:
         head = base64.b64decode(value[: min(64, len(value) // 4 * 4)])
     except (binascii.Error, ValueError):
-        return False
+        return b""
     if len(head) < 6 or head[0] != 0x30:
-        return False
-    at = 2 if head[1] < 0x80 else 2 + (head[1] & 0x7F)
-    return at < len(head) and head[at] == 0x30
+        return b""
+    return head[2 if head[1] < 0x80 else 2 + (head[1] & 0x7F) :]
+
+
+def _der_public(value: str) -> bool:
+    """Base64 of DER whose outer SEQUENCE starts with another SEQUENCE: a certificate, a public key
+    (SubjectPublicKeyInfo) or a signing request; a private key starts with its version instead."""
+    return _der_inner(value)[:1] == b"\x30"
+
+
+# the version a private key's or a key store's outer SEQUENCE starts with: 0 (PKCS#1, PKCS#8), 1
+# (SEC1 EC) or 3 (PKCS#12)
+_PRIVATE_VERSIONS = (b"\x02\x01\x00", b"\x02\x01\x01", b"\x02\x01\x03")
+DER_PRIVATE_MIN = 96
+
+
+def der_private(value: str) -> bool:
+    """Base64 of DER (at least `DER_PRIVATE_MIN` characters) whose outer SEQUENCE starts with a
+    private key's or a key store's version: the key bytes themselves, whatever names them."""
+    return len(value) >= DER_PRIVATE_MIN and value.startswith(_DER_HEADS) and _der_inner(value)[:3] in _PRIVATE_VERSIONS
 
 
 def entropy(value: str) -> float:
@@ -170,6 +188,8 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         out["letter_groups"] = 1.0  # `hjwf-tonh-qanh-zehp`: an app password, a recovery code
     if value.startswith(_DER_HEADS) and _der_public(value):
         out["der_public"] = 1.0  # a certificate, a public key or a signing request in bare base64
+    if der_private(value):
+        out["der_private"] = 1.0  # a private key or a key store (PKCS#12) in bare base64
     text = _decoded_text(value)
     if value.startswith(prefixes) and (text is None or text[:1] != "{"):
         out["prefix"] = 1.0  # `eyJ…` of one JSON document with no dots is no JWT

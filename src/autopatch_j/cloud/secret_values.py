@@ -39,6 +39,8 @@ ENV_REF = re.compile(
     r"\$\{?[A-Za-z_][A-Za-z0-9_]{0,63}\}?|%\(?\w+\)?s?|\{\{[^}]*\}\}|<[^>]*>"
     # an environment variable read in code (`process.env.DB_PASSWORD`, `import.meta.env.VITE_KEY`)
     r"|(?:process\.env|import\.meta\.env|ENV|env)\.[A-Za-z_][A-Za-z0-9_]{0,63}"
+    # a constant of a generated settings class (`BuildConfig.MAPS_KEY`, `AppSecrets.UPLOAD_TOKEN`)
+    r"|[A-Z][a-z]{1,20}(?:[A-Z][a-z]{1,20}){1,4}\.[A-Z][A-Z0-9]{0,30}(?:_[A-Z0-9]{1,30}){1,6}"
 )
 
 

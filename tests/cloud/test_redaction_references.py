@@ -1,0 +1,48 @@
+"""Values beside a secret's key word that hold no secret, through the public `redact`: a reference
+to a constant of a generated settings class (`AppSecrets.UPLOAD_TOKEN`), plain or inside a
+percent-encoded paste link, and an MD5 digest of a build artefact under its `md5` key inside an
+agent's JSON tool result. They come back unchanged, while a random value in the same place is
+redacted."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from autopatch_j.cloud.redaction import REDACTED, redact
+
+
+def pasted(snippet: str) -> str:
+    return "https://paste.example.org/new?text=" + quote(snippet, safe="")
+
+
+def tool_result(inner: str) -> str:
+    return '{"type":"tool_result","content":"' + inner.replace('"', '\\"') + '"}'
+
+
+REFERENCES = [
+    "let uploadToken = AppSecrets.UPLOAD_TOKEN  // set by the pipeline, not in git",
+    "val signingPassword = ReleaseSettings.STORE_PASSWORD // injected at build time",
+]
+DIGESTS = [
+    '{"artifact":"orchard-3.1.0.apk","md5":"9e107d9d372bb6826bd81d3542a419d6","size":48213}',
+    '{"file":"gateway-fw-2.0.7.bin","md5":"0cc175b9c0f1b6a831c399e269772661","channel":"beta"}',
+]
+
+
+@pytest.mark.parametrize("snippet", REFERENCES)
+def test_a_reference_to_a_settings_constant_is_no_secret(snippet: str) -> None:
+    assert redact(snippet) == snippet
+    assert redact(pasted(snippet)) == pasted(snippet)
+
+
+@pytest.mark.parametrize("document", DIGESTS)
+def test_an_md5_digest_in_a_tool_result_is_no_secret(document: str) -> None:
+    assert redact(tool_result(document)) == tool_result(document)
+
+
+def test_a_random_value_in_the_same_places_is_redacted() -> None:
+    value = "Wd3Hs8Kq1Zt6Np9Lx4Rc7Vm2Bj5Fy0GaQ2e"
+    assert REDACTED in redact(pasted(f"let uploadToken = {value!r}  // set by the pipeline"))
+    assert value not in redact(tool_result(f'{{"artifact":"orchard.apk","upload_token":"{value}"}}'))
