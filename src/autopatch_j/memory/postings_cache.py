@@ -26,6 +26,7 @@ per term under the stamp too (`known_parts`, `remember_parts`), never per query.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import sqlite3
 import threading
@@ -333,6 +334,12 @@ def _trim() -> None:
 def hit_metadata(row: HitRow) -> Metadata:
     """The metadata of a hit row as match kinds compare it (aliases and keywords are stored JSON)."""
     _, _, title, _, aliases, keywords, subject = row
+    return _metadata(title, aliases, keywords, subject)
+
+
+@functools.lru_cache(maxsize=8192)
+def _metadata(title: str, aliases: str, keywords: str, subject: str) -> Metadata:
+    """`hit_metadata` of these values (a pure function of them, so kept whatever the stamp)."""
     values = (title, *json.loads(aliases), *json.loads(keywords), subject)
     return tuple(normalize(value) for value in values if value)
 
