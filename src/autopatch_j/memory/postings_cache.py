@@ -53,10 +53,11 @@ MAX_COMPLETIONS = 8
 WHOLE_ITEMS = 2_000
 WHOLE_ROWS = 65_536
 
+#: Per asked key (its position in `:keys`), its postings as one text `item,weight,item,weight…`: one
+#: string per key instead of a row per posting (the rows were most of a read's time).
 _LOAD_SQL = """
-SELECT t.term, p.item_id, p.weight + 100
+SELECT j.key, (SELECT group_concat(p.item_id || ',' || (p.weight + 100)) FROM memory_postings p WHERE p.term_id = t.id)
 FROM json_each(:keys) j CROSS JOIN memory_term_stats t ON t.term = j.value
-CROSS JOIN memory_postings p ON p.term_id = t.id
 """
 
 _ALL_SQL = """
@@ -284,8 +285,10 @@ def postings_in_tx(
         return None
     read: dict[str, dict[int, int]] = {key: {} for key in missing}
     if rows:
-        for term, item_id, weight in conn.execute(_LOAD_SQL, {"keys": _json(missing)}):
-            read[term][item_id] = weight
+        for n, postings in conn.execute(_LOAD_SQL, {"keys": _json(missing)}):
+            if postings:
+                numbers = map(int, postings.split(","))
+                read[missing[n]] = dict(zip(numbers, numbers, strict=True))  # item, weight, item, weight …
     with _lock:
         for key, postings in read.items():
             if key not in copy.weights:
