@@ -477,8 +477,9 @@ def _compensated(
 ) -> dict[int, tuple[float, float, int]]:
     """`_qualifying`'s sums as SQLite sums from 3.43 on (Kahan-Babuska-Neumaier)."""
     found: dict[int, tuple[float, float, int]] = {}
+    terms = tuple(zip(values, weights, strict=True))
     for item_id in candidates:
-        held = [(held_by[item_id], weight) for held_by, weight in zip(values, weights, strict=True) if item_id in held_by]
+        held = [(held_by[item_id], weight) for held_by, weight in terms if item_id in held_by]
         if not held or len(held) < min_terms:
             continue
         share = _kbn_sum([weight for _, weight in held])
