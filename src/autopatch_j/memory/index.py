@@ -169,22 +169,23 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
             if entry:
                 entry[1].extend(sorted(phrase))
     # Learned associations serve questions: a one-word lookup asks for that word (and its equivalents).
-    learned = associations.associated if len(found) >= MIN_ASSOCIATED_TERMS else _none
-    terms = [
-        QueryTerm(
-            key=key,
-            word=token.text,
-            kind=token.kind,
-            alternatives=tuple(k for k in dict.fromkeys((*alts, *learned(key))) if k != key),
-            parts=_compound_parts(token),
-        )
-        for key, (token, alts) in found.items()
-    ]
+    learned = len(found) >= MIN_ASSOCIATED_TERMS
+    terms = [_query_term(key, token.text, token.kind, tuple(alts), learned) for key, (token, alts) in found.items()]
     return tuple(terms[:MAX_QUERY_TERMS])
 
 
-def _none(key: str) -> tuple[str, ...]:
-    return ()
+@functools.lru_cache(maxsize=8192)
+def _query_term(key: str, word: str, kind: TokenKind, alternatives: tuple[str, ...], learned: bool) -> QueryTerm:
+    """The term of a query word (one instance per word, its alternatives and whether the query asks
+    for learned associations, whatever query it is in)."""
+    associated = associations.associated(key) if learned else ()
+    return QueryTerm(
+        key=key,
+        word=word,
+        kind=kind,
+        alternatives=tuple(k for k in dict.fromkeys((*alternatives, *associated)) if k != key),
+        parts=_compound_parts(Token(word, kind)),
+    )
 
 
 _generation = 0
@@ -202,6 +203,7 @@ def use_associations(table: Mapping[str, Sequence[str]] | None) -> None:
     global _generation
     associations.install(table)
     _query_terms.cache_clear()
+    _query_term.cache_clear()
     _generation += 1
 
 

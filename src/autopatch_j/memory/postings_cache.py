@@ -26,6 +26,7 @@ per term under the stamp too (`known_parts`, `remember_parts`), never per query.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import sqlite3
 import threading
@@ -52,10 +53,11 @@ MAX_COMPLETIONS = 8
 WHOLE_ITEMS = 2_000
 WHOLE_ROWS = 65_536
 
+#: Per asked key (its position in `:keys`), its postings as one text `item,weight,item,weight…`: one
+#: string per key instead of a row per posting (the rows were most of a read's time).
 _LOAD_SQL = """
-SELECT t.term, p.item_id, p.weight + 100
+SELECT j.key, (SELECT group_concat(p.item_id || ',' || (p.weight + 100)) FROM memory_postings p WHERE p.term_id = t.id)
 FROM json_each(:keys) j CROSS JOIN memory_term_stats t ON t.term = j.value
-CROSS JOIN memory_postings p ON p.term_id = t.id
 """
 
 _ALL_SQL = """
@@ -283,8 +285,10 @@ def postings_in_tx(
         return None
     read: dict[str, dict[int, int]] = {key: {} for key in missing}
     if rows:
-        for term, item_id, weight in conn.execute(_LOAD_SQL, {"keys": _json(missing)}):
-            read[term][item_id] = weight
+        for n, postings in conn.execute(_LOAD_SQL, {"keys": _json(missing)}):
+            if postings:
+                numbers = map(int, postings.split(","))
+                read[missing[n]] = dict(zip(numbers, numbers, strict=True))  # item, weight, item, weight …
     with _lock:
         for key, postings in read.items():
             if key not in copy.weights:
@@ -333,6 +337,12 @@ def _trim() -> None:
 def hit_metadata(row: HitRow) -> Metadata:
     """The metadata of a hit row as match kinds compare it (aliases and keywords are stored JSON)."""
     _, _, title, _, aliases, keywords, subject = row
+    return _metadata(title, aliases, keywords, subject)
+
+
+@functools.lru_cache(maxsize=8192)
+def _metadata(title: str, aliases: str, keywords: str, subject: str) -> Metadata:
+    """`hit_metadata` of these values (a pure function of them, so kept whatever the stamp)."""
     values = (title, *json.loads(aliases), *json.loads(keywords), subject)
     return tuple(normalize(value) for value in values if value)
 
@@ -424,7 +434,7 @@ def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
 
 
 def _qualifying(
-    candidates: set[int] | None,
+    candidates: Iterable[int],
     values: list[Mapping[int, float]],
     weights: Sequence[float],
     *,
@@ -432,58 +442,50 @@ def _qualifying(
     min_share: float,
 ) -> dict[int, tuple[float, float, int]]:
     """Per candidate holding `min_terms` terms whose weights reach `min_share`, its score, share and
-    terms held: the terms' best values and weights, each sum in term order as the statement sums them
-    (`candidates` None: each term's values are the candidates' already)."""
+    terms held: the terms' best values (`values`, per term the candidates or more that hold it) and
+    weights, each sum in term order as the statement sums them."""
     if len(values) == 1:  # one term: its weight is every holder's share
         if min_terms > 1 or weights[0] < min_share:
             return {}
         held_by, weight = values[0], weights[0]
-        holders = held_by.keys() if candidates is None else candidates & held_by.keys()
-        return {item_id: (held_by[item_id], weight, 1) for item_id in holders}
-    score, share, held = (_compensated_sums if _COMPENSATED else _running_sums)(candidates, values, weights)
-    return {
-        item_id: (total, share[item_id], held[item_id])
-        for item_id, total in score.items()
-        if held[item_id] >= min_terms and share[item_id] >= min_share
-    }
+        return {item_id: (held_by[item_id], weight, 1) for item_id in candidates if item_id in held_by}
+    if _COMPENSATED:
+        return _compensated(candidates, values, weights, min_terms=min_terms, min_share=min_share)
+    terms = tuple(zip(values, weights, strict=True))
+    found: dict[int, tuple[float, float, int]] = {}
+    for item_id in candidates:  # the statement's sums, left to right in term order (before 3.43)
+        score = share = 0.0
+        held = 0
+        for held_by, weight in terms:
+            value = held_by.get(item_id)
+            if value is not None:
+                score += value
+                share += weight
+                held += 1
+        if held and held >= min_terms and share >= min_share:
+            found[item_id] = (score, share, held)
+    return found
 
 
-_Sums = tuple[dict[int, float], dict[int, float], dict[int, int]]
-
-
-def _running_sums(candidates: set[int] | None, values: list[Mapping[int, float]], weights: Sequence[float]) -> _Sums:
-    """Per candidate holding a term, its terms' values and weights summed left to right in term order
-    (SQLite's `sum()` before 3.43), and how many terms it holds."""
-    score: dict[int, float] = {}
-    share: dict[int, float] = {}
-    held: dict[int, int] = {}
-    for held_by, weight in zip(values, weights, strict=True):
-        holders = held_by.keys() if candidates is None else candidates & held_by.keys()
-        if not held:  # 0.0 + x is x: the statement's sum starts from zero
-            score = {item_id: held_by[item_id] for item_id in holders}
-            share, held = dict.fromkeys(holders, weight), dict.fromkeys(holders, 1)
+def _compensated(
+    candidates: Iterable[int],
+    values: list[Mapping[int, float]],
+    weights: Sequence[float],
+    *,
+    min_terms: int,
+    min_share: float,
+) -> dict[int, tuple[float, float, int]]:
+    """`_qualifying`'s sums as SQLite sums from 3.43 on (Kahan-Babuska-Neumaier)."""
+    found: dict[int, tuple[float, float, int]] = {}
+    terms = tuple(zip(values, weights, strict=True))
+    for item_id in candidates:
+        held = [(held_by[item_id], weight) for held_by, weight in terms if item_id in held_by]
+        if not held or len(held) < min_terms:
             continue
-        for item_id in holders:
-            if item_id in held:
-                score[item_id] += held_by[item_id]
-                share[item_id] += weight
-                held[item_id] += 1
-            else:
-                score[item_id], share[item_id], held[item_id] = held_by[item_id], weight, 1
-    return score, share, held
-
-
-def _compensated_sums(
-    candidates: set[int] | None, values: list[Mapping[int, float]], weights: Sequence[float]
-) -> _Sums:
-    """`_running_sums` as SQLite sums from 3.43 on (Kahan-Babuska-Neumaier)."""
-    parts: dict[int, list[tuple[float, float]]] = {}
-    for held_by, weight in zip(values, weights, strict=True):
-        for item_id in held_by.keys() if candidates is None else candidates & held_by.keys():
-            parts.setdefault(item_id, []).append((held_by[item_id], weight))
-    score = {item_id: _kbn_sum([value for value, _ in terms]) for item_id, terms in parts.items()}
-    share = {item_id: _kbn_sum([weight for _, weight in terms]) for item_id, terms in parts.items()}
-    return score, share, {item_id: len(terms) for item_id, terms in parts.items()}
+        share = _kbn_sum([weight for _, weight in held])
+        if share >= min_share:
+            found[item_id] = (_kbn_sum([value for value, _ in held]), share, len(held))
+    return found
 
 
 #: Whether SQLite's `sum()` compensates (from 3.43 on), so scores equal the statement's bit for bit.
@@ -516,10 +518,9 @@ def rank_in_python(
     # Per candidate, the best score of each term it holds, summed in term order (as the statement does).
     if copy.whole:  # a small store: each term's products are kept, as its postings are
         values = [_values(copy, tuple(alts)) for alts in alternatives]
-        scored = _qualifying(candidates, values, weights, min_terms=min_terms, min_share=min_share)
     else:
-        best: list[Mapping[int, float]] = [_best(copy, candidates, alts) for alts in alternatives]
-        scored = _qualifying(None, best, weights, min_terms=min_terms, min_share=min_share)
+        values = [_best(copy, candidates, alts) for alts in alternatives]
+    scored = _qualifying(candidates, values, weights, min_terms=min_terms, min_share=min_share)
     if not scored:
         return []
     # A store read whole has every posted item's row once the first ranking read them.
@@ -567,7 +568,11 @@ def rank_in_python(
         if held_by
     ]
     for _, _, _, item_id, share, held, keys in ranked:  # best first, until `limit` answer the query
-        holds_cjk = any(item_id in held_by for held_by in cjk_keys)
+        holds_cjk = False
+        for held_by in cjk_keys:
+            if item_id in held_by:
+                holds_cjk = True
+                break
         if not answers(share, held, keys, holds_cjk != query_cjk):
             continue
         row = items[item_id][3]  # type: ignore[index]

@@ -30,7 +30,8 @@ _CJK_SPACE = re.compile(f" (?=[{CJK}])|(?<=[{CJK}]) ")
 
 def normalize(text: str) -> str:
     """The fold, every run of whitespace/punctuation folded into one space, none beside CJK."""
-    return _CJK_SPACE.sub("", _SEPARATORS.sub(" ", fold(text)).strip())
+    spaced = _SEPARATORS.sub(" ", fold(text)).strip()
+    return spaced if spaced.isascii() else _CJK_SPACE.sub("", spaced)  # CJK characters are not ASCII
 
 
 def prefix_end(q: str) -> str:
