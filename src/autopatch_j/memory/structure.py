@@ -319,10 +319,9 @@ def parse(text: str) -> Structure:
         if shape[i] and not strong[i] and len(s.strip()) >= 24 and _symbol_share(s) > 0.1:
             strong[i] = True  # a weak shape dense with symbols stands alone: `Error: … (https://…) on …`
     blank = [not s.strip() for _, _, s in raw]
+    # Someone else's words: a weak shape, material when introduced or next to material.
     for i, j in [*_quotations(raw, shape, blank), *_foreign_paragraphs(raw, blank)]:
-        shape[i : j + 1] = [
-            shape[k] or "quoted" for k in range(i, j + 1)
-        ]  # weak: material when introduced or next to material
+        shape[i : j + 1] = [shape[k] or "quoted" for k in range(i, j + 1)]
     # Diff bodies and shell output: lines after a hunk header / prompt up to a blank line.
     for i in range(n):
         if shape[i] in ("diff", "shell") and strong[i]:
