@@ -14,8 +14,8 @@ from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
 from autopatch_j.cloud.redaction import REDACTED, redact
 from autopatch_j.cloud.worker import Worker
 from tests.cloud.api_support import Api, make_app
-from tests.cloud.linear_time import assert_linear
 from tests.cloud.world import World
+from tests.support.linear_time import assert_linear
 
 # (name, one-line rendering, the secret in it, a phrase that must survive)
 RENDERINGS = [
@@ -162,4 +162,4 @@ def test_a_folded_blob_after_its_key_is_redacted_on_every_line_in_linear_time() 
     out = redact(folded(40))
     assert all(REDACTED in row for row in out.split("\n")), out
 
-    assert_linear(folded, 500)
+    assert_linear(redact, folded, 500)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from autopatch_j.cloud.redaction import REDACTED, redact
-from tests.cloud.linear_time import assert_linear
+from tests.support.linear_time import assert_linear
 
 # (name, text, pieces that must not survive, text that must survive)
 WRAPPED = [
@@ -128,7 +128,7 @@ def test_wrapped_look_alikes_come_back_unchanged(name: str, text: str) -> None:
 def test_many_wrapped_lines_are_redacted_in_linear_time() -> None:
     """Lines with an open quote, a box prefix and a random run at every break: doubling the
     input must not much more than double the time (generous bounds for a shared machine)."""
-    assert_linear(lambda n: "│ X='Ab3dEf9hKq2m\n" * n, 2_000)
+    assert_linear(redact, lambda n: "│ X='Ab3dEf9hKq2m\n" * n, 2_000)
 
 
 def test_a_value_after_a_redacted_login_is_not_judged_anew_on_a_second_pass() -> None:

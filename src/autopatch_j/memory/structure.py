@@ -42,7 +42,7 @@ import dataclasses
 import functools
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -454,22 +454,33 @@ def _foreign_paragraphs(raw: Sequence[tuple[int, int, str]], blank: Sequence[boo
             paragraphs[-1] = (paragraphs[-1][0], i)
         else:
             paragraphs.append((i, i))
+    counts = [_script_counts(line) for _, _, line in raw]
+    total = _summed(counts)
     found = []
     for (_, before_last), (first, last) in itertools.pairwise(paragraphs):
         if last == first or not COLON_END.search(raw[before_last][2]):
             continue
-        inside = _script(raw[k][2] for k in range(first, last + 1))
-        outside = _script(raw[k][2] for k in range(len(raw)) if not first <= k <= last)
-        if inside is not None and outside is not None and inside != outside:
+        inside = _summed(counts[first : last + 1])
+        outside = (total[0] - inside[0], total[1] - inside[1])
+        inside_script, outside_script = _script(inside), _script(outside)
+        if inside_script is not None and outside_script is not None and inside_script != outside_script:
             found.append((first, last))
     return found
 
 
-def _script(lines: Iterable[str]) -> str | None:
-    """ "cjk" or "latin": the script most of the words of `lines` are written in (None: no words)."""
-    text = "\n".join(lines)
-    cjk = len(_CJK.findall(text)) / CJK_CHARS_PER_WORD
-    latin = len(_LATIN_WORD.findall(text))
+def _script_counts(line: str) -> tuple[int, int]:
+    """The CJK characters and the Latin words of `line`."""
+    return len(_CJK.findall(line)), len(_LATIN_WORD.findall(line))
+
+
+def _summed(counts: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    return sum(cjk for cjk, _ in counts), sum(latin for _, latin in counts)
+
+
+def _script(counts: tuple[int, int]) -> str | None:
+    """ "cjk" or "latin": the script most of the words counted (`_script_counts`) are written in (None:
+    no words)."""
+    cjk, latin = counts[0] / CJK_CHARS_PER_WORD, counts[1]
     if not cjk and not latin:
         return None
     return "cjk" if cjk > latin else "latin"

@@ -16,6 +16,7 @@ from autopatch_j.memory.structure import parse
 from autopatch_j.memory.validation import validate_extraction
 from tests.memory.offline.conftest import cases, run_session
 from tests.memory.test_validation import request, turn
+from tests.support.linear_time import assert_linear
 
 PARSE = cases("structure")
 SESSIONS = cases("structure_sessions")
@@ -129,3 +130,11 @@ def test_plain_prose_is_left_alone(lines: list[str]) -> None:
     structure = parse(text)
     assert not structure.has_material
     assert structure.prose() == text
+
+
+def test_a_long_turn_of_many_introduced_paragraphs_parses_in_linear_time() -> None:
+    """Every paragraph under a colon line is weighed for its script against the rest of the turn
+    (timed without `parse`'s cache, which would answer the repeated runs)."""
+    assert_linear(
+        parse.__wrapped__, lambda n: "".join(f"section {i}:\n\n第{i}行说明\n第{i}行补充\n\n" for i in range(n)), 800
+    )

@@ -1,4 +1,4 @@
-"""A check that redaction's time grows linearly with its input, with bounds generous enough for a
+"""A check that a function's time grows linearly with its input, with bounds generous enough for a
 shared machine: the input four times as long may take at most ten times as long (plus 0.5 s)."""
 
 from __future__ import annotations
@@ -6,16 +6,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from autopatch_j.cloud.redaction import redact
 
-
-def assert_linear(make_text: Callable[[int], str], small: int) -> None:
-    """`make_text(n)` builds an input of size n; `small` and four times `small` are timed (best of 2)."""
+def assert_linear(run: Callable[[str], object], make_text: Callable[[int], str], small: int) -> None:
+    """`run` on `make_text(n)`, an input of size n: `small` and four times `small` are timed (best of 2)."""
 
     def seconds(n: int) -> float:
         text = make_text(n)
         start = time.perf_counter()
-        redact(text)
+        run(text)
         return time.perf_counter() - start
 
     seconds(small // 10)  # warm up
