@@ -346,8 +346,8 @@ def test_the_checker_names_each_offending_module_and_import() -> None:
         23: "autopatch_j.cli.repl",  # importlib with a literal name
     }
     assert (
-        "autopatch_j/memory/fake.py:7 imports autopatch_j.agent.host (memory may import llm, runtime, state_dir)"
-        in {str(v) for v in found}
+        "autopatch_j/memory/fake.py:7 imports autopatch_j.agent.host "
+        "(memory may import llm, runtime, state_dir, strict_model)" in {str(v) for v in found}
     )
 
 

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from autopatch_j.llm.errors import LLMResponseError
-from autopatch_j.llm.json_contract import StrictModel, parse_json_object, strip_fence
+from autopatch_j.llm.json_contract import parse_json_object, strip_fence
 from autopatch_j.runtime import MAX_ERROR_CHARS
+from autopatch_j.strict_model import StrictModel
 
 
 class Candidate(StrictModel):

@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from autopatch_j.llm.contracts import ConsolidationOutput, ExtractionOutput
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest
+from autopatch_j.memory.contracts import ConsolidationOutput, ExtractionOutput
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.offline import RulesExtractor
 from autopatch_j.memory.pipeline import Pipeline

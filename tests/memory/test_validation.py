@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from autopatch_j.llm.contracts import CandidateOut, ExtractionOutput, SourceOut
 from autopatch_j.memory.batches import ExtractionRequest
+from autopatch_j.memory.contracts import CandidateOut, ExtractionOutput, SourceOut
 from autopatch_j.memory.errors import ExtractionRejected
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.records import Intent, MemoryKind, Source, SourceRole, Turn, TurnStatus

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autopatch_j.llm.canned import CannedProvider
-from autopatch_j.llm.contracts import ConsolidationOutput, ExtractionOutput, OperationOut
 from autopatch_j.llm.provider import Purpose
 from autopatch_j.memory.batches import ConsolidationRequest, RelatedItem
 from autopatch_j.memory.consolidation import plan_consolidation
+from autopatch_j.memory.contracts import ConsolidationOutput, ExtractionOutput, OperationOut
 from autopatch_j.memory.errors import ConsolidationRejected, ExtractionRejected
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager

@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from autopatch_j.llm.errors import LLMCancelled, LLMConfigError, LLMError
-from autopatch_j.llm.json_contract import StrictModel, parse_json_object, strip_fence
+from autopatch_j.llm.json_contract import parse_json_object, strip_fence
 from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose
 from autopatch_j.memory import Intent
+from autopatch_j.strict_model import StrictModel
 from autopatch_j.workspace.confine import resolve_inside
 from autopatch_j.workspace.errors import WorkspaceError
 

@@ -32,8 +32,9 @@ from autopatch_j.agent.scanner import ScanOutcome, SemgrepScanner
 from autopatch_j.agent.streaming import stream_call
 from autopatch_j.agent.tools import ProjectTools, is_binary
 from autopatch_j.llm.errors import LLMResponseError
-from autopatch_j.llm.json_contract import StrictModel, parse_json_object
+from autopatch_j.llm.json_contract import parse_json_object
 from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose
+from autopatch_j.strict_model import StrictModel
 from autopatch_j.workspace.errors import NoPendingPatch, PatchConflict, WorkspaceError
 from autopatch_j.workspace.patch import PendingPatch, patch_state, propose, sha256_bytes
 from autopatch_j.workspace.store import ReviewWorkspace, cache_key

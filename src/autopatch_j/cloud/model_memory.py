@@ -55,7 +55,6 @@ from autopatch_j.cloud.tables import (
     tasks,
 )
 from autopatch_j.llm.config import LLMSettings
-from autopatch_j.llm.contracts import ConsolidationOutput, ExtractionOutput
 from autopatch_j.llm.diagnostics import DiagnosticsLog
 from autopatch_j.llm.errors import LLMError, LLMProviderError, LLMResponseError, LLMTimeoutError
 from autopatch_j.llm.json_contract import parse_json_object
@@ -63,6 +62,7 @@ from autopatch_j.llm.openai_provider import OpenAIProvider
 from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose, Usage, strategy_for
 from autopatch_j.memory.batches import ConsolidationRequest
 from autopatch_j.memory.consolidation import ConsolidationPlan, PlannedOp, plan_consolidation
+from autopatch_j.memory.contracts import ConsolidationOutput, ExtractionOutput
 from autopatch_j.memory.errors import ConsolidationRejected, ExtractionRejected
 from autopatch_j.memory.extractor import (
     CONSOLIDATION_SYSTEM,

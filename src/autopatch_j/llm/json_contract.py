@@ -4,7 +4,7 @@
 ```json fence, and validates it against a pydantic model that forbids unknown fields, in strict mode
 (no "1" → 1 coercion). Anything else — prose, several objects, an array, unknown or missing fields,
 wrong types — is an `LLMResponseError` whose `raw` keeps the model's text (bounded) for diagnostics.
-Models subclass `StrictModel` (or set `extra="forbid"` themselves).
+Models subclass `strict_model.StrictModel` (or set `extra="forbid"` themselves).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from autopatch_j.llm.diagnostics import bound_text
 from autopatch_j.llm.errors import LLMResponseError
@@ -22,12 +22,6 @@ M = TypeVar("M", bound=BaseModel)
 
 _FENCE = re.compile(r"\A```[ \t]*(?:json)?[ \t]*\r?\n(?P<body>.*?)\r?\n?```\Z", re.DOTALL | re.IGNORECASE)
 _MAX_LISTED_ERRORS = 8
-
-
-class StrictModel(BaseModel):
-    """Base for model-output contracts: unknown fields are errors, values are immutable."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def strip_fence(text: str) -> str:

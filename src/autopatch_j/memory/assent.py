@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from autopatch_j.llm.contracts import CandidateOut, SourceOut
+from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.records import Turn
+from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.replacement import names_in, stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
 
@@ -168,7 +168,7 @@ class AssentReader:
     def _decision(self, previous: Turn, chosen: list[str], turn: Turn, quote: str, content: str) -> CandidateOut:
         subject = self.lexicon.subject_of(" ".join(chosen))
         return CandidateOut(
-            kind=self.lexicon.proposal_kind(chosen[0]),  # type: ignore[arg-type]
+            kind=MemoryKind(self.lexicon.proposal_kind(chosen[0])),
             content=_LIST_MARK.sub("", content).strip() or content,
             subject=subject.key if subject else "",
             sources=[

@@ -28,8 +28,8 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 
-from autopatch_j.llm.contracts import ConsolidationOutput, OperationOut
 from autopatch_j.memory.batches import ConsolidationRequest
+from autopatch_j.memory.contracts import ConsolidationOutput, OperationOut
 from autopatch_j.memory.errors import ConsolidationRejected
 from autopatch_j.memory.index import drop_item_terms_in_tx, index_item_in_tx
 from autopatch_j.memory.jobs import Claim, LeaseLost, fence_in_tx

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from autopatch_j.llm.contracts import CandidateOut
+from autopatch_j.memory.contracts import CandidateOut
 from autopatch_j.memory.lexicon import Lexicon, Subject
 from autopatch_j.memory.records import Turn
 from autopatch_j.memory.replacement import stemmed

@@ -1,7 +1,7 @@
 """The extractor port of the two stages, its LLM implementation, and how one is chosen.
 
 An extractor turns a Stage-1 request into an `ExtractionOutput` and a Stage-2 request into a
-`ConsolidationOutput` (the strict contracts of `llm.contracts`). It never writes: whatever it
+`ConsolidationOutput` (the strict contracts of `memory.contracts`). It never writes: whatever it
 returns goes through the same validators and the same fenced transactions, whether it is the
 `LLMExtractor` (purposes EXTRACTION / CONSOLIDATION; strategies from `strategy_for`, M-70) or the
 offline `RulesExtractor`. The CLI reads `AUTOPATCH_MEMORY_EXTRACTOR` and passes the choice in.
@@ -18,10 +18,10 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from autopatch_j.llm.contracts import CONSOLIDATION_SHAPE, EXTRACTION_SHAPE, ConsolidationOutput, ExtractionOutput
 from autopatch_j.llm.json_contract import parse_json_object
 from autopatch_j.llm.provider import ChatRequest, LLMProvider, Message, Purpose, strategy_for
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest
+from autopatch_j.memory.contracts import CONSOLIDATION_SHAPE, EXTRACTION_SHAPE, ConsolidationOutput, ExtractionOutput
 from autopatch_j.memory.errors import ExtractorConfigError
 from autopatch_j.memory.lexicon import Lexicon, default_lexicon
 from autopatch_j.memory.offline import RulesExtractor

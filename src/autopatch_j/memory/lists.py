@@ -14,8 +14,8 @@ import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from autopatch_j.llm.contracts import CandidateOut
 from autopatch_j.memory.batches import ExtractionRequest
+from autopatch_j.memory.contracts import CandidateOut
 from autopatch_j.memory.structure import COLON_END, LIST_ITEM, Line, item_marker, parse
 
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import functools
 
-from autopatch_j.llm.contracts import CandidateOut, ConsolidationOutput, ExtractionOutput
 from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest
 from autopatch_j.memory.compaction import compaction
+from autopatch_j.memory.contracts import CandidateOut, ConsolidationOutput, ExtractionOutput
 from autopatch_j.memory.joining import JoiningModel
 from autopatch_j.memory.lexicon import Lexicon, default_lexicon
 from autopatch_j.memory.lists import one_per_item

@@ -14,8 +14,8 @@ created. Titles, aliases and keywords are `metadata.py`'s.
 
 from __future__ import annotations
 
-from autopatch_j.llm.contracts import ConsolidationOutput, OperationOut
 from autopatch_j.memory.batches import ConsolidationRequest, RelatedItem, said
+from autopatch_j.memory.contracts import ConsolidationOutput, OperationOut
 from autopatch_j.memory.lexicon import Lexicon, Subject
 from autopatch_j.memory.metadata import bounded, metadata
 from autopatch_j.memory.presentation import Presentation, written_in_chinese

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from autopatch_j.llm.contracts import CandidateOut, SourceOut
+from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.corrections import CorrectionReader
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import walk
 from autopatch_j.memory.reader import STATEMENTS, admits, discusses
-from autopatch_j.memory.records import Turn
+from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 
@@ -132,7 +132,9 @@ class StatementReader:
                     # quote), while its content states only the correction.
                     source = [*(src for src in unnamed.sources if src.role == "user"), *source]
                 found.append(
-                    CandidateOut(kind=kind, content=content, subject=subject.key if subject else "", sources=source)  # type: ignore[arg-type]
+                    CandidateOut(
+                        kind=MemoryKind(kind), content=content, subject=subject.key if subject else "", sources=source
+                    )
                 )
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
             elif discusses(self.lexicon, sentence, reading):
@@ -147,7 +149,9 @@ class StatementReader:
                     content = f"{asked} {sentence}"
                     source = [SourceOut(turn_id=turn.id, role="user", quote=asked), *source]
                 found.append(
-                    CandidateOut(kind="discussion_context", content=content, subject="discussion", sources=source)
+                    CandidateOut(
+                        kind=MemoryKind.DISCUSSION_CONTEXT, content=content, subject="discussion", sources=source
+                    )
                 )
                 clause_of = found[-1] if sentence.endswith((";", "；")) else None
         return [*done, *found]
@@ -169,7 +173,7 @@ class StatementReader:
         subject = self.lexicon.subject_of(before)
         found.append(
             CandidateOut(
-                kind=kind,  # type: ignore[arg-type]
+                kind=MemoryKind(kind),
                 content=f"{before} {sentence}",
                 subject=subject.key if subject else "",
                 sources=[SourceOut(turn_id=turn.id, role="user", quote=before), source],

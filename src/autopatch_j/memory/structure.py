@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Literal
 from autopatch_j.memory.sentences import last_sentence_start
 
 if TYPE_CHECKING:
-    from autopatch_j.llm.contracts import SourceOut
     from autopatch_j.memory.batches import ExtractionRequest
+    from autopatch_j.memory.contracts import SourceOut
     from autopatch_j.memory.records import Turn
 
 Label = Literal["prose", "pasted", "report"]

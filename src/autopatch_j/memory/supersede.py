@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 
-from autopatch_j.llm.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.alternatives import Alternatives, default_alternatives
 from autopatch_j.memory.batches import RelatedItem
 from autopatch_j.memory.consolidation import subject_key
+from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.joining import JoiningModel, default_joining_model, join_features
 from autopatch_j.memory.lexicon import Lexicon
@@ -137,7 +137,7 @@ class SubjectReader:
                 kind = self.lexicon.statement_kind(sentence, self.lexicon.subject_of(sentence))
                 extra.setdefault(turn.id, []).append(
                     CandidateOut(
-                        kind=kind,  # type: ignore[arg-type]
+                        kind=MemoryKind(kind),
                         content=sentence,
                         subject=RETIREMENT,
                         sources=[SourceOut(turn_id=turn.id, role="user", quote=sentence)],

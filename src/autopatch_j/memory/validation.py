@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from autopatch_j.llm.contracts import CandidateOut, ExtractionOutput
 from autopatch_j.memory.assent import AssentReader, quotes_sentence
 from autopatch_j.memory.batches import ExtractionRequest
+from autopatch_j.memory.contracts import CandidateOut, ExtractionOutput
 from autopatch_j.memory.errors import ExtractionRejected
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import listed

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autopatch_j.llm.contracts import CandidateOut, ExtractionOutput, SourceOut
+from autopatch_j.memory.contracts import CandidateOut, ExtractionOutput, SourceOut
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.sentences import split_sentences

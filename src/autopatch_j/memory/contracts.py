@@ -1,9 +1,10 @@
-"""JSON contracts of the two Memory stages (M-41, M-44): what the model must answer, nothing more.
+"""Contracts of the two Memory stages (M-41, M-44): what an extractor answers, nothing more.
 
-Both models forbid unknown fields (`StrictModel`); `parse_json_object(text, ExtractionOutput)` turns
-a model's answer into one of them or raises `LLMResponseError`. Program-side checks that need the
-input (turn ids, exact quotes, candidate and item ids, statuses) live in `memory.validation` and
-`memory.consolidation`; the offline extractor builds the same models directly.
+The offline extractor builds these models directly; the LLM extractor has a model's JSON answer
+parsed into them (`llm.json_contract.parse_json_object`, which accepts them because they forbid
+unknown fields). Program-side checks that need the input (turn ids, exact quotes, candidate and
+item ids, statuses) live in `memory.validation` and `memory.consolidation`. Nothing here imports
+an LLM module: the offline path stands without one.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from autopatch_j.llm.json_contract import StrictModel
+from autopatch_j.memory.records import MemoryKind
+from autopatch_j.strict_model import StrictModel
 
-KindName = Literal["user_preference", "project_decision", "discussion_context"]
 RoleName = Literal["user", "assistant"]
 OperationName = Literal["create", "revise", "supersede", "retire", "reject"]
 
@@ -28,7 +29,7 @@ class SourceOut(StrictModel):
 
 
 class CandidateOut(StrictModel):
-    kind: KindName
+    kind: MemoryKind
     content: str
     subject: str = ""
     sources: list[SourceOut]
