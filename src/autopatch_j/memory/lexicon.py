@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from autopatch_j.memory.phrases import PhraseSet, alternation
+from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.sentences import CJK, CJK_RUN, NUMBER, WORD, fold, names_a_thing, split_sentences
 from autopatch_j.memory.sentences import clauses as clause_spans
 from autopatch_j.memory.speech_model import SpeechModel, default_speech_model
@@ -74,7 +75,7 @@ class Subject:
     """A normalized subject ("python_version") with its bilingual title and retrieval keywords."""
 
     key: str
-    kind: str
+    kind: MemoryKind
     title_zh: str
     title_en: str
     pattern: re.Pattern[str]
@@ -161,7 +162,7 @@ class Lexicon:
         subjects = tuple(
             Subject(
                 key=s["key"],
-                kind=s["kind"],
+                kind=MemoryKind(s["kind"]),
                 title_zh=s["title_zh"],
                 title_en=s["title_en"],
                 pattern=re.compile("|".join(f"(?:{p})" for p in s["patterns"])),
@@ -362,7 +363,7 @@ class Lexicon:
         """`content` shares at least one content word with `quote`."""
         return bool(self.anchor_tokens(content) & self.anchor_tokens(quote))
 
-    def kind_hint(self, text: str) -> str:
+    def kind_hint(self, text: str) -> MemoryKind:
         """'user_preference' or 'project_decision' for an explicit statement without a known subject.
 
         The kind rule (docs/pipeline.md), first match wins, on the text without its correction
@@ -385,19 +386,19 @@ class Lexicon:
         # addresses no one ("HTTP 客户端就用 httpx", "门槛定成 90%", "no more Friday deploys") is the
         # project's; anything else stays a preference.
         if self.instruction_hints.search(folded) or not names_a_thing(text):
-            return "user_preference"
-        return "project_decision"
+            return MemoryKind.USER_PREFERENCE
+        return MemoryKind.PROJECT_DECISION
 
-    def _kind_hints(self) -> tuple[tuple[PhraseSet, str], ...]:
+    def _kind_hints(self) -> tuple[tuple[PhraseSet, MemoryKind], ...]:
         return (
-            (self.decision_hints, "project_decision"),
-            (self.addressed_hints, "user_preference"),
-            (self.preference_hints, "user_preference"),
-            (self.norm_hints, "project_decision"),
-            (self.codebase_hints, "project_decision"),
-            (self.topic_hints, "user_preference"),
-            (self.scope_hints, "project_decision"),
-            (self.agent_hints, "user_preference"),
+            (self.decision_hints, MemoryKind.PROJECT_DECISION),
+            (self.addressed_hints, MemoryKind.USER_PREFERENCE),
+            (self.preference_hints, MemoryKind.USER_PREFERENCE),
+            (self.norm_hints, MemoryKind.PROJECT_DECISION),
+            (self.codebase_hints, MemoryKind.PROJECT_DECISION),
+            (self.topic_hints, MemoryKind.USER_PREFERENCE),
+            (self.scope_hints, MemoryKind.PROJECT_DECISION),
+            (self.agent_hints, MemoryKind.USER_PREFERENCE),
         )
 
     def names_an_owner(self, text: str) -> bool:
@@ -407,7 +408,7 @@ class Lexicon:
         owners = (self.decision_hints, self.addressed_hints, self.preference_hints, self.agent_hints)
         return any(hints.search(folded) for hints in owners)
 
-    def statement_kind(self, text: str, subject: Subject | None) -> str:
+    def statement_kind(self, text: str, subject: Subject | None) -> MemoryKind:
         """The kind of an explicit statement: its subject's kind, unless it is a standing instruction
         addressed to the assistant for this user ("以后给我的示例代码都用 Python 3.12 的语法", "From now on,
         use pytest fixtures …", "Going forward, don't suggest …": a standing marker with 给我/for me, or
@@ -415,27 +416,27 @@ class Lexicon:
         assistant's conduct toward the user) and no collective decision — then a preference."""
         folded = self.without_corrections(text)
         if self.addressed_hints.search(folded) and not self.decision_hints.search(folded):
-            return "user_preference"
+            return MemoryKind.USER_PREFERENCE
         if subject is None:
             if self.speech is not None:
                 # No marker said whose rule it is, or the learned kind is all but certain (out of fold,
                 # at ≤ 0.02 or ≥ 0.98 it was right on 1,063 of 1,063 dev statements): it decides.
                 decision = self.speech().decision_probability(text)
                 if self.reads_as_statement(text) or not _KIND_DOUBT < decision < 1 - _KIND_DOUBT:
-                    return "project_decision" if decision >= 0.5 else "user_preference"
+                    return MemoryKind.PROJECT_DECISION if decision >= 0.5 else MemoryKind.USER_PREFERENCE
             return self.kind_hint(text)
         # A subject's kind is its usual one; a rule it states for the project's own artefacts
         # ("项目代码缩进统一用 Tab" under indentation) is the project's.
-        if subject.kind == "user_preference" and self.project_hints.search(folded):
-            return "project_decision"
+        if subject.kind is MemoryKind.USER_PREFERENCE and self.project_hints.search(folded):
+            return MemoryKind.PROJECT_DECISION
         # A project subject's rule for the examples the assistant writes this user ("以后 code example 都用
         # Java 21 的写法") is how the agent answers: a preference. The subject's own words ("Java 21")
         # name no project scope here.
-        if subject.kind == "project_decision" and self._about_answers(subject.pattern.sub(" ", folded)):
-            return "user_preference"
+        if subject.kind is MemoryKind.PROJECT_DECISION and self._about_answers(subject.pattern.sub(" ", folded)):
+            return MemoryKind.USER_PREFERENCE
         return subject.kind
 
-    def proposal_kind(self, proposal: str) -> str:
+    def proposal_kind(self, proposal: str) -> MemoryKind:
         """The kind of a confirmed assistant proposal: a standing promise about the assistant's own
         conduct ("How about I always run clippy first?", "要不我以后每次改完都先跑测试？") or a proposal about
         how the assistant answers ("要不要以后回答都先给结论？") that names no project artefact, switch or
@@ -443,8 +444,8 @@ class Lexicon:
         decision."""
         folded = fold(proposal)
         if self.conduct_hints.search(folded):
-            return "user_preference"
-        return "user_preference" if self._about_answers(folded) else "project_decision"
+            return MemoryKind.USER_PREFERENCE
+        return MemoryKind.USER_PREFERENCE if self._about_answers(folded) else MemoryKind.PROJECT_DECISION
 
     def _about_answers(self, folded: str) -> bool:
         """About how the assistant answers (回答, 示例, examples …), naming no decision, norm or scope."""
@@ -494,14 +495,14 @@ class Lexicon:
         found = (CJK_RUN.match(folded, m.end()) for m in regex.finditer(folded))
         return {run.group()[:2] for run in found if run and len(run.group()) >= 2}
 
-    def ratified_kind(self, text: str) -> str | None:
+    def ratified_kind(self, text: str) -> MemoryKind | None:
         """The kind a sentence that only ratifies the one before it gives that one: a group settled it
         ("Team decision.", "That's the team standard.", "组里都同意了。") — a project decision; the user
         owns it ("That's how I like it, always.", "这是我的习惯。") — a preference; else None."""
         folded = fold(text).strip()
         if self.ratifications.search(folded):
-            return "project_decision"
-        return "user_preference" if self.personal_ratifications.search(folded) else None
+            return MemoryKind.PROJECT_DECISION
+        return MemoryKind.USER_PREFERENCE if self.personal_ratifications.search(folded) else None
 
     def retires(self, clause: str) -> bool:
         """A clause that retires something and adopts nothing ("Swagger UI 不要了", "Scrap the Jest
