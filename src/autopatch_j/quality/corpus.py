@@ -35,8 +35,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autopatch_j.memory.errors import InvalidInputError
+from autopatch_j.memory.records import MemoryKind
 
-KindName = Literal["user_preference", "project_decision", "discussion_context"]
 RoleName = Literal["user", "assistant"]
 StateName = Literal["active", "superseded", "archived", "forgotten"]
 IntentName = Literal["code_explain", "general_chat"]
@@ -150,7 +150,7 @@ class NewThreadStep(_Strict):
 
 class ForgetStep(_Strict):
     action: Literal["forget"]
-    kind: KindName
+    kind: MemoryKind
     contains: str = Field(min_length=1)
 
 
@@ -165,7 +165,7 @@ class GoldSource(_Strict):
 
 class GoldMemory(_Strict):
     key: str = Field(min_length=1)
-    kind: KindName
+    kind: MemoryKind
     sources: Annotated[list[GoldSource], Field(min_length=1)]
     title: str = Field(min_length=1, max_length=200)
     keywords: list[str] = []
@@ -176,20 +176,20 @@ class GoldMemory(_Strict):
 
 class HitQuery(_Strict):
     query: str = Field(min_length=1)
-    kind: KindName | None = None
+    kind: MemoryKind | None = None
 
 
 class NoHitQuery(_Strict):
     query: str = Field(min_length=1)
-    kinds: list[KindName] | None = None  # None: no hit of any kind
+    kinds: list[MemoryKind] | None = None  # None: no hit of any kind
 
 
 class Expectation(_Strict):
-    kinds: list[KindName] = []
-    forbidden_kinds: list[KindName] = []
+    kinds: list[MemoryKind] = []
+    forbidden_kinds: list[MemoryKind] = []
     must_hit: list[HitQuery] = []
     must_not_hit: list[NoHitQuery] = []
-    max_active: dict[KindName, int] = {}
+    max_active: dict[MemoryKind, int] = {}
 
 
 class Case(_Strict):

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from autopatch_j.memory.records import Item, Source
+from autopatch_j.memory.records import Item, MemoryKind, Source
 from autopatch_j.memory.search import SearchHit
 from autopatch_j.quality.corpus import Case
 
@@ -107,9 +107,9 @@ def score_case(
             score.sources_ok = False
             score.notes.append(f"{gold.key}: the proposal is not among the sources")
     forbidden = set(case.expect.forbidden_kinds)
-    per_kind: dict[str, int] = {}
+    per_kind: dict[MemoryKind, int] = {}
     for item in items:
-        kind = item.kind.value
+        kind = item.kind
         per_kind[kind] = per_kind.get(kind, 0) + 1
         extra = kind in case.expect.max_active and per_kind[kind] > case.expect.max_active[kind]
         unmatched = item.memory_id not in matched and (kind in _PD or kind in forbidden)

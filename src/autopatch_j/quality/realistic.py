@@ -22,10 +22,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from autopatch_j.memory.records import MemoryKind
 from autopatch_j.quality.corpus import CorpusError, find_checkout_folder
 from autopatch_j.quality.corpus import GoldSource as Quote
 
-KindName = Literal["user_preference", "project_decision", "discussion_context"]
 RoleName = Literal["user", "assistant"]
 GoldState = Literal["active", "superseded", "retired"]
 WhyName = Literal[
@@ -57,7 +57,7 @@ class Turn(_Strict):
 
 class GoldMemory(_Strict):
     key: str = Field(min_length=1)
-    kind: KindName
+    kind: MemoryKind
     subject: str = Field(min_length=1)
     title: str = Field(min_length=1)
     content: str = Field(min_length=1)
