@@ -132,3 +132,21 @@ def test_the_filler_words_are_data_with_a_strict_schema() -> None:
     raw["languages"]["en"]["stopwords"] = ["x"]
     with pytest.raises(ValidationError):
         FillerData.model_validate(raw)
+
+
+def test_each_language_lists_its_question_words_apart_and_they_are_fillers() -> None:
+    from autopatch_j.memory.text.languages import fillers, question_words, registry
+
+    data = registry()
+    assert {"what", "which", "how"} <= set(data.languages["en"].question_words)
+    assert {"怎么", "几多", "点样", "几耐"} <= set(data.languages["zh"].question_words)  # Cantonese is Chinese
+    assert {"几多", "点样", "咗", "嘅", "what"} <= fillers()
+    assert question_words()[0] == max(question_words(), key=len)  # the longest first
+    assert all(len(word) >= 2 for word in question_words())
+
+
+def test_a_query_is_cut_at_its_question_words_unless_the_dictionary_words_cross_them() -> None:
+    assert [t.key for t in query_terms("镜像 tag 要点样命名")] == ["镜像", "tag", "命名"]  # 要 + 点样
+    assert [t.key for t in query_terms("redis 有几多个节点")] == ["redi", "节点"]  # 几多 + 个
+    assert [t.key for t in query_terms("重点解决哪些问题")] == ["重点", "解决", "问题"]  # 点解 is not asked
+    assert [t.key for t in query_terms("runbook 先写什么")] == ["runbook"]  # no guessed word beside 什么

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from autopatch_j.memory.text import Token, TokenKind, associations, fold, has_cjk, necessity, tokens
 from autopatch_j.memory.text.bilingual import chinese_of, english_of
-from autopatch_j.memory.text.languages import is_filler
+from autopatch_j.memory.text.languages import is_filler, question_words
 from autopatch_j.memory.text.segment import dictionary_words
 from autopatch_j.memory.text.segment import words as cjk_segment_words
 from autopatch_j.memory.words import cjk_members, equivalents, narrower, phrase_members, stem
@@ -145,7 +145,7 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
     folded = fold(query)
     found: dict[str, tuple[Token, list[str]]] = {}
     latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
-    found_tokens = list(tokens(folded, folded=True, search_mode=False))
+    found_tokens = list(tokens(folded, folded=True, search_mode=False, question_words=question_words()))
     if has_cjk(folded):  # only Chinese words are joined
         found_tokens = _join_members(found_tokens)
     alone_ok = len(found_tokens) == 1

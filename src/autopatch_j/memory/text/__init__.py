@@ -61,27 +61,30 @@ def has_cjk(text: str) -> bool:
     return _HAS_CJK.search(text) is not None
 
 
-def tokens(text: str, *, folded: bool = False, search_mode: bool = True) -> Iterator[Token]:
+def tokens(
+    text: str, *, folded: bool = False, search_mode: bool = True, question_words: tuple[str, ...] = ()
+) -> Iterator[Token]:
     """The tokens of `text` in order: identifiers whole (then their parts as words), Latin words, and
-    the words of each CJK run (segment.words: with `search_mode`, a long word's shorter words too)."""
+    the words of each CJK run (segment.words: with `search_mode`, a long word's shorter words too;
+    without it, the run cut at `question_words` first)."""
     text = text if folded else fold(text)
     position = 0
     for match in IDENTIFIER.finditer(text):
-        yield from _plain(text[position : match.start()], search_mode)
+        yield from _plain(text[position : match.start()], search_mode, question_words)
         yield _token(match.group(), "identifier")
-        for part in _plain(match.group(), search_mode):
+        for part in _plain(match.group(), search_mode, question_words):
             yield _token(part.text, part.kind, True)
         position = match.end()
-    yield from _plain(text[position:], search_mode)
+    yield from _plain(text[position:], search_mode, question_words)
 
 
-def _plain(text: str, search_mode: bool) -> Iterator[Token]:
+def _plain(text: str, search_mode: bool, question_words: tuple[str, ...]) -> Iterator[Token]:
     for match in TOKEN.finditer(text):
         run = match.group("cjk")
         if run is None:
             yield _token(match.group(), "word")
         else:
-            for word in _segmenter()(run, search_mode=search_mode):
+            for word in _segmenter()(run, search_mode=search_mode, question_words=question_words):
                 yield _token(word, "cjk")
 
 

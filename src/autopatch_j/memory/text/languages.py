@@ -1,9 +1,12 @@
 """The language registry: which language a token is in, and each language's filler words as data.
 
 A filler is a question or function word that says nothing about what a memory holds ("what", "do we",
-"怎么", "是什么", "我们用的" once segmented); a query's fillers carry no weight. The lists live in
-`fillers.json`, described by `filler_schema.FillerData` (unknown fields are refused). A language is chosen per
-token by its script: CJK tokens are Chinese, the rest English (the two languages Memory reads).
+"怎么", "是什么", "我们用的" once segmented, and written Cantonese's 几多, 点样, 咗); fillers are never
+terms. Each language lists its question words (how a question asks) apart from its other fillers; a
+Chinese question word is also a word of its own in a query (`question_words`: the query's CJK runs
+are cut at them before the segmenter sees them). The lists live in `fillers.json`, described by
+`filler_schema.FillerData` (unknown fields are refused). A language is chosen per token by its
+script: CJK tokens are Chinese, the rest English (the two languages Memory reads).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import functools
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from autopatch_j.memory.text import Token
+from autopatch_j.memory.text import Token, fold, has_cjk
 
 if TYPE_CHECKING:
     from autopatch_j.memory.text.filler_schema import FillerData
@@ -28,15 +31,33 @@ def registry() -> FillerData:
 
 @functools.cache
 def fillers() -> frozenset[str]:
-    """Every language's fillers (folded); scripts do not overlap, so one set serves both. Read with
-    `json` on the search path (building the pydantic model costs ≈ 0.1 s); `registry()` validates the
-    same file (tests/memory/test_terms.py)."""
+    """Every language's fillers and question words (folded); scripts do not overlap, so one set serves
+    both."""
+    return frozenset(word for language in _raw().values() for key in _LISTS for word in language[key])
+
+
+@functools.cache
+def question_words() -> tuple[str, ...]:
+    """The Chinese question words of two or more characters (folded), the longest first: where a
+    query's CJK run is cut before segmenting (`tokens(..., question_words=)`, segment.words)."""
+    found = {word for language in _raw().values() for word in language["question_words"] if len(word) >= 2}
+    return tuple(sorted((word for word in found if has_cjk(word)), key=lambda word: (-len(word), word)))
+
+
+_LISTS = ("question_words", "fillers")
+
+
+@functools.cache
+def _raw() -> dict[str, dict[str, list[str]]]:
+    """`fillers.json`'s lists, folded. Read with `json` on the search path (building the pydantic model
+    costs ≈ 0.1 s); `registry()` validates the same file (tests/memory/test_terms.py)."""
     import json
 
-    from autopatch_j.memory.text import fold
-
     raw = json.loads(resources.files("autopatch_j.memory.text").joinpath("fillers.json").read_text(encoding="utf-8"))
-    return frozenset(fold(word) for language in raw["languages"].values() for word in language["fillers"])
+    return {
+        name: {key: [fold(word) for word in language[key]] for key in _LISTS}
+        for name, language in raw["languages"].items()
+    }
 
 
 def language_of(token: Token) -> str:
