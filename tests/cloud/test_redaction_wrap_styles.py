@@ -142,3 +142,24 @@ def test_blocks_in_any_style_are_read_in_linear_time() -> None:
     assert RENDERINGS[0][2][:12] not in out
 
     assert_linear(redact, log, 150)
+
+
+def test_a_cut_before_a_values_own_colon_is_no_prefix() -> None:
+    """A header cut right before its `: ` reads as a block of three lines with no prefix (the
+    reading that explains most lines), not as a pair whose second line has the prefix `: `."""
+    line = (
+        '[2026-05-01T09:12:44Z] INFO  relay[311]: applying config: -H "RELAY-API-KEY: 5d1c0e9a7b3f42d8a6c4e2f0b9d7a5c3"'
+        ' -H "RELAY-APP-KEY: 8f2a4c6e0b1d3f5a7c9e2b4d6f8a0c1e3b5d7f9a"'
+    )
+    cut = line.index(": 5d1c")
+    text = line[:cut] + "\n" + line[cut : 2 * cut] + "\n" + line[2 * cut :]
+    out = redact(text)
+    assert "5d1c0e9a7b3f42d8" not in out and "8f2a4c6e0b1d" not in out, out
+    assert out.split("\n")[1].startswith(": " + REDACTED), out
+
+
+def test_a_list_of_codes_cut_before_a_dash_is_redacted_on_both_lines() -> None:
+    """The `-` that starts the second line is the rest of a code, no prefix of a pair."""
+    text = "<ops> pasted: recovery codes: 7kq2m-x9w4z b3n8p-h5t1v r6d2c\n-y4f7g q8s3j-w1k6n"
+    out = redact(text)
+    assert not any(code in out for code in ("7kq2m", "r6d2c", "y4f7g", "w1k6n")), out

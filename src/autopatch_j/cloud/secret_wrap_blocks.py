@@ -151,16 +151,21 @@ def _block(text: str, starts: list[int], lines: list[str], widths: list[int], i:
     if width < BLOCK_WIDTH_MIN:
         return None
     # the prefix of the next line or of the one after it (the cut may put the rendering's own
-    # indentation or `+` right after the prefix of the first continuation), as a gutter or bare
+    # indentation or `+` right after the prefix of the first continuation), their shared start, or
+    # bare; the reading that makes the longest block wins (a value cut before its own `:` or `-`
+    # reads as a prefix of one line only)
     gutters = [_BLOCK_GUTTER.match(lines[k]).group() for k in range(i + 1, min(i + 3, len(lines)))]  # type: ignore[union-attr]
     shared = [_shared_head(*gutters)] if len(gutters) == 2 else []
     bare = [GUTTER.match(gutter).group() for gutter in gutters]  # type: ignore[union-attr]
+    best: tuple[int, int] | None = None
     for prefix in dict.fromkeys((*gutters, *shared, *bare, "")):
         for added in (False, True) if prefix else (False,):
             last = _run(lines, widths, i, prefix, len(prefix) if added else 0)
-            if last is not None and (last > i + 1 or _pair(text, starts, lines, i, prefix)):
-                return last, len(prefix)
-    return None
+            if last is None or (best is not None and last <= best[0]):
+                continue
+            if last > i + 1 or _pair(text, starts, lines, i, prefix):
+                best = last, len(prefix)
+    return best
 
 
 def _shared_head(first: str, second: str) -> str:
@@ -181,7 +186,8 @@ def _pair(text: str, starts: list[int], lines: list[str], i: int, prefix: str) -
     empty value) nor before a list item's `-`; the second line starts no log record and no setting
     of its own, unless the cut fell inside a name (`FLY_API` + `_TOKEN=…`). After a prefix that may
     start a comment or a line of its own (`# `, `// `, `-- `, `... `: any but a quote's, a box's,
-    a `+ ` or an ellipsis), both sides of the cut must also read as a random run, as the two halves
+    a `+ ` or an ellipsis; it must end with a space or a tab, or `-r9vji` would read as the mark
+    `-` and its rest), both sides of the cut must also read as a random run, as the two halves
     of a cut value do (a comment's words after a value do not), or the cut must fall inside a name
     whose setting the second line goes on with (`db.pas` + `sword=…`)."""
     line, following = lines[i], lines[i + 1][len(prefix) :]
@@ -196,7 +202,9 @@ def _pair(text: str, starts: list[int], lines: list[str], i: int, prefix: str) -
     line_end = starts[i] + len(line)
     assigns = starts_assignment(text, at)
     cut_name = cuts_a_name(text, starts[i], line_end)
-    if prefix.strip(" \t") not in _PAIR_PREFIXES and not (_random_cut(line, following) or (assigns and cut_name)):
+    if prefix.strip(" \t") not in _PAIR_PREFIXES and (
+        not prefix.endswith((" ", "\t")) or not (_random_cut(line, following) or (assigns and cut_name))
+    ):
         return False
     if _PADDED_TAIL.match(following):
         return True
