@@ -46,3 +46,26 @@ def test_a_random_value_in_the_same_places_is_redacted() -> None:
     value = "Wd3Hs8Kq1Zt6Np9Lx4Rc7Vm2Bj5Fy0GaQ2e"
     assert REDACTED in redact(pasted(f"let uploadToken = {value!r}  // set by the pipeline"))
     assert value not in redact(tool_result(f'{{"artifact":"orchard.apk","upload_token":"{value}"}}'))
+
+
+# public values in the places a secret takes: an environment reference closing an inline code
+# span, a JWT's header alone (base64url of a JSON document, no signature), a certificate's
+# fingerprint and a directory named by a Chinese label before the copula `是`
+PUBLIC_VALUES = [
+    "## Setup\n1. `relayctl login --token $RELAY_TOKEN`\n2. Keep the token in your keychain.",
+    "JWKS lookup failed for token header eyJhbGciOiJFUzI1NiIsImtpZCI6IjdjMWUwYjlhNDRkMmYzZThhNmI1YzBkOWUx"
+    "ZjJhM2I0YzVkNmU3ZjgiLCJ0eXAiOiJKV1QifQ (kid not in the key set)",
+    "客户补充：网关证书指纹是 3F9A0C71B2D48E65A91C07F3D2B84E19C6A05D72，可以公开。",
+    "排查记录：缓存块目录是 cachemgr-5d2e8a41-9b7c-4f03-a6e1-2c8d7b9f0e34，已清理。",
+]
+
+
+@pytest.mark.parametrize("text", PUBLIC_VALUES, ids=["env reference in code span", "jwt header", "fingerprint", "dir"])
+def test_public_values_in_a_secrets_place_come_back_unchanged(text: str) -> None:
+    assert redact(text) == text
+    assert redact(pasted(text)) == pasted(text)
+
+
+def test_a_literal_token_in_an_inline_code_span_is_redacted_and_the_span_closed() -> None:
+    out = redact("run `relayctl login --token Wd3Hs8Kq1Zt6Np9Lx4Rc7Vm2Bj5Fy0GaQ2e` once")
+    assert out == f"run `relayctl login --token {REDACTED}` once"

@@ -25,7 +25,10 @@ Also where the value stands (`secret_places`): the argument after an option in a
 column under its header (`secret_key_words.named_key`), a value alone on its line after a line that
 announces it (`announced`; `announced_secret` when that line names a secret: `Password for the
 elastic user (…):` / `  <value>`), and a URL query's value (`url_query`; `url_path_secret` when the
-URL's path names a secret: `/auth/magic?uid=…&t=<value>`).
+URL's path names a secret: `/auth/magic?uid=…&t=<value>`), and a whole string literal assigned
+to a name in code or defined as a constant (`code_literal`: `RELAY_CS ?= "…"`, `my $x = q{…}`),
+whose shape the judge weighs like a call's literal, and a value stated in prose after an English
+copula (`stated`: `… was <value>`).
 
 Candidates (`secret_candidates.candidates`) are runs of token characters, odd quoted literals and
 codes of letter groups in the decoded view the grammar reads; the context of one never reaches past
@@ -58,7 +61,15 @@ from autopatch_j.cloud.secret_key_words import (
     key_words_of,
     named_key,
 )
-from autopatch_j.cloud.secret_places import QUERY_KEY, announced, names_a_secret, url_path_names_secret, zh_secret
+from autopatch_j.cloud.secret_places import (
+    QUERY_KEY,
+    announced,
+    code_literal,
+    names_a_secret,
+    stated,
+    url_path_names_secret,
+    zh_secret,
+)
 from autopatch_j.cloud.secret_sinks import CALL_REACH, callees
 from autopatch_j.cloud.secret_value_shape import SCREAMING, der_private, value_shape
 from autopatch_j.cloud.secret_values import placeholder
@@ -161,7 +172,7 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
     if any(w in lexicon.benign_en for w in near):
         out["near_benign"] = 1.0
     tail = before[-16:]
-    if zh_secret(tail, lexicon.secret_zh):
+    if zh_secret(tail, lexicon.secret_zh, lexicon.benign_zh):
         out["zh_secret"] = 1.0
         if out.get("key_benign") is None and kind != "glued":
             out["zh_labelled_value"] = 1.0
@@ -280,6 +291,10 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
         out["next_key_secret"] = 1.0
     if end is not None:
         _call_argument(view, start, end, out)
+        if code_literal(view, start, end):
+            out["code_literal"] = 1.0
+        if stated(view, start) and not _IDENTIFIER.fullmatch(view, start, end):
+            out["stated"] = 1.0  # a digest or a UUID stated in prose names a thing
         previous = announced(view, start, end) if view[start - 1 : start] in (" ", "\t", "\n") else None
         if previous is not None:
             out["announced"] = 1.0
@@ -350,7 +365,8 @@ def _next_key_secret(view: str, end: int) -> bool:
 # of the context
 _STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields", "key_id", "announced_secret")
 _WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced")
-_CALL = ("call_arg",)
+_CALL = ("call_arg", "code_literal")
+_PROSE = ("stated",)
 _CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
 
 
@@ -362,6 +378,8 @@ def _combine(out: dict[str, float]) -> None:
         if any(n in out for n in _WEAK)
         else "call"
         if any(n in out for n in _CALL)
+        else "prose"
+        if any(n in out for n in _PROSE)
         else None
     )
     if level is None:
@@ -380,20 +398,28 @@ def _combine(out: dict[str, float]) -> None:
 # certificate line) is no secret
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg"}
-    | {"announced", "url_path_secret", "der_private"}
+    | {"announced", "url_path_secret", "der_private", "code_literal", "stated"}
 )
+
+
+# context signals that say where a value stands, not what it is
+_PLACES = frozenset({"code_literal", "stated"})
 
 
 def judged(found: dict[str, float]) -> bool:
     """Whether a candidate with these features is judged at all: a context signal is before it, the
     key it is assigned to does not end in a word that names something else (`session_id`,
     `token_type`, `api_key_url`: an identifier, a kind, an address), a key's id is no UUID and the
-    value is no base64 of prose or a JSON document, no hex of words and no certificate or public key."""
+    value is no base64 of prose or a JSON document, no hex of words and no certificate or public key
+    — nor, with only its place to go on (`_PLACES`), base64 of any text but a login."""
     if "key_id" in found and "uuid" in found:
         return False  # a key's id written as a UUID (`keyId: <uuid>`) identifies, like any UUID
     if "b64_document" in found or "hex_text" in found or "der_public" in found:
         return False  # base64 of prose or JSON, hex of words, a certificate's DER: no key bytes
-    return bool(found.keys() & CONTEXT_SIGNALS) and "key_ends_benign" not in found
+    signals = found.keys() & CONTEXT_SIGNALS
+    if signals and signals <= _PLACES and "b64_text" in found and not found.keys() & {"b64_login", "b64_keyed"}:
+        return False  # a place alone makes no secret of base64 of text (`preview = 'QUJD…'`)
+    return bool(signals) and "key_ends_benign" not in found
 
 
 def _may_have_signal(view: str, start: int, context_start: int | None, end: int) -> bool:
@@ -413,7 +439,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
         return True
     if view[start - 1 : start] == "=" and QUERY_KEY.search(view, max(0, start - 34), start) is not None:
         return True  # a URL query's value: its path may name a secret (`url_path_secret`)
-    if named_key(view, start) is not None:
+    if named_key(view, start) is not None or code_literal(view, start, end) or stated(view, start):
         return True
     return _quoted_literal(view, start, end) and "(" in view[max(0, start - CALL_REACH) : start]
 

@@ -6,9 +6,17 @@
   `names_a_secret` says whether that line names one (`Password for the elastic user (…):`).
 * **a URL query's value** (`?uid=…&t=<value>`, `QUERY_KEY`) and whether the URL's path names a
   secret (`/auth/magic`, `/login`: `url_path_names_secret`).
+* **a literal assigned in code** (`code_literal`): the value is a whole string literal, in any
+  language's quotes (`"…"`, `'…'`, a backquote, a triple quote, `r#"…"#`, `@"…"`, `q{…}`,
+  `%q(…)`, `[[…]]`), assigned to a name (`=`, `?=`, `:=`, `||=`, `<-`) or defined as a constant
+  (`#define NAME …`, `define('NAME', …)`), holding no space, no URL, no login at a host and no
+  fields of a connection string (whose parts the rules read); not an attribute inside a markup tag.
+* **stated in prose** (`stated`): the value follows an English copula (`… the string pasted from
+  the console was <value>`, `the new one is <value>`), so a sentence that names no secret still
+  hands the judge a value to weigh by its shape and the words around it.
 * **a Chinese label** before it (`zh_secret`): a copula (`是`, `值为`) names a secret only as the
   connector right before the value, so `这是输出` (this is the output) a line above a digest names
-  nothing.
+  nothing, nor after a word that names something else (`指纹是 …`: the fingerprint is …).
 
 Each reads a bounded window before the value (a line of at most `ANNOUNCE_REACH` characters, the
 URL on the value's line), so the judge stays linear.
@@ -20,7 +28,16 @@ import re
 
 from autopatch_j.cloud.secret_key_words import KeyLexicon, key_lexicon, key_words_of
 
-__all__ = ["ANNOUNCE_REACH", "QUERY_KEY", "announced", "names_a_secret", "url_path_names_secret", "zh_secret"]
+__all__ = [
+    "ANNOUNCE_REACH",
+    "QUERY_KEY",
+    "announced",
+    "code_literal",
+    "names_a_secret",
+    "stated",
+    "url_path_names_secret",
+    "zh_secret",
+]
 
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -87,7 +104,63 @@ _ZH_COPULAS = frozenset({"是", "值是", "值为"})
 _ZH_OPENERS = " \t\"'`「“【([（『‘〔:：=＝"
 
 
-def zh_secret(tail: str, words: tuple[str, ...]) -> bool:
-    """A Chinese secret word in `tail` (the text right before a value); a copula only at its end."""
+def zh_secret(tail: str, words: tuple[str, ...], benign: tuple[str, ...] = ()) -> bool:
+    """A Chinese secret word in `tail` (the text right before a value); a copula only at its end,
+    and not after a word of `benign` (`指纹是 …`: the fingerprint is …)."""
     bare = tail.rstrip(_ZH_OPENERS)
-    return any(word in tail if word not in _ZH_COPULAS else bare.endswith(word) for word in words)
+    for word in words:
+        if word not in _ZH_COPULAS:
+            if word in tail:
+                return True
+        elif bare.endswith(word) and not bare[: len(bare) - len(word)].endswith(benign or ("\0",)):
+            return True
+    return False
+
+
+# a string literal's opening: a quote or a triple quote with a string prefix (`r#"`, `@"`, `b'`), a
+# quoting operator with its bracket (`q{`, `%q(`), a long bracket (`[[`)
+_LITERAL_OPEN = re.compile(
+    r"(?:(?<![\w$])(?:[rRbBuUfF]{1,2}|r#{1,3}|@)?(?:\"\"\"|'''|[\"'`])|(?<![\w$])(?:%[qQ]|qq?)[({\[<]|\[\[)\Z"
+)
+_CLOSER = {"(": ")", "{": "}", "[": "]", "<": ">", "[[": "]]"}
+# what stands before the literal: an assignment to a name (not `==`, `!=`, `<=`, `>=`), or a
+# constant's definition
+_ASSIGNED = re.compile(
+    r"(?:[\w$\])\"'`][ \t]*+(?<![=!<>])(?:\?\?|\|\||[?:])?=|[\w$\])][ \t]*+<-"
+    r"|#define[ \t]++[A-Za-z_]\w*+|\bdefine\([ \t]*+[\"'][^\"'\n]{1,64}+[\"'][ \t]*+,)[ \t]*+\Z"
+)
+_LITERAL_REACH = 96
+_OPEN_TAG = re.compile(r"<[A-Za-z][^<>]*+\Z")
+# a URL, a login at a host, fields of a connection string: a value of parts the rules read
+_STRUCTURED = re.compile(r"\s|://|@[\w-]++\.[A-Za-z]|;[ \t]*+[A-Za-z][\w ]{0,30}+=")
+
+
+def code_literal(view: str, start: int, end: int) -> bool:
+    """`view[start:end]` is a whole string literal assigned to a name or defined as a constant in
+    code (see the module docstring); reads at most `_LITERAL_REACH` characters before it."""
+    floor = max(0, start - _LITERAL_REACH, view.rfind("\n", max(0, start - _LITERAL_REACH), start) + 1)
+    opened = _LITERAL_OPEN.search(view, max(floor, start - 8), start)
+    if opened is None or not view.startswith(_closer(opened.group()), end):
+        return False
+    if _STRUCTURED.search(view, start, end) is not None or _ASSIGNED.search(view, floor, opened.start()) is None:
+        return False
+    return _OPEN_TAG.search(view, floor, opened.start()) is None  # an attribute inside a tag is none
+
+
+def _closer(opener: str) -> str:
+    """What closes a literal opened by `opener`: its quote (three for a triple quote, `"#` after
+    `r#"`) or its closing bracket (`}` after `q{`, `]]` after `[[`)."""
+    if opener in _CLOSER:
+        return _CLOSER[opener]
+    if opener[-1] in _CLOSER:
+        return _CLOSER[opener[-1]]
+    quote = opener.lstrip("rRbBuUfF#@%q")
+    return quote + "#" * opener.count("#")
+
+
+_COPULA = re.compile(r"(?<![\w-])(?:is|was|are|were|IS|WAS)[ \t]++\Z")
+
+
+def stated(view: str, start: int) -> bool:
+    """The value at `start` follows an English copula (`… was <value>`); reads 8 characters back."""
+    return _COPULA.search(view, max(0, start - 8), start) is not None

@@ -262,7 +262,8 @@ def _mysql_password(view: str) -> Iterator[Span]:
 
 _CLI_FLAG = re.compile(
     r"(?i)(?<![\w-])--?(?:[a-z]{1,20}-){0,3}(?:password|passwd|passphrase|pass|pwd|token|api-key|secret|secret-key)(?:=|\s++)"
-    r"(?!-|\[REDACTED\])(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|(?P<v>[^\s\"']++))"
+    # a bare value ends before a backtick: the end of an inline code span (`` `… --token $HF_TOKEN` ``)
+    r"(?!-|\[REDACTED\])(?:\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|(?P<v>[^\s\"'`]++))"
 )
 
 

@@ -54,18 +54,22 @@ def _plain_words(value: str) -> bool:
     return sum(c in _VOWEL_CHARS for c in value) >= letters / 4
 
 
-_BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}+={0,2}")
+_BASE64 = re.compile(r"(?=.{16})(?:[A-Za-z0-9+/]++={0,2}|[A-Za-z0-9_-]++)", re.DOTALL)
 _READABLE = re.compile(r"[\x20-\x7e\t\r\n]++")
 # a JSON field that names key material (`"key":`, `"secretKey":`, `"private_key":`, `"token":`)
 _KEYED_FIELD = re.compile(r"(?i)\"[a-z_]{0,24}(?:key|secret|token|password|passwd)[a-z_]{0,8}\"[ \t]*+:")
 
 
 def _decoded_text(value: str) -> str | None:
-    """What a base64 value (whole quads, ≥ 16 characters) decodes to when that is printable ASCII."""
-    if len(value) % 4 or not _BASE64.fullmatch(value):
+    """What a base64 value (≥ 16 characters, in either alphabet, its padding read as it should be: a
+    JWT's segment is base64url without padding) decodes to when that is printable ASCII."""
+    core = value.rstrip("=")
+    if len(core) % 4 == 1 or not _BASE64.fullmatch(value):
         return None
+    padded = core + "=" * (-len(core) % 4)
     try:
-        text = base64.b64decode(value, validate=True).decode("ascii")
+        raw = base64.b64decode(padded, altchars=b"-_" if "-" in value or "_" in value else None, validate=True)
+        text = raw.decode("ascii")
     except (binascii.Error, ValueError):
         return None
     return text if _READABLE.fullmatch(text) else None

@@ -101,12 +101,13 @@ _FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.
 
 #: Names and references that hold no secret whatever key they follow: an environment variable's or a
 #: constant's name in quotes (`"ANTHROPIC_API_KEY"`), a secret store's reference (`vault:kv/data/prod#db_pass`,
-#: `arn:aws:secretsmanager:…`), the digest a webhook signs a public payload with (`sha256=…`).
+#: `arn:aws:secretsmanager:…`), the digest a webhook signs a public payload with (`sha256=…`) or
+#: that names a stored object (`sha256:…` of an image, an LFS object).
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)++")
 _STORE_REF = re.compile(r"(?i)(?:vault|ssm|secretsmanager|sm|gcpsm|azkv|keyvault|sops|doppler|infisical):[\w/.#:@-]++")
 _ARN = re.compile(r"arn:aws[\w-]*+:[\w-]++:[\w-]*+:\d*+:[\w/.:+=@-]++")
 _ARN_HEAD = re.compile(r"arn:aws[\w-]*+:[\w-]++:\Z")  # the rest of an ARN read as a value
-_PAYLOAD_DIGEST = re.compile(r"(?i)sha(?:1|256|384|512)=[0-9a-f]{40,128}")
+_PAYLOAD_DIGEST = re.compile(r"(?i)sha(?:1|256|384|512)[=:][0-9a-f]{40,128}")
 #: An IAM action after its service (`secretsmanager:GetSecretValue`, `kms:Decrypt`).
 _IAM_ACTION = re.compile(r"[A-Z][a-z]++(?:[A-Z][a-z]*+)*+\*?")
 _IAM_SERVICE = re.compile(r"(?<![\w-])[a-z][a-z0-9-]{1,30}+:\Z")

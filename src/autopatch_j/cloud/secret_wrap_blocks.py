@@ -3,17 +3,23 @@
 A one-line rendering (an `env K=V …` exec line, a JSON debug line, a config dump) cut at a fixed
 column by a terminal, `fold` or a log viewer is a *block*: a first line of width `W` (at least
 `BLOCK_WIDTH_MIN` columns), at least one more line of that width, then at most one shorter last
-line; every line after the first starts with one constant *continuation prefix* (nothing, spaces or
-a tab, `> `, `>> `, `| `, `│ `, the `+ ` of a PowerShell error record, an ellipsis `… `: the gutter
-of `secret_wraps.GUTTER` with `+` and `…` marks, taken from either of the two lines after the first,
-or bare). The prefix either takes columns of the width (a terminal indents its continuation: every
-line is `W` wide as written) or is added after the cut (a quote or a log viewer: every body is `W`
-wide). Every cut line may end with one constant *fold mark* a pager or an editor adds where it
-folded (`\\`, `↵`, and `=` on at least two cut lines, where it cannot be the empty value of a
-setting); the mark takes a column of the line and is no part of the rendering. Widths are display
-columns (a wide CJK character takes two, as a terminal folds) or, when those make no block,
-characters (as a text wrapper, an editor or a log viewer counts). A block must cut a token at least
-once (a break between two non-space characters), so an aligned table of words is no block.
+line; every line after the first starts with one constant *continuation prefix*: whatever run of
+indentation and marks the continuation lines share (any character but a letter, a digit, a quote or
+an opening bracket, each run of marks with a space or a tab after it: nothing, spaces, a tab, `> `,
+`| `, `│ `, `# `, `// `, `-- `, `+ `, `... `, `>> `), read from the two lines after the first, as
+their shared start or bare. The prefix either takes columns of the width (a terminal indents its
+continuation: every line is `W` wide as written) or is added after the cut (a quote or a log viewer:
+every body is `W` wide). Every cut line may end with one constant *fold mark* a pager or an editor
+adds where it folded: the longest run of at most two spaces and one or two marks (no letter, digit,
+quote, closing bracket or punctuation) that all the cut lines end with (` \\`, `↵`, `=`); a single
+cut line has one only when it is `\\` or `↵` (elsewhere a `=` is the empty value of a setting). The
+mark takes columns of the line and is no part of the rendering. Two lines alone (a pair: no equal
+widths confirm the shape) need a cut between token characters, and after a prefix that may start a
+line of its own (a comment marker, a prompt) a random run on both sides of the cut or a name cut in
+two. Widths are display columns (a wide CJK character takes two, as a terminal folds) or, when those
+make no block, characters (as a text wrapper, an editor or a log viewer counts). A block must cut a
+token at least once (a break between two non-space characters), so an aligned table of words is no
+block.
 
 `wrapped_breaks(text)` returns each break of each block as a `Break`: the length of the fold mark
 before it and of the prefix after it; `secret_wraps.joined_view` removes them all (the mark, the
@@ -36,7 +42,7 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-from autopatch_j.cloud.secret_wraps import GUTTER, cuts_a_name, starts_assignment
+from autopatch_j.cloud.secret_wraps import GUTTER, cuts_a_name, looks_random_run, starts_assignment
 
 __all__ = ["BLOCK_WIDTH_MIN", "Break", "completed", "wrapped_breaks"]
 
@@ -59,13 +65,20 @@ _HEAD_TOKEN = _TAIL_TOKEN - {"="}
 _PAIR_TOKEN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-.=")
 _PAIR_HEAD = _PAIR_TOKEN - {"-", "."}  # a list item or an ellipsis on the next line
 _PAIR_TAIL = _PAIR_TOKEN - {"="}  # an empty value before the next line
+# prefixes that start no line of their own (a quote, a box, a diff's `+`, an ellipsis); a pair after
+# any other needs more evidence (see `_pair`)
 _PAIR_PREFIXES = frozenset({"", ">", ">>", "|", "│", "+", "…"})
 # the rest of a base64 value: its padding before a separator (`f0Gj5Hk==;`), no setting
 _PADDED_TAIL = re.compile(r"[A-Za-z0-9+/_-]{1,256}+={1,2}+(?=[;,&\"'\s)\]}]|\Z)")
-# the continuation prefix of a block: a gutter, or the `+ ` of a PowerShell error record, an ellipsis
-_BLOCK_GUTTER = re.compile(r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*|\+|…)[ \t]?){0,3}+")
+# a continuation prefix a block may have: indentation, then up to three runs of one to three marks,
+# each with a space or a tab after it — any character but a letter, a digit, a quote or an opening
+# bracket (those start the rendering's own text); a block's prefix is the one its lines share
+_BLOCK_GUTTER = re.compile(r"[ \t]{0,16}+(?:[^\w\s\"'`(\[{<]{1,3}+[ \t]?){0,3}+")
 _PAIR_MARKS = frozenset("\\↵")  # a fold mark that needs no second cut line to tell it from a value
-_MARKS = _PAIR_MARKS | {"="}
+# a fold mark at the end of a cut line: at most two spaces, then one or two characters that close or
+# separate nothing of the rendering (no letter, digit, quote, closing bracket or punctuation)
+_TRAILING_MARK = re.compile(r"[ \t]{0,2}+[^\w\s\"'`)\]}>,;:.!?]{1,2}+\Z")
+MARK_MAX = 4
 # a line that starts a log record of its own (a timestamp) continues no other line
 _RECORD = re.compile(r"[ \t]{0,8}+\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
 
@@ -109,11 +122,27 @@ def wrapped_breaks(text: str) -> dict[int, Break]:
 
 
 def _mark(lines: list[str], i: int, end_line: int) -> int:
-    """1 when every cut line of the block from line `i` to `end_line` ends with one fold mark."""
-    mark = lines[i][-1:]
-    if mark not in _MARKS or (mark not in _PAIR_MARKS and end_line - i < 2):
+    """The length of the fold mark that every cut line of the block from line `i` to `end_line`
+    ends with: the longest `_TRAILING_MARK` they share (`\\`, ` \\`, `↵`, `=`), or 0. One cut
+    line alone has a mark only when it is `\\` or `↵`: elsewhere a single line's last character is
+    as likely the rendering's own (a `=` is an empty value)."""
+    found = _TRAILING_MARK.search(lines[i][-MARK_MAX:])
+    mark = found.group() if found else ""
+    for k in range(i + 1, end_line):
+        mark = _shared_tail(mark, lines[k])
+    if not mark.strip(" \t") or any(len(lines[k]) <= len(mark) for k in range(i, end_line)):
         return 0
-    return int(all(len(lines[k]) > 1 and lines[k].endswith(mark) for k in range(i, end_line)))
+    if end_line - i < 2 and mark.strip(" \t") not in _PAIR_MARKS:
+        return 0
+    return len(mark)
+
+
+def _shared_tail(mark: str, line: str) -> str:
+    """The longest end of `mark` that `line` ends with."""
+    size = len(mark)
+    while size and not line.endswith(mark[len(mark) - size :]):
+        size -= 1
+    return mark[len(mark) - size :]
 
 
 def _block(text: str, starts: list[int], lines: list[str], widths: list[int], i: int) -> tuple[int, int] | None:
@@ -122,37 +151,76 @@ def _block(text: str, starts: list[int], lines: list[str], widths: list[int], i:
     if width < BLOCK_WIDTH_MIN:
         return None
     # the prefix of the next line or of the one after it (the cut may put the rendering's own
-    # indentation or `+` right after the prefix of the first continuation), as a gutter or bare
+    # indentation or `+` right after the prefix of the first continuation), their shared start, or
+    # bare; the reading that makes the longest block wins (a value cut before its own `:` or `-`
+    # reads as a prefix of one line only)
     gutters = [_BLOCK_GUTTER.match(lines[k]).group() for k in range(i + 1, min(i + 3, len(lines)))]  # type: ignore[union-attr]
+    shared = [_shared_head(*gutters)] if len(gutters) == 2 else []
     bare = [GUTTER.match(gutter).group() for gutter in gutters]  # type: ignore[union-attr]
-    for prefix in dict.fromkeys((*gutters, *bare, "")):
+    best: tuple[int, int] | None = None
+    for prefix in dict.fromkeys((*gutters, *shared, *bare, "")):
         for added in (False, True) if prefix else (False,):
             last = _run(lines, widths, i, prefix, len(prefix) if added else 0)
-            if last is not None and (last > i + 1 or _pair(text, starts, lines, i, prefix)):
-                return last, len(prefix)
-    return None
+            if last is None or (best is not None and last <= best[0]):
+                continue
+            if last > i + 1 or _pair(text, starts, lines, i, prefix):
+                best = last, len(prefix)
+    return best
+
+
+def _shared_head(first: str, second: str) -> str:
+    """The longest start of `first` that `second` starts with, ending after a space or a tab
+    when it is shorter than both (a mark cut in two is no prefix)."""
+    size = 0
+    while size < min(len(first), len(second)) and first[size] == second[size]:
+        size += 1
+    head = first[:size]
+    if size < len(first) and size < len(second):
+        head = head[: max(head.rfind(" "), head.rfind("\t")) + 1]
+    return head
 
 
 def _pair(text: str, starts: list[int], lines: list[str], i: int, prefix: str) -> bool:
     """Two lines, the second no wider, read as one line cut once (no equal widths confirm it): the
-    prefix is no comment marker; the cut falls between two token characters (before a fold mark
-    `\\` or `↵`), not after a `=` (an empty value) nor before a list item's `-`; the second line
-    starts no log record and no setting of its own, unless the cut fell inside a name (`FLY_API` +
-    `_TOKEN=…`)."""
-    if prefix.strip(" \t") not in _PAIR_PREFIXES:
-        return False
+    cut falls between two token characters (before a fold mark `\\` or `↵`), not after a `=` (an
+    empty value) nor before a list item's `-`; the second line starts no log record and no setting
+    of its own, unless the cut fell inside a name (`FLY_API` + `_TOKEN=…`). After a prefix that may
+    start a comment or a line of its own (`# `, `// `, `-- `, `... `: any but a quote's, a box's,
+    a `+ ` or an ellipsis; it must end with a space or a tab, or `-r9vji` would read as the mark
+    `-` and its rest), both sides of the cut must also read as a random run, as the two halves
+    of a cut value do (a comment's words after a value do not), or the cut must fall inside a name
+    whose setting the second line goes on with (`db.pas` + `sword=…`)."""
     line, following = lines[i], lines[i + 1][len(prefix) :]
-    if line[-1:] in _PAIR_MARKS:
-        line = line[:-1]
+    mark = _TRAILING_MARK.search(line[-MARK_MAX:])
+    if mark is not None and mark.group().strip(" \t") in _PAIR_MARKS:
+        line = line[: len(line) - len(mark.group())]
     if not line or not following or line[-1] not in _PAIR_TAIL or following[0] not in _PAIR_HEAD:
         return False
     if _RECORD.match(following):
         return False
     at = starts[i + 1] + len(prefix)
     line_end = starts[i] + len(line)
+    assigns = starts_assignment(text, at)
+    cut_name = cuts_a_name(text, starts[i], line_end)
+    if prefix.strip(" \t") not in _PAIR_PREFIXES and (
+        not prefix.endswith((" ", "\t")) or not (_random_cut(line, following) or (assigns and cut_name))
+    ):
+        return False
     if _PADDED_TAIL.match(following):
         return True
-    return not starts_assignment(text, at) or cuts_a_name(text, starts[i], line_end)
+    return not assigns or cut_name
+
+
+_RUN_BEFORE = re.compile(r"[A-Za-z0-9+/_.~!#$%^*=-]{1,64}+\Z")
+_RUN_AFTER = re.compile(r"[A-Za-z0-9+/_.~!#$%^*=-]{1,64}+")
+
+
+def _random_cut(line: str, following: str) -> bool:
+    """The runs of token characters on both sides of a cut (`line` ends one, `following` starts
+    the other) read as random (`secret_wraps.looks_random_run`)."""
+    before = _RUN_BEFORE.search(line[-64:])
+    after = _RUN_AFTER.match(following)
+    return before is not None and after is not None and all(map(looks_random_run, (before.group(), after.group())))
 
 
 def _run(lines: list[str], widths: list[int], i: int, prefix: str, extra: int) -> int | None:
@@ -205,10 +273,11 @@ def _rightwards(text: str, end: int, breaks: dict[int, Break]) -> list[tuple[int
     while True:
         newline = _newline_after(text, end)
         cut = breaks.get(newline)
-        if cut is None and end < len(text) and text[end] in _MARKS:
-            newline = _newline_after(text, end + 1)  # the span stops before the fold mark
-            cut = breaks.get(newline)
-            cut = cut if cut is not None and cut.mark else None
+        if cut is None:  # the span may stop before the fold mark
+            newline = text.find("\n", end, end + MARK_MAX + 2)
+            cut = breaks.get(newline) if newline > 0 else None
+            if cut is None or not cut.mark or _line_end(text, newline) - cut.mark != end:
+                cut = None
         if cut is None or end == 0 or text[end - 1] not in _TAIL_TOKEN:
             return out
         begin = at = newline + 1 + cut.prefix
@@ -224,14 +293,19 @@ def _unmarked(text: str, start: int, end: int, breaks: dict[int, Break]) -> tupl
     """The span without the fold mark it ends with (a reading of one line takes the mark for the
     value's last character); the mark stays in the text."""
     cut = breaks.get(_newline_after(text, end))
-    if cut is not None and cut.mark and end - 1 > start and text[end - 1] in _MARKS:
-        return start, end - 1
+    if cut is not None and cut.mark and end - cut.mark > start:
+        return start, end - cut.mark
     return start, end
 
 
 def _newline_after(text: str, at: int) -> int:
     """`at`, or the `\\n` of a `\\r\\n` that starts there."""
     return at + 1 if text.startswith("\r\n", at) else at
+
+
+def _line_end(text: str, newline: int) -> int:
+    """Where the line before the `\\n` at `newline` ends (before a `\\r`)."""
+    return newline - 1 if newline and text[newline - 1] == "\r" else newline
 
 
 def _leftwards(text: str, start: int, breaks: dict[int, Break], floor_at: int) -> list[tuple[int, int]]:

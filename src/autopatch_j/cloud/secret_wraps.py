@@ -58,6 +58,7 @@ __all__ = [
     "cuts_a_name",
     "fixed_column_breaks",
     "joined_view",
+    "looks_random_run",
     "starts_assignment",
 ]
 
@@ -112,6 +113,12 @@ def _random_name(name: str) -> bool:
 
 def _looks_random_run(run: str) -> bool:
     return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
+
+
+def looks_random_run(run: str) -> bool:
+    """A run of at least four token characters with a digit, an inner capital, or a symbol beside
+    a letter or digit: the piece of a random value, not a word."""
+    return _looks_random_run(run)
 
 
 def _joinable(run: str) -> bool:
