@@ -16,6 +16,7 @@ from autopatch_j.cloud.worker import Worker
 from tests.cloud.api_support import Api, make_app
 from tests.cloud.world import World
 from tests.support.linear_time import assert_linear
+from tests.support.wrapped_pieces import pieces_of
 
 # (name, one-line rendering, the secret in it, a phrase that must survive)
 RENDERINGS = [
@@ -52,19 +53,6 @@ def hard_wrap(line: str, width: int, prefix: str, *, counted: bool) -> str:
     step = width - len(prefix) if counted else width
     pieces = [first] + [prefix + rest[i : i + step] for i in range(0, len(rest), step)]
     return "\n".join(pieces)
-
-
-def pieces_of(secret: str, wrapped: str) -> list[str]:
-    """The pieces of `secret` as the wrap left them on their lines (at least 3 characters each)."""
-    lines = wrapped.split("\n")
-    out = []
-    for line in lines:
-        for size in range(len(secret), 2, -1):
-            found = [secret[i : i + size] for i in range(len(secret) - size + 1) if secret[i : i + size] in line]
-            if found:
-                out.append(found[0])
-                break
-    return out
 
 
 CASES = [

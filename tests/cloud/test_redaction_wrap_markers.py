@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from autopatch_j.cloud.redaction import REDACTED, redact
+from tests.support.wrapped_pieces import pieces_of
 
 # (name, one-line rendering, the secret in it, a phrase that must survive)
 RENDERINGS = [
@@ -37,18 +38,6 @@ def folded(line: str, width: int, prefix: str, marker: str) -> str:
     line ending with `marker`."""
     rows = [line[i : i + width] for i in range(0, len(line), width)]
     return (marker + "\n" + prefix).join(rows)
-
-
-def pieces_of(secret: str, text: str) -> list[str]:
-    """The pieces of `secret` as the fold left them on their lines (at least 3 characters each)."""
-    out = []
-    for row in text.split("\n"):
-        for size in range(len(secret), 2, -1):
-            found = [secret[i : i + size] for i in range(len(secret) - size + 1) if secret[i : i + size] in row]
-            if found:
-                out.append(found[0])
-                break
-    return out
 
 
 CASES = [

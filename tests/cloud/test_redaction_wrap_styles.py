@@ -12,6 +12,7 @@ import pytest
 
 from autopatch_j.cloud.redaction import REDACTED, redact
 from tests.support.linear_time import assert_linear
+from tests.support.wrapped_pieces import pieces_of
 
 # (name, one-line rendering, the secret in it, a phrase that must survive)
 RENDERINGS = [
@@ -58,18 +59,6 @@ def hard_wrap(line: str, width: int, style: str, *, counted: bool) -> str:
     first, rest = line[:width], line[width:]
     step = width - len(style) if counted else width
     return "\n".join([first] + [style + rest[i : i + step] for i in range(0, len(rest), step)])
-
-
-def pieces_of(secret: str, text: str) -> list[str]:
-    """The pieces of `secret` as the wrap left them on their lines (at least 3 characters each)."""
-    out = []
-    for row in text.split("\n"):
-        for size in range(len(secret), 2, -1):
-            found = [secret[i : i + size] for i in range(len(secret) - size + 1) if secret[i : i + size] in row]
-            if found:
-                out.append(found[0])
-                break
-    return out
 
 
 CASES = [
