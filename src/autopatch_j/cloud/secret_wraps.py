@@ -17,7 +17,7 @@ one of these holds:
   (`PASSWORD='Pelican`, `"SMTP_PASS": "Copperfal`) and the next body closes it before a separator
   (`harbor4471!' ./start.sh`), each side at most `QUOTED_MAX` characters;
 - **a random run continues**: the run of token characters before the break looks random (a digit,
-  or an inner capital, or a symbol beside a letter: `_looks_random_run`) — or, with no space before
+  or an inner capital, or a symbol beside a letter: `looks_random_run`) — or, with no space before
   the break, is a cut token prefix holding `-` or `_` (`sk_live_Q`) — and so does the first run of
   the next body, which starts no assignment (`DEBUG=true` on the next line of an `.env` stays
   apart; a name that reads as the rest of a random value, `SnVpePT=`, is none; a colon assigns
@@ -111,20 +111,16 @@ def _random_name(name: str) -> bool:
     return wordy * 2 < len(name)
 
 
-def _looks_random_run(run: str) -> bool:
-    return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
-
-
 def looks_random_run(run: str) -> bool:
     """A run of at least four token characters with a digit, an inner capital, or a symbol beside
     a letter or digit: the piece of a random value, not a word."""
-    return _looks_random_run(run)
+    return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
 
 
 def _joinable(run: str) -> bool:
     """A run before a line break that may continue on the next line: random-looking, or token-like
     (it holds a `-` or `_`: `sk-proj-`, `sk_live_I`)."""
-    return _looks_random_run(run) or (len(run) >= 3 and ("-" in run or "_" in run))
+    return looks_random_run(run) or (len(run) >= 3 and ("-" in run or "_" in run))
 
 
 def _lines(view: str, newlines: list[int]) -> tuple[list[int], list[int], list[int]]:
@@ -311,8 +307,8 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
     # a break after a space falls between words: only a random run continues over it (a name such
     # as `--account-key ` before a value on the next line does not)
-    joins = _joinable if start == end else _looks_random_run
-    if left and joins(left.group()) and _looks_random_run(after.group("next")):
+    joins = _joinable if start == end else looks_random_run
+    if left and joins(left.group()) and looks_random_run(after.group("next")):
         return start, resume
     return None
 
