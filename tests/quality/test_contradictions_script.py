@@ -3,12 +3,11 @@ contradiction, its class."""
 
 from __future__ import annotations
 
-import json
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.scripts import run_over_session
+
 RULE = "by default answer me in short bullet points."
 TAKEN_BACK = "Actually forget the bullet points thing, it makes the explanations too choppy."
 
@@ -36,18 +35,7 @@ SESSION = {
 
 def _run(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
     """The script over a part holding SESSION alone, with `options`."""
-    folder = tmp_path / "part"
-    folder.mkdir()
-    batch = {"author": "c1", "batch": 1, "sessions": [SESSION]}
-    (folder / "batch.json").write_text(json.dumps(batch), encoding="utf-8")
-    script = ROOT / "scripts" / "realistic_contradictions.py"
-    return subprocess.run(
-        [sys.executable, str(script), "--corpus", str(folder), *options],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    return run_over_session("scripts/realistic_contradictions.py", SESSION, "c1", tmp_path, *options)
 
 
 def test_the_script_lists_the_session_and_classes_a_stale_memory(tmp_path: Path) -> None:

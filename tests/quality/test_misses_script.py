@@ -9,7 +9,7 @@ from pathlib import Path
 
 from autopatch_j.quality.realistic import Session
 from autopatch_j.quality.realistic_eval import Stored
-from tests.support.scripts import load_script
+from tests.support.scripts import load_script, run_over_session
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = load_script("scripts/realistic_misses.py")
@@ -46,18 +46,8 @@ SESSION = {
 
 
 def _run(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    folder = tmp_path / "part"
-    folder.mkdir()
-    batch = {"author": "c2", "batch": 1, "sessions": [SESSION]}
-    (folder / "batch.json").write_text(json.dumps(batch), encoding="utf-8")
-    script = ROOT / "scripts" / "realistic_misses.py"
-    return subprocess.run(
-        [sys.executable, str(script), "--corpus", str(folder), *options],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    """The script over a part holding SESSION alone, with `options`."""
+    return run_over_session("scripts/realistic_misses.py", SESSION, "c2", tmp_path, *options)
 
 
 def test_the_script_reports_counts_and_each_miss(tmp_path: Path) -> None:
