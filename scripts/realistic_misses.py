@@ -1,6 +1,6 @@
 """Class every miss of a realistic part: why a gold memory is not among the memories stored.
 
-    .venv/bin/python scripts/realistic_misses.py --corpus eval/realistic/heldout/i1
+    .venv/bin/python scripts/realistic_misses.py --corpus eval/realistic/measured/i1
     .venv/bin/python scripts/realistic_misses.py --corpus DIR --list      # every miss and wrong memory
     .venv/bin/python scripts/realistic_misses.py --corpus DIR --json
 
