@@ -1,11 +1,11 @@
 """Train the secret judge (`autopatch_j/cloud/secret_judge.py`) and write its weights.
 
-    python scripts/train_secret_judge.py [--out FILE] [--hold-out sN] [--estimate] [--snapshot-bulk]
+    python scripts/train_secret_judge.py [--out FILE] [--hold-out sN] [--estimate [--folds sN,…]] [--snapshot-bulk]
 
 Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
 tuning sets `eval/secrets/s*/secrets.json.gz`, both halves of `eval/secrets/measured/s13` and of
 `eval/secrets/measured/s14` (each half an author of its own) and the whole of
-`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18` and `s19` (`HALVES`) — a secret when it
+`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18`, `s19`, `s20` and `s21` (`HALVES`) — a secret when it
 overlaps one of the case's `must_not_contain` pieces, no secret when it is in a look-alike or
 overlaps nothing a rule finds — and, as bulk text with no secret, the candidates that no rule
 touches in the paragraphs of the package's source and `docs/` and the strings of the realistic
@@ -47,7 +47,7 @@ from autopatch_j.quality.secret_halves import half  # noqa: E402
 
 AUTHORS = (
     "s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12", "s13A", "s13B", "s14A", "s14B", "s15",
-    "s17", "s18", "s19",
+    "s17", "s18", "s19", "s20", "s21",
 )  # fmt: skip
 # an author read from a measured set, whole or one half of it (`bench/secret_heldout.py --half`)
 HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
@@ -59,6 +59,8 @@ HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
     "s17": ("measured/s17", None),
     "s18": ("heldout/s18", None),
     "s19": ("heldout/s19", None),
+    "s20": ("heldout/s20", None),
+    "s21": ("heldout/s21", None),
 }
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
@@ -260,6 +262,19 @@ def figures(
     return {"per_form": {f: tuple(per_form[f]) for f in FORMS}, "worst": worst, "fp": (fp, looks)}
 
 
+_TRAINED: dict[frozenset[str], dict[str, float]] = {}
+
+
+def train_without(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text], *held: str) -> dict[str, float]:
+    """`train` on `authors` less `held`, kept for the run: the out-of-fold model without a pair of
+    authors is the same whichever of the two the estimate holds out (the same rows in the same
+    order), so each is trained once."""
+    key = frozenset(held) | frozenset(set(AUTHORS) - set(authors))
+    if key not in _TRAINED:
+        _TRAINED[key] = train([t for a in authors if a not in held for t in sets[a]] + bulk)
+    return _TRAINED[key]
+
+
 def choose(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) -> tuple[float, float]:
     """Threshold and veto chosen on out-of-fold scores over `authors`: among the pairs that keep each
     author's false positives within `FP_TARGET` of its look-alikes (or within the rules' own count,
@@ -268,7 +283,7 @@ def choose(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) ->
     texts: list[Text] = []
     scored: list[dict[int, float]] = []
     for held in authors:
-        weights = train([t for a in authors if a != held for t in sets[a]] + bulk)
+        weights = train_without(sets, authors, bulk, held)
         texts += sets[held]
         scored += [scores(weights, item) for item in sets[held]]
     base = figures(texts, None)["fp"][0]
@@ -290,7 +305,7 @@ def choose(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) ->
 
 def build(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) -> SecretJudge:
     threshold, veto = choose(sets, authors, bulk)
-    weights = train([t for a in authors for t in sets[a]] + bulk)
+    weights = train_without(sets, authors, bulk)
     return SecretJudge(weights, threshold, veto)
 
 
@@ -306,6 +321,7 @@ def main() -> int:
     parser.add_argument("--hold-out", choices=AUTHORS, help="train without this author")
     parser.add_argument("--estimate", action="store_true", help="print the leave-one-author-out table")
     parser.add_argument("--snapshot-bulk", action="store_true", help="freeze the bulk texts (see above)")
+    parser.add_argument("--folds", help="with --estimate: only these authors (comma-separated), in this order")
     args = parser.parse_args()
     if args.snapshot_bulk:
         print(f"wrote {BULK}: {snapshot_bulk()}")
@@ -314,7 +330,7 @@ def main() -> int:
     bulk = load_bulk()
     if args.estimate:
         print("| fold | " + " | ".join(FORMS) + " | worst | false positives |")
-        for held in AUTHORS:
+        for held in args.folds.split(",") if args.folds else AUTHORS:
             judge = build(sets, [a for a in AUTHORS if a != held], bulk)
             scored = [scores(judge.weights, item) for item in sets[held]]
             print(_row(f"{held} rules alone", figures(sets[held], None)))

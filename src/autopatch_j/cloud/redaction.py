@@ -321,7 +321,18 @@ def _unstamped(
         return view, index, fixed, blocks
     bare, step = stamped
     composed = step if index is None else [index[i] for i in step]
-    return bare, composed, _moved(fixed, bare, step), _moved(blocks, bare, step)
+    return bare, composed, _moved(fixed, bare, step), _unstamped_blocks(_moved(blocks, bare, step), step)
+
+
+def _unstamped_blocks(blocks: dict[int, Break], step: list[int]) -> dict[int, Break]:
+    """`blocks` (moved to the view without timestamps) with each prefix shortened by the stamp it
+    held (a block under a log's timestamp column): what is left of it in that view."""
+    out = {}
+    for newline, cut in blocks.items():
+        begin = step[newline] + 1
+        kept = bisect.bisect_left(step, begin + cut.prefix) - bisect.bisect_left(step, begin)
+        out[newline] = cut if kept == cut.prefix else cut._replace(prefix=kept)
+    return out
 
 
 def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge | None = None) -> list[tuple[int, int]]:

@@ -66,6 +66,7 @@ from autopatch_j.cloud.secret_places import (
     announced,
     code_literal,
     names_a_secret,
+    presented,
     stated,
     url_path_names_secret,
     zh_secret,
@@ -153,7 +154,9 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out["key_secret"] = 1.0
     if any(w in lexicon.benign_en for w in key_words):
         out["key_benign"] = 1.0
-    if _key_id(key_words, stripped, lexicon):
+    if kind == "space" and key and stripped.endswith(key[-1]) and stripped[: -len(key[-1])].endswith("/"):
+        out["key_ends_benign"] = 1.0  # `POST /oauth2/token HTTP/1.1`: a path's last segment names a resource
+    elif _key_id(key_words, stripped, lexicon):
         out["key_id"] = 1.0  # `private_key_id`, `SecretId`, `密钥 ID`: the id written beside its key
     elif key_words and (
         key_words[-1] in lexicon.benign_en
@@ -293,8 +296,11 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
         _call_argument(view, start, end, out)
         if code_literal(view, start, end):
             out["code_literal"] = 1.0
-        if stated(view, start) and not _IDENTIFIER.fullmatch(view, start, end):
-            out["stated"] = 1.0  # a digest or a UUID stated in prose names a thing
+        if not _IDENTIFIER.fullmatch(view, start, end):  # a digest or a UUID stated in prose names a thing
+            if stated(view, start):
+                out["stated"] = 1.0
+            elif presented(view, start, end):
+                out["presented"] = 1.0
         previous = announced(view, start, end) if view[start - 1 : start] in (" ", "\t", "\n") else None
         if previous is not None:
             out["announced"] = 1.0
@@ -366,7 +372,7 @@ def _next_key_secret(view: str, end: int) -> bool:
 _STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields", "key_id", "announced_secret")
 _WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced")
 _CALL = ("call_arg", "code_literal")
-_PROSE = ("stated",)
+_PROSE = ("stated", "presented")
 _CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
 
 
@@ -398,12 +404,12 @@ def _combine(out: dict[str, float]) -> None:
 # certificate line) is no secret
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg"}
-    | {"announced", "url_path_secret", "der_private", "code_literal", "stated"}
+    | {"announced", "url_path_secret", "der_private", "code_literal", "stated", "presented"}
 )
 
 
 # context signals that say where a value stands, not what it is
-_PLACES = frozenset({"code_literal", "stated"})
+_PLACES = frozenset({"code_literal", "stated", "presented"})
 
 
 def judged(found: dict[str, float]) -> bool:
@@ -440,6 +446,8 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
     if view[start - 1 : start] == "=" and QUERY_KEY.search(view, max(0, start - 34), start) is not None:
         return True  # a URL query's value: its path may name a secret (`url_path_secret`)
     if named_key(view, start) is not None or code_literal(view, start, end) or stated(view, start):
+        return True
+    if presented(view, start, end):
         return True
     return _quoted_literal(view, start, end) and "(" in view[max(0, start - CALL_REACH) : start]
 

@@ -88,11 +88,14 @@ def benign_kind_of_key(key_words: list[str], lexicon: KeyLexicon) -> bool:
 
 
 # a key named by a field before a `value` field (`- name: X` and `value: …` on the next line, a JSON
-# `{"name": "X", "value": "…"}`): the value is read under that name
+# `{"name": "X", "value": "…"}`, a command's `-Name X -Value …`): the value is read under that name
 PAIR_REACH = 160
 _PAIR = re.compile(
     r"(?i:name|key)[\"']?[ \t]*+[:=][ \t]*+[\"']?(?P<name>[A-Za-z_][\w.-]{0,63}+)[\"']?[ \t]*+,?[ \t]*+"
     r"(?:\r?\n[ \t]*+)?(?:-[ \t]*+)?[\"']?(?i:value)[\"']?[ \t]*+[:=][ \t]*+[\"'`]?\Z"
+    # the same pair as a command's parameters (`-Name X -Value "…"`, `--key X --value …`)
+    r"|(?<![\w-])--?(?i:name|key)[ \t]++[\"']?(?P<flag>[A-Za-z_][\w.-]{0,63}+)[\"']?"
+    r"[ \t]++--?(?i:value)[ \t]++[\"'`]?\Z"
 )
 PAIR_WORDS = frozenset({"name", "key", "value"})
 
@@ -139,7 +142,7 @@ def named_key(view: str, start: int) -> str | None:
     if "alue" in before:
         found = _PAIR.search(view, max(0, start - PAIR_REACH), start)
         if found:
-            return found.group("name")
+            return found.group("name") or found.group("flag")
     if start and view[start - 1] == ",":
         header = _csv_header(view, start)
         if header:

@@ -12,8 +12,10 @@
   (`#define NAME …`, `define('NAME', …)`), holding no space, no URL, no login at a host and no
   fields of a connection string (whose parts the rules read); not an attribute inside a markup tag.
 * **stated in prose** (`stated`): the value follows an English copula (`… the string pasted from
-  the console was <value>`, `the new one is <value>`), so a sentence that names no secret still
-  hands the judge a value to weigh by its shape and the words around it.
+  the console was <value>`, `the new one is <value>`, quoted or not), so a sentence that names no
+  secret still hands the judge a value to weigh by its shape and the words around it;
+  **presented** (`presented`): the value follows a colon that ends a clause of prose (three words
+  or more, or Chinese text: `… do not copy it anywhere else: <value>`) and ends its line or sentence.
 * **a Chinese label** before it (`zh_secret`): a copula (`是`, `值为`) names a secret only as the
   connector right before the value, so `这是输出` (this is the output) a line above a digest names
   nothing, nor after a word that names something else (`指纹是 …`: the fingerprint is …).
@@ -34,6 +36,7 @@ __all__ = [
     "announced",
     "code_literal",
     "names_a_secret",
+    "presented",
     "stated",
     "url_path_names_secret",
     "zh_secret",
@@ -158,9 +161,38 @@ def _closer(opener: str) -> str:
     return quote + "#" * opener.count("#")
 
 
-_COPULA = re.compile(r"(?<![\w-])(?:is|was|are|were|IS|WAS)[ \t]++\Z")
+_COPULA = re.compile(r"(?<![\w-])(?:is|was|are|were|IS|WAS)[ \t]++[\"'`]?\Z")
 
 
 def stated(view: str, start: int) -> bool:
-    """The value at `start` follows an English copula (`… was <value>`); reads 8 characters back."""
-    return _COPULA.search(view, max(0, start - 8), start) is not None
+    """The value at `start` follows an English copula (`… was <value>`, `… was "<value>"`); reads 9
+    characters back."""
+    return _COPULA.search(view, max(0, start - 9), start) is not None
+
+
+PRESENT_REACH = 80
+# a colon after a clause of prose: three words or more (the last one right before the colon), or
+# Chinese text (four characters or more, the last of them or a full-width bracket right before the
+# colon); then the value, maybe quoted
+_PRESENTING = re.compile(
+    r"(?:(?<![\w-])[A-Za-z][\w-]{0,30}+[ \t,]++){2,}+[A-Za-z][\w-]{0,30}+[:：][ \t]*+[\"'`]?\Z"
+    r"|[\u3400-\u9fff）](?:[ \t]*+[:：])[ \t]*+[\"'`]?\Z"
+)
+_PRESENTED_END = re.compile(r"[\"'`]?[ \t]*+(?:[,，。；;][^\n]{0,80}+)?(?:\r?\n|\Z)")
+
+
+def presented(view: str, start: int, end: int) -> bool:
+    """The value at `start`–`end` is presented after a colon that ends a clause of prose (`… do not
+    copy it anywhere else: <value>`, `…先记在这里： <value>`) and closes its line or its sentence: a
+    sentence that names no secret hands the judge the value it shows. Reads at most
+    `PRESENT_REACH` characters of the line back and 80 ahead."""
+    floor = max(0, start - PRESENT_REACH, view.rfind("\n", max(0, start - PRESENT_REACH), start) + 1)
+    at = start
+    while at > floor and view[at - 1] in " \t\"'`":
+        at -= 1
+    if at == floor or view[at - 1] not in ":：":
+        return False  # the cheap test first: no colon right before the value
+    found = _PRESENTING.search(view, floor, start)
+    if found is None or _PRESENTED_END.match(view, end) is None:
+        return False
+    return found.group()[0].isascii() or len(_CJK.findall(view, floor, found.end())) >= 4

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MIN_STAMPED", "unstamped_view"]
+__all__ = ["MIN_STAMPED", "masked_stamps", "unstamped_view"]
 
 MIN_STAMPED = 2
 
@@ -27,6 +27,29 @@ MIN_STAMPED = 2
 _STAMP = re.compile(
     r"(?m)^[ \t]{0,8}+\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?[ \t]"
 )
+
+_LINE_STAMP = re.compile(_STAMP.pattern.removeprefix("(?m)^"))
+STAMP_MASK = "0"  # no mark (a mark would start a prefix of its own) and no timestamp
+
+
+def masked_stamps(lines: list[str]) -> list[str]:
+    """`lines` with the timestamp that starts a line replaced by as many `STAMP_MASK` characters
+    (the blank after it stays) where the line before or after starts with the very same one: a
+    record a logger cut over several lines (`kubectl logs --timestamps`, a CI runner), whose column
+    then reads as one prefix (`secret_wrap_blocks`). Lines stamped with different times are
+    records of their own and keep their stamps (a timestamp starts no continuation)."""
+    found = [_LINE_STAMP.match(line) for line in lines]
+    stamps = [m.group() if m is not None else None for m in found]
+    if sum(1 for stamp in stamps if stamp is not None) < MIN_STAMPED:
+        return lines
+    out = list(lines)
+    for k, stamp in enumerate(stamps):
+        if stamp is not None and stamp in (
+            stamps[k - 1] if k else None,
+            stamps[k + 1] if k + 1 < len(stamps) else None,
+        ):
+            out[k] = STAMP_MASK * (len(stamp) - 1) + lines[k][len(stamp) - 1 :]
+    return out
 
 
 # a unified diff's hunk header, and the `+` or `-` that starts a line of a hunk (not the `+++ b/…`

@@ -6,7 +6,8 @@ hex digest, hex of words, a UUID, a version, a date, a file name, a dotted name,
 a placeholder, an identifier of words, four-letter groups, a certificate or public key in base64
 DER, a private key or a key store in base64 DER, an object id, a `SCREAMING_SNAKE` name, an
 attribute, a path, a flag, base64 padding, a known token prefix, lowercase words, or base64 of
-printable text (of a document, of a JSON document with a key's field, or of `user:password`). Pure
+printable text in any script or of a file (of a document — prose, a message of `|` fields, a file's
+bytes —, of a JSON document with a key's field, or of `user:password`). Pure
 functions of the value; the context is the judge's.
 """
 
@@ -56,6 +57,9 @@ def _plain_words(value: str) -> bool:
 
 _BASE64 = re.compile(r"(?=.{16})(?:[A-Za-z0-9+/]++={0,2}|[A-Za-z0-9_-]++)", re.DOTALL)
 _READABLE = re.compile(r"[\x20-\x7e\t\r\n]++")
+_PRINTABLE = re.compile(r"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]++")
+# the first bytes of a file format (PDF, PNG, GIF, JPEG, ZIP, gzip): base64 of a file, not of a key
+_FILE_MAGIC = (b"%PDF-", b"\x89PNG\r\n", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b\x08")
 # a JSON field that names key material (`"key":`, `"secretKey":`, `"private_key":`, `"token":`)
 _KEYED_FIELD = re.compile(r"(?i)\"[a-z_]{0,24}(?:key|secret|token|password|passwd)[a-z_]{0,8}\"[ \t]*+:")
 
@@ -69,10 +73,18 @@ def _decoded_text(value: str) -> str | None:
     padded = core + "=" * (-len(core) % 4)
     try:
         raw = base64.b64decode(padded, altchars=b"-_" if "-" in value or "_" in value else None, validate=True)
-        text = raw.decode("ascii")
     except (binascii.Error, ValueError):
         return None
-    return text if _READABLE.fullmatch(text) else None
+    if raw.startswith(_FILE_MAGIC):
+        return "<file>"  # a document's or an image's own bytes (a PDF, a PNG, a ZIP …): a document
+    try:
+        text = raw.decode("utf-8")
+    except ValueError:
+        return None
+    if text.isascii():
+        return text if _READABLE.fullmatch(text) else None
+    # text in any script: every character printable or a line break, some of them letters
+    return text if _PRINTABLE.fullmatch(text) and any(c.isalpha() and not c.isascii() for c in text) else None
 
 
 _WORD_TEXT = re.compile(r"[A-Za-z][A-Za-z .,'_-]*+")
@@ -203,7 +215,7 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         out["b64_text"] = 1.0
         if text[:1] in "{[" and _KEYED_FIELD.search(text):
             out["b64_keyed"] = 1.0  # a JSON document that carries a key (an enrollment token, a service account)
-        elif " " in text or text[:1] in "{[<":
+        elif " " in text or text[:1] in "{[<" or not text.isascii() or text.count("|") >= 3:
             out["b64_document"] = 1.0
         elif ":" in text:
             out["b64_login"] = 1.0

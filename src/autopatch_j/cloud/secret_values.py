@@ -8,6 +8,7 @@ Every pattern here runs in linear time: quantifiers are bounded or possessive.
 
 from __future__ import annotations
 
+import binascii
 import math
 import re
 from collections import Counter
@@ -125,9 +126,9 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if _ENV_NAME.fullmatch(value) and view[start - 1 : start] in ("'", '"'):  # `key_env = "OPENAI_API_KEY"`
         return True
-    if _PAYLOAD_DIGEST.fullmatch(value):
-        return True
     end = start + len(value)
+    if _PAYLOAD_DIGEST.fullmatch(value) or ssh_public_blob(view[start : end + 40]):
+        return True  # a payload's digest; an OpenSSH public key, or its type before one
     if (
         len(value) >= 6
         and _IAM_ACTION.fullmatch(value)
@@ -154,6 +155,24 @@ def placeholder(view: str, value: str, start: int) -> bool:
     if _ENV_LOOKUP.search(view, max(0, start - 24), start):  # the name in `os.environ["…"]`, `.get("…")`
         return True
     return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
+
+
+# an OpenSSH public key: the key's type (or nothing) and a blank, then base64 of the wire format,
+# whose first field is the type again as a length-prefixed string (RFC 4253, `\0\0\0\x0bssh-ed25519`)
+_SSH_BLOB = re.compile(r"(?:[\w.@-]{3,40}(?: |\+|%20|%2520))?(AAAA[A-Za-z0-9+/]{20})")
+_WIRE_NAME = re.compile(rb"[a-z0-9][a-z0-9.@-]{2,39}")
+
+
+def ssh_public_blob(value: str) -> bool:
+    """`value` is an OpenSSH public key (`ssh-ed25519 AAAAC3Nza…`, or the base64 alone): its
+    base64 opens with a length-prefixed name of a key type, as the wire format does — a public
+    key's structure, which random key bytes have by chance almost never."""
+    found = _SSH_BLOB.match(value)
+    if found is None:
+        return False
+    head = binascii.a2b_base64(found.group(1))
+    size = head[3]
+    return 3 <= size <= 40 and len(head) >= 4 + min(size, 14) and _WIRE_NAME.fullmatch(head[4 : 4 + size]) is not None
 
 
 _REF_OPENERS = frozenset({"${", "$(", "{{"})

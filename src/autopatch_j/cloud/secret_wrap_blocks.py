@@ -40,8 +40,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import NamedTuple
 
+from autopatch_j.cloud.secret_stamps import masked_stamps
 from autopatch_j.cloud.secret_wraps import GUTTER, cuts_a_name, looks_random_run, starts_assignment
 
 __all__ = ["BLOCK_WIDTH_MIN", "Break", "completed", "wrapped_breaks"]
@@ -79,6 +81,7 @@ _PAIR_MARKS = frozenset("\\↵")  # a fold mark that needs no second cut line to
 # separate nothing of the rendering (no letter, digit, quote, closing bracket or punctuation)
 _TRAILING_MARK = re.compile(r"[ \t]{0,2}+[^\w\s\"'`)\]}>,;:.!?]{1,2}+\Z")
 MARK_MAX = 4
+COLUMN_MAX = 48
 # a line that starts a log record of its own (a timestamp) continues no other line
 _RECORD = re.compile(r"[ \t]{0,8}+\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
 
@@ -100,15 +103,15 @@ def wrapped_breaks(text: str) -> dict[int, Break]:
     starts = [0, *(n + 1 for n in newlines)]
     ends = [n - 1 if n and text[n - 1] == "\r" else n for n in newlines]
     ends.append(len(text))
-    lines = [text[s:e] for s, e in zip(starts, ends, strict=True)]
+    lines = masked_stamps([text[s:e] for s, e in zip(starts, ends, strict=True)])
     widths = [_width(line) for line in lines]
     counts = [len(line) for line in lines] if widths != [len(line) for line in lines] else None
     breaks: dict[int, Break] = {}
     i = 0
     while i < len(lines) - 1:
-        last = _block(text, starts, lines, widths, i)
+        last = _block(text, starts, lines, widths, i, _width)
         if last is None and counts is not None and not lines[i].isascii():
-            last = _block(text, starts, lines, counts, i)  # cut at a count of characters
+            last = _block(text, starts, lines, counts, i, len)  # cut at a count of characters
         if last is None:
             i += 1
             continue
@@ -145,8 +148,11 @@ def _shared_tail(mark: str, line: str) -> str:
     return mark[len(mark) - size :]
 
 
-def _block(text: str, starts: list[int], lines: list[str], widths: list[int], i: int) -> tuple[int, int] | None:
-    """The last line and the prefix length of the block that starts at line `i`, or None."""
+def _block(
+    text: str, starts: list[int], lines: list[str], widths: list[int], i: int, measure: Callable[[str], int]
+) -> tuple[int, int] | None:
+    """The last line and the prefix length of the block that starts at line `i`, or None
+    (`measure`: how `widths` were counted)."""
     width = widths[i]
     if width < BLOCK_WIDTH_MIN:
         return None
@@ -157,15 +163,31 @@ def _block(text: str, starts: list[int], lines: list[str], widths: list[int], i:
     gutters = [_BLOCK_GUTTER.match(lines[k]).group() for k in range(i + 1, min(i + 3, len(lines)))]  # type: ignore[union-attr]
     shared = [_shared_head(*gutters)] if len(gutters) == 2 else []
     bare = [GUTTER.match(gutter).group() for gutter in gutters]  # type: ignore[union-attr]
+    column = _column(lines, i)
     best: tuple[int, int] | None = None
-    for prefix in dict.fromkeys((*gutters, *shared, *bare, "")):
+    for prefix in dict.fromkeys((*(p for p in (*gutters, *shared, *bare) if p), *column, "")):
         for added in (False, True) if prefix else (False,):
-            last = _run(lines, widths, i, prefix, len(prefix) if added else 0)
+            last = _run(lines, widths, i, prefix, measure(prefix) if added else 0)
             if last is None or (best is not None and last <= best[0]):
                 continue
             if last > i + 1 or _pair(text, starts, lines, i, prefix):
                 best = last, len(prefix)
     return best
+
+
+def _column(lines: list[str], i: int) -> list[str]:
+    """The column the continuation lines after line `i` share, whatever its characters (a batch
+    comment's `REM `, a chat client's `钉钉> `, a log record's header `<time> stdout P `): the
+    longest start of the next two lines (of the first two for a pair) that ends with a space or a
+    tab, at most `COLUMN_MAX` characters, not blank; as a list of none or one."""
+    first, second = (lines[i + 1], lines[i + 2]) if i + 2 < len(lines) else (lines[i], lines[i + 1])
+    size = 0
+    limit = min(len(first), len(second), COLUMN_MAX)
+    while size < limit and first[size] == second[size]:
+        size += 1
+    head = first[:size]
+    head = head[: max(head.rfind(" "), head.rfind("\t")) + 1]
+    return [head] if head.strip(" \t") else []
 
 
 def _shared_head(first: str, second: str) -> str:
