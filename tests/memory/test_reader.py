@@ -143,3 +143,19 @@ def test_retraining_reproduces_the_shipped_weights() -> None:
     far = _unit_drift(again["weights"], shipped["weights"], round(trainer.MIN_WEIGHT * trainer.SCALE))
     assert not far, far[:5]
     assert default_reader_model().trained_on == trainer.trained_on(trainer._part_dir(), [])
+
+
+def test_a_sentence_is_read_with_its_neighbours_word_classes_and_what_the_answer_already_said() -> None:
+    """Besides its own words a sentence carries the word classes of the sentences just before and
+    after it in the turn, and how much of its content the assistant's answer before it said; a turn
+    after no answer reads like one after an unrelated answer (no echo feature at all)."""
+    lexicon = default_lexicon()
+    (first, f1), (second, f2) = turn_features(
+        "ok pnpm it is. is the lockfile committed?", "I suggest pnpm workspaces for the monorepo.", lexicon
+    )
+    assert (first, second) == ("ok pnpm it is.", "is the lockfile committed?")
+    assert f1["x:echo_most"] == 1.0 and f1["next_l:question"] == 1.0 and not any(k.startswith("prev_") for k in f1)
+    assert f2["prev_l:assent"] == 1.0 and not any(k.startswith("next_") for k in f2)
+    assert not any(k.startswith("x:echo_") for k in f2)  # nothing of it was in the answer
+    ((_, alone),) = turn_features("Use pnpm everywhere.", "", lexicon)
+    assert not any(k.startswith(("x:echo_", "prev_", "next_")) for k in alone)

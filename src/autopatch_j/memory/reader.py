@@ -17,10 +17,11 @@ sessions' not-memories, collapsed to `none` when it predicts) and three kinds of
 - the sentence's own words (`speech_model.features`: stems, CJK 1–3-grams, punctuation, neighbours);
 - the turn's structure (`x:`): the turn held pasted material, the sentence comes right before or
   after it, ends in a question mark, its position in the turn, the assistant's turn before it
-  proposed something;
+  proposed something, how much of the sentence's content that answer already said (`x:echo_*`);
 - the lexicon's word classes as *features* (`l:`): temporary scope, question, hypothetical, code
   fact, correction, switch, explicit speech act, an owner named, weighing options, an assent, a
-  subject of the subject table with its usual kind, the kind rule's hint.
+  subject of the subject table with its usual kind, the kind rule's hint; and the word classes of the
+  sentences just before and after it in the turn (`prev_l:`, `next_l:`, the hint left out).
 
 The lexicon no longer decides on its own whether a sentence states something; its four hard gates
 (temporary, question, hypothetical, description of code; `Lexicon.passes_gates`, data in
@@ -84,10 +85,28 @@ def turn_features(
     proposed = bool(previous_assistant_text) and bool(lexicon.proposals_in(previous_assistant_text))
     view = TurnView.of(raw_user_text, proposed=proposed)
     sentences = view.sentences()
-    return [
+    read = [
         (s, sentence_features(s, view=view, index=n, count=len(sentences), lexicon=lexicon))
         for n, s in enumerate(sentences)
     ]
+    answer_words = set(lexicon.anchor_tokens(previous_assistant_text)) if previous_assistant_text else set[str]()
+    classes = [[k for k in feats if k.startswith("l:") and not k.startswith("l:hint:")] for _, feats in read]
+    for n, (sentence, feats) in enumerate(read):
+        for key in classes[n - 1] if n else ():
+            feats["prev_" + key] = 1.0
+        for key in classes[n + 1] if n + 1 < len(read) else ():
+            feats["next_" + key] = 1.0
+        echo = _echo(set(lexicon.anchor_tokens(sentence)), answer_words)
+        if echo:
+            feats["x:echo_" + echo] = 1.0
+    return read
+
+
+def _echo(own: set[str], answer: set[str]) -> str:
+    """How much of a sentence's content the assistant's answer before it already said: "some", "most"
+    or "" (nothing, or no answer — a sentence after no answer reads as one after an unrelated answer)."""
+    share = len(own & answer) / len(own) if own else 0.0
+    return "" if share == 0 else "some" if share < 0.5 else "most"
 
 
 def sentence_features(sentence: str, *, view: TurnView, index: int, count: int, lexicon: Lexicon) -> dict[str, float]:
