@@ -89,20 +89,20 @@ def turn_features(
         (s, sentence_features(s, view=view, index=n, count=len(sentences), lexicon=lexicon))
         for n, s in enumerate(sentences)
     ]
-    answer_words = set(lexicon.anchor_tokens(previous_assistant_text)) if previous_assistant_text else set[str]()
+    answer_words = lexicon.anchor_tokens(previous_assistant_text) if previous_assistant_text else frozenset[str]()
     classes = [[k for k in feats if k.startswith("l:") and not k.startswith("l:hint:")] for _, feats in read]
     for n, (sentence, feats) in enumerate(read):
         for key in classes[n - 1] if n else ():
             feats["prev_" + key] = 1.0
         for key in classes[n + 1] if n + 1 < len(read) else ():
             feats["next_" + key] = 1.0
-        echo = _echo(set(lexicon.anchor_tokens(sentence)), answer_words)
+        echo = _echo(lexicon.anchor_tokens(sentence), answer_words)
         if echo:
             feats["x:echo_" + echo] = 1.0
     return read
 
 
-def _echo(own: set[str], answer: set[str]) -> str:
+def _echo(own: frozenset[str], answer: frozenset[str]) -> str:
     """How much of a sentence's content the assistant's answer before it already said: "some", "most"
     or "" (nothing, or no answer — a sentence after no answer reads as one after an unrelated answer)."""
     share = len(own & answer) / len(own) if own else 0.0
