@@ -79,10 +79,12 @@ def test_kill9_mid_import_then_rerun_gives_no_duplicate_and_no_gap(tmp_path: Pat
     killed = mid_run = 0
     users: list[str] = []
     for trial in range(12):
-        if trial == 6:  # the session grows between crashes
+        # The session grows between crashes: halfway, and whenever a child got to import all of it
+        # before the kill (an importer is fast, so a trial must always start with work left).
+        if trial == 6 or len(users) == total:
             with path.open("a") as handle:
-                handle.write("".join(claude_lines(total, 300, session=SESSION, cwd=str(project))))
-            total += 300
+                handle.write("".join(claude_lines(total, 1000, session=SESSION, cwd=str(project))))
+            total += 1000
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(project), str(path)], env=env)
         _wait_for_progress(db, child, beyond=len(users))
         time.sleep(rng.uniform(0, 0.05))
