@@ -181,22 +181,24 @@ def _column(lines: list[str], i: int) -> list[str]:
     longest start of the next two lines (of the first two for a pair) that ends with a space or a
     tab, at most `COLUMN_MAX` characters, not blank; as a list of none or one."""
     first, second = (lines[i + 1], lines[i + 2]) if i + 2 < len(lines) else (lines[i], lines[i + 1])
-    size = 0
-    limit = min(len(first), len(second), COLUMN_MAX)
-    while size < limit and first[size] == second[size]:
-        size += 1
-    head = first[:size]
+    head = _common_start(first[:COLUMN_MAX], second[:COLUMN_MAX])
     head = head[: max(head.rfind(" "), head.rfind("\t")) + 1]
     return [head] if head.strip(" \t") else []
+
+
+def _common_start(first: str, second: str) -> str:
+    """The longest start `first` and `second` share, character by character."""
+    size = 0
+    while size < min(len(first), len(second)) and first[size] == second[size]:
+        size += 1
+    return first[:size]
 
 
 def _shared_head(first: str, second: str) -> str:
     """The longest start of `first` that `second` starts with, ending after a space or a tab
     when it is shorter than both (a mark cut in two is no prefix)."""
-    size = 0
-    while size < min(len(first), len(second)) and first[size] == second[size]:
-        size += 1
-    head = first[:size]
+    head = _common_start(first, second)
+    size = len(head)
     if size < len(first) and size < len(second):
         head = head[: max(head.rfind(" "), head.rfind("\t")) + 1]
     return head
