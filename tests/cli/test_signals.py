@@ -230,3 +230,25 @@ def test_a_sigterm_landing_inside_an_event_loop_callback_still_ends_the_process(
     assert "still running" not in done.stdout
     assert done.returncode == 143, (done.returncode, done.stderr)
     assert "Exception in callback" not in done.stderr
+
+
+def test_a_prompt_toolkit_task_sigterm_interrupts_logs_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    """SIGTERM raises `Terminated` wherever the REPL's thread is, also inside prompt_toolkit's
+    history-loading task, which logs what ends it ("Loading history failed" and a traceback): the
+    REPL's logger filter drops that record and keeps every other."""
+    import logging
+
+    from autopatch_j.app.signals import Terminated
+    from autopatch_j.cli.repl import _quiet_on_terminate
+
+    logger = logging.getLogger("prompt_toolkit")
+    _quiet_on_terminate(logger)
+    _quiet_on_terminate(logger)  # once per logger, however many REPLs start
+    with caplog.at_level(logging.ERROR, logger="prompt_toolkit"):
+        for error in (Terminated(), ValueError("disk full")):
+            try:
+                raise error
+            except BaseException:
+                logger.exception("Loading history failed")
+    assert [r.exc_info[0] for r in caplog.records if r.exc_info] == [ValueError]
+    assert sum(type(f).__name__ == "_NotTerminated" for f in logger.filters) == 1

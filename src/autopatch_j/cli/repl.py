@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import select
 import signal
 import threading
@@ -152,6 +153,7 @@ class Repl:
         self.poll_interval = poll_interval
         self.notes = tuple(notes)
         self._detached: threading.Thread | None = None
+        _quiet_on_terminate(logging.getLogger("prompt_toolkit"))
         self.session: PromptSession[str] = PromptSession(
             input=input,
             output=output,
@@ -552,6 +554,22 @@ class _KeyWatch:
         if rest:
             store_typeahead(self._input, rest)
         return ctrl_c
+
+
+class _NotTerminated(logging.Filter):
+    """Drops a record whose exception is SIGTERM's `Terminated`: a prompt_toolkit task the signal
+    interrupts (loading the history) logs it with a traceback, while the REPL stops as asked."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from autopatch_j.app.signals import Terminated
+
+        kind = record.exc_info[0] if record.exc_info else None
+        return not (isinstance(kind, type) and issubclass(kind, Terminated))
+
+
+def _quiet_on_terminate(logger: logging.Logger) -> None:
+    if not any(isinstance(f, _NotTerminated) for f in logger.filters):
+        logger.addFilter(_NotTerminated())
 
 
 def _file_history(path: Any) -> History:
