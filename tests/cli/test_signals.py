@@ -73,6 +73,16 @@ def _cli(project: Path, *args: str, env: dict[str, str]) -> subprocess.Popen[str
     )
 
 
+def _finish(process: subprocess.Popen[str], timeout: float = 30) -> tuple[str, str]:
+    """The process's output once it ends; one that outlives `timeout` is killed, not left running."""
+    try:
+        return process.communicate(timeout=timeout)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
 def _jobs(project: Path) -> list[tuple[str, int, str | None]]:
     conn = sqlite3.connect(project / ".autopatch-j" / "memory.db")
     try:
@@ -110,7 +120,7 @@ def test_a_signal_during_drain_releases_the_leases_and_says_what_waits(
     drain = _cli(project, "memory", "drain", env=env)
     _wait_for_a_lease(project, drain)
     drain.send_signal(signum)
-    out, err = drain.communicate(timeout=30)
+    out, err = _finish(drain)
     assert drain.returncode == code, (out, err)
     assert "Traceback" not in err
     assert "released 4 job lease(s); 12 job(s) waiting" in err
@@ -158,10 +168,39 @@ def test_a_signal_during_ask_exits_with_the_signal_code_and_no_traceback(
     _wait_for_an_open_turn(project, ask)
     silent_llm.wait_for_a_request()  # the answer is being awaited
     ask.send_signal(signum)
-    out, err = ask.communicate(timeout=30)
+    out, err = _finish(ask)
     assert ask.returncode == code, (out, err)
     assert "Traceback" not in err
     assert "job(s) waiting" in err
+
+
+def _signal_another_thread(pid: int, signum: int) -> None:
+    """Deliver `signum` to one thread of `pid` other than its main thread (Linux `tgkill`): the kernel
+    may hand a process-directed signal to any thread that does not block it."""
+    import ctypes
+
+    tids = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
+    assert tids, "the CLI runs no other thread while it awaits the answer"
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.syscall(234, pid, tids[-1], signum) == 0, os.strerror(ctypes.get_errno())  # SYS_tgkill
+
+
+@pytest.mark.skipif(sys.platform != "linux" or os.uname().machine != "x86_64", reason="tgkill's number is x86-64's")
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_landing_on_another_thread_still_stops_ask(
+    tmp_path: Path, silent_llm: SilentLLM, signum: int, code: int
+) -> None:
+    """The main thread waits for the answer's events; a signal the kernel gives to the request's own
+    thread must still reach it within a poll, not after the whole request deadline."""
+    project = tmp_path / "project"
+    project.mkdir()
+    ask = _cli(project, "ask", "--intent", "general_chat", "hello", env=_env(silent_llm))
+    _wait_for_an_open_turn(project, ask)
+    silent_llm.wait_for_a_request()
+    _signal_another_thread(ask.pid, signum)
+    out, err = _finish(ask, timeout=20)
+    assert ask.returncode == code, (out, err)
+    assert "Traceback" not in err
 
 
 def test_sigterm_stops_the_repl_at_once_without_the_exit_drain(tmp_path: Path) -> None:
@@ -234,21 +273,22 @@ def test_a_sigterm_landing_inside_an_event_loop_callback_still_ends_the_process(
 
 def test_a_prompt_toolkit_task_sigterm_interrupts_logs_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
     """SIGTERM raises `Terminated` wherever the REPL's thread is, also inside prompt_toolkit's
-    history-loading task, which logs what ends it ("Loading history failed" and a traceback): the
-    REPL's logger filter drops that record and keeps every other."""
+    history-loading task, which logs what ends it ("Loading history failed" and a traceback) on the
+    buffer module's own logger: the REPL's filter drops that record and keeps every other."""
     import logging
 
-    from autopatch_j.app.signals import Terminated
-    from autopatch_j.cli.repl import _quiet_on_terminate
+    from prompt_toolkit import buffer
 
-    logger = logging.getLogger("prompt_toolkit")
-    _quiet_on_terminate(logger)
-    _quiet_on_terminate(logger)  # once per logger, however many REPLs start
-    with caplog.at_level(logging.ERROR, logger="prompt_toolkit"):
+    from autopatch_j.app.signals import Terminated
+    from autopatch_j.cli.repl import _NotTerminated, _quiet_on_terminate
+
+    _quiet_on_terminate()
+    _quiet_on_terminate()  # once per logger, however many REPLs start
+    with caplog.at_level(logging.ERROR):
         for error in (Terminated(), ValueError("disk full")):
             try:
                 raise error
             except BaseException:
-                logger.exception("Loading history failed")
+                buffer.logger.exception("Loading history failed")
     assert [r.exc_info[0] for r in caplog.records if r.exc_info] == [ValueError]
-    assert sum(type(f).__name__ == "_NotTerminated" for f in logger.filters) == 1
+    assert sum(isinstance(f, _NotTerminated) for f in buffer.logger.filters) == 1

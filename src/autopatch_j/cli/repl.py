@@ -153,7 +153,7 @@ class Repl:
         self.poll_interval = poll_interval
         self.notes = tuple(notes)
         self._detached: threading.Thread | None = None
-        _quiet_on_terminate(logging.getLogger("prompt_toolkit"))
+        _quiet_on_terminate()
         self.session: PromptSession[str] = PromptSession(
             input=input,
             output=output,
@@ -567,9 +567,14 @@ class _NotTerminated(logging.Filter):
         return not (isinstance(kind, type) and issubclass(kind, Terminated))
 
 
-def _quiet_on_terminate(logger: logging.Logger) -> None:
-    if not any(isinstance(f, _NotTerminated) for f in logger.filters):
-        logger.addFilter(_NotTerminated())
+def _quiet_on_terminate() -> None:
+    """Filter every prompt_toolkit logger: a logger's filters see only its own records, not those
+    its children propagate, and the history task logs on `prompt_toolkit.buffer`."""
+    loggers = logging.Logger.manager.loggerDict
+    for name in ["prompt_toolkit", *(n for n in list(loggers) if n.startswith("prompt_toolkit."))]:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _NotTerminated) for f in logger.filters):
+            logger.addFilter(_NotTerminated())
 
 
 def _file_history(path: Any) -> History:

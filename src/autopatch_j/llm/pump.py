@@ -5,7 +5,10 @@ hands its events over through a queue. The consumer stops waiting as soon as `ca
 (`LLMCancelled`) or the deadline passes (`on_deadline()`), even while the provider is silent: the
 request is abandoned, not awaited — its thread ends on its own when the provider answers or its
 socket times out, and whatever it still produces is dropped. The SDK's request timeout bounds only
-the gaps between events; the deadline bounds the whole request.
+the gaps between events; the deadline bounds the whole request. The consumer never blocks longer
+than one poll: a SIGINT/SIGTERM the kernel hands to the request's thread runs its Python handler
+only when the main thread next runs bytecode, so an unbounded wait would hold the signal until the
+provider answers.
 
 `CancellableProvider(provider, cancel)` applies the same to any `LLMProvider`, for one request.
 """
@@ -63,12 +66,12 @@ def pump(
         while True:
             if cancel is not None and cancel.is_set():
                 raise LLMCancelled()
-            wait = poll_s if cancel is not None else None
+            wait = poll_s
             if ends_at is not None:
                 remaining = ends_at - time.monotonic()
                 if remaining <= 0:
                     raise on_deadline() if on_deadline is not None else TimeoutError(f"deadline of {deadline_s} s")
-                wait = remaining if wait is None else min(wait, remaining)
+                wait = min(wait, remaining)
             try:
                 item, error = handoff.get(timeout=wait)
             except queue.Empty:
