@@ -369,7 +369,8 @@ class Repl:
         if worker.is_alive():
             say(self.console, "Waiting for the cancelled request to end…", "dim")
             with contextlib.suppress(KeyboardInterrupt):
-                worker.join()
+                while worker.is_alive():  # bounded waits: a signal on another thread still gets handled
+                    worker.join(0.1)
         self._detached = None
 
     # -- slash commands ----------------------------------------------------------------------------
