@@ -274,16 +274,15 @@ def test_a_sigterm_landing_inside_an_event_loop_callback_still_ends_the_process(
 def test_a_prompt_toolkit_task_sigterm_interrupts_logs_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
     """SIGTERM raises `Terminated` wherever the REPL's thread is, also inside prompt_toolkit's
     history-loading task, which logs what ends it ("Loading history failed" and a traceback) on the
-    buffer module's own logger: the REPL's filter drops that record and keeps every other."""
+    buffer module's own logger: the filter the REPL installs drops that record and keeps every other."""
     import logging
 
     from prompt_toolkit import buffer
 
-    from autopatch_j.app.signals import Terminated
-    from autopatch_j.cli.repl import _NotTerminated, _quiet_on_terminate
+    from autopatch_j.app.signals import Terminated, drop_terminated_records
 
-    _quiet_on_terminate()
-    _quiet_on_terminate()  # once per logger, however many REPLs start
+    drop_terminated_records("prompt_toolkit")
+    drop_terminated_records("prompt_toolkit")  # once per logger, however many REPLs start
     with caplog.at_level(logging.ERROR):
         for error in (Terminated(), ValueError("disk full")):
             try:
@@ -291,4 +290,4 @@ def test_a_prompt_toolkit_task_sigterm_interrupts_logs_no_traceback(caplog: pyte
             except BaseException:
                 buffer.logger.exception("Loading history failed")
     assert [r.exc_info[0] for r in caplog.records if r.exc_info] == [ValueError]
-    assert sum(isinstance(f, _NotTerminated) for f in buffer.logger.filters) == 1
+    assert len(buffer.logger.filters) == 1

@@ -6,11 +6,13 @@ SIGTERM raises `Terminated`, which nothing handles as a cancel, so the process u
 Memory job leases (`AppContext.close`) and exits with 143. `Terminated` is a `SystemExit`, so it also
 unwinds out of an asyncio callback (the REPL's prompt_toolkit loop) instead of reaching the loop's
 exception handler, and an uncaught one still exits with 143. `received()` tells the cleanup which one
-came.
+came; `drop_terminated_records(package)` keeps a library that logs the exceptions of its tasks from
+printing a traceback for `Terminated`.
 """
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 from collections.abc import Iterator
@@ -28,6 +30,25 @@ class Terminated(SystemExit):
 
     def __init__(self) -> None:
         super().__init__(EXIT_SIGTERM)
+
+
+class _NotTerminated(logging.Filter):
+    """Drops a record whose exception is `Terminated`: a library task the signal interrupts logs it
+    with a traceback, while the process stops as asked."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        kind = record.exc_info[0] if record.exc_info else None
+        return not (isinstance(kind, type) and issubclass(kind, Terminated))
+
+
+def drop_terminated_records(package: str) -> None:
+    """Filter the logger of `package` and of each of its modules created so far (a logger's filters
+    see only its own records, not those its children propagate); once per logger."""
+    names = [package, *(n for n in list(logging.Logger.manager.loggerDict) if n.startswith(f"{package}."))]
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _NotTerminated) for f in logger.filters):
+            logger.addFilter(_NotTerminated())
 
 
 def received() -> int | None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import logging
 import select
 import signal
 import threading
@@ -38,6 +37,7 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from autopatch_j.agent.errors import RequestCancelled
+from autopatch_j.app import signals
 from autopatch_j.app.context import AppContext
 from autopatch_j.app.errors import exit_code_for, message_for
 from autopatch_j.app.render import rich_console, say
@@ -153,7 +153,7 @@ class Repl:
         self.poll_interval = poll_interval
         self.notes = tuple(notes)
         self._detached: threading.Thread | None = None
-        _quiet_on_terminate()
+        signals.drop_terminated_records("prompt_toolkit")  # its history task logs what SIGTERM ends
         self.session: PromptSession[str] = PromptSession(
             input=input,
             output=output,
@@ -237,8 +237,6 @@ class Repl:
         say(c, "Type /help for commands; Ctrl-C cancels an answer, Ctrl-D or /quit exits.", "dim")
 
     def _finish(self) -> None:
-        from autopatch_j.app import signals
-
         if signals.received() == signal.SIGTERM:  # asked to stop: no 60 s exit drain, no worker join
             say(self.console, "Terminated; pending Memory jobs wait for the next session.", "bold yellow")
             return
@@ -555,27 +553,6 @@ class _KeyWatch:
         if rest:
             store_typeahead(self._input, rest)
         return ctrl_c
-
-
-class _NotTerminated(logging.Filter):
-    """Drops a record whose exception is SIGTERM's `Terminated`: a prompt_toolkit task the signal
-    interrupts (loading the history) logs it with a traceback, while the REPL stops as asked."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        from autopatch_j.app.signals import Terminated
-
-        kind = record.exc_info[0] if record.exc_info else None
-        return not (isinstance(kind, type) and issubclass(kind, Terminated))
-
-
-def _quiet_on_terminate() -> None:
-    """Filter every prompt_toolkit logger: a logger's filters see only its own records, not those
-    its children propagate, and the history task logs on `prompt_toolkit.buffer`."""
-    loggers = logging.Logger.manager.loggerDict
-    for name in ["prompt_toolkit", *(n for n in list(loggers) if n.startswith("prompt_toolkit."))]:
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, _NotTerminated) for f in logger.filters):
-            logger.addFilter(_NotTerminated())
 
 
 def _file_history(path: Any) -> History:
