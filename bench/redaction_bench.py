@@ -34,6 +34,7 @@ from tests.cloud.redaction_inputs import (
     NEW_JUDGE,
     NEW_LAYOUTS,
     NEW_PATHS,
+    NEW_PLACEMENTS,
     NEW_SHAPES,
     NEW_SINKS,
     QUADRATIC_BEFORE,
@@ -50,6 +51,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     **NEW_JUDGE,
     **NEW_LAYOUTS,
     **NEW_SINKS,
+    **NEW_PLACEMENTS,
     "mixed agent output": lambda n: ('{"type":"agent_message","text":"token=abc \\n ghp_x sk-y"} ' * n)[:n],
 }
 

@@ -116,3 +116,20 @@ NEW_SINKS: dict[str, Callable[[int], str]] = {
     "ampersands after a value": lambda n: ("merchant.key=" + "a&" * n)[:n],
     "key literals for base64": lambda n: ("Buffer.from('Ab3dEf9hQ2xY:').toString('base64') " * n)[:n],
 }
+
+# inputs aimed at values placed with no trigger word: key abbreviations, table columns, variables
+# handed to a key later on, printed files, request headers, user/password options, SQL, PuTTY key
+# files, mail logins, signed tokens, fold marks and continuation marks
+NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
+    "abbreviated keys": lambda n: ("cs: Ab3dEf9hQ2 " * n)[:n],
+    "table headers and rows": lambda n: (("字段,值," * 8 + "\n" + "a.cs,Ab3dEf9h," * 8 + "\n") * n)[:n],
+    "variables handed on": lambda n: ("A=Ab3dEf9hQ2 $A $A token=$B " * n)[:n],
+    "printed files": lambda n: ("$ cat ~/.secrets\nu Ab3dEf9h\n" * n)[:n],
+    "header options": lambda n: ("-H 'X-A: Ab3dEf9hQ2' " * n)[:n],
+    "user then password options": lambda n: ("-U a -P -U a -P " * n)[:n],
+    "identified by": lambda n: ("identified by " * n)[:n],
+    "key file private lines": lambda n: ("Private-Lines: 1\n" + "Ab3dEf9hQ2+/\n" * n)[:n],
+    "mail logins": lambda n: ("a@b.c:" * n)[:n],
+    "signed tokens": lambda n: ("sk.eyJhYmNkZWZn." * n)[:n],
+    "fold and continuation marks": lambda n: ("Ab3dEf9h↩\n…Qz7Lm2Xr " * n)[:n],
+}

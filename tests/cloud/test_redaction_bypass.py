@@ -37,6 +37,7 @@ from tests.cloud.redaction_inputs import (
     NEW_JUDGE,
     NEW_LAYOUTS,
     NEW_PATHS,
+    NEW_PLACEMENTS,
     NEW_SHAPES,
     NEW_SINKS,
     QUADRATIC_BEFORE,
@@ -60,6 +61,7 @@ def adversarial_inputs() -> dict[str, Callable[[int], str]]:
         **NEW_JUDGE,
         **NEW_LAYOUTS,
         **NEW_SINKS,
+        **NEW_PLACEMENTS,
         "bearer chain": lambda n: ("bearer " * n)[:n],
         "spaces after a key": lambda n: "token" + " " * n,
     }

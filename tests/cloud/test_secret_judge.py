@@ -40,12 +40,21 @@ def test_training_script_reproduces_the_shipped_weights(tmp_path: Path) -> None:
 
 
 def test_word_tables_refuse_unknown_keys_and_languages() -> None:
-    good = {"secret_words": {"en": [], "zh": []}, "benign_words": {"en": [], "zh": []}, "prefixes": []}
+    good = {
+        "secret_words": {"en": [], "zh": []},
+        "benign_words": {"en": [], "zh": []},
+        "negations": {"en": [], "zh": []},
+        "prefixes": [],
+        "key_abbreviations": [],
+        "fused_abbreviations": [],
+    }
     KeyLexicon.of(good)
     with pytest.raises(ValueError, match="expected keys"):
         KeyLexicon.of({**good, "stop_words": []})
     with pytest.raises(ValueError, match="languages"):
         KeyLexicon.of({**good, "secret_words": {"en": [], "fr": []}})
+    with pytest.raises(ValueError, match="languages"):
+        KeyLexicon.of({**good, "negations": {"en": []}})
 
 
 def test_weights_refuse_unknown_keys_and_round_trip() -> None:

@@ -198,6 +198,7 @@ JUDGED_RULES = frozenset(
         "printf_argument", "spaced_key_value", "chinese_label_glued", "word_space_value",
         "credential_pair", "use_as_password", "set_password_to", "setter_literal", "yaml_block_value",
         "xml_element", "config_key_value_attributes", "call_name_then_value", "log_in_with", "login_call",
+        "user_password_option", "sql_identified_by",
     }
 )  # fmt: skip
 

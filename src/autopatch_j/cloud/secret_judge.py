@@ -27,17 +27,17 @@ announces it (`announced`; `announced_secret` when that line names a secret: `Pa
 elastic user (…):` / `  <value>`), and a URL query's value (`url_query`; `url_path_secret` when the
 URL's path names a secret: `/auth/magic?uid=…&t=<value>`), and a whole string literal assigned
 to a name in code or defined as a constant (`code_literal`: `RELAY_CS ?= "…"`, `my $x = q{…}`),
-whose shape the judge weighs like a call's literal, and a value stated in prose after an English
-copula (`stated`: `… was <value>`).
+whose shape the judge weighs like a call's literal and a request header's (`header_value`: `curl -H
+'X-Svc: …'`), a value stated in prose after an English copula (`stated`: `… was <value>`), and the
+last field of a file named for a secret a command printed (`printed`, read as `announced_secret`).
 
 Candidates (`secret_candidates.candidates`) are runs of token characters, odd quoted literals and
 codes of letter groups in the decoded view the grammar reads; the context of one never reaches past
 `[REDACTED]`, a blank line or a previous candidate other than a key's name, so redacting a second
 time sees the same context and changes nothing. `score` reads at most `READ_BEHIND` characters
-before a span and `READ_AHEAD` after it, so `accepts` with a `ScoreMemo` scores a repeated reading once. The weights
-(`secret_judge_weights.json`) are trained by `scripts/train_secret_judge.py`; this module only
-reads them. Work per candidate is bounded, so
-judging is linear in the length of the text.
+before a span and `READ_AHEAD` after it, so `accepts` with a `ScoreMemo` scores a repeated reading
+once. The weights (`secret_judge_weights.json`) are trained by `scripts/train_secret_judge.py`; this
+module only reads them. Work per candidate is bounded, so judging is linear in the length of the text.
 """
 
 from __future__ import annotations
@@ -51,12 +51,13 @@ from functools import cache
 from importlib import resources
 from typing import Protocol
 
-from autopatch_j.cloud.secret_candidates import _SCHEME, CONTEXT, Candidate, candidates
+from autopatch_j.cloud.secret_candidates import CONTEXT, Candidate, candidates
 from autopatch_j.cloud.secret_key_words import (
     PAIR_REACH,
     PAIR_WORDS,
     KeyLexicon,
     benign_kind_of_key,
+    ends_in_abbreviated_key,
     key_lexicon,
     key_words_of,
     named_key,
@@ -65,8 +66,10 @@ from autopatch_j.cloud.secret_places import (
     QUERY_KEY,
     announced,
     code_literal,
+    header_value,
     names_a_secret,
     presented,
+    printed,
     stated,
     url_path_names_secret,
     zh_secret,
@@ -89,9 +92,10 @@ __all__ = [
 
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
 # the mark between a key and its value: a connector, then an opening quote or bracket, the quote
-# with a string prefix (`r"…"`, `b'…'`, Rust's raw `r#"…"#`)
+# with a string prefix (`r"…"`, `b'…'`, Rust's raw `r#"…"#`); a `+` beside it is a form body's blank
+# (`PublicKey+=+…` in a URL-encoded form read with its `+` kept)
 _SEPARATOR = re.compile(
-    r"[ \t]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t]*+(?:(?<!\w)(?:[rRbBuUfF]{1,2}|r#{1,3})(?=[\"']))?"
+    r"[ \t+]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t+]*+(?:(?<!\w)(?:[rRbBuUfF]{1,2}|r#{1,3})(?=[\"']))?"
     r"[\"'`「“【(\[（『‘〔]?\Z"
 )
 # a type between a key and ` = ` (`API_KEY: &str = …`, `api_key: str = …`, `KEY: &'static str = …`):
@@ -99,6 +103,8 @@ _SEPARATOR = re.compile(
 # variable's name)
 _TYPE_ANNOTATION = re.compile(r"[ \t]*+:[ \t]*+(?P<type>&?(?:'[a-z]++[ \t]++)?[A-Za-z_][\w:<>]{0,30}+)\Z")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# a scheme word after a key's separator (`Authorization: Bearer …`); with none, a word is the key
+_SCHEME = re.compile(r"(?:(?<=[=:：\"'])|(?<=[=:：\"'][ \t]))[A-Za-z][A-Za-z0-9]{2,9} \Z")
 _FULL_MARK = "[REDACTED]"
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
@@ -129,7 +135,7 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
     sep = _SEPARATOR.search(before)
     stripped = before[: sep.start()] if sep else before
     stripped = _ARGV_COMMA.sub("", stripped).rstrip("\"'")  # a quoted key: `"kid": "…"`, `["--flag", "…"]`
-    mark = sep.group().strip(" \t") if sep else ""
+    mark = sep.group().strip(" \t+") if sep else ""
     kind = _sep_kind(mark, before)
     if kind == "equals" and sep is not None and sep.group()[:1] in " \t":
         typed = _TYPE_ANNOTATION.search(stripped)
@@ -150,7 +156,7 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out[f"short_flag:{flag.group(1)}"] = 1.0
     for word in near[-8:]:
         out[f"w:{word}"] = 1.0
-    if any(w in lexicon.secret_en for w in key_words):
+    if any(w in lexicon.secret_en for w in key_words) or lexicon.names_secret_as_key(key_words):
         out["key_secret"] = 1.0
     if any(w in lexicon.benign_en for w in key_words):
         out["key_benign"] = 1.0
@@ -166,16 +172,18 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         # `session_id`, `token_type`: the key names something about a secret; `PublicKey`,
         # `object_key`, `idempotency_key`: a key of another kind
         out["key_ends_benign"] = 1.0
-    if key_words and key_words[-1] in lexicon.secret_en:
+    if lexicon.names_secret_as_key(key_words):
         out["key_ends_secret"] = 1.0
         if kind in _ASSIGNED:
             out["assigned_to_secret"] = 1.0
-    if any(w in lexicon.secret_en for w in near):
-        out["near_secret"] = 1.0
+    if any(w in lexicon.secret_en and (i == 0 or near[i - 1] not in lexicon.negations_en) for i, w in enumerate(near)):
+        out["near_secret"] = 1.0  # not after a negation (`no password`, `without token`)
     if any(w in lexicon.benign_en for w in near):
         out["near_benign"] = 1.0
-    tail = before[-16:]
-    if zh_secret(tail, lexicon.secret_zh, lexicon.benign_zh):
+    # a value read under a name (a CSV column's header, a `name`/`value` pair) takes its labels from
+    # that name, not from the text before it (the header row's other columns)
+    tail, lead = (named, "") if named is not None else (before[-16:], before[:-16])
+    if zh_secret(tail, lexicon.secret_zh, lexicon.benign_zh, lexicon.negations_zh, lead):
         out["zh_secret"] = 1.0
         if out.get("key_benign") is None and kind != "glued":
             out["zh_labelled_value"] = 1.0
@@ -302,6 +310,10 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
             elif presented(view, start, end):
                 out["presented"] = 1.0
         previous = announced(view, start, end) if view[start - 1 : start] in (" ", "\t", "\n") else None
+        if previous is None:
+            previous = printed(view, start, end)  # the last field a command naming a secret printed
+        if header_value(view, start):
+            out["header_value"] = 1.0
         if previous is not None:
             out["announced"] = 1.0
             if names_a_secret(previous):
@@ -371,7 +383,7 @@ def _next_key_secret(view: str, end: int) -> bool:
 # of the context
 _STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields", "key_id", "announced_secret")
 _WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced")
-_CALL = ("call_arg", "code_literal")
+_CALL = ("call_arg", "code_literal", "header_value")
 _PROSE = ("stated", "presented")
 _CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
 
@@ -404,12 +416,12 @@ def _combine(out: dict[str, float]) -> None:
 # certificate line) is no secret
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg"}
-    | {"announced", "url_path_secret", "der_private", "code_literal", "stated", "presented"}
+    | {"announced", "url_path_secret", "der_private", "code_literal", "stated", "presented", "header_value"}
 )
 
 
 # context signals that say where a value stands, not what it is
-_PLACES = frozenset({"code_literal", "stated", "presented"})
+_PLACES = frozenset({"code_literal", "stated", "presented", "header_value"})
 
 
 def judged(found: dict[str, float]) -> bool:
@@ -437,11 +449,15 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
     before = view[floor:start].lower()
     if _secret_word_pattern().search(before) or _secret_word_pattern().search(view[end : end + AHEAD].lower()):
         return True
+    if ends_in_abbreviated_key(before):
+        return True
     if der_private(view[start:end]):
         return True
     if view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before:
         return True
     if view[start - 1 : start] in (" ", "\t", "\n") and announced(view, start, end) is not None:
+        return True
+    if printed(view, start, end) is not None or header_value(view, start):
         return True
     if view[start - 1 : start] == "=" and QUERY_KEY.search(view, max(0, start - 34), start) is not None:
         return True  # a URL query's value: its path may name a secret (`url_path_secret`)

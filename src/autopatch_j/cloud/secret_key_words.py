@@ -1,7 +1,9 @@
 """What the words of a key or label say to the secret judge (`secret_judge.py`): the word lists of
 `secret_judge_words.json` (words that name a secret, words that name no secret, token prefixes, in
-English and Chinese) and a key split into its words (`snake_case`, `camelCase`, a fused word split
-before the secret's word it ends in: `requirepass` is `require` `pass`)."""
+English and Chinese; abbreviations that name a secret only as a key's last word — `cs`, `KS`, `sec`;
+the negations that say a label's secret is absent — `没有密码`, `no password`) and a key split into
+its words (`snake_case`, `camelCase`, a fused word split before the secret's word it ends in:
+`requirepass` is `require` `pass`, `bindpw` is `bind` `pw`, `appsec` is `app` `sec`)."""
 
 from __future__ import annotations
 
@@ -22,27 +24,40 @@ class KeyLexicon:
     benign_zh: tuple[str, ...]
     prefixes: tuple[str, ...]
     fused_suffixes: tuple[str, ...]  # secret words read at the end of a fused word, longest first
+    key_abbreviations: frozenset[str] = frozenset()  # name a secret as a key's last word (`PARTNER_KS`)
+    negations_en: frozenset[str] = frozenset()  # a word right before a secret's word says it is absent
+    negations_zh: tuple[str, ...] = ()  # … right before a Chinese label (`没有密码`, `不含任何密钥`)
 
     @classmethod
     def of(cls, data: dict[str, object]) -> KeyLexicon:
-        known = {"secret_words", "benign_words", "prefixes"}
+        known = {"secret_words", "benign_words", "prefixes", "key_abbreviations", "fused_abbreviations", "negations"}
         if set(data) != known:
             raise ValueError(f"secret judge words: expected keys {sorted(known)}, got {sorted(data)}")
-        secret, benign, prefixes = data["secret_words"], data["benign_words"], data["prefixes"]
-        if not isinstance(secret, dict) or not isinstance(benign, dict) or not isinstance(prefixes, list):
-            raise ValueError("secret judge words: secret_words and benign_words map a language to words")
-        for table in (secret, benign):
+        secret, benign, negations = data["secret_words"], data["benign_words"], data["negations"]
+        prefixes, abbreviations, fused_short = data["prefixes"], data["key_abbreviations"], data["fused_abbreviations"]
+        if not isinstance(secret, dict) or not isinstance(benign, dict) or not isinstance(negations, dict):
+            raise ValueError("secret judge words: secret_words, benign_words and negations map a language to words")
+        if not (isinstance(prefixes, list) and isinstance(abbreviations, list) and isinstance(fused_short, list)):
+            raise ValueError("secret judge words: prefixes and abbreviations are lists of words")
+        for table in (secret, benign, negations):
             if set(table) != {"en", "zh"}:
                 raise ValueError("secret judge words: each word table has exactly the languages en and zh")
-        fused = sorted((w for w in secret["en"] if len(w) >= FUSED_SUFFIX), key=lambda w: (-len(w), w))
+        fused = [w for w in secret["en"] if len(w) >= FUSED_SUFFIX] + list(fused_short)
         return cls(
             frozenset(secret["en"]),
             tuple(secret["zh"]),
             frozenset(benign["en"]),
             tuple(benign["zh"]),
             tuple(prefixes),
-            tuple(fused),
+            tuple(sorted(set(fused), key=lambda w: (-len(w), w))),
+            frozenset(abbreviations),
+            frozenset(negations["en"]),
+            tuple(sorted(negations["zh"], key=lambda w: (-len(w), w))),
         )
+
+    def names_secret_as_key(self, key_words: list[str]) -> bool:
+        """The key's last word names a secret: a secret's word or an abbreviation of one."""
+        return bool(key_words) and (key_words[-1] in self.secret_en or key_words[-1] in self.key_abbreviations)
 
 
 @cache
@@ -70,16 +85,32 @@ def _key_words(key: str) -> tuple[str, ...]:
 
 FUSED_HEAD = 3  # letters a fused word holds before its secret word (`sshpass`; `bypass` is no key)
 FUSED_SUFFIX = 4  # the shortest secret word read at the end of a fused one (`pass`, `auth`; not `key`)
+FUSED_ABBREVIATION_HEAD = 2  # … before an abbreviation no word ends in (`htpw`, `appsec`)
 
 
 def _fused_suffix(word: str) -> str | None:
     lexicon = key_lexicon()
-    if word in lexicon.secret_en:
+    if word in lexicon.secret_en or word in lexicon.key_abbreviations:
         return None
     for suffix in lexicon.fused_suffixes:
-        if word.endswith(suffix) and len(word) - len(suffix) >= FUSED_HEAD:
+        head = FUSED_HEAD if len(suffix) >= FUSED_SUFFIX else FUSED_ABBREVIATION_HEAD
+        if word.endswith(suffix) and len(word) - len(suffix) >= head:
             return suffix
     return None
+
+
+@cache
+def _abbreviated_key() -> re.Pattern[str]:
+    words = sorted(key_lexicon().key_abbreviations, key=lambda word: (-len(word), word))
+    return re.compile(
+        "(?:" + "|".join(map(re.escape, words)) + r")[\"'\]]?[ \t+]*+(?:[=:：＝|,]|=>|->|是|为)?[ \t+]*+[\"'`]?\Z"
+    )
+
+
+def ends_in_abbreviated_key(before: str) -> bool:
+    """The lowercased text `before` a value ends in a key whose last word abbreviates a secret's
+    words and its separator (`cs: `, `"partner_ks": "`): a cheap test, read in its last 16 characters."""
+    return _abbreviated_key().search(before, max(0, len(before) - 16)) is not None
 
 
 def benign_kind_of_key(key_words: list[str], lexicon: KeyLexicon) -> bool:
@@ -114,30 +145,74 @@ _ENV_DEFAULT = re.compile(
 
 
 CSV_LINE_MAX = 512
-_CSV_HEADER = re.compile(r"[A-Za-z][A-Za-z0-9 _.-]{0,40}+(?:,[A-Za-z][A-Za-z0-9 _.-]{0,40}+){1,15}")
+# a header of names in any script (`User Name,Access Key Id`, `系统,环境,账号,口令`)
+_CSV_HEADER = re.compile(
+    r"(?<![\w .-])[A-Za-z\u3400-\u9fff][\w .-]{0,40}+(?:,[A-Za-z\u3400-\u9fff][\w .-]{0,40}+){1,15}\Z"
+)
+# a table of settings: a column of values beside a column naming each (`…,字段,值,…` over `…,s3.sk,<value>,…`)
+_VALUE_HEADERS = frozenset({"值", "value", "val"})
+_NAME_HEADERS = frozenset({"字段", "键", "键名", "配置项", "参数", "变量", "key", "field", "name", "setting"})
 
 
 def _csv_header(view: str, start: int) -> str | None:
     """The header cell above a value in a CSV row (`User Name,Access Key Id,Secret Access Key` over
-    `ci,AKIA…,<secret>`): the line before has the same number of fields, all names."""
+    `ci,AKIA…,<secret>`, `系统,环境,账号,口令`): the line before ends in as many fields as the row
+    has, all names (what comes before them on that line, such as the JSON a tool's output sits in,
+    is no field). Under a column of values beside a column that names them (`字段,值`), the name
+    in the value's row."""
     line_start = view.rfind("\n", max(0, start - CSV_LINE_MAX), start) + 1
     if line_start == 0:
         return None
     line_end = view.find("\n", start, start + CSV_LINE_MAX)
     head_start = view.rfind("\n", max(0, line_start - 1 - CSV_LINE_MAX), line_start - 1) + 1
-    header = view[head_start : line_start - 1].rstrip("\r")
-    if _CSV_HEADER.fullmatch(header) is None:
+    found = _CSV_HEADER.search(view[head_start : line_start - 1].rstrip("\r"))
+    if found is None:
         return None
     row = view[line_start : len(view) if line_end == -1 else line_end]
-    names = header.split(",")
+    names = found.group().split(",")
     if row.count(",") != len(names) - 1:
         return None
-    return names[view.count(",", line_start, start)]
+    name = names[view.count(",", line_start, start)]
+    if name.strip().lower() in _VALUE_HEADERS:
+        column = next((i for i, cell in enumerate(names) if cell.strip().lower() in _NAME_HEADERS), None)
+        if column is not None:
+            return row.split(",")[column].strip() or name
+    return name
+
+
+# a value assigned to a variable that is later handed where a secret goes (`ZENODO=<value>` and, a
+# few lines on, `?access_token=$ZENODO`, `Authorization: Bearer ${ZENODO}`): read under that key
+HAND_REACH = 320
+_ASSIGNED_VARIABLE = re.compile(r"(?<![\w$.{-])(?P<name>[A-Za-z_][A-Za-z0-9_]{1,63}+)=\Z")
+_HANDED_TO = re.compile(
+    r"(?P<key>[A-Za-z_][\w.-]{0,40}+)[\"']?[ \t]*+(?:[=:][ \t]*+(?:[A-Za-z]{2,10}+[ \t]++)?|[ \t]++)[\"']?\Z"
+)
+
+
+def _handed_to(view: str, start: int) -> str | None:
+    """The secret's key a variable assigned the value at `start` is handed to later on (within
+    `HAND_REACH` characters), if any."""
+    found = _ASSIGNED_VARIABLE.search(view, max(0, start - 65), start)
+    if found is None:
+        return None
+    name = found.group("name")
+    limit = min(len(view), start + HAND_REACH)
+    for reference in ("$" + name, "${" + name + "}"):
+        at = view.find(reference, start, limit)
+        while at != -1:
+            after = at + len(reference)
+            if after >= len(view) or not (view[after].isalnum() or view[after] == "_"):
+                key = _HANDED_TO.search(view, max(0, at - 48), at)
+                if key is not None and key_lexicon().names_secret_as_key(key_words_of(key.group("key"))):
+                    return key.group("key")
+            at = view.find(reference, after, limit)
+    return None
 
 
 def named_key(view: str, start: int) -> str | None:
     """The name a `name`/`key` field gives the `value` field right before `start`, the name of the
-    environment variable whose default the value is, or the header of a CSV column, if any."""
+    environment variable whose default the value is, the header of a CSV column, or the secret's
+    key the variable assigned the value is handed to later, if any."""
     before = view[max(0, start - 12) : start]
     if "alue" in before:
         found = _PAIR.search(view, max(0, start - PAIR_REACH), start)
@@ -151,4 +226,6 @@ def named_key(view: str, start: int) -> str | None:
         found = _ENV_DEFAULT.search(view, max(0, start - ENV_REACH), start)
         if found:
             return next(name for name in found.groups() if name)
+    if start and view[start - 1] == "=":
+        return _handed_to(view, start)
     return None

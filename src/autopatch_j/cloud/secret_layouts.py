@@ -8,7 +8,9 @@
   `user/password@host:port/service`, an Oracle connect string; `user:password@tcp(host:3306)/db`, a
   Go MySQL DSN): the part between the `/` or `:` and the `@` that starts the host, when it reads
   like a password. A package or an action at a version
-  (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays.
+  (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays. An e-mail login
+  with its password ending a line (`[smtp.example.org]:587 bot@example.org:<password>`, a mail
+  relay's `sasl_passwd`) when the password reads like one (`git@host:org/repo`, a port stay).
 * **Secrets printed in groups**: a setup key in groups of four base32 characters (`k7qm 2xzp r4tw
   …`, at least six groups, letters beyond the hex digits and digits in two groups or more), and a
   list of at least four codes of two halves (`q7k2m-x9t4z`) whose letters and digits interleave
@@ -19,6 +21,9 @@
   listed after such a label stay.
 * **A password hash in the modular crypt format** (`$2y$10$…` bcrypt as in an `.htpasswd` line,
   `$6$salt$…`, `$argon2id$v=19$…`): it can be cracked offline, so it is kept like the password.
+* **A signed token after a short kind** (`sk.` + a base64url JSON payload + a signature; a
+  publishable `pk.` one stays) and **a PuTTY key file's private lines** (the base64 lines after
+  `Private-Lines: N` up to `Private-MAC:`, whatever prefix each line carries).
 
 Every pattern is bounded per start (possessive runs, lazy runs of at most 128 characters stopping at
 a space or a slash), so each rule is linear in the text.
@@ -58,11 +63,19 @@ _LOGIN_AT_HOST = re.compile(
 )
 
 
+# an e-mail address, a colon and a password that ends its line
+_MAIL_LOGIN = re.compile(
+    r"(?<![\w.+@-])[\w.+-]{1,64}+@[A-Za-z0-9-]{1,63}+(?:\.[A-Za-z0-9-]{1,63}+)++:(?P<s>[^\s/\"'`:]{6,128}+)"
+    r"(?=[ \t]*+(?:\r?\n|\Z|[\"'`]))"
+)
+
+
 def _logins_at_host(view: str) -> Iterator[Span]:
-    for match in _LOGIN_AT_HOST.finditer(view):
-        value = match.group("s")
-        if passwordish(value) and not placeholder(view, value, match.start("s")):
-            yield match.span("s")
+    for pattern in (_LOGIN_AT_HOST, _MAIL_LOGIN):
+        for match in pattern.finditer(view):
+            value = match.group("s")
+            if passwordish(value) and not placeholder(view, value, match.start("s")):
+                yield match.span("s")
 
 
 _GROUPS_OF_FOUR = re.compile(
@@ -125,12 +138,50 @@ def _crypt_hashes(view: str) -> Iterator[Span]:
         yield match.span()
 
 
+# a signed token with a short kind before it: the kind, a base64url JSON payload, its signature
+# (`sk.eyJ1Ijoi….<signature>`); a publishable kind (`pk.`) is no secret
+_SIGNED_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9_.-])[A-Za-z][A-Za-z0-9]{0,7}\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{16,}+(?![A-Za-z0-9_.-])"
+)
+
+
+def _signed_tokens(view: str) -> Iterator[Span]:
+    for match in _SIGNED_TOKEN.finditer(view):
+        if not placeholder(view, match.group(), match.start()):
+            yield match.span()
+
+
+# a PuTTY key file's private part: the base64 lines after `Private-Lines: N`, up to `Private-MAC:`
+_PPK_PRIVATE = re.compile(r"Private-Lines:[ \t]*+[0-9]{1,3}+[ \t]*+\r?\n")
+_PPK_END = "Private-MAC:"
+_PPK_LINES = 64
+_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/\[])[A-Za-z0-9+/]{8,}+={0,2}(?![A-Za-z0-9+/=\]])")
+
+
+def _ppk_private_lines(view: str) -> Iterator[Span]:
+    """The base64 runs of the lines after `Private-Lines:` (at most `_PPK_LINES`, each read once per
+    header), with whatever quote or log prefix each line carries."""
+    for match in _PPK_PRIVATE.finditer(view):
+        at = match.end()
+        for _ in range(_PPK_LINES):
+            end = view.find("\n", at)
+            end = len(view) if end == -1 else end
+            if _PPK_END in view[at:end]:
+                break
+            yield from (run.span() for run in _BASE64_RUN.finditer(view, at, end))
+            if end >= len(view):
+                break
+            at = end + 1
+
+
 _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("webhook_path", _hook_paths),
     Rule("login_at_host", _logins_at_host),
     Rule("grouped_secret", _grouped),
     Rule("crypt_hash", _crypt_hashes),
     Rule("labelled_codes", _labelled_codes),
+    Rule("signed_token", _signed_tokens),
+    Rule("ppk_private_lines", _ppk_private_lines),
 )
 # the literal each rule's matches hold, lowercased (see `Rule.needs`)
 LAYOUT_RULES: tuple[Rule, ...] = with_needs(
@@ -141,5 +192,7 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
         "grouped_secret": (" ", "-"),
         "crypt_hash": ("$",),
         "labelled_codes": ("code", "恢复码", "备用码", "救援码"),
+        "signed_token": (".eyj",),
+        "ppk_private_lines": ("private-lines:",),
     },
 )

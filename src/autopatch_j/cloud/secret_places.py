@@ -2,8 +2,12 @@
 
 * **announced**: the value is alone on its line and the line before it (after at most one blank
   line) ends in a colon — a heading of one word (`Output:`) announces a block, not a value — or is
-  a shell command that names a secret (`$ kubectl … jsonpath='{.data.password}' | base64 -d`);
-  `names_a_secret` says whether that line names one (`Password for the elastic user (…):`).
+  a shell command that names a secret (`$ kubectl … jsonpath='{.data.password}' | base64 -d`, a
+  root prompt's `]# base64 -w0 …/jwt_hs256.key`); `names_a_secret` says whether that line names one
+  (`Password for the elastic user (…):`; not after a negation: `这里面没有密码：`). **printed**: the
+  value is the last field of the line a command prints when it prints a file whose path names a
+  secret (`$ cat ~/.davfs2/secrets` over `<url> <user> <value>`).
+* **a request header's value** given on a command line (`curl -H 'X-Svc: <value>'`, `header_value`).
 * **a URL query's value** (`?uid=…&t=<value>`, `QUERY_KEY`) and whether the URL's path names a
   secret (`/auth/magic`, `/login`: `url_path_names_secret`).
 * **a literal assigned in code** (`code_literal`): the value is a whole string literal, in any
@@ -18,7 +22,8 @@
   or more, or Chinese text: `… do not copy it anywhere else: <value>`) and ends its line or sentence.
 * **a Chinese label** before it (`zh_secret`): a copula (`是`, `值为`) names a secret only as the
   connector right before the value, so `这是输出` (this is the output) a line above a digest names
-  nothing, nor after a word that names something else (`指纹是 …`: the fingerprint is …).
+  nothing, nor after a word that names something else (`指纹是 …`: the fingerprint is …); a label
+  right after a negation (`不含任何密钥`, `没有密码`) says the secret is absent.
 
 Each reads a bounded window before the value (a line of at most `ANNOUNCE_REACH` characters, the
 URL on the value's line), so the judge stays linear.
@@ -35,8 +40,10 @@ __all__ = [
     "QUERY_KEY",
     "announced",
     "code_literal",
+    "header_value",
     "names_a_secret",
     "presented",
+    "printed",
     "stated",
     "url_path_names_secret",
     "zh_secret",
@@ -71,9 +78,10 @@ _ANNOUNCING_END = re.compile(r"[:：][ \t]*+\Z")
 def announced(view: str, start: int, end: int) -> str | None:
     """The line before `view[start:end]` (after at most one blank line, within `ANNOUNCE_REACH`
     characters) when the value is alone on its line and that line ends in a colon (two words or
-    more, or a secret's word) or is a shell command (`$ …`) naming a secret: the value it prints or
-    asks for (`Password for the elastic user:` / `  +r3i…`, `$ kubectl … jsonpath='{.data.password}'
-    | base64 -d` / `HMGu…`, `it wrapped like this:` / `<value>`); None otherwise."""
+    more, or a secret's word) or is a shell command (`$ …`, a root prompt's `]# …`) naming a
+    secret: the value it prints or asks for (`Password for the elastic user:` / `  +r3i…`,
+    `$ kubectl … jsonpath='{.data.password}' | base64 -d` / `HMGu…`, `it wrapped like this:` /
+    `<value>`); None otherwise."""
     line_start = view.rfind("\n", max(0, start - 64), start) + 1
     if line_start == 0 or view[line_start:start].strip(" \t") or _LINE_REST.match(view, end) is None:
         return None
@@ -88,17 +96,68 @@ def announced(view: str, start: int, end: int) -> str | None:
         len(_ASCII_WORDS.findall(previous)) >= 2 or _CJK.search(previous) or names_a_secret(previous)
     ):
         return previous  # a heading of one word (`Output:`, `Result:`) announces a block, not a value
-    if "$ " in previous and names_a_secret(previous):
-        return previous  # a command that reads a secret (`git rev-parse HEAD` prints none)
+    if ("$ " in previous or "]# " in previous) and names_a_secret(previous):
+        return previous  # a command that reads a secret (`git rev-parse HEAD` prints none), also as root
     return None
 
 
+# a shell prompt, then a command that prints a file, and the file's path
+_PRINTS_FILE = re.compile(
+    r"(?:^|[^\w$#])[$#] (?:sudo[ \t]++)?(?:cat|head|tail|more|less|type|Get-Content)[ \t]++(?:-[\w-]++[ \t]++)*+"
+    r"(?P<path>[^\s|;&<>]++)"
+)
+
+
+def printed(view: str, start: int, end: int) -> str | None:
+    """The command line right before the line `view[start:end]` ends (a blank before the value) when
+    it prints a file whose path names a secret (`$ cat ~/.davfs2/secrets` over `<url> <user>
+    <value>`): the value is the last field of that file's line. Reads at most `ANNOUNCE_REACH`
+    characters of each line."""
+    if _LINE_REST.match(view, end) is None or view[start - 1 : start] not in (" ", "\t"):
+        return None
+    line_start = view.rfind("\n", max(0, start - ANNOUNCE_REACH), start) + 1
+    if line_start == 0:
+        return None
+    prev_start = view.rfind("\n", max(0, line_start - 1 - ANNOUNCE_REACH), line_start - 1) + 1
+    previous = view[prev_start : line_start - 1]
+    command = _PRINTS_FILE.search(previous)
+    if command is None or not names_a_secret(command.group("path")):
+        return None
+    return previous
+
+
+# a request header's value given on a command line (`curl -H 'X-Svc-Auth: …'`, `--header "…: …"`)
+_HEADER_OPTION = re.compile(r"(?<![\w-])(?:-H|--header)[ \t=]++[\"']?[A-Za-z][\w-]{0,40}+:[ \t]*+\Z")
+
+
+def header_value(view: str, start: int) -> bool:
+    """The value at `start` is a request header's, given with `-H`/`--header` (reads 64 characters)."""
+    return _HEADER_OPTION.search(view, max(0, start - 64), start) is not None
+
+
 def names_a_secret(line: str) -> bool:
-    """A line holds a word or Chinese label that names a secret (a copula alone is none)."""
+    """A line holds a word or Chinese label that names a secret (a copula alone is none), not right
+    after a negation (`这里面没有密码：`, `no password in this output:`)."""
     lexicon = key_lexicon()
-    if any(word in line for word in lexicon.secret_zh if word not in _ZH_COPULAS):
+    if any(_unnegated(line, word, lexicon.negations_zh) for word in lexicon.secret_zh if word not in _ZH_COPULAS):
         return True
-    return any(w in lexicon.secret_en for token in _ASCII_WORDS.findall(line) for w in key_words_of(token))
+    tokens = _ASCII_WORDS.findall(line)
+    return any(
+        w in lexicon.secret_en and (i == 0 or tokens[i - 1].lower() not in lexicon.negations_en)
+        for i, token in enumerate(tokens)
+        for w in key_words_of(token)
+    )
+
+
+def _unnegated(text: str, word: str, negations: tuple[str, ...], start: int = 0) -> bool:
+    """`word` occurs in `text` (from `start`) at least once not right after one of `negations`
+    (`没有密码`, `不含任何密钥`: the label says its secret is absent)."""
+    at = text.find(word, start)
+    while at != -1:
+        if not text.endswith(negations, 0, at):
+            return True
+        at = text.find(word, at + 1)
+    return False
 
 
 # a copula (`token 是 …`, `值为 …`) names a secret only as the connector right before the value:
@@ -107,13 +166,16 @@ _ZH_COPULAS = frozenset({"是", "值是", "值为"})
 _ZH_OPENERS = " \t\"'`「“【([（『‘〔:：=＝"
 
 
-def zh_secret(tail: str, words: tuple[str, ...], benign: tuple[str, ...] = ()) -> bool:
-    """A Chinese secret word in `tail` (the text right before a value); a copula only at its end,
-    and not after a word of `benign` (`指纹是 …`: the fingerprint is …)."""
+def zh_secret(
+    tail: str, words: tuple[str, ...], benign: tuple[str, ...] = (), negations: tuple[str, ...] = (), lead: str = ""
+) -> bool:
+    """A Chinese secret word in `tail` (the text right before a value) not right after one of
+    `negations` (`不含任何密钥`, read back into `lead`, the text before `tail`); a copula only at its
+    end, and not after a word of `benign` (`指纹是 …`: the fingerprint is …)."""
     bare = tail.rstrip(_ZH_OPENERS)
     for word in words:
         if word not in _ZH_COPULAS:
-            if word in tail:
+            if word in tail and (not negations or _unnegated(lead[-8:] + tail, word, negations, len(lead[-8:]))):
                 return True
         elif bare.endswith(word) and not bare[: len(bare) - len(word)].endswith(benign or ("\0",)):
             return True

@@ -257,7 +257,9 @@ def _mysql_password(view: str) -> Iterator[Span]:
     for line in _MYSQL_LINE.finditer(view):
         for flag in _GLUED_P.finditer(line.group()):
             start, end = flag.span(next(g for g in ("q", "d", "s") if flag.group(g) is not None))
-            yield line.start() + start, line.start() + end
+            start, end = line.start() + start, line.start() + end
+            if not placeholder(view, view[start:end], start):  # `-p"$DB_PASS"` names the password
+                yield start, end
 
 
 _CLI_FLAG = re.compile(
@@ -455,10 +457,6 @@ _RULES: tuple[Rule, ...] = (
     Rule("netrc_line", _netrc_line),
     grouped("openssl_key_flag", r"(?<![\w-])-K[ \t]++(?P<s>[0-9a-fA-F]{32,128}+)(?![0-9a-fA-F])"),
     Rule("netrc_password", _netrc_password),
-    grouped(
-        "basic_auth_flag",
-        r"(?<![\w-])(?:-u|--user)\s++[\"']?[^\s:\"']++:[\"']?(?!\[REDACTED\]|\$)(?P<s>(?!\d+(?![^\s/\"']))[^\s\"']++)",
-    ),
     # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-; legacy keys carry "T3BlbkFJ") and Anthropic
     token("openai_project_key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{12,}"),
     token("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{12,}"),
@@ -539,7 +537,6 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "netrc_line": ("machine",),
     "openssl_key_flag": ("-k",),
     "netrc_password": ("password",),
-    "basic_auth_flag": ("-u",),
     "openai_project_key": ("sk-",),
     "anthropic_key": ("sk-ant-",),
     "openai_key": ("sk-",),

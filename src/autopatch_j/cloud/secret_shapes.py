@@ -2,8 +2,11 @@
 introduced in prose ("the prod db password is …", "my token for staging is …"), a Chinese label
 with a verb between the label and the value (密码改成了 …, 令牌已更新为 …, 用这个密码登录：…), a
 password flag and its value as two items of an argv list (`"--password", "…"`, `redis-cli -a …`)
-a Markdown table row (`| DB_PASSWORD | … |`) and the argument a `printf` format puts after a
-password word (`printf 'machine h login u password %s\n' '…'`).
+a Markdown table row (`| DB_PASSWORD | … |`), the argument a `printf` format puts after a
+password word (`printf 'machine h login u password %s\n' '…'`), a password option right after a
+user option (`-U admin -P '…'`), a password set in SQL (`IDENTIFIED BY '…'`), a secret after its
+encryption type in a device config (`enable secret 0 …`) and a literal piped into a login that
+reads stdin (`echo '…' | kinit …`, `| sudo -S`).
 
 Prose is where words live, so a value found this way must read like a password, not a word:
 `passwordish` (≥ 6 characters with a letter and a digit or a symbol other than `-_./`, or high
@@ -129,9 +132,12 @@ def _zh_glued(view: str) -> Iterator[Span]:
             yield span
 
 
-# "root password Qm7x…", "secret key `…`": a secret word, a space, a value with a letter and a digit
+# "root password Qm7x…", "secret key `…`": a secret word, a space, a value with a letter and a digit;
+# a digit between them is the value's encryption type in a device config (`enable secret 0 …`,
+# `username ops password 0 …`)
 _WORD_SPACE_VALUE = re.compile(
-    r"(?i)(?<![\w-])(?:password|passwd|passphrase|pwd|token|secret[ _-]key|api[ _-]key|access[ _-]key)[ \t]++"
+    r"(?i)(?<![\w-])(?:(?:password|passwd|passphrase|pwd|token|secret[ _-]key|api[ _-]key|access[ _-]key)[ \t]++"
+    r"(?:[0-9][ \t]++)?|secret[ \t]++[0-9][ \t]++)"
     r"(?!\[REDACTED\])(?:`(?P<bq>[^`\r\n]{6,256}+)`|\"(?P<dq>[^\"\r\n]{6,256}+)\"|'(?P<sq>[^'\r\n]{6,256}+)'"
     r"|(?P<v>[!-~]{8,256}+))"
 )
@@ -179,11 +185,12 @@ _ARGV_FLAG = re.compile(
     r"[\"'][ \t]*+,[ \t]*+[\"'](?!-|\[REDACTED\])(?P<s>[^\"'\r\n]{1,256}+)[\"']"
 )
 # a command's own password flag, in a shell line or an argv list: `redis-cli -a …`, `ssh-keygen -N …`,
-# an LDAP client's bind password `ldapsearch -w …`
+# an LDAP client's bind password `ldapsearch -w …`, an identity server's `ipa-server-install -p … -a …`
 _OWN_PASSWORD_FLAG = (
     ("redis-cli", "-a"),
     ("ssh-keygen", "-[NP]"),
     ("sshpass", "-p"),
+    ("ipa-server-install", "-[ap]"),
     *((f"ldap{verb}", "-w") for verb in ("search", "modify", "add", "delete", "whoami", "passwd", "compare", "modrdn")),
 )
 _COMMAND_LINE = re.compile(
@@ -195,7 +202,7 @@ _COMMAND_FLAG = {
     )
     for name, flag in _OWN_PASSWORD_FLAG
 }
-_COMMAND_NAMES = ("redis-cli", "ssh-keygen", "sshpass", "ldap")
+_COMMAND_NAMES = ("redis-cli", "ssh-keygen", "sshpass", "ldap", "ipa-server-install")
 
 
 def _command_flags(view: str) -> Iterator[Span]:
@@ -208,6 +215,24 @@ def _command_flags(view: str) -> Iterator[Span]:
                 yield match.span("s")
 
 
+# `curl -u user:password`, `--user "user:password"`; a login whose password is empty (`-u <key>:`)
+# carries the key as its user, as an API that takes its key by basic auth expects
+_BASIC_AUTH_FLAG = re.compile(
+    r"(?<![\w-])(?:-u|--user)\s++[\"']?(?P<u>[^\s:\"']++):[\"']?(?!\[REDACTED\])(?P<s>[^\s\"']*+)"
+)
+_PORT = re.compile(r"\d++(?:/[^\s]*+)?")
+
+
+def _basic_auth_flag(view: str) -> Iterator[Span]:
+    for match in _BASIC_AUTH_FLAG.finditer(view):
+        user, secret = match.group("u"), match.group("s")
+        if secret:
+            if not (secret.startswith("$") or _PORT.fullmatch(secret) or placeholder(view, secret, match.start("s"))):
+                yield match.span("s")
+        elif looks_random(user) and not placeholder(view, user, match.start("u")):
+            yield match.span("u")
+
+
 # `htpasswd -b FILE USER PASSWORD`; `echo '…' | docker login --password-stdin`
 _HTPASSWD = re.compile(
     r"(?<![\w-])htpasswd[ \t]++-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]++(?:-[a-zA-Z]{1,4}[ \t]++)?+"
@@ -215,8 +240,35 @@ _HTPASSWD = re.compile(
 )
 _PIPED_PASSWORD = re.compile(
     r"(?<![\w-])(?:echo|printf)[ \t]++(?:-n[ \t]++)?[\"']?(?!\$|\[REDACTED\])(?P<s>[^\s\"'|]{4,256}+)[\"']?[ \t]*+\|"
-    r"(?=[^\n]{0,200}?(?:--password-stdin|passwd[ \t]++--stdin|chpasswd))"
+    r"(?=[^\n]{0,200}?(?:--password-stdin|passwd[ \t]++--stdin|chpasswd|(?<![\w-])kinit(?![\w-])|sudo[ \t]++-S))"
 )
+# `-U admin -P '…'` (ipmitool, sqlcmd): a password option right after a user option and its value
+_USER_THEN_PASSWORD = re.compile(
+    r"(?<![\w-])-[uU][ \t]++[\"']?[^\s\"'-][^\s\"']{0,63}+[\"']?[ \t]++-P[ \t]++(?!\[REDACTED\])" + QUOTED_OR_BARE
+)
+# SQL: `ALTER USER … IDENTIFIED BY '…'`, `CREATE USER … IDENTIFIED WITH mysql_native_password BY '…'`
+_IDENTIFIED_BY = re.compile(
+    r"(?i)(?<![\w-])identified[ \t]++(?:with[ \t]++[\w-]{1,40}+[ \t]++)?by[ \t]++(?:password[ \t]++)?"
+    r"(?!\[REDACTED\])" + QUOTED_OR_BARE
+)
+
+
+def _option_values(pattern: re.Pattern[str]) -> Callable[[str], Iterator[Span]]:
+    """The values the pattern finds after an option or a keyword that reads like a password (not a
+    port, a setting or a reference)."""
+
+    def find(view: str) -> Iterator[Span]:
+        for match in pattern.finditer(view):
+            found = quoted_or_bare(match)
+            if found is None:
+                continue
+            value, span = _trimmed(*found)
+            if secretish(value) and " " not in value and not placeholder(view, value, span[0]):
+                yield span
+
+    return find
+
+
 # a setter or builder call with a literal: `ds.setPassword("…")`, `.apiKey('…')`, `withToken("…")`
 _SETTER = re.compile(
     r"(?:\.|(?<![\w.])(?=set|with))(?:set|with)?_?(?i:password|passwd|passphrase|secret|api_?key|access_?token|token"
@@ -353,6 +405,7 @@ _SHAPE_RULES: tuple[Rule, ...] = (
     Rule("chinese_label_verb", _grammar_rule(_ZH_LABEL_VERB, ZH_LABEL + "|secret|passw|token|api|access", 6, True)),
     Rule("argv_password_flag", _flag_values(_ARGV_FLAG)),
     Rule("command_password_flag", _command_flags),
+    Rule("basic_auth_flag", _basic_auth_flag),
     Rule("table_row", _table_rows),
     Rule("printf_argument", _printf_argument),
     Rule("spaced_key_value", _spaced_values),
@@ -363,6 +416,8 @@ _SHAPE_RULES: tuple[Rule, ...] = (
     Rule("set_password_to", _grammar_rule(_SET_TO, "set|change|reset|update|rotate", 6)),
     Rule("htpasswd_password", _literals(_HTPASSWD, "htpasswd")),
     Rule("piped_password", _literals(_PIPED_PASSWORD, "|")),
+    Rule("user_password_option", _option_values(_USER_THEN_PASSWORD)),
+    Rule("sql_identified_by", _option_values(_IDENTIFIED_BY)),
     Rule("setter_literal", _literals(_SETTER, "(")),
     Rule("yaml_block_value", _literals(_YAML_BLOCK, "\n")),
     Rule("xml_element", _literals(_XML_ELEMENT, "</")),
@@ -379,6 +434,7 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "prose_secret": ("pass", "pin", "token", "api", "secret", "access", "credential"),
     "argv_password_flag": ("pass", "pwd", "token", "api", "secret"),
     "command_password_flag": _COMMAND_NAMES,
+    "basic_auth_flag": ("-u",),
     "table_row": ("|",),
     "printf_argument": ("printf",),
     "spaced_key_value": ("secret", "token", "pass", "key"),
@@ -388,6 +444,8 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "set_password_to": ("to",),
     "htpasswd_password": ("htpasswd",),
     "piped_password": ("|",),
+    "user_password_option": ("-p",),
+    "sql_identified_by": ("identified",),
     "setter_literal": ("pass", "secret", "key", "token", "credential"),
     "yaml_block_value": _SECRET_WORDS,
     "xml_element": ("</",),

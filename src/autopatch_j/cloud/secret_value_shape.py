@@ -60,8 +60,11 @@ _READABLE = re.compile(r"[\x20-\x7e\t\r\n]++")
 _PRINTABLE = re.compile(r"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]++")
 # the first bytes of a file format (PDF, PNG, GIF, JPEG, ZIP, gzip): base64 of a file, not of a key
 _FILE_MAGIC = (b"%PDF-", b"\x89PNG\r\n", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b\x08")
-# a JSON field that names key material (`"key":`, `"secretKey":`, `"private_key":`, `"token":`)
-_KEYED_FIELD = re.compile(r"(?i)\"[a-z_]{0,24}(?:key|secret|token|password|passwd)[a-z_]{0,8}\"[ \t]*+:")
+# a JSON field that names key material (`"key":`, `"secretKey":`, `"private_key":`, `"token":`) or
+# seals the document (`"mac":`, `"signature":` of an encrypted cookie's envelope)
+_KEYED_FIELD = re.compile(
+    r"(?i)\"(?:[a-z_]{0,24}(?:key|secret|token|password|passwd)[a-z_]{0,8}|h?mac|sig|signature)\"[ \t]*+:"
+)
 
 
 def _decoded_text(value: str) -> str | None:

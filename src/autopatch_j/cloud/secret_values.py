@@ -96,8 +96,19 @@ _FILE_NAME = re.compile(
 _TEMPLATE_PART = re.compile(r"<[A-Za-z_][\w -]{0,30}+>|\{\{|\$\{")
 
 
-# a path to a file (`/etc/gcp/service-account.json`, `~/.aws/credentials.ini`): names a secret
-_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+[\w-]{1,64}+\.[A-Za-z]{2,5}")
+# a path to a file (`/etc/gcp/service-account.json`, `~/.aws/credentials.ini`, an object's key
+# `movies/FoilHole_0412_Data.tiff`), under a home directory (`~/.ssh/id_ed25519`) or of lowercase
+# segments (`/home/ci/.ssh/id_ed25519`; base64 mixes cases): names a secret
+_FILE_PATH = re.compile(
+    r"(?:(?:~|\.{1,2})?/(?:[\w.-]{1,64}+/){1,16}+|[\w-]{1,64}+/(?:[\w.-]{1,64}+/){0,16}+)[\w-]{1,64}+\.[A-Za-z]{2,5}"
+    r"|~/(?:[\w.-]{1,64}+/){0,16}+[\w.-]{1,64}+|/(?:[a-z0-9_.-]{1,64}+/){2,16}+[a-z0-9_.-]{1,64}+"
+)
+# a W3C trace context (`traceparent`: version, trace id, parent id, flags): identifies a request
+_TRACE_CONTEXT = re.compile(r"[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")
+# a template's slot right before a value that joins it (`<password>@db01.internal`, `<host>:5432`):
+# the value is the template's rest (an element's text, `<password>@Xe4…</password>`, is none)
+_SLOT_BEFORE = re.compile(r"<[^<>\s]{1,30}+>\Z")
+_SLOT_JOINS = frozenset("@:/.")
 
 
 #: Names and references that hold no secret whatever key they follow: an environment variable's or a
@@ -127,8 +138,8 @@ def placeholder(view: str, value: str, start: int) -> bool:
     if _ENV_NAME.fullmatch(value) and view[start - 1 : start] in ("'", '"'):  # `key_env = "OPENAI_API_KEY"`
         return True
     end = start + len(value)
-    if _PAYLOAD_DIGEST.fullmatch(value) or ssh_public_blob(view[start : end + 40]):
-        return True  # a payload's digest; an OpenSSH public key, or its type before one
+    if _PAYLOAD_DIGEST.fullmatch(value) or ssh_public_blob(view[start : end + 40]) or _TRACE_CONTEXT.fullmatch(value):
+        return True  # a payload's digest; an OpenSSH public key, or its type before one; a trace context
     if (
         len(value) >= 6
         and _IAM_ACTION.fullmatch(value)
@@ -144,6 +155,8 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if _TEMPLATE_PART.search(value):  # `services/<service>/<purpose>`, `db-{{ env }}`
         return True
+    if value[0] in _SLOT_JOINS and _SLOT_BEFORE.search(view, max(0, start - 32), start) and view[end : end + 2] != "</":
+        return True  # `<口令>@db01.internal`
     if _NON_ASCII.search(value) and not _ASCII_ALNUM.search(value):  # `token：见下文` is prose
         return True
     if len(value) <= 3 and not _ASCII_ALNUM.search(value):  # `')` left of an unclosed quote

@@ -8,7 +8,9 @@ joined view back as one span per line, so each piece of a secret is redacted on 
 break, the indentation and the prefix between them stay.
 
 A line is a *gutter* and a *body*: the gutter is the indentation and at most three quote, comment or
-box markers (`>`, `│`, `┃`, `|`, `#`, `//`, `*`), each with one space after it. A break is joined
+box markers (`>`, `│`, `┃`, `|`, `#`, `//`, `*`), each with one space after it; where a record
+continues (a quoted value or a random run) the gutter may also hold an editor's or a log viewer's
+continuation mark (`…`, `↳`, `+ `), and the cut line may end in a fold mark (`\\`, `↩`). A break is joined
 when the next body starts with a token character (no space, no `[REDACTED]` mark), the line ends
 with one too (at a fixed column it may end with a space: the wrap fell after it, and it stays), and
 one of these holds:
@@ -32,8 +34,8 @@ one of these holds:
   fixed-column breaks of a text before it was decoded (a JSON string with `\\n` escapes cut at a
   column) are passed in by the caller as `fixed_breaks`.
 
-The joined view drops the break (with a `\\r` before it; outside a fixed column also a trailing `\\`
-and, in a random run, the spaces before it) and the next line's gutter; a break of a hard-wrapped
+The joined view drops the break (with a `\\r` before it; outside a fixed column also a trailing fold
+mark and, in a random run, the spaces before it) and the next line's gutter; a break of a hard-wrapped
 block (`secret_wrap_blocks.wrapped_breaks`, passed in as `wrapped`) is removed unconditionally, with
 exactly the block's fold mark and continuation prefix. `continued` extends a span
 that runs to the end of a long line (≥ `WRAP_WIDTH_MIN` columns) over the next line's first run.
@@ -68,6 +70,10 @@ WRAP_WIDTH_MIN = 60
 QUOTED_MAX = 256
 
 GUTTER = re.compile(r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*)[ \t]?){0,3}+")
+# where a wrapped record continues: a gutter, also an editor's or a log viewer's continuation mark
+# (`…`, `↳`, `+ `); and the fold mark a cut line may end with (a shell's `\`, `↩`)
+_CONTINUATION = re.compile(r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*|…|↳)[ \t]?|\+[ \t]){0,3}+")
+_FOLD_MARKS = frozenset("\\↩↵⏎")
 _NEWLINE = re.compile("\n")
 _TOKEN_RUN_TAIL = re.compile(r"[^\s\"'`]*+\Z")
 _NEXT_RUN = re.compile(
@@ -83,11 +89,12 @@ _CLOSES_BEFORE = frozenset(" \t,;:)]}|&>")
 
 
 def _assignment(after: re.Match[str] | None) -> bool:
-    """The next body starts `NAME=` or `NAME:` (a new setting, not the rest of a token), and the
-    name reads like one (`SnVpePT=…`, `fC3M1wl4=…`, `moH5dzC:` are the rest of a random value)."""
+    """The next body starts `NAME=` or `NAME:` (a new setting, not the rest of a token; `NAME+=` of a
+    form body read with its `+` kept is one too), and the name reads like one (`SnVpePT=…`,
+    `fC3M1wl4=…`, `moH5dzC:` are the rest of a random value)."""
     if after is None or not after.group("assign"):
         return False
-    name = after.group("next")
+    name = after.group("next").rstrip("+")
     return _NAME.fullmatch(name) is not None and not _random_name(name)
 
 
@@ -290,9 +297,9 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     at = newline + 1 + (fixed or 0)
     if fixed is not None and _fixed_join(view, pos, line_end, at):
         return line_end, at
-    # a shell's line continuation `\` before the break is no part of the run
-    end = line_end - 1 if view[line_end - 1] == "\\" else line_end
-    resume = GUTTER.match(view, newline + 1).end()  # type: ignore[union-attr]  # always matches
+    # a shell's line continuation `\` or a fold mark `↩` before the break is no part of the run
+    end = line_end - 1 if view[line_end - 1] in _FOLD_MARKS else line_end
+    resume = _CONTINUATION.match(view, newline + 1).end()  # type: ignore[union-attr]  # always matches
     if end <= max(pos, line_start) or resume >= len(view) or view[resume].isspace() or _marked(view, end, resume):
         return None
     if not spaced and _quoted_break(view, line_start, end, resume):
