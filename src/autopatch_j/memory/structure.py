@@ -8,14 +8,14 @@ text into lines and labels each one:
 
 - `prose` — what the user writes;
 - `pasted` — material, with the shape that gave it away (`fence`, `indented`, `diff`, `frame`,
-  `location`, `log`, `shell`, `output`, `data`, `quote`, `quoted`, `code`);
+  `location`, `log`, `shell`, `output`, `data`, `table`, `quote`, `quoted`, `code`);
 - `report` — the last prose line before a paste: it introduces or reports it ("log below:",
   "vite build 报错了"), and is never read as a rule. A line ending in a colon introduces the paste
   with its last sentence only: the sentences before it are prose ("we deploy with helm only. the
   install fails:" keeps its rule).
 
 Lists are layout too (`lists.layout(text)`): a run of item lines (`-`, `*`, `•`, `1.`, `2)`, `3、`, `（4）`,
-`①`) after a prose line ending in a colon ("ground rules for this repo:", "以后这几条："), or at least
+`①`, `一、`, `（二）`) after a prose line ending in a colon ("ground rules for this repo:", "以后这几条："), or at least
 two of them. Each item is a statement of its own (its words, never its marker), the colon line only
 introduces them, and a paste nested under an item stays a paste. The labels here do not know lists:
 an item line a weak shape makes material, or the last before a paste, is not read.
@@ -27,7 +27,7 @@ after it is prose. So is a paragraph of two lines or more set apart by a blank l
 ending in a colon and written in another script than the rest of the turn (an English-writing user
 pasting a teammate's Chinese notes, a Chinese-writing one pasting an English mail).
 
-Shapes only — fences, indentation, hunk headers, `file:line` locations, timestamps and log levels,
+Shapes only — fences, indentation, hunk headers, Markdown table rows, `file:line` locations, timestamps and log levels,
 `key=value` fields, prompts, key/value syntax, brackets, symbol density — never a list of messages.
 A `key: value` line whose value reads as words ("naming: snake_case for every field, no camelCase
 anywhere"), and a list item that reads as words however it ends, are prose. A line with a weak
@@ -99,13 +99,20 @@ _CODE_END = re.compile(r"(?:[;{}(\[]|\)\s*\{?|=>|->|:=)\s*$")
 _CODE_START = re.compile(r"^\s*(?:[@#]\w+|//|/\*|\*/|<!--|--\s|[\w.]+\(.*\)\s*;?\s*$)")
 _CONSTRAINT = re.compile(r"[\w.-]+(?:[<>]=?|[=!~]=)\d|(?:^|\s)[<>]=?\d[\w.]*,")
 _COLUMN_GAP = re.compile(r"\S\s{2,}(?=\S)")
+# A Markdown table's row: cells between pipes, the line opening and closing with one (`| a | b |`).
+_PIPE_ROW = re.compile(r"^\s*\|(?:[^|\n]*\|){2,}\s*$")
 # A `key=value` field of a logfmt line or a record dump (`order=88 amount=100.10 refunded=[…]`).
 _FIELD = re.compile(r"(?:^|\s)[A-Za-z_][\w.-]*=(?!=)\S")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 CJK_CHARS_PER_WORD = 1.5  # Chinese characters to one Latin word, when weighing which script a text is in
-# The marker opening a list item: a bullet, a number ("1.", "2)", "3、", "（4）") or a circled number.
-LIST_ITEM = re.compile(r"^\s*(?:[-*•·]\s+|\d{1,2}[.)、）](?![\d.])\s*|[（(]\d{1,2}[)）]\s*|[\u2460-\u2473]\s*)(?=\S)")
+# The marker opening a list item: a bullet, a number ("1.", "2)", "3、", "（4）"), a Chinese numeral ("一、",
+# "（二）") or a circled number.
+_CN_NUMERAL = "[一二三四五六七八九十]{1,3}"
+LIST_ITEM = re.compile(
+    rf"^\s*(?:[-*•·]\s+|\d{{1,2}}[.)、）](?![\d.])\s*|[（(]\d{{1,2}}[)）]\s*|[\u2460-\u2473]\s*"
+    rf"|{_CN_NUMERAL}[、．]\s*|[（(]{_CN_NUMERAL}[)）]\s*)(?=\S)"
+)
 _WORD = re.compile(r"[A-Za-z]{2,}")
 # A word as prose writes it: letters, lowercase after the first, trailing punctuation allowed.
 _PLAIN_WORD = re.compile(r"^\(?[A-Za-z][a-z]*[,.;:!?)]*$")
@@ -218,6 +225,8 @@ def _shape(text: str) -> tuple[str, bool]:
         return "frame", True
     if _SHELL.match(text):
         return "shell", True
+    if _PIPE_ROW.match(text):
+        return "table", True  # a Markdown table's row, in any script
     if _QUOTE.match(text):
         return "quote", False  # "> the proposal — yes, that one" is an assent; only next to material is it pasted
     cjk = bool(_CJK.search(text))
