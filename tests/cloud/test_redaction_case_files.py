@@ -1,0 +1,63 @@
+"""Redaction cases kept as data, one file per family of placements (`data/redaction_<name>.json`,
+each with `secrets` — a text, its secret `pieces` and a public part that `survives` — and
+`lookalikes` that must come back unchanged):
+
+- `slots`: a value where a credential sits whatever its prefix — after a camelCase key and a space
+  (`storePassword "…"`), an English label before a corner bracket (`Secret「…」`), a long generated
+  key starting with `$`, the value after a flag naming a secret, a private key as bare base64 DER, an
+  auth pair's password; certificates, public keys, names and references beside them stay.
+- `sinks`: key material where it goes — literals handed to HMAC or digests, base64 logins, key ids
+  before their secrets, values echoed into secret files.
+- `tool_output`: what a coding agent's tools print back — timestamped log lines, a URL-encoded diff,
+  a CSV export, an argv list, a value on the line after its announcement, an environment lookup's
+  default, base64 of a token or of a JSON document carrying a key, a sign-in link's token, a key
+  behind a hanging indent, letter-group app passwords; documentation keys, templates, checksums,
+  public keys, commit ids and public app ids from the same outputs stay.
+- `placements`: a value placed where a credential goes in an ops config, a table or a command with
+  no trigger word — a key named by an abbreviation of a secret's words (`cs`, `KS`, `appsec`,
+  `bindpw`), a login with an empty password, a signed token, a key file printed under a root prompt,
+  a password option after a user option, SQL `IDENTIFIED BY`, a literal piped into a login, a sealed
+  cookie; public keys, template slots, paths, labels said to be absent, cache keys and placeholders
+  placed the same way stay.
+
+Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autopatch_j.cloud.redaction import redact
+
+FILES = ("slots", "sinks", "tool_output", "placements")
+
+
+def _cases(kind: str) -> list[Any]:
+    out = []
+    for name in FILES:
+        data = json.loads((Path(__file__).parent / "data" / f"redaction_{name}.json").read_text(encoding="utf-8"))
+        out.extend(pytest.param(case, id=f"{name}: {case['name']}") for case in data[kind])
+    return out
+
+
+@pytest.mark.parametrize("case", _cases("secrets"))
+def test_a_secret_is_redacted_and_its_public_part_stays(case: dict[str, Any]) -> None:
+    out = redact(case["text"])
+    assert [piece for piece in case["pieces"] if piece in out] == []
+    assert case["survives"] in out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize("ascii_only", [True, False], ids=["ascii-escaped", "utf-8"])
+@pytest.mark.parametrize("case", _cases("secrets"))
+def test_a_secret_is_redacted_inside_a_json_tool_result(case: dict[str, Any], ascii_only: bool) -> None:
+    out = redact(json.dumps({"type": "tool_result", "content": case["text"]}, ensure_ascii=ascii_only))
+    assert [piece for piece in case["pieces"] if json.dumps(piece, ensure_ascii=ascii_only)[1:-1] in out] == []
+
+
+@pytest.mark.parametrize("case", _cases("lookalikes"))
+def test_a_look_alike_comes_back_unchanged(case: dict[str, Any]) -> None:
+    assert redact(case["text"]) == case["text"]
