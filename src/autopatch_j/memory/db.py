@@ -323,7 +323,10 @@ class Database:
         if not busy:
             self._checkpoint_at_bytes = WAL_RESTART_BYTES
         elif frames != -1:
-            self._checkpoint_at_bytes = size + max(CHECKPOINT_RETRY_GROWTH_BYTES, size // 2)
+            # Waiting for growth never skips the hard limit: below it, the next try comes at the latest
+            # there (with its wait), so readers overlapping back to back cannot carry the WAL past it.
+            later = size + max(CHECKPOINT_RETRY_GROWTH_BYTES, size // 2)
+            self._checkpoint_at_bytes = later if size > WAL_HARD_BYTES else min(later, WAL_HARD_BYTES)
         # frames == -1: another connection was checkpointing at that moment (SQLite refused at once, without
         # waiting); that is not a long reader, so the next commit tries again rather than waiting for growth.
 
