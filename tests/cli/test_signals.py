@@ -175,17 +175,16 @@ def test_a_signal_during_ask_exits_with_the_signal_code_and_no_traceback(
 
 
 def _signal_another_thread(pid: int, signum: int) -> None:
-    """Deliver `signum` to one thread of `pid` other than its main thread (Linux `tgkill`): the kernel
-    may hand a process-directed signal to any thread that does not block it."""
+    """Deliver `signum` to one thread of `pid` other than its main thread (glibc's `tgkill`, any
+    architecture): the kernel may hand a process-directed signal to any thread that does not block it."""
     import ctypes
 
     tids = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
     assert tids, "the CLI runs no other thread while it awaits the answer"
     libc = ctypes.CDLL(None, use_errno=True)
-    assert libc.syscall(234, pid, tids[-1], signum) == 0, os.strerror(ctypes.get_errno())  # SYS_tgkill
+    assert libc.tgkill(pid, tids[-1], signum) == 0, os.strerror(ctypes.get_errno())
 
 
-@pytest.mark.skipif(sys.platform != "linux" or os.uname().machine != "x86_64", reason="tgkill's number is x86-64's")
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_landing_on_another_thread_still_stops_ask(
     tmp_path: Path, silent_llm: SilentLLM, signum: int, code: int

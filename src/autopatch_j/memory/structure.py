@@ -14,11 +14,12 @@ text into lines and labels each one:
   with its last sentence only: the sentences before it are prose ("we deploy with helm only. the
   install fails:" keeps its rule).
 
-Lists are layout too (`lists.layout(text)`): a run of item lines (`-`, `*`, `•`, `1.`, `2)`, `3、`, `（4）`,
-`①`, `一、`, `（二）`) after a prose line ending in a colon ("ground rules for this repo:", "以后这几条："), or at least
-two of them. Each item is a statement of its own (its words, never its marker), the colon line only
-introduces them, and a paste nested under an item stays a paste. The labels here do not know lists:
-an item line a weak shape makes material, or the last before a paste, is not read.
+Lists are layout too (`lists.layout(text)`): a run of item lines (`-`, `*`, `•`, `1.`, `2)`, `3、`,
+`（4）`, `①`, `一、`, `（二）`) after a prose line ending in a colon ("ground rules for this repo:",
+"以后这几条："), or at least two of them. Each item is a statement of its own (its words, never its
+marker), the colon line only introduces them, and a paste nested under an item stays a paste. The
+labels here do not know lists: an item line a weak shape makes material, or the last before a paste,
+is not read.
 
 Someone else's words are material too: a quotation standing on its own lines — from a line opening
 with a quotation mark to one closing it with the matching mark — under a line that introduces it
@@ -27,8 +28,9 @@ after it is prose. So is a paragraph of two lines or more set apart by a blank l
 ending in a colon and written in another script than the rest of the turn (an English-writing user
 pasting a teammate's Chinese notes, a Chinese-writing one pasting an English mail).
 
-Shapes only — fences, indentation, hunk headers, Markdown table rows, `file:line` locations, timestamps and log levels,
-`key=value` fields, prompts, key/value syntax, brackets, symbol density — never a list of messages.
+Shapes only — fences, indentation, hunk headers, Markdown table rows, `file:line` locations,
+timestamps and log levels, `key=value` fields, prompts, key/value syntax, brackets, symbol density —
+never a list of messages.
 A `key: value` line whose value reads as words ("naming: snake_case for every field, no camelCase
 anywhere"), and a list item that reads as words however it ends, are prose. A line with a weak
 shape counts as material only next to other material (a blank line ends a run), so a rule written
