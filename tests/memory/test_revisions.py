@@ -10,7 +10,7 @@ import pytest
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model, revision_features
 from autopatch_j.memory.subjects import Statement
-from tests.support.scripts import load_script
+from tests.support.scripts import assert_refit_matches, load_script
 
 
 def test_retraining_reproduces_the_shipped_model() -> None:
@@ -23,13 +23,7 @@ def test_retraining_reproduces_the_shipped_model() -> None:
     directory = trainer.find_checkout_part(Path(trainer.__file__).resolve().parent)
     examples = trainer.training_examples(directory, [])
     again = json.loads(trainer.dumps(trainer.model_data(examples, shipped["threshold"], directory, [])))
-    assert again.keys() == shipped.keys()
-    for key in shipped.keys() - {"weights", "bias"}:
-        assert again[key] == shipped[key], key
-    assert abs(again["bias"] - shipped["bias"]) <= 2e-4
-    names = again["weights"].keys() | shipped["weights"].keys()
-    far = [n for n in names if abs(again["weights"].get(n, 0.0) - shipped["weights"].get(n, 0.0)) > 2e-4]
-    assert not far, far[:5]
+    assert_refit_matches(again, shipped)
     assert default_revision_model().threshold == shipped["threshold"]
 
 
