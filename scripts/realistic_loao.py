@@ -11,13 +11,13 @@
 each of them is held out in turn like a dev author.
 
 For each author X: every learned model of the offline extractor is trained again without X's
-sessions (the trainers of `scripts/train_speech_model.py`, `scripts/train_subjects.py` and
-`scripts/train_reader.py`,
-the shipped thresholds kept), the extractor reads X's sessions with those models, and X is scored as
-`autopatch-j eval --part realistic` scores it. The shipped weights are never touched; the models
-live in memory for the run. Needs scikit-learn (the `test` extra). Deterministic.
+sessions (the trainers of `scripts/train_speech_model.py`, `scripts/train_subjects.py`,
+`scripts/train_revisions.py` and `scripts/train_reader.py`, the shipped thresholds kept), the
+extractor reads X's sessions with those models, and X is scored as `autopatch-j eval --part
+realistic` scores it. The shipped weights are never touched; the models live in memory for the run.
+Needs scikit-learn (the `test` extra). Deterministic.
 
-`--cache DIR` writes each fold's three trained models to `DIR/<author>.json` and, when that file
+`--cache DIR` writes each fold's trained models to `DIR/<author>.json` and, when that file
 exists, reads them from there instead of training: a before/after pair of a change that touches
 neither the training data nor what the trainers read (a supersede rule, say) then trains once. The
 cache is not checked against the data: use a fresh DIR after any other change. `--json` also writes
@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import train_reader
+import train_revisions
 import train_speech_model
 import train_subjects
 
@@ -41,16 +42,18 @@ from autopatch_j.memory import lexicon as lexicon_module
 from autopatch_j.memory import offline as offline_module
 from autopatch_j.memory import reader as reader_module
 from autopatch_j.memory import speech_model as speech_module
+from autopatch_j.memory import supersede as supersede_module
 from autopatch_j.memory.reader import ReaderModel
+from autopatch_j.memory.revisions import RevisionModel
 from autopatch_j.memory.speech_model import SpeechModel
 from autopatch_j.memory.subjects import SubjectModel
 from autopatch_j.quality.realistic import RealisticPart, find_checkout_part, load_realistic
 from autopatch_j.quality.realistic_eval import evaluate_realistic, figures
 
 
-def _use(speech: SpeechModel, subjects: SubjectModel, reader: ReaderModel | None) -> None:
-    """Make `speech`, `subjects` and `reader` the models every default lexicon and extractor of this
-    process reads."""
+def _use(speech: SpeechModel, subjects: SubjectModel, revisions: RevisionModel, reader: ReaderModel | None) -> None:
+    """Make `speech`, `subjects`, `revisions` and `reader` the models every default lexicon and
+    extractor of this process reads."""
     if reader is not None:
         offline_module.default_reader_model = lambda: reader  # type: ignore[assignment]
         reader_module.default_reader_model = lambda: reader  # type: ignore[assignment]
@@ -58,10 +61,12 @@ def _use(speech: SpeechModel, subjects: SubjectModel, reader: ReaderModel | None
     lexicon_module.default_lexicon.cache_clear()
     speech_module.clear_scores()
     offline_module.default_subject_model = lambda: subjects  # type: ignore[assignment]
+    supersede_module.default_revision_model = lambda: revisions  # type: ignore[assignment]
 
 
 def _trained(author: str, *, dev_authors: list[str], cache: Path | None) -> dict[str, Any]:
-    """The speech, subject and reader models trained without `author` (read from `cache` when there)."""
+    """The speech, subject, revision and reader models trained without `author` (read from `cache`
+    when there)."""
     cached = cache / f"{author}.json" if cache is not None else None
     if cached is not None and cached.is_file():
         return dict(json.loads(cached.read_text(encoding="utf-8")))
@@ -72,8 +77,16 @@ def _trained(author: str, *, dev_authors: list[str], cache: Path | None) -> dict
     )
     shipped_subjects = json.loads(Path(train_subjects.DEFAULT_OUT).read_text(encoding="utf-8"))
     subjects = train_subjects.train(without=left_out, threshold=float(shipped_subjects["pair"]["threshold"]))
+    shipped_revisions = json.loads(Path(train_revisions.DEFAULT_OUT).read_text(encoding="utf-8"))
+    directory = train_subjects._part_dir()
+    revisions = train_revisions.model_data(
+        train_revisions.training_examples(directory, [author]),
+        float(shipped_revisions["threshold"]),
+        directory,
+        [author],
+    )
     reader = train_reader.train(without=[author]) if offline_module.READER_PRIMARY else None
-    models = {"speech": speech, "subjects": subjects, "reader": reader}
+    models = {"speech": speech, "subjects": subjects, "revisions": revisions, "reader": reader}
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         cached.write_text(json.dumps(models), encoding="utf-8")
@@ -86,7 +99,12 @@ def fold(
     """The figures of `author`'s sessions read with models trained without them, and each session's notes."""
     models = _trained(author, dev_authors=dev_authors, cache=cache)
     reader = ReaderModel.from_data(models["reader"]) if models["reader"] is not None else None
-    _use(SpeechModel.from_data(models["speech"]), SubjectModel.from_data(models["subjects"]), reader)
+    _use(
+        SpeechModel.from_data(models["speech"]),
+        SubjectModel.from_data(models["subjects"]),
+        RevisionModel.from_data(models["revisions"]),
+        reader,
+    )
     held = RealisticPart(
         source=part.source,
         sessions=tuple(s for s in part.sessions if part.authors[s.id] == author),

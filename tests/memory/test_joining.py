@@ -12,7 +12,7 @@ from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.joining import JoiningModel, default_joining_model, join_features
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.subjects import default_subject_model
-from tests.support.scripts import load_script
+from tests.support.scripts import assert_refit_matches, load_script
 
 
 def test_retraining_reproduces_the_shipped_model() -> None:
@@ -22,13 +22,7 @@ def test_retraining_reproduces_the_shipped_model() -> None:
     trainer = load_script("scripts/train_joining.py")
     shipped = json.loads(Path(trainer.DEFAULT_OUT).read_text(encoding="utf-8"))
     again = json.loads(trainer.dumps(trainer.train(trainer.part_dir(), [])))
-    assert again.keys() == shipped.keys()
-    for key in shipped.keys() - {"weights", "bias"}:
-        assert again[key] == shipped[key], key
-    assert abs(again["bias"] - shipped["bias"]) <= 2e-4
-    names = again["weights"].keys() | shipped["weights"].keys()
-    far = [n for n in names if abs(again["weights"].get(n, 0.0) - shipped["weights"].get(n, 0.0)) > 2e-4]
-    assert not far, far[:5]
+    assert_refit_matches(again, shipped)
     assert default_joining_model().threshold == shipped["threshold"]
 
 

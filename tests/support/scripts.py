@@ -40,3 +40,16 @@ def run_over_session(
         timeout=120,
         cwd=tmp_path,
     )
+
+
+def assert_refit_matches(again: dict[str, Any], shipped: dict[str, Any], *, unit: float = 2e-4) -> None:
+    """A linear model refitted by its training script is the shipped one: the same keys and the same
+    values besides `bias` and `weights`, which match within their last rounded unit (another CPU's
+    BLAS may round the other way)."""
+    assert again.keys() == shipped.keys()
+    for key in shipped.keys() - {"weights", "bias"}:
+        assert again[key] == shipped[key], key
+    assert abs(again["bias"] - shipped["bias"]) <= unit
+    names = again["weights"].keys() | shipped["weights"].keys()
+    far = [n for n in names if abs(again["weights"].get(n, 0.0) - shipped["weights"].get(n, 0.0)) > unit]
+    assert not far, far[:5]

@@ -105,14 +105,14 @@ def pair_features(new: Statement, old: Statement, idf: dict[str, float], default
         "correction": float(new.correction),
         "retirement": float(new.retirement),
     }
-    feats.update(_value_features(new.text, old.text))
+    feats.update(value_features(new.text, old.text))
     feats["switch_x_shared"] = feats["switch"] * feats["concept_weight"]
     feats["retirement_x_shared"] = feats["retirement"] * feats["concept_weight"]
     feats["discussion_x_shared"] = feats["old_discussion"] * feats["concept_weight"]
     return feats
 
 
-def _value_features(new: str, old: str) -> dict[str, float]:
+def value_features(new: str, old: str) -> dict[str, float]:
     """What the two values say (`values.py`): one type in both, a value of it changed — a revision's
     mark, the stronger the less else the new statement says — and one value in both."""
     new_values, old_values = values(new), values(old)

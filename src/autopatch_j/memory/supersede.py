@@ -7,8 +7,11 @@ applies it to the offline extractor's candidates and to the related active memor
 - statements of one turn and kind that the joining model (`joining.py`) reads as one are one
   statement quoting each;
 - a preference or decision without a subject of the lexicon's table is named by the model;
-- a new preference or decision replaces the active memory it is most likely about (above the
-  model's threshold): of either kind, or the comparison it settles; failing that, an active rule
+- a new preference or decision replaces the active memory it is most likely about, of either kind,
+  or the comparison it settles, when the subject model's probability is above its threshold or the
+  revision model (`revisions.py`) reads the statement as revising it ("换 delete+insert。" after "策略
+  用 merge" shares no word with it); a statement that only takes a rule back, when the subject model's
+  probability is above its threshold; failing that, an active rule
   naming an alternative of a tool it names (`alternatives.py`: "还是换成 zerolog 吧" after "日志统一用
   zap") — one of its own kind first, then the likeliest, then the latest, so a preference that names
   the old tool in passing is not taken for the decision — in a batch too, an earlier statement of
@@ -40,6 +43,7 @@ from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.joining import JoiningModel, default_joining_model, join_features
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, Turn
+from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
@@ -57,11 +61,20 @@ class SubjectReader:
         model: SubjectModel,
         alternatives: Alternatives | None = None,
         joining: JoiningModel | None = None,
+        revisions: RevisionModel | None = None,
     ) -> None:
         self.lexicon = lexicon
         self.model = model
         self.joining = joining or default_joining_model()
         self._alternatives = alternatives
+        self._revisions = revisions
+
+    @property
+    def revisions(self) -> RevisionModel:
+        """The revision model (the package's unless one was given), read on first use."""
+        if self._revisions is None:
+            self._revisions = default_revision_model()
+        return self._revisions
 
     @property
     def alternatives(self) -> Alternatives:
@@ -207,29 +220,47 @@ class SubjectReader:
         )
 
     def retired_in_batch(self, candidates: Sequence[Candidate]) -> dict[int, int]:
-        """Candidate id → id of a later candidate of the batch (another turn) that ends it: a
-        retirement candidate about a preference or decision, a preference or decision settling a
-        discussion (the comparison is over; the decision supersedes what is stored of it), or a
-        preference or decision naming an alternative of a tool the earlier one names."""
+        """Candidate id → id of a later candidate of the batch (another turn) that ends it: the earlier
+        candidate the later one is likeliest about, when it is about it (`_is_about`: a retirement
+        candidate about a preference or decision, a preference or decision revising one or settling a
+        discussion — the comparison is over; the decision supersedes what is stored of it), and any
+        earlier preference or decision naming a tool of which the later one names an alternative."""
         retired: dict[int, int] = {}
         for n, later in enumerate(candidates):
             if later.kind is MemoryKind.DISCUSSION_CONTEXT:
                 continue
             retiring = later.subject == RETIREMENT
             new = self._new(later)
-            retired.update(
-                (earlier.id, later.id)
+            open_ = [
+                earlier
                 for earlier in candidates[:n]
                 if earlier.subject != RETIREMENT
                 and (earlier.kind is MemoryKind.DISCUSSION_CONTEXT) is not retiring
                 and earlier.id not in retired
                 and not ({s.turn_id for s in earlier.sources} & {s.turn_id for s in later.sources})
-                and (
-                    self.model.is_same(new(earlier.kind), self.statement(_said(earlier), earlier.kind.value))
-                    or self._switches_tool(later, earlier.kind, f"{_said(earlier)} {earlier.content}")
-                )
+            ]
+            olds = {e.id: self.statement(_said(e), e.kind.value) for e in open_}
+            likelihood = {e.id: self.model.same_subject(new(e.kind), olds[e.id]) for e in open_}
+            likeliest = max(open_, key=lambda e: (likelihood[e.id], e.id), default=None)
+            if likeliest is not None and self._is_about(
+                later, new(likeliest.kind), olds[likeliest.id], likelihood[likeliest.id]
+            ):
+                retired[likeliest.id] = later.id
+            retired.update(
+                (earlier.id, later.id)
+                for earlier in open_
+                if earlier.id not in retired
+                and self._switches_tool(later, earlier.kind, f"{_said(earlier)} {earlier.content}")
             )
         return retired
+
+    def _is_about(self, candidate: Candidate, new: Statement, old: Statement, same: float) -> bool:
+        """Whether `candidate` (read as `new`) is about the memory `old` it is likeliest about (`same`:
+        the subject model's probability): for a statement that only takes a rule back, the subject
+        model above its threshold; for one stating something, that or the revision model."""
+        if self.takes_back(candidate):
+            return same >= self.model.threshold
+        return same >= self.model.threshold or self.revisions.revises(new, old, same)
 
     def _switches_tool(self, candidate: Candidate, old_kind: MemoryKind, old_text: str) -> bool:
         """`candidate` adopts an alternative of a tool a rule (`old_kind`, `old_text`: its quotes and
@@ -243,22 +274,33 @@ class SubjectReader:
         )
 
     def target(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> RelatedItem | None:
-        """The active memory a new preference or decision is about: the likeliest above the model's
-        threshold, of either kind, or the comparison it settles."""
+        """The active memory a new preference or decision is about: the likeliest, of either kind, or
+        the comparison it settles, when it is about it (`_is_about`); failing that, a rule naming a
+        tool it replaces, a rule stored under the subject a revision's words vote for, a value it
+        revises."""
         if candidate.kind is MemoryKind.DISCUSSION_CONTEXT:
             return None
         new = self.statement(_said(candidate), candidate.kind.value)
         read_as = self._new(candidate)
-        best: tuple[float, int] | None = None
-        found = None
         likelihood: dict[int, float] = {}
+        olds: dict[int, Statement] = {}
         for r in related:
             if r.item.memory_id in taken:
                 continue
-            old = Statement(" ".join(s.quote for s in r.sources) or r.item.content, r.item.kind.value)
-            p = likelihood[r.item.memory_id] = self.model.same_subject(read_as(r.item.kind), old)
-            if p >= self.model.threshold and (best is None or (p, r.item.memory_id) > best):
-                best, found = (p, r.item.memory_id), r
+            old = olds[r.item.memory_id] = Statement(
+                " ".join(s.quote for s in r.sources) or r.item.content, r.item.kind.value
+            )
+            likelihood[r.item.memory_id] = self.model.same_subject(read_as(r.item.kind), old)
+        likeliest = max(
+            (r for r in related if r.item.memory_id in likelihood),
+            key=lambda r: (likelihood[r.item.memory_id], r.item.memory_id),
+            default=None,
+        )
+        found = None
+        if likeliest is not None:
+            mid = likeliest.item.memory_id
+            if self._is_about(candidate, read_as(likeliest.item.kind), olds[mid], likelihood[mid]):
+                found = likeliest
         if found is None:
             # Of the rules naming a tool it replaces: one of its kind first, then the likeliest, then the latest.
             found = max(
