@@ -147,8 +147,10 @@ def credential_shaped(value: str) -> bool:
     part holds a digit and letters, switches case often or mixes letters and digits throughout, and
     is not mostly pronounceable words (`SettingsManagerV2Helper` is a name)."""
     kind = _KIND_AND_BODY.fullmatch(value)
-    run = kind.group("body") if kind is not None else None
-    if run is None or _HEX.fullmatch(run) or not any(c.isdigit() for c in run):
+    if kind is None:
+        return False
+    run: str = kind.group("body")
+    if _HEX.fullmatch(run) or not any(c.isdigit() for c in run):
         return False
     wordy = sum(len(m) for m in _WORD_SEGMENT.findall(run) if len(m) >= 3 and _VOWELS.intersection(m))
     if wordy * 3 >= len(run) * 2:
