@@ -22,8 +22,8 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
 - `credential_shapes`: a value whose own form says it is a credential where its key names nothing
   known — a short kind before a long random body, a labelled recovery phrase of word-list words, a
   private key under a key ending in `PK` — and values cut across lines under a relaying tool's tag
-  (`[runner-2] `, `remote: `, `... `); object ids, a public key's modulus, tagged log lines and
-  prose after the same labels stay.
+  (`[runner-2] `, `remote: `, `... `); object ids, tagged log lines and prose after the
+  same labels stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
