@@ -19,6 +19,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   a password option after a user option, SQL `IDENTIFIED BY`, a literal piped into a login, a sealed
   cookie; public keys, template slots, paths, labels said to be absent, cache keys and placeholders
   placed the same way stay.
+- `credential_shapes`: a value whose own form says it is a credential where its key names nothing
+  known — a short kind before a long random body, a labelled recovery phrase of word-list words, a
+  private key under a key ending in `PK` — and values cut across lines under a relaying tool's tag
+  (`[runner-2] `, `remote: `, `... `); object ids, tagged log lines and prose after the
+  same labels stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -32,7 +37,7 @@ import pytest
 
 from autopatch_j.cloud.redaction import redact
 
-FILES = ("slots", "sinks", "tool_output", "placements")
+FILES = ("slots", "sinks", "tool_output", "placements", "credential_shapes")
 
 
 def _cases(kind: str) -> list[Any]:

@@ -75,7 +75,7 @@ from autopatch_j.cloud.secret_places import (
     zh_secret,
 )
 from autopatch_j.cloud.secret_sinks import CALL_REACH, callees
-from autopatch_j.cloud.secret_value_shape import SCREAMING, der_private, value_shape
+from autopatch_j.cloud.secret_value_shape import SCREAMING, value_shape, value_signal
 from autopatch_j.cloud.secret_values import placeholder
 
 __all__ = [
@@ -411,12 +411,12 @@ def _combine(out: dict[str, float]) -> None:
 
 
 # a candidate is judged only with one of these before it (a secret's key word or label, the fields
-# of a `.pgpass` line) or a private key's DER as its value (`der_private`), and when it is no
-# placeholder (`secret_values.placeholder`); elsewhere a random-looking run (a digest, a
-# certificate line) is no secret
+# of a `.pgpass` line) or a value that says so itself (a private key's DER, a credential's shape:
+# `value_signal`), and when it is no placeholder (`secret_values.placeholder`); elsewhere a
+# random-looking run (a digest, a certificate line) is no secret
 CONTEXT_SIGNALS = frozenset(
-    {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg"}
-    | {"announced", "url_path_secret", "der_private", "code_literal", "stated", "presented", "header_value"}
+    {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
+    | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
 )
 
 
@@ -451,7 +451,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
         return True
     if ends_in_abbreviated_key(before):
         return True
-    if der_private(view[start:end]):
+    if value_signal(view[start:end]) is not None:
         return True
     if view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before:
         return True
@@ -525,8 +525,8 @@ class SecretJudge:
         ):
             return 0.0
         found = _context_of(view, start, context_start, end)
-        if der_private(view[start:end]):
-            found["der_private"] = 1.0
+        if (signal := value_signal(view[start:end])) is not None:
+            found[signal] = 1.0
         if source == "token" and not judged(found):
             return 0.0  # decided by the context alone: no shape features needed
         value_shape(view[start:end], found, key_lexicon().prefixes)

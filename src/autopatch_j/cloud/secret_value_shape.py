@@ -134,6 +134,42 @@ def der_private(value: str) -> bool:
     return len(value) >= DER_PRIVATE_MIN and value.startswith(_DER_HEADS) and _der_inner(value)[:3] in _PRIVATE_VERSIONS
 
 
+# a credential's own shape, whatever names it: a short kind before a separator and a random body
+# of 26 or more letters and digits (`xy_`, `ABCD-`, `ab_cd_` + body; an object's id — `ch_`, `req_`
+# + 24 — is shorter), not hex (a digest is no credential by its shape)
+_KIND_AND_BODY = re.compile(r"[A-Za-z][A-Za-z0-9]{0,5}+(?:[_-][a-z]{2,4}+)?[_-](?P<body>[A-Za-z0-9]{26,}+)")
+_CASE_SWITCH = re.compile(r"[a-z][A-Z]|[A-Z][a-z]")
+_WORD_SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}")
+
+
+def credential_shaped(value: str) -> bool:
+    """Whether `value` reads as a credential by its shape alone (see `_KIND_AND_BODY`): its random
+    part holds a digit and letters, switches case often or mixes letters and digits throughout, and
+    is not mostly pronounceable words (`SettingsManagerV2Helper` is a name)."""
+    kind = _KIND_AND_BODY.fullmatch(value)
+    if kind is None:
+        return False
+    run: str = kind.group("body")
+    if _HEX.fullmatch(run) or not any(c.isdigit() for c in run):
+        return False
+    wordy = sum(len(m) for m in _WORD_SEGMENT.findall(run) if len(m) >= 3 and _VOWELS.intersection(m))
+    if wordy * 3 >= len(run) * 2:
+        return False
+    digits = sum(c.isdigit() for c in run)
+    upper, lower = any(c.isupper() for c in run), any(c.islower() for c in run)
+    if upper and lower:
+        return len(_CASE_SWITCH.findall(run)) * 6 >= len(run)
+    return digits * 6 >= len(run)
+
+
+def value_signal(value: str) -> str | None:
+    """What the value alone says, as a judge's signal: `der_private` (a private key's DER) or
+    `credential_shape` (`credential_shaped`); None when it says nothing."""
+    if der_private(value):
+        return "der_private"
+    return "credential_shape" if credential_shaped(value) else None
+
+
 def entropy(value: str) -> float:
     size = len(value)
     return -sum(n / size * math.log2(n / size) for n in Counter(value).values())

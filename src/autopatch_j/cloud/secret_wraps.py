@@ -10,7 +10,8 @@ break, the indentation and the prefix between them stay.
 A line is a *gutter* and a *body*: the gutter is the indentation and at most three quote, comment or
 box markers (`>`, `│`, `┃`, `|`, `#`, `//`, `*`), each with one space after it; where a record
 continues (a quoted value or a random run) the gutter may also hold an editor's or a log viewer's
-continuation mark (`…`, `↳`, `+ `), and the cut line may end in a fold mark (`\\`, `↩`). A break is joined
+continuation mark (`…`, `↳`, `↪`, `+ `, `... `, `-- `) or a relaying tool's tag (`[build-07] `,
+`remote: `), and the cut line may end in a fold mark (`\\`, `↩`). A break is joined
 when the next body starts with a token character (no space, no `[REDACTED]` mark), the line ends
 with one too (at a fixed column it may end with a space: the wrap fell after it, and it stays), and
 one of these holds:
@@ -70,9 +71,14 @@ WRAP_WIDTH_MIN = 60
 QUOTED_MAX = 256
 
 GUTTER = re.compile(r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*)[ \t]?){0,3}+")
-# where a wrapped record continues: a gutter, also an editor's or a log viewer's continuation mark
-# (`…`, `↳`, `+ `); and the fold mark a cut line may end with (a shell's `\`, `↩`)
-_CONTINUATION = re.compile(r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*|…|↳)[ \t]?|\+[ \t]){0,3}+")
+# where a wrapped record continues: a gutter (a marker may take a few spaces), also an editor's or a
+# log viewer's continuation mark (`…`, `↳`, `↪`, `+ `, `... `, `-- `) or the tag a tool prints before
+# each line it relays (`[build-07] `, `remote: `); and the fold mark a cut line may end with (a
+# shell's `\`, `↩`)
+_CONTINUATION = re.compile(
+    r"[ \t]{0,16}+(?:(?:>|│|┃|\||#|//|\*|…|↳|↪)[ \t]{0,3}+"
+    r"|(?:\+|\.{3}|--|\[[\w.:-]{1,24}\]|[a-z]{2,12}:)[ \t]{1,3}+){0,3}+"
+)
 _FOLD_MARKS = frozenset("\\↩↵⏎")
 _NEWLINE = re.compile("\n")
 _TOKEN_RUN_TAIL = re.compile(r"[^\s\"'`]*+\Z")
