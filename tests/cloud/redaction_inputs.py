@@ -119,7 +119,8 @@ NEW_SINKS: dict[str, Callable[[int], str]] = {
 
 # inputs aimed at values placed with no trigger word: key abbreviations, table columns, variables
 # handed to a key later on, printed files, request headers, user/password options, SQL, PuTTY key
-# files, mail logins, signed tokens, fold marks and continuation marks
+# files, mail logins, signed tokens, fold marks and continuation marks; a network device's key
+# positions, VRP cipher marks never closed, eSIM activation codes, `md5` keys and fingerprints
 NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "abbreviated keys": lambda n: ("cs: Ab3dEf9hQ2 " * n)[:n],
     "table headers and rows": lambda n: (("字段,值," * 8 + "\n" + "a.cs,Ab3dEf9h," * 8 + "\n") * n)[:n],
@@ -132,4 +133,10 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "mail logins": lambda n: ("a@b.c:" * n)[:n],
     "signed tokens": lambda n: ("sk.eyJhYmNkZWZn." * n)[:n],
     "fold and continuation marks": lambda n: ("Ab3dEf9h↩\n…Qz7Lm2Xr " * n)[:n],
+    "AAA server arguments": lambda n: ("tacacs-server host a b c d e f g h i " * n)[:n],
+    "SNMPv3 user lines": lambda n: ("snmp-server user a b v3 auth sha Ab3dEf9h auth sha " * n)[:n],
+    "device key words": lambda n: ("message-digest-key 1 md5 key-string 7 neighbor a password " * n)[:n],
+    "unclosed cipher marks": lambda n: ("%^%#Ab3dEf9h%@%@" * n)[:n],
+    "activation code heads": lambda n: ("LPA:1$a.b$" * n)[:n],
+    "md5 keys and fingerprints": lambda n: ("ospf_md5: SHA256:Ab3dEf9h 0x12 " * n)[:n],
 }

@@ -24,6 +24,13 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   private key under a key ending in `PK` — and values cut across lines under a relaying tool's tag
   (`[runner-2] `, `remote: `, `... `); object ids, tagged log lines and prose after the
   same labels stay.
+- `device_configs`: a network device's configuration — the value after a protocol's key id and
+  hash (`message-digest-key 7 md5 …`, `authentication-key 1 md5 …`), after `key-string`, a
+  TACACS+/RADIUS server's `key`, a BGP neighbour's `password 7 …`, an SNMP community, SNMPv3
+  `auth`/`priv` passwords, Huawei VRP cipher text, a protocol's `md5` key or a `type7` password in
+  a variable, a gateway's `shared` secret, an eSIM activation code's matching id; key ids, template
+  slots, `SHA256:` and colon-hex fingerprints, hex numbers, a placeholder person's token and
+  checksums stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -37,7 +44,7 @@ import pytest
 
 from autopatch_j.cloud.redaction import redact
 
-FILES = ("slots", "sinks", "tool_output", "placements", "credential_shapes")
+FILES = ("slots", "sinks", "tool_output", "placements", "credential_shapes", "device_configs")
 
 
 def _cases(kind: str) -> list[Any]:

@@ -5,7 +5,8 @@ the database). It runs in time linear in the length of the text: every rule in `
 families and `key=value` forms), `secret_shapes` (prose, label grammar, argv lists, tables),
 `secret_layouts` (webhook paths, `user/password@host`, secrets printed in groups), `secret_sinks`
 (a literal handed to a keyed call, base64 of a login, a key id beside its secret) and
-`secret_phrases` (a labelled recovery phrase of word-list words) is a
+`secret_phrases` (a labelled recovery phrase of word-list words) and `secret_devices` (a credential
+in a network device's configuration, VRP cipher text, an eSIM activation code) is a
 regular expression whose work per start position is bounded (possessive or bounded quantifiers,
 lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`.
 
@@ -56,6 +57,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NewType, TypeVar
 
+from autopatch_j.cloud.secret_devices import DEVICE_RULES
 from autopatch_j.cloud.secret_judge import ScoreMemo, SecretJudge, candidates, shipped_judge
 from autopatch_j.cloud.secret_layouts import LAYOUT_RULES
 from autopatch_j.cloud.secret_phrases import PHRASE_RULES
@@ -68,7 +70,7 @@ from autopatch_j.cloud.secret_values import REDACTED
 from autopatch_j.cloud.secret_wrap_blocks import Break, completed, wrapped_breaks
 from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view
 
-RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES + SINK_RULES + PHRASE_RULES
+RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES + SINK_RULES + PHRASE_RULES + DEVICE_RULES
 
 __all__ = ["REDACTED", "Finding", "RedactedText", "contains_secret", "findings", "redact", "redacted", "secret_spans"]
 

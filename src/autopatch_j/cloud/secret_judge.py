@@ -75,7 +75,7 @@ from autopatch_j.cloud.secret_places import (
     zh_secret,
 )
 from autopatch_j.cloud.secret_sinks import CALL_REACH, callees
-from autopatch_j.cloud.secret_value_shape import SCREAMING, value_shape, value_signal
+from autopatch_j.cloud.secret_value_shape import NO_KEY_BYTES, SCREAMING, value_shape, value_signal
 from autopatch_j.cloud.secret_values import placeholder
 
 __all__ = [
@@ -428,12 +428,12 @@ def judged(found: dict[str, float]) -> bool:
     """Whether a candidate with these features is judged at all: a context signal is before it, the
     key it is assigned to does not end in a word that names something else (`session_id`,
     `token_type`, `api_key_url`: an identifier, a kind, an address), a key's id is no UUID and the
-    value is no base64 of prose or a JSON document, no hex of words and no certificate or public key
-    — nor, with only its place to go on (`_PLACES`), base64 of any text but a login."""
+    value is no base64 of prose or JSON, hex of words, certificate, public key, fingerprint or `0x` number,
+    nor hex or padded base64 under `md5` — nor, by its place alone (`_PLACES`), base64 of text but a login."""
     if "key_id" in found and "uuid" in found:
         return False  # a key's id written as a UUID (`keyId: <uuid>`) identifies, like any UUID
-    if "b64_document" in found or "hex_text" in found or "der_public" in found:
-        return False  # base64 of prose or JSON, hex of words, a certificate's DER: no key bytes
+    if found.keys() & NO_KEY_BYTES or ("k:md5" in found and found.keys() & {"hex", "padding"}):
+        return False  # base64 of prose or JSON, hex of words, a certificate's DER, a fingerprint, a number, a digest
     signals = found.keys() & CONTEXT_SIGNALS
     if signals and signals <= _PLACES and "b64_text" in found and not found.keys() & {"b64_login", "b64_keyed"}:
         return False  # a place alone makes no secret of base64 of text (`preview = 'QUJD…'`)
@@ -478,11 +478,11 @@ def _secret_word_pattern() -> re.Pattern[str]:
 
 # a span a key-word rule found is overruled only with one of these: a word before it that names no
 # secret (`object_key`, `idempotency_key`, `--secret-banner-bg`), or a value that reads as a path, a
-# file, a name, an identifier, a version, a date, a digest or lowercase words (`capacity`,
+# file, a name, an identifier, a version, a date, a digest, a fingerprint, a number or lowercase words (`capacity`,
 # `stripe-live-key`: weighed by the judge); a word with a digit (`hunter2`) stays a secret
 VETO_SIGNALS = frozenset(
     {"key_benign", "near_benign", "zh_benign", "path", "file_ext", "dotted", "attribute", "uuid", "version", "date"}
-    | {"hex_digest", "email", "flag", "all_digits", "plain_words", "hex_text"}
+    | {"hex_digest", "email", "flag", "all_digits", "plain_words", "hex_text", "fingerprint", "hex_number"}
 )
 
 

@@ -1,9 +1,10 @@
 """What the words of a key or label say to the secret judge (`secret_judge.py`): the word lists of
 `secret_judge_words.json` (words that name a secret, words that name no secret, token prefixes, in
 English and Chinese; abbreviations that name a secret only as a key's last word — `cs`, `KS`, `sec`;
-the negations that say a label's secret is absent — `没有密码`, `no password`) and a key split into
-its words (`snake_case`, `camelCase`, a fused word split before the secret's word it ends in:
-`requirepass` is `require` `pass`, `bindpw` is `bind` `pw`, `appsec` is `app` `sec`)."""
+the negations that say a label's secret is absent — `没有密码`, `no password`) and a key split into its
+words (`snake_case`, `camelCase`, `md5` and `type7` kept whole, a fused word split before the
+secret's word it ends in: `requirepass` is `require` `pass`, `bindpw` is `bind` `pw`, `appsec` is
+`app` `sec`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+# a word with the digit that completes it stays one word: a hash's name (`md5`: `OSPF_MD5`) and an
+# encryption type (`type7`: `vty_pass_type7`)
+_WORD = re.compile(r"(?i:md5|type[0-9])(?![0-9])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from autopatch_j.cloud.secret_values import (
     ZH_LABEL,
     Span,
     context_secret,
+    example_token,
     key_before,
     located,
     looks_random,
@@ -55,12 +56,13 @@ _MASKED_BODY = re.compile(r"x{6}|X{6}|\*{3}|•{2}")
 
 
 def _spans(pattern: re.Pattern[str], group: str | None = None) -> Callable[[str], Iterator[Span]]:
-    """Spans of every match (or of its named group), except masked ones."""
+    """Spans of every match (or of its named group), except masked ones and documentation
+    examples (`example_token`)."""
 
     def find(view: str) -> Iterator[Span]:
         for match in pattern.finditer(view):
             start, end = match.span(group) if group else match.span()
-            if _MASKED_BODY.search(view, start, end) is None:
+            if _MASKED_BODY.search(view, start, end) is None and not example_token(view[start:end]):
                 yield start, end
 
     return find

@@ -1,14 +1,13 @@
 """The shape of a candidate secret value, as features of the secret judge (`secret_judge.features`).
-
 Length, the mix of digits, upper and lower case and symbols, character entropy and how often digits
 and letters alternate, the share of pronounceable word segments, and whether the value reads as a
-hex digest, hex of words, a UUID, a version, a date, a file name, a dotted name, an e-mail address,
-a placeholder, an identifier of words, four-letter groups, a certificate or public key in base64
-DER, a private key or a key store in base64 DER, an object id, a `SCREAMING_SNAKE` name, an
-attribute, a path, a flag, base64 padding, a known token prefix, lowercase words, or base64 of
-printable text in any script or of a file (of a document — prose, a message of `|` fields, a file's
-bytes —, of a JSON document with a key's field, or of `user:password`). Pure
-functions of the value; the context is the judge's.
+hex digest, hex of words, a key's fingerprint, a `0x` number, a UUID, a version, a date, a file
+name, a dotted name, an e-mail address, a placeholder, an identifier of words, four-letter groups, a
+certificate or public key in base64 DER, a private key or a key store in base64 DER, an object id, a
+`SCREAMING_SNAKE` name, an attribute, a path, a flag, base64 padding, a known token prefix,
+lowercase words, or base64 of printable text in any script or of a file (of a document — prose, a
+message of `|` fields, a file's bytes —, of a JSON document with a key's field, or of
+`user:password`). Pure functions of the value; the context is the judge's.
 """
 
 from __future__ import annotations
@@ -29,6 +28,15 @@ _DOTTED = re.compile(r"[a-z][a-z0-9_-]*+(?:\.[a-z][a-z0-9_-]*+){1,8}")
 _EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+")
 _PLACEHOLDER = re.compile(r"(?i)x{3,}|\*{3,}|your[_-]|example|replace|changeme|placeholder|redacted|dummy|sample")
 _HEX = re.compile(r"[0-9a-fA-F]+")
+# OpenSSH's fingerprints (`SHA256:` + 43 base64 characters, `MD5:` + 16 colon-hex bytes) and a
+# certificate's colon-hex digest of 16 to 64 bytes
+_FINGERPRINT = re.compile(
+    r"SHA256:[A-Za-z0-9+/]{43}|(?:MD5:)?[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){15}|[0-9A-F]{2}(?::[0-9A-F]{2}){19,63}"
+)
+_HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]{1,16}")
+# shapes of values that hold no key's bytes: a document or text in base64 or hex, a certificate, a
+# fingerprint, a number
+NO_KEY_BYTES = frozenset({"b64_document", "hex_text", "der_public", "fingerprint", "hex_number"})
 _OBJECT_ID = re.compile(r"[a-z]{2,8}_(?:[0-9A-HJKMNP-TV-Z]{20,32}|[0-9]{6,})")
 _ID_WORDS = re.compile(r"(?:[a-z]{2,}[-_.]|[A-Z][a-z]+){2,}")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
@@ -199,6 +207,10 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
     vowels = sum(map(_VOWEL_CHARS.__contains__, value))
     letters = upper + lower
     out["vowel_ratio"] = vowels / letters if letters else 0.0
+    if _FINGERPRINT.fullmatch(value):
+        out["fingerprint"] = 1.0  # a key's or certificate's fingerprint (`SHA256:…`, colon hex): public
+    if _HEX_NUMBER.fullmatch(value):
+        out["hex_number"] = 1.0  # `0x64F285C2`: a number (an SPI, a flag word), not key bytes
     if _HEX.fullmatch(value):
         out["hex"] = 1.0
         if size in (32, 40, 64, 128):

@@ -8,6 +8,7 @@ Every pattern here runs in linear time: quantifiers are bounded or possessive.
 
 from __future__ import annotations
 
+import base64
 import binascii
 import math
 import re
@@ -51,6 +52,23 @@ _REF_START = re.compile(r"\$\{|\$\(|\{\{|%\(|<[A-Za-z_ ]")
 
 # a documentation example key (AWS's published examples end in EXAMPLE / EXAMPLEKEY)
 _DOCS_EXAMPLE = re.compile(r"EXAMPLE(?:KEY)?\Z")
+
+
+# the claims of a specification's or a tutorial's example token (jwt.io's): a placeholder person
+_EXAMPLE_CLAIMS = re.compile(r'"name"[ \t]*+:[ \t]*+"(?:John|Jane) Doe"')
+
+
+def example_token(value: str) -> bool:
+    """A JSON Web Token whose payload names a placeholder person (`"name": "John Doe"`): a
+    documentation example, not a credential."""
+    parts = value.split(".") if value.startswith("eyJ") else ()
+    if len(parts) != 3 or not parts[1].startswith("eyJ"):
+        return False
+    try:
+        payload = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)).decode("utf-8", "replace")
+    except (ValueError, binascii.Error):
+        return False
+    return _EXAMPLE_CLAIMS.search(payload) is not None
 
 
 # the arguments of a call, as code writes them: `os.getenv("X")`, `get_token()`, `environ["X"]`
@@ -128,7 +146,7 @@ _IAM_AFTER = frozenset(" \t\r\n\"',]")
 
 def placeholder(view: str, value: str, start: int) -> bool:
     """A value that is no literal secret: a setting, a reference or the name inside one, a path, a
-    docs example key, a stand-in, a masked value or a publishable key, an environment variable's
+    docs example key or token, a stand-in, a masked value or a publishable key, an environment variable's
     name, a secret store's reference, a value encrypted in place (`ENC[…]`), a public payload's
     digest or an IAM action."""
     if not value or SETTING.fullmatch(value) or ENV_REF.fullmatch(value) or value.startswith(REDACTED):
@@ -167,7 +185,9 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if _ENV_LOOKUP.search(view, max(0, start - 24), start):  # the name in `os.environ["…"]`, `.get("…")`
         return True
-    return _REF_START.match(view, start) is not None or _DOCS_EXAMPLE.search(value) is not None
+    if _DOCS_EXAMPLE.search(value) is not None or example_token(value):
+        return True
+    return _REF_START.match(view, start) is not None
 
 
 # an OpenSSH public key: the key's type (or nothing) and a blank, then base64 of the wire format,
