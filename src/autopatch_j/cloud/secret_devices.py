@@ -58,7 +58,7 @@ _DEVICE_KEY = re.compile(
     rf"){_VALUE}"
 )
 # a value that stands for another: a variable, a template slot, a masked or elided value
-_SLOT = re.compile(r"[$<{%]|\*{3}|\.\.\.")
+_SLOT = re.compile(r"[$<{]|%[({]|\*{3}|\.\.\.")
 
 
 def _device_keys(view: str) -> Iterator[Span]:
