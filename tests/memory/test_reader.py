@@ -13,7 +13,15 @@ from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.offline import RulesExtractor
-from autopatch_j.memory.reader import ReaderModel, TurnView, default_reader_model, sentence_features, turn_features
+from autopatch_j.memory.reader import (
+    Reading,
+    ReaderModel,
+    TurnView,
+    admits,
+    default_reader_model,
+    sentence_features,
+    turn_features,
+)
 from tests.memory.pipeline_support import admit, pipeline_for
 from tests.support.scripts import load_script
 
@@ -67,6 +75,27 @@ def test_the_model_collapses_its_fine_labels_to_five_readings() -> None:
     assert model.read({"p:?": 1.0}) == "none" and p["none"] == pytest.approx(1 - p["user_preference"] - p["retirement"])
     assert set(p) == {"user_preference", "project_decision", "discussion_context", "retirement", "none"}
     assert model.read({"w:forget": 1.0}) == "retirement"
+
+
+def test_a_statement_read_surely_is_not_overruled_by_the_hard_gates() -> None:
+    """Below `sure_threshold` a gate's word (here "today", read as a temporary scope) refuses the
+    statement; at or above it the reader's reading stands (the word classes are among its features)."""
+    lexicon = default_lexicon()
+    sentence = "We agreed today: every new service exposes /healthz."
+    assert not lexicon.passes_gates(sentence)
+    model = ReaderModel(
+        classes=("one_off", "project_decision"),
+        bias=(0.0, 0.0),
+        weights={"w:sure": (1, 9000), "w:likely": (1, 1000)},
+        trained_on={},
+        scale=0.001,
+        threshold=0.4,
+        sure_threshold=0.9,
+    )
+    sure, likely = model.reading({"w:sure": 1.0}), model.reading({"w:likely": 1.0})
+    assert sure == Reading("project_decision", sure=True) and likely == Reading("project_decision", sure=False)
+    assert admits(lexicon, sentence, sentence, sure) and not admits(lexicon, sentence, sentence, likely)
+    assert model.read({"w:sure": 1.0}) == model.read({"w:likely": 1.0}) == "project_decision"
 
 
 def test_the_shipped_reader_reads_a_rule_taken_back_as_a_retirement() -> None:

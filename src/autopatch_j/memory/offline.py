@@ -31,7 +31,7 @@ from autopatch_j.memory.lists import one_per_item
 from autopatch_j.memory.operations import OperationRules
 from autopatch_j.memory.presentation import default_presentation
 from autopatch_j.memory.reader import RETIREMENT as RETIREMENT_READ
-from autopatch_j.memory.reader import ReaderModel, default_reader_model, turn_features
+from autopatch_j.memory.reader import Reading, ReaderModel, default_reader_model, turn_features
 from autopatch_j.memory.records import Turn
 from autopatch_j.memory.replacement import Replacement
 from autopatch_j.memory.statements import StatementReader
@@ -96,7 +96,9 @@ class RulesExtractor:
                 rest = assent.rest
             if rest is not None:
                 readings = self._readings(raw, rest)
-                retiring.update((rest.id, s) for s, reading in (readings or {}).items() if reading == RETIREMENT_READ)
+                retiring.update(
+                    (rest.id, s) for s, reading in (readings or {}).items() if reading.label == RETIREMENT_READ
+                )
                 candidates.extend(
                     self.statements.read(rest, lambda: [*prior_statements(), *candidates], previous, readings)
                 )
@@ -112,7 +114,7 @@ class RulesExtractor:
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
 
-    def _readings(self, raw: ExtractionRequest, turn: Turn) -> dict[str, str] | None:
+    def _readings(self, raw: ExtractionRequest, turn: Turn) -> dict[str, Reading] | None:
         """What the reader makes of each prose sentence of `turn`, by sentence (read in its whole RAW
         turn, so a part of the turn handed to `StatementReader.read` finds its sentences); None: the lexicon
         reads them."""
@@ -122,9 +124,9 @@ class RulesExtractor:
         original = raw.turn(turn.id) or turn
         before = raw.predecessor(original)
         pairs = turn_features(original.user_text, (before.assistant_text or "") if before else "", self.lexicon)
-        readings: dict[str, str] = {}
+        readings: dict[str, Reading] = {}
         for sentence, feats in pairs:
-            readings.setdefault(sentence, model.read(feats))
+            readings.setdefault(sentence, model.reading(feats))
         return readings
 
     # -- Stage 2 ---------------------------------------------------------------------------------

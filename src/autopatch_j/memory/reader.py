@@ -25,7 +25,9 @@ sessions' not-memories, collapsed to `none` when it predicts) and three kinds of
 
 The lexicon no longer decides on its own whether a sentence states something; its four hard gates
 (temporary, question, hypothetical, description of code; `Lexicon.passes_gates`, data in
-`lexicon.json`) still refuse a preference or decision the reader admits. Weights ship as package data
+`lexicon.json`) refuse a preference or decision the reader admits only where the reader is unsure of it:
+a statement read with at least `sure_threshold` stands whatever the word lists say (the word classes are
+among the reader's features, so it has weighed them already). Weights ship as package data
 (`reader_model.json`, written by `scripts/train_reader.py`), loaded on first use: per feature only its
 weights that matter, as flat (class index, integer weight) pairs in units of the model's `scale`, so
 the file parses fast.
@@ -58,6 +60,15 @@ READINGS = (*KINDS, RETIREMENT, NONE)
 #: reader's own `threshold`, which admits a Stage-1 candidate. Chosen by leave-one-author-out on the
 #: realistic dev authors w1–w3 over 0.4 / 0.6 / 0.8 (docs/quality.md).
 EVIDENCE_THRESHOLD = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What the reader made of one sentence: one of `READINGS`, and whether it is a statement read so
+    surely (`ReaderModel.sure_threshold`) that the hard gates do not overrule it."""
+
+    label: str
+    sure: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,21 +182,22 @@ def _word_classes(sentence: str, lexicon: Lexicon) -> list[str]:
     return keys
 
 
-def admits(lexicon: Lexicon, turn_text: str, sentence: str, reading: str | None) -> bool:
-    """`sentence` (of the prose `turn_text`) states a preference or decision: the reader says so and the
-    hard gates let it through; without a reading, a listed marker or the speech model, and the gates.
-    (The validator accepts the same reading as the user's statement: `states_in_turn`.)"""
+def admits(lexicon: Lexicon, turn_text: str, sentence: str, reading: Reading | None) -> bool:
+    """`sentence` (of the prose `turn_text`) states a preference or decision: the reader says so and
+    either is sure of it or the hard gates let it through; without a reading, a listed marker or the
+    speech model, and the gates. (The validator accepts the same reading as the user's statement:
+    `states_in_turn`.)"""
     if reading is None:
         return lexicon.statement_in_turn(turn_text, sentence)
-    return reading in STATEMENTS and lexicon.passes_gates(sentence)
+    return reading.label in STATEMENTS and (reading.sure or lexicon.passes_gates(sentence))
 
 
-def discusses(lexicon: Lexicon, sentence: str, reading: str | None) -> bool:
+def discusses(lexicon: Lexicon, sentence: str, reading: Reading | None) -> bool:
     """`sentence` is discussion worth keeping in view: the reader says so (without a reading, the
     lexicon's comparison markers on a sentence that describes no code)."""
     if reading is None:
         return lexicon.is_discussion(sentence) and not lexicon.is_code_fact(sentence)
-    return reading == "discussion_context"
+    return reading.label == "discussion_context"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -201,6 +213,7 @@ class ReaderModel:
     threshold: float = 0.5  # a preference or decision: their summed probability reaches it
     discussion_threshold: float = 0.5
     retirement_threshold: float = 0.5
+    sure_threshold: float = math.inf  # a statement this likely is not overruled by the hard gates
     scale: float = 1.0
 
     def probabilities(self, feats: dict[str, float]) -> dict[str, float]:
@@ -224,12 +237,17 @@ class ReaderModel:
         """A preference or decision (the likelier of the two) when their summed probability reaches
         `threshold`; else a retirement when its probability reaches `retirement_threshold`; else
         discussion context when its probability reaches `discussion_threshold`; else `none`."""
+        return self.reading(feats).label
+
+    def reading(self, feats: dict[str, float]) -> Reading:
+        """`read`'s label, sure when a statement's summed probability reaches `sure_threshold`."""
         p = self.probabilities(feats)
-        if p[STATEMENTS[0]] + p[STATEMENTS[1]] >= self.threshold:
-            return max(STATEMENTS, key=lambda label: p[label])
+        stated = p[STATEMENTS[0]] + p[STATEMENTS[1]]
+        if stated >= self.threshold:
+            return Reading(max(STATEMENTS, key=lambda label: p[label]), sure=stated >= self.sure_threshold)
         if p[RETIREMENT] >= self.retirement_threshold:
-            return RETIREMENT
-        return KINDS[2] if p[KINDS[2]] >= self.discussion_threshold else NONE
+            return Reading(RETIREMENT)
+        return Reading(KINDS[2] if p[KINDS[2]] >= self.discussion_threshold else NONE)
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> ReaderModel:
@@ -253,6 +271,7 @@ class ReaderModel:
             threshold=float(data.get("threshold", 0.5)),
             discussion_threshold=float(data.get("discussion_threshold", 0.5)),
             retirement_threshold=float(data.get("retirement_threshold", 0.5)),
+            sure_threshold=float(data.get("sure_threshold", math.inf)),
             scale=float(data.get("scale", 1.0)),
         )
 
@@ -260,13 +279,14 @@ class ReaderModel:
 def states_in_turn(lexicon: Lexicon, turn_text: str, previous_assistant_text: str, quote: str) -> bool:
     """The shipped reader (`default_reader_model`, looked up when called) gives the prose sentence of the
     user turn `turn_text` (RAW) holding `quote` — or held by it — a summed preference-or-decision
-    probability of at least `EVIDENCE_THRESHOLD`, and the hard gates let that sentence through: the
-    learned reading of a speech act, which the validator (M-42) accepts beside the lexicon's listed
-    markers and the speech model."""
+    probability of at least `EVIDENCE_THRESHOLD`, and either reaches the model's `sure_threshold` or the
+    hard gates let that sentence through: the learned reading of a speech act, which the validator
+    (M-42) accepts beside the lexicon's listed markers and the speech model."""
     model = default_reader_model()
     for sentence, stated in _readings(model, lexicon, turn_text, previous_assistant_text):
-        if (quote in sentence or sentence in quote) and stated >= EVIDENCE_THRESHOLD and lexicon.passes_gates(sentence):
-            return True
+        if (quote in sentence or sentence in quote) and stated >= EVIDENCE_THRESHOLD:
+            if stated >= model.sure_threshold or lexicon.passes_gates(sentence):
+                return True
     return False
 
 

@@ -1,8 +1,8 @@
 """The statements of one user turn (the offline extractor's Stage 1): from its prose sentences to
 candidate memories.
 
-Each prose sentence the sentence reader (`reader.py`) reads as a preference or decision and that
-passes the hard gates (`Lexicon.passes_gates`) becomes a candidate of the reader's kind quoting it,
+Each prose sentence the sentence reader (`reader.py`) reads as a preference or decision, and is sure
+of or that passes the hard gates (`reader.admits`), becomes a candidate of the reader's kind quoting it,
 one it reads as discussion becomes discussion context (without readings the lexicon's markers
 decide); comparing options is discussion, quoting the question it weighs when one comes right before
 it in the turn, and going on past a semicolon. Each item of a list is a statement of its own
@@ -24,7 +24,7 @@ from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.corrections import CorrectionReader
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import walk
-from autopatch_j.memory.reader import STATEMENTS, admits, discusses
+from autopatch_j.memory.reader import STATEMENTS, Reading, admits, discusses
 from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
@@ -42,7 +42,7 @@ class StatementReader:
         turn: Turn,
         earlier: Callable[[], list[CandidateOut]],
         previous: Turn | None,
-        readings: dict[str, str] | None,
+        readings: dict[str, Reading] | None,
     ) -> list[CandidateOut]:
         """The statements of one user turn; `earlier()` gives the statements in view before it (asked for
         only by a correction), `previous` is the turn just before it (what a correction may correct),
@@ -54,6 +54,7 @@ class StatementReader:
         for n, written, sentence, new_item in walk(turn.user_text, sentences):
             # a sentence the reader did not read (not one of the turn's prose sentences) is the lexicon's
             reading = readings.get(written) if readings is not None else None
+            label = reading.label if reading is not None else None
             if new_item:  # each item of a list is a statement of its own
                 clause_of = None
                 done.extend(found)
@@ -89,7 +90,7 @@ class StatementReader:
                 found
                 and found[-1].kind != "discussion_context"
                 # a statement of another kind is its own, unless it only extends ("这条也适用于…")
-                and (reading in (None, found[-1].kind, "none") or self.lexicon.is_extension(sentence))
+                and (label in (None, found[-1].kind, "none") or self.lexicon.is_extension(sentence))
                 and self._extends(sentence, found[-1], sentences[n - 1] if n else "")
             ):
                 # "… in every reply. That goes for all your answers.": one statement quoting both
@@ -113,7 +114,7 @@ class StatementReader:
             if admits(self.lexicon, turn.user_text, sentence, reading) or (
                 continues and self.lexicon.passes_gates(sentence)
             ):
-                read_kind = reading if reading in STATEMENTS else None
+                read_kind = label if label in STATEMENTS else None
                 judged = self.corrections.judge(
                     turn, sentence, subject, lambda: [*earlier(), *done, *found], previous, read_kind
                 )
