@@ -14,8 +14,8 @@ from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.offline import RulesExtractor
 from autopatch_j.memory.reader import (
-    Reading,
     ReaderModel,
+    Reading,
     TurnView,
     admits,
     default_reader_model,

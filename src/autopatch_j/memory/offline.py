@@ -31,7 +31,7 @@ from autopatch_j.memory.lists import one_per_item
 from autopatch_j.memory.operations import OperationRules
 from autopatch_j.memory.presentation import default_presentation
 from autopatch_j.memory.reader import RETIREMENT as RETIREMENT_READ
-from autopatch_j.memory.reader import Reading, ReaderModel, default_reader_model, turn_features
+from autopatch_j.memory.reader import ReaderModel, Reading, default_reader_model, turn_features
 from autopatch_j.memory.records import Turn
 from autopatch_j.memory.replacement import Replacement
 from autopatch_j.memory.statements import StatementReader

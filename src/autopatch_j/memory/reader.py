@@ -284,9 +284,9 @@ def states_in_turn(lexicon: Lexicon, turn_text: str, previous_assistant_text: st
     (M-42) accepts beside the lexicon's listed markers and the speech model."""
     model = default_reader_model()
     for sentence, stated in _readings(model, lexicon, turn_text, previous_assistant_text):
-        if (quote in sentence or sentence in quote) and stated >= EVIDENCE_THRESHOLD:
-            if stated >= model.sure_threshold or lexicon.passes_gates(sentence):
-                return True
+        held = quote in sentence or sentence in quote
+        if held and stated >= EVIDENCE_THRESHOLD and (stated >= model.sure_threshold or lexicon.passes_gates(sentence)):
+            return True
     return False
 
 
