@@ -57,7 +57,8 @@ _DEVICE_KEY = re.compile(
     r"(?:irreversible-cipher|cipher|simple)[ \t]++"
     rf"){_VALUE}"
 )
-# a value that stands for another: a variable, a template slot, a masked or elided value
+# a value that stands for another: a variable, a template slot (`%(name)s`, never VRP's `%^%#…` cipher
+# text), a masked or elided value
 _SLOT = re.compile(r"[$<{]|%[({]|\*{3}|\.\.\.")
 
 
@@ -69,7 +70,7 @@ def _device_keys(view: str) -> Iterator[Span]:
             value, span = match.group(group), match.span(group)
             if group == "v" and value[-1] in ".,;":
                 value, span = value[:-1], (span[0], span[1] - 1)
-            if (_SLOT.match(value) and not _CIPHER_TEXT.match(value)) or placeholder(view, value, span[0]):
+            if _SLOT.match(value) or placeholder(view, value, span[0]):
                 continue
             yield span
 
