@@ -31,6 +31,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   a variable, a gateway's `shared` secret, an eSIM activation code's matching id; key ids, template
   slots, `SHA256:` and colon-hex fingerprints, hex numbers, a placeholder person's token and
   checksums stay.
+- `protocols`: a trading system's protocols — a FIX message's password fields (554, 925, 1402)
+  whatever separator it is printed with, base64 of a FIX logon, a value under a key that names a
+  FIX credential tag by its number (`fix_554`), a kdb+ handle's password and the literal a `.z.pw`
+  handler matches; a FIX heartbeat and its base64, a logon's user name, masked fields, keys naming
+  other FIX tags, handles without a password and a handler that looks the password up stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -44,7 +49,7 @@ import pytest
 
 from autopatch_j.cloud.redaction import redact
 
-FILES = ("slots", "sinks", "tool_output", "placements", "credential_shapes", "device_configs")
+FILES = ("slots", "sinks", "tool_output", "placements", "credential_shapes", "device_configs", "protocols")
 
 
 def _cases(kind: str) -> list[Any]:

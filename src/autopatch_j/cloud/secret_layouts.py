@@ -9,8 +9,10 @@
   Go MySQL DSN): the part between the `/` or `:` and the `@` that starts the host, when it reads
   like a password. A package or an action at a version
   (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays. An e-mail login
-  with its password ending a line (`[smtp.example.org]:587 bot@example.org:<password>`, a mail
-  relay's `sasl_passwd`) when the password reads like one (`git@host:org/repo`, a port stay).
+  with its password ending a line when the password reads like one (`git@host:org/repo`, a port
+  stay); on a mail relay's `sasl_passwd` line (`[smtp.example.org]:587 bot@example.org:<password>`:
+  the relay first, then the login) the position alone says it is a password (sixteen lowercase
+  letters, a mail service's app password, included).
 * **Secrets printed in groups**: a setup key in groups of four base32 characters (`k7qm 2xzp r4tw
   …`, at least six groups, letters beyond the hex digits and digits in two groups or more), and a
   list of at least four codes of two halves (`q7k2m-x9t4z`) whose letters and digits interleave
@@ -70,11 +72,20 @@ _MAIL_LOGIN = re.compile(
 )
 
 
+# a mail relay's `sasl_passwd` line: the relay (`[smtp.example.org]:587`, `smtp.example.org:465`) at
+# the line's start, blanks, then an e-mail login whose password ends the line
+_RELAY_LOGIN = re.compile(
+    r"(?m)^[ \t]*+(?:\[[A-Za-z0-9.-]{1,253}+\]|[A-Za-z0-9.-]{1,253}+)(?::[0-9]{1,5}+)?[ \t]++"
+    r"[\w.+-]{1,64}+@[A-Za-z0-9-]{1,63}+(?:\.[A-Za-z0-9-]{1,63}+)++:(?P<s>[^\s/\"'`:]{6,128}+)"
+    r"(?=[ \t]*+(?:\r?\n|\Z))"
+)
+
+
 def _logins_at_host(view: str) -> Iterator[Span]:
-    for pattern in (_LOGIN_AT_HOST, _MAIL_LOGIN):
+    for pattern in (_LOGIN_AT_HOST, _MAIL_LOGIN, _RELAY_LOGIN):
         for match in pattern.finditer(view):
             value = match.group("s")
-            if passwordish(value) and not placeholder(view, value, match.start("s")):
+            if (pattern is _RELAY_LOGIN or passwordish(value)) and not placeholder(view, value, match.start("s")):
                 yield match.span("s")
 
 
