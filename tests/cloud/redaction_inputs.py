@@ -121,7 +121,8 @@ NEW_SINKS: dict[str, Callable[[int], str]] = {
 # handed to a key later on, printed files, request headers, user/password options, SQL, PuTTY key
 # files, mail logins, signed tokens, fold marks and continuation marks; a network device's key
 # positions, VRP cipher marks never closed, eSIM activation codes, `md5` keys and fingerprints; FIX
-# messages with no checksum, kdb+ handles and password checks, mail relay lines, table rows psql continues
+# messages with no checksum, kdb+ handles and password checks, mail relay lines, table rows psql continues,
+# `net user` arguments
 NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "abbreviated keys": lambda n: ("cs: Ab3dEf9hQ2 " * n)[:n],
     "table headers and rows": lambda n: (("字段,值," * 8 + "\n" + "a.cs,Ab3dEf9h," * 8 + "\n") * n)[:n],
@@ -144,4 +145,5 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "kdb+ handles and checks": lambda n: ("`:a:1:u:Ab3dEf9h .z.pw:{[u;p] p~" * n)[:n],
     "relay lines": lambda n: ("[a]:1 a@b.c:Ab3dEf9h " * n)[:n],
     "table rows continued": lambda n: ("| a | Ab3dEf9h +\n" * n)[:n],
+    "net user arguments": lambda n: ("net user a net user " * n)[:n],
 }

@@ -17,8 +17,9 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   no trigger word — a key named by an abbreviation of a secret's words (`cs`, `KS`, `appsec`,
   `bindpw`), a login with an empty password, a signed token, a key file printed under a root prompt,
   a password option after a user option, SQL `IDENTIFIED BY`, a literal piped into a login, a sealed
-  cookie; public keys, template slots, paths, labels said to be absent, cache keys and placeholders
-  placed the same way stay.
+  cookie, a mail relay line's app password, random lowercase letters after `授权码是：`, the
+  password `net user` sets; public keys, template slots, paths, labels said to be absent, cache
+  keys, placeholders, lowercase words after a label and `net user` options placed the same way stay.
 - `credential_shapes`: a value whose own form says it is a credential where its key names nothing
   known — a short kind before a long random body, a labelled recovery phrase of word-list words, a
   private key under a key ending in `PK` — and values cut across lines under a relaying tool's tag

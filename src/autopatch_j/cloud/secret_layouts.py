@@ -26,6 +26,9 @@
 * **A signed token after a short kind** (`sk.` + a base64url JSON payload + a signature; a
   publishable `pk.` one stays) and **a PuTTY key file's private lines** (the base64 lines after
   `Private-Lines: N` up to `Private-MAC:`, whatever prefix each line carries).
+* **A Windows account's password set on the command line** (`net user <name> <password> [/add]`):
+  the argument after the account's name; an option (`/active:yes`), the prompt `*` and a variable
+  (`%NEWPASS%`) stay.
 
 Every pattern is bounded per start (possessive runs, lazy runs of at most 128 characters stopping at
 a space or a slash), so each rule is linear in the text.
@@ -185,6 +188,24 @@ def _ppk_private_lines(view: str) -> Iterator[Span]:
             at = end + 1
 
 
+# `net user <name> <password>`: the password Windows sets for the account (not an option, not `*`)
+_NET_USER = re.compile(
+    r"(?i)(?<![\w-])net(?:\.exe)?[ \t]++user[ \t]++(?:\"[^\"\r\n]{1,64}+\"|[^\s/\"*]{1,64}+)[ \t]++"
+    r"(?:\"(?P<q>[^\"\r\n]{1,128}+)\"|(?P<s>[^\s/\"*][^\s\"]{0,127}+))"
+)
+
+_WINDOWS_VARIABLE = re.compile(r"%[A-Za-z_]\w{0,63}+%")
+
+
+def _net_user_passwords(view: str) -> Iterator[Span]:
+    for match in _NET_USER.finditer(view):
+        group = "q" if match.group("q") is not None else "s"
+        value = match.group(group)
+        if len(value) < 4 or _WINDOWS_VARIABLE.fullmatch(value) or placeholder(view, value, match.start(group)):
+            continue
+        yield match.span(group)
+
+
 _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("webhook_path", _hook_paths),
     Rule("login_at_host", _logins_at_host),
@@ -193,6 +214,7 @@ _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("labelled_codes", _labelled_codes),
     Rule("signed_token", _signed_tokens),
     Rule("ppk_private_lines", _ppk_private_lines),
+    Rule("net_user_password", _net_user_passwords),
 )
 # the literal each rule's matches hold, lowercased (see `Rule.needs`)
 LAYOUT_RULES: tuple[Rule, ...] = with_needs(
@@ -205,5 +227,6 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
         "labelled_codes": ("code", "恢复码", "备用码", "救援码"),
         "signed_token": (".eyj",),
         "ppk_private_lines": ("private-lines:",),
+        "net_user_password": ("user",),
     },
 )
