@@ -120,7 +120,9 @@ NEW_SINKS: dict[str, Callable[[int], str]] = {
 # inputs aimed at values placed with no trigger word: key abbreviations, table columns, variables
 # handed to a key later on, printed files, request headers, user/password options, SQL, PuTTY key
 # files, mail logins, signed tokens, fold marks and continuation marks; a network device's key
-# positions, VRP cipher marks never closed, eSIM activation codes, `md5` keys and fingerprints
+# positions, VRP cipher marks never closed, eSIM activation codes, `md5` keys and fingerprints; FIX
+# messages with no checksum, kdb+ handles and password checks, mail relay lines, table rows psql continues,
+# `net user` arguments
 NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "abbreviated keys": lambda n: ("cs: Ab3dEf9hQ2 " * n)[:n],
     "table headers and rows": lambda n: (("字段,值," * 8 + "\n" + "a.cs,Ab3dEf9h," * 8 + "\n") * n)[:n],
@@ -139,4 +141,9 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "unclosed cipher marks": lambda n: ("%^%#Ab3dEf9h%@%@" * n)[:n],
     "activation code heads": lambda n: ("LPA:1$a.b$" * n)[:n],
     "md5 keys and fingerprints": lambda n: ("ospf_md5: SHA256:Ab3dEf9h 0x12 " * n)[:n],
+    "FIX messages never checked": lambda n: ("8=FIX.4.4|9=1|554=Ab3dEf9h|" * n)[:n],
+    "kdb+ handles and checks": lambda n: ("`:a:1:u:Ab3dEf9h .z.pw:{[u;p] p~" * n)[:n],
+    "relay lines": lambda n: ("[a]:1 a@b.c:Ab3dEf9h " * n)[:n],
+    "table rows continued": lambda n: ("| a | Ab3dEf9h +\n" * n)[:n],
+    "net user arguments": lambda n: ("net user a net user " * n)[:n],
 }

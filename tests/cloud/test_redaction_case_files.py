@@ -17,8 +17,9 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   no trigger word — a key named by an abbreviation of a secret's words (`cs`, `KS`, `appsec`,
   `bindpw`), a login with an empty password, a signed token, a key file printed under a root prompt,
   a password option after a user option, SQL `IDENTIFIED BY`, a literal piped into a login, a sealed
-  cookie; public keys, template slots, paths, labels said to be absent, cache keys and placeholders
-  placed the same way stay.
+  cookie, a mail relay line's app password, random lowercase letters after `授权码是：`, the
+  password `net user` sets; public keys, template slots, paths, labels said to be absent, cache
+  keys, placeholders, lowercase words after a label and `net user` options placed the same way stay.
 - `credential_shapes`: a value whose own form says it is a credential where its key names nothing
   known — a short kind before a long random body, a labelled recovery phrase of word-list words, a
   private key under a key ending in `PK` — and values cut across lines under a relaying tool's tag
@@ -31,6 +32,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   a variable, a gateway's `shared` secret, an eSIM activation code's matching id; key ids, template
   slots, `SHA256:` and colon-hex fingerprints, hex numbers, a placeholder person's token and
   checksums stay.
+- `protocols`: a trading system's protocols — a FIX message's password fields (554, 925, 1402)
+  whatever separator it is printed with, base64 of a FIX logon, a value under a key that names a
+  FIX credential tag by its number (`fix_554`), a kdb+ handle's password and the literal a `.z.pw`
+  handler matches; a FIX heartbeat and its base64, a logon's user name, masked fields, keys naming
+  other FIX tags, handles without a password and a handler that looks the password up stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -44,7 +50,7 @@ import pytest
 
 from autopatch_j.cloud.redaction import redact
 
-FILES = ("slots", "sinks", "tool_output", "placements", "credential_shapes", "device_configs")
+FILES = ("slots", "sinks", "tool_output", "placements", "credential_shapes", "device_configs", "protocols")
 
 
 def _cases(kind: str) -> list[Any]:

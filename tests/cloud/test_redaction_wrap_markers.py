@@ -3,7 +3,8 @@ through the public `redact`: a continuation prefix of a PowerShell error record 
 ellipsis (`… `), a doubled quote (`>> `) or a tab, and a mark at the end of every cut line (`\\`,
 `↵`, `=`) that an editor or a pager adds where it folded. Every piece of the secret is redacted on
 its own line, the marks and prefixes stay, and the same lines without a secret come back
-unchanged. A `=` is read as a fold mark only when at least two cut lines end with it."""
+unchanged. A `=` is read as a fold mark only when at least two cut lines end with it; psql's ` +`
+ends a table row whose last cell goes on on the next line."""
 
 from __future__ import annotations
 
@@ -127,3 +128,31 @@ def test_a_fold_whose_first_continuation_starts_with_a_plus_of_its_own_keeps_its
         out = redact(text)
         assert [piece for piece in pieces_of(secret, text) if piece in out] == [], out
         assert out.count("↵") == text.count("↵"), out
+
+
+PSQL_ROWS = [
+    (
+        "| prod | 行情网关 | md-gw-9.lab.example | gw_token | tkn1.Xq7 +\nBw9Lr2Zt5Kp8Mn3Vc6Hd4Jf | 张伟 | 轮换 |",
+        "tkn1.Xq7",
+    ),
+    ("| prod | pay | pay-3.lab.example | pay_key | Mi +\nd-server-Qz8Lw3Nr5Xt2Vb7Kp9 | ops | 2025-02-01 |", "Mi"),
+    ("│ uat │ relay │ mq-2.lab.example │ mq_pass │ Hq3wE +\nr9Tz!Lp5 │ ops │", "Hq3wE"),
+]
+
+
+@pytest.mark.parametrize(("text", "head"), PSQL_ROWS, ids=["token", "prefixed key", "box table"])
+def test_a_table_cell_psql_continues_with_a_plus_is_redacted_whole(text: str, head: str) -> None:
+    """A table row ending in psql's ` +` goes on in its last cell on the next line: both pieces of the
+    value are redacted, the mark and the other cells stay."""
+    out = redact(text)
+    rest = text.split("\n")[1].split(" ")[0]
+    assert head not in out.split("\n")[0].split("|")[-1] and rest not in out, out
+    assert out.split("\n")[0].endswith(f"{REDACTED} +"), out
+    assert out.count("|") + out.count("│") == text.count("|") + text.count("│"), out
+
+
+def test_notes_psql_continues_with_a_plus_stay() -> None:
+    """Prose and short words in a cell psql continues with ` +` are no secret."""
+    text = " id | note\n----+------------------\n  1 | first line of a note +\n    | second line of it\n"
+    text += "| svc | owner +\n| api | team-a |\n"
+    assert redact(text) == text

@@ -3,10 +3,11 @@
 `redact(text)` is a pure function: call it *before* opening a write transaction (it never touches
 the database). It runs in time linear in the length of the text: every rule in `secret_rules` (token
 families and `key=value` forms), `secret_shapes` (prose, label grammar, argv lists, tables),
-`secret_layouts` (webhook paths, `user/password@host`, secrets printed in groups), `secret_sinks`
-(a literal handed to a keyed call, base64 of a login, a key id beside its secret) and
-`secret_phrases` (a labelled recovery phrase of word-list words) and `secret_devices` (a credential
-in a network device's configuration, VRP cipher text, an eSIM activation code) is a
+`secret_layouts` (webhook paths, `user/password@host`, secrets printed in groups, `net user`), `secret_sinks`
+(a literal handed to a keyed call, base64 of a login, a key id beside its secret),
+`secret_phrases` (a labelled recovery phrase of word-list words), `secret_devices` (a credential
+in a network device's configuration, VRP cipher text, an eSIM activation code) and `secret_protocols`
+(a FIX message's password fields, a kdb+ handle's or password check's password) is a
 regular expression whose work per start position is bounded (possessive or bounded quantifiers,
 lookbehinds that admit one start per run), checked by `bench/redaction_bench.py`.
 
@@ -61,6 +62,7 @@ from autopatch_j.cloud.secret_devices import DEVICE_RULES
 from autopatch_j.cloud.secret_judge import ScoreMemo, SecretJudge, candidates, shipped_judge
 from autopatch_j.cloud.secret_layouts import LAYOUT_RULES
 from autopatch_j.cloud.secret_phrases import PHRASE_RULES
+from autopatch_j.cloud.secret_protocols import PROTOCOL_RULES
 from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
@@ -70,7 +72,9 @@ from autopatch_j.cloud.secret_values import REDACTED
 from autopatch_j.cloud.secret_wrap_blocks import Break, completed, wrapped_breaks
 from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view
 
-RULES: tuple[Rule, ...] = TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES + SINK_RULES + PHRASE_RULES + DEVICE_RULES
+RULES: tuple[Rule, ...] = (
+    TOKEN_RULES + SHAPE_RULES + LAYOUT_RULES + SINK_RULES + PHRASE_RULES + DEVICE_RULES + PROTOCOL_RULES
+)
 
 __all__ = ["REDACTED", "Finding", "RedactedText", "contains_secret", "findings", "redact", "redacted", "secret_spans"]
 

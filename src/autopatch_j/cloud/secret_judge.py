@@ -53,6 +53,7 @@ from typing import Protocol
 
 from autopatch_j.cloud.secret_candidates import CONTEXT, Candidate, candidates
 from autopatch_j.cloud.secret_key_words import (
+    FIX_PASSWORD_KEY,
     PAIR_REACH,
     PAIR_WORDS,
     KeyLexicon,
@@ -470,16 +471,15 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
 
 @cache
 def _secret_word_pattern() -> re.Pattern[str]:
-    """Any English or Chinese secret word of the lexicon, as one search."""
+    """Any English or Chinese secret word of the lexicon, or a FIX credential tag's key, as one search."""
     lexicon = key_lexicon()
     words = sorted(lexicon.secret_en | set(lexicon.secret_zh), key=lambda word: (-len(word), word))
-    return re.compile("|".join(map(re.escape, words)))
+    return re.compile("|".join(map(re.escape, words)) + "|" + FIX_PASSWORD_KEY)
 
 
-# a span a key-word rule found is overruled only with one of these: a word before it that names no
-# secret (`object_key`, `idempotency_key`, `--secret-banner-bg`), or a value that reads as a path, a
-# file, a name, an identifier, a version, a date, a digest, a fingerprint, a number or lowercase words (`capacity`,
-# `stripe-live-key`: weighed by the judge); a word with a digit (`hunter2`) stays a secret
+# a key-word rule's span is overruled only with one of these: a word before it naming no secret (`object_key`,
+# `idempotency_key`, `--secret-banner-bg`), or a value that reads as a path, a file, a name, an identifier, a version, a
+# date, a digest, a fingerprint, a number or lowercase words (`capacity`, `stripe-live-key`: weighed by the judge)
 VETO_SIGNALS = frozenset(
     {"key_benign", "near_benign", "zh_benign", "path", "file_ext", "dotted", "attribute", "uuid", "version", "date"}
     | {"hex_digest", "email", "flag", "all_digits", "plain_words", "hex_text", "fingerprint", "hex_number"}

@@ -2,7 +2,8 @@
 `secret_judge_words.json` (words that name a secret, words that name no secret, token prefixes, in
 English and Chinese; abbreviations that name a secret only as a key's last word — `cs`, `KS`, `sec`;
 the negations that say a label's secret is absent — `没有密码`, `no password`) and a key split into its
-words (`snake_case`, `camelCase`, `md5` and `type7` kept whole, a fused word split before the
+words (`snake_case`, `camelCase`, `md5` and `type7` kept whole, a FIX tag's number read as its field
+— `fix_554` is `fix` `password` —, a fused word split before the
 secret's word it ends in: `requirepass` is `require` `pass`, `bindpw` is `bind` `pw`, `appsec` is
 `app` `sec`)."""
 
@@ -15,8 +16,16 @@ from functools import cache, lru_cache
 from importlib import resources
 
 # a word with the digit that completes it stays one word: a hash's name (`md5`: `OSPF_MD5`) and an
-# encryption type (`type7`: `vty_pass_type7`)
-_WORD = re.compile(r"(?i:md5|type[0-9])(?![0-9])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+# encryption type (`type7`: `vty_pass_type7`); a FIX tag named by its number (`fix_554`, `FIX925`)
+# is one word too, read as the field the tag is
+_WORD = re.compile(r"(?i:fix[_.-]?+[0-9]{2,4}+|md5|type[0-9])(?![0-9])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_FIX_TAG = re.compile(r"fix[_.-]?+(?P<tag>[0-9]{2,4}+)")
+# the FIX tags whose value is a credential (554 Password, 925 NewPassword, 1402 EncryptedPassword,
+# 1404 EncryptedNewPassword: `secret_protocols.CREDENTIAL_TAGS`)
+_FIX_PASSWORD_TAGS = frozenset({"554", "925", "1402", "1404"})
+# a key that names one of them by its number (`fix_554`), lowercase: `key_words_of` reads it as a
+# password's key
+FIX_PASSWORD_KEY = r"fix[_.-]?+(?:554|925|1402|1404)(?![0-9])"
 
 
 @dataclass(frozen=True)
@@ -71,7 +80,8 @@ def key_lexicon() -> KeyLexicon:
 
 def key_words_of(key: str) -> list[str]:
     """The words of a key (`snake_case`, `camelCase`), a fused word that ends in a secret's word
-    split before it (`requirepass`, `SSHPASS`, `deststorepass`: `…` `pass`)."""
+    split before it (`requirepass`, `SSHPASS`, `deststorepass`: `…` `pass`), a FIX tag by its number
+    read as its field (`fix_554`, `FIX925`: `fix` `password`; `fix_49`: `fix` `tag`)."""
     return list(_key_words(key))
 
 
@@ -81,6 +91,10 @@ def _key_words(key: str) -> tuple[str, ...]:
     out: list[str] = []
     for word in _WORD.findall(key):
         word = word.lower()
+        tag = _FIX_TAG.fullmatch(word)
+        if tag is not None:
+            out += ["fix", "password" if tag.group("tag") in _FIX_PASSWORD_TAGS else "tag"]
+            continue
         suffix = _fused_suffix(word)
         out += [word[: -len(suffix)], suffix] if suffix else [word]
     return tuple(out)

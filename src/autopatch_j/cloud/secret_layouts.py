@@ -9,8 +9,10 @@
   Go MySQL DSN): the part between the `/` or `:` and the `@` that starts the host, when it reads
   like a password. A package or an action at a version
   (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays. An e-mail login
-  with its password ending a line (`[smtp.example.org]:587 bot@example.org:<password>`, a mail
-  relay's `sasl_passwd`) when the password reads like one (`git@host:org/repo`, a port stay).
+  with its password ending a line when the password reads like one (`git@host:org/repo`, a port
+  stay); on a mail relay's `sasl_passwd` line (`[smtp.example.org]:587 bot@example.org:<password>`:
+  the relay first, then the login) the position alone says it is a password (sixteen lowercase
+  letters, a mail service's app password, included).
 * **Secrets printed in groups**: a setup key in groups of four base32 characters (`k7qm 2xzp r4tw
   …`, at least six groups, letters beyond the hex digits and digits in two groups or more), and a
   list of at least four codes of two halves (`q7k2m-x9t4z`) whose letters and digits interleave
@@ -24,6 +26,9 @@
 * **A signed token after a short kind** (`sk.` + a base64url JSON payload + a signature; a
   publishable `pk.` one stays) and **a PuTTY key file's private lines** (the base64 lines after
   `Private-Lines: N` up to `Private-MAC:`, whatever prefix each line carries).
+* **A Windows account's password set on the command line** (`net user <name> <password> [/add]`):
+  the argument after the account's name; an option (`/active:yes`), the prompt `*` and a variable
+  (`%NEWPASS%`) stay.
 
 Every pattern is bounded per start (possessive runs, lazy runs of at most 128 characters stopping at
 a space or a slash), so each rule is linear in the text.
@@ -70,11 +75,20 @@ _MAIL_LOGIN = re.compile(
 )
 
 
+# a mail relay's `sasl_passwd` line: the relay (`[smtp.example.org]:587`, `smtp.example.org:465`) at
+# the line's start, blanks, then an e-mail login whose password ends the line
+_RELAY_LOGIN = re.compile(
+    r"(?m)^[ \t]*+(?:\[[A-Za-z0-9.-]{1,253}+\]|[A-Za-z0-9.-]{1,253}+)(?::[0-9]{1,5}+)?[ \t]++"
+    r"[\w.+-]{1,64}+@[A-Za-z0-9-]{1,63}+(?:\.[A-Za-z0-9-]{1,63}+)++:(?P<s>[^\s/\"'`:]{6,128}+)"
+    r"(?=[ \t]*+(?:\r?\n|\Z))"
+)
+
+
 def _logins_at_host(view: str) -> Iterator[Span]:
-    for pattern in (_LOGIN_AT_HOST, _MAIL_LOGIN):
+    for pattern in (_LOGIN_AT_HOST, _MAIL_LOGIN, _RELAY_LOGIN):
         for match in pattern.finditer(view):
             value = match.group("s")
-            if passwordish(value) and not placeholder(view, value, match.start("s")):
+            if (pattern is _RELAY_LOGIN or passwordish(value)) and not placeholder(view, value, match.start("s")):
                 yield match.span("s")
 
 
@@ -174,6 +188,24 @@ def _ppk_private_lines(view: str) -> Iterator[Span]:
             at = end + 1
 
 
+# `net user <name> <password>`: the password Windows sets for the account (not an option, not `*`)
+_NET_USER = re.compile(
+    r"(?i)(?<![\w-])net(?:\.exe)?[ \t]++user[ \t]++(?:\"[^\"\r\n]{1,64}+\"|[^\s/\"*]{1,64}+)[ \t]++"
+    r"(?:\"(?P<q>[^\"\r\n]{1,128}+)\"|(?P<s>[^\s/\"*][^\s\"]{0,127}+))"
+)
+
+_WINDOWS_VARIABLE = re.compile(r"%[A-Za-z_]\w{0,63}+%")
+
+
+def _net_user_passwords(view: str) -> Iterator[Span]:
+    for match in _NET_USER.finditer(view):
+        group = "q" if match.group("q") is not None else "s"
+        value = match.group(group)
+        if len(value) < 4 or _WINDOWS_VARIABLE.fullmatch(value) or placeholder(view, value, match.start(group)):
+            continue
+        yield match.span(group)
+
+
 _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("webhook_path", _hook_paths),
     Rule("login_at_host", _logins_at_host),
@@ -182,6 +214,7 @@ _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("labelled_codes", _labelled_codes),
     Rule("signed_token", _signed_tokens),
     Rule("ppk_private_lines", _ppk_private_lines),
+    Rule("net_user_password", _net_user_passwords),
 )
 # the literal each rule's matches hold, lowercased (see `Rule.needs`)
 LAYOUT_RULES: tuple[Rule, ...] = with_needs(
@@ -194,5 +227,6 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
         "labelled_codes": ("code", "恢复码", "备用码", "救援码"),
         "signed_token": (".eyj",),
         "ppk_private_lines": ("private-lines:",),
+        "net_user_password": ("user",),
     },
 )

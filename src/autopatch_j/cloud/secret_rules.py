@@ -290,12 +290,13 @@ def _sshpass(view: str) -> Iterator[Span]:
             yield found[1]
 
 
-# Chinese labels (密码是…, 口令…, 密钥：…, 授权码为…) and English keys with a Chinese connector (token 是 …)
+# Chinese labels (密码是…, 口令…, 密钥：…, 授权码为…, 授权码是：…) and English keys with a Chinese
+# connector (token 是 …); a copula may take a colon after it
 _ZH_LABELS = re.compile(
     r"(?:" + ZH_LABEL + r"[)）」】]?"
-    r"(?:[ \t]*+(?:是|为|為|[:：=＝]|[-=]>|→)|[ \t]++|" + OPENING_QUOTE + ")"
+    r"(?:[ \t]*+(?:(?:是|为|為)(?:[ \t]*+[:：])?|[:：=＝]|[-=]>|→)|[ \t]++|" + OPENING_QUOTE + ")"
     r"|(?i:(?:token|password|passwd|pwd|api[_ -]?key|secret|access[_ -]?key)[a-z_-]{0,20}+"
-    r"[ \t]*+(?:是|为|為|：|＝)))"
+    r"[ \t]*+(?:(?:是|为|為)(?:[ \t]*+[:：])?|：|＝)))"
     r"[ \t]*+(?!\[REDACTED\])" + QUOTED_OR_BARE
 )
 

@@ -14,7 +14,9 @@ file.
   an empty password or an empty user, as for a personal access token) wherever it stands, without
   the `Basic` word before it; base64 of a JSON document with a key's field holding a random value
   (an Elasticsearch enrollment token); a literal `key:` or `user:password` handed to a base64
-  encoder on its line (`Buffer.from('…:').toString('base64')`).
+  encoder on its line (`Buffer.from('…:').toString('base64')`). Base64 of a FIX message is read
+  by its fields (`secret_protocols.fix_credentials`): a secret when it carries a password field,
+  never a login (a heartbeat's `52=…-01:32:59` is no `user:password`).
 * `argv_key_pair`: on a command line, a key id (16–32 capitals and digits) followed — after blanks
   or a short flag (`-k=`) — by a random-looking secret of 30–128 characters of both cases
   (`mc alias set NAME URL <id> <secret>`, `tool -i=<id> -k=<secret>`).
@@ -29,6 +31,7 @@ import binascii
 import re
 from collections.abc import Iterator
 
+from autopatch_j.cloud.secret_protocols import fix_credentials, fix_message
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_values import REDACTED, looks_random, placeholder, secretish
 
@@ -204,6 +207,10 @@ def _encoded_logins(view: str) -> Iterator[Span]:
         try:
             text = base64.b64decode(run, validate=True).decode("ascii")
         except (binascii.Error, ValueError):
+            continue
+        if fix_message(text):
+            if any(fix_credentials(text)):
+                yield match.span()  # a FIX message is read by its fields: a logon's password
             continue
         if _decoded_login(text) or _keyed_document(text):
             yield match.span()

@@ -46,11 +46,26 @@ _VOWEL_CHARS = frozenset("aeiouAEIOU")
 _ATTRIBUTE = re.compile(r"(?:[a-z_]\w*+|[A-Z][a-z]++(?:[A-Z][a-z]++)++)\.[A-Za-z_]\w*+")
 
 
-# lowercase words (`capacity`, `stripe-live-key`): each part of three letters or more holds a vowel
-# and a quarter of the letters are vowels (`lafozfqarqknddgd`, `ntdn-yjdc` read as random letters)
+# lowercase words (`capacity`, `stripe-live-key`): each part of three letters or more holds a vowel,
+# a quarter of the letters are vowels and at most one pair of letters is one words seldom hold
+# (`lafozfqarqknddgd`, `ntdn-yjdc`, `bbiijkxewhkyekqd` read as random letters)
 _LETTER_GROUPS = re.compile(r"[a-z]{4}(?P<sep>[- ])[a-z]{4}(?:(?P=sep)[a-z]{4}){2,4}")
 _LOWER_WORDS = re.compile(r"[a-z]{2,}+(?:[-_][a-z]{2,}+)*+")
 _PART = re.compile(r"[a-z]+")
+# the letter pairs that fewer than five of the 20,000 most frequent English words hold
+# (`memory/text/frequencies.txt`): sixteen random letters hold two or more of them 19 times in 20,
+# a word or a name (`nginx`, `localhost`, `webhook`) at most one
+_RARE_PAIR_LIST = (
+    "bf bg bh bk bp bq bv bw bx bz cf cj cm cn cp cv cw cx cz dk dq dx dz fb fd fg fh fj fk fm fn "
+    "fp fq fv fw fx fz gc gd gf gj gk gp gq gv gw gx gz hf hg hj hk hp hq hv hx hz iw iy jb jc jd "
+    "jf jg jh jj jk jl jm jn jp jq jr js jt jv jw jx jy jz kc kg kj kk km kq kv kx kz lh lj lq lx "
+    "lz md mg mh mj mk mq mv mw mx mz nx oq pf pj pk pn pq pv pw px pz qa qb qc qd qe qf qg qh qi "
+    "qj qk ql qm qn qo qp qq qr qs qt qv qw qx qy qz rj rq rx rz sj sv sx sz tj tk tq tx uj uq uu "
+    "uw vb vc vd vf vg vh vj vk vl vm vn vp vq vr vs vt vu vv vw vx vz wg wj wp wq wu wv wx wz xb "
+    "xd xf xg xj xk xl xm xn xq xr xs xv xw xx xy xz yf yg yh yj yk yq yv yx yy zb zc zd zf zg zh "
+    "zj zk zl zm zn zp zq zr zs zt zv zw zx"
+)
+_RARE_PAIRS = frozenset(_RARE_PAIR_LIST.split())
 
 
 def _plain_words(value: str) -> bool:
@@ -60,6 +75,8 @@ def _plain_words(value: str) -> bool:
     if any(len(part) >= 3 and not _VOWEL_CHARS.intersection(part) for part in parts):
         return False
     letters = sum(map(len, parts))
+    if sum(part[i : i + 2] in _RARE_PAIRS for part in parts for i in range(len(part) - 1)) >= 2:
+        return False
     return sum(c in _VOWEL_CHARS for c in value) >= letters / 4
 
 

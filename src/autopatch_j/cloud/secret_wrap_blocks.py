@@ -44,7 +44,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from autopatch_j.cloud.secret_stamps import masked_stamps
-from autopatch_j.cloud.secret_wraps import GUTTER, cuts_a_name, looks_random_run, starts_assignment
+from autopatch_j.cloud.secret_wraps import GUTTER, cell_goes_on, cuts_a_name, looks_random_run, starts_assignment
 
 __all__ = ["BLOCK_WIDTH_MIN", "Break", "completed", "wrapped_breaks"]
 
@@ -127,15 +127,15 @@ def wrapped_breaks(text: str) -> dict[int, Break]:
 def _mark(lines: list[str], i: int, end_line: int) -> int:
     """The length of the fold mark that every cut line of the block from line `i` to `end_line`
     ends with: the longest `_TRAILING_MARK` they share (`\\`, ` \\`, `↵`, `=`), or 0. One cut
-    line alone has a mark only when it is `\\` or `↵`: elsewhere a single line's last character is
-    as likely the rendering's own (a `=` is an empty value)."""
+    line alone has a mark only when it is `\\` or `↵`, or psql's ` +` ending a table row: elsewhere a
+    single line's last character is as likely the rendering's own (a `=` is an empty value)."""
     found = _TRAILING_MARK.search(lines[i][-MARK_MAX:])
     mark = found.group() if found else ""
     for k in range(i + 1, end_line):
         mark = _shared_tail(mark, lines[k])
     if not mark.strip(" \t") or any(len(lines[k]) <= len(mark) for k in range(i, end_line)):
         return 0
-    if end_line - i < 2 and mark.strip(" \t") not in _PAIR_MARKS:
+    if end_line - i < 2 and mark.strip(" \t") not in _PAIR_MARKS and not cell_goes_on(lines[i], 0, len(lines[i])):
         return 0
     return len(mark)
 

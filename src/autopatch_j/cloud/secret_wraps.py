@@ -11,7 +11,8 @@ A line is a *gutter* and a *body*: the gutter is the indentation and at most thr
 box markers (`>`, `│`, `┃`, `|`, `#`, `//`, `*`), each with one space after it; where a record
 continues (a quoted value or a random run) the gutter may also hold an editor's or a log viewer's
 continuation mark (`…`, `↳`, `↪`, `+ `, `... `, `-- `) or a relaying tool's tag (`[build-07] `,
-`remote: `), and the cut line may end in a fold mark (`\\`, `↩`). A break is joined
+`remote: `), and the cut line may end in a fold mark (`\\`, `↩`; a table row in psql's ` +`, which
+says its last cell goes on on the next line). A break is joined
 when the next body starts with a token character (no space, no `[REDACTED]` mark), the line ends
 with one too (at a fixed column it may end with a space: the wrap fell after it, and it stays), and
 one of these holds:
@@ -57,6 +58,7 @@ __all__ = [
     "FIXED_WIDTH_MIN",
     "WRAP_WIDTH_MIN",
     "Joined",
+    "cell_goes_on",
     "continued",
     "cuts_a_name",
     "fixed_column_breaks",
@@ -301,10 +303,13 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
         return None
     spaced = view[line_end - 1].isspace()
     at = newline + 1 + (fixed or 0)
-    if fixed is not None and _fixed_join(view, pos, line_end, at):
+    cell = cell_goes_on(view, line_start, line_end)
+    if fixed is not None and not cell and _fixed_join(view, pos, line_end, at):
         return line_end, at
-    # a shell's line continuation `\` or a fold mark `↩` before the break is no part of the run
-    end = line_end - 1 if view[line_end - 1] in _FOLD_MARKS else line_end
+    # a shell's line continuation `\` or a fold mark `↩` before the break is no part of the run, nor
+    # is psql's ` +` after a table cell
+    end = line_end - 2 if cell else line_end - 1 if view[line_end - 1] in _FOLD_MARKS else line_end
+    spaced = spaced and not cell
     resume = _CONTINUATION.match(view, newline + 1).end()  # type: ignore[union-attr]  # always matches
     if end <= max(pos, line_start) or resume >= len(view) or view[resume].isspace() or _marked(view, end, resume):
         return None
@@ -324,6 +329,22 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     if left and joins(left.group()) and looks_random_run(after.group("next")):
         return start, resume
     return None
+
+
+# a table row (`| a | b |`, `│ a │ b`) whose last cell psql marks with ` +` as going on on the next line
+_TABLE_ROW = re.compile(r"[ \t]{0,16}+[|│]")
+
+
+def cell_goes_on(view: str, line_start: int, line_end: int) -> bool:
+    """The line from `line_start` to `line_end` is a table row ending in psql's ` +` after a token
+    character: its last cell's value goes on on the next line (the mark and the space before it
+    are no part of the value)."""
+    return (
+        line_end - 3 > line_start
+        and view.startswith(" +", line_end - 2)
+        and not view[line_end - 3].isspace()
+        and _TABLE_ROW.match(view, line_start) is not None
+    )
 
 
 def _fixed_join(view: str, pos: int, line_end: int, at: int) -> bool:
