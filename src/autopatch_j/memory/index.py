@@ -220,15 +220,25 @@ def use_necessity(table: Mapping[str, float] | None) -> None:
 def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
     """What counts as holding a query word: its synonyms (a Chinese member as it is), the named tools
     under it or under a synonym (`test` → pytest, 包管理器 → npm, pnpm …), and its words in the other
-    language from the bilingual table (`log` → 日志, 超时 → timeout)."""
+    language from the bilingual table (`log` → 日志, 超时 → timeout; a Chinese word the table does not
+    hold, those of its shorter words: 采样率 → sampl)."""
     latin, runs = ([text], []) if kind == "word" else ([], [text])
     members = equivalents(latin, runs, broader=False)
     words = [w for m in members if m.isascii() for w in m.split(" ")] + latin
     cjk = [m for m in members if not m.isascii()] + runs
     keys = [stem(w) for w in words if len(w) >= 2] + [m for m in cjk if not is_filler(Token(m, "cjk"))]
     keys += [stem(m) if m.isascii() else m for m in narrower(words, cjk)]
-    keys += list(chinese_of(stem(text))) if kind == "word" else list(english_of(text))
+    keys += list(chinese_of(stem(text))) if kind == "word" else list(_glosses(text))
     return tuple(dict.fromkeys(keys))
+
+
+def _glosses(word: str) -> tuple[str, ...]:
+    """The English stems of a Chinese word's glosses; a word the bilingual table does not hold (采样率,
+    模拟器) has those of its shorter words (采样 → sampl, 模拟 → simul)."""
+    own = english_of(word)
+    if own:
+        return own
+    return tuple(dict.fromkeys(gloss for part in _compound_parts(Token(word, "cjk")) for gloss in english_of(part)))
 
 
 @functools.lru_cache(maxsize=4096)
