@@ -15,6 +15,9 @@ F0.5 of "revises" (precision weighs double: a wrong replacement retires a rule t
 pooled predictions of `FOLDS` author folds of every part, for the rule `supersede` applies: the
 subject model above its own threshold, or the revision model above this one.
 
+The labelled pairs of `eval/corpus/revision_fixes.json` (our own wording, each of weight FIX_WEIGHT)
+are in every fold's training and in the shipped fit, never in a fold's evaluation.
+
 Needs scikit-learn (the `test` extra). Deterministic: the same files give byte-identical weights.
 """
 
@@ -30,21 +33,57 @@ from typing import Any
 
 import numpy as np
 import train_subjects
+from pydantic import BaseModel, ConfigDict
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 
+from autopatch_j.memory.lexicon import default_lexicon
+from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.revisions import FORMAT, MODEL_FILE, RevisionModel, revision_features
-from autopatch_j.memory.subjects import Statement, SubjectModel, default_subject_model
-from autopatch_j.quality.realistic import Session, find_checkout_part, training_digests, training_parts
+from autopatch_j.memory.subjects import Statement, SubjectModel, default_subject_model, statement_of
+from autopatch_j.quality.realistic import Session, find_checkout_part, sha256_of, training_digests, training_parts
 
 C = 1.0
 FOLDS = 8
+REVISION_FIXES = "revision_fixes.json"
+FIX_WEIGHT = 3.0
 #: A word feature (`t:`) is kept when at least this many training examples hold it.
 MIN_COUNT = 2
 GRID = tuple(round(0.05 * n, 2) for n in range(4, 15))
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "autopatch_j" / "memory" / MODEL_FILE
 
 Example = tuple[Statement, Statement, float, int]  # new, likeliest old, its probability, revises?
+
+
+class _Fix(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    earlier: str
+    later: str
+    earlier_kind: MemoryKind
+    later_kind: MemoryKind
+    revises: bool
+
+
+class _Fixes(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: int
+    purpose: str
+    pairs: tuple[_Fix, ...]
+
+
+def fix_examples(directory: Path) -> list[Example]:
+    """The labelled pairs of `eval/corpus/revision_fixes.json` beside the realistic part `directory`,
+    scored by the shipped subject model; a file of another shape raises pydantic's error."""
+    fixes = _Fixes.model_validate_json((directory.parent / "corpus" / REVISION_FIXES).read_text("utf-8"))
+    lexicon, subjects = default_lexicon(), default_subject_model()
+    rows: list[Example] = []
+    for fix in fixes.pairs:
+        new = statement_of(lexicon, fix.later, fix.later_kind.value)
+        old = statement_of(lexicon, fix.earlier, fix.earlier_kind.value)
+        rows.append((new, old, subjects.same_subject(new, old), int(fix.revises)))
+    return rows
 
 
 def examples(sessions: list[Session], subjects: SubjectModel) -> Iterator[Example]:
@@ -85,17 +124,24 @@ def author_examples(groups: dict[str, list[Session]], dev: set[str]) -> dict[str
     return by_author
 
 
-def fit(rows: list[Example]) -> tuple[DictVectorizer, LogisticRegression]:
-    """The vectorizer (words held by fewer than MIN_COUNT examples left out) and the fitted regression."""
-    feats = [revision_features(new, old, p) for new, old, p, _ in rows]
+def fit(rows: list[Example], fixes: list[Example]) -> tuple[DictVectorizer, LogisticRegression]:
+    """The vectorizer (words held by fewer than MIN_COUNT examples left out) and the regression fitted
+    on `rows` and `fixes` (each of weight FIX_WEIGHT)."""
+    every = [*rows, *fixes]
+    feats = [revision_features(new, old, p) for new, old, p, _ in every]
     counts = Counter(key for f in feats for key in f if key.startswith("t:"))
     kept = [{k: v for k, v in f.items() if not k.startswith("t:") or counts[k] >= MIN_COUNT} for f in feats]
     vectorizer = DictVectorizer(sort=True)
-    model = LogisticRegression(C=C, max_iter=5000).fit(vectorizer.fit_transform(kept), [y for *_, y in rows])
+    weights = [1.0] * len(rows) + [FIX_WEIGHT] * len(fixes)
+    model = LogisticRegression(C=C, max_iter=5000).fit(
+        vectorizer.fit_transform(kept), [y for *_, y in every], sample_weight=weights
+    )
     return vectorizer, model
 
 
-def cross_validate(by_author: dict[str, list[Example]], subject_threshold: float) -> tuple[float, list[str]]:
+def cross_validate(
+    by_author: dict[str, list[Example]], fixes: list[Example], subject_threshold: float
+) -> tuple[float, list[str]]:
     """The threshold of the rule `supersede` applies (the subject model above its threshold, or the
     revision model above this one) with the best F0.5 over pooled predictions of author folds."""
     truth: list[int] = []
@@ -104,7 +150,7 @@ def cross_validate(by_author: dict[str, list[Example]], subject_threshold: float
     for fold in _folds(sorted(by_author)):
         train = [row for a, rows in by_author.items() if a not in fold for row in rows]
         held = [row for a in fold for row in by_author[a]]
-        vectorizer, model = fit(train)
+        vectorizer, model = fit(train, fixes)
         matrix = vectorizer.transform([revision_features(new, old, p) for new, old, p, _ in held])
         scores += list(model.predict_proba(matrix)[:, 1])
         truth += [y for *_, y in held]
@@ -154,8 +200,13 @@ def model_data(
 ) -> dict[str, Any]:
     """The model fitted on every example of `by_author`, as the package reads it."""
     rows = [row for a in sorted(by_author) for row in by_author[a]]
-    trained_on = {**training_digests(directory), **{f"realistic/{a}": "left out" for a in without}}
-    vectorizer, model = fit(rows)
+    fixes = fix_examples(directory)
+    trained_on = {
+        **training_digests(directory),
+        "corpus/" + REVISION_FIXES: sha256_of(directory.parent / "corpus" / REVISION_FIXES),
+        **{f"realistic/{a}": "left out" for a in without},
+    }
+    vectorizer, model = fit(rows, fixes)
     names = vectorizer.get_feature_names_out()
     weights = {str(names[i]): round(float(w), 4) for i, w in enumerate(model.coef_[0]) if round(float(w), 4)}
     return {
@@ -164,7 +215,7 @@ def model_data(
         "weights": weights,
         "threshold": threshold,
         "trained_on": trained_on,
-        "trainer": {"C": C, "examples": len(rows)},
+        "trainer": {"C": C, "examples": len(rows), "fixes": len(fixes)},
     }
 
 
@@ -192,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.threshold is not None:
         threshold = args.threshold
     else:
-        threshold, report = cross_validate(by_author, default_subject_model().threshold)
+        threshold, report = cross_validate(by_author, fix_examples(directory), default_subject_model().threshold)
         print("\n".join(report))
     if args.cv:
         return 0
