@@ -24,7 +24,6 @@ Needs scikit-learn (the `test` extra). Deterministic: the same files give byte-i
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections import Counter
@@ -33,12 +32,13 @@ from typing import Any
 
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
+from train_joining import dumps, part_dir
 
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.reader import default_reader_model
 from autopatch_j.memory.subjects import default_subject_model
 from autopatch_j.quality.clause_data import ClauseBoundary, session_boundaries
-from autopatch_j.quality.realistic import find_checkout_part, training_digests, training_parts
+from autopatch_j.quality.realistic import training_digests, training_parts
 
 C = 0.3
 MIN_COUNT = 3
@@ -145,17 +145,6 @@ def train(directory: Path, without: list[str]) -> dict[str, Any]:
         "cross_validated": {"right_splits": tp, "wrong_splits": fp, "missed_splits": fn, "right_keeps": tn},
         "trained_on": digests,
     }
-
-
-def dumps(model: dict[str, Any]) -> str:
-    return json.dumps(model, ensure_ascii=False, sort_keys=True, indent=0) + "\n"
-
-
-def part_dir() -> Path:
-    directory = find_checkout_part(Path(__file__).resolve().parent)
-    if directory is None:
-        raise SystemExit("No realistic part found (run from a checkout).")
-    return directory
 
 
 def main(argv: list[str] | None = None) -> int:

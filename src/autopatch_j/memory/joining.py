@@ -41,7 +41,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|[\u4e00-\u9fff]")
 _ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)、])\s")
 
 
-def _first_word(text: str) -> str:
+def first_word(text: str) -> str:
     """The first English word (lowercased) or the first two Chinese characters of `text`; "#" when none."""
     found = _WORD.search(text)
     if found is None:
@@ -50,7 +50,7 @@ def _first_word(text: str) -> str:
     return text[found.start() : found.start() + 2] if "\u4e00" <= word <= "\u9fff" else word.lower()
 
 
-def _last_word(text: str) -> str:
+def last_word(text: str) -> str:
     words = _WORD.findall(text)
     return words[-1].lower() if words else "#"
 
@@ -105,9 +105,9 @@ def join_features(
         f"breaks={breaks}": 1.0,
         f"gap={gap}": 1.0,
         f"end={_ending(earlier)}": 1.0,
-        f"later_first={_first_word(later)}": 1.0,
-        f"earlier_first={_first_word(earlier)}": 1.0,
-        f"earlier_last={_last_word(earlier)}": 1.0,
+        f"later_first={first_word(later)}": 1.0,
+        f"earlier_first={first_word(earlier)}": 1.0,
+        f"earlier_last={last_word(earlier)}": 1.0,
         f"earlier_len={_length_bucket(earlier_len)}": 1.0,
         f"later_len={_length_bucket(later_len)}": 1.0,
         "share": len(own_a & own_b) / max(1, min(len(own_a), len(own_b))),

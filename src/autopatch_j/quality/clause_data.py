@@ -20,10 +20,9 @@ them to none (a cut there would leave a part that is no memory).
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 
-from autopatch_j.memory.joining import prose_sentences
+from autopatch_j.memory.joining import first_word, last_word, prose_sentences
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.reader import STATEMENTS, ReaderModel, turn_features
 from autopatch_j.memory.subjects import SubjectModel, _keys, statement_of
@@ -32,7 +31,6 @@ from autopatch_j.quality.realistic import Session
 
 _OPEN = {"(": ")", "（": "）", "[": "]", "【": "】", "{": "}", "《": "》", "「": "」", "『": "』", "“": "”", "‘": "’"}
 _SYMMETRIC = {'"', "`"}
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,19 +76,6 @@ def _clause(sentence: str, start: int, end: int, mark: str) -> Clause:
     return Clause(start, end, mark)
 
 
-def _first_word(text: str) -> str:
-    found = _WORD.search(text)
-    if found is None:
-        return "#"
-    word = found.group(0)
-    return text[found.start() : found.start() + 2] if "\u4e00" <= word <= "\u9fff" else word.lower()
-
-
-def _last_word(text: str) -> str:
-    words = _WORD.findall(text)
-    return words[-1].lower() if words else "#"
-
-
 def _length_bucket(n: int) -> str:
     return "1" if n <= 2 else "2" if n <= 4 else "3" if n <= 8 else "4" if n <= 16 else "5"
 
@@ -128,9 +113,9 @@ def clause_features(
     features: dict[str, float] = {
         f"mark={left.mark}": 1.0,
         f"kind={kind}": 1.0,
-        f"a_first={_first_word(a)}": 1.0,
-        f"b_first={_first_word(b)}": 1.0,
-        f"a_last={_last_word(a)}": 1.0,
+        f"a_first={first_word(a)}": 1.0,
+        f"b_first={first_word(b)}": 1.0,
+        f"a_last={last_word(a)}": 1.0,
         f"a_len={_length_bucket(a_len)}": 1.0,
         f"b_len={_length_bucket(b_len)}": 1.0,
         "first_clause": float(left.start == 0),
