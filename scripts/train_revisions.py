@@ -33,57 +33,31 @@ from typing import Any
 
 import numpy as np
 import train_subjects
-from pydantic import BaseModel, ConfigDict
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from autopatch_j.memory.lexicon import default_lexicon
-from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.revisions import FORMAT, MODEL_FILE, RevisionModel, revision_features
-from autopatch_j.memory.subjects import Statement, SubjectModel, default_subject_model, statement_of
+from autopatch_j.memory.subjects import SubjectModel, default_subject_model
 from autopatch_j.quality.realistic import Session, find_checkout_part, sha256_of, training_digests, training_parts
+from autopatch_j.quality.revision_fixes import REVISION_FIXES, RevisionExample, read_fixes
 
 C = 1.0
 FOLDS = 8
-REVISION_FIXES = "revision_fixes.json"
 FIX_WEIGHT = 3.0
 #: A word feature (`t:`) is kept when at least this many training examples hold it.
 MIN_COUNT = 2
 GRID = tuple(round(0.05 * n, 2) for n in range(4, 15))
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "autopatch_j" / "memory" / MODEL_FILE
 
-Example = tuple[Statement, Statement, float, int]  # new, likeliest old, its probability, revises?
-
-
-class _Fix(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    earlier: str
-    later: str
-    earlier_kind: MemoryKind
-    later_kind: MemoryKind
-    revises: bool
-
-
-class _Fixes(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    version: int
-    purpose: str
-    pairs: tuple[_Fix, ...]
+Example = RevisionExample  # new, likeliest old, its probability, revises?
 
 
 def fix_examples(directory: Path) -> list[Example]:
     """The labelled pairs of `eval/corpus/revision_fixes.json` beside the realistic part `directory`,
-    scored by the shipped subject model; a file of another shape raises pydantic's error."""
-    fixes = _Fixes.model_validate_json((directory.parent / "corpus" / REVISION_FIXES).read_text("utf-8"))
-    lexicon, subjects = default_lexicon(), default_subject_model()
-    rows: list[Example] = []
-    for fix in fixes.pairs:
-        new = statement_of(lexicon, fix.later, fix.later_kind.value)
-        old = statement_of(lexicon, fix.earlier, fix.earlier_kind.value)
-        rows.append((new, old, subjects.same_subject(new, old), int(fix.revises)))
-    return rows
+    scored by the shipped subject model."""
+    path = directory.parent / "corpus" / REVISION_FIXES
+    return read_fixes(path, default_lexicon(), default_subject_model())
 
 
 def examples(sessions: list[Session], subjects: SubjectModel) -> Iterator[Example]:

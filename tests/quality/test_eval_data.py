@@ -18,6 +18,7 @@ from autopatch_j.quality.corpus import PART_FILES, RETIRED
 from autopatch_j.quality.joining_data import JOINING_FIXES
 from autopatch_j.quality.paraphrase import VOCAB_FILE
 from autopatch_j.quality.reader_data import READER_FIXES
+from autopatch_j.quality.revision_fixes import REVISION_FIXES
 from autopatch_j.quality.speech_data import FIXES, NEGATIVES
 
 # the wheel is built once (module fixture) (docs/testing.md)
@@ -50,6 +51,7 @@ def test_the_manifest_pins_every_corpus_file_by_its_sha256() -> None:
         FIXES,
         READER_FIXES,
         JOINING_FIXES,
+        REVISION_FIXES,
     }
     assert {name for name, e in entries.items() if e["part"] == "test"} == set(PART_FILES["test"])
     for name, figure in RETIRED.items():  # the figure each retired part was measured at, once
