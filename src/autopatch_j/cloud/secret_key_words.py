@@ -20,12 +20,12 @@ from importlib import resources
 # is one word too, read as the field the tag is
 _WORD = re.compile(r"(?i:fix[_.-]?+[0-9]{2,4}+|md5|type[0-9])(?![0-9])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _FIX_TAG = re.compile(r"fix[_.-]?+(?P<tag>[0-9]{2,4}+)")
-# the FIX tags whose value is a credential (554 Password, 925 NewPassword, 1402 EncryptedPassword,
-# 1404 EncryptedNewPassword: `secret_protocols.CREDENTIAL_TAGS`)
-_FIX_PASSWORD_TAGS = frozenset({"554", "925", "1402", "1404"})
+# the FIX tags whose value is a credential: 554 Password, 925 NewPassword, 1402 EncryptedPassword,
+# 1404 EncryptedNewPassword (`secret_protocols` reads them in a message)
+FIX_CREDENTIAL_TAGS = frozenset({"554", "925", "1402", "1404"})
 # a key that names one of them by its number (`fix_554`), lowercase: `key_words_of` reads it as a
 # password's key
-FIX_PASSWORD_KEY = r"fix[_.-]?+(?:554|925|1402|1404)(?![0-9])"
+FIX_PASSWORD_KEY = r"fix[_.-]?+(?:" + "|".join(sorted(FIX_CREDENTIAL_TAGS)) + r")(?![0-9])"
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def _key_words(key: str) -> tuple[str, ...]:
         word = word.lower()
         tag = _FIX_TAG.fullmatch(word)
         if tag is not None:
-            out += ["fix", "password" if tag.group("tag") in _FIX_PASSWORD_TAGS else "tag"]
+            out += ["fix", "password" if tag.group("tag") in FIX_CREDENTIAL_TAGS else "tag"]
             continue
         suffix = _fused_suffix(word)
         out += [word[: -len(suffix)], suffix] if suffix else [word]

@@ -24,12 +24,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from autopatch_j.cloud.secret_key_words import FIX_CREDENTIAL_TAGS
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_values import Span, placeholder
 
 __all__ = ["CREDENTIAL_TAGS", "FIX_REACH", "PROTOCOL_RULES", "fix_credentials", "fix_message"]
 
-CREDENTIAL_TAGS = frozenset({"554", "925", "1402", "1404"})
+CREDENTIAL_TAGS = FIX_CREDENTIAL_TAGS
 FIX_REACH = 4096
 # the BeginString (FIX.4.0 … FIX.5.0SP2, FIXT.1.1) and the separator before BodyLength (`9=`)
 _FIX_HEAD = re.compile(r"(?<![\w=])8=FIXT?\.[0-9]\.[0-9](?:SP[0-9])?(?P<sep>\x01|\^A|<SOH>|\[SOH\]|[|; \t])9=[0-9]")
