@@ -4,9 +4,9 @@ position the protocol gives them rather than by a credential word before them.
 - **A FIX message** (`8=FIX.4.4<sep>9=…<sep>35=A<sep>…`): fields are `tag=value` separated by one
   separator the whole message uses — SOH, its printed forms `^A`, `<SOH>`, `[SOH]`, or `|`, `;`, a
   blank — from the BeginString to the CheckSum (`10=…`). The values of the tags that carry a
-  credential (`CREDENTIAL_TAGS`: 554 Password, 925 NewPassword, 1402 EncryptedPassword, 1404
-  EncryptedNewPassword) are secrets (`fix_credential`); every other field (a CompID, a sequence
-  number, a timestamp) stays. `fix_credentials` reads a message the same way for the base64 check
+  credential (`secret_key_words.FIX_CREDENTIAL_TAGS`: 554 Password, 925 NewPassword, 1402
+  EncryptedPassword, 1404 EncryptedNewPassword) are secrets (`fix_credential`); every other field (a
+  CompID, a sequence number, a timestamp) stays. `fix_credentials` reads a message the same way for the base64 check
   of `secret_sinks` (base64 of a FIX heartbeat is a message, not a login).
 - **A kdb+ connection handle** (`` `:host:port:user:password ``, the argument of `hopen`): the
   fourth field after the backquote-colon is the password (`kdb_handle`); a handle with no password
@@ -28,9 +28,8 @@ from autopatch_j.cloud.secret_key_words import FIX_CREDENTIAL_TAGS
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_values import Span, placeholder
 
-__all__ = ["CREDENTIAL_TAGS", "FIX_REACH", "PROTOCOL_RULES", "fix_credentials", "fix_message"]
+__all__ = ["FIX_REACH", "PROTOCOL_RULES", "fix_credentials", "fix_message"]
 
-CREDENTIAL_TAGS = FIX_CREDENTIAL_TAGS
 FIX_REACH = 4096
 # the BeginString (FIX.4.0 … FIX.5.0SP2, FIXT.1.1) and the separator before BodyLength (`9=`)
 _FIX_HEAD = re.compile(r"(?<![\w=])8=FIXT?\.[0-9]\.[0-9](?:SP[0-9])?(?P<sep>\x01|\^A|<SOH>|\[SOH\]|[|; \t])9=[0-9]")
@@ -45,7 +44,7 @@ def fix_message(text: str) -> bool:
 
 
 def fix_credentials(text: str) -> Iterator[Span]:
-    """The spans of the credential fields' values (`CREDENTIAL_TAGS`) of every FIX message in `text`."""
+    """The spans of the credential fields' values (`FIX_CREDENTIAL_TAGS`) of every FIX message in `text`."""
     heads = list(_FIX_HEAD.finditer(text))
     for number, head in enumerate(heads):
         sep = head.group("sep")
@@ -62,7 +61,7 @@ def fix_credentials(text: str) -> Iterator[Span]:
             end = limit if end == -1 else end
             tag, equals, _value = text[pos:end].partition("=")
             if equals and _TAG.fullmatch(tag):
-                if tag in CREDENTIAL_TAGS and end > pos + len(tag) + 1:
+                if tag in FIX_CREDENTIAL_TAGS and end > pos + len(tag) + 1:
                     yield pos + len(tag) + 1, end
                 if tag == "10":
                     break  # CheckSum: the message ends here
