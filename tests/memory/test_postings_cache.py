@@ -77,9 +77,12 @@ def _fill(manager: MemoryManager, rng: random.Random, items: int) -> tuple[int, 
 
 
 def _both(manager: MemoryManager, thread: int, query: str) -> tuple[list[SearchHit], list[SearchHit]]:
+    """The hits ranked over the copy and by the ranking statement (asserting the kept hits of the
+    query's own text are the ones ranked first)."""
     with manager.db.read("test search") as conn:
-        search_in_tx(conn, thread_id=thread, query=query)  # asked once: the next one reads the copy
-        cached = search_in_tx(conn, thread_id=thread, query=query)
+        first = search_in_tx(conn, thread_id=thread, query=query)  # asked once: the next one reads the copy
+        cached = search_in_tx(conn, thread_id=thread, query=query + " ")  # the same terms, another text
+        assert search_in_tx(conn, thread_id=thread, query=query) == first  # its kept hits
         in_sql = search_in_tx(conn, thread_id=thread, query=query, cached=False)
     return cached, in_sql
 
@@ -89,11 +92,16 @@ def _queries(rng: random.Random, n: int) -> list[str]:
     return [" ".join(rng.sample(words, rng.randint(1, 4))) for _ in range(n)]
 
 
-@pytest.mark.parametrize("whole_items", [postings_cache.WHOLE_ITEMS, 0], ids=["read-whole", "per-term"])
+@pytest.mark.parametrize(
+    ("whole_items", "busy_items"),
+    [(postings_cache.WHOLE_ITEMS, 0), (0, postings_cache.BUSY_ITEMS), (0, 0)],
+    ids=["read-whole", "per-term-then-whole", "per-term"],
+)
 def test_a_generated_store_of_hundreds_ranks_the_same_in_the_copy_and_in_sql(
-    manager: MemoryManager, monkeypatch: pytest.MonkeyPatch, whole_items: int
+    manager: MemoryManager, monkeypatch: pytest.MonkeyPatch, whole_items: int, busy_items: int
 ) -> None:
-    monkeypatch.setattr(postings_cache, "WHOLE_ITEMS", whole_items)  # the store read whole, or per term
+    monkeypatch.setattr(postings_cache, "WHOLE_ITEMS", whole_items)  # a small store read whole at once
+    monkeypatch.setattr(postings_cache, "BUSY_ITEMS", busy_items)  # or whole once the process is busy
     rng = random.Random(7)  # fixed seed, logged by the assertion's message
     threads = _fill(manager, rng, 600)  # ≥ 32 items per key: the newest-candidates bound matters
     differ = []
@@ -218,7 +226,7 @@ def test_the_copy_stays_within_its_bound(manager: MemoryManager) -> None:
     thread = manager.active_thread().id
     manager.search(thread_id=thread, query="redis rule")
     assert postings_cache.cached_rows() == 0  # one search: ranked in SQL, nothing read into the copy
-    manager.search(thread_id=thread, query="redis rule")
+    manager.search(thread_id=thread, query="Redis rule")
     assert 0 < postings_cache.cached_rows() <= postings_cache.LOAD_ROWS + 40
 
 
@@ -269,3 +277,104 @@ def test_the_kept_parts_stay_within_their_bound(manager: MemoryManager, monkeypa
         for word in words:
             assert manager.search(thread_id=thread, query=word) == _in_sql(manager, thread, word)
             assert postings_cache.cached_parts() <= 4
+
+
+def test_a_repeated_query_sees_what_another_process_and_connection_wrote(manager: MemoryManager) -> None:
+    """A query this process repeats answers from what it kept only while the store is unchanged: a
+    forget by another process and an item added through another connection are seen at once."""
+    first = add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Redis streams for the job queue")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    for _ in range(4):  # asked, read into the copy, then answered from what the process kept
+        hits = manager.search(thread_id=thread, query="redis cache")
+    assert [hit.memory_id for hit in hits][:1] == [first.memory_id]
+    script = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from autopatch_j.memory.manager import MemoryManager
+        manager = MemoryManager(root=Path({str(manager.paths.root)!r}))
+        assert manager.open().ok
+        manager.forget({first.memory_id})
+        manager.close()
+        """
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    after = manager.search(thread_id=thread, query="redis cache")
+    assert first.memory_id not in [hit.memory_id for hit in after]
+    assert after == _in_sql(manager, thread, "redis cache")
+    other = MemoryManager(root=manager.paths.root)  # a second connection to the same store
+    assert other.open().ok
+    try:
+        added = add_item(other, kind=MemoryKind.PROJECT_DECISION, title="Redis cache keys expire after an hour")
+    finally:
+        other.close()
+    again = manager.search(thread_id=thread, query="redis cache")
+    assert added.memory_id in [hit.memory_id for hit in again]
+    assert again == _in_sql(manager, thread, "redis cache")
+
+
+def test_a_repeated_query_sends_one_statement_and_at_most_three_after_a_write(manager: MemoryManager) -> None:
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    sent: list[str] = []
+    for _ in range(3):
+        first = manager.search(thread_id=thread, query="redis cache")
+    manager.db.set_trace(sent.append)
+    try:
+        assert manager.search(thread_id=thread, query="redis cache") == first
+        assert sum(s.lstrip().upper().startswith(("SELECT", "WITH")) for s in sent) == 1  # the stamp
+        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Redis cache keys expire after an hour")
+        sent.clear()
+        after = manager.search(thread_id=thread, query="redis cache")
+        assert sum(s.lstrip().upper().startswith(("SELECT", "WITH")) for s in sent) <= 3
+    finally:
+        manager.db.set_trace(None)
+    assert len(after) == 2 and after == _in_sql(manager, thread, "redis cache")
+
+
+def test_a_store_past_the_whole_bound_is_read_per_term(manager: MemoryManager, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(postings_cache, "WHOLE_ROWS", 5)
+    for n in range(3):
+        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=f"lint rule {n}")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="kafka topics", content="retention of kafka topics")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    statements = []
+    for query in ("lint rule", "Lint rule", "LINT RULE", "lint  rule", "kafka retention"):
+        sent: list[str] = []
+        manager.db.set_trace(sent.append)
+        try:
+            hits = manager.search(thread_id=thread, query=query)
+        finally:
+            manager.db.set_trace(None)
+        statements.append(sum(s.lstrip().upper().startswith(("SELECT", "WITH")) for s in sent))
+        assert hits == _in_sql(manager, thread, query)
+    assert 0 < postings_cache.cached_rows() < 20  # the postings of "lint" and "rule", not the store's
+    # asked again: the store whole refused (ranked in SQL), then the terms' postings and rows, then
+    # the copy; terms no search asked for: the statistics and the ranking statement
+    assert statements == [2, 3, 3, 1, 2]
+
+
+def test_a_busy_reader_reads_a_larger_store_whole(manager: MemoryManager, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(postings_cache, "WHOLE_ITEMS", 0)  # not small: read per term until the reader is busy
+    monkeypatch.setattr(postings_cache, "BUSY_SEARCHES", 4)
+    for n in range(3):
+        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=f"lint rule {n}")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="kafka topics", content="retention of kafka topics")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    statements = []
+    for query in ("lint rule", "Lint rule", "LINT rule", "lint RULE", "kafka retention", "kafka topics"):
+        sent: list[str] = []
+        manager.db.set_trace(sent.append)
+        try:
+            hits = manager.search(thread_id=thread, query=query)
+        finally:
+            manager.db.set_trace(None)
+        statements.append(sum(s.lstrip().upper().startswith(("SELECT", "WITH")) for s in sent))
+        assert hits == _in_sql(manager, thread, query)
+    # in SQL, then the terms' postings and rows, then the copy; the fifth search ranked under the stamp
+    # reads every posting and row (its terms unasked), so the next new terms need only the stamp
+    assert statements == [2, 3, 1, 1, 3, 1]

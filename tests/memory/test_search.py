@@ -169,8 +169,10 @@ def test_a_search_with_many_hits_still_sends_at_most_three_statements(manager: M
     hits, statements = traced_search(manager, "lint")
     assert len(hits) == 5
     assert statements == 2  # term statistics and the stamp, then the ranking statement
-    again, statements = traced_search(manager, "lint")
+    again, statements = traced_search(manager, "Lint")
     assert again == hits and statements == 3  # the second asks: the postings of "lint", the item rows
+    repeated, statements = traced_search(manager, "lint")
+    assert (repeated, statements) == (hits, 1)  # the same query under the same stamp: its kept hits
 
 
 def test_the_postings_read_once_serve_the_next_searches_until_the_index_changes(manager: MemoryManager) -> None:
@@ -178,10 +180,11 @@ def test_the_postings_read_once_serve_the_next_searches_until_the_index_changes(
         add_item(manager, kind=PREF, title=f"lint rule {n}")
     first, statements = traced_search(manager, "lint rule")
     assert statements == 2  # a process that searches once ranks in SQL
-    again, statements = traced_search(manager, "lint rule")
+    again, statements = traced_search(manager, "Lint rule")
     assert (again, statements) == (first, 3)  # asked again: its postings and item rows are read
-    third, statements = traced_search(manager, "lint rule")
+    third, statements = traced_search(manager, "LINT RULE")
     assert (third, statements) == (first, 1)  # the stamp: statistics, postings and item rows from the copy
+    assert traced_search(manager, "lint rule") == (first, 1)  # the same query: its kept hits
     add_item(manager, kind=PREF, title="lint rule new")
     after, statements = traced_search(manager, "lint rule")
     # the kept statistics' stamp is not the store's: the statistics, then the ranking statement
@@ -502,7 +505,7 @@ def test_a_small_store_is_read_whole_so_new_terms_need_only_their_statistics(man
         add_item(manager, kind=PREF, title=f"lint rule {n}")
     add_item(manager, kind=PREF, title="kafka topics keep seven days", content="retention of kafka topics")
     first, _ = traced_search(manager, "lint rule")
-    _, statements = traced_search(manager, "lint rule")
+    _, statements = traced_search(manager, "Lint rule")
     assert statements == 3  # statistics, every posting of the store, every indexed item's row
     hits, statements = traced_search(manager, "kafka retention")  # terms no search asked for before
     expected, _ = traced_search(manager, "kafka retention", cached=False)

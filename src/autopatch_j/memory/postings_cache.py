@@ -9,9 +9,11 @@ the old stamp and the old content together; a replaced or restored file brings i
 Postings are read per term, when a second search under the same stamp asks for it, and only for
 terms whose postings together stay within `LOAD_ROWS` per search (known from the search's first
 statement), so a process that searches once ranks in SQL as before and a large store's common
-terms stay with the SQL ranking. The process holds at most `MAX_ROWS` postings, merged term postings and
-item rows and `MAX_COPIES` stamps; the least recently searched are dropped first; a stamp keeps at
-most `MAX_PARTS` terms' parts.
+terms stay with the SQL ranking. A store of at most `WHOLE_ITEMS` indexed items is read whole instead
+(every posting, then every posted item's row), and one of at most `BUSY_ITEMS` once the process has
+ranked `BUSY_SEARCHES` searches under the same stamp. The process holds at most `MAX_ROWS` postings,
+merged term postings and item rows and `MAX_COPIES` stamps; the least recently searched are dropped
+first; a stamp keeps at most `MAX_PARTS` terms' parts and queries' hits.
 
 `rank_in_python` is the ranking statement of search.py computed over the copy: the same candidates
 (the `cap` newest items of each driving key), the same scores summed in term order, the same floor and
@@ -20,7 +22,8 @@ the qualifier's decision taken best first until `limit` answer.
 A hit's metadata as match kinds compare it (`hit_metadata`) is derived on its first hit under a
 stamp and kept beside its row, with the values search.py builds of it (`Hit.values`). What search.py
 derives from a query term and the statistics alone (its weight, the keys some item holds) is kept
-per term under the stamp too (`known_parts`, `remember_parts`), never per query.
+per term under the stamp too (`known_parts`, `remember_parts`), and so are a query's hits, per query
+text, thread and limit.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from autopatch_j.memory.records import MemoryKind
+from autopatch_j.memory.scoring import qualifying
 from autopatch_j.memory.terms import normalize, prefix_end
 from autopatch_j.memory.text import has_cjk
 
@@ -44,14 +48,20 @@ LOAD_ROWS = 4096
 MAX_ROWS = 400_000
 #: Stamps (states of stores) the process keeps a copy for; the least recently searched go first.
 MAX_COPIES = 8
-#: Query terms' parts a copy keeps (`remember_parts`); a copy holding this many starts them again.
+#: Query terms' parts and queries' hits a copy keeps (`remember_parts`); a copy holding this many starts
+#: them again.
 MAX_PARTS = 4096
 #: Completions of a last word that may be cut short (search.py's statistics statement reads as many).
 MAX_COMPLETIONS = 8
 #: A store of at most this many indexed items is read whole (every posting, every indexed item's row)
 #: by the search that would read postings into its copy, when it holds at most `WHOLE_ROWS` postings.
 WHOLE_ITEMS = 2_000
-WHOLE_ROWS = 65_536
+WHOLE_ROWS = 262_144
+#: A store of at most this many indexed items is read whole too once the process has searched its stamp
+#: `BUSY_SEARCHES` times (a long-lived reader of a store that is not being written); each term's
+#: products are then computed for a search's candidates, not kept for every holder as in a small store.
+BUSY_ITEMS = 20_000
+BUSY_SEARCHES = 32
 
 #: Per asked key (its position in `:keys`), its postings as one text `item,weight,item,weight…`: one
 #: string per key instead of a row per posting (the rows were most of a read's time).
@@ -60,10 +70,14 @@ SELECT j.key, (SELECT group_concat(p.item_id || ',' || (p.weight + 100)) FROM me
 FROM json_each(:keys) j CROSS JOIN memory_term_stats t ON t.term = j.value
 """
 
+#: The store's postings count (term NULL), then each held term's statistic and postings (as `_LOAD_SQL`).
 _ALL_SQL = """
-SELECT t.term, p.item_id, p.weight + 100, t.items
-FROM memory_postings p CROSS JOIN memory_term_stats t ON t.id = p.term_id
-LIMIT :limit
+SELECT NULL, sum(items), NULL FROM memory_term_stats WHERE term <> ''
+UNION ALL
+SELECT t.term, t.items, (SELECT group_concat(p.item_id || ',' || (p.weight + 100)) FROM memory_postings p
+    WHERE p.term_id = t.id)
+FROM memory_term_stats t
+WHERE t.items > 0 AND t.term <> '' AND (SELECT sum(items) FROM memory_term_stats WHERE term <> '') <= :limit
 """
 
 _ALL_ROWS_SQL = """
@@ -125,6 +139,8 @@ class _Copy:
     whole_rows: bool = False
     #: Whether reading the store whole was tried under this stamp (it is tried once).
     whole_tried: bool = False
+    products: bool = False  # a whole copy of at most `WHOLE_ITEMS` items
+    searches: int = 0  # searches that ranked under this stamp (`postings_in_tx`)
     #: A whole copy's terms that some item holds, in order, with their statistics (`memory_term_stats`).
     terms: list[str] = field(default_factory=list)
     term_items: dict[str, int] = field(default_factory=dict)
@@ -262,11 +278,14 @@ def postings_in_tx(
     statement), or None when the caller must rank in SQL: no stamp yet, no transaction (the stamp and
     the postings must come from one snapshot), a key no earlier search under this stamp asked for (so
     a process that searches once never reads postings), or more than `LOAD_ROWS` postings to read
-    (`counts()`: how many items hold each key, and `""` how many are indexed)."""
+    (`counts()`: how many items hold each key, and `""` how many are indexed). A store of at most
+    `WHOLE_ITEMS` indexed items is read whole instead by the search that would read postings, one of at
+    most `BUSY_ITEMS` by a search once `BUSY_SEARCHES` searches ranked under the stamp."""
     if stamp is None or not conn.in_transaction:
         return None
     with _lock:
         copy = _copy_of(stamp)
+        copy.searches += 1
         if copy.whole:
             return copy
         weights = copy.weights
@@ -276,10 +295,13 @@ def postings_in_tx(
         unasked = [key for key in missing if key not in copy.asked]
         copy.asked.update(missing)
         held = counts()
-        whole = not unasked and not copy.whole_tried and 0 < held.get("", 0) <= WHOLE_ITEMS
+        indexed = held.get("", 0)
+        busy = copy.searches >= BUSY_SEARCHES and indexed <= BUSY_ITEMS
+        small = indexed <= WHOLE_ITEMS and not unasked
+        whole = not copy.whole_tried and indexed > 0 and (small or busy)
         copy.whole_tried |= whole
-    if whole:  # a small store: every posting now, so later searches read none
-        return _read_whole(conn, copy)
+    if whole:  # a small store, or a busy reader's: every posting now, so later searches read none
+        return _read_whole(conn, copy, held[""])
     rows = sum(held.get(key, 0) for key in missing)
     if unasked or rows > LOAD_ROWS:  # read a term's postings when a second search asks for it
         return None
@@ -299,26 +321,31 @@ def postings_in_tx(
     return copy
 
 
-def _read_whole(conn: sqlite3.Connection, copy: _Copy) -> _Copy | None:
+def _read_whole(conn: sqlite3.Connection, copy: _Copy, indexed: int) -> _Copy | None:
     """Every posting of a small store into `copy` with its terms' statistics (one statement), or None
     (rank in SQL) when it holds more than `WHOLE_ROWS`."""
-    found = conn.execute(_ALL_SQL, {"limit": WHOLE_ROWS + 1}).fetchall()
-    if len(found) > WHOLE_ROWS:
-        return None
     read: dict[str, dict[int, int]] = {}
     term_items: dict[str, int] = {}
-    for term, item_id, weight, items in found:
-        read.setdefault(term, {})[item_id] = weight
-        term_items[term] = items
+    total = WHOLE_ROWS + 1
+    for term, items, postings in conn.execute(_ALL_SQL, {"limit": WHOLE_ROWS}):
+        if term is None:
+            total = items or 0
+        elif postings:
+            numbers = map(int, postings.split(","))
+            read[term] = dict(zip(numbers, numbers, strict=True))  # item, weight, item, weight …
+            term_items[term] = items
+    if total > WHOLE_ROWS:
+        return None
     with _lock:
         for key, postings in read.items():
             if key not in copy.weights:
                 copy.weights[key] = postings
                 copy.newest[key] = tuple(sorted(postings, reverse=True))
                 copy.rows += len(postings)
-        copy.term_items = {term: items for term, items in term_items.items() if items > 0}
+        copy.term_items = term_items  # every term read is held by some item (`items > 0`)
         copy.terms = sorted(copy.term_items)
         copy.whole = True
+        copy.products = indexed <= WHOLE_ITEMS
         _trim()
     return copy
 
@@ -345,16 +372,6 @@ def _metadata(title: str, aliases: str, keywords: str, subject: str) -> Metadata
     """`hit_metadata` of these values (a pure function of them, so kept whatever the stamp)."""
     values = (title, *json.loads(aliases), *json.loads(keywords), subject)
     return tuple(normalize(value) for value in values if value)
-
-
-def _kbn_sum(values: list[float]) -> float:
-    """SQLite's `sum()` of reals from 3.43 on: Kahan-Babuska-Neumaier summation."""
-    total = err = 0.0
-    for value in values:
-        t = total + value
-        err += (total - t) + value if abs(total) > abs(value) else (value - t) + total
-        total = t
-    return total + err
 
 
 def _values(copy: _Copy, alternatives: tuple[tuple[str, float], ...]) -> Mapping[int, float]:
@@ -389,9 +406,9 @@ def _best(copy: _Copy, candidates: set[int], alternatives: Sequence[tuple[str, f
     w = alternatives[0][1]
     if len(alternatives) == 1:
         held_by = copy.weights.get(alternatives[0][0], _NONE)
-    elif all(other == w for _, other in alternatives):
+    elif not copy.whole and all(other == w for _, other in alternatives):
         held_by = _merged(copy, tuple(key for key, _ in alternatives))
-    else:  # a last word's completions: each its own weight
+    else:  # a last word's completions (each its own weight), or a large store's keys for these candidates
         return _best_products(copy, candidates, alternatives)
     return {item_id: w * held_by[item_id] for item_id in candidates & held_by.keys()}
 
@@ -433,65 +450,6 @@ def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
     return merged
 
 
-def _qualifying(
-    candidates: Iterable[int],
-    values: list[Mapping[int, float]],
-    weights: Sequence[float],
-    *,
-    min_terms: int,
-    min_share: float,
-) -> dict[int, tuple[float, float, int]]:
-    """Per candidate holding `min_terms` terms whose weights reach `min_share`, its score, share and
-    terms held: the terms' best values (`values`, per term the candidates or more that hold it) and
-    weights, each sum in term order as the statement sums them."""
-    if len(values) == 1:  # one term: its weight is every holder's share
-        if min_terms > 1 or weights[0] < min_share:
-            return {}
-        held_by, weight = values[0], weights[0]
-        return {item_id: (held_by[item_id], weight, 1) for item_id in candidates if item_id in held_by}
-    if _COMPENSATED:
-        return _compensated(candidates, values, weights, min_terms=min_terms, min_share=min_share)
-    terms = tuple(zip(values, weights, strict=True))
-    found: dict[int, tuple[float, float, int]] = {}
-    for item_id in candidates:  # the statement's sums, left to right in term order (before 3.43)
-        score = share = 0.0
-        held = 0
-        for held_by, weight in terms:
-            value = held_by.get(item_id)
-            if value is not None:
-                score += value
-                share += weight
-                held += 1
-        if held and held >= min_terms and share >= min_share:
-            found[item_id] = (score, share, held)
-    return found
-
-
-def _compensated(
-    candidates: Iterable[int],
-    values: list[Mapping[int, float]],
-    weights: Sequence[float],
-    *,
-    min_terms: int,
-    min_share: float,
-) -> dict[int, tuple[float, float, int]]:
-    """`_qualifying`'s sums as SQLite sums from 3.43 on (Kahan-Babuska-Neumaier)."""
-    found: dict[int, tuple[float, float, int]] = {}
-    terms = tuple(zip(values, weights, strict=True))
-    for item_id in candidates:
-        held = [(held_by[item_id], weight) for held_by, weight in terms if item_id in held_by]
-        if not held or len(held) < min_terms:
-            continue
-        share = _kbn_sum([weight for _, weight in held])
-        if share >= min_share:
-            found[item_id] = (_kbn_sum([value for value, _ in held]), share, len(held))
-    return found
-
-
-#: Whether SQLite's `sum()` compensates (from 3.43 on), so scores equal the statement's bit for bit.
-_COMPENSATED = sqlite3.sqlite_version_info >= (3, 43, 0)
-
-
 def rank_in_python(
     conn: sqlite3.Connection,
     copy: _Copy,
@@ -516,11 +474,11 @@ def rank_in_python(
     for key in driver_keys:
         candidates.update(newest.get(key, ())[:cap])
     # Per candidate, the best score of each term it holds, summed in term order (as the statement does).
-    if copy.whole:  # a small store: each term's products are kept, as its postings are
+    if copy.products:  # a small store: each term's products are kept, as its postings are
         values = [_values(copy, tuple(alts)) for alts in alternatives]
     else:
         values = [_best(copy, candidates, alts) for alts in alternatives]
-    scored = _qualifying(candidates, values, weights, min_terms=min_terms, min_share=min_share)
+    scored = qualifying(candidates, values, weights, min_terms=min_terms, min_share=min_share)
     if not scored:
         return []
     # A store read whole has every posted item's row once the first ranking read them.

@@ -22,7 +22,8 @@ and a driver's key contributes at most its `DRIVER_CANDIDATES` newest items (few
 many driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded
 whatever the store's size. A process that searches a store again ranks over its copy of what earlier
 searches read under the same stamp instead (postings_cache.py: the same hits; at most three statements,
-one when the copy holds everything). Scope (M-63): active revisions only; repo preferences and
+one when the copy holds everything), and a query it searched before under the stamp gets the hits it
+got then (one statement, the stamp). Scope (M-63): active revisions only; repo preferences and
 decisions, and discussions of the bound thread only. Order: score, then `updated_at DESC, memory_id
 DESC`, a hit whose title (alias, keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
@@ -36,7 +37,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Literal
+from typing import Literal, cast
 
 from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms, text_keys
 from autopatch_j.memory.postings_cache import (
@@ -305,20 +306,23 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> 
     )
 
 
-def _weigh(
-    conn: sqlite3.Connection, analysis: QueryAnalysis, *, cached: bool
-) -> tuple[Sequence[TermPart], int | None, int] | None:
+#: A query's term parts, the stamp they were weighed under and the statements sent to weigh them.
+Weighed = tuple[Sequence[TermPart], int | None, int]
+
+
+def _weigh(conn: sqlite3.Connection, analysis: QueryAnalysis, *, cached: bool, stale: bool = False) -> Weighed | None:
     """The parts of the analysed query's terms, the stamp they were weighed under and the statements
     sent (1, or 2 when the kept statistics were of another stamp), or None when it has no informative
-    term or the store no indexed item. The parts are kept per term under the stamp (`cached`)."""
+    term or the store no indexed item. The parts are kept per term under the stamp (`cached`).
+    `stale`: the caller sent one statement and found the last copy's stamp is not the store's."""
     if not analysis.terms:
         return None
     stamp: int | None = None
     parts: Sequence[TermPart] | None = None
     stats: dict[str, int] = {}
     completions: Mapping[str, int] = {}
-    sent = 0
-    if cached and conn.in_transaction:  # what the last copy kept, if its stamp is still the store's
+    sent = int(stale)
+    if cached and not stale and conn.in_transaction:  # what the last copy kept, if its stamp is still the store's
         kept = known_parts(analysis.part_keys)
         known = None if kept is not None else known_stats(analysis.asked, analysis.prefix)
         if kept is not None or known is not None:
@@ -427,14 +431,37 @@ def search_in_tx(
 
     Ranked over the process's copy of the postings (postings_cache.py) when the index's stamp allows
     and the postings to read are few, else by the ranking statement; `cached=False` always ranks in
-    SQL. Both give the same hits in the same order."""
+    SQL. Both give the same hits in the same order. The hits of a query text (up to 1,024 characters),
+    thread and limit are kept under the stamp they were ranked under (in a transaction), and returned
+    again while the store's stamp is that one."""
     limit = min(limit, MAX_LIMIT)
-    analysis = _analysis(query, analysis_generation(), True)
+    generation = analysis_generation()
+    analysis = _analysis(query, generation, True)
     if analysis.terms is None or limit <= 0:
         return []
-    weighed = _weigh(conn, analysis, cached=cached)
+    stale = False
+    key = ("\x00hits", query, thread_id, limit, generation)  # kept beside the terms' parts
+    keep = cached and len(query) <= 4 * MAX_QUERY_CHARS  # a text that long is not kept whole
+    if keep and conn.in_transaction:  # the same query searched under the store's stamp: its hits
+        kept = known_parts((key,))
+        if kept is not None:
+            row = conn.execute(_STAMP_SQL).fetchone()
+            if row is not None and row[0] == kept[0]:
+                return list(cast(tuple[SearchHit, ...], kept[1][0]))
+            stale = True
+    weighed = _weigh(conn, analysis, cached=cached, stale=stale)
     if weighed is None:
         return []
+    hits = _ranked(conn, analysis, weighed, thread_id=thread_id, limit=limit, cached=cached)
+    if keep:
+        remember_parts(conn, stamp=weighed[1], parts=((key, tuple(hits)),))
+    return hits
+
+
+def _ranked(
+    conn: sqlite3.Connection, analysis: QueryAnalysis, weighed: Weighed, *, thread_id: int, limit: int, cached: bool
+) -> list[SearchHit]:
+    """The hits of a weighed query: ranked over the process's copy or by the ranking statement."""
     parts, stamp, sent = weighed
     rule = qualifier()
     weights, alternatives, min_share, min_terms, driving = _shape(parts, rule)

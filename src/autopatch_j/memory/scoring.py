@@ -1,0 +1,79 @@
+"""The candidates' sums of the process's copy (postings_cache.py), computed as the ranking statement of
+search.py computes them: per candidate the terms it holds, their values and weights summed in term
+order, with SQLite's own summation (plain addition before 3.43, Kahan-Babuska-Neumaier from 3.43), so
+a score equals the statement's bit for bit.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+
+
+def kbn_sum(values: list[float]) -> float:
+    """SQLite's `sum()` of reals from 3.43 on: Kahan-Babuska-Neumaier summation."""
+    total = err = 0.0
+    for value in values:
+        t = total + value
+        err += (total - t) + value if abs(total) > abs(value) else (value - t) + total
+        total = t
+    return total + err
+
+
+def qualifying(
+    candidates: Iterable[int],
+    values: list[Mapping[int, float]],
+    weights: Sequence[float],
+    *,
+    min_terms: int,
+    min_share: float,
+) -> dict[int, tuple[float, float, int]]:
+    """Per candidate holding `min_terms` terms whose weights reach `min_share`, its score, share and
+    terms held: the terms' best values (`values`, per term the candidates or more that hold it) and
+    weights, each sum in term order as the statement sums them."""
+    if len(values) == 1:  # one term: its weight is every holder's share
+        if min_terms > 1 or weights[0] < min_share:
+            return {}
+        held_by, weight = values[0], weights[0]
+        return {item_id: (held_by[item_id], weight, 1) for item_id in candidates if item_id in held_by}
+    if COMPENSATED:
+        return _compensated(candidates, values, weights, min_terms=min_terms, min_share=min_share)
+    terms = tuple(zip(values, weights, strict=True))
+    found: dict[int, tuple[float, float, int]] = {}
+    for item_id in candidates:  # the statement's sums, left to right in term order (before 3.43)
+        score = share = 0.0
+        held = 0
+        for held_by, weight in terms:
+            value = held_by.get(item_id)
+            if value is not None:
+                score += value
+                share += weight
+                held += 1
+        if held and held >= min_terms and share >= min_share:
+            found[item_id] = (score, share, held)
+    return found
+
+
+def _compensated(
+    candidates: Iterable[int],
+    values: list[Mapping[int, float]],
+    weights: Sequence[float],
+    *,
+    min_terms: int,
+    min_share: float,
+) -> dict[int, tuple[float, float, int]]:
+    """`qualifying`'s sums as SQLite sums from 3.43 on (Kahan-Babuska-Neumaier)."""
+    found: dict[int, tuple[float, float, int]] = {}
+    terms = tuple(zip(values, weights, strict=True))
+    for item_id in candidates:
+        held = [(held_by[item_id], weight) for held_by, weight in terms if item_id in held_by]
+        if not held or len(held) < min_terms:
+            continue
+        share = kbn_sum([weight for _, weight in held])
+        if share >= min_share:
+            found[item_id] = (kbn_sum([value for value, _ in held]), share, len(held))
+    return found
+
+
+#: Whether SQLite's `sum()` compensates (from 3.43 on), so scores equal the statement's bit for bit.
+COMPENSATED = sqlite3.sqlite_version_info >= (3, 43, 0)
