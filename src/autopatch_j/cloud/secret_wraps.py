@@ -99,13 +99,14 @@ _CLOSES_BEFORE = frozenset(" \t,;:)]}|&>")
 
 def _assignment(after: re.Match[str] | None) -> bool:
     """The next body starts `NAME=` or `NAME:` (a new setting, not the rest of a token; `NAME+=` of a
-    form body read with its `+` kept is one too), and the name reads like one (`SnVpePT=…`,
+    form body read with its `+` kept and a diff's added `+NAME=` are ones too), and the name reads
+    like one (`SnVpePT=…`,
     `fC3M1wl4=…`, `moH5dzC:` are the rest of a random value)."""
     if after is None:
         return False
     if not after.group("assign"):
         return _empty_assignment(after.group("next"))
-    name = after.group("next").rstrip("+")
+    name = after.group("next").strip("+")  # a diff's added line (`+NAME=`), a form's `NAME+=`
     return _NAME.fullmatch(name) is not None and not _random_name(name)
 
 
