@@ -122,7 +122,9 @@ NEW_SINKS: dict[str, Callable[[int], str]] = {
 # files, mail logins, signed tokens, fold marks and continuation marks; a network device's key
 # positions, VRP cipher marks never closed, eSIM activation codes, `md5` keys and fingerprints; FIX
 # messages with no checksum, kdb+ handles and password checks, mail relay lines, table rows psql continues,
-# `net user` arguments
+# `net user` arguments; Markdown tables under a header and rows without one, empty settings, logins
+# written `user / password`, issued tokens' heads, a switch's privilege passwords, request
+# signatures, Lua and C# string openers, values before shell prompts
 NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "abbreviated keys": lambda n: ("cs: Ab3dEf9hQ2 " * n)[:n],
     "table headers and rows": lambda n: (("字段,值," * 8 + "\n" + "a.cs,Ab3dEf9h," * 8 + "\n") * n)[:n],
@@ -146,4 +148,13 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "relay lines": lambda n: ("[a]:1 a@b.c:Ab3dEf9h " * n)[:n],
     "table rows continued": lambda n: ("| a | Ab3dEf9h +\n" * n)[:n],
     "net user arguments": lambda n: ("net user a net user " * n)[:n],
+    "Markdown rows under a header": lambda n: ("| a | b | c |\n" + "| x | Ab3dEf9hQ2 | Cd4eFg0h |\n" * n)[:n],
+    "Markdown cells on one line": lambda n: ("| Ab3dEf9hQ2 " * n)[:n],
+    "empty settings": lambda n: ("A_B=\n" * n)[:n],
+    "user slash password pairs": lambda n: ("：ab / Ab3!dEf9h " * n)[:n],
+    "issued token heads": lambda n: ("T12345678/B12345678/TGT-1-ATATT3" * n)[:n],
+    "privilege passwords": lambda n: ("super password role a level b " * n)[:n],
+    "request signatures": lambda n: ("&sign=Ab3dEf9hQ2&signType=" * n)[:n],
+    "string openers": lambda n: ('pwd = [[ pwd = @"' * n)[:n],
+    "values before shell prompts": lambda n: ("Ab3d-Ef9h\nops@h:~$ " * n)[:n],
 }

@@ -37,6 +37,14 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   FIX credential tag by its number (`fix_554`), a kdb+ handle's password and the literal a `.z.pw`
   handler matches; a FIX heartbeat and its base64, a logon's user name, masked fields, keys naming
   other FIX tags, handles without a password and a handler that looks the password up stay.
+- `handover`: an ops handover — a value under a Markdown table's column header naming a secret
+  (also when the row is cut inside the cell), tokens known by their layout (an Atlassian API token,
+  a Slack webhook's path without its host, a CAS ticket-granting ticket), C# verbatim and Lua
+  long-bracket strings, `tk` for token, a name fusing a short prefix with `password`, `gsql -W`, a
+  switch's `super password … simple`, `user / password` after a label; empty settings, variable
+  names a pipeline binds, a placeholder before a shell prompt, a parameter naming a key's file, a
+  request's signature beside its sign type, a registration code, a serial number, masked tables,
+  slash pairs of words and a PKCE challenge stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -50,7 +58,16 @@ import pytest
 
 from autopatch_j.cloud.redaction import redact
 
-FILES = ("slots", "sinks", "tool_output", "placements", "credential_shapes", "device_configs", "protocols")
+FILES = (
+    "slots",
+    "sinks",
+    "tool_output",
+    "placements",
+    "credential_shapes",
+    "device_configs",
+    "protocols",
+    "handover",
+)
 
 
 def _cases(kind: str) -> list[Any]:

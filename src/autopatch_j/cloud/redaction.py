@@ -3,7 +3,8 @@
 `redact(text)` is a pure function: call it *before* opening a write transaction (it never touches
 the database). It runs in time linear in the length of the text: every rule in `secret_rules` (token
 families and `key=value` forms), `secret_shapes` (prose, label grammar, argv lists, tables),
-`secret_layouts` (webhook paths, `user/password@host`, secrets printed in groups, `net user`), `secret_sinks`
+`secret_layouts` (webhook paths, `user/password@host`, secrets printed in groups, `net user`,
+tokens known by their layout), `secret_sinks`
 (a literal handed to a keyed call, base64 of a login, a key id beside its secret),
 `secret_phrases` (a labelled recovery phrase of word-list words), `secret_devices` (a credential
 in a network device's configuration, VRP cipher text, an eSIM activation code) and `secret_protocols`

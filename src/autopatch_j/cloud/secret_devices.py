@@ -13,7 +13,8 @@ one-digit encryption type between (`0` clear text, `7` reversible, `6` AES):
 - a BGP neighbour's `password [<type>] <value>`;
 - SNMP: `snmp-server community <value>`, an SNMPv3 user's `auth <hash> <value>` and `priv <cipher>
   [<bits>] <value>`, VRP's `community read|write cipher <value>`;
-- a VRP password after `cipher`, `irreversible-cipher` or `simple`.
+- a VRP password after `cipher`, `irreversible-cipher` or `simple`, a Comware switch's password
+  for a privilege level (`super password [role <role>] [level <n>] simple <value>`).
 
 The position is the signal (`device_key`, a structural rule the judge does not overrule: the words
 before such a value — `md5`, `sha`, `aes 128` — name its algorithm, not what it is); a reference or
@@ -53,6 +54,9 @@ _DEVICE_KEY = re.compile(
     r"|snmp-server[ \t]++user[ \t]++[!-~]{1,64}+[ \t]++[!-~]{1,64}+[ \t]++v3[ \t]++(?:encrypted[ \t]++)?"
     r"(?:auth[ \t]++(?:md5|sha[0-9-]{0,4}+)[ \t]++(?P<auth>[!-~]{4,128}+)[ \t]++)?"
     r"(?:priv[ \t]++(?:3des|des|aes)(?:[ \t]++(?:128|192|256))?[ \t]++|auth[ \t]++(?:md5|sha[0-9-]{0,4}+)[ \t]++)"
+    # a switch's password for a privilege level (`super password role level-15 simple …`)
+    r"|super[ \t]++password(?:[ \t]++(?:role|level)[ \t]++[\w-]{1,32}+){0,2}+[ \t]++"
+    r"(?:irreversible-cipher|cipher|simple)[ \t]++"
     r"|(?:password|community(?:[ \t]++(?:read|write))?|pre-shared-key)[ \t]++"
     r"(?:irreversible-cipher|cipher|simple)[ \t]++"
     rf"){_VALUE}"

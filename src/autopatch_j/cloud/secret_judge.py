@@ -22,14 +22,15 @@ logistic model over two groups of features (`features`):
 
 Also where the value stands (`secret_places`): the argument after an option in an argv list
 (`"--vault-unseal-1", "…"`: the option is its key), the default of an environment lookup or a CSV
-column under its header (`secret_key_words.named_key`), a value alone on its line after a line that
-announces it (`announced`; `announced_secret` when that line names a secret: `Password for the
-elastic user (…):` / `  <value>`), and a URL query's value (`url_query`; `url_path_secret` when the
-URL's path names a secret: `/auth/magic?uid=…&t=<value>`), and a whole string literal assigned
-to a name in code or defined as a constant (`code_literal`: `RELAY_CS ?= "…"`, `my $x = q{…}`),
-whose shape the judge weighs like a call's literal and a request header's (`header_value`: `curl -H
-'X-Svc: …'`), a value stated in prose after an English copula (`stated`: `… was <value>`), and the
-last field of a file named for a secret a command printed (`printed`, read as `announced_secret`).
+column or a Markdown table's column under its header (`secret_key_words.named_key`), a value alone
+on its line after a line that announces it (`announced`; `announced_secret` when that line names a
+secret: `Password for the elastic user (…):` / `  <value>`), and a URL query's value (`url_query`;
+`url_path_secret` when the URL's path names a secret: `/auth/magic?uid=…&t=<value>`), and a whole
+string literal assigned to a name in code or defined as a constant (`code_literal`: `RELAY_CS ?=
+"…"`, `my $x = q{…}`), whose shape the judge weighs like a call's literal and a request header's
+(`header_value`: `curl -H 'X-Svc: …'`), a value stated in prose after an English copula (`stated`:
+`… was <value>`), and the last field of a file named for a secret a command printed (`printed`, read
+as `announced_secret`).
 
 Candidates (`secret_candidates.candidates`) are runs of token characters, odd quoted literals and
 codes of letter groups in the decoded view the grammar reads; the context of one never reaches past
@@ -64,13 +65,16 @@ from autopatch_j.cloud.secret_key_words import (
     named_key,
 )
 from autopatch_j.cloud.secret_places import (
+    AHEAD,
     QUERY_KEY,
     announced,
     code_literal,
     header_value,
     names_a_secret,
+    next_key_secret,
     presented,
     printed,
+    signed_request,
     stated,
     url_path_names_secret,
     zh_secret,
@@ -92,12 +96,12 @@ __all__ = [
 ]
 
 _ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
-# the mark between a key and its value: a connector, then an opening quote or bracket, the quote
-# with a string prefix (`r"…"`, `b'…'`, Rust's raw `r#"…"#`); a `+` beside it is a form body's blank
-# (`PublicKey+=+…` in a URL-encoded form read with its `+` kept)
+# the mark between a key and its value: a connector, then an opening quote or bracket (Lua's `[[`), the
+# quote with a string prefix (`r"…"`, `b'…'`, Rust's raw `r#"…"#`, C#'s `@"…"`); a `+` beside it is a
+# form body's blank (`PublicKey+=+…` in a URL-encoded form read with its `+` kept)
 _SEPARATOR = re.compile(
-    r"[ \t+]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t+]*+(?:(?<!\w)(?:[rRbBuUfF]{1,2}|r#{1,3})(?=[\"']))?"
-    r"[\"'`「“【(\[（『‘〔]?\Z"
+    r"[ \t+]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t+]*+"
+    r"(?:(?<!\w)(?:[rRbBuUfF]{1,2}|r#{1,3}|@\$?|\$@?)(?=[\"']))?(?:\[\[|[\"'`「“【(\[（『‘〔])?\Z"
 )
 # a type between a key and ` = ` (`API_KEY: &str = …`, `api_key: str = …`, `KEY: &'static str = …`):
 # the key is the name before it (`env: API_TOKEN=…` names no type: no space before `=`, a
@@ -173,6 +177,8 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         # `session_id`, `token_type`: the key names something about a secret; `PublicKey`,
         # `object_key`, `idempotency_key`: a key of another kind
         out["key_ends_benign"] = 1.0
+    if kind in _ASSIGNED and _CJK.search(stripped[-1:]) and stripped.endswith(lexicon.benign_zh):
+        out["key_ends_benign"] = 1.0  # `统一社会信用代码：`, `证书指纹：`: a Chinese label naming an identifier
     if lexicon.names_secret_as_key(key_words):
         out["key_ends_secret"] = 1.0
         if kind in _ASSIGNED:
@@ -299,8 +305,10 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
     floor = max(0, start - CONTEXT) if context_start is None else context_start
     out: dict[str, float] = {"bias": 1.0}
     _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named_key(view, start))
-    if end is not None and _next_key_secret(view, end):
+    if end is not None and next_key_secret(view, end):
         out["next_key_secret"] = 1.0
+    if end is not None and signed_request(view, start, end):
+        out["key_ends_benign"] = 1.0  # `…&sign=<hex>&signType=MD5`: the signature of a request, not a key
     if end is not None:
         _call_argument(view, start, end, out)
         if code_literal(view, start, end):
@@ -354,29 +362,6 @@ def _call_argument(view: str, start: int, end: int, out: dict[str, float]) -> No
 
 def _quoted_literal(view: str, start: int, end: int) -> bool:
     return start > 0 and end < len(view) and view[start - 1] in _QUOTES and view[end] == view[start - 1]
-
-
-# the key right after a value (`username="…" password="…"`, `USER=… PASS=…`): a value paired with a
-# secret is often its key id
-AHEAD = 40
-_NEXT_KEY = re.compile(r"[\"']?[ \t,;&，、]{1,3}+[\"']?(?P<key>[^\s=:：\"']{1,32}?)[\"']?[ \t]*+(?:[=:：]|是|为)")
-
-
-# a value written into a file (`echo '…' > ~/.vault_pass`, `>> .pgpass`): the file's name is its key
-_INTO_FILE = re.compile(r"[\"']?[ \t]*+>>?[ \t]*+(?:[^\s/;&|<>]{0,32}/){0,4}(?P<key>[^\s/;&|<>]{1,32})")
-
-
-def _next_key_secret(view: str, end: int) -> bool:
-    """The next field after `end` (within `AHEAD` characters) is assigned to a secret's key, or the
-    value is written into a file whose name names a secret."""
-    limit = min(len(view), end + AHEAD)
-    found = _NEXT_KEY.match(view, end, limit) or _INTO_FILE.match(view, end, limit)
-    if found is None:
-        return False
-    lexicon = key_lexicon()
-    key = found.group("key")
-    words = key_words_of(key)
-    return (bool(words) and words[-1] in lexicon.secret_en) or any(word in key for word in lexicon.secret_zh)
 
 
 # a value's shape means something else after a secret's key than elsewhere (a 32-hex value is a

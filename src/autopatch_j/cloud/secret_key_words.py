@@ -5,7 +5,7 @@ the negations that say a label's secret is absent — `没有密码`, `no passwo
 words (`snake_case`, `camelCase`, `md5` and `type7` kept whole, a FIX tag's number read as its field
 — `fix_554` is `fix` `password` —, a fused word split before the
 secret's word it ends in: `requirepass` is `require` `pass`, `bindpw` is `bind` `pw`, `appsec` is
-`app` `sec`)."""
+`app` `sec`, `PGPASSWORD` is `pg` `password`)."""
 
 from __future__ import annotations
 
@@ -101,6 +101,8 @@ def _key_words(key: str) -> tuple[str, ...]:
 
 
 FUSED_HEAD = 3  # letters a fused word holds before its secret word (`sshpass`; `bypass` is no key)
+FUSED_LONG_HEAD = 2  # … before a secret word of `FUSED_LONG` letters or more (`PGPASSWORD`)
+FUSED_LONG = 6
 FUSED_SUFFIX = 4  # the shortest secret word read at the end of a fused one (`pass`, `auth`; not `key`)
 FUSED_ABBREVIATION_HEAD = 2  # … before an abbreviation no word ends in (`htpw`, `appsec`)
 
@@ -110,7 +112,9 @@ def _fused_suffix(word: str) -> str | None:
     if word in lexicon.secret_en or word in lexicon.key_abbreviations:
         return None
     for suffix in lexicon.fused_suffixes:
-        head = FUSED_HEAD if len(suffix) >= FUSED_SUFFIX else FUSED_ABBREVIATION_HEAD
+        head = FUSED_ABBREVIATION_HEAD if len(suffix) < FUSED_SUFFIX else FUSED_HEAD
+        if len(suffix) >= FUSED_LONG:
+            head = FUSED_LONG_HEAD
         if word.endswith(suffix) and len(word) - len(suffix) >= head:
             return suffix
     return None
@@ -226,10 +230,55 @@ def _handed_to(view: str, start: int) -> str | None:
     return None
 
 
+# a Markdown table's cell under its column's header (`| 系统 | appKey |` over `| 门户 | <value> |`)
+TABLE_REACH = 8  # rows above a value's, up to its table's first
+TABLE_LINE_MAX = 512
+_CELL_START = re.compile(r"\|[ \t]{0,4}+\Z")
+_HEADER_CELL = re.compile(r"[A-Za-z\u3400-\u9fff][\w .:()（）-]{0,40}+")
+_RULE_ROW = re.compile(r"[ \t>│┃#+]*+\|?[ \t]*+:?-{3,}[-:| \t]*+")
+
+
+def _table_header(view: str, start: int) -> str | None:
+    """The header above a value that starts a Markdown table's cell: the cell of the table's first
+    row (the top of the run of lines holding a `|` above the value's, at most `TABLE_REACH`; a
+    `|---|` rule between them is no row) with as many `|` before it as the value has on its line,
+    when every cell of that row reads as a name (a row of values is no header) and the cell is no
+    column of values (`| setting | value |`: the row's own cell names it). A row cut across lines is
+    read whole in the joined view."""
+    if _CELL_START.search(view, max(0, start - 5), start) is None:
+        return None
+    line_start = view.rfind("\n", max(0, start - TABLE_LINE_MAX), start) + 1
+    column = view.count("|", line_start, start)
+    if line_start == 0 or column == 0:
+        return None
+    header = None
+    end = line_start - 1
+    for _ in range(TABLE_REACH):
+        begin = view.rfind("\n", max(0, end - TABLE_LINE_MAX), end) + 1
+        line = view[begin:end].rstrip("\r")
+        if "|" not in line:
+            break
+        if _RULE_ROW.fullmatch(line) is None:
+            header = line
+        if begin == 0:
+            break
+        end = begin - 1
+    if header is None:
+        return None
+    cells = header.split("|")
+    if len(cells) <= column:
+        return None
+    names = [cell.strip() for cell in cells[1:] if cell.strip()]
+    if not names or any(_HEADER_CELL.fullmatch(name) is None for name in names):
+        return None
+    name = cells[column].strip()
+    return None if name.lower() in _VALUE_HEADERS else name or None  # `| key | value |`: the row names it
+
+
 def named_key(view: str, start: int) -> str | None:
     """The name a `name`/`key` field gives the `value` field right before `start`, the name of the
-    environment variable whose default the value is, the header of a CSV column, or the secret's
-    key the variable assigned the value is handed to later, if any."""
+    environment variable whose default the value is, the header of a CSV column or of a Markdown
+    table's column, or the secret's key the variable assigned the value is handed to later, if any."""
     before = view[max(0, start - 12) : start]
     if "alue" in before:
         found = _PAIR.search(view, max(0, start - PAIR_REACH), start)
@@ -245,4 +294,6 @@ def named_key(view: str, start: int) -> str | None:
             return next(name for name in found.groups() if name)
     if start and view[start - 1] == "=":
         return _handed_to(view, start)
+    if start and view[start - 1] in " \t|":
+        return _table_header(view, start)
     return None

@@ -26,6 +26,10 @@
 * **A signed token after a short kind** (`sk.` + a base64url JSON payload + a signature; a
   publishable `pk.` one stays) and **a PuTTY key file's private lines** (the base64 lines after
   `Private-Lines: N` up to `Private-MAC:`, whatever prefix each line carries).
+* **Tokens whose layout names their issuer**: a Slack incoming webhook's path without its host
+  (`T<team>/B<channel>/<24 letters and digits>`), a CAS ticket-granting ticket (`TGT-<n>-<random>`,
+  the session a CAS cookie carries) and an Atlassian API token (`ATATT3…`, with the `=` and eight
+  hex digits of its checksum).
 * **A Windows account's password set on the command line** (`net user <name> <password> [/add]`):
   the argument after the account's name; an option (`/active:yes`), the prompt `*` and a variable
   (`%NEWPASS%`) stay.
@@ -206,6 +210,17 @@ def _net_user_passwords(view: str) -> Iterator[Span]:
         yield match.span(group)
 
 
+_SLACK_HOOK_PATH = re.compile(r"(?<![A-Za-z0-9/])T[A-Z0-9]{8,12}+/B[A-Z0-9]{8,12}+/[A-Za-z0-9]{24}(?![A-Za-z0-9])")
+_CAS_TICKET = re.compile(r"(?<![A-Za-z0-9-])TGT-[0-9]{1,12}+-[A-Za-z0-9_-]{20,256}+")
+_ATLASSIAN_TOKEN = re.compile(r"(?<![A-Za-z0-9])ATATT3[A-Za-z0-9_-]{60,512}+(?:=[0-9A-Fa-f]{8}(?![A-Za-z0-9]))?")
+
+
+def _issued_tokens(view: str) -> Iterator[Span]:
+    for pattern in (_SLACK_HOOK_PATH, _CAS_TICKET, _ATLASSIAN_TOKEN):
+        for match in pattern.finditer(view):
+            yield match.span()
+
+
 _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("webhook_path", _hook_paths),
     Rule("login_at_host", _logins_at_host),
@@ -215,6 +230,7 @@ _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("signed_token", _signed_tokens),
     Rule("ppk_private_lines", _ppk_private_lines),
     Rule("net_user_password", _net_user_passwords),
+    Rule("issued_token", _issued_tokens),
 )
 # the literal each rule's matches hold, lowercased (see `Rule.needs`)
 LAYOUT_RULES: tuple[Rule, ...] = with_needs(
@@ -228,5 +244,6 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
         "signed_token": (".eyj",),
         "ppk_private_lines": ("private-lines:",),
         "net_user_password": ("user",),
+        "issued_token": ("/b", "tgt-", "atatt3"),
     },
 )

@@ -20,6 +20,13 @@
   secret still hands the judge a value to weigh by its shape and the words around it;
   **presented** (`presented`): the value follows a colon that ends a clause of prose (three words
   or more, or Chinese text: `… do not copy it anywhere else: <value>`) and ends its line or sentence.
+* **the next field** after it (`next_key_secret`): assigned to a secret's key (`username="…"
+  password="…"`: a value paired with a secret is often its key id), or the value is written into
+  a file named for a secret (`echo '…' > ~/.vault_pass`).
+* **a request's signature** (`signed_request`): the value of a `sign`/`signature` field among a
+  request's fields, one of which names the signature's algorithm (`…&sign=<hex>&signType=MD5`,
+  `"signature": "…", "sign_method": "HMAC-SHA256"`): computed from the request, which anyone who
+  sees it holds, not the key that signed it.
 * **a Chinese label** before it (`zh_secret`): a copula (`是`, `值为`) names a secret only as the
   connector right before the value, so `这是输出` (this is the output) a line above a digest names
   nothing, nor after a word that names something else (`指纹是 …`: the fingerprint is …); a label
@@ -36,14 +43,17 @@ import re
 from autopatch_j.cloud.secret_key_words import KeyLexicon, key_lexicon, key_words_of
 
 __all__ = [
+    "AHEAD",
     "ANNOUNCE_REACH",
     "QUERY_KEY",
     "announced",
     "code_literal",
     "header_value",
     "names_a_secret",
+    "next_key_secret",
     "presented",
     "printed",
+    "signed_request",
     "stated",
     "url_path_names_secret",
     "zh_secret",
@@ -54,6 +64,45 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 QUERY_KEY = re.compile(r"[?&][A-Za-z_][\w.-]{0,31}+=\Z")
 _URL_PATH = re.compile(r"//[^\s/?#]{1,255}+(?P<path>/[^\s?#]{0,255}+)?\?")
+
+
+# the key right after a value (`username="…" password="…"`, `USER=… PASS=…`)
+AHEAD = 40
+_NEXT_KEY = re.compile(r"[\"']?[ \t,;&，、]{1,3}+[\"']?(?P<key>[^\s=:：\"']{1,32}?)[\"']?[ \t]*+(?:[=:：]|是|为)")
+
+
+# a value written into a file (`echo '…' > ~/.vault_pass`, `>> .pgpass`): the file's name is its key
+_INTO_FILE = re.compile(r"[\"']?[ \t]*+>>?[ \t]*+(?:[^\s/;&|<>]{0,32}/){0,4}(?P<key>[^\s/;&|<>]{1,32})")
+
+
+def next_key_secret(view: str, end: int) -> bool:
+    """The next field after `end` (within `AHEAD` characters) is assigned to a secret's key, or the
+    value is written into a file whose name names a secret."""
+    limit = min(len(view), end + AHEAD)
+    found = _NEXT_KEY.match(view, end, limit) or _INTO_FILE.match(view, end, limit)
+    if found is None:
+        return False
+    lexicon = key_lexicon()
+    key = found.group("key")
+    words = key_words_of(key)
+    return (bool(words) and words[-1] in lexicon.secret_en) or any(word in key for word in lexicon.secret_zh)
+
+
+# a request's signature (`sign=`, `"signature": "`) and a field of the same request naming its algorithm
+_SIGN_KEY = re.compile(r"(?i)(?<![\w.-])(?:sign|signature)[\"']?[ \t]*+[=:][ \t]*+[\"']?\Z")
+_SIGN_ALGORITHM = re.compile(r"(?i)[&;,?\s\"'](?:sign|signature)[_-]?(?:type|method|alg(?:orithm)?)[\"']?[ \t]*+[=:]")
+SIGNED_REACH = 160
+
+
+def signed_request(view: str, start: int, end: int) -> bool:
+    """The value at `start`–`end` is a request's `sign`/`signature` field and a field naming its
+    algorithm stands within `SIGNED_REACH` characters on either side, on the same line."""
+    if _SIGN_KEY.search(view, max(0, start - 16), start) is None:
+        return False
+    low = max(view.rfind("\n", max(0, start - SIGNED_REACH), start) + 1, start - SIGNED_REACH)
+    high = view.find("\n", end, end + SIGNED_REACH)
+    high = min(len(view), end + SIGNED_REACH) if high == -1 else high
+    return _SIGN_ALGORITHM.search(view, low, high) is not None
 
 
 def url_path_names_secret(before: str, lexicon: KeyLexicon) -> bool:

@@ -89,10 +89,12 @@ _STRONG = (
 )
 _CONTEXT = r"key|auth|sig(?:nature)?|salt|cred|cookie|session|dsn|conn(?:ection)?[_-]?str|(?<![a-z])[as]k(?![a-z])"
 _SEP = r"[\"'`]?\]?[ \t]*+(?::=|=>|[:=：＝])[ \t]*+(?!\[REDACTED\])"
-# a value: triple-quoted, quoted (with a string prefix: r'…', b"…"), backquoted or bare
+# a value: triple-quoted, quoted (with a string prefix: r'…', b"…", C#'s @"…" and $"…"), backquoted,
+# in Lua's long brackets ([[…]]) or bare
 _VALUE = (
-    r"(?:[rRbBuUfF]{1,2}+(?=[\"']))?(?:\"\"\"(?P<tq>[^\"\r\n]{1,256}+)\"\"\""
-    r"|\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
+    r"(?:(?:[rRbBuUfF]{1,2}+|@\$?|\$@?)(?=[\"']))?(?:\"\"\"(?P<tq>[^\"\r\n]{1,256}+)\"\"\""
+    r"|\"(?P<dq>[^\"\r\n]*+)|'(?P<sq>[^'\r\n]*+)|`(?P<bq>[^`\r\n]*+)|\[\[(?P<lb>[^\]\r\n]{1,256}+)\]\]"
+    r"|(?P<v>[^\s\"'`,;}\[\]()<>|&]++))"
 )
 
 
@@ -104,13 +106,16 @@ _NOT_PASSWORDS = frozenset({"pwd", "oldpwd"})
 # a value that names a file rather than holding a secret (`SECRET_KEY_FILE=/run/secrets/key`)
 _PATH_KEY = re.compile(r"(?i)(?:file|path|dir|location)\Z")
 _PATH_VALUE = re.compile(r"(?:~|\.{1,2})?/[a-z0-9_./-]*+")
+# a setting read where a value would be: the next one after an empty key (`DM_PWD= SMS_AP_ID=`), a
+# parameter naming a file (`AuthAltParameters=jwt_key=/var/spool/slurm/jwt_hs256.key`)
+_NAMED_SETTING = re.compile(r"[A-Za-z][A-Za-z0-9]*+(?:[_.][A-Za-z0-9]++)++=|[\w.-]{1,64}+=(?:~|\.{1,2})?/[\w./-]*+")
 _VALUE_TAIL = re.compile(r"[^\s\"'`,;}<>|&]*+")
 _QUOTED_ARG = re.compile(r"\(\s*+[\"'](?P<a>[^\"'\r\n]{16,256}+)[\"']")
 
 
 def _value(match: re.Match[str]) -> tuple[str, Span] | None:
     groups = match.groupdict()
-    for group in ("tq", "dq", "sq", "bq", "v"):
+    for group in ("tq", "dq", "sq", "bq", "lb", "v"):
         if groups.get(group) is not None:
             return match.group(group), match.span(group)
     return None
@@ -126,10 +131,11 @@ _MEASURE_KEY = re.compile(
 )
 
 
-# a key that names something about the secret, not the secret (`api_key_header_name`, `TOKEN_ENDPOINT`)
+# a key that names something about the secret, not the secret (`api_key_header_name`, `TOKEN_ENDPOINT`,
+# `passwordVariable`: the variable a pipeline binds it to)
 _NAMING_KEY = re.compile(
     r"(?i)(?:name|header|field|param|label|type|format|prefix|endpoint|url|uri|host|version|algorithm|alg|mode"
-    r"|policy|scope|audience|issuer)\Z"
+    r"|policy|scope|audience|issuer|variable|var)\Z"
 )
 # the public half of a key pair, or a key published on purpose (`PublicKey =`, `pubkey:`, `publishable_key`)
 _PUBLIC_KEY = re.compile(r"(?i)pub(?:lic|lishable)?[_.-]?key")
@@ -154,7 +160,7 @@ def _is_reference(view: str, key: str, value: str, span: Span) -> bool:
         return True
     if span[0] and view[span[0] - 1] == "`" and " " in value:  # TOKEN=`cat /run/secrets/token`: a command,
         return not any(looks_random(word) for word in value.split())  # unless it echoes a literal
-    if _PATH_KEY.search(key) and _PATH_VALUE.fullmatch(value):
+    if (_PATH_KEY.search(key) and _PATH_VALUE.fullmatch(value)) or _NAMED_SETTING.fullmatch(value):
         return True
     if _NAMING_KEY.search(key) or _NOT_CREDENTIAL_KEY.search(key) or _PUBLIC_KEY.search(key):
         return True

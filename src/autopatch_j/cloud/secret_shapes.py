@@ -162,10 +162,27 @@ _PAIR = re.compile(
 )
 
 
+# `管理员：admin / …`, `…/console  ops / …`: after a label's colon or a gap of two blanks, an
+# account's name, a slash between blanks and a value holding a letter, a digit and a symbol other
+# than `.`, `/` and `-` (a password; a path, a version, a ratio or `read / write` holds none)
+_LOGIN_SLASH = re.compile(
+    r"(?:(?<=[:：])|(?<=[:：][ \t])|(?<=\S[ \t]{2}))(?P<u>[a-z][a-z0-9_.-]{1,31}+)[ \t]++/[ \t]++"
+    r"(?!\[REDACTED\])(?P<s>[^\s/，。,;；（(]{6,64}+)"
+)
+
+
 def _pairs(view: str) -> Iterator[Span]:
     for match in _PAIR.finditer(view):
         value, span = _trimmed(match.group("s"), match.span("s"), False)
         if secretish(value) and not placeholder(view, value, span[0]):
+            yield span
+    if " / " not in view:
+        return
+    for match in _LOGIN_SLASH.finditer(view):
+        value, span = _trimmed(match.group("s"), match.span("s"), False)
+        if not (_LETTER.search(value) and _DIGIT.search(value) and _HARD_SYMBOL.search(value)):
+            continue
+        if passwordish(value) and not placeholder(view, value, span[0]):
             yield span
 
 
@@ -185,9 +202,11 @@ _ARGV_FLAG = re.compile(
     r"[\"'][ \t]*+,[ \t]*+[\"'](?!-|\[REDACTED\])(?P<s>[^\"'\r\n]{1,256}+)[\"']"
 )
 # a command's own password flag, in a shell line or an argv list: `redis-cli -a …`, `ssh-keygen -N …`,
-# an LDAP client's bind password `ldapsearch -w …`, an identity server's `ipa-server-install -p … -a …`
+# an LDAP client's bind password `ldapsearch -w …`, an identity server's `ipa-server-install -p … -a …`,
+# openGauss's client `gsql -W …`
 _OWN_PASSWORD_FLAG = (
     ("redis-cli", "-a"),
+    ("gsql", "-W"),
     ("ssh-keygen", "-[NP]"),
     ("sshpass", "-p"),
     ("ipa-server-install", "-[ap]"),
@@ -202,7 +221,7 @@ _COMMAND_FLAG = {
     )
     for name, flag in _OWN_PASSWORD_FLAG
 }
-_COMMAND_NAMES = ("redis-cli", "ssh-keygen", "sshpass", "ldap", "ipa-server-install")
+_COMMAND_NAMES = ("redis-cli", "ssh-keygen", "sshpass", "ldap", "ipa-server-install", "gsql")
 
 
 def _command_flags(view: str) -> Iterator[Span]:

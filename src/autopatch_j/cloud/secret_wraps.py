@@ -23,10 +23,11 @@ one of these holds:
 - **a random run continues**: the run of token characters before the break looks random (a digit,
   or an inner capital, or a symbol beside a letter: `looks_random_run`) — or, with no space before
   the break, is a cut token prefix holding `-` or `_` (`sk_live_Q`) — and so does the first run of
-  the next body, which starts no assignment (`DEBUG=true` on the next line of an `.env` stays
-  apart; a name that reads as the rest of a random value, `SnVpePT=`, is none; a colon assigns
-  only before a blank, a quote, a bracket or the line's end: `AEXnp2no:APA91b…` and `PA:ycQ4:`
-  are the rest of a value);
+  the next body, which starts no assignment (`DEBUG=true` or an empty `SMS_AP_ID=` on the next
+  line of an `.env` stays apart; a name that reads as the rest of a random value, `SnVpePT=`, is
+  none; a colon assigns only before a blank, a quote, a bracket or the line's end:
+  `AEXnp2no:APA91b…` and `PA:ycQ4:` are the rest of a value) and no shell prompt
+  (`ops@bastion01:~$ `);
 - **the text is hard-wrapped at a fixed column**: the line's body and a neighbouring line's body
   have the same length, at least `FIXED_WIDTH_MIN` (`FIXED_INDENTED_MIN` when the next gutter is
   bare indentation), and the next body is no longer — or the same holds for the lines as written
@@ -98,12 +99,25 @@ _CLOSES_BEFORE = frozenset(" \t,;:)]}|&>")
 
 def _assignment(after: re.Match[str] | None) -> bool:
     """The next body starts `NAME=` or `NAME:` (a new setting, not the rest of a token; `NAME+=` of a
-    form body read with its `+` kept is one too), and the name reads like one (`SnVpePT=…`,
+    form body read with its `+` kept and a diff's added `+NAME=` are ones too), and the name reads
+    like one (`SnVpePT=…`,
     `fC3M1wl4=…`, `moH5dzC:` are the rest of a random value)."""
-    if after is None or not after.group("assign"):
+    if after is None:
         return False
-    name = after.group("next").rstrip("+")
+    if not after.group("assign"):
+        return _empty_assignment(after.group("next"))
+    name = after.group("next").strip("+")  # a diff's added line (`+NAME=`), a form's `NAME+=`
     return _NAME.fullmatch(name) is not None and not _random_name(name)
+
+
+# `NAME=` with nothing after it, the name holding a `_` or a `.` that no padded base64 holds
+# (`SMS_AP_ID=`, `db.password=`: an empty setting, not a run ending in `=` padding)
+_EMPTY_SETTING = re.compile(r"[A-Za-z][A-Za-z0-9]*+(?:[_.][A-Za-z0-9]++)++=")
+
+
+def _empty_assignment(run: str) -> bool:
+    """The run read as one ending in `=` padding is an empty setting's name (`SMS_AP_ID=`)."""
+    return _EMPTY_SETTING.fullmatch(run) is not None and not _random_name(run[:-1])
 
 
 def starts_assignment(view: str, at: int) -> bool:
@@ -320,7 +334,7 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     floor = max(pos, line_start, end - 8)
     while start > floor and view[start - 1] in " \t":
         start -= 1
-    if after is None or _assignment(after) or start <= pos:
+    if after is None or _assignment(after) or start <= pos or _PROMPT.match(view, resume) is not None:
         return None
     left = _TOKEN_RUN_TAIL.search(view, max(pos, start - 64), start)
     # a break after a space falls between words: only a random run continues over it (a name such
@@ -329,6 +343,10 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     if left and joins(left.group()) and looks_random_run(after.group("next")):
         return start, resume
     return None
+
+
+# a shell prompt (`ops@bastion01:~$ `, `root@db:/srv# `) starts a line of its own, never a value's rest
+_PROMPT = re.compile(r"[\w.-]{1,32}+@[\w.-]{1,64}+:[^\s]{0,128}?[$#](?:[ \t]|$)", re.MULTILINE)
 
 
 # a table row (`| a | b |`, `│ a │ b`) whose last cell psql marks with ` +` as going on on the next line
