@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from autopatch_j.quality.assent_data import ASSENT_FIXES
 from autopatch_j.quality.corpus import PART_FILES, RETIRED
 from autopatch_j.quality.joining_data import JOINING_FIXES
 from autopatch_j.quality.paraphrase import VOCAB_FILE
@@ -52,6 +53,7 @@ def test_the_manifest_pins_every_corpus_file_by_its_sha256() -> None:
         READER_FIXES,
         JOINING_FIXES,
         REVISION_FIXES,
+        ASSENT_FIXES,
     }
     assert {name for name, e in entries.items() if e["part"] == "test"} == set(PART_FILES["test"])
     for name, figure in RETIRED.items():  # the figure each retired part was measured at, once

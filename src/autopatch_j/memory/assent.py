@@ -11,13 +11,19 @@ turn may assent to it:
 - an **assent with its own content** ("yes, go with poetry, lock file committed", "可以，ruff 一家全包，
   black/isort/flake8 都删") is the user's own decision: its content is the user's sentence without
   the assent word, quoting the proposal it answers and the user's sentence;
+- an **assent by pointing** ("the second one, yes", "tag 和 diskSelector 那个同意"): the first clause
+  ends with an assent and its other words only point — an ordinal or option, or words all of which
+  the answer says — and decides the option they point at, as a bare assent does;
 - an **assent by quoting** ("> use pnpm workspaces — yes, that one"): the quoted line names the
   proposal sentence chosen, whatever else the answer proposed.
 
-Which proposal sentence names the choice: the one quoted; else the one sharing the most content
-words with the user's reply; else the first that names a thing (a Latin name, a code span, a
-number) — the suggestion itself, not the rationale after it ("… because it keeps one lockfile").
-The rest of the turn is read for statements as any other turn.
+Which sentences of the answer name the choice: the one quoted; else what the assent model reads
+(`assent_choice.py`, learned from the realistic sessions' gold): every sentence of the answer is a
+candidate — the suggestion, not the rationale after it, the framing before it, a question back or
+the line introducing its code; the option the reply points at or shares words with — and a bare
+assent to an answer that offered no standing choice ("Want me to re-run the pipeline now?") chooses
+nothing. A choice with no proposal signal of its own (an item under "建议两条：") quotes the proposal
+sentence before it too. The rest of the turn is read for statements as any other turn.
 """
 
 from __future__ import annotations
@@ -29,6 +35,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from autopatch_j.memory.assent_choice import (
+    AssentModel,
+    candidates,
+    choice_features,
+    default_assent_model,
+    reply_pointers,
+)
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
@@ -37,13 +50,10 @@ from autopatch_j.memory.replacement import names_in, stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
 
 _QUOTE_LINE = re.compile(r"^[ \t]*>[ \t]?(.*)$", re.MULTILINE)
-# A name as English writes it: a capital, a digit, a dot, a dash or an underscore in or at the start of it.
-_NAME = re.compile(r"\b[A-Za-z][\w.+-]*[A-Z0-9._-][\w.+-]*\b|\b[A-Z][a-z]+\w*\b")
-_LATIN = re.compile(r"[A-Za-z]{2,}")
-_THING = re.compile(r"`[^`]+`|\d")
 # Where an assent word may end: a word boundary of a leading run of words.
 _WORD_END = re.compile(r"[\s,，。.!！:：;；—-]+")
 _ASSENT_WORDS = 4
+_CLAUSE_END = re.compile(r"[，;；]")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _MIN_QUOTED = 6
 _TRIM = " \t\n,，。.!！:：;；—-"
@@ -58,46 +68,76 @@ class Assent:
 
 
 @dataclass(frozen=True, slots=True)
+class Reply:
+    """How a turn assents, before what it chooses: the turn (quoted lines blanked), the answer's
+    proposals, the sentences it quotes, the words that choose, the user quote, the user's own content
+    (None: a bare assent) and the turn's text left to read for statements."""
+
+    turn: Turn
+    proposals: list[str]
+    quoted: list[str]
+    words: str
+    quote: str
+    own: str | None
+    rest: Turn | None
+
+
+@dataclass(frozen=True, slots=True)
 class AssentReader:
     lexicon: Lexicon
+    model: AssentModel | None = None  # None: the shipped one
 
     def read(self, turn: Turn, previous: Turn | None) -> Assent | None:
         """The decision `turn` makes by assenting to a proposal of `previous`'s answer, if any."""
+        reply = self.reply(turn, previous)
+        if reply is None or previous is None:
+            return None
+        answer = previous.assistant_text or ""
+        chosen = reply.quoted or self.chosen(answer, reply.words, bare=reply.own is None)
+        if not chosen:
+            return None  # the answer offered nothing a bare assent could choose (an action, a question)
+        quotes = self._with_proposal(answer, reply.proposals, chosen)
+        if reply.own is None:
+            return Assent(self._decision(previous, quotes, reply.turn, reply.quote, " ".join(chosen)), reply.rest)
+        if not reply.quoted and not stemmed(self.lexicon.anchor_tokens(reply.own)) & stemmed(
+            self.lexicon.anchor_tokens(" ".join(chosen))
+        ):
+            return None  # "ok. what about the cache?": the content answers nothing the proposal said
+        return Assent(self._decision(previous, quotes, reply.turn, reply.quote, reply.own), reply.rest)
+
+    def reply(self, turn: Turn, previous: Turn | None) -> Reply | None:
+        """How `turn` assents to a proposal of `previous`'s answer, before choosing what it chooses."""
         if previous is None or not previous.assistant_text:
             return None
         proposals = self.lexicon.proposals_in(previous.assistant_text)
-        quoted, reply = self._quoted(turn.user_text, previous.assistant_text, proposals)
+        quoted, text = self._quoted(turn.user_text, previous.assistant_text, proposals)
         if quoted:  # quoting a sentence of the answer proposes it, whatever its words
-            turn = dataclasses.replace(turn, user_text=reply)
+            turn = dataclasses.replace(turn, user_text=text)
             proposals = [*quoted, *(p for p in proposals if p not in quoted)]
         if not proposals:
             return None
-        if self._bare(reply, proposals, previous.assistant_text):
-            chosen = quoted or self.chosen(proposals, reply)
-            quote = _longest_piece(reply) if quoted else reply.strip()
-            return Assent(self._decision(previous, chosen, turn, quote, " ".join(chosen)), None)
-        sentences = split_sentences(reply)
+        if self._bare(text, proposals, previous.assistant_text):
+            quote = _longest_piece(text) if quoted else text.strip()
+            return Reply(turn, proposals, quoted, text, quote, None, None)
+        sentences = split_sentences(text)
         if not sentences:
             return None
         first = sentences[0]
         # "ok. what does the flaky test do?": an assent followed only by questions acknowledges
         asks_on = all(self.lexicon.is_question(s) for s in sentences[1:])
         if not asks_on and self._bare(first, proposals, previous.assistant_text):
-            chosen = quoted or self.chosen(proposals, first)
-            rest = _without(turn, first)
-            return Assent(self._decision(previous, chosen, turn, first, " ".join(chosen)), rest)
+            return Reply(turn, proposals, quoted, first, first, None, _without(turn, first))
+        pointing = self.pointing(first, previous.assistant_text)
+        if pointing is not None:  # "BreakBeforeBraces 那个可以", "the second one, yes": the words only point
+            clause, head = pointing
+            return Reply(turn, proposals, quoted, head, clause, None, _without(turn, clause))
         prefix = self.assent_prefix(first)
         own = first[len(prefix) :].strip(_TRIM)
         if not prefix or not self.lexicon.anchor_tokens(own) or not self.lexicon.passes_gates(first):
             return None
         if _not_deciding().search(fold(own)):
             return None  # "OK, thanks for explaining the decorator.", "好，我先看看 pnpm 的文档。"
-        chosen = quoted or self.chosen(proposals, own)
-        if not quoted and not stemmed(self.lexicon.anchor_tokens(own)) & stemmed(
-            self.lexicon.anchor_tokens(" ".join(chosen))
-        ):
-            return None  # "ok. what about the cache?": the content answers nothing the proposal said
-        return Assent(self._decision(previous, chosen, turn, first, own), _without(turn, first))
+        return Reply(turn, proposals, quoted, own, first, own, _without(turn, first))
 
     def assent_prefix(self, sentence: str) -> str:
         """The leading assent of `sentence` ("ok", "yes,", "可以，", "行") — the shortest run of at most a
@@ -110,23 +150,39 @@ class AssentReader:
                 return head
         return ""
 
-    def chosen(self, proposals: list[str], reply: str) -> list[str]:
-        """The proposal sentence naming what `reply` assents to (see the module docstring)."""
-        words = stemmed(self.lexicon.anchor_tokens(reply))
-        shared = [len(words & stemmed(self.lexicon.anchor_tokens(p))) for p in proposals]
-        if max(shared, default=0) > 0:
-            return [proposals[shared.index(max(shared))]]
-        # The suggestion names a thing and stands on its own; the rationale after it points back ("It
-        # keeps …", "这样 …"); the earliest of equals.
-        ranked = max(
-            range(len(proposals)),
-            key=lambda n: (
-                _names_a_thing(proposals[n]),
-                not self.lexicon.points_back(proposals[n]),
-                -n,
-            ),
-        )
-        return [proposals[ranked]]
+    def pointing(self, sentence: str, answer: str) -> tuple[str, str] | None:
+        """The first clause of `sentence` and its words before an assent that ends it, when those words
+        only point at the answer: an ordinal or option ("the second one, yes", "B 那个可以") or words
+        all of which the answer says ("tag 和 diskSelector 那个同意")."""
+        clause = _CLAUSE_END.split(sentence, maxsplit=1)[0]
+        ends = [m.start() for m in _WORD_END.finditer(clause) if m.start() > 0][-_ASSENT_WORDS:]
+        for end in reversed(ends):  # the shortest assent ending the clause
+            head, tail = clause[:end].strip(_TRIM), clause[end:].strip(_TRIM)
+            if not head or not tail or not self.lexicon.is_confirmation(tail):
+                continue
+            words = stemmed(self.lexicon.anchor_tokens(head))
+            if reply_pointers(head) or (words and words <= stemmed(self.lexicon.anchor_tokens(answer))):
+                return clause.strip(), head
+            return None
+        return None
+
+    def chosen(self, answer: str, words: str, *, bare: bool) -> list[str]:
+        """The sentences of `answer` that name what the reply (its words: `words`) chooses, by the
+        assent model (`assent_choice.py`); [] when a bare assent chooses none."""
+        found = candidates(answer, self.lexicon)
+        model = self.model or default_assent_model()
+        probabilities = [model.probability(f) for f in choice_features(answer, words, bare, self.lexicon)]
+        return [found[n].text for n in model.choose(probabilities, bare=bare)]
+
+    def _with_proposal(self, answer: str, proposals: list[str], chosen: list[str]) -> list[str]:
+        """The assistant quotes of a choice: `chosen`, after the proposal sentence before it when none of
+        them carries a proposal signal (the items under "建议四条：" quote it too; the first of
+        `proposals` when none is before them)."""
+        if any(self.lexicon.has_proposal_signal(s) or any(s in p for p in proposals) for s in chosen):
+            return chosen
+        first = answer.find(chosen[0])
+        before = [p for p in proposals if 0 <= answer.find(p) < first]
+        return [before[-1] if before else proposals[0], *chosen]
 
     def _bare(self, text: str, proposals: list[str], answer: str) -> bool:
         """An assent and nothing else, or one repeating only words of a proposal ("Yep, cap it at 100.")."""
@@ -187,13 +243,6 @@ def _not_deciding() -> re.Pattern[str]:
     words = [w for key in ("gratitude", "own_step") for lang, ws in data[key].items() for w in ws]
     parts = [re.escape(fold(w)) if CJK_RUN.search(w) else rf"\b{re.escape(fold(w))}\b" for w in words]
     return re.compile("|".join(sorted(parts, key=len, reverse=True)))
-
-
-def _names_a_thing(sentence: str) -> bool:
-    """A code span, a number, a Latin word in a Chinese sentence, or a name in an English one."""
-    if _THING.search(sentence):
-        return True
-    return bool(_LATIN.search(sentence)) if CJK_RUN.search(sentence) else bool(_NAME.search(sentence))
 
 
 def quotes_sentence(user_text: str, sentence: str) -> bool:

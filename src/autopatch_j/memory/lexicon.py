@@ -254,7 +254,7 @@ class Lexicon:
         found: list[str] = []
         for n, sentence in enumerate(sentences):
             before = sentences[n - 1] if n else ""
-            if found and found[-1] == before and self._asks_back(sentence) and not self._points_back(sentence):
+            if found and found[-1] == before and self._asks_back(sentence) and not self.only_points_back(sentence):
                 # "We could pin … . Want to make that the rule for our Helm charts?": one proposal quoting
                 # both sentences (the question adds where it applies).
                 start = assistant_text.find(before)
@@ -262,7 +262,7 @@ class Lexicon:
                 continue
             if not self.has_proposal_signal(sentence):
                 continue
-            if before and self._points_back(sentence) and self.anchor_tokens(before):
+            if before and self.only_points_back(sentence) and self.anchor_tokens(before):
                 sentence = before  # "… I can end every explanation with a recap. Shall I do that from now on?"
             elif not self.anchor_tokens(sentence):
                 continue
@@ -274,7 +274,9 @@ class Lexicon:
         folded = fold(sentence).strip()
         return bool(_QUESTION_END.search(folded) and _ANAPHOR.search(folded))
 
-    def _points_back(self, sentence: str) -> bool:
+    def only_points_back(self, sentence: str) -> bool:
+        """A question pointing back with few words of its own ("Shall we adopt that?"): it stands for
+        the sentence before it."""
         return self._asks_back(sentence) and len(self.anchor_tokens(sentence)) <= 2
 
     def is_confirmation(self, text: str) -> bool:

@@ -8,9 +8,11 @@ compaction or the other candidates:
 * `user_preference` / `project_decision` need a quote from a USER turn of the batch that carries an
   explicit zh/en speech act and anchors the content, in a sentence that is not temporary ("这次",
   "just this once"), not an undecided question, not speculation and not a current code fact — or a
-  short confirmation ("同意", "ok let's do that", or an assent that repeats only the proposal's own
-  words: "Yep, cap it at 100.") quoted together with the adjacent assistant proposal, which must
-  carry a proposal signal and anchor the content; a quote after a bare correction marker that
+  short confirmation ("同意", "ok let's do that", an assent that repeats only the proposal's own
+  words: "Yep, cap it at 100.", or one that only points at an option: "the second one, yes")
+  quoted together with the adjacent assistant proposal, which must carry a proposal signal and, with
+  the other sentences quoted from that answer (the items under "建议四条："), anchor the content; a
+  quote after a bare correction marker that
   opens its turn ("Scratch that. …", "算了，还是用中文回答我") counts as explicit, and so does an item
   of a list after a line introducing it ("ground rules for this repo:\n- …", `lists.py`), and a correction's
   content may take its subject from the user turn just before it, the statement it corrects;
@@ -239,6 +241,8 @@ def _confirmed_proposal(
     previous = request.predecessor(turn)
     if previous is None:
         return False
+    # the proposal is every sentence quoted from that answer ("建议四条：" and the items it introduces)
+    proposed = " ".join(s.quote for s in sources if s.turn_id == previous.id and s.role is SourceRole.ASSISTANT)
     return any(
         proposal.turn_id == previous.id
         and proposal.role is SourceRole.ASSISTANT
@@ -247,11 +251,12 @@ def _confirmed_proposal(
             or any(proposal.quote.strip() in p for p in lexicon.proposals_in(previous.assistant_text or ""))
             or quotes_sentence(turn.user_text, proposal.quote)  # "> use pnpm workspaces — yes, that one"
         )
-        and lexicon.anchored(raw.content, proposal.quote)
+        and lexicon.anchored(raw.content, proposed)
         and (
             lexicon.is_confirmation(sentence)
             or lexicon.is_echo_confirmation(sentence, proposal.quote, turn=previous.assistant_text or "")
             or _assents_with_content(src.quote, lexicon)
+            or AssentReader(lexicon).pointing(sentence, previous.assistant_text or "") is not None
         )
         for proposal in sources
     )

@@ -1,10 +1,12 @@
 """Assent: a user's reply confirming (or not) what the assistant proposed.
 
 `cases/assent.json`: one reply after one assistant proposal, through the offline extractor and its
-validators. A bare or echoing assent stores the proposal sentence that names what is chosen, with
-the kind of what it is about (how the assistant answers: a preference; the project: a decision); an
-assent that qualifies, defers, doubts, declines or asks confirms nothing, and so does an assent to
-an explanation that proposes nothing.
+validators. A bare or echoing assent stores the sentence that names what is chosen (not the line
+introducing code after it, the rationale, or a question framing it), with the kind of what it is
+about (how the assistant answers: a preference; the project: a decision); an assent pointing at one
+of several options stores that option; an assent that qualifies, defers, doubts, declines or asks
+confirms nothing, and so do an assent to an explanation that proposes nothing and a bare assent to
+an offer of a one-off action.
 
 `cases/assent_sessions.json`: whole sessions through admission, the pipeline and drain, where the
 proposal and the assent are admitted together (an offer pointed back to by a question, a yes/no
