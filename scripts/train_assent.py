@@ -7,8 +7,9 @@
 Training data: `quality.assent_data`'s examples of every realistic session the sentence reader learns
 from (`quality.realistic.training_parts`: the manifest's dev part, `test/` and `measured/`) and the
 labelled choices of `eval/corpus/assent_fixes.json` (our own wording, each candidate of weight
-FIX_WEIGHT, in every fold's training and never in its evaluation). The model is a logistic regression over each candidate sentence (features seen fewer than MIN_COUNT
-times dropped). Its two thresholds are chosen on the pooled out-of-fold probabilities of FOLDS folds
+FIX_WEIGHT, in every fold's training and never in its evaluation). The model is a logistic
+regression over each candidate sentence (features seen fewer than MIN_COUNT times dropped). Its
+two thresholds are chosen on the pooled out-of-fold probabilities of FOLDS folds
 by author (every FOLDS-th author of the sorted list held out): `floor`, below which a bare assent
 chooses nothing, the one on FLOORS with the least cost, a choice lost where the gold has one costing
 LOST_COST made where it has none (a lost one is an explicit decision of the user missed; one made
