@@ -25,7 +25,6 @@ them.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,6 +36,7 @@ from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import layout
 from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
+from autopatch_j.memory.speech_model import logistic
 from autopatch_j.memory.structure import COLON_END, LIST_ITEM
 
 MODEL_FILE = "assent_model.json"
@@ -260,8 +260,7 @@ class AssentModel:
     also: float
 
     def probability(self, features: dict[str, float]) -> float:
-        score = self.bias + sum(self.weights.get(k, 0.0) * v for k, v in features.items())
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, score))))
+        return logistic(self.bias, self.weights, features)
 
     def choose(self, probabilities: list[float], *, bare: bool) -> list[int]:
         """The indices chosen (in order) from the candidates' probabilities; [] when a bare assent chooses none."""

@@ -20,7 +20,6 @@ two); the package only reads them.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,6 +29,7 @@ from typing import Any
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.sentences import split_sentences
+from autopatch_j.memory.speech_model import logistic
 from autopatch_j.memory.structure import parse
 from autopatch_j.memory.subjects import SubjectModel, _keys, statement_of
 from autopatch_j.memory.text import tokens
@@ -143,8 +143,7 @@ class JoiningModel:
     threshold: float
 
     def probability(self, features: dict[str, float]) -> float:
-        score = self.bias + sum(self.weights.get(k, 0.0) * v for k, v in features.items())
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, score))))
+        return logistic(self.bias, self.weights, features)
 
     def joins(self, features: dict[str, float]) -> bool:
         return self.probability(features) >= self.threshold

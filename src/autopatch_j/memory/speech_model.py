@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -66,6 +67,12 @@ def features(text: str) -> dict[str, float]:
     return counts
 
 
+def logistic(bias: float, weights: Mapping[str, float], features: Mapping[str, float]) -> float:
+    """The probability a logistic regression gives: `bias` plus the weights of the features present."""
+    score = bias + sum(weights.get(key, 0.0) * value for key, value in features.items())
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, score))))
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class LinearModel:
     """A logistic regression: bias plus the weights of the features present."""
@@ -74,8 +81,7 @@ class LinearModel:
     weights: dict[str, float]
 
     def probability(self, feats: dict[str, float]) -> float:
-        score = self.bias + sum(self.weights.get(key, 0.0) * value for key, value in feats.items())
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, score))))
+        return logistic(self.bias, self.weights, feats)
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> LinearModel:

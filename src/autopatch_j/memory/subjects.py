@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.index import text_keys
+from autopatch_j.memory.speech_model import logistic
 from autopatch_j.memory.values import values, words_besides_values
 
 if TYPE_CHECKING:
@@ -139,8 +140,7 @@ class SubjectModel:
 
     def same_subject(self, new: Statement, old: Statement) -> float:
         feats = pair_features(new, old, self.idf, self.default_idf)
-        score = self.bias + sum(self.weights.get(k, 0.0) * v for k, v in feats.items())
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, score))))
+        return logistic(self.bias, self.weights, feats)
 
     def is_same(self, new: Statement, old: Statement) -> bool:
         return self.same_subject(new, old) >= self.threshold
