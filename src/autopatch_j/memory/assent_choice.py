@@ -32,6 +32,7 @@ from importlib import resources
 from typing import Any
 
 from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.joining import first_word
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import layout
 from autopatch_j.memory.replacement import stemmed
@@ -92,15 +93,6 @@ def candidates(answer: str, lexicon: Lexicon) -> list[Candidate]:
         whole = next((p for p in proposals if p != sentence and answer.startswith(p, start)), sentence)
         out.append(Candidate(whole, start))
     return out
-
-
-def _first_word(text: str) -> str:
-    found = _WORD.search(text[_marker(text) :])
-    if found is None:
-        return "#"
-    word = found.group(0)
-    rest = text[_marker(text) :]
-    return rest[found.start() : found.start() + 2] if "\u4e00" <= word <= "\u9fff" else word.lower()
 
 
 def _marker(text: str) -> int:
@@ -210,7 +202,7 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
             "names": float(_names_a_thing(text)),
             "code": float(bool(_CODE.search(text))),
             "han": float(bool(CJK_RUN.search(text))),
-            f"first={_first_word(text)}": 1.0,
+            f"first={first_word(text[_marker(text) :])}": 1.0,
             f"len={_bucket(len(lexicon.anchor_tokens(text)))}": 1.0,
             "share": float(min(shares[n], 6)),
             "share_best": float(best > 0 and shares[n] == best),
