@@ -314,6 +314,17 @@ def test_a_repeated_query_sees_what_another_process_and_connection_wrote(manager
     assert again == _in_sql(manager, thread, "redis cache")
 
 
+def _traced_search(manager: MemoryManager, thread: int, query: str) -> tuple[list[SearchHit], int]:
+    """A search's hits and the number of SELECT statements it sent."""
+    sent: list[str] = []
+    manager.db.set_trace(sent.append)
+    try:
+        hits = manager.search(thread_id=thread, query=query)
+    finally:
+        manager.db.set_trace(None)
+    return hits, sum(s.lstrip().upper().startswith(("SELECT", "WITH")) for s in sent)
+
+
 def test_a_repeated_query_sends_one_statement_and_at_most_three_after_a_write(manager: MemoryManager) -> None:
     add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
     thread = manager.active_thread().id
@@ -343,13 +354,8 @@ def test_a_store_past_the_whole_bound_is_read_per_term(manager: MemoryManager, m
     postings_cache.clear()
     statements = []
     for query in ("lint rule", "Lint rule", "LINT RULE", "lint  rule", "kafka retention"):
-        sent: list[str] = []
-        manager.db.set_trace(sent.append)
-        try:
-            hits = manager.search(thread_id=thread, query=query)
-        finally:
-            manager.db.set_trace(None)
-        statements.append(sum(s.lstrip().upper().startswith(("SELECT", "WITH")) for s in sent))
+        hits, sent = _traced_search(manager, thread, query)
+        statements.append(sent)
         assert hits == _in_sql(manager, thread, query)
     assert 0 < postings_cache.cached_rows() < 20  # the postings of "lint" and "rule", not the store's
     # asked again: the store whole refused (ranked in SQL), then the terms' postings and rows, then
@@ -367,13 +373,8 @@ def test_a_busy_reader_reads_a_larger_store_whole(manager: MemoryManager, monkey
     postings_cache.clear()
     statements = []
     for query in ("lint rule", "Lint rule", "LINT rule", "lint RULE", "kafka retention", "kafka topics"):
-        sent: list[str] = []
-        manager.db.set_trace(sent.append)
-        try:
-            hits = manager.search(thread_id=thread, query=query)
-        finally:
-            manager.db.set_trace(None)
-        statements.append(sum(s.lstrip().upper().startswith(("SELECT", "WITH")) for s in sent))
+        hits, sent = _traced_search(manager, thread, query)
+        statements.append(sent)
         assert hits == _in_sql(manager, thread, query)
     # in SQL, then the terms' postings and rows, then the copy; the fifth search ranked under the stamp
     # reads every posting and row (its terms unasked), so the next new terms need only the stamp
