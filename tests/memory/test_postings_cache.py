@@ -379,3 +379,25 @@ def test_a_busy_reader_reads_a_larger_store_whole(manager: MemoryManager, monkey
     # in SQL, then the terms' postings and rows, then the copy; the fifth search ranked under the stamp
     # reads every posting and row (its terms unasked), so the next new terms need only the stamp
     assert statements == [2, 3, 1, 1, 3, 1]
+
+
+def test_a_query_mixing_a_weighed_term_and_a_new_one_sees_what_another_connection_wrote(
+    manager: MemoryManager,
+) -> None:
+    """A term weighed under an earlier stamp (here: held by no memory) is weighed again when a query
+    pairs it with a term never asked for, after another connection wrote a memory holding both."""
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Redis streams for the job queue")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    for _ in range(3):  # kafka weighed (held by nothing) and kept, the store read whole
+        assert manager.search(thread_id=thread, query="kafka redis") == _in_sql(manager, thread, "kafka redis")
+    other = MemoryManager(root=manager.paths.root)  # a second connection to the same store
+    assert other.open().ok
+    try:
+        added = add_item(other, kind=MemoryKind.PROJECT_DECISION, title="Kafka topics carry the billing events")
+    finally:
+        other.close()
+    hits = manager.search(thread_id=thread, query="kafka billing")
+    assert [hit.memory_id for hit in hits] == [added.memory_id]
+    assert hits == _in_sql(manager, thread, "kafka billing")

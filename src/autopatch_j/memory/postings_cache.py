@@ -20,10 +20,12 @@ first; a stamp keeps at most `MAX_PARTS` terms' parts and queries' hits.
 term-count rules, then scope and order on the qualifying items' rows (read once, in one statement), and
 the qualifier's decision taken best first until `limit` answer.
 A hit's metadata as match kinds compare it (`hit_metadata`) is derived on its first hit under a
-stamp and kept beside its row, with the values search.py builds of it (`Hit.values`). What search.py
-derives from a query term and the statistics alone (its weight, the keys some item holds) is kept
-per term under the stamp too (`known_parts`, `remember_parts`), and so are a query's hits, per query
-text, thread and limit.
+stamp and kept beside its row, with the values search.py builds of it (`Hit.values`); a store of at
+most `WHOLE_ITEMS` read whole derives every active item's metadata and its values' keys
+(`matching.value_keys`) when it reads the rows. What search.py derives from a query term and the
+statistics alone (its weight, the keys some item holds) is kept per term under the stamp too
+(`kept_parts`, `remember_parts`: a query reuses the parts of its terms kept under the store's stamp
+and weighs the others), and so are a query's hits, per query text, thread and limit.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from autopatch_j.memory.matching import value_keys
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.scoring import qualifying
 from autopatch_j.memory.terms import normalize, prefix_end
@@ -234,6 +237,17 @@ def known_parts(keys: Sequence[Hashable]) -> tuple[int, list[object]] | None:
             return None
 
 
+def kept_parts(keys: Sequence[Hashable]) -> tuple[int, list[object | None]] | None:
+    """Per one of `keys`, the part kept under the most recently searched stamp (None: not kept), with
+    that stamp (the caller checks it is still the store's), or None when no stamp was searched."""
+    with _lock:
+        if not _copies:
+            return None
+        stamp, copy = next(reversed(_copies.items()))
+        get = copy.parts.get
+        return stamp, [get(key) for key in keys]
+
+
 def remember_parts(conn: sqlite3.Connection, *, stamp: int | None, parts: Iterable[tuple[Hashable, object]]) -> None:
     """Keep what a search derived per term from the statistics it read under `stamp` (in a
     transaction: one snapshot), at most `MAX_PARTS` per stamp."""
@@ -371,7 +385,27 @@ def hit_metadata(row: HitRow) -> Metadata:
 def _metadata(title: str, aliases: str, keywords: str, subject: str) -> Metadata:
     """`hit_metadata` of these values (a pure function of them, so kept whatever the stamp)."""
     values = (title, *json.loads(aliases), *json.loads(keywords), subject)
-    return tuple(normalize(value) for value in values if value)
+    return tuple(_normalized(value) for value in values if value)
+
+
+#: A metadata value normalized, kept per value (keywords and subjects recur across items).
+_normalized = functools.lru_cache(maxsize=16384)(normalize)
+
+
+def _prepare(copy: _Copy, found: Mapping[int, _ItemRow | None]) -> None:
+    """Each active item's metadata as match kinds compare it, kept beside its row, and its values'
+    keys (`matching.value_keys`), so that a small store's first hit of an item derives neither."""
+    prepared = {
+        item_id: hit_metadata(item[3])
+        for item_id, item in found.items()
+        if item is not None and (item[0] or item[1] is not None)  # in some search's scope
+    }
+    for metadata in prepared.values():
+        for value in metadata:
+            value_keys(value)
+    with _lock:
+        for item_id, metadata in prepared.items():
+            copy.metadata.setdefault(item_id, metadata)
 
 
 def _values(copy: _Copy, alternatives: tuple[tuple[str, float], ...]) -> Mapping[int, float]:
@@ -507,6 +541,8 @@ def rank_in_python(
                 copy.items.setdefault(item_id, item)
             copy.rows += len(found)
             _trim()
+        if every and copy.products:  # a small store's hits: their metadata ready before their first hit
+            _prepare(copy, found)
     items = copy.items
     ranked: list[tuple[float, float, int, int, float, int, int]] = []
     for item_id, (total, share, held) in scored.items():  # scope: active, a discussion only of the bound thread

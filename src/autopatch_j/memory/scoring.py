@@ -38,6 +38,8 @@ def qualifying(
         return {item_id: (held_by[item_id], weight, 1) for item_id in candidates if item_id in held_by}
     if COMPENSATED:
         return _compensated(candidates, values, weights, min_terms=min_terms, min_share=min_share)
+    if len(values) == 2:
+        return _two_terms(candidates, values, weights, min_terms=min_terms, min_share=min_share)
     terms = tuple(zip(values, weights, strict=True))
     found: dict[int, tuple[float, float, int]] = {}
     for item_id in candidates:  # the statement's sums, left to right in term order (before 3.43)
@@ -51,6 +53,36 @@ def qualifying(
                 held += 1
         if held and held >= min_terms and share >= min_share:
             found[item_id] = (score, share, held)
+    return found
+
+
+def _two_terms(
+    candidates: Iterable[int],
+    values: list[Mapping[int, float]],
+    weights: Sequence[float],
+    *,
+    min_terms: int,
+    min_share: float,
+) -> dict[int, tuple[float, float, int]]:
+    """`qualifying`'s plain sums for a query of two terms: per candidate the one or two terms it holds,
+    added left to right from 0.0 as the statement adds them (the three outcomes' shares known ahead)."""
+    first, second = values[0].get, values[1].get
+    w0, w1 = weights
+    found: dict[int, tuple[float, float, int]] = {}
+    both = 0.0 + w0 + w1  # the share of a holder of both terms
+    both_ok = min_terms <= 2 and both >= min_share
+    first_ok = min_terms <= 1 and 0.0 + w0 >= min_share  # a holder of the first term only
+    second_ok = min_terms <= 1 and 0.0 + w1 >= min_share  # of the second only
+    for item_id in candidates:
+        a, b = first(item_id), second(item_id)
+        if a is not None:
+            if b is not None:
+                if both_ok:
+                    found[item_id] = (0.0 + a + b, both, 2)
+            elif first_ok:
+                found[item_id] = (0.0 + a, 0.0 + w0, 1)
+        elif b is not None and second_ok:
+            found[item_id] = (0.0 + b, 0.0 + w1, 1)
     return found
 
 

@@ -34,17 +34,19 @@ import dataclasses
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Literal, cast
+from typing import cast
 
-from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms, text_keys
+from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms
+from autopatch_j.memory.matching import MatchType, match_of, probes_of
 from autopatch_j.memory.postings_cache import (
     MAX_COMPLETIONS,
     HitRow,
     Metadata,
     hit_metadata,
+    kept_parts,
     known_parts,
     known_stats,
     postings_in_tx,
@@ -56,8 +58,6 @@ from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 from autopatch_j.memory.text import has_cjk, necessity
-
-MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 5
@@ -313,28 +313,32 @@ Weighed = tuple[Sequence[TermPart], int | None, int]
 def _weigh(conn: sqlite3.Connection, analysis: QueryAnalysis, *, cached: bool, stale: bool = False) -> Weighed | None:
     """The parts of the analysed query's terms, the stamp they were weighed under and the statements
     sent (1, or 2 when the kept statistics were of another stamp), or None when it has no informative
-    term or the store no indexed item. The parts are kept per term under the stamp (`cached`).
+    term or the store no indexed item. The parts are kept per term under the stamp (`cached`), and a
+    term whose part is kept under the store's stamp is not weighed again.
     `stale`: the caller sent one statement and found the last copy's stamp is not the store's."""
     if not analysis.terms:
         return None
     stamp: int | None = None
     parts: Sequence[TermPart] | None = None
     stats: dict[str, int] = {}
-    completions: Mapping[str, int] = {}
+    read: Mapping[str, int] = {}  # the completions of the last word's prefix
     sent = int(stale)
+    reused: Sequence[object | None] = ()  # the terms' parts kept under `stamp`, None where not kept
     if cached and not stale and conn.in_transaction:  # what the last copy kept, if its stamp is still the store's
-        kept = known_parts(analysis.part_keys)
-        known = None if kept is not None else known_stats(analysis.asked, analysis.prefix)
-        if kept is not None or known is not None:
+        kept = kept_parts(analysis.part_keys)
+        every = kept is not None and all(part is not None for part in kept[1])
+        known = None if every else known_stats(analysis.asked, analysis.prefix)
+        if every or known is not None:
             sent += 1
             row = conn.execute(_STAMP_SQL).fetchone()
-            if kept is not None and row is not None and row[0] == kept[0]:
+            if every and kept is not None and row is not None and row[0] == kept[0]:
                 stamp, parts = kept[0], kept[1]  # type: ignore[assignment]
             elif known is not None and row is not None and row[0] == known[0]:
-                stamp, stats, completions = known
+                stamp, stats, read = known
+                reused = kept[1] if kept is not None and kept[0] == stamp else ()
     if stamp is None:
         sent += 1
-        stats, completions = _read_stats(conn, analysis)
+        stats, read = _read_stats(conn, analysis)
         stamp = stats.pop(_STAMP_KEY, None)
         if cached:
             remember_stats(
@@ -342,13 +346,16 @@ def _weigh(conn: sqlite3.Connection, analysis: QueryAnalysis, *, cached: bool, s
                 stamp=stamp,
                 counts={key: stats.get(key, 0) for key in analysis.asked},
                 prefix=analysis.prefix,
-                completions=completions,
+                completions=read,
             )
     if parts is None:
         if stats.get("", 0) <= 0:
             return None
         last = len(analysis.terms) - 1
-        parts = [term_part(term, n == last, stats, completions) for n, term in enumerate(analysis.terms)]
+        parts = [
+            cast(TermPart, reused[n]) if reused and reused[n] is not None else term_part(t, n == last, stats, read)
+            for n, t in enumerate(analysis.terms)
+        ]
         if cached:
             remember_parts(conn, stamp=stamp, parts=zip(analysis.part_keys, parts, strict=True))
     return parts, stamp, sent
@@ -554,46 +561,4 @@ def _hit(row: HitRow, match: MatchType, values: dict[object, object] | None) -> 
     )
 
 
-def match_of(
-    q: str,
-    keys: frozenset[str],
-    probes: Sequence[str],
-    values: Sequence[str],
-    *,
-    lines: str | None = None,
-    line: str | None = None,
-) -> MatchType:
-    """How a hit matched, from its metadata normalized (`postings_cache.hit_metadata`): the whole
-    query is its title, an alias or keyword (`exact`), starts one (`prefix`) or is inside one
-    (`substring`); else some query term (`keys`, with their `probes_of`) is in its metadata (`words`)
-    or only in its content (`content`). `lines` is the values each after a line break and `line` the
-    query after one (computed when not given): normalized texts hold no line break, so the query is
-    inside a value exactly when it is inside `lines`, and starts one when `line` is."""
-    if q in values:
-        return "exact"
-    if lines is None:
-        lines = "\n" + "\n".join(values)
-    if (line or "\n" + q) in lines:
-        return "prefix"
-    if q in lines:
-        return "substring"
-    # Only a value holding some key's probe is tokenized; no value holds one when their lines don't.
-    if any(map(lines.__contains__, probes)):
-        for value in values:
-            if any(map(value.__contains__, probes)) and not keys.isdisjoint(_value_keys(value)):
-                return "words"
-    return "content"
-
-
-def probes_of(keys: Iterable[str]) -> tuple[str, ...]:
-    """What a text holding a key holds: the key, without its last character when it has four or more
-    (a stem's may differ: policy → polici, probe `polic`)."""
-    return tuple({key[:-1] if len(key) > 3 else key for key in keys})
-
-
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-@functools.lru_cache(maxsize=8192)
-def _value_keys(value: str) -> tuple[str, ...]:
-    return tuple(text_keys(value))

@@ -1,0 +1,54 @@
+"""How a search hit matched its query (`search.SearchHit.match`), from the hit's normalized metadata."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from autopatch_j.memory.index import text_keys
+
+MatchType = Literal["exact", "prefix", "substring", "words", "content"]
+
+
+def match_of(
+    q: str,
+    keys: frozenset[str],
+    probes: Sequence[str],
+    values: Sequence[str],
+    *,
+    lines: str | None = None,
+    line: str | None = None,
+) -> MatchType:
+    """How a hit matched, from its metadata normalized (`postings_cache.hit_metadata`): the whole
+    query is its title, an alias or keyword (`exact`), starts one (`prefix`) or is inside one
+    (`substring`); else some query term (`keys`, with their `probes_of`) is in its metadata (`words`)
+    or only in its content (`content`). `lines` is the values each after a line break and `line` the
+    query after one (computed when not given): normalized texts hold no line break, so the query is
+    inside a value exactly when it is inside `lines`, and starts one when `line` is."""
+    if q in values:
+        return "exact"
+    if lines is None:
+        lines = "\n" + "\n".join(values)
+    if (line or "\n" + q) in lines:
+        return "prefix"
+    if q in lines:
+        return "substring"
+    # Only a value holding some key's probe is tokenized; no value holds one when their lines don't.
+    if any(map(lines.__contains__, probes)):
+        for value in values:
+            if any(map(value.__contains__, probes)) and not keys.isdisjoint(value_keys(value)):
+                return "words"
+    return "content"
+
+
+def probes_of(keys: Iterable[str]) -> tuple[str, ...]:
+    """What a text holding a key holds: the key, without its last character when it has four or more
+    (a stem's may differ: policy → polici, probe `polic`)."""
+    return tuple({key[:-1] if len(key) > 3 else key for key in keys})
+
+
+@functools.lru_cache(maxsize=32768)
+def value_keys(value: str) -> tuple[str, ...]:
+    """The index keys of a metadata value (normalized), kept per value."""
+    return tuple(text_keys(value))
