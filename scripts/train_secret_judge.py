@@ -5,7 +5,7 @@
 Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
 tuning sets `eval/secrets/s*/secrets.json.gz`, both halves of `eval/secrets/measured/s13` and of
 `eval/secrets/measured/s14` (each half an author of its own) and the whole of
-`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18` … `s27` (`HALVES`) — a secret when it
+`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18` … `s28` (`HALVES`) — a secret when it
 overlaps one of the case's `must_not_contain` pieces, no secret when it is in a look-alike or
 overlaps nothing a rule finds — and, as bulk text with no secret, the candidates that no rule
 touches in the paragraphs of the package's source and `docs/` and the strings of the realistic
@@ -31,7 +31,7 @@ import argparse
 import gzip
 import json
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -47,7 +47,7 @@ from autopatch_j.quality.secret_halves import half  # noqa: E402
 
 AUTHORS = (
     "s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12", "s13A", "s13B", "s14A", "s14B", "s15",
-    "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27",
+    "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28",
 )  # fmt: skip
 # an author read from a measured set, whole or one half of it (`bench/secret_heldout.py --half`)
 HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
@@ -67,6 +67,7 @@ HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
     "s25": ("heldout/s25", None),
     "s26": ("heldout/s26", None),
     "s27": ("heldout/s27", None),
+    "s28": ("heldout/s28", None),
 }
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
@@ -189,25 +190,69 @@ def load_bulk() -> list[Text]:
     return texts
 
 
-def train(texts: list[Text]) -> dict[str, float]:
-    """Logistic weights over the examples of `texts` (features seen fewer than `MIN_COUNT` times
-    are dropped; look-alikes and secrets weigh as much as all bulk examples together)."""
-    from sklearn.feature_extraction import DictVectorizer
+@dataclass
+class Examples:
+    """Every example of the sets' authors (in `AUTHORS` order) and then of the bulk texts, as one
+    sparse matrix over every feature name (sorted), built once: a training run takes its rows and
+    the columns of the features it keeps, the matrix `DictVectorizer(sort=True)` would build from
+    those rows."""
+
+    names: list[str]
+    matrix: Any  # scipy CSR, one row per example, sorted indices
+    present: Any  # the same with 1.0 for every feature an example holds (a zero value included)
+    labels: Any  # numpy int array
+    rows: dict[str, tuple[int, int]]  # an author's (or `bulk`'s) first row and the row after its last
+
+
+def examples(sets: dict[str, list[Text]], bulk: list[Text]) -> Examples:
+    import numpy as np
+    from scipy import sparse
+
+    groups = [(author, sets[author]) for author in sets] + [("bulk", bulk)]
+    feats = [f for _author, texts in groups for item in texts for _n, f, _label in item.examples]
+    names = sorted({name for f in feats for name in f})
+    column = {name: number for number, name in enumerate(names)}
+    indices: list[int] = []
+    values: list[float] = []
+    indptr = [0]
+    for f in feats:
+        indices += [column[name] for name in f]
+        values += f.values()
+        indptr.append(len(indices))
+    matrix = sparse.csr_matrix((np.array(values, dtype=np.float64), indices, indptr), shape=(len(feats), len(names)))
+    present = sparse.csr_matrix((np.ones(len(values)), indices, indptr), shape=matrix.shape)
+    matrix.sort_indices()
+    present.sort_indices()
+    labels = np.array([label for _a, texts in groups for item in texts for *_rest, label in item.examples])
+    rows, at = {}, 0
+    for author, texts in groups:
+        size = sum(len(item.examples) for item in texts)
+        rows[author] = (at, at + size)
+        at += size
+    return Examples(names, matrix, present, labels, rows)
+
+
+def train(data: Examples, authors: list[str]) -> dict[str, float]:
+    """Logistic weights over the examples of `authors` and the bulk texts (features seen fewer than
+    `MIN_COUNT` times are dropped; look-alikes and secrets weigh as much as all bulk examples
+    together)."""
+    import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    rows = [(feats, label, item.author) for item in texts for _n, feats, label in item.examples]
-    counts = Counter(name for feats, _label, _author in rows for name in feats)
-    keep = {name for name, n in counts.items() if n >= MIN_COUNT}
-    xs = [{k: v for k, v in feats.items() if k in keep} for feats, _label, _author in rows]
-    ys = [label for _feats, label, _author in rows]
-    bulk = sum(1 for *_rest, author in rows if author == "bulk")
-    sets = len(rows) - bulk
-    weight = [sets / bulk if author == "bulk" and bulk else 1.0 for *_rest, author in rows]
-    vector = DictVectorizer(sort=True)
-    matrix = vector.fit_transform(xs)
+    spans = [data.rows[author] for author in authors] + [data.rows["bulk"]]
+    picked = np.concatenate([np.arange(start, end) for start, end in spans])
+    counts = np.asarray(data.present[picked].sum(axis=0)).ravel()
+    keep = np.flatnonzero(counts >= MIN_COUNT)
+    matrix = data.matrix[picked][:, keep]
+    matrix.sort_indices()
+    bulk = data.rows["bulk"][1] - data.rows["bulk"][0]
+    sets = len(picked) - bulk
+    weight = np.ones(len(picked))
+    if bulk:
+        weight[len(picked) - bulk :] = sets / bulk
     model = LogisticRegression(C=C, class_weight="balanced", max_iter=5000, solver="lbfgs", fit_intercept=False)
-    model.fit(matrix, ys, sample_weight=weight)
-    return {name: float(w) for name, w in zip(vector.get_feature_names_out(), model.coef_[0], strict=True)}
+    model.fit(matrix, data.labels[picked].tolist(), sample_weight=weight.tolist())
+    return {data.names[number]: float(w) for number, w in zip(keep, model.coef_[0], strict=True)}
 
 
 def scores(weights: dict[str, float], item: Text) -> dict[int, float]:
@@ -268,40 +313,72 @@ def figures(
     return {"per_form": {f: tuple(per_form[f]) for f in FORMS}, "worst": worst, "fp": (fp, looks)}
 
 
+def _cut(scores: list[float], limit: float) -> int:
+    """How many of `scores` a limit lets through (`>= limit` and above 0): the redaction of a text
+    depends on the limit only through this number, the same spans whichever limit gives it."""
+    return sum(1 for score in scores if score >= limit and score > 0.0)
+
+
+def caught_grid(item: Text, scored: dict[int, float]) -> list[list[bool]]:
+    """`caught` for every pair of `THRESHOLDS` and `VETOES` (rows and columns), each distinct
+    redaction worked out once."""
+    tokens = [scored[n] for n, found in enumerate(item.found) if found.kind == "token"]
+    keywords = [scored[n] for n, found in enumerate(item.found) if found.kind == "keyword"]
+    done: dict[tuple[int, int], bool] = {}
+    grid = []
+    for threshold in THRESHOLDS:
+        row, through = [], _cut(tokens, threshold)
+        for veto in VETOES:
+            key = (through, _cut(keywords, veto))
+            if key not in done:
+                done[key] = caught(item, scored, threshold, veto)
+            row.append(done[key])
+        grid.append(row)
+    return grid
+
+
 _TRAINED: dict[frozenset[str], dict[str, float]] = {}
 
 
-def train_without(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text], *held: str) -> dict[str, float]:
+def train_without(data: Examples, authors: list[str], *held: str) -> dict[str, float]:
     """`train` on `authors` less `held`, kept for the run: the out-of-fold model without a pair of
     authors is the same whichever of the two the estimate holds out (the same rows in the same
     order), so each is trained once."""
     key = frozenset(held) | frozenset(set(AUTHORS) - set(authors))
     if key not in _TRAINED:
-        _TRAINED[key] = train([t for a in authors if a not in held for t in sets[a]] + bulk)
+        _TRAINED[key] = train(data, [a for a in authors if a not in held])
     return _TRAINED[key]
 
 
-def choose(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) -> tuple[float, float]:
+def choose(sets: dict[str, list[Text]], authors: list[str], data: Examples) -> tuple[float, float]:
     """Threshold and veto chosen on out-of-fold scores over `authors`: among the pairs that keep each
     author's false positives within `FP_TARGET` of its look-alikes (or within the rules' own count,
     when that is more), the best worst-form recall, then the most secrets caught, then fewer false
     positives, the better recall of the judge on its own, the higher veto and threshold."""
+    import numpy as np
+
     texts: list[Text] = []
-    scored: list[dict[int, float]] = []
+    grids = []
     for held in authors:
-        weights = train_without(sets, authors, bulk, held)
+        weights = train_without(data, authors, held)
         texts += sets[held]
-        scored += [scores(weights, item) for item in sets[held]]
+        grids += [caught_grid(item, scores(weights, item)) for item in sets[held]]
     base = figures(texts, None)["fp"][0]
+    hits = np.array(grids, dtype=np.int64)  # text, threshold, veto
+    looks = np.array([item.form is None for item in texts])
+    forms = [(form, np.array([item.form == form for item in texts])) for form in FORMS]
+    forms = [(form, where) for form, where in forms if where.any()]
+    fps = hits[looks].sum(axis=0)
+    per_form = [(hits[where].sum(axis=0), int(where.sum())) for _form, where in forms]
     best: tuple[tuple[float, ...], float, float] | None = None
-    for threshold in THRESHOLDS:
-        for veto in VETOES:
-            result = figures(texts, scored, threshold, veto)
-            fp, looks = result["fp"]
-            if fp > base + FP_BUDGET * looks:
+    for i, threshold in enumerate(THRESHOLDS):
+        for j, veto in enumerate(VETOES):
+            fp = int(fps[i, j])
+            if fp > base + FP_BUDGET * int(looks.sum()):
                 continue
-            caught_all = sum(c for c, _t in result["per_form"].values())
-            key = (result["worst"], caught_all, -fp, threshold, veto)
+            worst = min(int(c[i, j]) / t for c, t in per_form)
+            caught_all = sum(int(c[i, j]) for c, _t in per_form)
+            key = (worst, caught_all, -fp, threshold, veto)
             if best is None or key > best[0]:
                 best = (key, threshold, veto)
     if best is None:
@@ -309,9 +386,9 @@ def choose(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) ->
     return best[1], best[2]
 
 
-def build(sets: dict[str, list[Text]], authors: list[str], bulk: list[Text]) -> SecretJudge:
-    threshold, veto = choose(sets, authors, bulk)
-    weights = train_without(sets, authors, bulk)
+def build(sets: dict[str, list[Text]], authors: list[str], data: Examples) -> SecretJudge:
+    threshold, veto = choose(sets, authors, data)
+    weights = train_without(data, authors)
     return SecretJudge(weights, threshold, veto)
 
 
@@ -333,11 +410,11 @@ def main() -> int:
         print(f"wrote {BULK}: {snapshot_bulk()}")
         return 0
     sets = load_sets()
-    bulk = load_bulk()
+    data = examples(sets, load_bulk())
     if args.estimate:
         print("| fold | " + " | ".join(FORMS) + " | worst | false positives |")
         for held in args.folds.split(",") if args.folds else AUTHORS:
-            judge = build(sets, [a for a in AUTHORS if a != held], bulk)
+            judge = build(sets, [a for a in AUTHORS if a != held], data)
             scored = [scores(judge.weights, item) for item in sets[held]]
             print(_row(f"{held} rules alone", figures(sets[held], None)))
             print(
@@ -349,7 +426,7 @@ def main() -> int:
             sys.stdout.flush()
         return 0
     authors = [a for a in AUTHORS if a != args.hold_out]
-    judge = build(sets, authors, bulk)
+    judge = build(sets, authors, data)
     args.out.write_text(judge.to_json(), encoding="utf-8")
     print(f"wrote {args.out}: {len(judge.weights)} weights, threshold {judge.threshold}, veto {judge.veto}")
     return 0

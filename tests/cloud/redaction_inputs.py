@@ -157,4 +157,7 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "request signatures": lambda n: ("&sign=Ab3dEf9hQ2&signType=" * n)[:n],
     "string openers": lambda n: ('pwd = [[ pwd = @"' * n)[:n],
     "values before shell prompts": lambda n: ("Ab3d-Ef9h\nops@h:~$ " * n)[:n],
+    "admin tool account arguments": lambda n: ("emqx_ctl users add a rabbitmqctl add_user " * n)[:n],
+    "clock times before colon fields": lambda n: ("01:02:03+08:00 a:b:c: Ab3dEf9hQ2 " * n)[:n],
+    "base64 PEM and signature heads": lambda n: ("key: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t MEUCIQAb3d " * n)[:n],
 }

@@ -45,6 +45,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   names a pipeline binds, a placeholder before a shell prompt, a parameter naming a key's file, a
   request's signature beside its sign type, a registration code, a serial number, masked tables,
   slash pairs of words and a PKCE challenge stay.
+- `fleet`: a connected fleet's operations — a key named by its abbreviation (`ltk`, a digital
+  key's long-term key) after a log line's timestamp and in JSON, a password given to a broker's
+  admin tool that adds an account (`emqx_ctl clientid add`, `rabbitmqctl add_user`,
+  `mosquitto_passwd -b`); a job's hex id after a timestamp, DSA/ECDSA signatures in base64 DER and
+  admin commands with a variable or a placeholder for the password stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -67,6 +72,7 @@ FILES = (
     "device_configs",
     "protocols",
     "handover",
+    "fleet",
 )
 
 

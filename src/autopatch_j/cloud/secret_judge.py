@@ -69,6 +69,7 @@ from autopatch_j.cloud.secret_places import (
     QUERY_KEY,
     announced,
     code_literal,
+    colon_fields,
     header_value,
     names_a_secret,
     next_key_secret,
@@ -80,7 +81,7 @@ from autopatch_j.cloud.secret_places import (
     zh_secret,
 )
 from autopatch_j.cloud.secret_sinks import CALL_REACH, callees
-from autopatch_j.cloud.secret_value_shape import NO_KEY_BYTES, SCREAMING, value_shape, value_signal
+from autopatch_j.cloud.secret_value_shape import NO_KEY_BYTES, PUBLIC_BYTES, SCREAMING, value_shape, value_signal
 from autopatch_j.cloud.secret_values import placeholder
 
 __all__ = [
@@ -112,6 +113,8 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _SCHEME = re.compile(r"(?:(?<=[=:：\"'])|(?<=[=:：\"'][ \t]))[A-Za-z][A-Za-z0-9]{2,9} \Z")
 _FULL_MARK = "[REDACTED]"
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
+# a Chinese label ending in 号 names a number or an account (`订单号`, `序列号`, `提交号`, `账号`)
+_ZH_NUMBER = "号"
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
 
 
@@ -177,8 +180,8 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         # `session_id`, `token_type`: the key names something about a secret; `PublicKey`,
         # `object_key`, `idempotency_key`: a key of another kind
         out["key_ends_benign"] = 1.0
-    if kind in _ASSIGNED and _CJK.search(stripped[-1:]) and stripped.endswith(lexicon.benign_zh):
-        out["key_ends_benign"] = 1.0  # `统一社会信用代码：`, `证书指纹：`: a Chinese label naming an identifier
+    if kind in _ASSIGNED and _CJK.search(stripped[-1:]) and stripped.endswith((*lexicon.benign_zh, _ZH_NUMBER)):
+        out["key_ends_benign"] = 1.0  # `统一社会信用代码：`, `证书指纹：`, `提交号是`: a label naming an identifier
     if lexicon.names_secret_as_key(key_words):
         out["key_ends_secret"] = 1.0
         if kind in _ASSIGNED:
@@ -207,19 +210,11 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out["command_line"] = 1.0
     if whole_before.endswith("\n") and _block_line(whole_before):
         out["block_line"] = 1.0
-    if line.count(":") - line.count(": ") >= 3 and "//" not in line and not _numbered_id(line):
-        out["colon_fields"] = 1.0  # `host:port:db:user:`, not `"a": "b"` nor an id `1:<project>:web:`
+    if colon_fields(line):
+        out["colon_fields"] = 1.0  # `host:port:db:user:`, not `"a": "b"`, an id `1:<project>:web:` nor a clock
 
 
 _KEY_ID_OF = frozenset({"key", "secret"})
-_FIELD_RUN = re.compile(r"[^\s\"'`]*+\Z")
-
-
-def _numbered_id(line: str) -> bool:
-    """The colon-separated run before the value starts with a bare number (a Firebase app id
-    `1:<project number>:web:…`, a version): an identifier's fields, not a `.pgpass` line's host."""
-    run = _FIELD_RUN.search(line)
-    return run is not None and run.group().split(":", 1)[0].isdigit()
 
 
 _ARGV_COMMA = re.compile(r"[\"'][ \t]*+,\Z")
@@ -414,8 +409,9 @@ def judged(found: dict[str, float]) -> bool:
     """Whether a candidate with these features is judged at all: a context signal is before it, the
     key it is assigned to does not end in a word that names something else (`session_id`,
     `token_type`, `api_key_url`: an identifier, a kind, an address), a key's id is no UUID and the
-    value is no base64 of prose or JSON, hex of words, certificate, public key, fingerprint or `0x` number,
-    nor hex or padded base64 under `md5` — nor, by its place alone (`_PLACES`), base64 of text but a login."""
+    value is no base64 of prose or JSON, hex of words, certificate, public key, signature,
+    fingerprint, `0x` number or vehicle identification number, nor hex or padded base64 under `md5`
+    — nor, by its place alone (`_PLACES`), base64 of text but a login."""
     if "key_id" in found and "uuid" in found:
         return False  # a key's id written as a UUID (`keyId: <uuid>`) identifies, like any UUID
     if found.keys() & NO_KEY_BYTES or ("k:md5" in found and found.keys() & {"hex", "padding"}):
@@ -518,8 +514,8 @@ class SecretJudge:
         _combine(found)
         if source == "token" and not judged(found):
             return 0.0
-        if source == "keyword" and "key_ends_benign" in found:
-            return 0.0  # overruled whatever the veto: a candidate here would not be judged (see `judged`)
+        if source == "keyword" and ("key_ends_benign" in found or found.keys() & PUBLIC_BYTES):
+            return 0.0  # overruled whatever the veto: a benign key, or a value anyone may read (a signature)
         if source == "keyword" and not _vetoable(found):
             return 1.0
         found[f"src:{source}"] = 1.0
@@ -529,7 +525,8 @@ class SecretJudge:
 
     def accepts(self, found: Judged, memo: ScoreMemo | None = None) -> bool:
         """Whether a finding of `redaction.findings` is a secret: a rule's always, a key-word rule's
-        unless it scores below `veto`, a candidate's when it scores at least `threshold`. `memo`
+        unless it scores below `veto` (0 when its key names something else or the value is public
+        whatever names it: `PUBLIC_BYTES`), a candidate's when it scores at least `threshold`. `memo`
         (one per text) keeps the scores of the spans already read, by what `score` reads of them
         (`ScoreMemo`): the same answer, without scoring a repeated line again."""
         if found.kind == "rule":

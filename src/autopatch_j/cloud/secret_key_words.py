@@ -134,9 +134,17 @@ def ends_in_abbreviated_key(before: str) -> bool:
     return _abbreviated_key().search(before, max(0, len(before) - 16)) is not None
 
 
+# a client's key is the one a browser or an app holds (a payment page's client key, OAuth's client
+# key beside its client secret): publishable; a private key's PEM under it is read by the rules
+_HELD_BY_CLIENTS = frozenset({"client"})
+
+
 def benign_kind_of_key(key_words: list[str], lexicon: KeyLexicon) -> bool:
-    """A `key` named by a word that says it is no secret's key (`public_key`, `object_key`)."""
-    return len(key_words) >= 2 and key_words[-1] == "key" and key_words[-2] in lexicon.benign_en
+    """A `key` named by a word that says it is no secret's key (`public_key`, `object_key`,
+    `client_key`)."""
+    if len(key_words) < 2 or key_words[-1] != "key":
+        return False
+    return key_words[-2] in lexicon.benign_en or key_words[-2] in _HELD_BY_CLIENTS
 
 
 # a key named by a field before a `value` field (`- name: X` and `value: …` on the next line, a JSON

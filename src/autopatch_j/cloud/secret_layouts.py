@@ -33,6 +33,10 @@
 * **A Windows account's password set on the command line** (`net user <name> <password> [/add]`):
   the argument after the account's name; an option (`/active:yes`), the prompt `*` and a variable
   (`%NEWPASS%`) stay.
+* **An account's password given to an admin tool that adds it** (`emqx_ctl users add <name>
+  <password>`, `… clientid add <id> <password>`, `rabbitmqctl add_user <name> <password>`,
+  `mosquitto_passwd -b <file> <name> <password>`): the argument after the account's name; an
+  option, a prompt `*`, a variable (`$PASS`, `%PASS%`) and a placeholder stay.
 
 Every pattern is bounded per start (possessive runs, lazy runs of at most 128 characters stopping at
 a space or a slash), so each rule is linear in the text.
@@ -210,6 +214,27 @@ def _net_user_passwords(view: str) -> Iterator[Span]:
         yield match.span(group)
 
 
+# a broker's or a service's admin tool adding an account with its password on the command line:
+# `<x>ctl users add <name> <password>` (also `clientid`, `admins`, `passwd`), `rabbitmqctl add_user
+# <name> <password>`, `mosquitto_passwd -b <file> <name> <password>`
+_ACCOUNT_COMMAND = re.compile(
+    r"(?i)(?<![\w-])(?:[\w.-]{0,32}?ctl(?:\.exe)?[ \t]++(?:(?:clientid|clients?|users?|usernames?|accounts?|admins?)"
+    r"[ \t]++(?:add|create|passwd|set[-_]password)|add_user|change_password)"
+    r"|mosquitto_passwd[ \t]++-b[ \t]++[^\s\"']{1,255}+)"
+    r"[ \t]++(?:\"[^\"\r\n]{1,64}+\"|[^\s\"'-][^\s\"']{0,63}+)[ \t]++"
+    r"(?:\"(?P<q>[^\"\r\n]{1,128}+)\"|(?P<s>[^\s\"'*$%<-][^\s\"']{0,127}+))"
+)
+
+
+def _account_command_passwords(view: str) -> Iterator[Span]:
+    for match in _ACCOUNT_COMMAND.finditer(view):
+        group = "q" if match.group("q") is not None else "s"
+        value = match.group(group)
+        if len(value) < 4 or _WINDOWS_VARIABLE.fullmatch(value) or placeholder(view, value, match.start(group)):
+            continue
+        yield match.span(group)
+
+
 _SLACK_HOOK_PATH = re.compile(r"(?<![A-Za-z0-9/])T[A-Z0-9]{8,12}+/B[A-Z0-9]{8,12}+/[A-Za-z0-9]{24}(?![A-Za-z0-9])")
 _CAS_TICKET = re.compile(r"(?<![A-Za-z0-9-])TGT-[0-9]{1,12}+-[A-Za-z0-9_-]{20,256}+")
 _ATLASSIAN_TOKEN = re.compile(r"(?<![A-Za-z0-9])ATATT3[A-Za-z0-9_-]{60,512}+(?:=[0-9A-Fa-f]{8}(?![A-Za-z0-9]))?")
@@ -230,6 +255,7 @@ _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("signed_token", _signed_tokens),
     Rule("ppk_private_lines", _ppk_private_lines),
     Rule("net_user_password", _net_user_passwords),
+    Rule("account_command_password", _account_command_passwords),
     Rule("issued_token", _issued_tokens),
 )
 # the literal each rule's matches hold, lowercased (see `Rule.needs`)
@@ -244,6 +270,7 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
         "signed_token": (".eyj",),
         "ppk_private_lines": ("private-lines:",),
         "net_user_password": ("user",),
+        "account_command_password": ("ctl", "mosquitto_passwd"),
         "issued_token": ("/b", "tgt-", "atatt3"),
     },
 )

@@ -27,6 +27,9 @@
   request's fields, one of which names the signature's algorithm (`…&sign=<hex>&signType=MD5`,
   `"signature": "…", "sign_method": "HMAC-SHA256"`): computed from the request, which anyone who
   sees it holds, not the key that signed it.
+* **fields of a colon-separated line** before it (`colon_fields`: `host:port:db:user:<value>`, a
+  `.pgpass` line), counting no colon of a clock time (a log line's `…T21:07:43+08:00`) nor of an
+  identifier that starts with a number (`1:<project number>:web:…`).
 * **a Chinese label** before it (`zh_secret`): a copula (`是`, `值为`) names a secret only as the
   connector right before the value, so `这是输出` (this is the output) a line above a digest names
   nothing, nor after a word that names something else (`指纹是 …`: the fingerprint is …); a label
@@ -48,6 +51,7 @@ __all__ = [
     "QUERY_KEY",
     "announced",
     "code_literal",
+    "colon_fields",
     "header_value",
     "names_a_secret",
     "next_key_secret",
@@ -64,6 +68,23 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 QUERY_KEY = re.compile(r"[?&][A-Za-z_][\w.-]{0,31}+=\Z")
 _URL_PATH = re.compile(r"//[^\s/?#]{1,255}+(?P<path>/[^\s?#]{0,255}+)?\?")
+
+
+# a clock time and a zone offset (`21:07:43`, `04:11:27,311`, `+08:00`): a timestamp's colons, no fields
+_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?![\d:])|[+-]\d{2}:\d{2}(?![\d:])")
+_FIELD_RUN = re.compile(r"[^\s\"'`]*+\Z")
+
+
+def colon_fields(line: str) -> bool:
+    """The `line` before a value holds three or more colons that no blank follows, outside a clock
+    time (a log line's timestamp), with no `//` (`host:port:db:user:`, a `.pgpass` line), and the
+    colon-separated run before the value does not start with a bare number (a Firebase app id
+    `1:<project number>:web:…`, a version: an identifier's fields)."""
+    bare = _CLOCK.sub("", line) if ":" in line else line
+    if bare.count(":") - bare.count(": ") < 3 or "//" in line:
+        return False
+    run = _FIELD_RUN.search(line)
+    return run is None or not run.group().split(":", 1)[0].isdigit()
 
 
 # the key right after a value (`username="…" password="…"`, `USER=… PASS=…`)

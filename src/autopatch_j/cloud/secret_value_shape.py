@@ -1,12 +1,13 @@
 """The shape of a candidate secret value, as features of the secret judge (`secret_judge.features`).
 Length, the mix of digits, upper and lower case and symbols, character entropy and how often digits
 and letters alternate, the share of pronounceable word segments, and whether the value reads as a
-hex digest, hex of words, a key's fingerprint, a `0x` number, a UUID, a version, a date, a file
-name, a dotted name, an e-mail address, a placeholder, an identifier of words, four-letter groups, a
-certificate or public key in base64 DER, a private key or a key store in base64 DER, an object id, a
-`SCREAMING_SNAKE` name, an attribute, a path, a flag, base64 padding, a known token prefix,
-lowercase words, or base64 of printable text in any script or of a file (of a document — prose, a
-message of `|` fields, a file's bytes —, of a JSON document with a key's field, or of
+hex digest, hex of words, a key's fingerprint, a `0x` number, a vehicle identification number, a
+UUID, a version, a date, a file name, a dotted name, an e-mail address, a placeholder, an identifier
+of words, four-letter groups, a certificate or public key in base64 DER or base64 of its PEM text
+(whole or cut), a DSA or ECDSA signature in base64 DER, a private key or a key store in base64 DER,
+an object id, a `SCREAMING_SNAKE` name, an attribute, a path, a flag, base64 padding, a known token
+prefix, lowercase words, or base64 of printable text in any script or of a file (of a document —
+prose, a message of `|` fields, a file's bytes —, of a JSON document with a key's field, or of
 `user:password`). Pure functions of the value; the context is the judge's.
 """
 
@@ -36,7 +37,15 @@ _FINGERPRINT = re.compile(
 _HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]{1,16}")
 # shapes of values that hold no key's bytes: a document or text in base64 or hex, a certificate, a
 # fingerprint, a number
-NO_KEY_BYTES = frozenset({"b64_document", "hex_text", "der_public", "fingerprint", "hex_number"})
+NO_KEY_BYTES = frozenset(
+    {"b64_document", "hex_text", "der_public", "der_signature", "pem_public", "fingerprint", "hex_number", "vin"}
+)
+# shapes that say the value is public whatever key names it: a DSA or ECDSA signature, base64 of a
+# PEM certificate or public key, a vehicle identification number
+PUBLIC_BYTES = frozenset({"der_signature", "pem_public", "vin"})
+# a vehicle identification number (ISO 3779): 17 letters and digits without I, O and Q, a check
+# digit (or X) ninth and a serial number of five digits last; written on the car, an identifier
+_VIN = re.compile(r"[A-HJ-NPR-Z0-9]{8}[0-9X][A-HJ-NPR-Z0-9]{3}[0-9]{5}")
 _OBJECT_ID = re.compile(r"[a-z]{2,8}_(?:[0-9A-HJKMNP-TV-Z]{20,32}|[0-9]{6,})")
 _ID_WORDS = re.compile(r"(?:[a-z]{2,}[-_.]|[A-Z][a-z]+){2,}")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
@@ -147,6 +156,35 @@ def _der_public(value: str) -> bool:
     return _der_inner(value)[:1] == b"\x30"
 
 
+# the length of the first INTEGER of a DSA or ECDSA signature's SEQUENCE (`r`, 28 to 66 bytes, a
+# leading zero byte included); a private key's first INTEGER is its one-byte version
+_SIGNATURE_R = range(0x1C, 0x43)
+
+
+def _der_signature(value: str) -> bool:
+    """Base64 of DER whose outer SEQUENCE starts with an INTEGER of a signature's size: a DSA or
+    ECDSA signature (`r`, `s`), which anyone may verify and no one can sign with."""
+    inner = _der_inner(value)
+    return len(inner) >= 2 and inner[0] == 0x02 and inner[1] in _SIGNATURE_R
+
+
+# base64 of `-----BEGIN` and the heads of PEM blocks that hold public material
+_PEM_BEGIN = "LS0tLS1CRUdJTi"
+_PUBLIC_PEM = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*(?:CERTIFICATE|PUBLIC KEY|CERTIFICATE REQUEST|X509 CRL)-----")
+_PUBLIC_HEADS = ("-----BEGIN CERTIFICATE-----", "-----BEGIN PUBLIC KEY-----", "-----BEGIN X509 CRL-----")
+
+
+def _public_pem_head(value: str) -> bool:
+    """The first characters of base64 `value` decode to the head of a PEM certificate, public key,
+    signing request or CRL (`-----BEGIN CERTIFICATE-----`), whatever follows them, or to the start
+    of such a head when the value is cut before its end (`-----BEGIN CERTIFIC`)."""
+    try:
+        head = base64.b64decode(value[: min(64, len(value) // 4 * 4)], validate=True).decode("latin-1")
+    except (binascii.Error, ValueError):
+        return False
+    return _PUBLIC_PEM.match(head) is not None or (len(head) >= 16 and any(h.startswith(head) for h in _PUBLIC_HEADS))
+
+
 # the version a private key's or a key store's outer SEQUENCE starts with: 0 (PKCS#1, PKCS#8), 1
 # (SEC1 EC) or 3 (PKCS#12)
 _PRIVATE_VERSIONS = (b"\x02\x01\x00", b"\x02\x01\x01", b"\x02\x01\x03")
@@ -224,6 +262,8 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
     vowels = sum(map(_VOWEL_CHARS.__contains__, value))
     letters = upper + lower
     out["vowel_ratio"] = vowels / letters if letters else 0.0
+    if size == 17 and upper >= 3 and _VIN.fullmatch(value):
+        out["vin"] = 1.0  # a vehicle identification number: an identifier
     if _FINGERPRINT.fullmatch(value):
         out["fingerprint"] = 1.0  # a key's or certificate's fingerprint (`SHA256:…`, colon hex): public
     if _HEX_NUMBER.fullmatch(value):
@@ -274,7 +314,11 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         out["der_public"] = 1.0  # a certificate, a public key or a signing request in bare base64
     if der_private(value):
         out["der_private"] = 1.0  # a private key or a key store (PKCS#12) in bare base64
+    elif value[:1] == "M" and _der_signature(value):
+        out["der_signature"] = 1.0  # a DSA or ECDSA signature in bare base64
     text = _decoded_text(value)
+    if value.startswith(_PEM_BEGIN) and _public_pem_head(value):
+        out["pem_public"] = 1.0  # base64 of a PEM certificate or public key, whole or cut
     if value.startswith(prefixes) and (text is None or text[:1] != "{"):
         out["prefix"] = 1.0  # `eyJ…` of one JSON document with no dots is no JWT
     if text is not None:
