@@ -8,7 +8,8 @@ text into lines and labels each one:
 
 - `prose` — what the user writes;
 - `pasted` — material, with the shape that gave it away (`fence`, `indented`, `diff`, `frame`,
-  `location`, `log`, `shell`, `output`, `data`, `table`, `quote`, `quoted`, `code`);
+  `location`, `log`, `shell`, `output`, `data`, `table`, `relayed`, `gloss`, `quote`, `quoted`,
+  `code`);
 - `report` — the last prose line before a paste: it introduces or reports it ("log below:",
   "vite build 报错了"), and is never read as a rule. A line ending in a colon introduces the paste
   with its last sentence only: the sentences before it are prose ("we deploy with helm only. the
@@ -27,6 +28,12 @@ with a quotation mark to one closing it with the matching mark — under a line 
 after it is prose. So is a paragraph of two lines or more set apart by a blank line under a line
 ending in a colon and written in another script than the rest of the turn (an English-writing user
 pasting a teammate's Chinese notes, a Chinese-writing one pasting an English mail).
+
+Some pastes only show as a block of lines (`blocks.py`): a table (rows split by pipes, tabs or aligned
+spaces, holding numbers or aligned), a message relayed from a chat or a tracker (an author and a time, a
+handle, an issue key over it), both material; and a sentence wholly in parentheses opening the first
+prose line after a paste glosses that paste (a `gloss`: the line's leading characters are material,
+the rest of the line is prose).
 
 Shapes only — fences, indentation, hunk headers, Markdown table rows, `file:line` locations,
 timestamps and log levels, `key=value` fields, prompts, key/value syntax, brackets, symbol density —
@@ -48,6 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from autopatch_j.memory.blocks import gloss_length, relayed_rows, table_rows
 from autopatch_j.memory.sentences import last_sentence_start
 
 if TYPE_CHECKING:
@@ -137,6 +145,8 @@ class Line:
     shape: str  # "" for prose and reports; the shape that made it material otherwise
     #: A report's leading characters that are prose (the sentences before the one introducing the paste).
     lead: int = 0
+    #: A prose line's leading characters that are material: a gloss of the paste above it.
+    gloss: int = 0
 
     @property
     def material_start(self) -> int:
@@ -150,8 +160,12 @@ class Structure:
     lines: tuple[Line, ...]
 
     def material(self) -> list[tuple[int, int]]:
-        """The spans of pasted material and of report lines (nothing in them is a statement)."""
-        return [(ln.material_start, ln.end) for ln in self.lines if ln.label != "prose" and ln.end > ln.start]
+        """The spans of pasted material, of report lines and of glosses (nothing in them is a statement)."""
+        return [
+            (ln.start, ln.start + ln.gloss) if ln.label == "prose" else (ln.material_start, ln.end)
+            for ln in self.lines
+            if (ln.label != "prose" or ln.gloss) and ln.end > ln.start
+        ]
 
     def pasted(self) -> list[Line]:
         return [ln for ln in self.lines if ln.label == "pasted"]
@@ -170,6 +184,12 @@ class Structure:
         run_start: int | None = None
         run_end = 0
         for ln in self.lines:
+            if ln.gloss:  # a gloss ends the run; the rest of its line starts the next one
+                if run_start is not None:
+                    runs.append(self.text[run_start:run_end])
+                run_start = ln.start + ln.gloss if ln.text[ln.gloss :].strip() else None
+                run_end = ln.end
+                continue
             if ln.label in keep and ln.text.strip():
                 if run_start is None:
                     run_start = ln.start
@@ -204,7 +224,7 @@ class Structure:
 
     @property
     def has_material(self) -> bool:
-        return any(ln.label != "prose" for ln in self.lines)
+        return any(ln.label != "prose" or ln.gloss for ln in self.lines)
 
 
 def _symbol_share(s: str) -> float:
@@ -330,6 +350,11 @@ def parse(text: str) -> Structure:
         if shape[i] and not strong[i] and len(s.strip()) >= 24 and _symbol_share(s) > 0.1:
             strong[i] = True  # a weak shape dense with symbols stands alone: `Error: … (https://…) on …`
     blank = [not s.strip() for _, _, s in raw]
+    # Blocks no single line gives away (`blocks.py`): tables, and messages relayed from a chat or a tracker.
+    texts = [s for _, _, s in raw]
+    for rows, name in ((table_rows(texts, strong), "table"), (relayed_rows(texts, strong), "relayed")):
+        for i in rows:
+            shape[i], strong[i] = name, True
     # Someone else's words: a weak shape, material when introduced or next to material.
     for i, j in [*_quotations(raw, shape, blank), *_foreign_paragraphs(raw, blank)]:
         shape[i : j + 1] = [shape[k] or "quoted" for k in range(i, j + 1)]
@@ -407,6 +432,10 @@ def parse(text: str) -> Structure:
             j += 1
         if j < n and labels[j] == "pasted" and (COLON_END.search(raw[i][2]) or _units(raw[i][2]) <= REPORT_UNITS):
             labels[i] = "report"
+    glosses = _glosses(raw, labels, blank)
+    for i, length in glosses.items():
+        if not raw[i][2][length:].strip():  # the whole line glosses the paste
+            labels[i], shape[i] = "pasted", "gloss"
     lines = tuple(
         Line(
             start=s,
@@ -416,10 +445,27 @@ def parse(text: str) -> Structure:
             shape=shape[i] if labels[i] == "pasted" else "",
             # the sentences before the one introducing the paste are prose
             lead=last_sentence_start(t) if labels[i] == "report" and COLON_END.search(t) else 0,
+            gloss=glosses.get(i, 0) if labels[i] == "prose" else 0,
         )
         for i, (s, e, t) in enumerate(raw)
     )
     return Structure(text=text, lines=lines)
+
+
+def _glosses(raw: Sequence[tuple[int, int, str]], labels: Sequence[Label], blank: Sequence[bool]) -> dict[int, int]:
+    """The prose lines opening with a gloss of the paste right above them (blank lines between), with
+    the gloss's length (`blocks.gloss_length`)."""
+    found: dict[int, int] = {}
+    for i in range(1, len(raw)):
+        if labels[i] != "prose" or blank[i]:
+            continue
+        j = i - 1
+        while j > 0 and blank[j]:
+            j -= 1
+        length = gloss_length(raw[i][2]) if labels[j] == "pasted" else 0
+        if length:
+            found[i] = length
+    return found
 
 
 def _quotations(

@@ -27,9 +27,12 @@ def _label_of(text: str, quote: str) -> set[str]:
     structure = parse(text)
     at = text.index(quote)
     end = at + len(quote)
-    # a report's prose lead (the sentences before the one introducing the paste) is prose
+    # a report's prose lead (the sentences before the one introducing the paste) is prose; a gloss
+    # opening a prose line is material
     return {
-        "prose" if end <= ln.material_start else ln.label for ln in structure.lines if ln.start < end and at < ln.end
+        "pasted" if at < ln.start + ln.gloss else "prose" if end <= ln.material_start else ln.label
+        for ln in structure.lines
+        if ln.start < end and at < ln.end
     }
 
 

@@ -1,0 +1,146 @@
+"""Material no single line gives away, recognised by the shape of a block of lines.
+
+`structure.parse` labels a text line by line; some pastes only show as a block:
+
+- **tables** (`table_rows`): a run of two lines or more split into cells by one column separator —
+  pipes (`a | 1.2 | 3`, with or without the opening and closing pipe), tabs, or runs of two or more
+  spaces — holding numbers (a query profile, `nvidia-smi`, a memory-usage table, training steps) or
+  with the separators at the same columns in every row (`psql` output); a single line of three
+  pipe-separated cells or more, each with a number, is one too (`Total 612 | Passed 571 | Failed 29`).
+  A rule line (`---|---`, `+-----+`) inside the run belongs to it. A line with inline code or with
+  cells of prose is no row.
+- **relayed messages** (`relayed_rows`): what someone else wrote, copied from a chat or a tracker —
+  a line opening with a chat timestamp and a name (`[10:42] anna: …`), a name or handle with a
+  timestamp standing alone over the message (`Anna Kowal  10:42 AM`, `王工 2024/05/03 10:42`,
+  `anna — Today at 10:42`), a handle and a colon (`@anna: …`), a name tag in brackets addressing
+  someone (`【运维-小李】@所有人 …`), or an issue key and a colon (`OPS-481: …`, an error code
+  too: `ORA-00942: …`); the message goes on to the next blank line. What the user writes after it
+  is prose: an endorsement in the user's own words is read like any statement.
+- **glosses** (`gloss_length`): a sentence wholly in parentheses opening the first prose line after a
+  paste ("(roughly: nobody may …)", "（刷了几百次）") comments on that paste; it restates what someone
+  else wrote and states nothing of the user's own.
+
+Shapes only, never a list of names or of messages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_DIGIT = re.compile(r"\d")
+_RULE = re.compile(r"^\s*[|+:=\-\s]{3,}$")
+_GAP = re.compile(r"\s{2,}")
+_TAB = re.compile(r"\t+")
+_PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+[,.;:!?]*$")
+#: A cell with more prose words than this is prose, not a cell.
+CELL_WORDS = 6
+_TIME = (
+    r"(?:(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|Today|Yesterday|今天|昨天)\s*(?:at\s+)?)?"
+    r"\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp]\.?[Mm]\.?)?"
+)
+_NAME = r"@?[^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*){0,2}"
+_CHAT_LINE = re.compile(rf"^\s*\[{_TIME}\]\s*{_NAME}\s*[:：]\s*\S")
+_CHAT_HEADER = re.compile(rf"^\s*{_NAME}\s*(?:[—–-]\s*|,\s*)?\[?{_TIME}\]?\s*[:：]?\s*$")
+_HANDLE_LINE = re.compile(r"^\s*@[\w.-]+\s*[:：]\s*\S")
+_ISSUE_LINE = re.compile(r"^\s*\[?[A-Z]{2,}[A-Z0-9]*-\d+\]?\s*[:：]\s*\S")
+# A name tag in brackets addressing someone (`【运维-小李】@所有人 …`, `[ops-bot] @here …`).
+_TAGGED_MENTION = re.compile(r"^\s*(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])\s*@\S")
+_HEADERS = (_CHAT_LINE, _CHAT_HEADER, _HANDLE_LINE, _ISSUE_LINE, _TAGGED_MENTION)
+_GLOSS = re.compile(r"^\s*(?:\([^()\n]+\)|（[^（）\n]+）)\s*[.。!！]?(?=\s|$)")
+
+
+def _cells(line: str, separator: str) -> list[str] | None:
+    """The cells of `line` split by `separator` ("pipe", "tab" or "gap"), None when it is no row."""
+    body = line.strip()
+    if not body or "`" in body:
+        return None
+    if separator == "pipe":
+        if "|" not in body.strip("|"):
+            return None
+        cells = [c.strip() for c in body.strip("|").split("|")]
+    elif separator == "tab":
+        if "\t" not in body:
+            return None
+        cells = [c.strip() for c in _TAB.split(body)]
+    else:
+        cells = [c.strip() for c in _GAP.split(body)]
+        if len(cells) < 3 or any(len(c.split()) > 3 for c in cells[:-1]):
+            return None
+    if len(cells) < 2 or any(sum(1 for w in c.split() if _PLAIN_WORD.match(w)) > CELL_WORDS for c in cells):
+        return None
+    return cells
+
+
+def _aligned(lines: Sequence[str], separator: str) -> bool:
+    """The separators stand at the same columns in every row (two of them at least)."""
+    mark = "|" if separator == "pipe" else "\t"
+    if separator == "gap":
+        return False
+    columns = [{n for n, ch in enumerate(line) if ch == mark} for line in lines]
+    return len(set.intersection(*columns)) >= 2 if columns else False
+
+
+def table_rows(lines: Sequence[str], taken: Sequence[bool]) -> set[int]:
+    """The indices of the lines that are rows (or rules) of a table; `taken` marks lines already
+    known as material, never part of a run."""
+    found: set[int] = set()
+    for separator in ("pipe", "tab", "gap"):
+        i = 0
+        while i < len(lines):
+            run: list[int] = []
+            j = i
+            while j < len(lines) and not taken[j] and lines[j].strip():
+                if _cells(lines[j], separator) is not None:
+                    run.append(j)
+                elif not (run and _RULE.match(lines[j])):
+                    break
+                j += 1
+            if _is_table([lines[k] for k in run if not _RULE.match(lines[k])], separator):
+                found.update(range(run[0], run[-1] + 1))
+            i = max(j, i + 1)
+    return found
+
+
+def _is_table(rows: list[str], separator: str) -> bool:
+    cells = [_cells(row, separator) or [] for row in rows]
+    if len(rows) == 1:
+        return separator == "pipe" and len(cells[0]) >= 3 and all(_DIGIT.search(c) for c in cells[0])
+    if len(rows) < 2:
+        return False
+    if separator == "pipe" and max(len(c) for c in cells) < 3 and not _aligned(rows, separator):
+        return False
+    numeric = sum(1 for row in cells if any(_DIGIT.search(c) for c in row))
+    return 2 * numeric >= len(rows) or _aligned(rows, separator)
+
+
+def relayed_rows(lines: Sequence[str], taken: Sequence[bool]) -> set[int]:
+    """The indices of the lines that are someone else's message: a header (see the module docstring)
+    and, under a header standing alone, the lines up to a blank line."""
+    found: set[int] = set()
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        if taken[n] or not line.strip():
+            n += 1
+            continue
+        if any(shape.match(line) for shape in _HEADERS):
+            while n < len(lines) and lines[n].strip():  # the message goes on to a blank line
+                if not taken[n]:
+                    found.add(n)
+                n += 1
+            continue
+        n += 1
+    return found
+
+
+def gloss_length(line: str) -> int:
+    """The length of a parenthesised sentence opening `line` (its closing punctuation and the spaces
+    after it included), 0 without one."""
+    match = _GLOSS.match(line)
+    if match is None:
+        return 0
+    end = match.end()
+    while end < len(line) and line[end].isspace():
+        end += 1
+    return end
