@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from autopatch_j.cloud.redaction import Finding, findings  # noqa: E402
-from autopatch_j.cloud.secret_judge import SecretJudge, features, judged  # noqa: E402
+from autopatch_j.cloud.secret_judge import SecretJudge, context_features, features, judged, reading  # noqa: E402
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
 from autopatch_j.quality.secret_halves import half  # noqa: E402
@@ -90,6 +90,8 @@ class Text:
     pieces: list[str]
     found: list[Finding]
     examples: list[tuple[int, dict[str, float], int]] = field(default_factory=list)  # finding, features, label
+    # what the judge reads of each finding a set's text scores (`reading`), whatever the weights
+    reads: dict[int, float | dict[str, float]] = field(default_factory=dict)
 
 
 def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
@@ -106,20 +108,29 @@ def _piece_spans(text: str, pieces: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def _feature(found: Finding) -> dict[str, float]:
+def _feature(found: Finding, context: dict[str, float] | None = None) -> dict[str, float]:
     start, end = found.at
-    out = features(found.view, start, end, found.context_start)
+    out = features(found.view, start, end, found.context_start, context)
     out[f"src:{found.kind}"] = 1.0
     return out
 
 
 def _label(item: Text, bulk: bool, every: int = BULK_EVERY) -> None:
+    """The examples of `item`'s findings; for a set's text (not `bulk`) also what the judge reads of
+    each (`Text.reads`), from the same reading of its context."""
     secret = _piece_spans(item.text, item.pieces)
     ruled = [(f.start, f.end) for f in item.found if f.kind != "token"]
     structured = [(f.start, f.end) for f in item.found if f.kind == "rule"]
     for number, found in enumerate(item.found):
         if found.kind == "rule":
             continue
+        context = None
+        if not bulk:
+            start, end = found.at
+            context = context_features(found.view, start, end, found.context_start)
+            item.reads[number] = reading(
+                found.view, start, end, found.context_start, source=found.kind, context=context
+            )
         span = (found.start, found.end)
         if bulk:
             if found.kind == "keyword" or _overlaps(span, ruled):
@@ -133,7 +144,7 @@ def _label(item: Text, bulk: bool, every: int = BULK_EVERY) -> None:
             continue  # a rule of structure decides it (a PEM body, a prefixed token), not the judge
         else:
             label = 0
-        feats = _feature(found)
+        feats = _feature(found, context)
         start, end = found.at
         if found.kind == "token" and (not judged(feats) or placeholder(found.view, found.view[start:end], start)):
             continue  # the judge never accepts it (see `judged`)
@@ -256,13 +267,9 @@ def train(data: Examples, authors: list[str]) -> dict[str, float]:
 
 
 def scores(weights: dict[str, float], item: Text) -> dict[int, float]:
+    """`SecretJudge.score` of each finding of a set's text that is not a rule's, from `Text.reads`."""
     judge = SecretJudge(weights, 0.5, 0.0)
-    out = {}
-    for number, found in enumerate(item.found):
-        if found.kind != "rule":
-            start, end = found.at
-            out[number] = judge.score(found.view, start, end, found.context_start, source=found.kind)
-    return out
+    return {number: read if isinstance(read, float) else judge.weighed(read) for number, read in item.reads.items()}
 
 
 def caught(item: Text, scored: dict[int, float] | None, threshold: float, veto: float) -> bool:
