@@ -5,7 +5,7 @@
 Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
 tuning sets `eval/secrets/s*/secrets.json.gz`, both halves of `eval/secrets/measured/s13` and of
 `eval/secrets/measured/s14` (each half an author of its own) and the whole of
-`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18` … `s28` (`HALVES`) — a secret when it
+`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18` … `s29` (`HALVES`) — a secret when it
 overlaps one of the case's `must_not_contain` pieces, no secret when it is in a look-alike or
 overlaps nothing a rule finds — and, as bulk text with no secret, the candidates that no rule
 touches in the paragraphs of the package's source and `docs/` and the strings of the realistic
@@ -40,14 +40,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from autopatch_j.cloud.redaction import Finding, findings  # noqa: E402
-from autopatch_j.cloud.secret_judge import SecretJudge, features, judged  # noqa: E402
+from autopatch_j.cloud.secret_judge import SecretJudge, context_features, features, judged, reading  # noqa: E402
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
 from autopatch_j.quality.secret_halves import half  # noqa: E402
 
 AUTHORS = (
     "s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12", "s13A", "s13B", "s14A", "s14B", "s15",
-    "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28",
+    "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29",
 )  # fmt: skip
 # an author read from a measured set, whole or one half of it (`bench/secret_heldout.py --half`)
 HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
@@ -68,6 +68,7 @@ HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
     "s26": ("heldout/s26", None),
     "s27": ("heldout/s27", None),
     "s28": ("heldout/s28", None),
+    "s29": ("heldout/s29", None),
 }
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
@@ -90,6 +91,8 @@ class Text:
     pieces: list[str]
     found: list[Finding]
     examples: list[tuple[int, dict[str, float], int]] = field(default_factory=list)  # finding, features, label
+    # what the judge reads of each finding a set's text scores (`reading`), whatever the weights
+    reads: dict[int, float | dict[str, float]] = field(default_factory=dict)
 
 
 def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
@@ -106,20 +109,29 @@ def _piece_spans(text: str, pieces: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def _feature(found: Finding) -> dict[str, float]:
+def _feature(found: Finding, context: dict[str, float] | None = None) -> dict[str, float]:
     start, end = found.at
-    out = features(found.view, start, end, found.context_start)
+    out = features(found.view, start, end, found.context_start, context)
     out[f"src:{found.kind}"] = 1.0
     return out
 
 
 def _label(item: Text, bulk: bool, every: int = BULK_EVERY) -> None:
+    """The examples of `item`'s findings; for a set's text (not `bulk`) also what the judge reads of
+    each (`Text.reads`), from the same reading of its context."""
     secret = _piece_spans(item.text, item.pieces)
     ruled = [(f.start, f.end) for f in item.found if f.kind != "token"]
     structured = [(f.start, f.end) for f in item.found if f.kind == "rule"]
     for number, found in enumerate(item.found):
         if found.kind == "rule":
             continue
+        context = None
+        if not bulk:
+            start, end = found.at
+            context = context_features(found.view, start, end, found.context_start)
+            item.reads[number] = reading(
+                found.view, start, end, found.context_start, source=found.kind, context=context
+            )
         span = (found.start, found.end)
         if bulk:
             if found.kind == "keyword" or _overlaps(span, ruled):
@@ -133,7 +145,7 @@ def _label(item: Text, bulk: bool, every: int = BULK_EVERY) -> None:
             continue  # a rule of structure decides it (a PEM body, a prefixed token), not the judge
         else:
             label = 0
-        feats = _feature(found)
+        feats = _feature(found, context)
         start, end = found.at
         if found.kind == "token" and (not judged(feats) or placeholder(found.view, found.view[start:end], start)):
             continue  # the judge never accepts it (see `judged`)
@@ -256,13 +268,9 @@ def train(data: Examples, authors: list[str]) -> dict[str, float]:
 
 
 def scores(weights: dict[str, float], item: Text) -> dict[int, float]:
+    """`SecretJudge.score` of each finding of a set's text that is not a rule's, from `Text.reads`."""
     judge = SecretJudge(weights, 0.5, 0.0)
-    out = {}
-    for number, found in enumerate(item.found):
-        if found.kind != "rule":
-            start, end = found.at
-            out[number] = judge.score(found.view, start, end, found.context_start, source=found.kind)
-    return out
+    return {number: read if isinstance(read, float) else judge.weighed(read) for number, read in item.reads.items()}
 
 
 def caught(item: Text, scored: dict[int, float] | None, threshold: float, veto: float) -> bool:

@@ -160,4 +160,7 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "admin tool account arguments": lambda n: ("emqx_ctl users add a rabbitmqctl add_user " * n)[:n],
     "clock times before colon fields": lambda n: ("01:02:03+08:00 a:b:c: Ab3dEf9hQ2 " * n)[:n],
     "base64 PEM and signature heads": lambda n: ("key: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t MEUCIQAb3d " * n)[:n],
+    "name and value fields": lambda n: ("name=a_key&value=name: b, value=" * n)[:n],
+    "HL7 headers cut short": lambda n: ("MSH|^~\\&|a|b|c|d|e|" * n)[:n],
+    "key store files and Net-SNMP flags": lambda n: ('x.pfx", "Ab3d x.jks"), snmpget -A ' * n)[:n],
 }

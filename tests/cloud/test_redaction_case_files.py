@@ -50,6 +50,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   admin tool that adds an account (`emqx_ctl clientid add`, `rabbitmqctl add_user`,
   `mosquitto_passwd -b`); a job's hex id after a timestamp, DSA/ECDSA signatures in base64 DER and
   admin commands with a variable or a placeholder for the password stay.
+- `ward`: a hospital's integration and operations texts — a value named by a `name` field before
+  its `value` field in a form body, the password handed beside a key store's file (`.pfx`, `.jks`),
+  an SNMPv3 user's passphrases given to a Net-SNMP tool (`-A`, `-X`), an HL7 v2 header's security
+  field (MSH-8); a benign setting in the same form body, a placeholder, a second file's name, an
+  empty MSH-8, an SNMPv2c walk and the date a password was last set stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -73,6 +78,7 @@ FILES = (
     "protocols",
     "handover",
     "fleet",
+    "ward",
 )
 
 

@@ -30,7 +30,10 @@ prefix, a token cut — in the text as written and in its decoded view, before l
 removed) is joined whole, every break with exactly its prefix, so the joined view holds the
 rendering as it was before the cut; and a secret span that ends or starts at a block's cut is
 completed over the rest of the cut token on the other lines (`completed`). Text holding a `+` and a
-URL escape is also read as a form body (`form_view`: `+` is a space, `&` ends a field).
+URL escape is also read as a form body (`form_view`: `+` is a space, `&` ends a field). A
+`name`/`value` pair (`{"name": "X", "value": "…"}`, `name=X&value=…`, `- name: X` over `value: …`)
+is also read with the name in the `value` key's place (`secret_key_words.paired_view`), so the
+key-word rules read its value as they read `X=…`.
 Distinctive token prefixes (`ghp_`, `AKIA`, `sk-proj-`, `xoxb-` …) need no word boundary before
 them, so an adjacent word character does not hide one either. All matches are merged and each
 merged span becomes `[REDACTED]`; the result is idempotent.
@@ -61,6 +64,7 @@ from typing import NewType, TypeVar
 
 from autopatch_j.cloud.secret_devices import DEVICE_RULES
 from autopatch_j.cloud.secret_judge import ScoreMemo, SecretJudge, candidates, shipped_judge
+from autopatch_j.cloud.secret_key_words import paired_view
 from autopatch_j.cloud.secret_layouts import LAYOUT_RULES
 from autopatch_j.cloud.secret_phrases import PHRASE_RULES
 from autopatch_j.cloud.secret_protocols import PROTOCOL_RULES
@@ -310,6 +314,9 @@ def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) 
     fixed = _fixed_breaks_in_view(text, view, index)
     view, index, fixed, blocks = _unstamped(view, index, fixed, blocks)
     found = _view_findings(view, rules, judge, fixed, blocks)
+    paired = paired_view(view)
+    if paired is not None:
+        found += [f.mapped(paired[1]) for f in _view_findings(paired[0], rules, judge)]
     if index is not None:
         found = [f.mapped(index) for f in found]
     form = form_view(text)

@@ -66,8 +66,10 @@ from autopatch_j.cloud.secret_key_words import (
 )
 from autopatch_j.cloud.secret_places import (
     AHEAD,
+    IDENTIFIER,
     QUERY_KEY,
     announced,
+    call_argument,
     code_literal,
     colon_fields,
     header_value,
@@ -75,12 +77,13 @@ from autopatch_j.cloud.secret_places import (
     next_key_secret,
     presented,
     printed,
+    quoted_literal,
     signed_request,
     stated,
     url_path_names_secret,
     zh_secret,
 )
-from autopatch_j.cloud.secret_sinks import CALL_REACH, callees
+from autopatch_j.cloud.secret_sinks import CALL_REACH
 from autopatch_j.cloud.secret_value_shape import NO_KEY_BYTES, PUBLIC_BYTES, SCREAMING, value_shape, value_signal
 from autopatch_j.cloud.secret_values import placeholder
 
@@ -287,13 +290,20 @@ def _sep_kind(mark: str, before: str) -> str:
     return "quote"
 
 
-def features(view: str, start: int, end: int, context_start: int | None = None) -> dict[str, float]:
+def features(
+    view: str, start: int, end: int, context_start: int | None = None, context: dict[str, float] | None = None
+) -> dict[str, float]:
     """The judge's features of `view[start:end]` (its shape and the `CONTEXT` characters before it,
-    from `context_start` on when given)."""
-    out = _context_of(view, start, context_start, end)
+    from `context_start` on when given); `context`: that span's `context_features`, when read already."""
+    out = _context_of(view, start, context_start, end) if context is None else dict(context)
     value_shape(view[start:end], out, key_lexicon().prefixes)
     _combine(out)
     return out
+
+
+def context_features(view: str, start: int, end: int, context_start: int | None = None) -> dict[str, float]:
+    """The features of the context of `view[start:end]` alone, what `features` and `reading` start from."""
+    return _context_of(view, start, context_start, end)
 
 
 def _context_of(view: str, start: int, context_start: int | None, end: int | None = None) -> dict[str, float]:
@@ -305,10 +315,10 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
     if end is not None and signed_request(view, start, end):
         out["key_ends_benign"] = 1.0  # `…&sign=<hex>&signType=MD5`: the signature of a request, not a key
     if end is not None:
-        _call_argument(view, start, end, out)
+        call_argument(view, start, end, out)
         if code_literal(view, start, end):
             out["code_literal"] = 1.0
-        if not _IDENTIFIER.fullmatch(view, start, end):  # a digest or a UUID stated in prose names a thing
+        if not IDENTIFIER.fullmatch(view, start, end):  # a digest or a UUID stated in prose names a thing
             if stated(view, start):
                 out["stated"] = 1.0
             elif presented(view, start, end):
@@ -323,40 +333,6 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
             if names_a_secret(previous):
                 out["announced_secret"] = 1.0
     return out
-
-
-_QUOTES = frozenset("\"'`")
-CALL_LITERAL_MIN = 12  # a shorter literal in a call is a name or an option (`"x86_64"`, `"HTML2PDF"`)
-# a UUID or a hex digest names a thing: as a call's argument it is an id, not a key
-_IDENTIFIER = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-def _call_argument(view: str, start: int, end: int, out: dict[str, float]) -> None:
-    """A quoted literal among a call's arguments (`Client("…", "…")`, `hmac.New(…, []byte("…"))`):
-    `call_arg` (at least `CALL_LITERAL_MIN` characters, no UUID and no lowercase SHA-1 or SHA-256
-    digest), and the words of the open
-    calls' names (`c:client`, `c:hmac`); `key_ends_benign`
-    when the innermost call's name ends in a benign word or names a benign kind of key."""
-    if (
-        end - start < CALL_LITERAL_MIN
-        or not _quoted_literal(view, start, end)
-        or _IDENTIFIER.fullmatch(view, start, end)
-    ):
-        return
-    names = callees(view, start - 1)
-    if not names:
-        return
-    out["call_arg"] = 1.0
-    for word in {w for name in names for w in key_words_of(name.rsplit(".", 1)[-1])}:
-        out[f"c:{word}"] = 1.0
-    lexicon = key_lexicon()
-    inner = key_words_of(names[0].rsplit(".", 1)[-1])
-    if inner and (inner[-1] in lexicon.benign_en or benign_kind_of_key(inner, lexicon)):
-        out["key_ends_benign"] = 1.0  # `publicKey("…")`, `sha256("…")`: the call names what it holds
-
-
-def _quoted_literal(view: str, start: int, end: int) -> bool:
-    return start > 0 and end < len(view) and view[start - 1] in _QUOTES and view[end] == view[start - 1]
 
 
 # a value's shape means something else after a secret's key than elsewhere (a 32-hex value is a
@@ -447,7 +423,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
         return True
     if presented(view, start, end):
         return True
-    return _quoted_literal(view, start, end) and "(" in view[max(0, start - CALL_REACH) : start]
+    return quoted_literal(view, start, end) and "(" in view[max(0, start - CALL_REACH) : start]
 
 
 @cache
@@ -488,6 +464,39 @@ MEMO_LIMIT = 4096
 ScoreMemo = dict[tuple[str, int, int, int | None, str], float]
 
 
+def reading(
+    view: str,
+    start: int,
+    end: int,
+    context_start: int | None = None,
+    *,
+    source: str,
+    context: dict[str, float] | None = None,
+) -> float | dict[str, float]:
+    """What `SecretJudge.score` reads of `view[start:end]` whatever its weights: the score itself
+    when the span is decided without them (0.0 or 1.0), else the features the weights are summed
+    over; `context`: the span's `context_features`, when read already."""
+    if source == "token" and (
+        not _may_have_signal(view, start, context_start, end) or placeholder(view, view[start:end], start)
+    ):
+        return 0.0
+    found = _context_of(view, start, context_start, end) if context is None else dict(context)
+    if (signal := value_signal(view[start:end])) is not None:
+        found[signal] = 1.0
+    if source == "token" and not judged(found):
+        return 0.0  # decided by the context alone: no shape features needed
+    value_shape(view[start:end], found, key_lexicon().prefixes)
+    _combine(found)
+    if source == "token" and not judged(found):
+        return 0.0
+    if source == "keyword" and ("key_ends_benign" in found or found.keys() & PUBLIC_BYTES):
+        return 0.0  # overruled whatever the veto: a benign key, or a value anyone may read (a signature)
+    if source == "keyword" and not _vetoable(found):
+        return 1.0
+    found[f"src:{source}"] = 1.0
+    return found
+
+
 @dataclass(frozen=True)
 class SecretJudge:
     """Logistic weights over `features`. `threshold`: the score from which a candidate is a secret;
@@ -501,24 +510,11 @@ class SecretJudge:
     def score(self, view: str, start: int, end: int, context_start: int | None = None, *, source: str) -> float:
         """The probability that `view[start:end]` is a secret; `source` is `token` for a candidate,
         `keyword` for a span a key-word rule found."""
-        if source == "token" and (
-            not _may_have_signal(view, start, context_start, end) or placeholder(view, view[start:end], start)
-        ):
-            return 0.0
-        found = _context_of(view, start, context_start, end)
-        if (signal := value_signal(view[start:end])) is not None:
-            found[signal] = 1.0
-        if source == "token" and not judged(found):
-            return 0.0  # decided by the context alone: no shape features needed
-        value_shape(view[start:end], found, key_lexicon().prefixes)
-        _combine(found)
-        if source == "token" and not judged(found):
-            return 0.0
-        if source == "keyword" and ("key_ends_benign" in found or found.keys() & PUBLIC_BYTES):
-            return 0.0  # overruled whatever the veto: a benign key, or a value anyone may read (a signature)
-        if source == "keyword" and not _vetoable(found):
-            return 1.0
-        found[f"src:{source}"] = 1.0
+        read = reading(view, start, end, context_start, source=source)
+        return read if isinstance(read, float) else self.weighed(read)
+
+    def weighed(self, found: dict[str, float]) -> float:
+        """The probability the features of a `reading` give under these weights."""
         weights = self.weights
         total = sum(weights.get(name, 0.0) * value for name, value in found.items())
         return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, total))))

@@ -148,16 +148,41 @@ def benign_kind_of_key(key_words: list[str], lexicon: KeyLexicon) -> bool:
 
 
 # a key named by a field before a `value` field (`- name: X` and `value: …` on the next line, a JSON
-# `{"name": "X", "value": "…"}`, a command's `-Name X -Value …`): the value is read under that name
+# `{"name": "X", "value": "…"}`, a form body's or a query's `name=X&value=…`, a command's `-Name X
+# -Value …`): the value is read under that name
 PAIR_REACH = 160
 _PAIR = re.compile(
-    r"(?i:name|key)[\"']?[ \t]*+[:=][ \t]*+[\"']?(?P<name>[A-Za-z_][\w.-]{0,63}+)[\"']?[ \t]*+,?[ \t]*+"
+    r"(?i:name|key)[\"']?[ \t]*+[:=][ \t]*+[\"']?(?P<name>[A-Za-z_][\w.-]{0,63}+)[\"']?[ \t]*+[,&]?[ \t]*+"
     r"(?:\r?\n[ \t]*+)?(?:-[ \t]*+)?[\"']?(?i:value)[\"']?[ \t]*+[:=][ \t]*+[\"'`]?\Z"
     # the same pair as a command's parameters (`-Name X -Value "…"`, `--key X --value …`)
     r"|(?<![\w-])--?(?i:name|key)[ \t]++[\"']?(?P<flag>[A-Za-z_][\w.-]{0,63}+)[\"']?"
     r"[ \t]++--?(?i:value)[ \t]++[\"'`]?\Z"
 )
 PAIR_WORDS = frozenset({"name", "key", "value"})
+# the same pair read forwards, up to the `value` key: `paired_view` puts the name in its place
+_PAIR_FIELDS = re.compile(
+    r"(?<![\w-])(?i:name|key)[\"']?[ \t]*+[:=][ \t]*+[\"']?(?P<name>[A-Za-z_][\w.-]{0,63}+)[\"']?[ \t]*+[,&]?[ \t]*+"
+    r"(?:\r?\n[ \t]*+)?(?:-[ \t]*+)?[\"']?(?i:value)(?=[\"']?[ \t]*+[:=])"
+)
+
+
+def paired_view(view: str) -> tuple[str, list[int]] | None:
+    """`view` with each `name`/`value` pair written as the name's own field: `{"name": "X", "value":
+    "…"}` reads `{"X": "…"}`, `name=X&value=…` reads `X=…`, `- name: X` over `value: …` reads `- X:
+    …`, so the key-word rules read the value under its name as they read `X=…`; with the index of
+    each view character in `view` (and one trailing entry for the end). None without a pair."""
+    parts: list[str] = []
+    index: list[int] = []
+    pos = 0
+    for match in _PAIR_FIELDS.finditer(view):
+        parts += [view[pos : match.start()], match.group("name")]
+        index += [*range(pos, match.start()), *range(match.start("name"), match.end("name"))]
+        pos = match.end()
+    if not parts:
+        return None
+    parts.append(view[pos:])
+    index += [*range(pos, len(view)), len(view)]
+    return "".join(parts), index
 
 
 # a literal that is the default of an environment lookup is read under the variable's name

@@ -8,6 +8,8 @@
   value is the last field of the line a command prints when it prints a file whose path names a
   secret (`$ cat ~/.davfs2/secrets` over `<url> <user> <value>`).
 * **a request header's value** given on a command line (`curl -H 'X-Svc: <value>'`, `header_value`).
+* **a call's argument** (`call_argument`): a quoted literal among the arguments of an open call
+  (`Client("…", "…")`), with the words of the calls' names.
 * **a URL query's value** (`?uid=…&t=<value>`, `QUERY_KEY`) and whether the URL's path names a
   secret (`/auth/magic`, `/login`: `url_path_names_secret`).
 * **a literal assigned in code** (`code_literal`): the value is a whole string literal, in any
@@ -43,13 +45,17 @@ from __future__ import annotations
 
 import re
 
-from autopatch_j.cloud.secret_key_words import KeyLexicon, key_lexicon, key_words_of
+from autopatch_j.cloud.secret_key_words import KeyLexicon, benign_kind_of_key, key_lexicon, key_words_of
+from autopatch_j.cloud.secret_sinks import callees
 
 __all__ = [
     "AHEAD",
     "ANNOUNCE_REACH",
+    "CALL_LITERAL_MIN",
+    "IDENTIFIER",
     "QUERY_KEY",
     "announced",
+    "call_argument",
     "code_literal",
     "colon_fields",
     "header_value",
@@ -57,6 +63,7 @@ __all__ = [
     "next_key_secret",
     "presented",
     "printed",
+    "quoted_literal",
     "signed_request",
     "stated",
     "url_path_names_secret",
@@ -328,3 +335,33 @@ def presented(view: str, start: int, end: int) -> bool:
     if found is None or _PRESENTED_END.match(view, end) is None:
         return False
     return found.group()[0].isascii() or len(_CJK.findall(view, floor, found.end())) >= 4
+
+
+_QUOTES = frozenset("\"'`")
+CALL_LITERAL_MIN = 12  # a shorter literal in a call is a name or an option (`"x86_64"`, `"HTML2PDF"`)
+# a UUID or a hex digest names a thing: as a call's argument it is an id, not a key
+IDENTIFIER = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def call_argument(view: str, start: int, end: int, out: dict[str, float]) -> None:
+    """A quoted literal among a call's arguments (`Client("…", "…")`, `hmac.New(…, []byte("…"))`):
+    `call_arg` (at least `CALL_LITERAL_MIN` characters, no UUID and no lowercase SHA-1 or SHA-256
+    digest), and the words of the open calls' names (`c:client`, `c:hmac`); `key_ends_benign` when
+    the innermost call's name ends in a benign word or names a benign kind of key."""
+    if end - start < CALL_LITERAL_MIN or not quoted_literal(view, start, end) or IDENTIFIER.fullmatch(view, start, end):
+        return
+    names = callees(view, start - 1)
+    if not names:
+        return
+    out["call_arg"] = 1.0
+    for word in {w for name in names for w in key_words_of(name.rsplit(".", 1)[-1])}:
+        out[f"c:{word}"] = 1.0
+    lexicon = key_lexicon()
+    inner = key_words_of(names[0].rsplit(".", 1)[-1])
+    if inner and (inner[-1] in lexicon.benign_en or benign_kind_of_key(inner, lexicon)):
+        out["key_ends_benign"] = 1.0  # `publicKey("…")`, `sha256("…")`: the call names what it holds
+
+
+def quoted_literal(view: str, start: int, end: int) -> bool:
+    """`view[start:end]` is a whole string literal: the same quote right before and right after it."""
+    return start > 0 and end < len(view) and view[start - 1] in _QUOTES and view[end] == view[start - 1]

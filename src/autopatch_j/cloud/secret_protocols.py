@@ -1,5 +1,5 @@
-"""Secrets in a trading system's wire protocols and session languages (C-24), found by the field or
-position the protocol gives them rather than by a credential word before them.
+"""Secrets in wire protocols and session languages (C-24), found by the field or position the
+protocol gives them rather than by a credential word before them.
 
 - **A FIX message** (`8=FIX.4.4<sep>9=…<sep>35=A<sep>…`): fields are `tag=value` separated by one
   separator the whole message uses — SOH, its printed forms `^A`, `<SOH>`, `[SOH]`, or `|`, `;`, a
@@ -8,6 +8,10 @@ position the protocol gives them rather than by a credential word before them.
   EncryptedPassword, 1404 EncryptedNewPassword) are secrets (`fix_credential`); every other field (a
   CompID, a sequence number, a timestamp) stays. `fix_credentials` reads a message the same way for the base64 check
   of `secret_sinks` (base64 of a FIX heartbeat is a message, not a login).
+- **An HL7 v2 message header** (`MSH|^~\\&|<sending app>|<facility>|<receiving app>|<facility>|<time>|
+  <security>|<message type>|…`): the eighth field, MSH-8 Security, carries the credential a sending
+  system presents (`hl7_security`); the applications, facilities, the time and the type stay, and an
+  empty MSH-8 has nothing to take.
 - **A kdb+ connection handle** (`` `:host:port:user:password ``, the argument of `hopen`): the
   fourth field after the backquote-colon is the password (`kdb_handle`); a handle with no password
   (`` `:host:5010 ``, `` `:host:5010:user ``) has none to take.
@@ -97,7 +101,21 @@ def _kdb(view: str) -> Iterator[Span]:
             yield match.span("s")
 
 
+# MSH, the field separator, the encoding characters (`^~\&`, printed escaped as `^~\\&`), MSH-3 to
+# MSH-7 and then MSH-8 (Security), up to the separator before MSH-9
+_HL7_MSH = re.compile(r"(?<![A-Za-z0-9])MSH\|[\^~\\&#]{4,8}+\|(?:[^|\r\n]{0,200}+\|){5}(?P<s>[^|\r\n]{4,200}+)\|")
+
+
+def _hl7_security(view: str) -> Iterator[Span]:
+    for match in _HL7_MSH.finditer(view):
+        value = match.group("s")
+        if _MASKED.search(value) or placeholder(view, value, match.start("s")):
+            continue
+        yield match.span("s")
+
+
 PROTOCOL_RULES: tuple[Rule, ...] = (
     Rule("fix_credential", _fix_fields, ("8=fix",)),
+    Rule("hl7_security", _hl7_security, ("msh|",)),
     Rule("kdb_credential", _kdb, ("`:", ".z.pw")),
 )

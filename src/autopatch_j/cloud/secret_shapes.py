@@ -203,7 +203,8 @@ _ARGV_FLAG = re.compile(
 )
 # a command's own password flag, in a shell line or an argv list: `redis-cli -a …`, `ssh-keygen -N …`,
 # an LDAP client's bind password `ldapsearch -w …`, an identity server's `ipa-server-install -p … -a …`,
-# openGauss's client `gsql -W …`
+# openGauss's client `gsql -W …`, an SNMPv3 user's authentication and privacy passphrases given to a
+# Net-SNMP tool (`snmpwalk -v3 … -A … -X …`)
 _OWN_PASSWORD_FLAG = (
     ("redis-cli", "-a"),
     ("gsql", "-W"),
@@ -211,6 +212,7 @@ _OWN_PASSWORD_FLAG = (
     ("sshpass", "-p"),
     ("ipa-server-install", "-[ap]"),
     *((f"ldap{verb}", "-w") for verb in ("search", "modify", "add", "delete", "whoami", "passwd", "compare", "modrdn")),
+    *((f"snmp{verb}", "-[AX]") for verb in ("walk", "bulkwalk", "get", "getnext", "bulkget", "set", "table", "trap")),
 )
 _COMMAND_LINE = re.compile(
     r"(?<![\w-])(?P<c>" + "|".join(name for name, _flag in _OWN_PASSWORD_FLAG) + r")(?![\w-])[^\n]*+"
@@ -221,7 +223,7 @@ _COMMAND_FLAG = {
     )
     for name, flag in _OWN_PASSWORD_FLAG
 }
-_COMMAND_NAMES = ("redis-cli", "ssh-keygen", "sshpass", "ldap", "ipa-server-install", "gsql")
+_COMMAND_NAMES = ("redis-cli", "ssh-keygen", "sshpass", "ldap", "ipa-server-install", "gsql", "snmp")
 
 
 def _command_flags(view: str) -> Iterator[Span]:

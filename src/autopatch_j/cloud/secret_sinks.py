@@ -22,6 +22,10 @@ file.
   (`mc alias set NAME URL <id> <secret>`, `tool -i=<id> -k=<secret>`).
 * `written_to_secret_file`: a value `echo`ed or `printf`ed into a file whose name ends in a secret's
   word (`echo '…' > ~/.vault_pass`, `>> db.password`).
+* `key_store_password`: the string literal an argument list hands right after the name of a key
+  store file (`.pfx`, `.p12`, `.jks`, `.keystore`, `.bks`): the password that opens it
+  (`new X509Certificate2(@"…\\sign.pfx", "…")`, `load(new FileInputStream("app.jks"), "…".toCharArray())`);
+  another file's name there stays.
 """
 
 from __future__ import annotations
@@ -279,9 +283,30 @@ def _written_to_secret_files(view: str) -> Iterator[Span]:
             yield match.span("s")
 
 
+# `new X509Certificate2(@"D:\certs\sign.pfx", "…")`, `load(new FileInputStream("app.jks"), "…".toCharArray())`:
+# the string literal an argument list hands right after a key store file's name opens that store
+_KEY_STORE_FILE = ("pfx", "p12", "jks", "keystore", "bks")
+_KEY_STORE_PASSWORD = re.compile(
+    r"(?i:\.(?:" + "|".join(_KEY_STORE_FILE) + r"))[\"'][ \t]*+\)?[ \t]*+,[ \t]*+[@$]?(?P<q>[\"'])"
+    r"(?!\[REDACTED\])(?P<s>[^\"'\r\n]{4,128}+)(?P=q)"
+)
+
+
+def _key_store_passwords(view: str) -> Iterator[Span]:
+    for match in _KEY_STORE_PASSWORD.finditer(view):
+        value = match.group("s")
+        if not _KEY_STORE_FILE_NAME.search(value) and not placeholder(view, value, match.start("s")):
+            yield match.span("s")
+
+
+# a second file's name is no password (`("server.p12", "trust.jks")`)
+_KEY_STORE_FILE_NAME = re.compile(r"(?i)\.(?:" + "|".join(_KEY_STORE_FILE) + r"|pem|crt|cer|key)\Z")
+
+
 SINK_RULES: tuple[Rule, ...] = (
     Rule("keyed_argument", _keyed_arguments, ("(",)),
     Rule("encoded_login", _encoded_logins),
     Rule("argv_key_pair", _argv_pairs),
     Rule("written_to_secret_file", _written_to_secret_files, (">",)),
+    Rule("key_store_password", _key_store_passwords, _KEY_STORE_FILE),
 )

@@ -31,8 +31,10 @@ def key_before(view: str, pos: int) -> str:
     return match.group() if match else ""
 
 
+# a flag, a number, a version, or a calendar date (`2025/1/7`, `2025-01-07`: when a password was last set)
 SETTING = re.compile(
-    r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|~|\d{1,5}|\*+|[\^~<>=]{0,2}v?\d+(?:\.\d+)+[\w.+-]*)"
+    r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|~|\d{1,5}|\*+|[\^~<>=]{0,2}v?\d+(?:\.\d+)+[\w.+-]*"
+    r"|[12][0-9]{3}(?:/[01]?[0-9]/[0-3]?[0-9]|-[01]?[0-9]-[0-3]?[0-9]))"
 )
 
 
