@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from autopatch_j.memory.text import Token, TokenKind, associations, fold, has_cjk, necessity, tokens
-from autopatch_j.memory.text.bilingual import chinese_of, english_of
+from autopatch_j.memory.text.bilingual import chinese_of, english_of, forms_of
 from autopatch_j.memory.text.languages import is_filler, question_words
 from autopatch_j.memory.text.segment import dictionary_words
 from autopatch_j.memory.text.segment import words as cjk_segment_words
@@ -147,7 +147,7 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
     latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
     found_tokens = list(tokens(folded, folded=True, search_mode=False, question_words=question_words()))
     if has_cjk(folded):  # only Chinese words are joined
-        found_tokens = _join_members(found_tokens)
+        found_tokens = _join_glossed(_join_members(found_tokens))
     alone_ok = len(found_tokens) == 1
     for token in found_tokens:
         if token.part:  # an identifier is asked for whole
@@ -228,17 +228,24 @@ def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
     cjk = [m for m in members if not m.isascii()] + runs
     keys = [stem(w) for w in words if len(w) >= 2] + [m for m in cjk if not is_filler(Token(m, "cjk"))]
     keys += [stem(m) if m.isascii() else m for m in narrower(words, cjk)]
-    keys += list(chinese_of(stem(text))) if kind == "word" else list(_glosses(text))
+    keys += list(_chinese(stem(text))) if kind == "word" else list(_glosses(text))
     return tuple(dict.fromkeys(keys))
 
 
+def _chinese(key: str) -> tuple[str, ...]:
+    """The Chinese words an English stem glosses, then those its word's other forms gloss (drove →
+    drive → 驾驶 …)."""
+    return tuple(dict.fromkeys((*chinese_of(key), *(word for form in forms_of(key) for word in chinese_of(form)))))
+
+
 def _glosses(word: str) -> tuple[str, ...]:
-    """The English stems of a Chinese word's glosses; a word the bilingual table does not hold (采样率,
-    模拟器) has those of its shorter words (采样 → sampl, 模拟 → simul)."""
+    """The English stems of a Chinese word's glosses, then the stems of their irregular forms (保留 →
+    keep, kept); a word the bilingual table does not hold (采样率) has those of its shorter words (采样 →
+    sampl)."""
     own = english_of(word)
-    if own:
-        return own
-    return tuple(dict.fromkeys(gloss for part in _compound_parts(Token(word, "cjk")) for gloss in english_of(part)))
+    if not own:
+        own = tuple(dict.fromkeys(gloss for part in _compound_parts(Token(word, "cjk")) for gloss in english_of(part)))
+    return tuple(dict.fromkeys((*own, *(form for gloss in own for form in forms_of(gloss)))))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -273,6 +280,36 @@ def _join_members(found: list[Token]) -> list[Token]:
             out.append(found[n])
             n += 1
     return out
+
+
+def _join_glossed(found: list[Token]) -> list[Token]:
+    """Lone Chinese characters in a row that together are a word of the bilingual table become that
+    word (挂 + 起 → 挂起, 人 + 名 → 人名): where the dictionary's cut leaves lone characters, which a
+    query drops, the table still knows the word they spell, the longest first."""
+    if sum(token.kind == "cjk" and len(token.text) == 1 for token in found) < 2:
+        return found
+    out: list[Token] = []
+    n = 0
+    while n < len(found):
+        run = 0  # lone Chinese characters from here on, at most four (the longest window tried)
+        while run < 4 and n + run < len(found) and found[n + run].kind == "cjk" and len(found[n + run].text) == 1:
+            run += 1
+        for size in range(run, 1, -1):
+            joined = "".join(token.text for token in found[n : n + size])
+            if english_of(joined):
+                out.append(Token(joined, "cjk"))
+                n += size
+                break
+        else:
+            out.append(found[n])
+            n += 1
+    return out
+
+
+def compound_parts(word: str) -> tuple[str, ...]:
+    """The shorter words of a Chinese word of three or more characters that a query also asks for
+    (search mode's words inside it, fillers left out: 模拟器 → 模拟)."""
+    return _compound_parts(Token(word, "cjk"))
 
 
 def _compound_parts(token: Token) -> tuple[str, ...]:
