@@ -1,7 +1,8 @@
 """What an assent to an assistant proposal decides (the offline extractor's assent path).
 
-The assistant answer just before a user turn proposes something (`Lexicon.proposals_in`); the user
-turn may assent to it:
+The assistant answer just before a user turn proposes something (`Lexicon.proposals_in`), or closes
+with a question of its own (`closing_question`: only a bare assent takes that up); the user turn may
+assent to it:
 
 - a **bare assent** ("sure, go ahead", "可以", "yep that one", or an assent repeating only the
   proposal's words: "Yep, cap it at 100.") — the whole turn, or its first sentence when the turn
@@ -48,6 +49,7 @@ from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.replacement import names_in, stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
+from autopatch_j.memory.structure import parse
 
 _QUOTE_LINE = re.compile(r"^[ \t]*>[ \t]?(.*)$", re.MULTILINE)
 # Where an assent word may end: a word boundary of a leading run of words.
@@ -115,7 +117,11 @@ class AssentReader:
             turn = dataclasses.replace(turn, user_text=text)
             proposals = [*quoted, *(p for p in proposals if p not in quoted)]
         if not proposals:
-            return None
+            # an answer that closes by asking offers what it asks; only a bare assent takes it up
+            asked = closing_question(previous.assistant_text, self.lexicon)
+            if asked is None or not self.lexicon.is_confirmation(text):
+                return None
+            return Reply(turn, [asked], quoted, text, text.strip(), None, None)
         if self._bare(text, proposals, previous.assistant_text):
             quote = _longest_piece(text) if quoted else text.strip()
             return Reply(turn, proposals, quoted, text, quote, None, None)
@@ -243,6 +249,21 @@ def _not_deciding() -> re.Pattern[str]:
     words = [w for key in ("gratitude", "own_step") for lang, ws in data[key].items() for w in ws]
     parts = [re.escape(fold(w)) if CJK_RUN.search(w) else rf"\b{re.escape(fold(w))}\b" for w in words]
     return re.compile("|".join(sorted(parts, key=len, reverse=True)))
+
+
+def closing_question(answer: str, lexicon: Lexicon) -> str | None:
+    """What the question closing `answer` (as the extractor reads it, pasted material cut) asks the
+    user to take up: the question, when it has content words of its own ("Want a nightly job that
+    fails on a known CVE?", "Push it to your branch now?"), or the sentence before it, when it only
+    points back ("A CI step that fails on a changed lockfile would catch it. Make that the rule?").
+    Whether a bare assent to it decides anything is the assent model's choice."""
+    sentences = [s.strip() for s in split_sentences(parse(answer).prose(keep_reports=True))]
+    if not sentences or not sentences[-1].endswith(("?", "？")):
+        return None
+    if lexicon.only_points_back(sentences[-1]):
+        before = sentences[-2] if len(sentences) > 1 else ""
+        return before if lexicon.anchor_tokens(before) else None
+    return sentences[-1] if lexicon.anchor_tokens(sentences[-1]) else None
 
 
 def quotes_sentence(user_text: str, sentence: str) -> bool:

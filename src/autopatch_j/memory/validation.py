@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from autopatch_j.memory.assent import AssentReader, quotes_sentence
+from autopatch_j.memory.assent import AssentReader, closing_question, quotes_sentence
 from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.contracts import CandidateOut, ExtractionOutput
 from autopatch_j.memory.errors import ExtractionRejected
@@ -243,21 +243,34 @@ def _confirmed_proposal(
         return False
     # the proposal is every sentence quoted from that answer ("建议四条：" and the items it introduces)
     proposed = " ".join(s.quote for s in sources if s.turn_id == previous.id and s.role is SourceRole.ASSISTANT)
+    answer = previous.assistant_text or ""
+    asked = closing_question(answer, lexicon)
+    reader = AssentReader(lexicon)
+
+    def signalled(quote: str) -> bool:
+        return (
+            lexicon.has_proposal_signal(quote)
+            or any(quote.strip() in p for p in lexicon.proposals_in(answer))
+            or quotes_sentence(turn.user_text, quote)  # "> use pnpm workspaces — yes, that one"
+        )
+
+    def assents(quote: str) -> bool:
+        return (
+            lexicon.is_confirmation(sentence)
+            or lexicon.is_echo_confirmation(sentence, quote, turn=answer)
+            or _assents_with_content(src.quote, lexicon)
+            or reader.pointing(sentence, answer) is not None
+        )
+
+    def taken_up(quote: str) -> bool:
+        # a bare assent to what the question closing the answer offers ("…; add that to every pipeline?" — "yes")
+        return quote.strip() == asked and lexicon.is_confirmation(sentence)
+
     return any(
         proposal.turn_id == previous.id
         and proposal.role is SourceRole.ASSISTANT
-        and (
-            lexicon.has_proposal_signal(proposal.quote)
-            or any(proposal.quote.strip() in p for p in lexicon.proposals_in(previous.assistant_text or ""))
-            or quotes_sentence(turn.user_text, proposal.quote)  # "> use pnpm workspaces — yes, that one"
-        )
         and lexicon.anchored(raw.content, proposed)
-        and (
-            lexicon.is_confirmation(sentence)
-            or lexicon.is_echo_confirmation(sentence, proposal.quote, turn=previous.assistant_text or "")
-            or _assents_with_content(src.quote, lexicon)
-            or AssentReader(lexicon).pointing(sentence, previous.assistant_text or "") is not None
-        )
+        and ((signalled(proposal.quote) and assents(proposal.quote)) or taken_up(proposal.quote))
         for proposal in sources
     )
 

@@ -1,0 +1,37 @@
+"""Terse decisions and bare assents through the CLI: `memory ingest` + `memory drain`, then `memory
+list --json` and `memory show --json`.
+
+Cases in `cases/terse.json`: a rule said with no marker at all ("max 3 retries per job. hard
+limit", "那 node 就写 20.11.1"), a request to the assistant that decides nothing (a translation, a
+reply to word), and a bare assent to an answer — to a question closing it that offers a standing
+check, to one that offers a one-off action, to a plan for one edit, to a suggestion introducing an
+example. `count` active memories, each needle of `quoted` in a user quote of one of them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.conftest import CliRunner
+from tests.cli.sessions import params, play
+
+CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "terse.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_what_a_terse_turn_decides(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
+    items = play(cli, tmp_path, case["turns"])
+    expect = case["expect"]
+    quotes = [
+        source["quote"]
+        for item in items
+        for source in cli("memory", "show", str(item["id"]), "--json").json()["sources"]
+        if source["role"] == "user"
+    ]
+    assert len(items) == expect["count"], [item["content"] for item in items]
+    for needle in expect.get("quoted", []):
+        assert any(needle in quote for quote in quotes), (needle, quotes)
