@@ -43,3 +43,21 @@ def play(cli: CliRunner, folder: Path, turns: list[Any], *, together: bool = Fal
     assert listed.code == 0, listed.err
     items: list[dict[str, Any]] = listed.json()
     return items
+
+
+def user_quotes(cli: CliRunner, items: list[dict[str, Any]]) -> list[str]:
+    """The user's quotes behind `items` (`memory show --json`'s sources of role user)."""
+    return [
+        source["quote"]
+        for item in items
+        for source in cli("memory", "show", str(item["id"]), "--json").json()["sources"]
+        if source["role"] == "user"
+    ]
+
+
+def assert_quotes(expect: dict[str, Any], quotes: list[str]) -> None:
+    """Every needle of `expect["quoted"]` is in some quote and none of `expect["never_quoted"]` is."""
+    for needle in expect.get("quoted", []):
+        assert any(needle in quote for quote in quotes), (needle, quotes)
+    for needle in expect.get("never_quoted", []):
+        assert all(needle not in quote for quote in quotes), (needle, quotes)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import CliRunner
-from tests.cli.sessions import params, play
+from tests.cli.sessions import assert_quotes, params, play, user_quotes
 
 CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "terse.json").read_text("utf-8"))
 
@@ -26,12 +26,6 @@ CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "ter
 def test_what_a_terse_turn_decides(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
     items = play(cli, tmp_path, case["turns"])
     expect = case["expect"]
-    quotes = [
-        source["quote"]
-        for item in items
-        for source in cli("memory", "show", str(item["id"]), "--json").json()["sources"]
-        if source["role"] == "user"
-    ]
+    quotes = user_quotes(cli, items)
     assert len(items) == expect["count"], [item["content"] for item in items]
-    for needle in expect.get("quoted", []):
-        assert any(needle in quote for quote in quotes), (needle, quotes)
+    assert_quotes(expect, quotes)
