@@ -9,6 +9,7 @@ secret's word it ends in: `requirepass` is `require` `pass`, `bindpw` is `bind` 
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -165,6 +166,9 @@ _PAIR_FIELDS = re.compile(
     r"(?:\r?\n[ \t]*+)?(?:-[ \t]*+)?[\"']?(?i:value)(?=[\"']?[ \t]*+[:=])"
 )
 
+# what stands between a pair's `value` word and its value: an operator and an opening quote
+_PAIR_VALUE_OPENING = re.compile(r"[\"']?[ \t]*+[:=][ \t]*+[\"']?")
+
 
 def paired_view(view: str) -> tuple[str, list[int]] | None:
     """`view` with each `name`/`value` pair written as the name's own field: `{"name": "X", "value":
@@ -174,7 +178,16 @@ def paired_view(view: str) -> tuple[str, list[int]] | None:
     parts: list[str] = []
     index: list[int] = []
     pos = 0
-    for match in _PAIR_FIELDS.finditer(view):
+    matches = list(_PAIR_FIELDS.finditer(view))
+    # a pair whose value is the next pair holds no value of its own, and the inner pair sits where a
+    # value belongs: both are read as the plain text they are
+    nested: set[int] = set()
+    for n, (match, after) in enumerate(itertools.pairwise(matches)):
+        if _PAIR_VALUE_OPENING.fullmatch(view, match.end(), after.start()):
+            nested |= {n, n + 1}
+    for n, match in enumerate(matches):
+        if n in nested:
+            continue
         parts += [view[pos : match.start()], match.group("name")]
         index += [*range(pos, match.start()), *range(match.start("name"), match.end("name"))]
         pos = match.end()
