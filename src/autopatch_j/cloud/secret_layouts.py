@@ -206,7 +206,13 @@ _WINDOWS_VARIABLE = re.compile(r"%[A-Za-z_]\w{0,63}+%")
 
 
 def _net_user_passwords(view: str) -> Iterator[Span]:
-    for match in _NET_USER.finditer(view):
+    return _command_passwords(_NET_USER, view)
+
+
+def _command_passwords(command: re.Pattern[str], view: str) -> Iterator[Span]:
+    """The password each match of `command` hands over (its `q` or `s` group), unless it is shorter
+    than four characters, a Windows variable or a placeholder."""
+    for match in command.finditer(view):
         group = "q" if match.group("q") is not None else "s"
         value = match.group(group)
         if len(value) < 4 or _WINDOWS_VARIABLE.fullmatch(value) or placeholder(view, value, match.start(group)):
@@ -227,12 +233,7 @@ _ACCOUNT_COMMAND = re.compile(
 
 
 def _account_command_passwords(view: str) -> Iterator[Span]:
-    for match in _ACCOUNT_COMMAND.finditer(view):
-        group = "q" if match.group("q") is not None else "s"
-        value = match.group(group)
-        if len(value) < 4 or _WINDOWS_VARIABLE.fullmatch(value) or placeholder(view, value, match.start(group)):
-            continue
-        yield match.span(group)
+    return _command_passwords(_ACCOUNT_COMMAND, view)
 
 
 _SLACK_HOOK_PATH = re.compile(r"(?<![A-Za-z0-9/])T[A-Z0-9]{8,12}+/B[A-Z0-9]{8,12}+/[A-Za-z0-9]{24}(?![A-Za-z0-9])")

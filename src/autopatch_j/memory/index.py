@@ -263,23 +263,7 @@ def _join_members(found: list[Token]) -> list[Token]:
     if sum(token.kind == "cjk" for token in found) < 2:  # nothing to join
         return found
     members = cjk_members()
-    texts = [token.text for token in found]
-    out: list[Token] = []
-    n = 0
-    while n < len(found):
-        run = 0  # Chinese words from here on, at most four (the longest window tried)
-        while run < 4 and n + run < len(found) and found[n + run].kind == "cjk":
-            run += 1
-        for size in range(run, 1, -1):  # the longest window first
-            joined = "".join(texts[n : n + size])
-            if joined in members:
-                out.append(Token(joined, "cjk"))
-                n += size
-                break
-        else:
-            out.append(found[n])
-            n += 1
-    return out
+    return _joined(found, lambda token: token.kind == "cjk", members.__contains__)
 
 
 def _join_glossed(found: list[Token]) -> list[Token]:
@@ -288,15 +272,21 @@ def _join_glossed(found: list[Token]) -> list[Token]:
     query drops, the table still knows the word they spell, the longest first."""
     if sum(token.kind == "cjk" and len(token.text) == 1 for token in found) < 2:
         return found
+    return _joined(found, lambda token: token.kind == "cjk" and len(token.text) == 1, lambda w: bool(english_of(w)))
+
+
+def _joined(found: list[Token], joinable: Callable[[Token], bool], is_word: Callable[[str], bool]) -> list[Token]:
+    """`found` with each run of up to four `joinable` tokens whose texts spell a word (`is_word`) as
+    that one Chinese word, the longest window first."""
     out: list[Token] = []
     n = 0
     while n < len(found):
-        run = 0  # lone Chinese characters from here on, at most four (the longest window tried)
-        while run < 4 and n + run < len(found) and found[n + run].kind == "cjk" and len(found[n + run].text) == 1:
+        run = 0  # joinable tokens from here on, at most four (the longest window tried)
+        while run < 4 and n + run < len(found) and joinable(found[n + run]):
             run += 1
-        for size in range(run, 1, -1):
+        for size in range(run, 1, -1):  # the longest window first
             joined = "".join(token.text for token in found[n : n + size])
-            if english_of(joined):
+            if is_word(joined):
                 out.append(Token(joined, "cjk"))
                 n += size
                 break
