@@ -124,7 +124,9 @@ NEW_SINKS: dict[str, Callable[[int], str]] = {
 # messages with no checksum, kdb+ handles and password checks, mail relay lines, table rows psql continues,
 # `net user` arguments; Markdown tables under a header and rows without one, empty settings, logins
 # written `user / password`, issued tokens' heads, a switch's privilege passwords, request
-# signatures, Lua and C# string openers, values before shell prompts
+# signatures, Lua and C# string openers, values before shell prompts; a password's words before a
+# user at a host, a Chinese role label before an account, users of URLs, random query fields
+# beside timestamps and signatures
 NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "abbreviated keys": lambda n: ("cs: Ab3dEf9hQ2 " * n)[:n],
     "table headers and rows": lambda n: (("字段,值," * 8 + "\n" + "a.cs,Ab3dEf9h," * 8 + "\n") * n)[:n],
@@ -163,4 +165,7 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "name and value fields": lambda n: ("name=a_key&value=name: b, value=" * n)[:n],
     "HL7 headers cut short": lambda n: ("MSH|^~\\&|a|b|c|d|e|" * n)[:n],
     "key store files and Net-SNMP flags": lambda n: ('x.pfx", "Ab3d x.jks"), snmpget -A ' * n)[:n],
+    "password words before a user at a host": lambda n: ("password is for a@b " * n)[:n],
+    "role labels, accounts and URL users": lambda n: (("管理员 a / https://" + "a" * 32 + "@h.i ") * n)[:n],
+    "random query fields and timestamps": lambda n: ("&ts=1&x=Ab3dEf9hQ2Zk7LmN4pRs&timestamp=&sign=0a1b" * n)[:n],
 }

@@ -1,7 +1,8 @@
 """Issue 10 items 4–5: redaction that cannot be stalled or bypassed.
 
-- Every rule is linear: 1 MB of adversarial input is redacted within a generous safety-net bound
-  (the figures and the growth ratio are measured by `bench/redaction_bench.py`, not asserted here).
+- Every rule is linear: 1 MB of adversarial input is redacted within a generous safety-net bound of
+  CPU time (`time.process_time`: a loaded machine's waiting for a core does not count; the figures
+  and the growth ratio are measured by `bench/redaction_bench.py`, not asserted here).
 - Redaction never runs inside a write transaction (a spy on the engine's transactions, through the
   API and the worker), and SIGTERM stops a real worker process that is redacting a huge result.
 - Escape sequences and adjacent word characters do not hide a secret; cutting happens after redaction.
@@ -46,9 +47,9 @@ from tests.cloud.world import World
 
 MB = 1_000_000
 IDEMPOTENCE_CHARS = 100_000
-SAFETY_NET_SECONDS = (
-    60.0  # a hang guard on a shared, loaded machine (the quadratic rule took minutes), not a perf target
-)
+# CPU seconds of this process: a hang guard (the quadratic rule took minutes of CPU), not a perf
+# target; CPU time rather than wall time, so a machine whose cores other processes hold cannot fail it
+SAFETY_NET_SECONDS = 60.0
 
 
 def adversarial_inputs() -> dict[str, Callable[[int], str]]:
@@ -70,10 +71,11 @@ def adversarial_inputs() -> dict[str, Callable[[int], str]]:
 @pytest.mark.parametrize("name", list(adversarial_inputs()))
 def test_one_megabyte_of_adversarial_input_is_redacted_well_within_the_safety_net(name: str) -> None:
     make = adversarial_inputs()[name]
-    started = time.perf_counter()
-    redact(make(MB))
-    elapsed = time.perf_counter() - started
-    assert elapsed < SAFETY_NET_SECONDS, f"{name}: {elapsed:.1f} s for 1 MB"
+    text = make(MB)
+    started = time.process_time()
+    redact(text)
+    elapsed = time.process_time() - started
+    assert elapsed < SAFETY_NET_SECONDS, f"{name}: {elapsed:.1f} CPU seconds for 1 MB"
     once = redact(make(IDEMPOTENCE_CHARS))  # the same shape, smaller: idempotence does not depend on size
     assert redact(once) == once
 

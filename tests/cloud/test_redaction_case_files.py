@@ -55,6 +55,14 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   an SNMPv3 user's passphrases given to a Net-SNMP tool (`-A`, `-X`), an HL7 v2 header's security
   field (MSH-8); a benign setting in the same form body, a placeholder, a second file's name, an
   empty MSH-8, an SNMPv2c walk and the date a password was last set stay.
+- `storefront`: a cross-border shop's operations texts — the password an installer prints when it
+  generates one (`A temporary password is generated for root@localhost: …`, `The generated
+  password for the elastic built-in superuser is : …`), an account and its password after a
+  Chinese role label (`管理员 admin / …`), a random value in a URL query's or a form body's field
+  whatever its name (`&wa_at=…`); a vendor's published documentation keys (Stripe's test keys, the
+  storage emulator's account key), a marketplace request's `sign` beside its `timestamp`, a request
+  id and a digest in a query, a key after a label whose bracketed aside says it is public
+  (`clientKey（前端公开）：…`) and an age recipient (a public key) after a joined line stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -79,6 +87,7 @@ FILES = (
     "handover",
     "fleet",
     "ward",
+    "storefront",
 )
 
 

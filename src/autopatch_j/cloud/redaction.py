@@ -73,7 +73,7 @@ from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
 from autopatch_j.cloud.secret_sinks import SINK_RULES
 from autopatch_j.cloud.secret_stamps import unstamped_view
-from autopatch_j.cloud.secret_values import REDACTED
+from autopatch_j.cloud.secret_values import REDACTED, published
 from autopatch_j.cloud.secret_wrap_blocks import Break, completed, wrapped_breaks
 from autopatch_j.cloud.secret_wraps import continued, fixed_column_breaks, joined_view
 
@@ -354,9 +354,10 @@ def _unstamped_blocks(blocks: dict[int, Break], step: list[int]) -> dict[int, Br
 
 def secret_spans(text: str, rules: tuple[Rule, ...] = RULES, judge: SecretJudge | None = None) -> list[tuple[int, int]]:
     """Merged (start, end) spans of `text` that hold secrets: what the rules find, less what the
-    judge (the shipped one unless given) overrules, plus the candidates it accepts."""
+    judge (the shipped one unless given) overrules, plus the candidates it accepts; a value its vendor
+    publishes for everyone (`secret_values.published`) is none, whatever finds it."""
     chosen = shipped_judge() if judge is None else judge
-    found = findings(text, rules)
+    found = [f for f in findings(text, rules) if not published(f.view[f.at[0] : f.at[1]])]
     memo: ScoreMemo = {}  # a span read the same way as one before it scores the same
     kept = _merge(span for f in found if f.kind != "token" and chosen.accepts(f, memo) for span in f.spans)
     starts = [start for start, _end in kept]

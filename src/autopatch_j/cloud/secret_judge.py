@@ -25,7 +25,9 @@ Also where the value stands (`secret_places`): the argument after an option in a
 column or a Markdown table's column under its header (`secret_key_words.named_key`), a value alone
 on its line after a line that announces it (`announced`; `announced_secret` when that line names a
 secret: `Password for the elastic user (…):` / `  <value>`), and a URL query's value (`url_query`;
-`url_path_secret` when the URL's path names a secret: `/auth/magic?uid=…&t=<value>`), and a whole
+`url_path_secret` when the URL's path names a secret: `/auth/magic?uid=…&t=<value>`; `query_random`,
+a context signal of its own, when the field's whole value is one random token whatever its name:
+`?lz_at=<value>`), and a whole
 string literal assigned to a name in code or defined as a constant (`code_literal`: `RELAY_CS ?=
 "…"`, `my $x = q{…}`), whose shape the judge weighs like a call's literal and a request header's
 (`header_value`: `curl -H 'X-Svc: …'`), a value stated in prose after an English copula (`stated`:
@@ -69,6 +71,7 @@ from autopatch_j.cloud.secret_places import (
     IDENTIFIER,
     QUERY_KEY,
     announced,
+    benign_aside,
     call_argument,
     code_literal,
     colon_fields,
@@ -77,6 +80,7 @@ from autopatch_j.cloud.secret_places import (
     next_key_secret,
     presented,
     printed,
+    query_random,
     quoted_literal,
     signed_request,
     stated,
@@ -185,6 +189,8 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out["key_ends_benign"] = 1.0
     if kind in _ASSIGNED and _CJK.search(stripped[-1:]) and stripped.endswith((*lexicon.benign_zh, _ZH_NUMBER)):
         out["key_ends_benign"] = 1.0  # `统一社会信用代码：`, `证书指纹：`, `提交号是`: a label naming an identifier
+    if kind in _ASSIGNED and benign_aside(stripped, lexicon):
+        out["key_ends_benign"] = 1.0  # `clientKey（前端公开）：`, `key id (public):`: the label says what the value is
     if lexicon.names_secret_as_key(key_words):
         out["key_ends_secret"] = 1.0
         if kind in _ASSIGNED:
@@ -296,6 +302,8 @@ def features(
     """The judge's features of `view[start:end]` (its shape and the `CONTEXT` characters before it,
     from `context_start` on when given); `context`: that span's `context_features`, when read already."""
     out = _context_of(view, start, context_start, end) if context is None else dict(context)
+    if "url_query" in out and query_random(view, start, end):
+        out["query_random"] = 1.0
     value_shape(view[start:end], out, key_lexicon().prefixes)
     _combine(out)
     return out
@@ -339,7 +347,7 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
 # digest after `sha256=`, an API key after `DD_API_KEY=`): shape features crossed with the strength
 # of the context
 _STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields", "key_id", "announced_secret")
-_WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced")
+_WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced", "query_random")
 _CALL = ("call_arg", "code_literal", "header_value")
 _PROSE = ("stated", "presented")
 _CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
@@ -374,6 +382,7 @@ def _combine(out: dict[str, float]) -> None:
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
     | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
+    | {"query_random"}
 )
 
 
@@ -483,6 +492,8 @@ def reading(
     found = _context_of(view, start, context_start, end) if context is None else dict(context)
     if (signal := value_signal(view[start:end])) is not None:
         found[signal] = 1.0
+    if "url_query" in found and query_random(view, start, end):
+        found["query_random"] = 1.0  # a query's or a form's field holding one random token
     if source == "token" and not judged(found):
         return 0.0  # decided by the context alone: no shape features needed
     value_shape(view[start:end], found, key_lexicon().prefixes)

@@ -11,7 +11,8 @@
 * **a call's argument** (`call_argument`): a quoted literal among the arguments of an open call
   (`Client("…", "…")`), with the words of the calls' names.
 * **a URL query's value** (`?uid=…&t=<value>`, `QUERY_KEY`) and whether the URL's path names a
-  secret (`/auth/magic`, `/login`: `url_path_names_secret`).
+  secret (`/auth/magic`, `/login`: `url_path_names_secret`) or the field's whole value is one
+  token that reads random whatever its name (`&lz_at=<value>&…`: `query_random`).
 * **a literal assigned in code** (`code_literal`): the value is a whole string literal, in any
   language's quotes (`"…"`, `'…'`, a backquote, a triple quote, `r#"…"#`, `@"…"`, `q{…}`,
   `%q(…)`, `[[…]]`), assigned to a name (`=`, `?=`, `:=`, `||=`, `<-`) or defined as a constant
@@ -26,9 +27,12 @@
   password="…"`: a value paired with a secret is often its key id), or the value is written into
   a file named for a secret (`echo '…' > ~/.vault_pass`).
 * **a request's signature** (`signed_request`): the value of a `sign`/`signature` field among a
-  request's fields, one of which names the signature's algorithm (`…&sign=<hex>&signType=MD5`,
-  `"signature": "…", "sign_method": "HMAC-SHA256"`): computed from the request, which anyone who
-  sees it holds, not the key that signed it.
+  request's fields, one of which names the signature's algorithm or the request's time
+  (`…&sign=<hex>&signType=MD5`, `"signature": "…", "sign_method": "HMAC-SHA256"`,
+  `…&timestamp=…&sign=<hex>`): computed from the request, which anyone who sees it holds, not the
+  key that signed it.
+* **a label's aside** (`benign_aside`): a bracketed aside closing the label that holds a word naming
+  no secret (`clientKey（前端公开）：`, `key id (public):`): the label says what the value is.
 * **fields of a colon-separated line** before it (`colon_fields`: `host:port:db:user:<value>`, a
   `.pgpass` line), counting no colon of a clock time (a log line's `…T21:07:43+08:00`) nor of an
   identifier that starts with a number (`1:<project number>:web:…`).
@@ -47,6 +51,7 @@ import re
 
 from autopatch_j.cloud.secret_key_words import KeyLexicon, benign_kind_of_key, key_lexicon, key_words_of
 from autopatch_j.cloud.secret_sinks import callees
+from autopatch_j.cloud.secret_values import looks_random
 
 __all__ = [
     "AHEAD",
@@ -55,6 +60,7 @@ __all__ = [
     "IDENTIFIER",
     "QUERY_KEY",
     "announced",
+    "benign_aside",
     "call_argument",
     "code_literal",
     "colon_fields",
@@ -63,6 +69,7 @@ __all__ = [
     "next_key_secret",
     "presented",
     "printed",
+    "query_random",
     "quoted_literal",
     "signed_request",
     "stated",
@@ -116,21 +123,58 @@ def next_key_secret(view: str, end: int) -> bool:
     return (bool(words) and words[-1] in lexicon.secret_en) or any(word in key for word in lexicon.secret_zh)
 
 
-# a request's signature (`sign=`, `"signature": "`) and a field of the same request naming its algorithm
+# a request's signature (`sign=`, `"signature": "`) and a field of the same request naming its
+# algorithm or the time it was signed at (a marketplace API's `timestamp=…&sign=<hex>`: the server
+# signs the path and the time again and refuses a stale one)
 _SIGN_KEY = re.compile(r"(?i)(?<![\w.-])(?:sign|signature)[\"']?[ \t]*+[=:][ \t]*+[\"']?\Z")
-_SIGN_ALGORITHM = re.compile(r"(?i)[&;,?\s\"'](?:sign|signature)[_-]?(?:type|method|alg(?:orithm)?)[\"']?[ \t]*+[=:]")
+_SIGN_ALGORITHM = re.compile(
+    r"(?i)[&;,?\s\"'](?:(?:sign|signature)[_-]?(?:type|method|alg(?:orithm)?)|timestamp)[\"']?[ \t]*+[=:]"
+)
 SIGNED_REACH = 160
 
 
 def signed_request(view: str, start: int, end: int) -> bool:
     """The value at `start`–`end` is a request's `sign`/`signature` field and a field naming its
-    algorithm stands within `SIGNED_REACH` characters on either side, on the same line."""
+    algorithm or its `timestamp` stands within `SIGNED_REACH` characters on either side, on the same
+    line: a digest of one request, not a key (a link signed to stay valid until it `expires` is
+    none of these)."""
     if _SIGN_KEY.search(view, max(0, start - 16), start) is None:
         return False
     low = max(view.rfind("\n", max(0, start - SIGNED_REACH), start) + 1, start - SIGNED_REACH)
     high = view.find("\n", end, end + SIGNED_REACH)
     high = min(len(view), end + SIGNED_REACH) if high == -1 else high
     return _SIGN_ALGORITHM.search(view, low, high) is not None
+
+
+_FIELD_END = frozenset("&#\"' \t\r\n")
+# one token of a query's value: no blank a `+` may stand for, no path, no escape left; not hex alone
+_QUERY_TOKEN = re.compile(r"(?![0-9a-fA-F]++\Z)[A-Za-z0-9_.~|=-]++")
+
+
+def query_random(view: str, start: int, end: int) -> bool:
+    """The value at `start`–`end` of a URL query's or a form body's field (the caller knows it is
+    one: `QUERY_KEY`) is the field's whole value (up to the next `&`, a blank, a quote or the end)
+    and one token that reads random (`looks_random`; not hex alone, a digest's or an id's alphabet),
+    whatever the field's name (`?lz_at=…`, `&xendit=…`)."""
+    if end < len(view) and view[end] not in _FIELD_END:
+        return False
+    return _QUERY_TOKEN.fullmatch(view, start, end) is not None and looks_random(view[start:end])
+
+
+# a bracketed aside that closes a label, right before its separator (`clientKey（前端公开）：`)
+_ASIDE = re.compile(r"[（(](?P<words>[^（）()\n]{1,24}+)[）)][ \t]*+\Z")
+
+
+def benign_aside(label: str, lexicon: KeyLexicon) -> bool:
+    """`label` (the text before a value's separator) ends in a bracketed aside holding a word that
+    names no secret (`（公开）`, `(public)`, `（示例）`): the label says the value is public or an
+    example."""
+    aside = _ASIDE.search(label[-40:])
+    if aside is None:
+        return False
+    words = aside.group("words")
+    english = (w for token in _ASCII_WORDS.findall(words) for w in key_words_of(token))
+    return any(w in lexicon.benign_en for w in english) or any(w in words for w in lexicon.benign_zh)
 
 
 def url_path_names_secret(before: str, lexicon: KeyLexicon) -> bool:

@@ -99,12 +99,15 @@ def _grammar_rule(
 _CODE = re.compile(r"[A-Za-z_][\w.]*+[(\[]")
 
 # "the prod db password is …", "my token for staging is now …", "passphrase was set to …": a secret
-# word, up to five words, a connector, the value
+# word, up to five words, a connector, the value; or a secret word and up to six words (a user at a
+# host among them) closed by a colon, as an installer prints the password it generated ("A temporary
+# password is generated for root@localhost: …", "The generated password for the elastic built-in
+# superuser is : …"), tried first so that a verb after `is` does not end the reading
 _PROSE = re.compile(
     r"(?i)(?<![\w-])(?:passwords?|passwd|passphrase|passcode|pin|tokens?|api[ _-]?keys?|secrets?|secret[ _-]keys?"
     r"|access[ _-]keys?|credentials?)"
-    r"(?:(?:[ \t]++[\w.-]{1,24}+){0,5}?[ \t]++(?:is|was|are)(?:[ \t]++(?:now|still|set[ \t]++to|changed[ \t]++to))?"
-    r"|(?:[ \t]++[\w.-]{1,24}+){1,5}?[ \t]*+:)"
+    r"(?:(?:[ \t]++[\w.@-]{1,24}+){1,6}?[ \t]*+:"
+    r"|(?:[ \t]++[\w.-]{1,24}+){0,5}?[ \t]++(?:is|was|are)(?:[ \t]++(?:now|still|set[ \t]++to|changed[ \t]++to))?)"
     r"[ \t]++(?!\[REDACTED\])" + QUOTED_OR_BARE
 )
 
@@ -162,11 +165,12 @@ _PAIR = re.compile(
 )
 
 
-# `管理员：admin / …`, `…/console  ops / …`: after a label's colon or a gap of two blanks, an
-# account's name, a slash between blanks and a value holding a letter, a digit and a symbol other
-# than `.`, `/` and `-` (a password; a path, a version, a ratio or `read / write` holds none)
+# `管理员：admin / …`, `管理员 admin / …`, `…/console  ops / …`: after a label's colon, a Chinese label
+# and a blank or a gap of two blanks, an account's name, a slash between blanks and a value holding a
+# letter, a digit and a symbol other than `.`, `/` and `-` (a password; a path, a version, a ratio or
+# `read / write` holds none)
 _LOGIN_SLASH = re.compile(
-    r"(?:(?<=[:：])|(?<=[:：][ \t])|(?<=\S[ \t]{2}))(?P<u>[a-z][a-z0-9_.-]{1,31}+)[ \t]++/[ \t]++"
+    r"(?:(?<=[:：])|(?<=[:：\u4e00-\u9fff][ \t])|(?<=\S[ \t]{2}))(?P<u>[a-z][a-z0-9_.-]{1,31}+)[ \t]++/[ \t]++"
     r"(?!\[REDACTED\])(?P<s>[^\s/，。,;；（(]{6,64}+)"
 )
 

@@ -3,12 +3,12 @@ Length, the mix of digits, upper and lower case and symbols, character entropy a
 and letters alternate, the share of pronounceable word segments, and whether the value reads as a
 hex digest, hex of words, a key's fingerprint, a `0x` number, a vehicle identification number, a
 UUID, a version, a date, a file name, a dotted name, an e-mail address, a placeholder, an identifier
-of words, four-letter groups, a certificate or public key in base64 DER or base64 of its PEM text
-(whole or cut), a DSA or ECDSA signature in base64 DER, a private key or a key store in base64 DER,
-an object id, a `SCREAMING_SNAKE` name, an attribute, a path, a flag, base64 padding, a known token
-prefix, lowercase words, or base64 of printable text in any script or of a file (of a document —
-prose, a message of `|` fields, a file's bytes —, of a JSON document with a key's field, or of
-`user:password`). Pure functions of the value; the context is the judge's.
+of words, an age recipient, four-letter groups, a certificate or public key in base64 DER or base64
+of its PEM text (whole or cut), a DSA or ECDSA signature in base64 DER, a private key or a key store
+in base64 DER, an object id, a `SCREAMING_SNAKE` name, an attribute, a path, a flag, base64 padding,
+a known token prefix, lowercase words, or base64 of printable text in any script or of a file (of a
+document — prose, a message of `|` fields, a file's bytes —, of a JSON document with a key's field,
+or of `user:password`). Pure functions of the value; the context is the judge's.
 """
 
 from __future__ import annotations
@@ -36,13 +36,17 @@ _FINGERPRINT = re.compile(
 )
 _HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]{1,16}")
 # shapes of values that hold no key's bytes: a document or text in base64 or hex, a certificate, a
-# fingerprint, a number
+# fingerprint, a number, an age recipient (a public key)
 NO_KEY_BYTES = frozenset(
     {"b64_document", "hex_text", "der_public", "der_signature", "pem_public", "fingerprint", "hex_number", "vin"}
+    | {"age_recipient"}
 )
 # shapes that say the value is public whatever key names it: a DSA or ECDSA signature, base64 of a
-# PEM certificate or public key, a vehicle identification number
-PUBLIC_BYTES = frozenset({"der_signature", "pem_public", "vin"})
+# PEM certificate or public key, a vehicle identification number, an age recipient
+PUBLIC_BYTES = frozenset({"der_signature", "pem_public", "vin", "age_recipient"})
+# an age recipient: the public key `age -r` encrypts to, Bech32 with the human-readable part `age`
+# (its secret half is written `AGE-SECRET-KEY-1…`, a rule's)
+_AGE_RECIPIENT = re.compile(r"(?<![A-Za-z0-9])age1[02-9ac-hj-np-z]{58}\Z")
 # a vehicle identification number (ISO 3779): 17 letters and digits without I, O and Q, a check
 # digit (or X) ninth and a serial number of five digits last; written on the car, an identifier
 _VIN = re.compile(r"[A-HJ-NPR-Z0-9]{8}[0-9X][A-HJ-NPR-Z0-9]{3}[0-9]{5}")
@@ -266,6 +270,8 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         out["vin"] = 1.0  # a vehicle identification number: an identifier
     if _FINGERPRINT.fullmatch(value):
         out["fingerprint"] = 1.0  # a key's or certificate's fingerprint (`SHA256:…`, colon hex): public
+    if size >= 62 and _AGE_RECIPIENT.search(value, size - 62):
+        out["age_recipient"] = 1.0  # an age recipient, or a run a line's join ended with one: a public key
     if _HEX_NUMBER.fullmatch(value):
         out["hex_number"] = 1.0  # `0x64F285C2`: a number (an SPI, a flag word), not key bytes
     if _HEX.fullmatch(value):

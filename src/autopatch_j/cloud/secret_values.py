@@ -1,7 +1,7 @@
 """How a secret's value reads, shared by the rule tables (`secret_rules`, `secret_shapes`): whether
 a value is a placeholder rather than a literal (a setting, a reference, a path, a stand-in, a masked
-or withheld value), whether it looks random or like a password, the quoted-or-bare value grammar
-after a label, and the key run before a position.
+or withheld value, a credential its vendor publishes in its docs), whether it looks random or like
+a password, the quoted-or-bare value grammar after a label, and the key run before a position.
 
 Every pattern here runs in linear time: quantifiers are bounded or possessive.
 """
@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import json
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from functools import cache
+from importlib import resources
 
 REDACTED = "[REDACTED]"
 
@@ -196,6 +200,37 @@ def placeholder(view: str, value: str, start: int) -> bool:
 # whose first field is the type again as a length-prefixed string (RFC 4253, `\0\0\0\x0bssh-ed25519`)
 _SSH_BLOB = re.compile(r"(?:[\w.@-]{3,40}(?: |\+|%20|%2520))?(AAAA[A-Za-z0-9+/]{20})")
 _WIRE_NAME = re.compile(rb"[a-z0-9][a-z0-9.@-]{2,39}")
+
+
+@cache
+def _published() -> dict[int, frozenset[str]]:
+    """The SHA-256 digests of `secret_published.json`'s values, by length; a file with another
+    shape is an error."""
+    raw = resources.files("autopatch_j.cloud").joinpath("secret_published.json").read_text(encoding="utf-8")
+    data = json.loads(raw)
+    if set(data) != {"published"}:
+        raise ValueError("secret_published.json: expected exactly 'published'")
+    out: dict[int, set[str]] = {}
+    for entry in data["published"]:
+        if set(entry) != {"sha256", "length", "what"} or len(entry["sha256"]) != 64:
+            raise ValueError(f"secret_published.json: bad entry {entry!r}")
+        out.setdefault(int(entry["length"]), set()).add(entry["sha256"])
+    return {length: frozenset(digests) for length, digests in out.items()}
+
+
+_ASCII_RUN = re.compile(r"[!-~]++")
+
+
+def published(value: str) -> bool:
+    """`value` is a credential its vendor prints in public documentation for everyone to copy (Stripe's
+    test keys of its API reference, the Azure Storage emulator's account key), alone or before a
+    remark that a blank or a character outside ASCII sets apart (`…==（Azurite 的开发密钥）`): no one's
+    secret. The table (`secret_published.json`) holds their SHA-256 digests, not the values."""
+    run = _ASCII_RUN.match(value)
+    if run is None:
+        return False
+    digests = _published().get(run.end())
+    return digests is not None and hashlib.sha256(run.group().encode()).hexdigest() in digests
 
 
 def ssh_public_blob(value: str) -> bool:
