@@ -30,6 +30,7 @@ from autopatch_j.memory.text.bilingual import chinese_of, english_of, forms_of
 from autopatch_j.memory.text.languages import is_filler, question_words
 from autopatch_j.memory.text.segment import dictionary_words
 from autopatch_j.memory.text.segment import words as cjk_segment_words
+from autopatch_j.memory.text.short_names import short_names
 from autopatch_j.memory.words import cjk_members, equivalents, narrower, phrase_members, stem
 
 MAX_TERM_CHARS = 64
@@ -168,10 +169,29 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
             entry = found.get(_key(word, "word") or "")
             if entry:
                 entry[1].extend(sorted(phrase))
+    for run in _informative_runs(found_tokens):  # "motor controller" is also held by `mc` (mc-fw)
+        for word, names in zip(run, short_names(run), strict=True):
+            entry = found.get(_key(word, "word") or "")
+            if entry and names:
+                entry[1].extend(names)
     # Learned associations serve questions: a one-word lookup asks for that word (and its equivalents).
     learned = len(found) >= MIN_ASSOCIATED_TERMS
     terms = [_query_term(key, token.text, token.kind, tuple(alts), learned) for key, (token, alts) in found.items()]
     return tuple(terms[:MAX_QUERY_TERMS])
+
+
+def _informative_runs(found: Sequence[Token]) -> list[list[str]]:
+    """The runs of consecutive informative Latin words of a query (an identifier, a filler, a number
+    or a Chinese word ends a run)."""
+    runs: list[list[str]] = [[]]
+    for token in found:
+        if token.part:
+            continue
+        if token.kind == "word" and not token.text.isdigit() and token_key(token):
+            runs[-1].append(token.text)
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if run]
 
 
 @functools.lru_cache(maxsize=8192)

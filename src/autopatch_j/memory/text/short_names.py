@@ -1,0 +1,78 @@
+"""The short names a query's long name may be written as in a project's memories.
+
+A project names its parts by short names — `mc-fw` for the motor controller firmware, `bms-fw` for
+the battery management system's, `ble` for Bluetooth Low Energy — and an agent's question often uses
+the long one (or the reverse). The short names are written by one rule of shape, no list of names:
+
+- the **initials** of two to four consecutive informative words ("motor controller" → `mc`,
+  "battery management system" → `bms`, "continuous integration" → `ci`);
+- the initials of the two halves of a **compound word** whose halves are both ordinary English words
+  of four letters or more (firmware → firm + ware → `fw`, database → `db`, bluetooth → `bt`).
+
+Which of them a store holds is the store's own data: a short name counts as holding a query word
+only where an indexed item holds it as a key (an identifier's part, `mc` of `mc-fw`, or a word), and
+a query asks the store's statistics for it beside the word's other alternatives (search.py). The
+initials of a run of words hold its **last** word only ("motor controller" → `mc` holds controller):
+one short name is one term of the question, not one per word it abbreviates, so a question whose
+only other words the memory lacks stays under the two-term floor. A short name that is itself an
+ordinary word (`no`, `it`, `go`: general frequency ≥ `MAX_SHORT_ZIPF`) is never one, so "network
+operations" does not ask for every memory saying "no".
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from importlib import resources
+
+#: The shortest half of a compound word, and the general frequency (Zipf × 10) each half must have.
+MIN_HALF = 4
+MIN_HALF_ZIPF = 30
+#: A short name as frequent as this (Zipf × 10) in general text is an ordinary word, not a name.
+MAX_SHORT_ZIPF = 50
+#: The longest run of words whose initials are a short name.
+MAX_WORDS = 4
+
+
+@functools.cache
+def _frequencies() -> dict[str, int]:
+    """Zipf × 10 of the most frequent English and Chinese words (`frequencies.txt`)."""
+    text = resources.files("autopatch_j.memory.text").joinpath("frequencies.txt").read_text(encoding="utf-8")
+    return {word: int(zipf) for word, _, zipf in (line.partition("\t") for line in text.splitlines() if line)}
+
+
+@functools.lru_cache(maxsize=8192)
+def compound_halves(word: str) -> tuple[str, str] | None:
+    """The two ordinary words a Latin word is written as (firmware → firm, ware), the split with the
+    most frequent shorter half; None when no split has two listed halves of four letters or more."""
+    if not word.isascii() or not word.isalpha() or len(word) < 2 * MIN_HALF:
+        return None
+    listed = _frequencies()
+    best: tuple[int, tuple[str, str]] | None = None
+    for cut in range(MIN_HALF, len(word) - MIN_HALF + 1):
+        head, tail = word[:cut], word[cut:]
+        score = min(listed.get(head, 0), listed.get(tail, 0))
+        if score >= MIN_HALF_ZIPF and (best is None or score > best[0]):
+            best = (score, (head, tail))
+    return None if best is None else best[1]
+
+
+def _usable(short: str) -> bool:
+    return len(short) >= 2 and _frequencies().get(short, 0) < MAX_SHORT_ZIPF
+
+
+def short_names(run: Sequence[str]) -> list[tuple[str, ...]]:
+    """For each word of a run of consecutive informative Latin words (folded), the short names it
+    holds: the initials of every window of two to four words that ends with it, and its own compound
+    halves' initials."""
+    names: list[list[str]] = [[] for _ in run]
+    for size in range(2, MAX_WORDS + 1):
+        for start in range(len(run) - size + 1):
+            short = "".join(word[0] for word in run[start : start + size])
+            if _usable(short):
+                names[start + size - 1].append(short)
+    for n, word in enumerate(run):
+        halves = compound_halves(word)
+        if halves is not None and _usable(halves[0][0] + halves[1][0]):
+            names[n].append(halves[0][0] + halves[1][0])
+    return [tuple(dict.fromkeys(found)) for found in names]
