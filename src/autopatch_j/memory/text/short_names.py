@@ -4,7 +4,7 @@ A project names its parts by short names — `mc-fw` for the motor controller fi
 the battery management system's, `ble` for Bluetooth Low Energy — and an agent's question often uses
 the long one (or the reverse). The short names are written by one rule of shape, no list of names:
 
-- the **initials** of two to four consecutive informative words ("motor controller" → `mc`,
+- the **initials** of two or three consecutive informative words ("motor controller" → `mc`,
   "battery management system" → `bms`, "continuous integration" → `ci`);
 - the initials of the two halves of a **compound word** whose halves are both ordinary English words
   of four letters or more (firmware → firm + ware → `fw`, database → `db`, bluetooth → `bt`).
@@ -31,7 +31,7 @@ MIN_HALF_ZIPF = 30
 #: A short name as frequent as this (Zipf × 10) in general text is an ordinary word, not a name.
 MAX_SHORT_ZIPF = 50
 #: The longest run of words whose initials are a short name.
-MAX_WORDS = 4
+MAX_WORDS = 3
 
 
 @functools.cache
@@ -63,7 +63,7 @@ def _usable(short: str) -> bool:
 
 def short_names(run: Sequence[str]) -> list[tuple[str, ...]]:
     """For each word of a run of consecutive informative Latin words (folded), the short names it
-    holds: the initials of every window of two to four words that ends with it, and its own compound
+    holds: the initials of every window of two or three words that ends with it, and its own compound
     halves' initials."""
     names: list[list[str]] = [[] for _ in run]
     for size in range(2, MAX_WORDS + 1):
