@@ -1,10 +1,10 @@
 """A question that names a component by its long name finds the memory that names it by the
 project's short name, when the short name is an identifier's part the store holds and spells the
 long name's initials ("motor controller" → `mc` of `mc-fw`, "battery management system" → `bms` of
-`bms-fw`) or a compound word's halves (firmware → firm + ware → `fw`) — the same hits through
-`memory search` (CLI subprocess) and MCP `memory_search`. The short name holds the long name once
-(its last word), so a question about something never decided stays empty even though its long name
-spells a short name the store holds."""
+`bms-fw`) or a compound word's halves (firmware → firm + ware → `fw`, also as a Chinese word's
+gloss: 固件 → firmware → `fw`) — the same hits through `memory search` (CLI subprocess) and MCP
+`memory_search`. The short name holds the long name once (its last word), so a question about
+something never decided stays empty even though its long name spells a short name the store holds."""
 
 from __future__ import annotations
 
@@ -17,7 +17,10 @@ QUESTIONS = {
     "how often does the battery management system poll the AFE": ["bms-fw polls the AFE every 20 ms"],
     # motor controller firmware → mc + fw (compound: firm + ware)
     "which optimisation level for the motor controller firmware": ["mc-fw release opt-level s"],
+    # 固件 glosses firmware → fw (bms-fw)
+    "固件的 AFE 多久读一次": ["bms-fw polls the AFE every 20 ms"],
     # the long name holds, the rest of the question does not: nothing
+    "固件的 CAN 波特率是多少": [],
     "what CAN bitrate does the motor controller use": [],
     "which watchdog timeout does the battery management system use": [],
     "does the management system log in ms": [],

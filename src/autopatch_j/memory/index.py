@@ -30,7 +30,7 @@ from autopatch_j.memory.text.bilingual import chinese_of, english_of, forms_of
 from autopatch_j.memory.text.languages import is_filler, question_words
 from autopatch_j.memory.text.segment import dictionary_words
 from autopatch_j.memory.text.segment import words as cjk_segment_words
-from autopatch_j.memory.text.short_names import short_names
+from autopatch_j.memory.text.short_names import gloss_short_names, short_names
 from autopatch_j.memory.words import cjk_members, equivalents, narrower, phrase_members, stem
 
 MAX_TERM_CHARS = 64
@@ -241,14 +241,19 @@ def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
     """What counts as holding a query word: its synonyms (a Chinese member as it is), the named tools
     under it or under a synonym (`test` → pytest, 包管理器 → npm, pnpm …), and its words in the other
     language from the bilingual table (`log` → 日志, 超时 → timeout; a Chinese word the table does not
-    hold, those of its shorter words: 采样率 → sampl)."""
+    hold, those of its shorter words: 采样率 → sampl; and the short name a compound gloss's halves
+    spell: 固件 → firmware → fw)."""
     latin, runs = ([text], []) if kind == "word" else ([], [text])
     members = equivalents(latin, runs, broader=False)
     words = [w for m in members if m.isascii() for w in m.split(" ")] + latin
     cjk = [m for m in members if not m.isascii()] + runs
     keys = [stem(w) for w in words if len(w) >= 2] + [m for m in cjk if not is_filler(Token(m, "cjk"))]
     keys += [stem(m) if m.isascii() else m for m in narrower(words, cjk)]
-    keys += list(_chinese(stem(text))) if kind == "word" else list(_glosses(text))
+    if kind == "word":
+        keys += _chinese(stem(text))
+    else:
+        glosses = _glosses(text)
+        keys += [*glosses, *gloss_short_names(glosses, stem)]
     return tuple(dict.fromkeys(keys))
 
 

@@ -7,7 +7,8 @@ the long one (or the reverse). The short names are written by one rule of shape,
 - the **initials** of two or three consecutive informative words ("motor controller" → `mc`,
   "battery management system" → `bms`, "continuous integration" → `ci`);
 - the initials of the two halves of a **compound word** whose halves are both ordinary English words
-  of four letters or more (firmware → firm + ware → `fw`, database → `db`, bluetooth → `bt`).
+  of four letters or more (firmware → firm + ware → `fw`, database → `db`, bluetooth → `bt`), also
+  when the compound is a Chinese word's gloss (固件 → firmware → `fw`).
 
 Which of them a store holds is the store's own data: a short name counts as holding a query word
 only where an indexed item holds it as a key (an identifier's part, `mc` of `mc-fw`, or a word), and
@@ -22,7 +23,7 @@ operations" does not ask for every memory saying "no".
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 
 #: The shortest half of a compound word, and the general frequency (Zipf × 10) each half must have.
@@ -76,3 +77,18 @@ def short_names(run: Sequence[str]) -> list[tuple[str, ...]]:
         if halves is not None and _usable(halves[0][0] + halves[1][0]):
             names[n].append(halves[0][0] + halves[1][0])
     return [tuple(dict.fromkeys(found)) for found in names]
+
+
+def gloss_short_names(glosses: Iterable[str], stem: Callable[[str], str]) -> tuple[str, ...]:
+    """The compound initials of the English words a Chinese word's glosses are the stems of (固件 →
+    `firmwar` → firmware → `fw`): the word is the stem itself, or the stem with the `e` or `y` the
+    stemmer took off, when it stems back to the gloss."""
+    found: list[str] = []
+    for gloss in glosses:
+        for word in (gloss, gloss + "e", gloss[:-1] + "y" if gloss.endswith("i") else ""):
+            halves = compound_halves(word) if word and stem(word) == gloss else None
+            if halves is not None:
+                if _usable(halves[0][0] + halves[1][0]):
+                    found.append(halves[0][0] + halves[1][0])
+                break
+    return tuple(dict.fromkeys(found))
