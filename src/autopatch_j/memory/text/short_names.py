@@ -36,8 +36,9 @@ MAX_WORDS = 3
 
 
 @functools.cache
-def _frequencies() -> dict[str, int]:
-    """Zipf × 10 of the most frequent English and Chinese words (`frequencies.txt`)."""
+def general_frequencies() -> dict[str, int]:
+    """Zipf × 10 of the most frequent English and Chinese words (`frequencies.txt`,
+    scripts/build_word_frequencies.py); search.py weighs terms by the same table."""
     text = resources.files("autopatch_j.memory.text").joinpath("frequencies.txt").read_text(encoding="utf-8")
     return {word: int(zipf) for word, _, zipf in (line.partition("\t") for line in text.splitlines() if line)}
 
@@ -48,7 +49,7 @@ def compound_halves(word: str) -> tuple[str, str] | None:
     most frequent shorter half; None when no split has two listed halves of four letters or more."""
     if not word.isascii() or not word.isalpha() or len(word) < 2 * MIN_HALF:
         return None
-    listed = _frequencies()
+    listed = general_frequencies()
     best: tuple[int, tuple[str, str]] | None = None
     for cut in range(MIN_HALF, len(word) - MIN_HALF + 1):
         head, tail = word[:cut], word[cut:]
@@ -59,7 +60,7 @@ def compound_halves(word: str) -> tuple[str, str] | None:
 
 
 def _usable(short: str) -> bool:
-    return len(short) >= 2 and _frequencies().get(short, 0) < MAX_SHORT_ZIPF
+    return len(short) >= 2 and general_frequencies().get(short, 0) < MAX_SHORT_ZIPF
 
 
 def short_names(run: Sequence[str]) -> list[tuple[str, ...]]:
