@@ -30,7 +30,7 @@ from autopatch_j.memory.text.bilingual import chinese_of, english_of, forms_of
 from autopatch_j.memory.text.languages import is_filler, question_words
 from autopatch_j.memory.text.segment import dictionary_words
 from autopatch_j.memory.text.segment import words as cjk_segment_words
-from autopatch_j.memory.text.short_names import gloss_short_names, short_names
+from autopatch_j.memory.text.short_names import acronym_plurals, gloss_short_names, short_names
 from autopatch_j.memory.words import cjk_members, equivalents, narrower, phrase_members, stem
 
 MAX_TERM_CHARS = 64
@@ -107,11 +107,14 @@ def _keys_of(members: Iterable[str], cjk_words: Callable[[str], tuple[str, ...]]
     return list(dict.fromkeys(keys))
 
 
-def text_keys(text: str, *, thesaurus: bool = False) -> list[str]:
+def text_keys(text: str, *, thesaurus: bool = False, acronyms: bool = False) -> list[str]:
     """Every key occurrence of a text, in order (Traditional characters read as Simplified: the fold);
-    with `thesaurus`, then the keys of the thesaurus members its words trigger (once each)."""
+    with `thesaurus`, then the keys of the thesaurus members its words trigger (once each); with
+    `acronyms` (the index's side), an acronym's plural as the acronym (`PRs` → pr)."""
     folded = fold(text)
     found = list(tokens(folded, folded=True))
+    if acronyms:
+        found = _singular_acronyms(found, acronym_plurals(text))
     keys = [key for key in map(token_key, found) if key]
     return keys + list(dict.fromkeys(_equivalent_keys(found))) if thesaurus else keys
 
@@ -125,7 +128,7 @@ def item_weights(
     fields = [(title, TITLE_WEIGHT), (subject, SUBJECT_WEIGHT), (content, 1)]
     fields += [(value, META_WEIGHT) for value in (*aliases, *keywords)]
     for text, weight in fields:
-        for key in text_keys(text):
+        for key in text_keys(text, acronyms=True):
             counts[key] += weight
     length = sum(counts.values())
     norm = K1 * (1 - B + B * length / AVERAGE_LENGTH)
@@ -147,6 +150,7 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
     found: dict[str, tuple[Token, list[str]]] = {}
     latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
     found_tokens = list(tokens(folded, folded=True, search_mode=False, question_words=question_words()))
+    found_tokens = _singular_acronyms(found_tokens, acronym_plurals(query))
     if has_cjk(folded):  # only Chinese words are joined
         found_tokens = _join_glossed(_join_members(found_tokens))
     alone_ok = len(found_tokens) == 1
@@ -178,6 +182,13 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
     learned = len(found) >= MIN_ASSOCIATED_TERMS
     terms = [_query_term(key, token.text, token.kind, tuple(alts), learned) for key, (token, alts) in found.items()]
     return tuple(terms[:MAX_QUERY_TERMS])
+
+
+def _singular_acronyms(found: list[Token], plurals: frozenset[str]) -> list[Token]:
+    """`found` with each word written as an acronym's plural (`plurals`) as the acronym."""
+    if not plurals:
+        return found
+    return [Token(t.text[:-1], t.kind, t.part) if t.kind == "word" and t.text in plurals else t for t in found]
 
 
 def _informative_runs(found: Sequence[Token]) -> list[list[str]]:

@@ -10,6 +10,10 @@ the long one (or the reverse). The short names are written by one rule of shape,
   of four letters or more (firmware → firm + ware → `fw`, database → `db`, bluetooth → `bt`), also
   when the compound is a Chinese word's gloss (固件 → firmware → `fw`).
 
+An acronym's plural is the acronym: `PRs`, `GPUs`, `SDKs` (two or more capitals and a lower-case
+`s`, as written before the fold) are keyed as `pr`, `gpu`, `sdk`, which the stemmer leaves plural
+(`acronym_plurals`; `K8s` and `AWS` are not plurals).
+
 Which of them a store holds is the store's own data: a short name counts as holding a query word
 only where an indexed item holds it as a key (an identifier's part, `mc` of `mc-fw`, or a word), and
 a query asks the store's statistics for it beside the word's other alternatives (search.py). The
@@ -23,6 +27,7 @@ operations" does not ask for every memory saying "no".
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 
@@ -33,6 +38,8 @@ MIN_HALF_ZIPF = 30
 MAX_SHORT_ZIPF = 50
 #: The longest run of words whose initials are a short name.
 MAX_WORDS = 3
+#: An acronym's plural as written: two or more capitals (digits between) and a lower-case `s`.
+_ACRONYM_PLURAL = re.compile(r"(?<![0-9A-Za-z])[A-Z][A-Z0-9]*[A-Z]s(?![0-9A-Za-z])")
 
 
 @functools.cache
@@ -93,3 +100,11 @@ def gloss_short_names(glosses: Iterable[str], stem: Callable[[str], str]) -> tup
                     found.append(halves[0][0] + halves[1][0])
                 break
     return tuple(dict.fromkeys(found))
+
+
+def acronym_plurals(text: str) -> frozenset[str]:
+    """The acronym plurals of a text as the fold writes them (`PRs` → `prs`): words to key as their
+    acronym (`prs` → `pr`), read before the fold casefolds them."""
+    if "s" not in text:
+        return frozenset()
+    return frozenset(match.casefold() for match in _ACRONYM_PLURAL.findall(text))
