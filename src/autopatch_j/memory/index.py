@@ -173,15 +173,24 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
             entry = found.get(_key(word, "word") or "")
             if entry:
                 entry[1].extend(sorted(phrase))
-    for run in _informative_runs(found_tokens):  # "motor controller" is also held by `mc` (mc-fw)
+    shorts: dict[str, tuple[str, ...]] = {}  # "motor controller" is also held by `mc` (mc-fw)
+    for run in _informative_runs(found_tokens):
         for word, names in zip(run, short_names(run), strict=True):
-            entry = found.get(_key(word, "word") or "")
-            if entry and names:
-                entry[1].extend(names)
+            if names:
+                shorts[_key(word, "word") or ""] = names
     # Learned associations serve questions: a one-word lookup asks for that word (and its equivalents).
     learned = len(found) >= MIN_ASSOCIATED_TERMS
     terms = [_query_term(key, token.text, token.kind, tuple(alts), learned) for key, (token, alts) in found.items()]
+    terms = [_with_short_names(term, shorts[term.key]) if term.key in shorts else term for term in terms]
     return tuple(terms[:MAX_QUERY_TERMS])
+
+
+def _with_short_names(term: QueryTerm, names: tuple[str, ...]) -> QueryTerm:
+    """`term` also held by the short names its place in the query spells (they depend on its
+    neighbours, so they are added to the term of the word, which is kept per word)."""
+    alternatives = term.alternatives
+    extra = [name for name in names if name not in alternatives and name != term.key]
+    return QueryTerm(term.key, term.word, term.kind, (*alternatives, *extra), term.parts) if extra else term
 
 
 def _singular_acronyms(found: list[Token], plurals: frozenset[str]) -> list[Token]:

@@ -70,21 +70,33 @@ def _usable(short: str) -> bool:
     return len(short) >= 2 and general_frequencies().get(short, 0) < MAX_SHORT_ZIPF
 
 
+@functools.lru_cache(maxsize=8192)
+def compound_initials(word: str) -> str:
+    """The short name a compound word's halves spell (firmware → `fw`), or ''."""
+    halves = compound_halves(word) if len(word) >= 2 * MIN_HALF else None
+    short = halves[0][0] + halves[1][0] if halves is not None else ""
+    return short if short and _usable(short) else ""
+
+
 def short_names(run: Sequence[str]) -> list[tuple[str, ...]]:
     """For each word of a run of consecutive informative Latin words (folded), the short names it
     holds: the initials of every window of two or three words that ends with it, and its own compound
     halves' initials."""
-    names: list[list[str]] = [[] for _ in run]
-    for size in range(2, MAX_WORDS + 1):
-        for start in range(len(run) - size + 1):
-            short = "".join(word[0] for word in run[start : start + size])
-            if _usable(short):
-                names[start + size - 1].append(short)
-    for n, word in enumerate(run):
-        halves = compound_halves(word)
-        if halves is not None and _usable(halves[0][0] + halves[1][0]):
-            names[n].append(halves[0][0] + halves[1][0])
-    return [tuple(dict.fromkeys(found)) for found in names]
+    frequent = general_frequencies().get
+    firsts = "".join([word[0] for word in run])
+    names: list[tuple[str, ...]] = []
+    for end, word in enumerate(run):
+        found: tuple[str, ...] = ()
+        for size in range(2, min(MAX_WORDS, end + 1) + 1):
+            short = firsts[end + 1 - size : end + 1]
+            if frequent(short, 0) < MAX_SHORT_ZIPF:
+                found += (short,)
+        if len(word) >= 2 * MIN_HALF:
+            compound = compound_initials(word)
+            if compound and compound not in found:
+                found += (compound,)
+        names.append(found)
+    return names
 
 
 def gloss_short_names(glosses: Iterable[str], stem: Callable[[str], str]) -> tuple[str, ...]:
