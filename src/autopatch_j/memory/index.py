@@ -2,9 +2,11 @@
 
 A **term** is what a text is found by, from the one tokenizer of `memory/text`: an identifier, path or
 version whole (`pip-tools`, `src/app.py`, `3.10`), a Latin word by its English stem (`deployed` →
-`deploy`), a Chinese word as the segmenter splits it (search mode on the item side, so `国际化方案`
-holds 国际, 国际化 and 方案), and the thesaurus members its words trigger (`equivalents.json`: `缓存` ↔
-`cache`, `pytest` → 测试/test) — so a memory is found in either language. Filler words
+`deploy`; an acronym's plural as the acronym, `PRs` → `pr`), a Chinese word as the segmenter splits
+it (search mode on the item side, so `国际化方案` holds 国际, 国际化 and 方案), and the thesaurus
+members its words trigger (`equivalents.json`: `缓存` ↔ `cache`, `pytest` → 测试/test) — so a memory
+is found in either language. A query's words are also
+held by the short names they spell (`text/short_names.py`: "motor controller" → `mc`). Filler words
 (`text/fillers.json`) are never terms.
 
 An item's terms come from its title and subject (each occurrence counts 3), aliases and keywords (2)
