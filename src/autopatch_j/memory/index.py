@@ -2,9 +2,11 @@
 
 A **term** is what a text is found by, from the one tokenizer of `memory/text`: an identifier, path or
 version whole (`pip-tools`, `src/app.py`, `3.10`), a Latin word by its English stem (`deployed` →
-`deploy`), a Chinese word as the segmenter splits it (search mode on the item side, so `国际化方案`
-holds 国际, 国际化 and 方案), and the thesaurus members its words trigger (`equivalents.json`: `缓存` ↔
-`cache`, `pytest` → 测试/test) — so a memory is found in either language. Filler words
+`deploy`; an acronym's plural as the acronym, `PRs` → `pr`), a Chinese word as the segmenter splits
+it (search mode on the item side, so `国际化方案` holds 国际, 国际化 and 方案), and the thesaurus
+members its words trigger (`equivalents.json`: `缓存` ↔ `cache`, `pytest` → 测试/test) — so a memory
+is found in either language. A query's words are also
+held by the short names they spell (`text/short_names.py`: "motor controller" → `mc`). Filler words
 (`text/fillers.json`) are never terms.
 
 An item's terms come from its title and subject (each occurrence counts 3), aliases and keywords (2)
@@ -30,6 +32,7 @@ from autopatch_j.memory.text.bilingual import chinese_of, english_of, forms_of
 from autopatch_j.memory.text.languages import is_filler, question_words
 from autopatch_j.memory.text.segment import dictionary_words
 from autopatch_j.memory.text.segment import words as cjk_segment_words
+from autopatch_j.memory.text.short_names import acronym_plurals, gloss_short_names, short_names
 from autopatch_j.memory.words import cjk_members, equivalents, narrower, phrase_members, stem
 
 MAX_TERM_CHARS = 64
@@ -106,11 +109,14 @@ def _keys_of(members: Iterable[str], cjk_words: Callable[[str], tuple[str, ...]]
     return list(dict.fromkeys(keys))
 
 
-def text_keys(text: str, *, thesaurus: bool = False) -> list[str]:
+def text_keys(text: str, *, thesaurus: bool = False, acronyms: bool = False) -> list[str]:
     """Every key occurrence of a text, in order (Traditional characters read as Simplified: the fold);
-    with `thesaurus`, then the keys of the thesaurus members its words trigger (once each)."""
+    with `thesaurus`, then the keys of the thesaurus members its words trigger (once each); with
+    `acronyms` (the index's side), an acronym's plural as the acronym (`PRs` → pr)."""
     folded = fold(text)
     found = list(tokens(folded, folded=True))
+    if acronyms:
+        found = _singular_acronyms(found, acronym_plurals(text))
     keys = [key for key in map(token_key, found) if key]
     return keys + list(dict.fromkeys(_equivalent_keys(found))) if thesaurus else keys
 
@@ -124,7 +130,7 @@ def item_weights(
     fields = [(title, TITLE_WEIGHT), (subject, SUBJECT_WEIGHT), (content, 1)]
     fields += [(value, META_WEIGHT) for value in (*aliases, *keywords)]
     for text, weight in fields:
-        for key in text_keys(text):
+        for key in text_keys(text, acronyms=True):
             counts[key] += weight
     length = sum(counts.values())
     norm = K1 * (1 - B + B * length / AVERAGE_LENGTH)
@@ -146,6 +152,7 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
     found: dict[str, tuple[Token, list[str]]] = {}
     latin: list[str] = []  # consecutive Latin words, for the thesaurus' phrases ("pull request")
     found_tokens = list(tokens(folded, folded=True, search_mode=False, question_words=question_words()))
+    found_tokens = _singular_acronyms(found_tokens, acronym_plurals(query))
     if has_cjk(folded):  # only Chinese words are joined
         found_tokens = _join_glossed(_join_members(found_tokens))
     alone_ok = len(found_tokens) == 1
@@ -168,10 +175,45 @@ def _query_terms(query: str) -> tuple[QueryTerm, ...]:
             entry = found.get(_key(word, "word") or "")
             if entry:
                 entry[1].extend(sorted(phrase))
+    shorts: dict[str, tuple[str, ...]] = {}  # "motor controller" is also held by `mc` (mc-fw)
+    for run in _informative_runs(found_tokens):
+        for word, names in zip(run, short_names(run), strict=True):
+            if names:
+                shorts[_key(word, "word") or ""] = names
     # Learned associations serve questions: a one-word lookup asks for that word (and its equivalents).
     learned = len(found) >= MIN_ASSOCIATED_TERMS
     terms = [_query_term(key, token.text, token.kind, tuple(alts), learned) for key, (token, alts) in found.items()]
+    terms = [_with_short_names(term, shorts[term.key]) if term.key in shorts else term for term in terms]
     return tuple(terms[:MAX_QUERY_TERMS])
+
+
+def _with_short_names(term: QueryTerm, names: tuple[str, ...]) -> QueryTerm:
+    """`term` also held by the short names its place in the query spells (they depend on its
+    neighbours, so they are added to the term of the word, which is kept per word)."""
+    alternatives = term.alternatives
+    extra = [name for name in names if name not in alternatives and name != term.key]
+    return QueryTerm(term.key, term.word, term.kind, (*alternatives, *extra), term.parts) if extra else term
+
+
+def _singular_acronyms(found: list[Token], plurals: frozenset[str]) -> list[Token]:
+    """`found` with each word written as an acronym's plural (`plurals`) as the acronym."""
+    if not plurals:
+        return found
+    return [Token(t.text[:-1], t.kind, t.part) if t.kind == "word" and t.text in plurals else t for t in found]
+
+
+def _informative_runs(found: Sequence[Token]) -> list[list[str]]:
+    """The runs of consecutive informative Latin words of a query (an identifier, a filler, a number
+    or a Chinese word ends a run)."""
+    runs: list[list[str]] = [[]]
+    for token in found:
+        if token.part:
+            continue
+        if token.kind == "word" and not token.text.isdigit() and token_key(token):
+            runs[-1].append(token.text)
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if run]
 
 
 @functools.lru_cache(maxsize=8192)
@@ -221,14 +263,19 @@ def _query_alternatives(text: str, kind: str) -> tuple[str, ...]:
     """What counts as holding a query word: its synonyms (a Chinese member as it is), the named tools
     under it or under a synonym (`test` → pytest, 包管理器 → npm, pnpm …), and its words in the other
     language from the bilingual table (`log` → 日志, 超时 → timeout; a Chinese word the table does not
-    hold, those of its shorter words: 采样率 → sampl)."""
+    hold, those of its shorter words: 采样率 → sampl; and the short name a compound gloss's halves
+    spell: 固件 → firmware → fw)."""
     latin, runs = ([text], []) if kind == "word" else ([], [text])
     members = equivalents(latin, runs, broader=False)
     words = [w for m in members if m.isascii() for w in m.split(" ")] + latin
     cjk = [m for m in members if not m.isascii()] + runs
     keys = [stem(w) for w in words if len(w) >= 2] + [m for m in cjk if not is_filler(Token(m, "cjk"))]
     keys += [stem(m) if m.isascii() else m for m in narrower(words, cjk)]
-    keys += list(_chinese(stem(text))) if kind == "word" else list(_glosses(text))
+    if kind == "word":
+        keys += _chinese(stem(text))
+    else:
+        glosses = _glosses(text)
+        keys += [*glosses, *gloss_short_names(glosses, stem)]
     return tuple(dict.fromkeys(keys))
 
 
