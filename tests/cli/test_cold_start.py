@@ -70,9 +70,15 @@ print("\\n" + json.dumps(sorted(sys.modules)))
 """
 
 
-def _modules_after(args: list[str], cwd: Path) -> set[str]:
+def _modules_after(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", _SCRIPT, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, **(env or {})},
     )
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -87,6 +93,16 @@ def test_the_command_imports_no_heavy_package_and_no_other_command(tmp_path: Pat
     assert "autopatch_j.cli.launch" in modules  # the script really ran the entry point
     assert _loaded(modules, HEAVY_PACKAGES) == []
     assert _loaded(modules, OTHER_COMMANDS) == []
+
+
+@pytest.mark.parametrize("extractor", ["rules", " llm "])
+def test_an_extractor_named_in_the_environment_loads_no_settings_framework(tmp_path: Path, extractor: str) -> None:
+    """`AUTOPATCH_MEMORY_EXTRACTOR` is any text (checked where the extractor is chosen), so naming it
+    costs `memory status` no pydantic: a hook or MCP setup that sets it starts as fast as one that
+    does not."""
+    modules = _modules_after(["memory", "status"], tmp_path, {"AUTOPATCH_MEMORY_EXTRACTOR": extractor})
+    assert "autopatch_j.cli.launch" in modules
+    assert _loaded(modules, HEAVY_PACKAGES) == []
 
 
 def test_memory_status_loads_only_the_memory_group(tmp_path: Path) -> None:
