@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.records import MemoryKind
+from tests.memory.item_factory import add_item
+
 # Packages no one of these commands needs: the LLM SDK, the cloud stack, the REPL, MCP, the stemmer.
 HEAVY_PACKAGES = (
     "openai",
@@ -158,3 +162,42 @@ def test_help_still_lists_every_command_without_the_heavy_packages(tmp_path: Pat
     for name in ("memory", "new", "gitignore", "reset", "ask", "patch", "eval", "mcp", "cloud", "hook"):
         assert f"  {name} " in done.stdout, name
     assert _loaded(_modules_after(["--help"], tmp_path), HEAVY_PACKAGES) == []
+
+
+# A cold search's Python heap at its peak (tracemalloc), the interpreter's own allocations included.
+_TRACED = """
+import json, sys, tracemalloc
+tracemalloc.start()
+from autopatch_j.cli.launch import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\n" + json.dumps(tracemalloc.get_traced_memory()[1]))
+"""
+#: 11.5 MB measured; the word tables a query reads parsed whole held 33 MB more (frequencies.txt alone 6).
+SEARCH_HEAP_BUDGET = 16 * 2**20
+
+
+@pytest.mark.parametrize(("query", "title"), [("conclusion", "回答先给结论"), ("部署", "Deploy with helm")])
+def test_a_cold_search_reads_the_word_tables_it_asks_not_whole(tmp_path: Path, query: str, title: str) -> None:
+    """A question in the other language finds the memory through the bilingual table and the general
+    frequencies, and the process's heap stays far below what parsing those tables costs: a lookup
+    reads the lines it needs (memory/text/sorted_table.py)."""
+    manager = MemoryManager(root=tmp_path)
+    assert manager.open().ok
+    add_item(manager, kind=MemoryKind.USER_PREFERENCE, title="回答先给结论", content="以后回答先给结论，再给细节。")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Deploy with helm", content="We deploy with helm charts.")
+    manager.close()
+    done = subprocess.run(
+        [sys.executable, "-c", _TRACED, "memory", "search", query, "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    *answer, peak = done.stdout.strip().splitlines()
+    assert [hit["title"] for hit in json.loads("\n".join(answer))] == [title]
+    assert int(peak) < SEARCH_HEAP_BUDGET, f"a cold search's heap peaked at {int(peak) / 2**20:.1f} MB"

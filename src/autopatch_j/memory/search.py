@@ -36,7 +36,6 @@ import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import cast
 
 from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms
@@ -57,7 +56,7 @@ from autopatch_j.memory.postings_cache import (
 from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
-from autopatch_j.memory.text import has_cjk, necessity
+from autopatch_j.memory.text import frequencies, has_cjk, necessity
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 5
@@ -166,16 +165,9 @@ def clip(text: str, limit: int) -> str:
     return text[: max(limit - 1, 0)].rstrip() + ELLIPSIS if limit > 0 else ""
 
 
-@functools.cache
-def general_frequencies() -> dict[str, int]:
-    """Zipf × 10 of the most frequent English and Chinese words (scripts/build_word_frequencies.py)."""
-    text = resources.files("autopatch_j.memory.text").joinpath("frequencies.txt").read_text(encoding="utf-8")
-    return {word: int(zipf) for word, _, zipf in (line.partition("\t") for line in text.splitlines() if line)}
-
-
 def general_share(word: str) -> float:
     """The chance that an item holds `word`, from its general frequency (0 for a word not listed)."""
-    zipf = general_frequencies().get(word)
+    zipf = frequencies.zipf(word)
     return 0.0 if zipf is None else min(1.0, ITEM_WORDS * 10 ** (zipf / 10 - 9))
 
 
