@@ -201,3 +201,28 @@ def test_a_cold_search_reads_the_word_tables_it_asks_not_whole(tmp_path: Path, q
     *answer, peak = done.stdout.strip().splitlines()
     assert [hit["title"] for hit in json.loads("\n".join(answer))] == [title]
     assert int(peak) < SEARCH_HEAP_BUDGET, f"a cold search's heap peaked at {int(peak) / 2**20:.1f} MB"
+
+
+def test_an_english_search_over_chinese_memories_does_not_load_the_segmenter(tmp_path: Path) -> None:
+    """How an English question's hits matched is read from their Latin words first: a hit whose title
+    also holds Chinese is labelled without loading the Chinese segmenter (≈ 0.1 s of CPU), so a
+    search of a store whose memories hold Chinese costs what it costs on an empty one."""
+    manager = MemoryManager(root=tmp_path)
+    assert manager.open().ok
+    add_item(
+        manager, kind=MemoryKind.PROJECT_DECISION, title="Deploy with helm（部署用 helm）", content="部署前先跑测试。"
+    )
+    manager.close()
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, "memory", "search", "deploy helm", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    *answer, modules = done.stdout.strip().splitlines()
+    assert [(hit["title"], hit["match"]) for hit in json.loads("\n".join(answer))] == [
+        ("Deploy with helm（部署用 helm）", "words")
+    ]
+    assert _loaded(set(json.loads(modules)), ("rjieba",)) == []
