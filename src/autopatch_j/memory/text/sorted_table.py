@@ -3,20 +3,26 @@
 A table file is UTF-8 text of `key<TAB>value` lines in byte order of their keys (Python's `sorted`
 of the keys: code-point order is UTF-8 byte order), each key once, after `#` header lines at its
 start (`sorted_table_error` checks a file). The file is mapped into memory (mmap) on the first
-lookup, so a process pays for the pages its lookups touch (a few per key: ≈ 17 comparisons in a
-table of 73,000 lines), not for parsing the whole table: a short-lived `memory search` process asks
-for a handful of keys. A table may be one run of such lines or several, each run a `section` (the
-bilingual table holds its Chinese words, then its `@stem` lines).
+lookup, and a table keeps the key of the first line of each `STRIDE` bytes (≈ 400 keys for the
+bilingual table's 1.6 MB of Chinese words, built in ≈ 0.2 ms): a lookup bisects those in memory,
+then finds `\n<key>\t` among the few dozen lines between two of them (≈ 2.5 µs). A short-lived
+`memory search` process pays for the words it asks about, not for parsing the whole table. A table
+may be one run of such lines or several, each run a `section` (the bilingual table holds its
+Chinese words, then its `@stem` lines).
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import importlib
 import mmap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+#: A table keeps the key of the first line starting after each STRIDE bytes (a page).
+STRIDE = 4096
 
 
 @functools.cache
@@ -59,23 +65,24 @@ class SortedTable:
 
     def get(self, key: str) -> str | None:
         """The value of `key`'s line (the text after its first tab), None when no line has that key."""
-        data, low, high = self._span()
         wanted = key.encode("utf-8", "surrogatepass")  # a lone surrogate is no key of a UTF-8 file
-        while low < high:  # low and high are line starts; the key's line, if any, lies between them
-            middle = (low + high) // 2
-            start = data.rfind(b"\n", low, middle) + 1 or low  # the line `middle` falls in
-            end = data.find(b"\n", start, high)
-            end = high if end < 0 else end
-            line = data[start:end]
-            tab = line.find(b"\t")
-            found = line if tab < 0 else line[:tab]
-            if found == wanted:
-                return line[tab + 1 :].decode("utf-8") if tab >= 0 else ""
-            if found < wanted:
-                low = end + 1
-            else:
-                high = start
-        return None
+        if b"\n" in wanted or b"\t" in wanted:
+            return None  # no line has such a key
+        data, low, high = self._span()
+        keys, starts = _samples(self)
+        n = bisect.bisect_right(keys, wanted)  # the key's line, if any, lies between these two samples
+        first = starts[n - 1] if n else low
+        last = starts[n] if n < len(starts) else high
+        head = wanted + b"\t"
+        if data[first : first + len(head)] == head:
+            value = first + len(head)
+        else:
+            found = data.find(b"\n" + head, first, last)  # a line start, then exactly the key
+            if found < 0:
+                return None
+            value = found + 1 + len(head)
+        end = data.find(b"\n", value, high)
+        return data[value : high if end < 0 else end].decode("utf-8")
 
     def items(self) -> Iterator[tuple[str, str]]:
         """Every (key, value) in file order (checks and evaluation; lookups use `get`)."""
@@ -102,6 +109,24 @@ class SortedTable:
             SortedTable(self.package, self.name, self.start, low),
             SortedTable(self.package, self.name, low, end),
         )
+
+
+@functools.cache
+def _samples(table: SortedTable) -> tuple[list[bytes], list[int]]:
+    """The key and start of the first line starting after each `STRIDE` bytes of the table's span."""
+    data, low, high = table._span()
+    keys: list[bytes] = []
+    starts: list[int] = []
+    offset = low + STRIDE
+    while offset < high:
+        start = data.find(b"\n", offset, high) + 1
+        if start <= 0 or start >= high:
+            break
+        tab = data.find(b"\t", start, high)
+        keys.append(data[start:tab])
+        starts.append(start)
+        offset = start + STRIDE
+    return keys, starts
 
 
 def sorted_table_error(table: SortedTable) -> str | None:
