@@ -19,7 +19,8 @@ rank is listed with its shorter words' glosses too (模拟器 → emulator, and 
 asks for a word the table lacks. Then each stem with the `MAX_CHINESE` Chinese words it glosses, by
 rank, then the most frequent (`frequencies.txt`), then the earliest gloss. Search reads it both ways
 (memory/text/bilingual.py): a Chinese query word also asks for its glosses' stems, an English one for
-the Chinese words listed under its stem.
+the Chinese words listed under its stem. Both runs of lines are in key order (the Chinese words, then
+the `@stem` lines): search reads the file by bisection (memory/text/sorted_table.py), never whole.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def build() -> str:
 
     own: dict[str, tuple[list[str], int]] = {}  # word → its glosses' stems, the best rank among them
     ranks: dict[tuple[str, str], int] = {}  # (Chinese word, stem) → the best rank of a gloss with that stem
-    for word, found in sorted(table.items()):
+    for word, found in sorted(table.items()):  # key order: the file is read by bisection
         kept = sorted(((rank, seen, gloss) for gloss, (rank, seen) in found.items()))[:MAX_GLOSSES]
         for rank, _, gloss in reversed(kept):
             ranks[(word, stem(gloss))] = rank

@@ -69,6 +69,7 @@ def build() -> str:
         "# English stems that are forms of one word (lemminflect's lemmas of wordfreq's and the realistic "
         "memories' words) via scripts/build_families.py: stem<TAB>the stems it is joined with"
     )
+    # key order: search reads the file by bisection (memory/text/sorted_table.py)
     rows = [f"{key}\t{' '.join(sorted(others))}" for key, others in sorted(joined.items())]
     return "\n".join([header, *rows]) + "\n"
 

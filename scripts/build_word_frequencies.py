@@ -3,11 +3,12 @@
 Run by hand with the `wordfreq` package installed (a development tool only: it is ~58 MB and takes
 seconds to load, so the product ships this small table instead):
 
-    pip install wordfreq && python scripts/build_word_frequencies.py
+    pip install wordfreq jieba && python scripts/build_word_frequencies.py
 
 Each line is `word<TAB>zipf×10` (Zipf: log10 of occurrences per billion words), for the most frequent
-words of English and Chinese, folded like Memory folds text. Search blends these with the store's own
-term statistics (memory/ranking.py).
+words of English and Chinese, folded like Memory folds text, the lines in key order: search reads the
+file by bisection (memory/text/frequencies.py, sorted_table.py) and blends these with the store's own
+term statistics (memory/search.py).
 """
 
 from __future__ import annotations
@@ -20,12 +21,10 @@ WORDS_PER_LANGUAGE = 20_000
 OUT = Path(__file__).resolve().parent.parent / "src/autopatch_j/memory/text/frequencies.txt"
 
 
-def main() -> int:
-    try:
-        import wordfreq
-    except ImportError:
-        print("this script needs the wordfreq package: pip install wordfreq", file=sys.stderr)
-        return 1
+def build() -> str:
+    """The table's text (needs the wordfreq package, with jieba for its Chinese list)."""
+    import wordfreq
+
     best: dict[str, int] = {}
     for language in ("en", "zh"):
         for word in wordfreq.top_n_list(language, WORDS_PER_LANGUAGE):
@@ -34,9 +33,18 @@ def main() -> int:
                 continue
             zipf = round(wordfreq.zipf_frequency(word, language) * 10)
             best[folded] = max(best.get(folded, 0), zipf)
-    lines = [f"{word}\t{zipf}" for word, zipf in sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))]
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"{len(lines)} words → {OUT}")
+    lines = [f"{word}\t{zipf}" for word, zipf in sorted(best.items())]  # key order: read by bisection
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    try:
+        text = build()
+    except ModuleNotFoundError:
+        print("this script needs the wordfreq package (and jieba): pip install wordfreq jieba", file=sys.stderr)
+        return 1
+    OUT.write_text(text, encoding="utf-8")
+    print(f"{text.count(chr(10))} words → {OUT}")
     return 0
 
 

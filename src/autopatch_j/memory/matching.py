@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from autopatch_j.memory.index import text_keys
+from autopatch_j.memory.index import text_keys, token_key
+from autopatch_j.memory.text import TOKEN, fold, tokens
 
 MatchType = Literal["exact", "prefix", "substring", "words", "content"]
 
@@ -35,10 +37,13 @@ def match_of(
     if q in lines:
         return "substring"
     # Only a value holding some key's probe is tokenized; no value holds one when their lines don't.
+    # Its Latin keys first: they need no segmenter, and for an English question they decide.
     if any(map(lines.__contains__, probes)):
-        for value in values:
-            if any(map(value.__contains__, probes)) and not keys.isdisjoint(value_keys(value)):
-                return "words"
+        held = [value for value in values if any(map(value.__contains__, probes))]
+        if any(not keys.isdisjoint(latin_keys(value)) for value in held):
+            return "words"
+        if any(not keys.isdisjoint(value_keys(value)) for value in held):
+            return "words"
     return "content"
 
 
@@ -52,3 +57,16 @@ def probes_of(keys: Iterable[str]) -> tuple[str, ...]:
 def value_keys(value: str) -> tuple[str, ...]:
     """The index keys of a metadata value (normalized), kept per value."""
     return tuple(text_keys(value))
+
+
+@functools.lru_cache(maxsize=32768)
+def latin_keys(value: str) -> tuple[str, ...]:
+    """The keys of `value_keys` that its Latin words and identifiers give, without the segmenter:
+    the value's CJK runs (after the fold) are blanked, which leaves every other token as it was (no
+    identifier or word holds a CJK character)."""
+    folded = TOKEN.sub(_blank_cjk, fold(value))  # TOKEN is compiled already: another CJK class costs ~30 ms
+    return tuple(key for key in map(token_key, tokens(folded, folded=True)) if key)
+
+
+def _blank_cjk(match: re.Match[str]) -> str:
+    return " " if match.group("cjk") else match.group()

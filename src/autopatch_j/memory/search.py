@@ -56,8 +56,7 @@ from autopatch_j.memory.postings_cache import (
 from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
-from autopatch_j.memory.text import has_cjk, necessity
-from autopatch_j.memory.text.short_names import general_frequencies
+from autopatch_j.memory.text import frequencies, has_cjk, necessity
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 5
@@ -168,7 +167,7 @@ def clip(text: str, limit: int) -> str:
 
 def general_share(word: str) -> float:
     """The chance that an item holds `word`, from its general frequency (0 for a word not listed)."""
-    zipf = general_frequencies().get(word)
+    zipf = frequencies.zipf(word)
     return 0.0 if zipf is None else min(1.0, ITEM_WORDS * 10 ** (zipf / 10 - 9))
 
 

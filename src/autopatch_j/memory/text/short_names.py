@@ -29,7 +29,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from importlib import resources
+
+from autopatch_j.memory.text import frequencies
 
 #: The shortest half of a compound word, and the general frequency (Zipf × 10) each half must have.
 MIN_HALF = 4
@@ -42,12 +43,10 @@ MAX_WORDS = 3
 _ACRONYM_PLURAL = re.compile(r"(?<![0-9A-Za-z])[A-Z][A-Z0-9]*[A-Z]s(?![0-9A-Za-z])")
 
 
-@functools.cache
-def general_frequencies() -> dict[str, int]:
-    """Zipf × 10 of the most frequent English and Chinese words (`frequencies.txt`,
-    scripts/build_word_frequencies.py); search.py weighs terms by the same table."""
-    text = resources.files("autopatch_j.memory.text").joinpath("frequencies.txt").read_text(encoding="utf-8")
-    return {word: int(zipf) for word, _, zipf in (line.partition("\t") for line in text.splitlines() if line)}
+def _zipf(word: str) -> int:
+    """Zipf × 10 of `word` in general text (`frequencies.txt`, the table search.py weighs terms by);
+    0 for a word not listed."""
+    return frequencies.zipf(word) or 0
 
 
 @functools.lru_cache(maxsize=8192)
@@ -56,18 +55,17 @@ def compound_halves(word: str) -> tuple[str, str] | None:
     most frequent shorter half; None when no split has two listed halves of four letters or more."""
     if not word.isascii() or not word.isalpha() or len(word) < 2 * MIN_HALF:
         return None
-    listed = general_frequencies()
     best: tuple[int, tuple[str, str]] | None = None
     for cut in range(MIN_HALF, len(word) - MIN_HALF + 1):
         head, tail = word[:cut], word[cut:]
-        score = min(listed.get(head, 0), listed.get(tail, 0))
+        score = min(_zipf(head), _zipf(tail))
         if score >= MIN_HALF_ZIPF and (best is None or score > best[0]):
             best = (score, (head, tail))
     return None if best is None else best[1]
 
 
 def _usable(short: str) -> bool:
-    return len(short) >= 2 and general_frequencies().get(short, 0) < MAX_SHORT_ZIPF
+    return len(short) >= 2 and _zipf(short) < MAX_SHORT_ZIPF
 
 
 @functools.lru_cache(maxsize=8192)
@@ -82,14 +80,13 @@ def short_names(run: Sequence[str]) -> list[tuple[str, ...]]:
     """For each word of a run of consecutive informative Latin words (folded), the short names it
     holds: the initials of every window of two or three words that ends with it, and its own compound
     halves' initials."""
-    frequent = general_frequencies().get
     firsts = "".join([word[0] for word in run])
     names: list[tuple[str, ...]] = []
     for end, word in enumerate(run):
         found: tuple[str, ...] = ()
         for size in range(2, min(MAX_WORDS, end + 1) + 1):
             short = firsts[end + 1 - size : end + 1]
-            if frequent(short, 0) < MAX_SHORT_ZIPF:
+            if _zipf(short) < MAX_SHORT_ZIPF:
                 found += (short,)
         if len(word) >= 2 * MIN_HALF:
             compound = compound_initials(word)
