@@ -19,6 +19,7 @@ KNOWN_LONG_QUERY_HITS = [
     "t-en-long-01", "t-mix-long-01", "h2-en-long-03", "h3-zh-long-02", "h3-en-long-01",
     "h3-en-long-03", "h3-mix-long-01", "h4-zh-long-03", "h5-en-long-01", "h5-en-long-03", "h6-zh-long-01",
     "h6-zh-long-03", "h6-en-long-01", "h6-en-long-03", "h7-en-long-03", "h7-mix-long-01", "h8-en-long-01",
+    "h8-en-long-03",
     "h9-zh-long-03", "h9-en-long-01", "h9-en-long-03", "h10-zh-long-01", "h10-zh-long-02",
     "h10-en-long-01", "h10-en-long-02", "h10-en-long-03", "h10-mix-long-01", "h10b-zh-long-01", "h10b-zh-long-03",
     "h11-zh-long-01", "h11-zh-long-03", "h11-en-long-01", "h11-en-long-03", "h12-zh-long-01", "h12-en-long-01",
