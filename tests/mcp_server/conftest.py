@@ -157,3 +157,12 @@ def assert_mcp_search_agrees(project: Path, by_cli: Mapping[str, Any]) -> None:
                 assert got == hits, question
 
     anyio.run(main)
+
+
+def assert_search_titles(project: Path, questions: Mapping[str, list[str]]) -> None:
+    """`memory search QUESTION --json` gives exactly these titles, in order, for every question, and MCP
+    `memory_search` gives the same hits."""
+    by_cli = cli_searches(project, questions)
+    for question, titles in questions.items():
+        assert [hit["title"] for hit in by_cli[question]] == titles, (question, by_cli[question])
+    assert_mcp_search_agrees(project, by_cli)

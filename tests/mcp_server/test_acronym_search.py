@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.mcp_server.conftest import assert_mcp_search_agrees, cli_searches, store_decisions
+from tests.mcp_server.conftest import assert_search_titles, store_decisions
 
 QUESTIONS = {
     "how many GPU per person": ["Two GPUs per person at most"],
@@ -30,8 +30,4 @@ def test_an_acronym_finds_the_memory_that_writes_its_plural(project: Path) -> No
         ("Nodes run K8s 1.29", "Every cluster node runs K8s 1.29 until the spring upgrade."),
         ("Ruff line length 100", "Ruff's line length is 100 characters for every package."),
     )
-    by_cli = cli_searches(project, QUESTIONS)
-    for question, titles in QUESTIONS.items():
-        assert [hit["title"] for hit in by_cli[question]] == titles, (question, by_cli[question])
-
-    assert_mcp_search_agrees(project, by_cli)
+    assert_search_titles(project, QUESTIONS)
