@@ -131,7 +131,8 @@ class AssentReader:
         if quoted:  # quoting a sentence of the answer proposes it, whatever its words
             turn = dataclasses.replace(turn, user_text=text)
             proposals = [*quoted, *(p for p in proposals if p not in quoted)]
-        selecting = self.selecting(text, previous.assistant_text)
+        # a selection counts over options offered as a choice (`offered`), not a plan's steps
+        selecting = self.selecting(text, previous.assistant_text) if self.offered(previous.assistant_text) else None
         if selecting is not None and selecting[1] is None:
             return None  # "neither", "两个都不要": the reply declines every option
         if not proposals:
@@ -139,7 +140,7 @@ class AssentReader:
             asked = closing_question(previous.assistant_text, self.lexicon)
             if asked is not None and self.lexicon.is_confirmation(text):
                 return Reply(turn, [asked], quoted, text, text.strip(), None, None)
-            if selecting is None or not self.offered(previous.assistant_text):
+            if selecting is None:
                 return None
         if selecting is not None:  # "yes both", "第二个", "a but not b", "Caffeine 吧": a selection
             sentence, _ = selecting
@@ -294,7 +295,7 @@ class AssentReader:
     def _decision(self, previous: Turn, chosen: list[str], turn: Turn, quote: str, content: str) -> CandidateOut:
         subject = self.lexicon.subject_of(" ".join(chosen))
         return CandidateOut(
-            kind=MemoryKind(self.lexicon.proposal_kind(_LEAD_LABEL.sub("", chosen[-1], count=1))),
+            kind=MemoryKind(self.lexicon.proposal_kind(_LEAD_LABEL.sub("", chosen[0], count=1))),
             content=_LIST_MARK.sub("", content).strip() or content,
             subject=subject.key if subject else "",
             sources=[

@@ -66,6 +66,8 @@ _REPLY_EN = re.compile(r"\b(first|second|third|fourth|fifth|last)\b")
 _REPLY_LETTER = re.compile(
     r"(?i:\b(?:option|plan)\s*|方案\s*|选项\s*)([A-Fa-f])(?![A-Za-z])|(?<![A-Za-z])([A-F])(?![A-Za-z])"
 )
+# A sentence opening with a past participle or 已/刚: it reports work done ("Fixed the link …", "已改完").
+_DONE = re.compile(r"\s*(?:[A-Z][a-z]+ed\b|已|刚)")
 _ALL = re.compile(r"\b(?:both|all|each)\b|都|全部|两条|两个|几条|三条")
 
 
@@ -209,6 +211,7 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
             "code": float(bool(_CODE.search(text))),
             "han": float(bool(CJK_RUN.search(text))),
             f"first={first_word(text[_marker(text) :])}": 1.0,
+            "reports_done": float(bool(_DONE.match(text[_marker(text) :]))),
             f"len={_bucket(len(lexicon.anchor_tokens(text)))}": 1.0,
             "share": float(min(shares[n], 6)),
             "share_best": float(best > 0 and shares[n] == best),

@@ -38,8 +38,14 @@ _LABELLED = re.compile(
 _NUMBER = re.compile(r"^\s*(\d{1,2})[.)、）]")
 _CN = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6}
 _CLAUSE = re.compile(r"[,，;；、]|\bbut\b|\band\b|但是?|不过")
-#: A reply that selects is short: at most this many content words besides what it points with.
-MAX_SELECTION_WORDS = 6
+#: A reply that selects is short: at most this many content words besides its assent and what it
+#: points with, and at most one of them not in the answer.
+MAX_SELECTION_WORDS = 4
+# The words that point at an ordinal: "第二个", "the first one", "option b", "2", "1、3".
+_POINTING = re.compile(
+    r"第\s*[一二三四五六1-9]\s*[个条种步项]?|\b(?:the\s+)?(?:first|second|third|fourth|fifth|last)(?:\s+one)?\b"
+    r"|\b(?:option|plan)\s*[a-f1-9]\b|方案\s*[一二三四五六a-f1-9]|选项\s*[一二三四五六a-f1-9]|(?<![\w.])[1-9a-f](?![\w.%])"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +140,8 @@ def read_selection(reply: str, answer: str, lexicon: Lexicon) -> Selection | Non
         return None
     words = _selection_words()
     folded = fold(reply)
+    if words["neither"].search(folded):  # "neither", "两个都不要": declines them all, whatever else it says
+        return Selection(frozenset(), frozenset(), every=False, neither=True, named=frozenset())
     lettered = any(o.lettered for o in options)
     chosen: set[int] = set()
     excluded: set[int] = set()
@@ -146,19 +154,23 @@ def read_selection(reply: str, answer: str, lexicon: Lexicon) -> Selection | Non
     ordinals = {o.ordinal for o in options}
     chosen &= ordinals
     excluded &= ordinals
-    content = stemmed(lexicon.anchor_tokens(words["every"].sub(" ", words["except"].sub(" ", folded))))
+    # what the reply says besides assenting and pointing: few words, all but one of them the answer's
+    rest = lexicon.confirmation_fillers.blank(lexicon.confirmations.blank(folded))
+    for key in ("every", "except", "neither"):
+        rest = words[key].sub(" ", rest)
+    content = stemmed(lexicon.anchor_tokens(_POINTING.sub(" ", rest)))
+    if len(content) > MAX_SELECTION_WORDS or len(content - stemmed(lexicon.anchor_tokens(answer))) > 1:
+        return None
     named = frozenset(
         o.ordinal for o in options if content and content <= stemmed(lexicon.anchor_tokens(answer[o.start : o.end]))
     )
     if len(named) == len(options):
         named = frozenset()  # words every option shares point at none of them
-    if len(content) > MAX_SELECTION_WORDS:
-        return None
     selection = Selection(
         chosen=frozenset(chosen),
         excluded=frozenset(excluded),
         every=bool(words["every"].search(folded)),
-        neither=bool(words["neither"].search(folded)),
+        neither=False,
         named=named,
     )
-    return selection if selection.selects or selection.neither else None
+    return selection if selection.selects else None
