@@ -178,10 +178,10 @@ class AssentReader:
         )
 
     def selecting(self, text: str, answer: str) -> tuple[str, Selection | None] | None:
-        """The sentence of `text` (its first or its last) that selects over the options `answer` lists
+        """The first sentence of `text` when it selects over the options `answer` lists
         (`options.read_selection`) and its selection (None: it declines them all), or None."""
         sentences = [s for s in split_sentences(text) if s.strip()]
-        for sentence in dict.fromkeys(sentences[:1] + sentences[-1:]):
+        for sentence in sentences[:1]:
             selection = read_selection(sentence, answer, self.lexicon)
             if selection is not None:
                 return sentence, (None if selection.neither else selection)
@@ -216,9 +216,9 @@ class AssentReader:
 
     def chosen(self, answer: str, words: str, *, bare: bool) -> list[str]:
         """The sentences of `answer` that name what the reply (its words: `words`) chooses, by the
-        assent model (`assent_choice.py`); [] when a bare assent chooses none. A reply selecting two
-        options or more of the answer's list by ordinal or as a whole ("yes both", "1 和 3", "a but not
-        b" over three) chooses in each selected option its likeliest sentence."""
+        assent model (`assent_choice.py`); [] when a bare assent chooses none. A reply selecting over
+        the options the answer offers (`options.read_selection`: "yes both", "1 和 3", "a but not b",
+        "Caffeine 吧") chooses in each selected option its likeliest sentence."""
         found = candidates(answer, self.lexicon)
         model = self.model or default_assent_model()
         probabilities = [model.probability(f) for f in choice_features(answer, words, bare, self.lexicon)]
@@ -230,10 +230,9 @@ class AssentReader:
     def _per_selected_option(
         self, answer: str, words: str, found: list[Candidate], probabilities: list[float]
     ) -> list[int]:
-        """The likeliest candidate of each option `words` selects, when it selects two or more by ordinal
-        or as a whole (not by naming words); [] otherwise."""
+        """The likeliest candidate of each offered option `words` selects; [] when it selects none."""
         selection = read_selection(words, answer, self.lexicon)
-        if selection is None or not (selection.chosen or selection.every or selection.excluded):
+        if selection is None or not selection.selects:
             return []
         if not self.offered(answer):
             return []  # a plan of steps, a review's findings: options nobody proposed as a choice

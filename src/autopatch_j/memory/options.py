@@ -2,17 +2,19 @@
 
 An answer often offers its choice as options side by side: a bulleted or numbered list ("- **api**:
 a pool of 20 …", "1. 本地保留 7 天 …"), lettered lines ("A) sign every tag …"), labelled options
-("**Option 2 — log/slog**", "方案二"). `options_in` finds them by layout alone: the list items of
-`lists.layout`, lines opening with a letter and a bracket or colon, a label ("option", "方案" +
-a number or letter) — each with its ordinal (its number or letter, else its place in its list).
+standing as a heading ("**Option 2 — log/slog**", "方案二：", not "Option 1 has the biggest
+effect"). `options_in` finds them by layout alone: the list items of `lists.layout`, lines opening
+with a letter and a bracket or colon, a label ("option", "方案" + a number or letter and a
+separator) — each with its ordinal (its number or letter, else its place in its list).
 
 A short reply selects over them (`read_selection`): every option ("yes both", "两个都要"), some by
 ordinal ("2", "the first one", "第二个", "B 吧"), all but those it negates ("a but not b", "除了 2
-都要"), the option whose words it names ("Caffeine 吧", "pyright only"), or none ("neither", "两个都
-不要"). The words of "every", "neither" and "except" are data (`assent_words.json`); the ordinals
-are read by `assent_choice.reply_pointers`. What the selection picks is a feature of the assent
-model's candidates (`assent_choice.choice_features`), never a decision by itself: the model,
-trained on the realistic sessions' gold, chooses; a reply that declines every option chooses none.
+都要"), the one option holding every word it names ("Caffeine 吧"; words two options share name
+neither), or none ("neither", "两个都不要"). The words of "every", "neither" and "except" are data
+(`assent_words.json`); the ordinals are read by `assent_choice.reply_pointers`. What the selection
+picks is a feature of the assent model's candidates (`assent_choice.choice_features`); over options
+a proposal signal introduces, the assent reader stores the likeliest sentence of each option picked
+(`assent.AssentReader.chosen`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from autopatch_j.memory.sentences import CJK_RUN, fold
 # A line opening with a letter option: "A) …", "b. …", "(c) …", "**A** — …", "A：…".
 _LETTERED = re.compile(r"^[ \t]*(?:\*\*)?[(（]?([A-Fa-f])(?:\*\*)?[)）.:：][ \t]+(?=\S)", re.MULTILINE)
 _LABELLED = re.compile(
-    r"^[ \t#*-]*(?:\*\*)?(?i:option|plan|approach|choice|方案|选项|做法)\s*([1-9A-Fa-f一二三四五六])(?![A-Za-z0-9])",
+    r"^[ \t#*-]*(?:\*\*)?(?i:option|plan|approach|choice|方案|选项|做法)\s*([1-9A-Fa-f一二三四五六])(?![A-Za-z0-9])"
+    r"(?=\s*(?:\*\*)?\s*(?:[:：—–.)）-]|$))",
     re.MULTILINE,
 )
 _NUMBER = re.compile(r"^\s*(\d{1,2})[.)、）]")
@@ -164,8 +167,8 @@ def read_selection(reply: str, answer: str, lexicon: Lexicon) -> Selection | Non
     named = frozenset(
         o.ordinal for o in options if content and content <= stemmed(lexicon.anchor_tokens(answer[o.start : o.end]))
     )
-    if len(named) == len(options):
-        named = frozenset()  # words every option shares point at none of them
+    if len(named) > 1:
+        named = frozenset()  # words two options share name neither of them
     selection = Selection(
         chosen=frozenset(chosen),
         excluded=frozenset(excluded),
