@@ -38,6 +38,7 @@ from importlib import resources
 
 from autopatch_j.memory.assent_choice import (
     AssentModel,
+    Candidate,
     candidates,
     choice_features,
     default_assent_model,
@@ -46,6 +47,7 @@ from autopatch_j.memory.assent_choice import (
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.options import Selection, intro, options_in, read_selection
 from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.replacement import names_in, stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
@@ -58,14 +60,17 @@ _ASSENT_WORDS = 4
 _CLAUSE_END = re.compile(r"[，;；]")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _MIN_QUOTED = 6
+# A label opening a sentence before its colon ("结论：", "Summary:"): it frames what follows.
+_LEAD_LABEL = re.compile(r"^\s*[^\s:：]{1,12}[:：]\s*(?=\S)")
 _TRIM = " \t\n,，。.!！:：;；—-"
 
 
 @dataclass(frozen=True, slots=True)
 class Assent:
-    """What an assenting turn decides, and the turn's text left to read for statements (None: none)."""
+    """What an assenting turn decides — one candidate per option it selects — and the turn's text left
+    to read for statements (None: none)."""
 
-    candidate: CandidateOut
+    candidates: tuple[CandidateOut, ...]
     rest: Turn | None
 
 
@@ -90,7 +95,7 @@ class AssentReader:
     model: AssentModel | None = None  # None: the shipped one
 
     def read(self, turn: Turn, previous: Turn | None) -> Assent | None:
-        """The decision `turn` makes by assenting to a proposal of `previous`'s answer, if any."""
+        """The decisions `turn` makes by assenting to a proposal of `previous`'s answer, if any."""
         reply = self.reply(turn, previous)
         if reply is None or previous is None:
             return None
@@ -98,14 +103,24 @@ class AssentReader:
         chosen = reply.quoted or self.chosen(answer, reply.words, bare=reply.own is None)
         if not chosen:
             return None  # the answer offered nothing a bare assent could choose (an action, a question)
-        quotes = self._with_proposal(answer, reply.proposals, chosen)
         if reply.own is None:
-            return Assent(self._decision(previous, quotes, reply.turn, reply.quote, " ".join(chosen)), reply.rest)
+            decisions = [
+                self._decision(
+                    previous,
+                    self._with_proposal(answer, reply.proposals, [*beside, *own]),
+                    reply.turn,
+                    reply.quote,
+                    " ".join(own),
+                )
+                for beside, own in _per_option(answer, chosen)
+            ]
+            return Assent(tuple(decisions), reply.rest)
+        quotes = self._with_proposal(answer, reply.proposals, chosen)
         if not reply.quoted and not stemmed(self.lexicon.anchor_tokens(reply.own)) & stemmed(
             self.lexicon.anchor_tokens(" ".join(chosen))
         ):
             return None  # "ok. what about the cache?": the content answers nothing the proposal said
-        return Assent(self._decision(previous, quotes, reply.turn, reply.quote, reply.own), reply.rest)
+        return Assent((self._decision(previous, quotes, reply.turn, reply.quote, reply.own),), reply.rest)
 
     def reply(self, turn: Turn, previous: Turn | None) -> Reply | None:
         """How `turn` assents to a proposal of `previous`'s answer, before choosing what it chooses."""
@@ -116,12 +131,20 @@ class AssentReader:
         if quoted:  # quoting a sentence of the answer proposes it, whatever its words
             turn = dataclasses.replace(turn, user_text=text)
             proposals = [*quoted, *(p for p in proposals if p not in quoted)]
+        # a selection counts over options offered as a choice (`offered`), not a plan's steps
+        selecting = self.selecting(text, previous.assistant_text) if self.offered(previous.assistant_text) else None
+        if selecting is not None and selecting[1] is None:
+            return None  # "neither", "两个都不要": the reply declines every option
         if not proposals:
             # an answer that closes by asking offers what it asks; only a bare assent takes it up
             asked = closing_question(previous.assistant_text, self.lexicon)
-            if asked is None or not self.lexicon.is_confirmation(text):
+            if asked is not None and self.lexicon.is_confirmation(text):
+                return Reply(turn, [asked], quoted, text, text.strip(), None, None)
+            if selecting is None:
                 return None
-            return Reply(turn, [asked], quoted, text, text.strip(), None, None)
+        if selecting is not None:  # "yes both", "第二个", "a but not b", "Caffeine 吧": a selection
+            sentence, _ = selecting
+            return Reply(turn, proposals, quoted, sentence, sentence.strip(), None, _without(turn, sentence))
         if self._bare(text, proposals, previous.assistant_text):
             quote = _longest_piece(text) if quoted else text.strip()
             return Reply(turn, proposals, quoted, text, quote, None, None)
@@ -144,6 +167,25 @@ class AssentReader:
         if _not_deciding().search(fold(own)):
             return None  # "OK, thanks for explaining the decorator.", "好，我先看看 pnpm 的文档。"
         return Reply(turn, proposals, quoted, own, first, own, _without(turn, first))
+
+    def offered(self, answer: str) -> bool:
+        """The options of `answer` are offered as a choice: the line introducing them or one of them
+        carries a proposal signal ("I suggest:", "几种做法：" — not "Plan:", "Review:")."""
+        options = options_in(answer)
+        return bool(options) and (
+            self.lexicon.has_proposal_signal(intro(answer, options))
+            or any(self.lexicon.has_proposal_signal(answer[o.start : o.end]) for o in options)
+        )
+
+    def selecting(self, text: str, answer: str) -> tuple[str, Selection | None] | None:
+        """The first sentence of `text` when it selects over the options `answer` lists
+        (`options.read_selection`) and its selection (None: it declines them all), or None."""
+        sentences = [s for s in split_sentences(text) if s.strip()]
+        for sentence in sentences[:1]:
+            selection = read_selection(sentence, answer, self.lexicon)
+            if selection is not None:
+                return sentence, (None if selection.neither else selection)
+        return None
 
     def assent_prefix(self, sentence: str) -> str:
         """The leading assent of `sentence` ("ok", "yes,", "可以，", "行") — the shortest run of at most a
@@ -174,17 +216,39 @@ class AssentReader:
 
     def chosen(self, answer: str, words: str, *, bare: bool) -> list[str]:
         """The sentences of `answer` that name what the reply (its words: `words`) chooses, by the
-        assent model (`assent_choice.py`); [] when a bare assent chooses none."""
+        assent model (`assent_choice.py`); [] when a bare assent chooses none. A reply selecting over
+        the options the answer offers (`options.read_selection`: "yes both", "1 和 3", "a but not b",
+        "Caffeine 吧") chooses in each selected option its likeliest sentence."""
         found = candidates(answer, self.lexicon)
         model = self.model or default_assent_model()
         probabilities = [model.probability(f) for f in choice_features(answer, words, bare, self.lexicon)]
+        per_option = self._per_selected_option(answer, words, found, probabilities)
+        if per_option:
+            return [found[n].text for n in per_option]
         return [found[n].text for n in model.choose(probabilities, bare=bare)]
+
+    def _per_selected_option(
+        self, answer: str, words: str, found: list[Candidate], probabilities: list[float]
+    ) -> list[int]:
+        """The likeliest candidate of each offered option `words` selects; [] when it selects none."""
+        selection = read_selection(words, answer, self.lexicon)
+        if selection is None or not selection.selects:
+            return []
+        if not self.offered(answer):
+            return []  # a plan of steps, a review's findings: options nobody proposed as a choice
+        picked = [o for o in options_in(answer) if selection.picks(o)]
+        best: list[int] = []
+        for option in picked:
+            inside = [n for n, c in enumerate(found) if option.start <= c.start < option.end]
+            if inside:
+                best.append(max(inside, key=lambda n: (probabilities[n], -n)))
+        return best
 
     def _with_proposal(self, answer: str, proposals: list[str], chosen: list[str]) -> list[str]:
         """The assistant quotes of a choice: `chosen`, after the proposal sentence before it when none of
         them carries a proposal signal (the items under "建议四条：" quote it too; the first of
         `proposals` when none is before them)."""
-        if any(self.lexicon.has_proposal_signal(s) or any(s in p for p in proposals) for s in chosen):
+        if not proposals or any(self.lexicon.has_proposal_signal(s) or any(s in p for p in proposals) for s in chosen):
             return chosen
         first = answer.find(chosen[0])
         before = [p for p in proposals if 0 <= answer.find(p) < first]
@@ -230,7 +294,7 @@ class AssentReader:
     def _decision(self, previous: Turn, chosen: list[str], turn: Turn, quote: str, content: str) -> CandidateOut:
         subject = self.lexicon.subject_of(" ".join(chosen))
         return CandidateOut(
-            kind=MemoryKind(self.lexicon.proposal_kind(chosen[0])),
+            kind=MemoryKind(self.lexicon.proposal_kind(_LEAD_LABEL.sub("", chosen[0], count=1))),
             content=_LIST_MARK.sub("", content).strip() or content,
             subject=subject.key if subject else "",
             sources=[
@@ -244,7 +308,9 @@ class AssentReader:
 def _not_deciding() -> re.Pattern[str]:
     """The words of `assent_words.json` (gratitude, the user's own next step) as one pattern."""
     data = json.loads(resources.files("autopatch_j.memory").joinpath("assent_words.json").read_text("utf-8"))
-    if set(data) != {"note", "gratitude", "own_step"} or any(set(data[k]) - {"en", "zh"} for k in data if k != "note"):
+    if set(data) != {"note", "gratitude", "own_step", "every", "neither", "except"} or any(
+        set(data[k]) - {"en", "zh"} for k in data if k != "note"
+    ):
         raise MemoryEngineError("assent_words.json holds an unknown category or language.")
     words = [w for key in ("gratitude", "own_step") for lang, ws in data[key].items() for w in ws]
     parts = [re.escape(fold(w)) if CJK_RUN.search(w) else rf"\b{re.escape(fold(w))}\b" for w in words]
@@ -276,6 +342,25 @@ def quotes_sentence(user_text: str, sentence: str) -> bool:
         if size >= _MIN_QUOTED:
             return True
     return False
+
+
+def _per_option(answer: str, chosen: list[str]) -> list[tuple[list[str], list[str]]]:
+    """`chosen` as one decision per option of `answer` it lies in (`options.options_in`): (the chosen
+    sentences outside every option, the option's own) — their content is the option's own; one
+    decision of every sentence when they span fewer than two options."""
+    options = options_in(answer)
+    groups: dict[int, list[str]] = {}
+    outside: list[str] = []
+    for sentence in chosen:
+        at = answer.find(sentence)
+        option = next((n for n, o in enumerate(options) if o.start <= at < o.end), None)
+        if option is None:
+            outside.append(sentence)
+        else:
+            groups.setdefault(option, []).append(sentence)
+    if len(groups) < 2:
+        return [([], chosen)]
+    return [(outside, group) for _, group in sorted(groups.items())]
 
 
 def _longest_piece(text: str) -> str:

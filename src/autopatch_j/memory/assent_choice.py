@@ -13,9 +13,12 @@ it kept) is a candidate, read by `choice_features` — where it sits (position, 
 item and its number, option label, bold, heading), what it is (a proposal signal and which one, a
 question, a colon at its end, a word pointing back, a name, its first word, its length), and what
 the reply shares with it (content words, the best share of the answer, an ordinal or option the
-reply points to). A logistic regression gives each candidate a probability: the likeliest is
-chosen, and every other from `also` on; when no candidate reaches `floor`, a bare assent chooses
-nothing (the answer offered no standing choice: an action, a question back, an explanation).
+reply points to), and the option of the answer it lies in (`options.py`: a list item, a lettered or
+labelled option) with what the reply selects over them: this option, another, every one, all but
+this one, the option whose words the reply names. A logistic regression gives each candidate a
+probability: the likeliest is chosen, and every other from `also` on; when no candidate reaches
+`floor`, a bare assent chooses nothing (the answer offered no standing choice: an action, a
+question back, an explanation).
 
 The weights are `assent_model.json`, trained by `scripts/train_assent.py` on the realistic
 sessions' gold (which assistant sentences each confirmed proposal quotes); the package only reads
@@ -35,6 +38,7 @@ from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.joining import first_word
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import layout
+from autopatch_j.memory.options import options_in, read_selection
 from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
 from autopatch_j.memory.speech_model import logistic
@@ -62,6 +66,8 @@ _REPLY_EN = re.compile(r"\b(first|second|third|fourth|fifth|last)\b")
 _REPLY_LETTER = re.compile(
     r"(?i:\b(?:option|plan)\s*|方案\s*|选项\s*)([A-Fa-f])(?![A-Za-z])|(?<![A-Za-z])([A-F])(?![A-Za-z])"
 )
+# A sentence opening with a past participle or 已/刚: it reports work done ("Fixed the link …", "已改完").
+_DONE = re.compile(r"\s*(?:[A-Z][a-z]+ed\b|已|刚)")
 _ALL = re.compile(r"\b(?:both|all|each)\b|都|全部|两条|两个|几条|三条")
 
 
@@ -171,6 +177,8 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
     proposed = sum(1 for c in found if any(c.text in p or p in c.text for p in proposals))
     regex = lexicon.proposal_signals.regex
     points_all = bool(_ALL.search(fold(reply)))
+    options = options_in(answer)
+    selection = read_selection(reply, answer, lexicon) if options else None
     out: list[dict[str, float]] = []
     total = len(found)
     for n, cand in enumerate(found):
@@ -203,6 +211,7 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
             "code": float(bool(_CODE.search(text))),
             "han": float(bool(CJK_RUN.search(text))),
             f"first={first_word(text[_marker(text) :])}": 1.0,
+            "reports_done": float(bool(_DONE.match(text[_marker(text) :]))),
             f"len={_bucket(len(lexicon.anchor_tokens(text)))}": 1.0,
             "share": float(min(shares[n], 6)),
             "share_best": float(best > 0 and shares[n] == best),
@@ -235,6 +244,20 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
                 f["pointer_unlabelled"] = 1.0
         if points_all and item:
             f["all_items"] = 1.0
+        option = next((o for o in options if o.start <= cand.start < o.end), None)
+        if option is not None:
+            f["option"] = 1.0
+            f["option_head" if cand.start <= option.start + 8 else "option_tail"] = 1.0
+            if selection is not None:
+                f["selected" if selection.picks(option) else "unselected"] = 1.0
+                if option.ordinal in selection.excluded:
+                    f["excluded"] = 1.0
+                if option.ordinal in selection.named:
+                    f["named_option"] = 1.0
+                if selection.every and not selection.chosen:
+                    f["selected_every"] = 1.0
+        elif selection is not None:
+            f["beside_options"] = 1.0
         if bare:
             for key in ("question", "colon_paragraph_end", "item", "signal", "points_back", "names", "standing"):
                 f[f"bare&{key}"] = f.get(key, 0.0)

@@ -92,7 +92,7 @@ class RulesExtractor:
             assent = self.assent.read(turn, previous)
             rest: Turn | None = turn
             if assent is not None:  # what an assent decides; the rest of its turn is read as any other
-                candidates.append(assent.candidate)
+                candidates.extend(assent.candidates)
                 rest = assent.rest
             if rest is not None:
                 readings = self._readings(raw, rest)

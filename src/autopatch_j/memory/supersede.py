@@ -123,6 +123,8 @@ class SubjectReader:
         text = texts.get(turn)
         if not (earlier and later and text):
             return False
+        if earlier[-1] == later[0]:
+            return False  # one reply selecting two options ("yes both"): a decision per option
         features = join_features(text, earlier[-1], later[0], (last.kind, candidate.kind), self.model, self.lexicon)
         return self.joining.joins(features)
 

@@ -34,6 +34,7 @@ from autopatch_j.memory.contracts import CandidateOut, ExtractionOutput
 from autopatch_j.memory.errors import ExtractionRejected
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import listed
+from autopatch_j.memory.options import options_in
 from autopatch_j.memory.reader import states_in_turn
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
 from autopatch_j.memory.sentences import split_sentences
@@ -247,9 +248,14 @@ def _confirmed_proposal(
     asked = closing_question(answer, lexicon)
     reader = AssentReader(lexicon)
 
+    selecting = reader.selecting(sentence, answer)
+    options = options_in(answer) if selecting is not None and selecting[1] is not None else ()
+
     def signalled(quote: str) -> bool:
+        at = answer.find(quote)
         return (
             lexicon.has_proposal_signal(quote)
+            or any(o.start <= at < o.end for o in options)  # an option the reply selects over (options.py)
             or any(quote.strip() in p for p in lexicon.proposals_in(answer))
             or quotes_sentence(turn.user_text, quote)  # "> use pnpm workspaces — yes, that one"
         )
@@ -260,6 +266,7 @@ def _confirmed_proposal(
             or lexicon.is_echo_confirmation(sentence, quote, turn=answer)
             or _assents_with_content(src.quote, lexicon)
             or reader.pointing(sentence, answer) is not None
+            or bool(options)
         )
 
     def taken_up(quote: str) -> bool:

@@ -1,0 +1,179 @@
+"""The options an assistant answer lists, and a short reply read as a selection over them.
+
+An answer often offers its choice as options side by side: a bulleted or numbered list ("- **api**:
+a pool of 20 …", "1. 本地保留 7 天 …"), lettered lines ("A) sign every tag …"), labelled options
+standing as a heading ("**Option 2 — log/slog**", "方案二：", not "Option 1 has the biggest
+effect"). `options_in` finds them by layout alone: the list items of `lists.layout`, lines opening
+with a letter and a bracket or colon, a label ("option", "方案" + a number or letter and a
+separator) — each with its ordinal (its number or letter, else its place in its list).
+
+A short reply selects over them (`read_selection`): every option ("yes both", "两个都要"), some by
+ordinal ("2", "the first one", "第二个", "B 吧"), all but those it negates ("a but not b", "除了 2
+都要"), the one option holding every word it names ("Caffeine 吧"; words two options share name
+neither), or none ("neither", "两个都不要"). The words of "every", "neither" and "except" are data
+(`assent_words.json`); the ordinals are read by `assent_choice.reply_pointers`. What the selection
+picks is a feature of the assent model's candidates (`assent_choice.choice_features`); over options
+a proposal signal introduces, the assent reader stores the likeliest sentence of each option picked
+(`assent.AssentReader.chosen`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.lists import layout
+from autopatch_j.memory.replacement import stemmed
+from autopatch_j.memory.sentences import CJK_RUN, fold
+
+# A line opening with a letter option: "A) …", "b. …", "(c) …", "**A** — …", "A：…".
+_LETTERED = re.compile(r"^[ \t]*(?:\*\*)?[(（]?([A-Fa-f])(?:\*\*)?[)）.:：][ \t]+(?=\S)", re.MULTILINE)
+_LABELLED = re.compile(
+    r"^[ \t#*-]*(?:\*\*)?(?i:option|plan|approach|choice|方案|选项|做法)\s*([1-9A-Fa-f一二三四五六])(?![A-Za-z0-9])"
+    r"(?=\s*(?:\*\*)?\s*(?:[:：—–.)）-]|$))",
+    re.MULTILINE,
+)
+_NUMBER = re.compile(r"^\s*(\d{1,2})[.)、）]")
+_CN = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6}
+_CLAUSE = re.compile(r"[,，;；、]|\bbut\b|\band\b|但是?|不过")
+#: A reply that selects is short: at most this many content words besides its assent and what it
+#: points with, and at most one of them not in the answer.
+MAX_SELECTION_WORDS = 4
+# The words that point at an ordinal: "第二个", "the first one", "option b", "2", "1、3".
+_POINTING = re.compile(
+    r"第\s*[一二三四五六1-9]\s*[个条种步项]?|\b(?:the\s+)?(?:first|second|third|fourth|fifth|last)(?:\s+one)?\b"
+    r"|\b(?:option|plan)\s*[a-f1-9]\b|方案\s*[一二三四五六a-f1-9]|选项\s*[一二三四五六a-f1-9]|(?<![\w.])[1-9a-f](?![\w.%])"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of an answer: where it lies (offsets into the answer) and its ordinal (1-based)."""
+
+    start: int
+    end: int
+    ordinal: int
+    lettered: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """What a reply selects over an answer's options (ordinals); `every`: all of them, `neither`: none."""
+
+    chosen: frozenset[int]
+    excluded: frozenset[int]
+    every: bool
+    neither: bool
+    named: frozenset[int]  # the options holding every content word the reply names
+
+    def picks(self, option: Option) -> bool:
+        if self.neither or option.ordinal in self.excluded:
+            return False
+        if option.ordinal in self.chosen or option.ordinal in self.named:
+            return True
+        # "both", "除了 2 都要", "all but the last": every option the reply does not name or negate
+        return (self.every or bool(self.excluded)) and not self.chosen and not self.named
+
+    @property
+    def selects(self) -> bool:
+        return not self.neither and bool(self.chosen or self.every or self.excluded or self.named)
+
+
+def _ordinal(token: str) -> int:
+    if token.isdigit():
+        return int(token)
+    if token.upper() in "ABCDEF":
+        return "ABCDEF".index(token.upper()) + 1
+    return _CN.get(token, 0)
+
+
+@lru_cache(maxsize=256)
+def options_in(answer: str) -> tuple[Option, ...]:
+    """The options `answer` lists, in order (see the module docstring); () when it lists fewer than two."""
+    found: dict[int, Option] = {}
+    lines = layout(answer)
+    run = 0
+    for n, (start, end) in enumerate(lines.items):
+        run = run + 1 if n and not answer[lines.items[n - 1][1] : start].strip() else 1
+        number = _NUMBER.match(answer[start:end])
+        found[start] = Option(start, end, int(number.group(1)) if number else run, False)
+    for pattern, lettered in ((_LETTERED, True), (_LABELLED, False)):
+        for match in pattern.finditer(answer):
+            end = answer.find("\n", match.end())
+            end = len(answer) if end < 0 else end
+            if not any(o.start <= match.start() < o.end for o in found.values()) or not lettered:
+                found[match.start()] = Option(match.start(), end, _ordinal(match.group(1)), lettered)
+    options = tuple(sorted(found.values(), key=lambda o: o.start))
+    return options if len(options) >= 2 else ()
+
+
+def intro(answer: str, options: tuple[Option, ...]) -> str:
+    """The last non-blank line before the first of `options` ("I suggest:", "几种做法：", "Plan:")."""
+    if not options:
+        return ""
+    lines = [line for line in answer[: options[0].start].split("\n") if line.strip()]
+    return lines[-1] if lines else ""
+
+
+@lru_cache(maxsize=1)
+def _selection_words() -> dict[str, re.Pattern[str]]:
+    data = json.loads(resources.files("autopatch_j.memory").joinpath("assent_words.json").read_text("utf-8"))
+    out: dict[str, re.Pattern[str]] = {}
+    for key in ("every", "neither", "except"):
+        if set(data.get(key, {})) - {"en", "zh"}:
+            raise MemoryEngineError(f"assent_words.json: {key} holds an unknown language.")
+        words = [fold(w) for ws in data[key].values() for w in ws]
+        parts = [re.escape(w) if CJK_RUN.search(w) else rf"\b{re.escape(w)}\b" for w in words]
+        out[key] = re.compile("|".join(sorted(parts, key=len, reverse=True)))
+    return out
+
+
+def read_selection(reply: str, answer: str, lexicon: Lexicon) -> Selection | None:
+    """What the short `reply` selects over the options of `answer`; None when the answer lists none,
+    the reply is no selection (a question, too long, nothing that points), or fails a hard gate."""
+    from autopatch_j.memory.assent_choice import reply_pointers  # the ordinals, read one way everywhere
+
+    options = options_in(answer)
+    if not options or lexicon.is_question(reply) or not lexicon.passes_gates(reply):
+        return None
+    words = _selection_words()
+    folded = fold(reply)
+    if words["neither"].search(folded):  # "neither", "两个都不要": declines them all, whatever else it says
+        return Selection(frozenset(), frozenset(), every=False, neither=True, named=frozenset())
+    lettered = any(o.lettered for o in options)
+    chosen: set[int] = set()
+    excluded: set[int] = set()
+    for clause in _CLAUSE.split(folded):
+        pointed = reply_pointers(clause.upper() if lettered and len(clause.split()) <= 3 else clause)
+        if words["except"].search(clause) and not words["every"].search(clause):
+            excluded |= pointed
+        else:
+            chosen |= pointed
+    ordinals = {o.ordinal for o in options}
+    chosen &= ordinals
+    excluded &= ordinals
+    # what the reply says besides assenting and pointing: few words, all but one of them the answer's
+    rest = lexicon.confirmation_fillers.blank(lexicon.confirmations.blank(folded))
+    for key in ("every", "except", "neither"):
+        rest = words[key].sub(" ", rest)
+    content = stemmed(lexicon.anchor_tokens(_POINTING.sub(" ", rest)))
+    if len(content) > MAX_SELECTION_WORDS or len(content - stemmed(lexicon.anchor_tokens(answer))) > 1:
+        return None
+    named = frozenset(
+        o.ordinal for o in options if content and content <= stemmed(lexicon.anchor_tokens(answer[o.start : o.end]))
+    )
+    if len(named) > 1:
+        named = frozenset()  # words two options share name neither of them
+    selection = Selection(
+        chosen=frozenset(chosen),
+        excluded=frozenset(excluded),
+        every=bool(words["every"].search(folded)),
+        neither=False,
+        named=named,
+    )
+    return selection if selection.selects else None
