@@ -14,10 +14,10 @@ from autopatch_j.memory.assent_choice import (
     candidates,
     choice_features,
     default_assent_model,
-    reply_pointers,
 )
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import default_lexicon
+from autopatch_j.memory.ordinals import reply_pointers
 from tests.support.scripts import assert_refit_matches, load_script
 
 

@@ -42,12 +42,12 @@ from autopatch_j.memory.assent_choice import (
     candidates,
     choice_features,
     default_assent_model,
-    reply_pointers,
 )
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.options import Selection, intro, options_in, read_selection
+from autopatch_j.memory.ordinals import reply_pointers
 from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.replacement import names_in, stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences

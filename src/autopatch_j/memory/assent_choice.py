@@ -39,6 +39,7 @@ from autopatch_j.memory.joining import first_word
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import layout
 from autopatch_j.memory.options import options_in, read_selection
+from autopatch_j.memory.ordinals import CODE_SPAN, ordinal, reply_pointers
 from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
 from autopatch_j.memory.speech_model import logistic
@@ -48,23 +49,12 @@ MODEL_FILE = "assent_model.json"
 FORMAT = 1
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|[\u4e00-\u9fff]")
-_CODE = re.compile(r"`[^`]+`")
 _NAME = re.compile(r"\b[A-Za-z][\w.+-]*[A-Z0-9._-][\w.+-]*\b|\b[A-Z][a-z]+\w*\b")
 _LATIN = re.compile(r"[A-Za-z]{2,}")
-_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
-_LETTERS = "ABCDEF"
 # An option the answer labels: "Option 2", "方案 B", "**A:**", "选项二", "Plan B".
 _LABEL = re.compile(
     r"(?i:\b(?:option|plan|approach|choice)\s*|方案\s*|选项\s*|做法\s*)([1-9A-Fa-f一二三四五六])(?![A-Za-z])"
     r"|^\W*([A-F])\s*[:：)）.—-]"
-)
-# What a reply points to: "option 2", "the second", "第二个", "2 可以", "1、2、4 同意", "B 吧".
-_REPLY_NUMBER = re.compile(r"(?<![\w.])([1-9])(?![\w.%])")
-_REPLY_CN = re.compile(r"第\s*([一二三四五六1-9])")
-_REPLY_EN = re.compile(r"\b(first|second|third|fourth|fifth|last)\b")
-_REPLY_LETTER = re.compile(
-    r"(?i:\b(?:option|plan)\s*|方案\s*|选项\s*)([A-Fa-f])(?![A-Za-z])|(?<![A-Za-z])([A-F])(?![A-Za-z])"
 )
 # A sentence opening with a past participle or 已/刚: it reports work done ("Fixed the link …", "已改完").
 _DONE = re.compile(r"\s*(?:[A-Z][a-z]+ed\b|已|刚)")
@@ -111,32 +101,9 @@ def _bucket(n: int) -> str:
 
 
 def _names_a_thing(sentence: str) -> bool:
-    if _CODE.search(sentence) or any(ch.isdigit() for ch in sentence):
+    if CODE_SPAN.search(sentence) or any(ch.isdigit() for ch in sentence):
         return True
     return bool(_LATIN.search(sentence)) if CJK_RUN.search(sentence) else bool(_NAME.search(sentence))
-
-
-def _ordinal(token: str) -> int:
-    if token.isdigit():
-        return int(token)
-    if token.upper() in _LETTERS:
-        return _LETTERS.index(token.upper()) + 1
-    return _CN_DIGITS.get(token, 0)
-
-
-def reply_pointers(reply: str) -> set[int]:
-    """The ordinals `reply` points to ("2 可以" → {2}, "the first one" → {1}, "option B" → {2}; -1: the last)."""
-    found: set[int] = set()
-    without_code = _CODE.sub(" ", reply)
-    for match in _REPLY_NUMBER.finditer(without_code):
-        found.add(int(match.group(1)))
-    for match in _REPLY_CN.finditer(without_code):
-        found.add(_ordinal(match.group(1)))
-    for match in _REPLY_EN.finditer(without_code.lower()):
-        found.add(_EN_ORDINALS[match.group(1)])
-    for match in _REPLY_LETTER.finditer(without_code):
-        found.add(_ordinal(match.group(1) or match.group(2)))
-    return {n for n in found if n}
 
 
 def _own_ordinal(answer: str, candidate: Candidate, items: list[tuple[int, int]]) -> tuple[int, bool]:
@@ -144,7 +111,7 @@ def _own_ordinal(answer: str, candidate: Candidate, items: list[tuple[int, int]]
     whether it is the last item of its list."""
     label = _LABEL.search(candidate.text[:40])
     if label:
-        return _ordinal(label.group(1) or label.group(2)), False
+        return ordinal(label.group(1) or label.group(2)), False
     for n, (start, end) in enumerate(items):
         if start <= candidate.start < end:
             marker = re.match(r"\s*(\d{1,2})[.)、）]", answer[start:end])
@@ -185,7 +152,7 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
         text = cand.text
         folded = fold(text)
         after = answer[cand.start + len(text) : cand.start + len(text) + 2]
-        ordinal, last_item = _own_ordinal(answer, cand, items)
+        own_ordinal, last_item = _own_ordinal(answer, cand, items)
         item = lists.item_at(cand.start) is not None or bool(LIST_ITEM.match(text))
         signal = regex.search(folded) if regex is not None else None
         f: dict[str, float] = {
@@ -208,7 +175,7 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
             "heading": float(text.lstrip().startswith("#")),
             "points_back": float(lexicon.points_back(text)),
             "names": float(_names_a_thing(text)),
-            "code": float(bool(_CODE.search(text))),
+            "code": float(bool(CODE_SPAN.search(text))),
             "han": float(bool(CJK_RUN.search(text))),
             f"first={first_word(text[_marker(text) :])}": 1.0,
             "reports_done": float(bool(_DONE.match(text[_marker(text) :]))),
@@ -233,12 +200,12 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
             f["explicit"] = 1.0
         if signal is not None:
             f[f"signal={signal.group(0).strip()}"] = 1.0
-        if ordinal:
+        if own_ordinal:
             f["labelled" if not item else "numbered"] = 1.0
         if pointers:
-            if ordinal and (ordinal in pointers or (-1 in pointers and last_item)):
+            if own_ordinal and (own_ordinal in pointers or (-1 in pointers and last_item)):
                 f["pointer_match"] = 1.0
-            elif ordinal:
+            elif own_ordinal:
                 f["pointer_other"] = 1.0
             else:
                 f["pointer_unlabelled"] = 1.0

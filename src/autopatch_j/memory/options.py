@@ -11,7 +11,7 @@ A short reply selects over them (`read_selection`): every option ("yes both", "�
 ordinal ("2", "the first one", "第二个", "B 吧"), all but those it negates ("a but not b", "除了 2
 都要"), the one option holding every word it names ("Caffeine 吧"; words two options share name
 neither), or none ("neither", "两个都不要"). The words of "every", "neither" and "except" are data
-(`assent_words.json`); the ordinals are read by `assent_choice.reply_pointers`. What the selection
+(`assent_words.json`); the ordinals are read by `ordinals.reply_pointers`. What the selection
 picks is a feature of the assent model's candidates (`assent_choice.choice_features`); over options
 a proposal signal introduces, the assent reader stores the likeliest sentence of each option picked
 (`assent.AssentReader.chosen`).
@@ -28,6 +28,7 @@ from importlib import resources
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import layout
+from autopatch_j.memory.ordinals import ordinal, reply_pointers
 from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold
 
@@ -39,7 +40,6 @@ _LABELLED = re.compile(
     re.MULTILINE,
 )
 _NUMBER = re.compile(r"^\s*(\d{1,2})[.)、）]")
-_CN = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6}
 _CLAUSE = re.compile(r"[,，;；、]|\bbut\b|\band\b|但是?|不过")
 #: A reply that selects is short: at most this many content words besides its assent and what it
 #: points with, and at most one of them not in the answer.
@@ -84,14 +84,6 @@ class Selection:
         return not self.neither and bool(self.chosen or self.every or self.excluded or self.named)
 
 
-def _ordinal(token: str) -> int:
-    if token.isdigit():
-        return int(token)
-    if token.upper() in "ABCDEF":
-        return "ABCDEF".index(token.upper()) + 1
-    return _CN.get(token, 0)
-
-
 @lru_cache(maxsize=256)
 def options_in(answer: str) -> tuple[Option, ...]:
     """The options `answer` lists, in order (see the module docstring); () when it lists fewer than two."""
@@ -107,7 +99,7 @@ def options_in(answer: str) -> tuple[Option, ...]:
             end = answer.find("\n", match.end())
             end = len(answer) if end < 0 else end
             if not any(o.start <= match.start() < o.end for o in found.values()) or not lettered:
-                found[match.start()] = Option(match.start(), end, _ordinal(match.group(1)), lettered)
+                found[match.start()] = Option(match.start(), end, ordinal(match.group(1)), lettered)
     options = tuple(sorted(found.values(), key=lambda o: o.start))
     return options if len(options) >= 2 else ()
 
@@ -136,8 +128,6 @@ def _selection_words() -> dict[str, re.Pattern[str]]:
 def read_selection(reply: str, answer: str, lexicon: Lexicon) -> Selection | None:
     """What the short `reply` selects over the options of `answer`; None when the answer lists none,
     the reply is no selection (a question, too long, nothing that points), or fails a hard gate."""
-    from autopatch_j.memory.assent_choice import reply_pointers  # the ordinals, read one way everywhere
-
     options = options_in(answer)
     if not options or lexicon.is_question(reply) or not lexicon.passes_gates(reply):
         return None
