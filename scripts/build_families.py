@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
+
+from word_table import write_table
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "src/autopatch_j/memory/text/families.txt"
@@ -75,16 +76,9 @@ def build() -> str:
 
 
 def main() -> int:
-    try:
-        text = build()
-    except ModuleNotFoundError:
-        print(
-            "this script needs the lemminflect and wordfreq packages: pip install lemminflect wordfreq", file=sys.stderr
-        )
-        return 1
-    OUT.write_text(text, encoding="utf-8")
-    print(f"{text.count(chr(10)) - 1} stems → {OUT}")
-    return 0
+    return write_table(
+        build, OUT, rows="stems", needs="the lemminflect and wordfreq packages: pip install lemminflect wordfreq"
+    )
 
 
 if __name__ == "__main__":

@@ -13,9 +13,10 @@ term statistics (memory/search.py).
 
 from __future__ import annotations
 
-import sys
 import unicodedata
 from pathlib import Path
+
+from word_table import write_table
 
 WORDS_PER_LANGUAGE = 20_000
 OUT = Path(__file__).resolve().parent.parent / "src/autopatch_j/memory/text/frequencies.txt"
@@ -38,14 +39,7 @@ def build() -> str:
 
 
 def main() -> int:
-    try:
-        text = build()
-    except ModuleNotFoundError:
-        print("this script needs the wordfreq package (and jieba): pip install wordfreq jieba", file=sys.stderr)
-        return 1
-    OUT.write_text(text, encoding="utf-8")
-    print(f"{text.count(chr(10))} words → {OUT}")
-    return 0
+    return write_table(build, OUT, rows="words", needs="the wordfreq package (and jieba): pip install wordfreq jieba")
 
 
 if __name__ == "__main__":
