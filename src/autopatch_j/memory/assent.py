@@ -239,7 +239,7 @@ class AssentReader:
         picked = [o for o in options_in(answer) if selection.picks(o)]
         best: list[int] = []
         for option in picked:
-            inside = [n for n, c in enumerate(found) if option.start <= c.start < option.end]
+            inside = [n for n, c in enumerate(found) if option.holds(c.start)]
             if inside:
                 best.append(max(inside, key=lambda n: (probabilities[n], -n)))
         return best
@@ -353,7 +353,7 @@ def _per_option(answer: str, chosen: list[str]) -> list[tuple[list[str], list[st
     outside: list[str] = []
     for sentence in chosen:
         at = answer.find(sentence)
-        option = next((n for n, o in enumerate(options) if o.start <= at < o.end), None)
+        option = next((n for n, o in enumerate(options) if o.holds(at)), None)
         if option is None:
             outside.append(sentence)
         else:

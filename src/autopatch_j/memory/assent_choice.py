@@ -211,7 +211,7 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
                 f["pointer_unlabelled"] = 1.0
         if points_all and item:
             f["all_items"] = 1.0
-        option = next((o for o in options if o.start <= cand.start < o.end), None)
+        option = next((o for o in options if o.holds(cand.start)), None)
         if option is not None:
             f["option"] = 1.0
             f["option_head" if cand.start <= option.start + 8 else "option_tail"] = 1.0

@@ -60,6 +60,10 @@ class Option:
     ordinal: int
     lettered: bool
 
+    def holds(self, at: int) -> bool:
+        """Offset `at` of the answer lies in this option."""
+        return self.start <= at < self.end
+
 
 @dataclass(frozen=True, slots=True)
 class Selection:
@@ -98,7 +102,7 @@ def options_in(answer: str) -> tuple[Option, ...]:
         for match in pattern.finditer(answer):
             end = answer.find("\n", match.end())
             end = len(answer) if end < 0 else end
-            if not any(o.start <= match.start() < o.end for o in found.values()) or not lettered:
+            if not any(o.holds(match.start()) for o in found.values()) or not lettered:
                 found[match.start()] = Option(match.start(), end, ordinal(match.group(1)), lettered)
     options = tuple(sorted(found.values(), key=lambda o: o.start))
     return options if len(options) >= 2 else ()

@@ -255,7 +255,7 @@ def _confirmed_proposal(
         at = answer.find(quote)
         return (
             lexicon.has_proposal_signal(quote)
-            or any(o.start <= at < o.end for o in options)  # an option the reply selects over (options.py)
+            or any(o.holds(at) for o in options)  # an option the reply selects over (options.py)
             or any(quote.strip() in p for p in lexicon.proposals_in(answer))
             or quotes_sentence(turn.user_text, quote)  # "> use pnpm workspaces — yes, that one"
         )
