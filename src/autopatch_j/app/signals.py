@@ -5,24 +5,34 @@ SIGINT keeps Python's behaviour (KeyboardInterrupt, which the REPL may still han
 SIGTERM raises `Terminated`, which nothing handles as a cancel, so the process unwinds, releases its
 Memory job leases (`AppContext.close`) and exits with 143. `Terminated` is a `SystemExit`, so it also
 unwinds out of an asyncio callback (the REPL's prompt_toolkit loop) instead of reaching the loop's
-exception handler, and an uncaught one still exits with 143. `received()` tells the cleanup which one
-came; `drop_terminated_records(package)` keeps a library that logs the exceptions of its tasks from
-printing a traceback for `Terminated`.
+exception handler, and an uncaught one still exits with 143. Python drops an exception raised inside a
+`__del__` or a weakref callback (an import's module-lock callback, say) and reports it to
+`sys.unraisablehook`; inside `exit_signals()` that hook delivers the signal again to the main thread,
+so a signal landing there still stops the command. `received()` tells the cleanup which one came;
+`drop_terminated_records(package)` keeps a library that logs the exceptions of its tasks from printing
+a traceback for `Terminated`.
 """
 
 from __future__ import annotations
 
+import _thread
 import logging
 import signal
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sys import UnraisableHookArgs
 
 EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
 
 _received: list[int] = []
+_REDELIVER_AFTER_S = 0.01
 
 
 class Terminated(SystemExit):
@@ -66,6 +76,23 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise Terminated
 
 
+def _redeliver_dropped(previous: Callable[[UnraisableHookArgs], object]) -> Callable[[UnraisableHookArgs], None]:
+    """An unraisable hook: our own signal exception, dropped where Python cannot raise, is delivered
+    again a moment later from another thread, so the handler runs at the main thread's next check after
+    this hook and the callback return (where it can raise); anything else goes on to `previous`."""
+
+    def hook(unraisable: UnraisableHookArgs) -> None:
+        kind = unraisable.exc_type
+        if _received and issubclass(kind, KeyboardInterrupt | Terminated):
+            again = threading.Timer(_REDELIVER_AFTER_S, _thread.interrupt_main, args=(signal.Signals(_received[-1]),))
+            again.daemon = True
+            again.start()
+            return
+        previous(unraisable)
+
+    return hook
+
+
 @contextmanager
 def exit_signals() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
@@ -73,10 +100,13 @@ def exit_signals() -> Iterator[None]:
         return
     _received.clear()
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous_hook = sys.unraisablehook
     signal.signal(signal.SIGINT, _on_sigint)
     signal.signal(signal.SIGTERM, _on_sigterm)
+    sys.unraisablehook = _redeliver_dropped(previous_hook)
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
         for sig, handler in previous.items():
             signal.signal(sig, handler)
