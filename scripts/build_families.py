@@ -1,9 +1,9 @@
 """Write src/autopatch_j/memory/text/families.txt: English stems that are forms of one word.
 
-Run by hand with the `lemminflect` and `wordfreq` packages installed (development tools only; the
-product ships the small table this writes):
+Run by hand with the `lemminflect` and `wordfreq` packages installed (development tools, the pinned
+`tables` extra that `test` includes; the product ships the small table this writes):
 
-    pip install lemminflect wordfreq && python scripts/build_families.py
+    bash scripts/setup.sh tables && .venv/bin/python scripts/build_families.py
 
 The Snowball stemmer search compares English by (memory/words.py) joins regular forms (`deploys`,
 `deployed` → deploy) but not irregular ones: `driven` stays `driven` beside `drive`, `kept` beside
@@ -77,7 +77,7 @@ def build() -> str:
 
 def main() -> int:
     return write_table(
-        build, OUT, rows="stems", needs="the lemminflect and wordfreq packages: pip install lemminflect wordfreq"
+        build, OUT, rows="stems", needs="the lemminflect and wordfreq packages: bash scripts/setup.sh tables"
     )
 
 

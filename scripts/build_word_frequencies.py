@@ -3,7 +3,7 @@
 Run by hand with the `wordfreq` package installed (a development tool only: it is ~58 MB and takes
 seconds to load, so the product ships this small table instead):
 
-    pip install wordfreq jieba && python scripts/build_word_frequencies.py
+    bash scripts/setup.sh tables && .venv/bin/python scripts/build_word_frequencies.py
 
 Each line is `word<TAB>zipf×10` (Zipf: log10 of occurrences per billion words), for the most frequent
 words of English and Chinese, folded like Memory folds text, the lines in key order: search reads the
@@ -39,7 +39,7 @@ def build() -> str:
 
 
 def main() -> int:
-    return write_table(build, OUT, rows="words", needs="the wordfreq package (and jieba): pip install wordfreq jieba")
+    return write_table(build, OUT, rows="words", needs="the wordfreq package (and jieba): bash scripts/setup.sh tables")
 
 
 if __name__ == "__main__":
