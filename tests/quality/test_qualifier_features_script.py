@@ -24,7 +24,7 @@ def _session(author: str, n: int) -> dict[str, Any]:
     past the floor that must not answer: the regression's negative)."""
     session = copy.deepcopy(SESSION)
     session["id"] = f"{author}-{n:03d}"
-    session["queries"] = [*SESSION["queries"], {"query": "which package manager version do we pin", "target": None}]  # type: ignore[list-item]
+    session["queries"] = [*SESSION["queries"], {"query": "which package manager version do we pin", "target": None}]
     return session
 
 
