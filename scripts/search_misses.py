@@ -9,6 +9,8 @@ against the target's postings:
 - `below_share`: it holds some, but they carry less than the floor share of the query's weight;
 - `one_term`: it reaches the floor with a single term of a query of several;
 - `not_an_answer`: it passes the floor, but the learned rule (memory/qualifier.py) says it does not answer;
+  the miss then shows the rule's score (a logit), its threshold and each feature's part of the score
+  (`qualifier`: weight × value, and the bias), as does an answered nothing-query of its first hit;
 - `outranked`: it qualifies but other memories fill the five places (or the candidate bound cut it);
 - for a nothing-query that returned something: `nonempty`.
 
@@ -30,8 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from query_eval import answers, language, load_sessions, session_files
 
-from autopatch_j.memory.qualifier import qualifier
+from autopatch_j.memory.qualifier import FEATURES, crosses, features, qualifier
 from autopatch_j.memory.search import plan_in_tx
+from autopatch_j.memory.text import has_cjk
 
 _POSTINGS = (
     "SELECT t.term FROM memory_postings p JOIN memory_term_stats t ON t.id = p.term_id "
@@ -56,19 +59,29 @@ def classify(conn: object, query: str, memory_id: int | None, hit_ids: list[int]
         if held:
             share += plan.weights[n]
             count += 1
+    rule = qualifier()
+    holds_cjk = any(has_cjk(key) for alts in plan.alternatives for key, _ in alts if key in held_keys)
+    across = crosses(query_cjk=any(has_cjk(term.key) for term in plan.terms), holds_cjk=holds_cjk)
+    judged = {"share": share / total, "held": count, "terms": len(plan.terms), "keys": len(held_keys), "across": across}
+    past = count > 0 and share >= plan.min_share - 1e-9 and count >= min(rule.min_terms, len(plan.terms))
     if memory_id is None:
         cls = "nonempty"
     elif count == 0:
         cls = "no_shared_term"
     elif share < plan.min_share - 1e-9:
         cls = "below_share"
-    elif count < min(qualifier().min_terms, len(plan.terms)):
+    elif not past:
         cls = "one_term"
-    elif not qualifier().answers(share=share / total, held=count, terms=len(plan.terms), keys=len(held_keys)):
+    elif not rule.answers(**judged):  # type: ignore[arg-type]
         cls = "not_an_answer"
     else:
         cls = "outranked"
-    return {"class": cls, "terms": rows, "share": round(share / total, 2)}
+    found: dict[str, object] = {"class": cls, "terms": rows, "share": round(share / total, 2)}
+    if past:  # what the learned rule made of the target (a nothing-query: of its first hit)
+        values = features(**judged)  # type: ignore[arg-type]
+        parts = {"bias": rule.bias} | {name: w * v for name, w, v in zip(FEATURES, rule.weights, values, strict=True)}
+        found["qualifier"] = {"score": sum(parts.values()), "threshold": rule.threshold, "parts": parts}
+    return found
 
 
 def run(part: str) -> dict[str, object]:

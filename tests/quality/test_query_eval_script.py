@@ -8,6 +8,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from autopatch_j.memory.qualifier import FEATURES
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SESSION = {
@@ -74,3 +76,17 @@ def _run_script(script: str, tmp_path: Path, session: Mapping[str, object]) -> s
         timeout=300,
         check=False,
     )
+
+
+def test_a_refused_target_shows_each_feature_s_part_of_the_qualifier_s_score(tmp_path: Path) -> None:
+    session = dict(SESSION)
+    # holds package and manager, about half the weight: past the floor, refused by the learned rule
+    session["queries"] = [{"query": "package manager lockfile policy for the repo", "target": "m1"}]
+    done = _run_script("search_misses.py", tmp_path, session)
+    assert done.returncode == 0, done.stderr
+    (miss,) = json.loads(done.stdout)["misses"]
+    assert miss["class"] == "not_an_answer", miss
+    rule = miss["qualifier"]
+    assert list(rule["parts"]) == ["bias", *FEATURES], rule
+    assert abs(sum(rule["parts"].values()) - rule["score"]) < 1e-9, rule
+    assert rule["score"] < rule["threshold"], rule
