@@ -1,0 +1,36 @@
+"""Units of statement through the CLI: `memory ingest` + `memory drain`, then `memory list --json` and
+`memory show --json` (issue 28, `memory/units.py`).
+
+Cases in `cases/units.json`, our own wording: a long or dictated message stating several rules in one
+breath (a comma, "and", "also", "然后", a pause with no punctuation) is one memory per rule, each
+quoting its own words; a rule with its reason clause, and a rule naming two values of one setting,
+stay one memory; a choice parked for later ("let's hold off on … until …", "先不定 … 再说") is none.
+`count` active memories, each needle of `quoted` in a user quote of one of them and no memory quoting
+two of them. The cases of several rules in one breath are known misses (strict `xfail`): the
+extractor reads whole sentences (docs/quality.md, "Round 27: units of statement").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.conftest import CliRunner
+from tests.cli.sessions import assert_quotes, params, play, user_quotes
+
+CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "units.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_one_memory_per_unit_of_statement(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
+    items = play(cli, tmp_path, case["turns"])
+    expect = case["expect"]
+    quotes = user_quotes(cli, items)
+    assert len(items) == expect["count"], [item["content"] for item in items]
+    assert_quotes(expect, quotes)
+    for item in items:  # each memory quotes one rule of the case, not two
+        own = user_quotes(cli, [item])
+        assert sum(any(needle in q for q in own) for needle in expect.get("quoted", [])) <= 1, own
