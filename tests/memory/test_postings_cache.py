@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autopatch_j.memory import postings_cache
+from autopatch_j.memory import matching, postings_cache
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.search import SearchHit, search_in_tx
@@ -401,3 +401,45 @@ def test_a_query_mixing_a_weighed_term_and_a_new_one_sees_what_another_connectio
     hits = manager.search(thread_id=thread, query="kafka billing")
     assert [hit.memory_id for hit in hits] == [added.memory_id]
     assert hits == _in_sql(manager, thread, "kafka billing")
+
+
+def test_a_small_store_completes_a_cut_word_from_its_copy_when_completions_tie(manager: MemoryManager) -> None:
+    """A last word cut short whose completions tie at the bound (more terms held alike than
+    `MAX_COMPLETIONS`) is completed from a small store's copy: the stamp is the only statement, and
+    the hits are the ranking statement's (which takes the terms held alike in term order)."""
+    names = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet")
+    for name in names:  # ten terms after `zeta`, each held by one memory
+        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=f"zeta{name} service")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    for query in ("service", "Service", "SERVICE"):  # the store read whole into the copy
+        manager.search(thread_id=thread, query=query)
+    sent: list[str] = []
+    manager.db.set_trace(sent.append)
+    try:
+        hits = manager.search(thread_id=thread, query="zeta")
+    finally:
+        manager.db.set_trace(None)
+    selects = [s for s in sent if s.lstrip().upper().startswith(("SELECT", "WITH"))]
+    assert selects == ["SELECT stamp FROM memory_index_state"]
+    assert len(hits) == 5 and hits == _in_sql(manager, thread, "zeta")
+    # the completions are the first eight terms in term order (the ranking statement's choice)
+    assert {hit.title for hit in hits} <= {f"zeta{name} service" for name in names[:8]}
+
+
+def test_a_small_store_read_whole_labels_its_first_hits_with_keys_derived_at_the_read(
+    manager: MemoryManager,
+) -> None:
+    """A store read whole derives its items' match keys (Latin, then all) with their rows, so that a
+    first hit labelled by its words derives none on the search's path."""
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Use redis for the cache")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Kafka topics for billing")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    matching.latin_keys.cache_clear()
+    for query in ("kafka", "Kafka", "KAFKA"):  # the store read whole into the copy
+        manager.search(thread_id=thread, query=query)
+    derived = matching.latin_keys.cache_info().misses
+    hits = manager.search(thread_id=thread, query="redis caching")
+    assert [(hit.title, hit.match) for hit in hits] == [("Use redis for the cache", "words")]
+    assert matching.latin_keys.cache_info().misses == derived

@@ -307,33 +307,47 @@ def _phrase_keys(first: str, second: str) -> tuple[str, ...]:
 def _join_members(found: list[Token]) -> list[Token]:
     """Consecutive Chinese words that together are one thesaurus member become that one word
     (包 + 管理 → 包管理, 对象 + 存储 → 对象存储): the thesaurus is the query's dictionary too."""
-    if sum(token.kind == "cjk" for token in found) < 2:  # nothing to join
+    joinable = [token.kind == "cjk" for token in found]
+    if joinable.count(True) < 2:  # nothing to join
         return found
-    members = cjk_members()
-    return _joined(found, lambda token: token.kind == "cjk", members.__contains__)
+    return _joined(found, joinable, cjk_members().__contains__, _longest_member())
+
+
+@functools.cache
+def _longest_member() -> int:
+    """The characters of the thesaurus' longest CJK member: no longer window is one."""
+    return max(map(len, cjk_members()), default=0)
 
 
 def _join_glossed(found: list[Token]) -> list[Token]:
     """Lone Chinese characters in a row that together are a word of the bilingual table become that
     word (挂 + 起 → 挂起, 人 + 名 → 人名): where the dictionary's cut leaves lone characters, which a
     query drops, the table still knows the word they spell, the longest first."""
-    if sum(token.kind == "cjk" and len(token.text) == 1 for token in found) < 2:
+    joinable = [token.kind == "cjk" and len(token.text) == 1 for token in found]
+    if joinable.count(True) < 2:
         return found
-    return _joined(found, lambda token: token.kind == "cjk" and len(token.text) == 1, lambda w: bool(english_of(w)))
+    return _joined(found, joinable, lambda w: bool(english_of(w)), _WINDOW)
 
 
-def _joined(found: list[Token], joinable: Callable[[Token], bool], is_word: Callable[[str], bool]) -> list[Token]:
-    """`found` with each run of up to four `joinable` tokens whose texts spell a word (`is_word`) as
-    that one Chinese word, the longest window first."""
+#: The most tokens `_joined` joins into one word.
+_WINDOW = 4
+
+
+def _joined(found: list[Token], joinable: list[bool], is_word: Callable[[str], bool], longest: int) -> list[Token]:
+    """`found` with each run of up to `_WINDOW` tokens marked `joinable` whose texts spell a word
+    (`is_word`; none is longer than `longest` characters) as that one Chinese word, the longest
+    window first."""
+    texts = [token.text for token in found]
     out: list[Token] = []
     n = 0
-    while n < len(found):
-        run = 0  # joinable tokens from here on, at most four (the longest window tried)
-        while run < 4 and n + run < len(found) and joinable(found[n + run]):
+    end = len(found)
+    while n < end:
+        run = 0  # joinable tokens from here on, at most `_WINDOW` (the longest window tried)
+        while run < _WINDOW and n + run < end and joinable[n + run]:
             run += 1
         for size in range(run, 1, -1):  # the longest window first
-            joined = "".join(token.text for token in found[n : n + size])
-            if is_word(joined):
+            joined = "".join(texts[n : n + size])
+            if len(joined) <= longest and is_word(joined):
                 out.append(Token(joined, "cjk"))
                 n += size
                 break

@@ -22,7 +22,7 @@ the qualifier's decision taken best first until `limit` answer.
 A hit's metadata as match kinds compare it (`hit_metadata`) is derived on its first hit under a
 stamp and kept beside its row, with the values search.py builds of it (`Hit.values`); a store of at
 most `WHOLE_ITEMS` read whole derives every active item's metadata and its values' keys
-(`matching.value_keys`) when it reads the rows. What search.py derives from a query term and the
+(`matching.latin_keys`, `matching.value_keys`) when it reads the rows. What search.py derives from a query term and the
 statistics alone (its weight, the keys some item holds) is kept per term under the stamp too
 (`kept_parts`, `remember_parts`: a query reuses the parts of its terms kept under the store's stamp
 and weighs the others), and so are a query's hits, per query text, thread and limit.
@@ -39,7 +39,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from autopatch_j.memory.matching import value_keys
+from autopatch_j.memory.matching import latin_keys, value_keys
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.scoring import qualifying
 from autopatch_j.memory.terms import normalize, prefix_end
@@ -109,6 +109,7 @@ _ItemRow = tuple[bool, int | None, float, HitRow, int]
 Answers = Callable[[float, int, int, bool], bool]
 
 _LOWEST = float("-inf")
+_NOT_KEPT = object()  # `known_parts`: a key no part is kept under
 _NONE: Mapping[int, int] = {}
 _NO_VALUES: Mapping[int, float] = {}
 _DISCUSSION = MemoryKind.DISCUSSION_CONTEXT.value
@@ -230,11 +231,9 @@ def known_parts(keys: Sequence[Hashable]) -> tuple[int, list[object]] | None:
         if not _copies:
             return None
         stamp, copy = next(reversed(_copies.items()))
-        kept = copy.parts
-        try:
-            return stamp, [kept[key] for key in keys]
-        except KeyError:
-            return None
+        get = copy.parts.get
+        found = [get(key, _NOT_KEPT) for key in keys]
+        return None if any(part is _NOT_KEPT for part in found) else (stamp, found)
 
 
 def kept_parts(keys: Sequence[Hashable]) -> tuple[int, list[object | None]] | None:
@@ -263,10 +262,10 @@ def remember_parts(conn: sqlite3.Connection, *, stamp: int | None, parts: Iterab
 
 def _whole_stats(
     stamp: int, copy: _Copy, keys: Iterable[str], prefix: str
-) -> tuple[int, dict[str, int], Mapping[str, int]] | None:
+) -> tuple[int, dict[str, int], Mapping[str, int]]:
     """`known_stats` from a copy holding every posting: a term no posting names is held by no item;
-    the completions are the statistics statement's (its `MAX_COMPLETIONS` most held terms after the
-    prefix), or None when a tie at that bound leaves the statement's choice open."""
+    the completions are the statistics statement's: its `MAX_COMPLETIONS` most held terms after the
+    prefix, terms held alike in term order (the statement's `ORDER BY items DESC, term`)."""
     held = copy.term_items
     stats = {key: held.get(key, 0) for key in keys}
     stats[""] = copy.counts[""]
@@ -274,9 +273,8 @@ def _whole_stats(
     if completions is None:
         start = bisect.bisect_right(copy.terms, prefix)
         end = bisect.bisect_left(copy.terms, prefix_end(prefix), start)
+        # a stable sort of terms in order: most held first, terms held alike in term order
         found = sorted(((held[term], term) for term in copy.terms[start:end]), key=lambda found: -found[0])
-        if len(found) > MAX_COMPLETIONS and found[MAX_COMPLETIONS - 1][0] == found[MAX_COMPLETIONS][0]:
-            return None
         completions = copy.completions[prefix] = {term: items for items, term in found[:MAX_COMPLETIONS]}
     return stamp, stats, completions
 
@@ -394,7 +392,8 @@ _normalized = functools.lru_cache(maxsize=16384)(normalize)
 
 def _prepare(copy: _Copy, found: Mapping[int, _ItemRow | None]) -> None:
     """Each active item's metadata as match kinds compare it, kept beside its row, and its values'
-    keys (`matching.value_keys`), so that a small store's first hit of an item derives neither."""
+    keys (`matching.latin_keys`, then `matching.value_keys`: what a match label reads), so that a small
+    store's first hit of an item derives none of them."""
     prepared = {
         item_id: hit_metadata(item[3])
         for item_id, item in found.items()
@@ -402,6 +401,7 @@ def _prepare(copy: _Copy, found: Mapping[int, _ItemRow | None]) -> None:
     }
     for metadata in prepared.values():
         for value in metadata:
+            latin_keys(value)
             value_keys(value)
     with _lock:
         for item_id, metadata in prepared.items():

@@ -84,7 +84,7 @@ UNION ALL
 SELECT * FROM (
     SELECT s.term, s.items FROM memory_term_stats s
     WHERE s.term > :prefix AND s.term < :prefix_end AND s.items > 0
-    ORDER BY s.items DESC LIMIT :completions
+    ORDER BY s.items DESC, s.term LIMIT :completions
 )
 """
 

@@ -68,6 +68,9 @@ def tokens(
     the words of each CJK run (segment.words: with `search_mode`, a long word's shorter words too;
     without it, the run cut at `question_words` first)."""
     text = text if folded else fold(text)
+    if "." not in text and "_" not in text and "/" not in text and "-" not in text:
+        yield from _plain(text, search_mode, question_words)  # no identifier: it joins by one of these
+        return
     position = 0
     for match in IDENTIFIER.finditer(text):
         yield from _plain(text[position : match.start()], search_mode, question_words)

@@ -59,9 +59,8 @@ class SortedTable:
     end: int = -1
 
     def _span(self) -> tuple[bytes | mmap.mmap, int, int]:
-        data = _mapped(self.package, self.name)
-        start = _body_start(data) if self.start < 0 else self.start
-        return data, start, len(data) if self.end < 0 else self.end
+        """The file's bytes and the span's first and end offsets (found once per table)."""
+        return _span_of(self)
 
     def get(self, key: str) -> str | None:
         """The value of `key`'s line (the text after its first tab), None when no line has that key."""
@@ -109,6 +108,14 @@ class SortedTable:
             SortedTable(self.package, self.name, self.start, low),
             SortedTable(self.package, self.name, low, end),
         )
+
+
+@functools.cache
+def _span_of(table: SortedTable) -> tuple[bytes | mmap.mmap, int, int]:
+    """`SortedTable._span`: the mapped file, past its header lines when the span starts there."""
+    data = _mapped(table.package, table.name)
+    start = _body_start(data) if table.start < 0 else table.start
+    return data, start, len(data) if table.end < 0 else table.end
 
 
 @functools.cache
