@@ -126,7 +126,8 @@ NEW_SINKS: dict[str, Callable[[int], str]] = {
 # written `user / password`, issued tokens' heads, a switch's privilege passwords, request
 # signatures, Lua and C# string openers, values before shell prompts; a password's words before a
 # user at a host, a Chinese role label before an account, users of URLs, random query fields
-# beside timestamps and signatures
+# beside timestamps and signatures; keys ending in a vendor's noun for a credential, file names
+# ending lines over random runs, printed secrets' files inside JSON strings
 NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "abbreviated keys": lambda n: ("cs: Ab3dEf9hQ2 " * n)[:n],
     "table headers and rows": lambda n: (("字段,值," * 8 + "\n" + "a.cs,Ab3dEf9h," * 8 + "\n") * n)[:n],
@@ -168,4 +169,7 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "password words before a user at a host": lambda n: ("password is for a@b " * n)[:n],
     "role labels, accounts and URL users": lambda n: (("管理员 a / https://" + "a" * 32 + "@h.i ") * n)[:n],
     "random query fields and timestamps": lambda n: ("&ts=1&x=Ab3dEf9hQ2Zk7LmN4pRs&timestamp=&sign=0a1b" * n)[:n],
+    "credential nouns": lambda n: ("a_ticket: 0a1b2c3d4e5f6a7b -serial ticket A_MASTER=" * n)[:n],
+    "file names ending lines": lambda n: ("$ sha1sum a-1.2.apk\n0a1b2c3d 'b=x a.pub\nAb3d+c.yaml\n" * n)[:n],
+    "printed files inside JSON": lambda n: ('"$ cat /s/secrets/initialAdminPassword\\n0a1b2c3d"}, ' * n)[:n],
 }

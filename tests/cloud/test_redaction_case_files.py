@@ -63,6 +63,12 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   storage emulator's account key), a marketplace request's `sign` beside its `timestamp`, a request
   id and a digest in a query, a key after a label whose bracketed aside says it is public
   (`clientKey（前端公开）：…`) and an age recipient (a public key) after a joined line stay.
+- `live_ops`: a live-ops studio's build and operations texts — a credential named by its vendor's
+  own noun rather than a secret's word (a version-control `ticket`, an app `cert`, a push service's
+  `MASTER`, a session `ticket` in a log line), an admin password a command prints inside a JSON
+  tool result; a number before a YAML line in JSON, a file name before its digest in a URL-encoded
+  note and identifiers after a Chinese label and a copula (`commit为：`, `事件 ID是：`,
+  `退款单号是：`) stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -88,6 +94,7 @@ FILES = (
     "fleet",
     "ward",
     "storefront",
+    "live_ops",
 )
 
 

@@ -47,6 +47,7 @@ def test_word_tables_refuse_unknown_keys_and_languages() -> None:
         "prefixes": [],
         "key_abbreviations": [],
         "fused_abbreviations": [],
+        "credential_nouns": [],
     }
     KeyLexicon.of(good)
     with pytest.raises(ValueError, match="expected keys"):
@@ -55,6 +56,8 @@ def test_word_tables_refuse_unknown_keys_and_languages() -> None:
         KeyLexicon.of({**good, "secret_words": {"en": [], "fr": []}})
     with pytest.raises(ValueError, match="languages"):
         KeyLexicon.of({**good, "negations": {"en": []}})
+    with pytest.raises(ValueError, match="lists of words"):
+        KeyLexicon.of({**good, "credential_nouns": {"en": ["ticket"]}})
 
 
 def test_weights_refuse_unknown_keys_and_round_trip() -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from fastapi.testclient import TestClient
 
 from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
@@ -117,3 +120,26 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
     assert all(text in shown["result_text"] for text in KEPT)
     assert "db-7.internal.example:5432:billing:svc_app:" in shown["result_text"]
     assert "registry.example.test" in shown["result_text"]
+
+
+def test_live_ops_credentials_named_by_their_vendor_noun_never_reach_the_result(world: World) -> None:
+    """`data/redaction_live_ops.json` printed by an agent: every secret (a ticket, an app
+    certificate, a master secret, a session ticket, an admin password in a JSON
+    tool result) is gone from the result read over HTTP and from every table, and every look-alike
+    (a number before a YAML line, a file name before its digest, identifiers after a Chinese label
+    and a copula) comes back as printed."""
+    data = json.loads((Path(__file__).parent / "data" / "redaction_live_ops.json").read_text(encoding="utf-8"))
+    alice = world.user("alice")
+    with TestClient(make_app(world)) as client:
+        api = Api(client, alice.token)
+        project = api("POST", "/projects", {"name": "p"}).json()
+        task = api("POST", f"/projects/{project['id']}/tasks", {"prompt": "Print the build settings"}).json()
+        texts = [case["text"] for case in data["secrets"]] + [case["text"] for case in data["lookalikes"]]
+        Worker(engine=world.engine, executor=LeakyExecutor(texts), clock=world.clock).run_loop(once=True)
+        shown = api("GET", f"/tasks/{task['id']}").json()
+    assert shown["status"] == "completed"
+    leaked = [case["name"] for case in data["secrets"] if any(p in shown["result_text"] for p in case["pieces"])]
+    assert leaked == []
+    dump = world.dump()
+    assert [case["name"] for case in data["secrets"] if any(p in dump for p in case["pieces"])] == []
+    assert [case["name"] for case in data["lookalikes"] if case["text"] not in shown["result_text"]] == []

@@ -14,7 +14,9 @@ logistic model over two groups of features (`features`):
   `require` `pass` —, a quoted key's words, a typed constant's name before its type — `API_KEY: &str
   = …` —, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped),
   whether those words name a secret, a key's id (`private_key_id`) or something that is no secret
-  (`secret_judge_words.json`; `object_key`, `PublicKey`: a benign word before `key`), and whether
+  (`secret_judge_words.json`; `object_key`, `PublicKey`: a benign word before `key`), whether the
+  key ends in a vendor's own noun for a credential (`key_noun`: `depot_ticket`, `APP_CERT`,
+  `PUSH_MASTER`, `-serial`; the word alone decides nothing, the value's shape is weighed beside it), and whether
   the next field after it is assigned to a secret's key (`username="…" password=…`: a key id
   paired with its secret) or the value is written into a file named for a secret
   (`echo '…' > ~/.vault_pass`), and whether it is a quoted literal among the arguments of an open
@@ -77,6 +79,7 @@ from autopatch_j.cloud.secret_places import (
     colon_fields,
     header_value,
     names_a_secret,
+    names_an_identifier,
     next_key_secret,
     presented,
     printed,
@@ -120,8 +123,6 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _SCHEME = re.compile(r"(?:(?<=[=:：\"'])|(?<=[=:：\"'][ \t]))[A-Za-z][A-Za-z0-9]{2,9} \Z")
 _FULL_MARK = "[REDACTED]"
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
-# a Chinese label ending in 号 names a number or an account (`订单号`, `序列号`, `提交号`, `账号`)
-_ZH_NUMBER = "号"
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
 
 
@@ -173,6 +174,8 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         out[f"w:{word}"] = 1.0
     if any(w in lexicon.secret_en for w in key_words) or lexicon.names_secret_as_key(key_words):
         out["key_secret"] = 1.0
+    if key_words and key_words[-1] in lexicon.credential_nouns:
+        out["key_noun"] = 1.0  # `depot_ticket:`, `app_cert:`, `-serial`: a vendor's noun for a credential
     if any(w in lexicon.benign_en for w in key_words):
         out["key_benign"] = 1.0
     if kind == "space" and key and stripped.endswith(key[-1]) and stripped[: -len(key[-1])].endswith("/"):
@@ -187,8 +190,8 @@ def _context(before: str, whole_before: str, out: dict[str, float], named: str |
         # `session_id`, `token_type`: the key names something about a secret; `PublicKey`,
         # `object_key`, `idempotency_key`: a key of another kind
         out["key_ends_benign"] = 1.0
-    if kind in _ASSIGNED and _CJK.search(stripped[-1:]) and stripped.endswith((*lexicon.benign_zh, _ZH_NUMBER)):
-        out["key_ends_benign"] = 1.0  # `统一社会信用代码：`, `证书指纹：`, `提交号是`: a label naming an identifier
+    if kind in _ASSIGNED and names_an_identifier(stripped, lexicon):
+        out["key_ends_benign"] = 1.0  # `统一社会信用代码：`, `退款单号是：`, `commit为：`: a label naming an identifier
     if kind in _ASSIGNED and benign_aside(stripped, lexicon):
         out["key_ends_benign"] = 1.0  # `clientKey（前端公开）：`, `key id (public):`: the label says what the value is
     if lexicon.names_secret_as_key(key_words):
@@ -346,7 +349,15 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
 # a value's shape means something else after a secret's key than elsewhere (a 32-hex value is a
 # digest after `sha256=`, an API key after `DD_API_KEY=`): shape features crossed with the strength
 # of the context
-_STRONG = ("assigned_to_secret", "zh_labelled_value", "short_flag:p", "colon_fields", "key_id", "announced_secret")
+_STRONG = (
+    "assigned_to_secret",
+    "zh_labelled_value",
+    "short_flag:p",
+    "colon_fields",
+    "key_id",
+    "announced_secret",
+    "key_noun",
+)
 _WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced", "query_random")
 _CALL = ("call_arg", "code_literal", "header_value")
 _PROSE = ("stated", "presented")
@@ -375,14 +386,15 @@ def _combine(out: dict[str, float]) -> None:
         out[f"{level}&{size}"] = 1.0
 
 
-# a candidate is judged only with one of these before it (a secret's key word or label, the fields
-# of a `.pgpass` line) or a value that says so itself (a private key's DER, a credential's shape:
-# `value_signal`), and when it is no placeholder (`secret_values.placeholder`); elsewhere a
-# random-looking run (a digest, a certificate line) is no secret
+# a candidate is judged only with one of these before it (a secret's key word or label, a key ending
+# in a vendor's noun for a credential, the fields of a `.pgpass` line) or a value that says so
+# itself (a private key's DER, a credential's shape: `value_signal`), and when it is no placeholder
+# (`secret_values.placeholder`); elsewhere a random-looking run (a digest, a certificate line) is no
+# secret
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
     | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
-    | {"query_random"}
+    | {"query_random", "key_noun"}
 )
 
 
@@ -437,9 +449,12 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
 
 @cache
 def _secret_word_pattern() -> re.Pattern[str]:
-    """Any English or Chinese secret word of the lexicon, or a FIX credential tag's key, as one search."""
+    """Any English or Chinese secret word or credential noun of the lexicon, or a FIX credential tag's
+    key, as one search."""
     lexicon = key_lexicon()
-    words = sorted(lexicon.secret_en | set(lexicon.secret_zh), key=lambda word: (-len(word), word))
+    words = sorted(
+        lexicon.secret_en | lexicon.credential_nouns | set(lexicon.secret_zh), key=lambda word: (-len(word), word)
+    )
     return re.compile("|".join(map(re.escape, words)) + "|" + FIX_PASSWORD_KEY)
 
 

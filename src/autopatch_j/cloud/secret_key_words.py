@@ -40,18 +40,28 @@ class KeyLexicon:
     key_abbreviations: frozenset[str] = frozenset()  # name a secret as a key's last word (`PARTNER_KS`)
     negations_en: frozenset[str] = frozenset()  # a word right before a secret's word says it is absent
     negations_zh: tuple[str, ...] = ()  # … right before a Chinese label (`没有密码`, `不含任何密钥`)
+    # a vendor's own noun for a credential (`ticket`, `cert`, `master`, `serial`): as a key's last word
+    # it makes the value judged by its shape, never a secret by the word alone
+    credential_nouns: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, data: dict[str, object]) -> KeyLexicon:
         known = {"secret_words", "benign_words", "prefixes", "key_abbreviations", "fused_abbreviations", "negations"}
+        known |= {"credential_nouns"}
         if set(data) != known:
             raise ValueError(f"secret judge words: expected keys {sorted(known)}, got {sorted(data)}")
         secret, benign, negations = data["secret_words"], data["benign_words"], data["negations"]
         prefixes, abbreviations, fused_short = data["prefixes"], data["key_abbreviations"], data["fused_abbreviations"]
         if not isinstance(secret, dict) or not isinstance(benign, dict) or not isinstance(negations, dict):
             raise ValueError("secret judge words: secret_words, benign_words and negations map a language to words")
-        if not (isinstance(prefixes, list) and isinstance(abbreviations, list) and isinstance(fused_short, list)):
-            raise ValueError("secret judge words: prefixes and abbreviations are lists of words")
+        nouns = data["credential_nouns"]
+        if not (
+            isinstance(prefixes, list)
+            and isinstance(abbreviations, list)
+            and isinstance(fused_short, list)
+            and isinstance(nouns, list)
+        ):
+            raise ValueError("secret judge words: prefixes, abbreviations and credential nouns are lists of words")
         for table in (secret, benign, negations):
             if set(table) != {"en", "zh"}:
                 raise ValueError("secret judge words: each word table has exactly the languages en and zh")
@@ -66,6 +76,7 @@ class KeyLexicon:
             frozenset(abbreviations),
             frozenset(negations["en"]),
             tuple(sorted(negations["zh"], key=lambda w: (-len(w), w))),
+            frozenset(nouns),
         )
 
     def names_secret_as_key(self, key_words: list[str]) -> bool:

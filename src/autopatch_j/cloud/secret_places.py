@@ -31,6 +31,9 @@
   (`…&sign=<hex>&signType=MD5`, `"signature": "…", "sign_method": "HMAC-SHA256"`,
   `…&timestamp=…&sign=<hex>`): computed from the request, which anyone who sees it holds, not the
   key that signed it.
+* **a label naming an identifier** (`names_an_identifier`): a Chinese word for one (`证书指纹`,
+  `订单号`), also before a copula (`退款单号是：`), or an English one before a copula (`commit为：`,
+  `事件 ID是：`, not a key's id: `密钥 ID为：`).
 * **a label's aside** (`benign_aside`): a bracketed aside closing the label that holds a word naming
   no secret (`clientKey（前端公开）：`, `key id (public):`): the label says what the value is.
 * **fields of a colon-separated line** before it (`colon_fields`: `host:port:db:user:<value>`, a
@@ -66,6 +69,7 @@ __all__ = [
     "colon_fields",
     "header_value",
     "names_a_secret",
+    "names_an_identifier",
     "next_key_secret",
     "presented",
     "printed",
@@ -177,6 +181,36 @@ def benign_aside(label: str, lexicon: KeyLexicon) -> bool:
     return any(w in lexicon.benign_en for w in english) or any(w in words for w in lexicon.benign_zh)
 
 
+# a copula closing a label (`订单号是：`, `commit为：`); a Chinese label ending in `号` names a number
+# or an account (`订单号`, `序列号`, `提交号`, `账号`)
+_ZH_COPULA_END = re.compile(r"[ \t]*+[是为]\Z")
+_ZH_NUMBER = "号"
+_KEY_ID_OF = frozenset({"key", "secret"})
+
+
+def names_an_identifier(label: str, lexicon: KeyLexicon) -> bool:
+    """`label` (the text before a value's separator) names an identifier, not a secret: it ends in a
+    Chinese word for one (`统一社会信用代码`, `证书指纹`, `提交号`), also before a copula
+    (`退款单号是`), or, before a copula, in an English word for one that names no key's id
+    (`commit为`, `事件 ID是`; `密钥 ID为` and `key ID是` name the id written beside a key)."""
+    copula = _ZH_COPULA_END.search(label)
+    head = label if copula is None else label[: copula.start()]
+    if _CJK.search(head[-1:]) and head.endswith((*lexicon.benign_zh, _ZH_NUMBER)):
+        return True
+    tokens = _ASCII_WORDS.findall(head[-40:])
+    if copula is None or not tokens or not head.endswith(tokens[-1]):
+        return False
+    words = key_words_of(tokens[-1])
+    if not words or words[-1] not in lexicon.benign_en:
+        return False
+    if words[-1] != "id":
+        return True
+    before = head[: len(head) - len(tokens[-1])].rstrip(" \t")
+    named = key_words_of(tokens[-2]) if len(tokens) >= 2 and before.endswith(tokens[-2]) else []
+    owner = words[-2] if len(words) >= 2 else named[-1] if named else ""
+    return owner not in _KEY_ID_OF and not any(before.endswith(word) for word in lexicon.secret_zh if len(word) >= 2)
+
+
 def url_path_names_secret(before: str, lexicon: KeyLexicon) -> bool:
     """The URL whose query holds the value has a path word that names a secret (`/auth/`, `/login`)."""
     at = before.rfind("://")
@@ -191,8 +225,9 @@ def url_path_names_secret(before: str, lexicon: KeyLexicon) -> bool:
 
 ANNOUNCE_REACH = 160
 # a line that announces the value on the next line ends in `:` (or is a shell command naming a
-# secret); the value's line holds nothing else
-_LINE_REST = re.compile(r"[ \t]*+(?:\r?\n|\Z)")
+# secret); the value's line holds nothing else — it ends there, or where the JSON string that
+# carried the lines closes (`…initialAdminPassword\n<value>"}` of a decoded tool result)
+_LINE_REST = re.compile(r"[ \t]*+(?:\r?\n|\Z|\"(?=[ \t]*+[,}\]]|\Z))")
 _ANNOUNCING_END = re.compile(r"[:：][ \t]*+\Z")
 
 

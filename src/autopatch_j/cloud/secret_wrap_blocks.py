@@ -44,7 +44,14 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from autopatch_j.cloud.secret_stamps import masked_stamps
-from autopatch_j.cloud.secret_wraps import GUTTER, cell_goes_on, cuts_a_name, looks_random_run, starts_assignment
+from autopatch_j.cloud.secret_wraps import (
+    GUTTER,
+    cell_goes_on,
+    cuts_a_name,
+    ends_in_file_name,
+    looks_random_run,
+    starts_assignment,
+)
 
 __all__ = ["BLOCK_WIDTH_MIN", "Break", "completed", "wrapped_breaks"]
 
@@ -205,15 +212,15 @@ def _shared_head(first: str, second: str) -> str:
 
 
 def _pair(text: str, starts: list[int], lines: list[str], i: int, prefix: str) -> bool:
-    """Two lines, the second no wider, read as one line cut once (no equal widths confirm it): the
-    cut falls between two token characters (before a fold mark `\\` or `↵`), not after a `=` (an
-    empty value) nor before a list item's `-`; the second line starts no log record and no setting
-    of its own, unless the cut fell inside a name (`FLY_API` + `_TOKEN=…`). After a prefix that may
-    start a comment or a line of its own (`# `, `// `, `-- `, `... `: any but a quote's, a box's,
-    a `+ ` or an ellipsis; it must end with a space or a tab, or `-r9vji` would read as the mark
-    `-` and its rest), both sides of the cut must also read as a random run, as the two halves
-    of a cut value do (a comment's words after a value do not), or the cut must fall inside a name
-    whose setting the second line goes on with (`db.pas` + `sword=…`)."""
+    """Two lines, the second no wider, read as one line cut once (no equal widths confirm it): the cut
+    falls between two token characters (before a fold mark `\\` or `↵`), not after a `=` (an empty
+    value) or a file's name (`secret_wraps.ends_in_file_name`) nor before a list item's `-`; the second line
+    starts no log record and no setting of its own, unless the cut fell inside a name (`FLY_API` +
+    `_TOKEN=…`). After a prefix that may start a comment or a line of its own (`# `, `// `, `-- `,
+    `... `: any but a quote's, a box's, a `+ ` or an ellipsis; it must end with a space or a tab, or
+    `-r9vji` would read as the mark `-` and its rest), both sides of the cut must also read as a
+    random run, as the two halves of a cut value do (a comment's words after a value do not), or the
+    cut must fall inside a name whose setting the second line goes on with (`db.pas` + `sword=…`)."""
     line, following = lines[i], lines[i + 1][len(prefix) :]
     mark = _TRAILING_MARK.search(line[-MARK_MAX:])
     if mark is not None and mark.group().strip(" \t") in _PAIR_MARKS:
@@ -222,6 +229,8 @@ def _pair(text: str, starts: list[int], lines: list[str], i: int, prefix: str) -
         return False
     if _RECORD.match(following):
         return False
+    if ends_in_file_name(line, 0, len(line)):
+        return False  # the line ends a file's name whole (`….apk` over its digest)
     at = starts[i + 1] + len(prefix)
     line_end = starts[i] + len(line)
     assigns = starts_assignment(text, at)

@@ -21,7 +21,8 @@ one of these holds:
   (`PASSWORD='Pelican`, `"SMTP_PASS": "Copperfal`) and the next body closes it before a separator
   (`harbor4471!' ./start.sh`), each side at most `QUOTED_MAX` characters;
 - **a random run continues**: the run of token characters before the break looks random (a digit,
-  or an inner capital, or a symbol beside a letter: `looks_random_run`) — or, with no space before
+  or an inner capital, or a symbol beside a letter: `looks_random_run`) and the line does not end
+  in a file's name (`… client-2.4.1.apk` over its digest: `ends_in_file_name`) — or, with no space before
   the break, is a cut token prefix holding `-` or `_` (`sk_live_Q`) — and so does the first run of
   the next body, which starts no assignment (`DEBUG=true` or an empty `SMS_AP_ID=` on the next
   line of an `.env` stays apart; a name that reads as the rest of a random value, `SnVpePT=`, is
@@ -62,6 +63,7 @@ __all__ = [
     "cell_goes_on",
     "continued",
     "cuts_a_name",
+    "ends_in_file_name",
     "fixed_column_breaks",
     "joined_view",
     "looks_random_run",
@@ -93,6 +95,9 @@ _CASE_SWITCH = re.compile(r"[a-z][A-Z]")
 _WORDY = re.compile(r"[A-Z][a-z]{2,}|[a-z]{3,}|[A-Z]{3,}(?![a-z])")
 # a digit, an inner capital, or a symbol next to a letter or digit (`^Du%t@`, the rest of a password)
 _RANDOM_RUN = re.compile(r"[0-9]|[a-z][A-Z]|[A-Z][a-z]*[A-Z]|[!@#$%^&*~][A-Za-z0-9]|[A-Za-z0-9][!@#$%^&*~]")
+# a file's name or path ending in its extension (`client-2.4.1-android.apk`, `~/.ssh/id_ed25519.pub`),
+# as the last word of a line: after a blank, a form body's `+` or the line's start
+_FILE_NAME_END = re.compile(r"(?<![^\s+])[\w.~/-]{0,60}(?<=[A-Za-z0-9])\.[a-z]{2,4}\Z")
 _OPENS_AFTER = frozenset(" \t=:(,[{")
 _CLOSES_BEFORE = frozenset(" \t,;:)]}|&>")
 
@@ -144,6 +149,13 @@ def looks_random_run(run: str) -> bool:
     """A run of at least four token characters with a digit, an inner capital, or a symbol beside
     a letter or digit: the piece of a random value, not a word."""
     return len(run) >= 4 and _RANDOM_RUN.search(run) is not None
+
+
+def ends_in_file_name(line: str, floor: int, end: int) -> bool:
+    """`line[floor:end]` ends in a file's name (`_FILE_NAME_END`), a word of its own — not a value
+    after a quote or a `=` (`psk="q_cvIsM.ud`, `PASSWORD=Glacier.cl`: a value cut there): the line
+    ends a thing whole, and the next line holds another (a digest, a key the file holds)."""
+    return _FILE_NAME_END.search(line, max(floor, end - 64), end) is not None
 
 
 def _joinable(run: str) -> bool:
@@ -327,7 +339,11 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     resume = _CONTINUATION.match(view, newline + 1).end()  # type: ignore[union-attr]  # always matches
     if end <= max(pos, line_start) or resume >= len(view) or view[resume].isspace() or _marked(view, end, resume):
         return None
-    if not spaced and _quoted_break(view, line_start, end, resume):
+    if (
+        not spaced
+        and not ends_in_file_name(view, max(pos, line_start), end)
+        and _quoted_break(view, line_start, end, resume)
+    ):
         return end, resume
     after = _NEXT_RUN.match(view, resume)
     start = end
@@ -340,8 +356,8 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     # a break after a space falls between words: only a random run continues over it (a name such
     # as `--account-key ` before a value on the next line does not)
     joins = _joinable if start == end else looks_random_run
-    if left and joins(left.group()) and looks_random_run(after.group("next")):
-        return start, resume
+    if left and not ends_in_file_name(view, left.start(), left.end()) and joins(left.group()):
+        return (start, resume) if looks_random_run(after.group("next")) else None
     return None
 
 
