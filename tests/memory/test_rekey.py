@@ -10,7 +10,7 @@ from pathlib import Path
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.rekey import KEY_VERSION, rebuild_in_tx
-from tests.memory.item_factory import add_item
+from tests.memory.item_factory import add_item, add_item_in_tx
 
 _VERSION = "SELECT version FROM memory_index_keys"
 
@@ -151,3 +151,36 @@ def test_clear_leaves_a_store_that_records_the_current_key_version(manager: Memo
         conn.close()
     manager.clear(confirm=True)
     assert _recorded(manager.paths.db) == [(KEY_VERSION,)]
+
+
+def _rebuild_steps(root: Path, items: int) -> int:
+    """SQLite's virtual-machine steps (in hundreds) of one rebuild of `items` memories, each holding
+    words of its own: a count of work, not a timing."""
+    manager = MemoryManager(root=root)
+    assert manager.open().ok
+    try:
+        with manager.db.write("test: add memories") as conn:
+            for n in range(items):
+                add_item_in_tx(conn, title=f"Rule {n}", content=f"Service s{n}x uses queue q{n}y and cache c{n}z.")
+        steps = 0
+
+        def count() -> int:
+            nonlocal steps
+            steps += 1
+            return 0
+
+        with manager.db.write("test: rebuild") as conn:
+            conn.set_progress_handler(count, 100)
+            rebuild_in_tx(conn)
+            conn.set_progress_handler(None, 0)
+        return steps
+    finally:
+        manager.close()
+
+
+def test_a_rebuild_does_work_in_proportion_to_the_index(tmp_path: Path) -> None:
+    """Four times the memories (and terms) cost about four times the work, not sixteen: dropping the
+    old index never probes every term for every memory."""
+    small = _rebuild_steps(tmp_path / "small", 150)
+    large = _rebuild_steps(tmp_path / "large", 600)
+    assert large < 6 * small, (small, large)

@@ -30,6 +30,8 @@ from autopatch_j.memory.upgrade import (
     v7_statements,
 )
 
+# The one statement a rebuild of the index sends once (trigger bodies repeat their statement in a trace).
+_REBUILD_READS = "SELECT id, title, aliases, keywords, content, subject FROM memory_items WHERE status = 'active'"
 _TURNS = "SELECT id, thread_id, seq, intent, status, user_text, assistant_text, created_at FROM turns ORDER BY id"
 
 
@@ -320,7 +322,7 @@ def test_a_v4_store_gains_the_stamp_and_the_compact_index_in_one_transaction(tmp
         *v6_statements(),
         *v7_statements(),
     ]
-    assert sum(s == "DELETE FROM memory_postings" for s in inside) == 1  # the index is rebuilt once
+    assert sum(s.startswith(_REBUILD_READS) for s in inside) == 1  # the index is rebuilt once
     assert [s for s in inside if s.startswith(("ALTER", "DROP", "UPDATE sqlite_master"))] == [
         f"DROP TABLE {table}" for table in V6_REBUILT
     ]
@@ -481,7 +483,7 @@ def test_a_v6_store_is_upgraded_in_one_transaction_that_rebuilds_the_index_once(
     begin = statements.index("BEGIN IMMEDIATE")
     inside = statements[begin : statements.index("COMMIT", begin)]
     assert [s for s in inside if s.lstrip().startswith(("CREATE ", "--", "DROP", "ALTER"))] == [*v7_statements()]
-    assert sum(s == "DELETE FROM memory_postings" for s in inside) == 1
+    assert sum(s.startswith(_REBUILD_READS) for s in inside) == 1
     assert manager.rekey is not None and manager.rekey.outcome == "current"  # nothing left for the open to do
 
 
