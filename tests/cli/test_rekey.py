@@ -6,11 +6,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from autopatch_j.app.context import AppContext
@@ -154,3 +157,37 @@ def test_status_text_says_when_the_index_waits_for_a_rebuild(tmp_path: Path) -> 
         f"search index: built by key version {OLDER}, this release derives version {KEY_VERSION}; "
         "the next open that can write rebuilds it"
     ) in out.getvalue()
+
+
+def _read_only_run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI on `root` for a user who may not write its Memory file: as `nobody` when the tests run
+    as root (whom file modes do not stop), else with the file made read-only."""
+    command, env = _cli(root, *args)
+    env["HOME"] = str(root)
+    if os.geteuid() != 0:
+        return subprocess.run(command, env=env, capture_output=True, text=True, check=False, timeout=120)
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: no user here is refused a write")
+    drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    return subprocess.run([*drop, *command], env=env, capture_output=True, text=True, check=False, timeout=120)
+
+
+def test_a_read_only_store_is_searched_through_its_old_index(tmp_path: Path) -> None:
+    root = Path(tempfile.mkdtemp(prefix="read-only-", dir=tempfile.gettempdir()))  # `nobody` may enter it
+    try:
+        db = _store(root)
+        _as_an_older_release_left_it(db)
+        for folder in (root, db.parent):
+            folder.chmod(0o777)  # SQLite may make its -wal and -shm beside the file
+        db.chmod(0o444)
+        found = _read_only_run(root, "memory", "search", "approvals", "--json")
+        assert found.returncode == 0, found.stderr
+        assert [hit["title"] for hit in json.loads(found.stdout)] == ["Code review"]  # the old index answers
+        assert NOTICE not in found.stderr
+        assert _recorded(db) == [(OLDER,)]  # nothing written: a later open that can write rebuilds
+        db.chmod(0o644)
+        again = _run(root, "memory", "search", "PR", "--json")
+        assert [hit["title"] for hit in json.loads(again.stdout)] == ["Code review"], again.stderr
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

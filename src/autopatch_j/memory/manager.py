@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING
 from autopatch_j.memory import admission, items, jobs, threads, waiting
 from autopatch_j.memory.bootstrap import bootstrap, check_whole_file
 from autopatch_j.memory.db import DEFAULT_BUSY_TIMEOUT_MS, Database
-from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, StorageBusyError, StorageCorruptError
+from autopatch_j.memory.errors import (
+    MemorySchemaError,
+    NotConfirmedError,
+    StorageBusyError,
+    StorageCorruptError,
+    StorageReadOnlyError,
+)
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import Recovery
 from autopatch_j.memory.owners import new_owner_id
@@ -77,9 +83,10 @@ class MemoryManager:
         if self._health.ok:
             self.db.keep_open()
             self.rekey = rekey_if_stale(self.db)
-            # A writer holding the lock past the busy timeout must not make the store look broken:
-            # recovery is idempotent and runs again on the next start or worker poll.
-            with contextlib.suppress(StorageBusyError, StorageCorruptError):
+            # A writer holding the lock past the busy timeout, or a file this process may only read, must
+            # not make the store look broken: recovery is idempotent and runs again on the next start or
+            # worker poll (a read-only store is still searched and read).
+            with contextlib.suppress(StorageBusyError, StorageCorruptError, StorageReadOnlyError):
                 self.recover_expired_turns()
                 self.startup_recovery = self.recover_jobs()
         return self.health
