@@ -247,6 +247,7 @@ _OURS = (
     "memory_term_stats",
     "sqlite_autoindex_memory_term_stats_1",
     "memory_index_state",
+    "memory_index_keys",
 )
 
 

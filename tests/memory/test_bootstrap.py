@@ -128,7 +128,7 @@ CASES = {
         _sql("UPDATE threads SET status = 'archived', archived_at = 1"), "exactly one active thread", True, 8
     ),
     "foreign_table_version_0": Case(_foreign_table_version_zero, "user_version is 0", False, 1),
-    "user_version_7": Case(_sql("PRAGMA user_version = 7"), "schema version 7", True, 8),
+    "user_version_8": Case(_sql("PRAGMA user_version = 8"), "schema version 8", True, 8),
     # v6's compact index: a store whose postings may name no term, or whose term lists are back, is drift.
     "dropped_posting_term_check": Case(
         _sql("DROP TRIGGER memory_postings_term"),
@@ -144,6 +144,10 @@ CASES = {
         "memory_search_docs",
         True,
         8,
+    ),
+    # v7's key version: its table is part of the catalog (a missing row is no damage: the open rebuilds).
+    "dropped_index_keys": Case(
+        _sql("DROP TABLE memory_index_keys"), "table 'memory_index_keys' of the Memory schema is missing", True, 8
     ),
     "garbage_bytes": Case(_garbage, "not a valid SQLite database", False, 1),
     "truncated": Case(_truncate, "", False, None),

@@ -33,6 +33,8 @@ EXPECTED_TABLES = {
     "memory_term_stats",
     # v5 (docs/retrieval.md): the index's stamp, which every change of the index replaces.
     "memory_index_state",
+    # v7 (docs/retrieval.md): the key version that built the index.
+    "memory_index_keys",
 }
 
 
@@ -50,7 +52,7 @@ def test_database_created_by_bootstrap_matches_the_manifest_exactly(manager: Mem
     conn = sqlite3.connect(manager.paths.db)
     try:
         assert read_catalog(conn) == manifest()
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
     finally:
         conn.close()
 

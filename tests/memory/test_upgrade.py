@@ -1,5 +1,6 @@
-"""The explicit upgrades v2, v3, v4 and v5 → v6: one transaction, every RAW turn and item kept, the
-search index rebuilt in its compact v6 form and stamped, exact catalog after."""
+"""The explicit upgrades v2 … v6 → v7: one transaction, every RAW turn and item kept, the search index
+rebuilt once in its compact form, stamped and recorded with the key version that built it, exact
+catalog after."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ import sys
 from pathlib import Path
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, catalog_of, manifest, read_catalog
+from autopatch_j.memory.index import index_item_in_tx
 from autopatch_j.memory.manager import MemoryManager
+from autopatch_j.memory.rekey import KEY_VERSION
 from autopatch_j.memory.upgrade import (
     V4_TABLES,
     V6_REBUILT,
+    V7_TABLES,
     frozen_manifest,
     frozen_statements,
     upgrade_statements,
@@ -23,8 +27,11 @@ from autopatch_j.memory.upgrade import (
     v3_manifest,
     v5_statements,
     v6_statements,
+    v7_statements,
 )
 
+# The one statement a rebuild of the index sends once (trigger bodies repeat their statement in a trace).
+_REBUILD_READS = "SELECT id, title, aliases, keywords, content, subject FROM memory_items WHERE status = 'active'"
 _TURNS = "SELECT id, thread_id, seq, intent, status, user_text, assistant_text, created_at FROM turns ORDER BY id"
 
 
@@ -122,9 +129,9 @@ def test_v5_only_adds_the_index_stamp_and_the_triggers_that_replace_it() -> None
 
 
 def test_v6_changes_only_the_search_index_tables_and_their_triggers() -> None:
-    changed = manifest() ^ frozen_manifest(5)
+    changed = frozen_manifest(6) ^ frozen_manifest(5)
     assert changed and {e.table for e in changed} == set(V6_REBUILT)
-    assert "memory_postings_term" in {e.name for e in manifest() - frozen_manifest(5)}  # a posting names a term
+    assert "memory_postings_term" in {e.name for e in frozen_manifest(6) - frozen_manifest(5)}  # a posting names a term
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:  # the v6 step on a v5 catalog: drop the index tables (their triggers go), create v6's
         for statement in frozen_statements(5):
@@ -133,10 +140,16 @@ def test_v6_changes_only_the_search_index_tables_and_their_triggers() -> None:
             conn.execute(f"DROP TABLE {table}")
         for statement in v6_statements():
             conn.execute(statement)
-        assert read_catalog(conn) == manifest()
+        assert read_catalog(conn) == frozen_manifest(6)
     finally:
         conn.close()
-    assert SCHEMA_VERSION == 6
+
+
+def test_v7_only_adds_the_table_of_the_key_version() -> None:
+    assert {(e.type, e.name) for e in manifest() ^ frozen_manifest(6)} == {("table", "memory_index_keys")}
+    assert {e.table for e in manifest() - frozen_manifest(6)} == set(V7_TABLES)
+    assert catalog_of(frozen_statements(6) + v7_statements()) == manifest()
+    assert SCHEMA_VERSION == 7
 
 
 def test_an_upgraded_store_accepts_failed_jobs_and_keeps_them(tmp_path: Path) -> None:
@@ -164,7 +177,7 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     assert manager.open().ok
     manager.close()
     assert _read(db, _TURNS) == before
-    assert _read(db, "PRAGMA user_version") == [(6,)]
+    assert _read(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     conn = sqlite3.connect(db)
     try:
         assert read_catalog(conn) == manifest()  # the exact catalog check holds after the upgrade
@@ -174,12 +187,13 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     commit = statements.index("COMMIT", begin)
     inside = statements[begin:commit]
     creates = [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))]
-    # v3's, then v4's as v4 shipped them, then v5's as v5 shipped them, then v6's
+    # v3's, then v4's as v4 shipped them, then v5's as v5 shipped them, then v6's, then v7's
     assert creates == [
         *upgrade_statements(),
         *upgrade_statements(V4_TABLES, version=4),
         *v5_statements(),
         *v6_statements(),
+        *v7_statements(),
     ]
     assert [s for s in inside if s.startswith(("ALTER", "DROP"))] == [
         "ALTER TABLE memory_items ADD COLUMN subject TEXT NOT NULL DEFAULT ''",
@@ -190,7 +204,8 @@ def test_a_v2_store_is_upgraded_in_one_transaction_keeping_every_turn(tmp_path: 
     ]
     rewrites = [s for s in inside if s.startswith("UPDATE sqlite_master")]
     assert [r.rsplit("name = ", 1)[1] for r in rewrites] == ["'memory_items'", "'memory_jobs'"]  # column, CHECK
-    assert "PRAGMA user_version = 6" in inside
+    assert f"PRAGMA user_version = {SCHEMA_VERSION}" in inside
+    assert _read(db, "SELECT version FROM memory_index_keys") == [(KEY_VERSION,)]
 
 
 def test_the_upgraded_store_works_and_imports(tmp_path: Path) -> None:
@@ -198,7 +213,7 @@ def test_the_upgraded_store_works_and_imports(tmp_path: Path) -> None:
     manager = MemoryManager(root=tmp_path)
     assert manager.open().ok
     status = manager.status()
-    assert status.schema_version == 6 and status.counts["turns"] == 3
+    assert status.schema_version == SCHEMA_VERSION and status.counts["turns"] == 3
     assert manager.active_thread().id == 2
 
 
@@ -254,7 +269,7 @@ def test_a_v3_store_is_upgraded_and_its_active_memories_are_searchable(tmp_path:
         assert manager.search(thread_id=1, query="yapf") == []  # forgotten: not indexed
     finally:
         manager.close()
-    assert _read(db, "PRAGMA user_version") == [(6,)]
+    assert _read(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert _read(db, "SELECT subject FROM memory_items ORDER BY id") == [("",), ("",)]
     assert _read(db, "SELECT items FROM memory_term_stats WHERE term = ''") == [(1,)]
     conn = sqlite3.connect(db)
@@ -302,11 +317,16 @@ def test_a_v4_store_gains_the_stamp_and_the_compact_index_in_one_transaction(tmp
         manager.close()
     begin = statements.index("BEGIN IMMEDIATE")
     inside = statements[begin : statements.index("COMMIT", begin)]
-    assert [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))] == [*v5_statements(), *v6_statements()]
+    assert [s for s in inside if s.lstrip().startswith(("CREATE ", "--"))] == [
+        *v5_statements(),
+        *v6_statements(),
+        *v7_statements(),
+    ]
+    assert sum(s.startswith(_REBUILD_READS) for s in inside) == 1  # the index is rebuilt once
     assert [s for s in inside if s.startswith(("ALTER", "DROP", "UPDATE sqlite_master"))] == [
         f"DROP TABLE {table}" for table in V6_REBUILT
     ]
-    assert _read(db, "PRAGMA user_version") == [(6,)]
+    assert _read(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert len(_read(db, "SELECT stamp FROM memory_index_state")) == 1
     assert _read(db, "SELECT item_id, terms FROM memory_search_docs") == [(1, len(_postings_of(db, 1)))]
     assert {"packag", "manag", "pnpm"} <= _postings_of(db, 1)  # rebuilt from the row, not the old index
@@ -375,7 +395,7 @@ def test_a_v5_store_opened_by_the_cli_is_upgraded_to_the_compact_index(tmp_path:
     )
     assert found.returncode == 0, found.stderr
     assert [hit["title"] for hit in json.loads(found.stdout)] == ["Package manager"]
-    assert _read(db, "PRAGMA user_version") == [(6,)]
+    assert _read(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert _read(db, _TURNS) == turns
     assert _read(db, "SELECT id, memory_id, title, content, status FROM memory_items ORDER BY id") == items
     assert _read(db, "SELECT stamp FROM memory_index_state") != stamp  # the rebuilt index has a new stamp
@@ -410,3 +430,70 @@ def test_a_v4_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) 
     assert not health.ok and "does not match the v4 catalog" in (health.reason or "")
     assert _read(db, "PRAGMA user_version") == [(4,)]
     assert _read(db, "SELECT name FROM sqlite_master WHERE name = 'memory_index_state'") == []
+
+
+def _v6_store_with_older_keys(root: Path) -> Path:
+    """A version-6 store as the previous release left it (schema_v6.sql, frozen): one active memory
+    indexed by an older derivation of keys (the plural `PRs` kept as `prs`), no key version anywhere."""
+    db, conn = _frozen_store(root, 6)
+    conn.execute(
+        "INSERT INTO memory_items (memory_id, revision, kind, title, content, non_factual, status, operation, "
+        "created_at, updated_at, subject) VALUES (1, 1, 'project_decision', 'Code review', "
+        "'PRs need two approvals.', 0, 'active', 'create', 1, 1, '')"
+    )
+    index_item_in_tx(conn, item_id=1, title="Code review", aliases=(), keywords=(), content="PRs need two approvals.")
+    conn.execute("UPDATE memory_term_stats SET term = 'prs' WHERE term = 'pr'")
+    assert read_catalog(conn) == frozen_manifest(6)
+    conn.close()
+    return db
+
+
+def test_a_v6_store_opened_by_the_cli_is_rebuilt_with_the_key_version_recorded(tmp_path: Path) -> None:
+    db = _v6_store_with_older_keys(tmp_path)
+    items = _read(db, "SELECT id, memory_id, title, content, status FROM memory_items ORDER BY id")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AUTOPATCH_")}
+    found = subprocess.run(  # the real CLI, as a new release meets a v6 store
+        [sys.executable, "-m", "autopatch_j", "-C", str(tmp_path), "memory", "search", "PR", "--json"],
+        env={**env, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert found.returncode == 0, found.stderr
+    assert [hit["title"] for hit in json.loads(found.stdout)] == ["Code review"]
+    assert _read(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
+    assert _read(db, "SELECT version FROM memory_index_keys") == [(KEY_VERSION,)]
+    assert _read(db, "SELECT id, memory_id, title, content, status FROM memory_items ORDER BY id") == items
+    assert "pr" in _postings_of(db, 1) and "prs" not in _postings_of(db, 1)
+    conn = sqlite3.connect(db)
+    try:
+        assert read_catalog(conn) == manifest()
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        conn.close()
+
+
+def test_a_v6_store_is_upgraded_in_one_transaction_that_rebuilds_the_index_once(tmp_path: Path) -> None:
+    _v6_store_with_older_keys(tmp_path)
+    statements: list[str] = []
+    manager = MemoryManager(root=tmp_path, trace=statements.append)
+    assert manager.open().ok
+    manager.close()
+    begin = statements.index("BEGIN IMMEDIATE")
+    inside = statements[begin : statements.index("COMMIT", begin)]
+    assert [s for s in inside if s.lstrip().startswith(("CREATE ", "--", "DROP", "ALTER"))] == [*v7_statements()]
+    assert sum(s.startswith(_REBUILD_READS) for s in inside) == 1
+    assert manager.rekey is not None and manager.rekey.outcome == "current"  # nothing left for the open to do
+
+
+def test_a_v6_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) -> None:
+    db = _v6_store_with_older_keys(tmp_path)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("DROP TRIGGER memory_items_delete_stamp")
+    conn.close()
+    health = MemoryManager(root=tmp_path).open()
+    assert not health.ok and "does not match the v6 catalog" in (health.reason or "")
+    assert _read(db, "PRAGMA user_version") == [(6,)]
+    assert _read(db, "SELECT name FROM sqlite_master WHERE name = 'memory_index_keys'") == []
+    assert "prs" in _postings_of(db, 1)

@@ -73,6 +73,14 @@ class AppContext:
             first_use = not manager.paths.db.exists()
             manager.open()
             self._manager = manager
+            rekey = manager.rekey
+            if rekey is not None and rekey.outcome == "rebuilt":
+                count = f"{rekey.items} {'memory' if rekey.items == 1 else 'memories'}"
+                say(
+                    self.err_console,
+                    f"Memory: rebuilt the search index for this release's search keys ({count}).",
+                    "dim",
+                )
             if first_use and gitignore.should_offer(self.root):
                 say(
                     self.err_console,

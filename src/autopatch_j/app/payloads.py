@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from autopatch_j.app.render import timestamp
-from autopatch_j.memory import DEBUG_HINT, RETRY_FAILED_HINT, Item, StatusReport, concise_error
+from autopatch_j.memory import DEBUG_HINT, KEY_VERSION, RETRY_FAILED_HINT, Item, StatusReport, concise_error
 
 
 def status_payload(report: StatusReport, *, debug: bool) -> dict[str, Any]:
@@ -38,6 +38,7 @@ def status_payload(report: StatusReport, *, debug: bool) -> dict[str, Any]:
             for job in report.failed
         ],
         "failed_hint": RETRY_FAILED_HINT if report.failed else None,
+        "index_keys": {"built_by": report.index_key_version, "current": KEY_VERSION},
     }
 
 

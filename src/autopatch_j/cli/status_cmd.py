@@ -36,6 +36,15 @@ def run_status(app: AppContext, *, as_json: bool) -> None:
     ]
     if known:  # a degraded store may not tell: print only what is known
         say(c, ", ".join(known))
+    keys = payload["index_keys"]
+    if report.health.ok and keys["built_by"] != keys["current"]:  # the open could not rebuild it (read-only, locked)
+        built_by = keys["built_by"] if keys["built_by"] is not None else "unrecorded"
+        say(
+            c,
+            f"search index: built by key version {built_by}, this release derives version {keys['current']}; "
+            "the next open that can write rebuilds it",
+            "yellow",
+        )
     counts = payload["counts"]
     if report.counts:  # unreadable counts are not zeros
         say(c, f"turns {counts['turns']}, active memories {counts['active_items']}, candidates {counts['candidates']}")

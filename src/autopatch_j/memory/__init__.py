@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from autopatch_j.memory.pipeline import Pipeline
     from autopatch_j.memory.publishing import PublishedItem, PublishPage
     from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, ItemStatus, MemoryKind, Thread, TurnTicket
+    from autopatch_j.memory.rekey import KEY_VERSION
     from autopatch_j.memory.search import ReadResult, SearchHit
     from autopatch_j.memory.status import DEBUG_HINT, RETRY_FAILED_HINT, StatusReport, concise_error
     from autopatch_j.memory.worker import Worker
@@ -61,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "SearchHit": "search",
     "StatusReport": "status",
     "DEBUG_HINT": "status",
+    "KEY_VERSION": "rekey",
     "RETRY_FAILED_HINT": "status",
     "concise_error": "status",
     "Extractor": "extractor",
@@ -74,6 +76,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "DEBUG_HINT",
+    "KEY_VERSION",
     "MAX_TURN_CHARS",
     "RETRY_FAILED_HINT",
     "Extractor",

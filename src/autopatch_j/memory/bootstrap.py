@@ -14,6 +14,7 @@ from autopatch_j.memory.catalog import SCHEMA_VERSION, USER_OBJECTS, catalog_dri
 from autopatch_j.memory.db import Database, is_busy, translate_errors
 from autopatch_j.memory.errors import ProjectRootError, StorageError
 from autopatch_j.memory.records import Health
+from autopatch_j.memory.rekey import record_version_in_tx
 from autopatch_j.memory.stamp import FAILED, SOUND, Stamp, Stamper, observe, trusted, write_stamp
 from autopatch_j.memory.upgrade import UPGRADABLE_FROM, upgrade_in_place
 from autopatch_j.runtime import Clock
@@ -88,6 +89,7 @@ def _initialize_if_blank(conn: sqlite3.Connection, clock: Clock) -> bool:
         now = clock.now()
         conn.execute(_INSERT_META, (1, now, now))
         conn.execute(_INSERT_ACTIVE_THREAD, (now,))
+        record_version_in_tx(conn)  # the empty index is as this code's keys build it
         conn.execute("COMMIT")
         return True
     except BaseException:

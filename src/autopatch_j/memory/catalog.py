@@ -10,7 +10,7 @@ from pathlib import Path
 
 from autopatch_j.memory.db import iter_statements
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # SQLite's own objects, matched exactly (never with LIKE, where `_` is a wildcard and `sqlite1trg`
 # would pass as internal): the automatic indexes of UNIQUE/PRIMARY KEY constraints (no SQL text,

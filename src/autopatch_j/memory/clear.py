@@ -24,6 +24,7 @@ from pathlib import Path
 from autopatch_j.memory.catalog import SCHEMA_VERSION, USER_OBJECTS, catalog_drift, read_catalog, schema_statements
 from autopatch_j.memory.db import Database, translate_errors
 from autopatch_j.memory.errors import StorageBusyError, StorageError
+from autopatch_j.memory.rekey import record_version_in_tx
 from autopatch_j.runtime import Clock
 
 _MAX_GENERATION = (
@@ -34,6 +35,7 @@ _OLD_CREATED_AT = "SELECT created_at FROM memory_meta WHERE id = 1 AND typeof(cr
 _DELETE_ALL = (
     "DELETE FROM imported_turns",
     "DELETE FROM import_sessions",
+    "DELETE FROM memory_index_keys",
     "DELETE FROM memory_postings",
     "DELETE FROM memory_term_stats",
     "DELETE FROM memory_search_docs",
@@ -175,6 +177,7 @@ def _salvage(conn: sqlite3.Connection, clock: Clock) -> tuple[int, float]:
 
 def _seed(conn: sqlite3.Connection, *, generation: int, created_at: float, now: float) -> int:
     conn.execute(_INSERT_META, (generation, created_at, now))
+    record_version_in_tx(conn)  # the empty index is as this code's keys build it
     thread_id: int = conn.execute(_INSERT_THREAD, (now,)).fetchone()[0]
     return thread_id
 

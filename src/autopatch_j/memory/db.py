@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from autopatch_j.memory.errors import StorageBusyError, StorageCorruptError, StorageError
+from autopatch_j.memory.errors import StorageBusyError, StorageCorruptError, StorageError, StorageReadOnlyError
 from autopatch_j.memory.stamp import Stamper, has_log, mark_failed
 
 DEFAULT_BUSY_TIMEOUT_MS = 10_000
@@ -87,6 +87,12 @@ def is_corrupt(exc: sqlite3.Error) -> bool:
     return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in str(exc).lower()
 
 
+def is_read_only(exc: sqlite3.Error) -> bool:
+    """SQLite's refusal to write a database this process may only read (any SQLITE_READONLY code)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF == sqlite3.SQLITE_READONLY
+
+
 def is_busy(exc: sqlite3.Error) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc).lower()
@@ -104,6 +110,8 @@ def translate_errors(action: str) -> Iterator[None]:
             ) from exc
         if is_corrupt(exc):
             raise StorageCorruptError(f"Could not {action}: {exc}; nothing was written.") from exc
+        if is_read_only(exc):
+            raise StorageReadOnlyError(f"Could not {action}: {exc}; nothing was written.") from exc
         raise StorageError(f"Could not {action}: {exc}.") from exc
     except OSError as exc:
         raise StorageError(f"Could not {action}: {exc.strerror or exc}.") from exc

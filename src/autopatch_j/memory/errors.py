@@ -28,6 +28,10 @@ class StorageCorruptError(StorageError):
     """SQLite found a damaged page in the Memory database; nothing was written."""
 
 
+class StorageReadOnlyError(StorageError):
+    """The Memory database cannot be written by this process (a read-only file); nothing was written."""
+
+
 class UnknownMemoryError(MemoryEngineError):
     """No memory with that id exists."""
 

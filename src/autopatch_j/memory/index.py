@@ -436,8 +436,10 @@ def reindex_in_tx(conn: sqlite3.Connection) -> int:
     Used by the schema upgrade and by `autopatch-j memory reindex` (after a change of the tokenizer,
     the fillers or the thesaurus). RAW turns, candidates, items and the schema stay as they are.
     """
-    conn.execute("DELETE FROM memory_search_docs")
+    # Postings first: their trigger counts each item's row down to 0, so the rows' delete trigger does
+    # not probe every term for every item (quadratic in the index).
     conn.execute("DELETE FROM memory_postings")
+    conn.execute("DELETE FROM memory_search_docs")
     conn.execute("DELETE FROM memory_term_stats")
     rows = conn.execute(_ACTIVE_ITEMS).fetchall()
     for item_id, title, aliases, keywords, content, subject in rows:

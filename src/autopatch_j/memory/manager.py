@@ -17,11 +17,18 @@ from typing import TYPE_CHECKING
 from autopatch_j.memory import admission, items, jobs, threads, waiting
 from autopatch_j.memory.bootstrap import bootstrap, check_whole_file
 from autopatch_j.memory.db import DEFAULT_BUSY_TIMEOUT_MS, Database
-from autopatch_j.memory.errors import MemorySchemaError, NotConfirmedError, StorageBusyError, StorageCorruptError
+from autopatch_j.memory.errors import (
+    MemorySchemaError,
+    NotConfirmedError,
+    StorageBusyError,
+    StorageCorruptError,
+    StorageReadOnlyError,
+)
 from autopatch_j.memory.guard import require_operational
 from autopatch_j.memory.jobs import Recovery
 from autopatch_j.memory.owners import new_owner_id
 from autopatch_j.memory.records import Health, Intent, Item, ItemDetail, MemoryKind, Thread, TurnTicket
+from autopatch_j.memory.rekey import Rekey, rebuild_in_tx, rekey_if_stale
 from autopatch_j.memory.status import StatusReport, read_status
 from autopatch_j.runtime import Clock, Heartbeat, SystemClock
 from autopatch_j.state_dir import ProjectPaths
@@ -63,18 +70,23 @@ class MemoryManager:
         self._heartbeat: Heartbeat | None = None
         self._checks_stop = threading.Event()
         self.startup_recovery: Recovery | None = None  # what `open` recovered (M-51)
+        self.rekey: Rekey | None = None  # what `open` did about the index's key version
         self._checks_thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def open(self) -> Health:
-        """Bootstrap (create or verify), then the startup recoveries of M-51 when healthy."""
+        """Bootstrap (create or verify), then, when healthy, the rebuild of an index whose keys this
+        code derives differently (memory/rekey.py: one bounded read when they agree) and the startup
+        recoveries of M-51."""
         self._health = bootstrap(db=self.db, paths=self.paths, clock=self.clock)
         if self._health.ok:
             self.db.keep_open()
-            # A writer holding the lock past the busy timeout must not make the store look broken:
-            # recovery is idempotent and runs again on the next start or worker poll.
-            with contextlib.suppress(StorageBusyError, StorageCorruptError):
+            self.rekey = rekey_if_stale(self.db)
+            # A writer holding the lock past the busy timeout, or a file this process may only read, must
+            # not make the store look broken: recovery is idempotent and runs again on the next start or
+            # worker poll (a read-only store is still searched and read).
+            with contextlib.suppress(StorageBusyError, StorageCorruptError, StorageReadOnlyError):
                 self.recover_expired_turns()
                 self.startup_recovery = self.recover_jobs()
         return self.health
@@ -266,13 +278,12 @@ class MemoryManager:
             return items.forget_in_tx(conn, memory_id=memory_id, now=self.clock.now())
 
     def reindex(self) -> int:
-        """Rebuild the search terms of every active memory; returns how many were indexed."""
-        from autopatch_j.memory.index import reindex_in_tx
-
+        """Rebuild the search terms of every active memory and record the key version that built them;
+        returns how many were indexed."""
         self._require_healthy()
         with self.db.write("rebuild the search terms") as conn:
             require_operational(conn)
-            return reindex_in_tx(conn)
+            return rebuild_in_tx(conn)
 
     # -- retrieval and context (bound to the admission-time thread id, M-22) ----------------------
 

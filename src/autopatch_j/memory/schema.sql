@@ -1,4 +1,4 @@
--- Memory schema (v6): the single source of truth. The catalog manifest that bootstrap verifies is
+-- Memory schema (v7): the single source of truth. The catalog manifest that bootstrap verifies is
 -- derived from this file by applying it to an in-memory database (see catalog.py).
 -- Times are UNIX seconds (REAL). Ids are INTEGER PRIMARY KEY. One database per repository.
 
@@ -243,6 +243,14 @@ CREATE TRIGGER memory_items_delete_stamp AFTER DELETE ON memory_items
 BEGIN
     INSERT INTO memory_index_state (id, stamp) VALUES (1, random()) ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;
 END;
+
+-- v7: which derivation of search keys built the index (docs/retrieval.md): one row holding the key
+-- version of memory/index.py that the last rebuild used. A store whose row names another version (or
+-- has none) is rebuilt once when it is opened (memory/rekey.py); every rebuild rewrites the row.
+CREATE TABLE memory_index_keys (
+    id      INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL CHECK (version >= 1)
+) STRICT;
 
 -- v3: imports of other agents' sessions (docs/import.md). One row per imported session: its own
 -- (archived) thread and the cursor where the import stopped, moved in the same transaction as the

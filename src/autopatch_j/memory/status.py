@@ -1,5 +1,5 @@
-"""`/memory status` (M-17, M-72): health, counts, jobs by state, the persisted last error, and the
-jobs that ended `failed` with their reasons.
+"""`/memory status` (M-17, M-72): health, counts, jobs by state, the persisted last error, the
+jobs that ended `failed` with their reasons, and the key version that built the search index.
 
 Jobs by state: `pending`, `leased`, `retry_wait` and `failed` each, and `done` for the finished ones
 (`succeeded` and `succeeded_no_output` together) — counted without reading the whole jobs table.
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from autopatch_j.memory.db import Database
 from autopatch_j.memory.records import Health
+from autopatch_j.memory.rekey import recorded_version_in_tx
 
 # Every number here costs a bounded amount of work, whatever the store's size (nothing at start-up may
 # read the whole file): `count(*)` of a whole table is SQLite's b-tree count, which reads only the page
@@ -65,6 +66,7 @@ class StatusReport:
     last_error: str | None = None
     last_succeeded_at: float | None = None
     failed: tuple[FailedJob, ...] = ()  # the newest `MAX_FAILED_SHOWN`
+    index_key_version: int | None = None  # the key version that built the search index (None: unrecorded)
 
 
 def concise_error(raw: str) -> str:
@@ -94,6 +96,7 @@ def read_status(*, db: Database, health: Health) -> StatusReport:
     jobs: dict[str, int] = {}
     last_error = last_ok = None
     failed: tuple[FailedJob, ...] = ()
+    key_version = None
     try:
         with contextlib.suppress(sqlite3.Error):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -114,6 +117,8 @@ def read_status(*, db: Database, health: Health) -> StatusReport:
             jobs = _jobs_by_state(conn)
         with contextlib.suppress(sqlite3.Error):
             failed = tuple(FailedJob(*row) for row in conn.execute(_FAILED_JOBS, (MAX_FAILED_SHOWN,)))
+        with contextlib.suppress(sqlite3.Error):
+            key_version = recorded_version_in_tx(conn)
     finally:
         conn.close()
     return StatusReport(
@@ -126,4 +131,5 @@ def read_status(*, db: Database, health: Health) -> StatusReport:
         last_error=last_error,
         last_succeeded_at=last_ok,
         failed=failed,
+        index_key_version=key_version,
     )

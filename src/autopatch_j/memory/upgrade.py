@@ -1,4 +1,4 @@
-"""Explicit upgrade of an existing Memory store to the current schema version (v2 … v5 → v6).
+"""Explicit upgrade of an existing Memory store to the current schema version (v2 … v6 → v7).
 
 v3 (a) added the import tables of docs/import.md and (b) admitted the terminal job status `failed`
 (docs/pipeline.md) in `memory_jobs`' CHECK constraint. v4 (c) adds `memory_items.subject` (what a
@@ -8,22 +8,23 @@ its grams and gram counts) with the search index of docs/retrieval.md (`memory_p
 terms are derived data. v5 (e) adds the index's stamp (`memory_index_state` and the triggers that
 replace it on every change of the index), with a first stamp. v6 (f) stores the same index compactly
 (terms by number: `memory_term_stats` numbers them, postings and term lists hold the numbers, a
-posting's weight fits one byte): the three index tables and their triggers are dropped, created as
-schema.sql has them and rebuilt from the active revisions. No RAW turn, candidate or item row changes
-(the new column aside).
+posting's weight fits one byte): the three index tables and their triggers are dropped and created as
+schema.sql has them. v7 (g) adds `memory_index_keys`, the key version the index was built by
+(memory/rekey.py). Every upgrade ends with one rebuild of the index from the active revisions, which
+records this code's key version. No RAW turn, candidate or item row changes (the new column aside).
 
 The upgrade runs at bootstrap, in one `BEGIN IMMEDIATE` transaction, and only when the store's
 catalog is exactly the catalog of its version, derived from the frozen `schema_v2.sql` /
-`schema_v3.sql` / `schema_v4.sql` / `schema_v5.sql`: anything else is left untouched and reported as
-degraded, like any other drift. A v2 store takes the v3 step, then the v4, v5 and v6 steps; a v3 store
-the v4, v5 and v6 steps; a v4 store the v5 and v6 steps. (a), (d), (e) and (f) execute schema
-statements as written ((d) the frozen v4 ones and (e) the frozen v5 ones, so those steps are exactly
-what v4 and v5 shipped, the index being rebuilt once, by (f); (a) and (f) schema.sql's own). (b) and
-(c) store schema.sql's own
+`schema_v3.sql` … `schema_v6.sql`: anything else is left untouched and reported as degraded, like any
+other drift. A v2 store takes the v3 step, then the v4, v5, v6 and v7 steps; a v3 store the v4 … v7
+steps; and so on down to a v6 store, which takes the v7 step alone. (a), (d), (e), (f) and (g) execute
+schema statements as written ((d) the frozen v4 ones and (e) the frozen v5 ones, so those steps are
+exactly what v4 and v5 shipped, the index being rebuilt once, at the end; (a), (f) and (g) schema.sql's
+own). (b) and (c) store schema.sql's own
 `CREATE TABLE` text in place of the old one, through SQLite's documented `writable_schema` procedure
 (bump `schema_version`, then verify): safe because (b) only *widens* a CHECK constraint, which every
 stored row satisfies, and (c) follows `ALTER TABLE … ADD COLUMN`, which put the same column last, so
-only the text's layout differs, never what is on disk. So the upgraded catalog is the v6 manifest.
+only the text's layout differs, never what is on disk. So the upgraded catalog is the v7 manifest.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from autopatch_j.memory.catalog import SCHEMA_VERSION, CatalogEntry, catalog_of, read_catalog, schema_statements
 from autopatch_j.memory.db import iter_statements
+from autopatch_j.memory.rekey import rebuild_in_tx
 
 #: Tables added by v3; their indexes go with them.
 V3_TABLES = frozenset({"import_sessions", "imported_turns"})
@@ -43,6 +45,8 @@ V3_TABLES = frozenset({"import_sessions", "imported_turns"})
 V4_TABLES = frozenset({"memory_postings", "memory_search_docs", "memory_term_stats"})
 #: The search index tables v6 drops and creates again in their compact form, in an order triggers allow.
 V6_REBUILT = ("memory_search_docs", "memory_postings", "memory_term_stats")
+#: The table v7 adds: the key version the index was built by.
+V7_TABLES = frozenset({"memory_index_keys"})
 #: Tables v4 drops (the retrieval terms it replaces), in an order foreign keys allow.
 V4_DROPPED = ("memory_term_grams", "memory_gram_stats", "memory_terms")
 #: Tables whose v3 definition only widens a CHECK constraint (see the module docstring).
@@ -50,7 +54,7 @@ WIDENED_TABLES = frozenset({"memory_jobs"})
 #: Tables v4 gives a column, added last by ALTER TABLE.
 V4_COLUMNS = {"memory_items": "subject TEXT NOT NULL DEFAULT ''"}
 _FIRST_STAMP = "INSERT INTO memory_index_state (id, stamp) VALUES (1, random())"
-UPGRADABLE_FROM = frozenset({2, 3, 4, 5})
+UPGRADABLE_FROM = frozenset({2, 3, 4, 5, 6})
 
 _CREATES = re.compile(
     r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX|TRIGGER)\s+(\w+)(?:\s+(?:AFTER|BEFORE)\s+\w+)?(?:\s+ON\s+(\w+))?",
@@ -122,6 +126,11 @@ def v6_statements() -> tuple[str, ...]:
     return upgrade_statements(frozenset(V6_REBUILT))
 
 
+def v7_statements() -> tuple[str, ...]:
+    """schema.sql's CREATE statement of the key version's table."""
+    return upgrade_statements(V7_TABLES)
+
+
 def table_sql(names: frozenset[str] | set[str]) -> dict[str, str]:
     """schema.sql's own CREATE TABLE text for each named table."""
     tables = ((_CREATE_TABLE.search(s), s) for s in schema_statements())
@@ -139,7 +148,7 @@ def widened_table_sql() -> dict[str, str]:
 
 
 def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
-    """Upgrade a v2, v3, v4 or v5 store to v6 in one transaction, or change nothing and say why."""
+    """Upgrade a v2 … v6 store to v7 in one transaction, or change nothing and say why."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -160,7 +169,11 @@ def upgrade_in_place(conn: sqlite3.Connection) -> UpgradeResult:
             for statement in v5_statements():
                 conn.execute(statement)
             conn.execute(_FIRST_STAMP)
-        _to_v6(conn)
+        if version in (2, 3, 4, 5):
+            _to_v6(conn)
+        for statement in v7_statements():
+            conn.execute(statement)
+        rebuild_in_tx(conn)  # the index is derived data: rebuilt once, with the key version that built it
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
         return UpgradeResult(from_version=version, to_version=SCHEMA_VERSION)
@@ -185,18 +198,16 @@ def _to_v4(conn: sqlite3.Connection, version: int) -> None:
         conn.execute(f"DROP TABLE {table}")
     for statement in upgrade_statements(V4_TABLES, version=4):
         conn.execute(statement)
-    _rewrite_tables(conn, rewrite)  # the v4 index stays empty: the v6 step builds it
+    _rewrite_tables(conn, rewrite)  # the v4 index stays empty: the upgrade rebuilds it at its end
 
 
 def _to_v6(conn: sqlite3.Connection) -> None:
-    """The v6 step inside the caller's transaction: the index tables in their compact form, rebuilt."""
+    """The v6 step inside the caller's transaction: the index tables in their compact form (empty: the
+    upgrade rebuilds the index at its end)."""
     for table in V6_REBUILT:
         conn.execute(f"DROP TABLE {table}")
     for statement in v6_statements():
         conn.execute(statement)
-    from autopatch_j.memory.index import reindex_in_tx  # the index is derived data: rebuilt here
-
-    reindex_in_tx(conn)
 
 
 def _rewrite_tables(conn: sqlite3.Connection, names: set[str]) -> None:
