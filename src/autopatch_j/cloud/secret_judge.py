@@ -8,7 +8,7 @@ logistic model over two groups of features (`features`):
 * **shape** (`secret_value_shape`): length, the mix of digits, upper and lower case and symbols,
   character entropy, known token prefixes, and whether it reads as a hex digest, a UUID, a version,
   a date, a path, a file name, a dotted name, an e-mail address, a colour, a placeholder or an identifier of words;
-* **context**: the separator right before it (`=`, `:`, a quote with its string prefix — `r#"`,
+* **context** (`secret_label_context`): the separator right before it (`=`, `:`, a quote with its string prefix — `r#"`,
   `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
   split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
   `require` `pass` —, a quoted key's words, a typed constant's name before its type — `API_KEY: &str
@@ -60,26 +60,20 @@ from autopatch_j.cloud.secret_candidates import CONTEXT, Candidate, candidates
 from autopatch_j.cloud.secret_key_words import (
     FIX_PASSWORD_KEY,
     PAIR_REACH,
-    PAIR_WORDS,
-    KeyLexicon,
-    benign_kind_of_key,
     ends_in_abbreviated_key,
     key_lexicon,
-    key_words_of,
     named_key,
 )
+from autopatch_j.cloud.secret_label_context import label_context
 from autopatch_j.cloud.secret_places import (
     AHEAD,
     IDENTIFIER,
     QUERY_KEY,
     announced,
-    benign_aside,
     call_argument,
     code_literal,
-    colon_fields,
     header_value,
     names_a_secret,
-    names_an_identifier,
     next_key_secret,
     presented,
     printed,
@@ -87,11 +81,9 @@ from autopatch_j.cloud.secret_places import (
     quoted_literal,
     signed_request,
     stated,
-    url_path_names_secret,
-    zh_secret,
 )
 from autopatch_j.cloud.secret_sinks import CALL_REACH
-from autopatch_j.cloud.secret_value_shape import NO_KEY_BYTES, PUBLIC_BYTES, SCREAMING, value_shape, value_signal
+from autopatch_j.cloud.secret_value_shape import NO_KEY_BYTES, PUBLIC_BYTES, value_shape, value_signal
 from autopatch_j.cloud.secret_values import placeholder
 
 __all__ = [
@@ -105,25 +97,6 @@ __all__ = [
     "judged",
     "shipped_judge",
 ]
-
-_ASCII_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,40}")
-# the mark between a key and its value: a connector, then an opening quote or bracket (Lua's `[[`), the
-# quote with a string prefix (`r"…"`, `b'…'`, Rust's raw `r#"…"#`, C#'s `@"…"`); a `+` beside it is a
-# form body's blank (`PublicKey+=+…` in a URL-encoded form read with its `+` kept)
-_SEPARATOR = re.compile(
-    r"[ \t+]*+(?:[=:：＝|]|是|为|->|=>|——?|－)?[ \t+]*+"
-    r"(?:(?<!\w)(?:[rRbBuUfF]{1,2}|r#{1,3}|@\$?|\$@?)(?=[\"']))?(?:\[\[|[\"'`「“【(\[（『‘〔])?\Z"
-)
-# a type between a key and ` = ` (`API_KEY: &str = …`, `api_key: str = …`, `KEY: &'static str = …`):
-# the key is the name before it (`env: API_TOKEN=…` names no type: no space before `=`, a
-# variable's name)
-_TYPE_ANNOTATION = re.compile(r"[ \t]*+:[ \t]*+(?P<type>&?(?:'[a-z]++[ \t]++)?[A-Za-z_][\w:<>]{0,30}+)\Z")
-_CJK = re.compile(r"[\u3400-\u9fff]")
-# a scheme word after a key's separator (`Authorization: Bearer …`); with none, a word is the key
-_SCHEME = re.compile(r"(?:(?<=[=:：\"'])|(?<=[=:：\"'][ \t]))[A-Za-z][A-Za-z0-9]{2,9} \Z")
-_FULL_MARK = "[REDACTED]"
-_SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
-_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
 
 
 class Judged(Protocol):
@@ -141,162 +114,6 @@ class Judged(Protocol):
 
     @property
     def context_start(self) -> int | None: ...
-
-
-def _context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
-    lexicon = key_lexicon()
-    scheme = _SCHEME.search(before)
-    if scheme is not None:
-        before = before[: scheme.start()]
-    sep = _SEPARATOR.search(before)
-    stripped = before[: sep.start()] if sep else before
-    stripped = _ARGV_COMMA.sub("", stripped).rstrip("\"'")  # a quoted key: `"kid": "…"`, `["--flag", "…"]`
-    mark = sep.group().strip(" \t+") if sep else ""
-    kind = _sep_kind(mark, before)
-    if kind == "equals" and sep is not None and sep.group()[:1] in " \t":
-        typed = _TYPE_ANNOTATION.search(stripped)
-        if typed is not None and SCREAMING.fullmatch(typed.group("type")) is None:
-            stripped = stripped[: typed.start()]
-    out[f"sep:{kind}"] = 1.0
-    key = _ASCII_WORDS.findall(stripped[-40:])
-    key_words = key_words_of(key[-1]) if key and stripped.endswith(key[-1]) else []
-    near = [w for token in _context_tokens(stripped)[-6:] for w in key_words_of(token)]
-    if named is not None:
-        out["named_pair"] = 1.0
-        key_words = key_words_of(named)
-        near = [w for w in near if w not in PAIR_WORDS] + key_words
-    for word in key_words[-3:]:
-        out[f"k:{word}"] = 1.0
-    flag = _SHORT_FLAG.search(stripped)
-    if flag:
-        out[f"short_flag:{flag.group(1)}"] = 1.0
-    for word in near[-8:]:
-        out[f"w:{word}"] = 1.0
-    if any(w in lexicon.secret_en for w in key_words) or lexicon.names_secret_as_key(key_words):
-        out["key_secret"] = 1.0
-    if key_words and key_words[-1] in lexicon.credential_nouns:
-        out["key_noun"] = 1.0  # `depot_ticket:`, `app_cert:`, `-serial`: a vendor's noun for a credential
-    if any(w in lexicon.benign_en for w in key_words):
-        out["key_benign"] = 1.0
-    if kind == "space" and key and stripped.endswith(key[-1]) and stripped[: -len(key[-1])].endswith("/"):
-        out["key_ends_benign"] = 1.0  # `POST /oauth2/token HTTP/1.1`: a path's last segment names a resource
-    elif _key_id(key_words, stripped, lexicon):
-        out["key_id"] = 1.0  # `private_key_id`, `SecretId`, `密钥 ID`: the id written beside its key
-    elif key_words and (
-        key_words[-1] in lexicon.benign_en
-        or benign_kind_of_key(key_words, lexicon)
-        or _benign_word_before(key_words, near, stripped, key[-1] if key else "", lexicon)
-    ):
-        # `session_id`, `token_type`: the key names something about a secret; `PublicKey`,
-        # `object_key`, `idempotency_key`: a key of another kind
-        out["key_ends_benign"] = 1.0
-    if kind in _ASSIGNED and names_an_identifier(stripped, lexicon):
-        out["key_ends_benign"] = 1.0  # `统一社会信用代码：`, `退款单号是：`, `commit为：`: a label naming an identifier
-    if kind in _ASSIGNED and benign_aside(stripped, lexicon):
-        out["key_ends_benign"] = 1.0  # `clientKey（前端公开）：`, `key id (public):`: the label says what the value is
-    if lexicon.names_secret_as_key(key_words):
-        out["key_ends_secret"] = 1.0
-        if kind in _ASSIGNED:
-            out["assigned_to_secret"] = 1.0
-    if any(w in lexicon.secret_en and (i == 0 or near[i - 1] not in lexicon.negations_en) for i, w in enumerate(near)):
-        out["near_secret"] = 1.0  # not after a negation (`no password`, `without token`)
-    if any(w in lexicon.benign_en for w in near):
-        out["near_benign"] = 1.0
-    # a value read under a name (a CSV column's header, a `name`/`value` pair) takes its labels from
-    # that name, not from the text before it (the header row's other columns)
-    tail, lead = (named, "") if named is not None else (before[-16:], before[:-16])
-    if zh_secret(tail, lexicon.secret_zh, lexicon.benign_zh, lexicon.negations_zh, lead):
-        out["zh_secret"] = 1.0
-        if out.get("key_benign") is None and kind != "glued":
-            out["zh_labelled_value"] = 1.0
-    if any(word in tail for word in lexicon.benign_zh):
-        out["zh_benign"] = 1.0
-    if _CJK.search(tail):
-        out["zh_near"] = 1.0
-    if kind in ("equals", "other") and QUERY_KEY.search(before) is not None:
-        out["url_query"] = 1.0
-        if url_path_names_secret(whole_before, lexicon):
-            out["url_path_secret"] = 1.0  # `…/auth/magic?uid=…&t=<value>`, `/oauth/callback?code=`
-    line = whole_before[whole_before.rfind("\n") + 1 :][-CONTEXT:]
-    if line.lstrip().startswith(("$ ", "# ", "> ")) or " -" in line:
-        out["command_line"] = 1.0
-    if whole_before.endswith("\n") and _block_line(whole_before):
-        out["block_line"] = 1.0
-    if colon_fields(line):
-        out["colon_fields"] = 1.0  # `host:port:db:user:`, not `"a": "b"`, an id `1:<project>:web:` nor a clock
-
-
-_KEY_ID_OF = frozenset({"key", "secret"})
-
-
-_ARGV_COMMA = re.compile(r"[\"'][ \t]*+,\Z")
-_RUN = re.compile(r"[A-Za-z0-9_\[\]-]++")
-_LETTER_AND_DIGIT = re.compile(r"(?=[^0-9]*[0-9])(?=[^A-Za-z]*[A-Za-z])")
-
-
-def _context_tokens(stripped: str) -> list[str]:
-    """The word tokens of the last 40 characters before a key's separator, without a run the
-    window's edge cuts and without value-like runs — the `[REDACTED]` mark, eight or more characters
-    mixing letters and digits — so a secret before a value reads like the mark it becomes."""
-    floor = max(0, len(stripped) - 40)
-    tokens: list[str] = []
-    for run in _RUN.finditer(stripped, floor):
-        text = run.group()
-        if run.start() == floor and floor and _RUN.match(stripped, floor - 1):
-            continue
-        if _FULL_MARK in text or (len(text) >= 8 and _LETTER_AND_DIGIT.match(text) is not None):
-            continue
-        tokens += _ASCII_WORDS.findall(text)
-    return tokens
-
-
-def _benign_word_before(key_words: list[str], near: list[str], stripped: str, key: str, lexicon: KeyLexicon) -> bool:
-    """A one-word `key` after a benign word and a space (`public key: …`, `object key: …`)."""
-    if key_words != ["key"] or len(near) < 2 or near[-2] not in lexicon.benign_en:
-        return False
-    return stripped.endswith(" " + key)
-
-
-def _key_id(key_words: list[str], stripped: str, lexicon: KeyLexicon) -> bool:
-    """The key names the id of a key (`…key_id`, `SecretId`, a Chinese label for a key before `ID`):
-    an id paired with its secret, not an identifier of something else (`session_id`, `client_id`)."""
-    if not key_words or key_words[-1] != "id":
-        return False
-    if len(key_words) >= 2:
-        return key_words[-2] in _KEY_ID_OF
-    head = stripped[: len(stripped) - 2].rstrip(" \t")
-    return any(head.endswith(word) for word in lexicon.secret_zh if len(word) >= 2)
-
-
-def _block_line(before: str) -> bool:
-    """The line before is a long run of base64 characters (a block: a certificate, a public key)."""
-    line = before[before.rfind("\n", 0, len(before) - 1) + 1 : -1]
-    return len(line) >= 40 and re.fullmatch(r"[A-Za-z0-9+/=]{40,}+", line[-CONTEXT:]) is not None and "\n" not in line
-
-
-def _sep_kind(mark: str, before: str) -> str:
-    if not before:
-        return "start"
-    if not mark:
-        last = before[-1]
-        if last in " \t":
-            return "space"
-        if last == "\n":
-            return "line"
-        return "glued" if last.isalnum() else f"char{last}" if last in "/@.:;,&?#" else "other"
-    if mark[0] in "=＝":
-        return "equals"
-    if mark[0] in ":：":
-        return "colon"
-    if mark[0] in "是为":
-        return "zh_is"
-    if mark[0] in "-=" and ">" in mark:
-        return "arrow"
-    if mark[0] in "—－":
-        return "dash"
-    if mark[0] == "|":
-        return "cell"
-    return "quote"
 
 
 def features(
@@ -320,7 +137,7 @@ def context_features(view: str, start: int, end: int, context_start: int | None 
 def _context_of(view: str, start: int, context_start: int | None, end: int | None = None) -> dict[str, float]:
     floor = max(0, start - CONTEXT) if context_start is None else context_start
     out: dict[str, float] = {"bias": 1.0}
-    _context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named_key(view, start))
+    label_context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named_key(view, start))
     if end is not None and next_key_secret(view, end):
         out["next_key_secret"] = 1.0
     if end is not None and signed_request(view, start, end):
