@@ -127,7 +127,8 @@ NEW_SINKS: dict[str, Callable[[int], str]] = {
 # signatures, Lua and C# string openers, values before shell prompts; a password's words before a
 # user at a host, a Chinese role label before an account, users of URLs, random query fields
 # beside timestamps and signatures; keys ending in a vendor's noun for a credential, file names
-# ending lines over random runs, printed secrets' files inside JSON strings
+# ending lines over random runs, printed secrets' files inside JSON strings; lowercase letter groups
+# and here-strings, JSON Web Key members, labels with a bracketed aside before a digest
 NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "abbreviated keys": lambda n: ("cs: Ab3dEf9hQ2 " * n)[:n],
     "table headers and rows": lambda n: (("字段,值," * 8 + "\n" + "a.cs,Ab3dEf9h," * 8 + "\n") * n)[:n],
@@ -172,4 +173,7 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "credential nouns": lambda n: ("a_ticket: 0a1b2c3d4e5f6a7b -serial ticket A_MASTER=" * n)[:n],
     "file names ending lines": lambda n: ("$ sha1sum a-1.2.apk\n0a1b2c3d 'b=x a.pub\nAb3d+c.yaml\n" * n)[:n],
     "printed files inside JSON": lambda n: ('"$ cat /s/secrets/initialAdminPassword\\n0a1b2c3d"}, ' * n)[:n],
+    "letter groups and here-strings": lambda n: ("pass-abcde-fghij-klmno-pqrst <<< 'abcd-efghi-jklmn-opqrs' " * n)[:n],
+    "JSON Web Key members": lambda n: ('{"kty":"RSA","n":"Ab3dEf9hQ2","d":"Ab3dEf9hQ2","x":"' * n)[:n],
+    "labels with asides before digests": lambda n: ("口令哈希（sha256，不是口令本身）：0a1b2c3d4e5f6a7b (a: " * n)[:n],
 }

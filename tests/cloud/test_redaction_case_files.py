@@ -69,6 +69,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   tool result; a number before a YAML line in JSON, a file name before its digest in a URL-encoded
   note and identifiers after a Chinese label and a copula (`commit为：`, `事件 ID是：`,
   `退款单号是：`) stay.
+- `grid_ops`: a grid operator's operations texts — a generated passphrase of lowercase letter groups
+  after a Chinese label and given to a signing script as a here-string (`--passphrase-stdin <<<
+  '…'`), a JSON Web Key's private member (`"d"`); a key set's public members (an RSA modulus, an EC
+  point with its `"kty"` after it), a connection string whose password is marked already and a
+  password's digest whose label names a hash before a bracketed aside stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -95,6 +100,7 @@ FILES = (
     "ward",
     "storefront",
     "live_ops",
+    "grid_ops",
 )
 
 

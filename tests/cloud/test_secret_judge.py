@@ -48,6 +48,8 @@ def test_word_tables_refuse_unknown_keys_and_languages() -> None:
         "key_abbreviations": [],
         "fused_abbreviations": [],
         "credential_nouns": [],
+        "jwk_public_members": [],
+        "jwk_private_members": [],
     }
     KeyLexicon.of(good)
     with pytest.raises(ValueError, match="expected keys"):
@@ -58,6 +60,8 @@ def test_word_tables_refuse_unknown_keys_and_languages() -> None:
         KeyLexicon.of({**good, "negations": {"en": []}})
     with pytest.raises(ValueError, match="lists of words"):
         KeyLexicon.of({**good, "credential_nouns": {"en": ["ticket"]}})
+    with pytest.raises(ValueError, match="lists of words"):
+        KeyLexicon.of({**good, "jwk_private_members": "d"})
 
 
 def test_weights_refuse_unknown_keys_and_round_trip() -> None:

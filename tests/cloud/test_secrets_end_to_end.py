@@ -143,3 +143,26 @@ def test_live_ops_credentials_named_by_their_vendor_noun_never_reach_the_result(
     dump = world.dump()
     assert [case["name"] for case in data["secrets"] if any(p in dump for p in case["pieces"])] == []
     assert [case["name"] for case in data["lookalikes"] if case["text"] not in shown["result_text"]] == []
+
+
+def test_grid_ops_secrets_go_and_marked_or_public_values_stay(world: World) -> None:
+    """`data/redaction_grid_ops.json` printed by an agent: every secret (a passphrase of letter
+    groups after a label and as a here-string, a JSON Web Key's private member) is gone from the
+    result read over HTTP and from every table; every look-alike (a key set's public members, a
+    connection string whose password is marked already, a password's digest labelled as a hash)
+    comes back as printed."""
+    data = json.loads((Path(__file__).parent / "data" / "redaction_grid_ops.json").read_text(encoding="utf-8"))
+    alice = world.user("alice")
+    with TestClient(make_app(world)) as client:
+        api = Api(client, alice.token)
+        project = api("POST", "/projects", {"name": "p"}).json()
+        task = api("POST", f"/projects/{project['id']}/tasks", {"prompt": "Print the gateway's keys"}).json()
+        texts = [case["text"] for case in data["secrets"]] + [case["text"] for case in data["lookalikes"]]
+        Worker(engine=world.engine, executor=LeakyExecutor(texts), clock=world.clock).run_loop(once=True)
+        shown = api("GET", f"/tasks/{task['id']}").json()
+    assert shown["status"] == "completed"
+    leaked = [case["name"] for case in data["secrets"] if any(p in shown["result_text"] for p in case["pieces"])]
+    assert leaked == []
+    dump = world.dump()
+    assert [case["name"] for case in data["secrets"] if any(p in dump for p in case["pieces"])] == []
+    assert [case["name"] for case in data["lookalikes"] if case["text"] not in shown["result_text"]] == []

@@ -8,9 +8,9 @@ and never past `[REDACTED]`, a blank line or a previous candidate other than a k
 "…"`), so redacting a second time sees the same context and changes nothing. A compound name
 called with a literal (`ConvertTo-SecureString '…'`) is no candidate and keeps the context open.
 Two more kinds are no run of token characters: a quoted literal on one line that holds a
-character no run holds (`-p 'wq]t(We…'`), read whole beside its runs, and a code of four-letter
-lowercase groups (`hjwf-tonh-qanh-zehp`, an app password). Linear: each run, literal and group
-is matched once, by bounded or possessive patterns.
+character no run holds (`-p 'wq]t(We…'`), read whole beside its runs, and a code of lowercase
+letter groups (`hjwf-tonh-qanh-zehp`, an app password; `gqdgycsu-oyjxdr-cmdlpgn-unmhu`, a generated
+passphrase). Linear: each run, literal and group is matched once, by bounded or possessive patterns.
 """
 
 from __future__ import annotations
@@ -108,9 +108,14 @@ def _context_start(view: str, floor: int, start: int) -> int:
 # `>` or `=` (a query or an assignment, which the rules read)
 _ODD_LITERAL = re.compile(r"(?<![\w\"'`\\\]])([\"'])([^\s\"'`\\<>=]{6,128}+)\1(?![\w\"'`\[])")
 _ODD = re.compile(rf"[^{_TOKEN}]")
-# a code of four-letter groups (`hjwf-tonh-qanh-zehp`, `ldzv obeb dbkf tfvn`: an app password, a
-# recovery code): lowercase letters only, so no run of token characters holds a capital or digit
-_GROUPED = re.compile(r"(?<![A-Za-z0-9_-])[a-z]{4}(?P<sep>[- ])[a-z]{4}(?:(?P=sep)[a-z]{4}){2,4}(?![A-Za-z0-9_-])")
+# a code of lowercase letter groups (`hjwf-tonh-qanh-zehp`, `ldzv obeb dbkf tfvn`: an app password, a
+# recovery code; `gqdgycsu-oyjxdr-cmdlpgn-unmhu`: a generated passphrase): lowercase letters only, so
+# no run of token characters holds a capital or digit. Groups of four apart by a dash or a space, or
+# four to nine letters apart by dashes (prose has spaces between its words, not dashes)
+_GROUPED = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:[a-z]{4}(?P<sep>[- ])[a-z]{4}(?:(?P=sep)[a-z]{4}){2,4}"
+    r"|[a-z]{4,9}+(?:-[a-z]{4,9}+){3,5}+)(?![A-Za-z0-9_-])"
+)
 
 
 def _extra_spans(view: str) -> Iterator[tuple[int, int]]:

@@ -33,8 +33,12 @@ a context signal of its own, when the field's whole value is one random token wh
 string literal assigned to a name in code or defined as a constant (`code_literal`: `RELAY_CS ?=
 "…"`, `my $x = q{…}`), whose shape the judge weighs like a call's literal and a request header's
 (`header_value`: `curl -H 'X-Svc: …'`), a value stated in prose after an English copula (`stated`:
-`… was <value>`), and the last field of a file named for a secret a command printed (`printed`, read
-as `announced_secret`).
+`… was <value>`), the last field of a file named for a secret a command printed (`printed`, read
+as `announced_secret`), a here-string given to a command whose line names a secret (`stdin_secret`:
+`sign.sh --passphrase-stdin <<< '…'`), and a member of a JSON Web Key (`jwk_member`): a private one
+(`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public one (`"n"`, `"x"`) is not judged;
+nor is a value whose label names a digest before a bracketed aside (`digest_before_aside`:
+`口令哈希（sha256，不是口令本身）：…`).
 
 Candidates (`secret_candidates.candidates`) are runs of token characters, odd quoted literals and
 codes of letter groups in the decoded view the grammar reads; the context of one never reaches past
@@ -72,7 +76,10 @@ from autopatch_j.cloud.secret_places import (
     announced,
     call_argument,
     code_literal,
+    digest_before_aside,
+    fed_on_stdin,
     header_value,
+    jwk_member,
     names_a_secret,
     next_key_secret,
     presented,
@@ -142,6 +149,11 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
         out["next_key_secret"] = 1.0
     if end is not None and signed_request(view, start, end):
         out["key_ends_benign"] = 1.0  # `…&sign=<hex>&signType=MD5`: the signature of a request, not a key
+    if end is not None and (member := jwk_member(view, start, end, key_lexicon())) is not None:
+        # `{"kty":"RSA",…,"n":"<modulus>"}`: a public key's member; `"d":"…"`: a private key's
+        out["key_ends_benign" if member == "public" else "jwk_private"] = 1.0
+    if digest_before_aside(view, start, key_lexicon()):
+        out["key_ends_benign"] = 1.0  # `口令哈希（sha256，不是口令本身）：<hex>`: the label names a digest
     if end is not None:
         call_argument(view, start, end, out)
         if code_literal(view, start, end):
@@ -156,6 +168,8 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
             previous = printed(view, start, end)  # the last field a command naming a secret printed
         if header_value(view, start):
             out["header_value"] = 1.0
+        if fed_on_stdin(view, start):
+            out["stdin_secret"] = 1.0
         if previous is not None:
             out["announced"] = 1.0
             if names_a_secret(previous):
@@ -174,6 +188,8 @@ _STRONG = (
     "key_id",
     "announced_secret",
     "key_noun",
+    "stdin_secret",
+    "jwk_private",
 )
 _WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced", "query_random")
 _CALL = ("call_arg", "code_literal", "header_value")
@@ -211,7 +227,7 @@ def _combine(out: dict[str, float]) -> None:
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
     | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
-    | {"query_random", "key_noun"}
+    | {"query_random", "key_noun", "stdin_secret", "jwk_private"}
 )
 
 
@@ -253,7 +269,9 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
         return True
     if view[start - 1 : start] in (" ", "\t", "\n") and announced(view, start, end) is not None:
         return True
-    if printed(view, start, end) is not None or header_value(view, start):
+    if printed(view, start, end) is not None or header_value(view, start) or fed_on_stdin(view, start):
+        return True
+    if view[start - 1 : start] == '"' and jwk_member(view, start, end, key_lexicon()) == "private":
         return True
     if view[start - 1 : start] == "=" and QUERY_KEY.search(view, max(0, start - 34), start) is not None:
         return True  # a URL query's value: its path may name a secret (`url_path_secret`)

@@ -43,23 +43,28 @@ class KeyLexicon:
     # a vendor's own noun for a credential (`ticket`, `cert`, `master`, `serial`): as a key's last word
     # it makes the value judged by its shape, never a secret by the word alone
     credential_nouns: frozenset[str] = frozenset()
+    # the members of a JSON Web Key that are public (`n`, `e`, `x`, `y`, …) and private (`d`, `k`, …)
+    jwk_public_members: frozenset[str] = frozenset()
+    jwk_private_members: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, data: dict[str, object]) -> KeyLexicon:
         known = {"secret_words", "benign_words", "prefixes", "key_abbreviations", "fused_abbreviations", "negations"}
-        known |= {"credential_nouns"}
+        known |= {"credential_nouns", "jwk_public_members", "jwk_private_members"}
         if set(data) != known:
             raise ValueError(f"secret judge words: expected keys {sorted(known)}, got {sorted(data)}")
         secret, benign, negations = data["secret_words"], data["benign_words"], data["negations"]
         prefixes, abbreviations, fused_short = data["prefixes"], data["key_abbreviations"], data["fused_abbreviations"]
         if not isinstance(secret, dict) or not isinstance(benign, dict) or not isinstance(negations, dict):
             raise ValueError("secret judge words: secret_words, benign_words and negations map a language to words")
-        nouns = data["credential_nouns"]
+        nouns, public, private = data["credential_nouns"], data["jwk_public_members"], data["jwk_private_members"]
         if not (
             isinstance(prefixes, list)
             and isinstance(abbreviations, list)
             and isinstance(fused_short, list)
             and isinstance(nouns, list)
+            and isinstance(public, list)
+            and isinstance(private, list)
         ):
             raise ValueError("secret judge words: prefixes, abbreviations and credential nouns are lists of words")
         for table in (secret, benign, negations):
@@ -77,6 +82,8 @@ class KeyLexicon:
             frozenset(negations["en"]),
             tuple(sorted(negations["zh"], key=lambda w: (-len(w), w))),
             frozenset(nouns),
+            frozenset(public),
+            frozenset(private),
         )
 
     def names_secret_as_key(self, key_words: list[str]) -> bool:

@@ -211,6 +211,58 @@ def names_an_identifier(label: str, lexicon: KeyLexicon) -> bool:
     return owner not in _KEY_ID_OF and not any(before.endswith(word) for word in lexicon.secret_zh if len(word) >= 2)
 
 
+# a JSON member's name right before its value (`"n": "`), and a JSON Web Key's key type
+_MEMBER = re.compile(r"[{,][ \t\n]*+\"(?P<name>[A-Za-z0-9_]{1,8}+)\"[ \t]*+:[ \t]*+\"\Z")
+_KEY_TYPE = re.compile(r"\"kty\"[ \t]*+:")
+JWK_REACH = 160
+
+
+def jwk_member(view: str, start: int, end: int, lexicon: KeyLexicon) -> str | None:
+    """`public` or `private` when `view[start:end]` is the value of a member of a JSON Web Key in an
+    object that names its key type (`"kty":` within `JWK_REACH` characters before the value in the
+    same object, or `AHEAD` after it): a public member (`"n"`, `"e"`, `"x"` …,
+    `jwk_public_members`) anyone may read, a private one (`"d"`, `"p"`, `"k"` …,
+    `jwk_private_members`) a secret; None for any other value."""
+    member = _MEMBER.search(view, max(0, start - 16), start)
+    if member is None:
+        return None
+    name = member.group("name")
+    public, private = name in lexicon.jwk_public_members, name in lexicon.jwk_private_members
+    kind = "public" if public else "private" if private else None
+    if kind is None:
+        return None
+    floor = max(0, start - JWK_REACH)
+    opened = view.rfind("{", floor, start)
+    if opened != -1 and _KEY_TYPE.search(view, opened, start) is not None:
+        return kind
+    after = view[end : end + AHEAD]
+    closed = after.find("}")
+    return kind if _KEY_TYPE.search(after if closed == -1 else after[:closed]) is not None else None
+
+
+# a bracketed aside after a label, up to its separator (`口令哈希（sha256，不是口令本身）：`)
+_LABEL_ASIDE = re.compile(r"[（(][^（）()\n]{1,40}+[）)][ \t]*+[:：=][ \t]*+\Z")
+ASIDE_REACH = 96
+
+
+def digest_before_aside(view: str, start: int, lexicon: KeyLexicon) -> bool:
+    """The label of the value at `start` (on its line, at most `ASIDE_REACH` characters) ends in a
+    bracketed aside after a word that names an identifier (`用户的口令哈希（sha256，不是口令本身）：`,
+    `password hash (sha256, not the password itself):`): the value is what that word names — a
+    hash, a digest, a fingerprint —, whatever secret word the label or the aside holds."""
+    floor = max(0, start - ASIDE_REACH)
+    line = view[max(floor, view.rfind("\n", floor, start) + 1) : start]
+    aside = _LABEL_ASIDE.search(line)
+    if aside is None:
+        return False
+    head = line[: aside.start()].rstrip(" \t")
+    if names_an_identifier(head, lexicon):
+        return True
+    tokens = _ASCII_WORDS.findall(head[-40:])
+    words = key_words_of(tokens[-1]) if tokens and head.endswith(tokens[-1]) else []
+    return bool(words) and words[-1] in lexicon.benign_en and words[-1] != "id"
+
+
 def url_path_names_secret(before: str, lexicon: KeyLexicon) -> bool:
     """The URL whose query holds the value has a path word that names a secret (`/auth/`, `/login`)."""
     at = before.rfind("://")
@@ -303,6 +355,21 @@ def names_a_secret(line: str) -> bool:
         for i, token in enumerate(tokens)
         for w in key_words_of(token)
     )
+
+
+# a here-string: the text a shell gives a command on its standard input (`cmd <<< '…'`)
+_HERE_STRING = re.compile(r"<<<[ \t]*+[\"']?\Z")
+HERE_REACH = 120
+
+
+def fed_on_stdin(view: str, start: int) -> bool:
+    """The value at `start` is a here-string given to a command whose line (at most `HERE_REACH`
+    characters of it) names a secret (`sign.sh --passphrase-stdin <<< '…'`, `login --password-stdin
+    <<< …`): the command reads the secret from its input."""
+    if _HERE_STRING.search(view, max(0, start - 8), start) is None:
+        return False
+    floor = max(0, start - HERE_REACH)
+    return names_a_secret(view[max(floor, view.rfind("\n", floor, start) + 1) : start])
 
 
 def _unnegated(text: str, word: str, negations: tuple[str, ...], start: int = 0) -> bool:

@@ -231,6 +231,8 @@ def _key_value_finder(words: str, accept: Callable[[str, str], bool]) -> Callabl
                 and _CALLEE.fullmatch(value)
             ):
                 continue  # `token = useCookie<string>(…)`: a generic call
+            if match.group("v") is not None and view.startswith("[REDACTED]", span[1]):
+                continue  # `dsn = postgresql://user:[REDACTED]@host/db`: the secret's part is marked already
             if match.group("v") is not None and span[1] < len(view) and view[span[1]] in "([":
                 is_call = CALL_ARGS.match(view, span[1]) or _method_literal(view, value, span[1])
                 if is_call and _CALLEE.fullmatch(value):
