@@ -46,7 +46,7 @@ from autopatch_j.memory.assent_choice import (
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.options import Selection, intro, options_in, read_selection
+from autopatch_j.memory.options import Selection, offered_by, options_in, read_selection
 from autopatch_j.memory.ordinals import reply_pointers
 from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.replacement import names_in, stemmed
@@ -169,13 +169,10 @@ class AssentReader:
         return Reply(turn, proposals, quoted, own, first, own, _without(turn, first))
 
     def offered(self, answer: str) -> bool:
-        """The options of `answer` are offered as a choice: the line introducing them or one of them
-        carries a proposal signal ("I suggest:", "几种做法：" — not "Plan:", "Review:")."""
-        options = options_in(answer)
-        return bool(options) and (
-            self.lexicon.has_proposal_signal(intro(answer, options))
-            or any(self.lexicon.has_proposal_signal(answer[o.start : o.end]) for o in options)
-        )
+        """The options of `answer` are offered as a choice (`options.offered_by`): the line introducing
+        them or one of them carries a proposal signal ("I suggest:", "几种做法："), or the introducing
+        line names them as options ("Options:", "Two options:", "两个方案：") — not "Plan:", "Review:"."""
+        return bool(offered_by(answer, self.lexicon.has_proposal_signal))
 
     def selecting(self, text: str, answer: str) -> tuple[str, Selection | None] | None:
         """The first sentence of `text` when it selects over the options `answer` lists
@@ -308,7 +305,7 @@ class AssentReader:
 def _not_deciding() -> re.Pattern[str]:
     """The words of `assent_words.json` (gratitude, the user's own next step) as one pattern."""
     data = json.loads(resources.files("autopatch_j.memory").joinpath("assent_words.json").read_text("utf-8"))
-    if set(data) != {"note", "gratitude", "own_step", "every", "neither", "except"} or any(
+    if set(data) != {"note", "gratitude", "own_step", "every", "neither", "except", "label"} or any(
         set(data[k]) - {"en", "zh"} for k in data if k != "note"
     ):
         raise MemoryEngineError("assent_words.json holds an unknown category or language.")

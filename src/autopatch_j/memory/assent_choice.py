@@ -15,7 +15,9 @@ question, a colon at its end, a word pointing back, a name, its first word, its 
 the reply shares with it (content words, the best share of the answer, an ordinal or option the
 reply points to), and the option of the answer it lies in (`options.py`: a list item, a lettered or
 labelled option) with what the reply selects over them: this option, another, every one, all but
-this one, the option whose words the reply names. A logistic regression gives each candidate a
+this one, the option whose words the reply names, and how the answer offers its options
+(`options.offered_by`: a proposal signal introducing them or inside them, a line naming them as
+options, or not at all). A logistic regression gives each candidate a
 probability: the likeliest is chosen, and every other from `also` on; when no candidate reaches
 `floor`, a bare assent chooses nothing (the answer offered no standing choice: an action, a
 question back, an explanation).
@@ -38,7 +40,7 @@ from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.joining import first_word
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import layout
-from autopatch_j.memory.options import options_in, read_selection
+from autopatch_j.memory.options import offered_by, options_in, read_selection
 from autopatch_j.memory.ordinals import CODE_SPAN, ordinal, reply_pointers
 from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
@@ -146,6 +148,7 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
     points_all = bool(_ALL.search(fold(reply)))
     options = options_in(answer)
     selection = read_selection(reply, answer, lexicon) if options else None
+    offered = offered_by(answer, lexicon.has_proposal_signal) if selection is not None else ""
     out: list[dict[str, float]] = []
     total = len(found)
     for n, cand in enumerate(found):
@@ -217,6 +220,7 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
             f["option_head" if cand.start <= option.start + 8 else "option_tail"] = 1.0
             if selection is not None:
                 f["selected" if selection.picks(option) else "unselected"] = 1.0
+                f[f"offered={offered or 'no'}"] = 1.0
                 if option.ordinal in selection.excluded:
                     f["excluded"] = 1.0
                 if option.ordinal in selection.named:

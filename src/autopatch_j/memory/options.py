@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -47,7 +48,7 @@ MAX_SELECTION_WORDS = 4
 # The words that point at an ordinal: "第二个", "the first one", "option b", "2", "1、3".
 _POINTING = re.compile(
     r"第\s*[一二三四五六1-9]\s*[个条种步项]?|\b(?:the\s+)?(?:first|second|third|fourth|fifth|last)(?:\s+one)?\b"
-    r"|\b(?:option|plan)\s*[a-f1-9]\b|方案\s*[一二三四五六a-f1-9]|选项\s*[一二三四五六a-f1-9]|(?<![\w.])[1-9a-f](?![\w.%])"
+    r"|\b(?:option|plan)\s*[a-f1-9]\b|方案\s*[一二三四五六a-f1-9]|选项\s*[一二三四五六a-f1-9]|(?<![\w.])[1-9a-f](?![\w%]|\.\w)"
 )
 
 
@@ -116,11 +117,37 @@ def intro(answer: str, options: tuple[Option, ...]) -> str:
     return lines[-1] if lines else ""
 
 
+def labels_options(line: str) -> bool:
+    """`line` introduces what follows as options by naming them so ("Options:", "Two options:",
+    "Options on AKS:", "有两个选项："): its last sentence ends with a colon and holds a label word
+    (`assent_words.json` "label") — not "Plan:", "Steps:", "Review:"."""
+    text = line.strip().strip("*#").strip()
+    if not text.endswith((":", "：")):
+        return False
+    last = re.split(r"(?<=[.!?。！？])\s*", text)[-1]
+    return bool(_selection_words()["label"].search(fold(last)))
+
+
+def offered_by(answer: str, signal: Callable[[str], bool]) -> str:
+    """How `answer` offers its options as a choice, "" when it does not (a plan's steps, a review's
+    findings, a closing "Want me to change all three?"): "intro" or "option" — that line, or one of
+    the options, carries a proposal signal (`signal`, the lexicon's) — else "label" — the introducing
+    line names them as options."""
+    options = options_in(answer)
+    if not options:
+        return ""
+    if signal(intro(answer, options)):
+        return "intro"
+    if any(signal(answer[o.start : o.end]) for o in options):
+        return "option"
+    return "label" if labels_options(intro(answer, options)) else ""
+
+
 @lru_cache(maxsize=1)
 def _selection_words() -> dict[str, re.Pattern[str]]:
     data = json.loads(resources.files("autopatch_j.memory").joinpath("assent_words.json").read_text("utf-8"))
     out: dict[str, re.Pattern[str]] = {}
-    for key in ("every", "neither", "except"):
+    for key in ("every", "neither", "except", "label"):
         if set(data.get(key, {})) - {"en", "zh"}:
             raise MemoryEngineError(f"assent_words.json: {key} holds an unknown language.")
         words = [fold(w) for ws in data[key].values() for w in ws]

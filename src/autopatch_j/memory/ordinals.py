@@ -10,7 +10,8 @@ _CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六":
 _EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
 _LETTERS = "ABCDEF"
 # What a reply points to: "option 2", "the second", "第二个", "2 可以", "1、2、4 同意", "B 吧".
-_REPLY_NUMBER = re.compile(r"(?<![\w.])([1-9])(?![\w.%])")
+# a full stop after the number ends the reply ("2."), not a decimal or a version ("2.5", "v1.2")
+_REPLY_NUMBER = re.compile(r"(?<![\w.])([1-9])(?![\w%]|\.\w)")
 _REPLY_CN = re.compile(r"第\s*([一二三四五六1-9])")
 _REPLY_EN = re.compile(r"\b(first|second|third|fourth|fifth|last)\b")
 _REPLY_LETTER = re.compile(
