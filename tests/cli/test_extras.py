@@ -55,8 +55,11 @@ def test_the_base_dependencies_hold_none_of_the_cloud_libraries() -> None:
     assert {"typer", "rich", "prompt_toolkit", "openai", "mcp"} <= base
 
 
-def test_the_test_extra_installs_the_cloud_extra() -> None:
-    assert "autopatch-j[cloud]" in PYPROJECT["optional-dependencies"]["test"]
+def test_the_test_extra_installs_the_cloud_and_tables_extras() -> None:
+    own = [r for r in PYPROJECT["optional-dependencies"]["test"] if r.startswith("autopatch-j[")]
+    assert len(own) == 1
+    extras = {e.strip() for e in own[0].removeprefix("autopatch-j[").rstrip("]").split(",")}
+    assert extras == {"cloud", "tables"}  # the suite covers every face and rebuilds the word tables
 
 
 @pytest.mark.parametrize("command", [("init",), ("user", "add", "alice"), ("serve",), ("worker",)])
