@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from autopatch_j.cloud.executors import ExecutionRequest, ExecutionResult
@@ -122,41 +123,30 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
     assert "registry.example.test" in shown["result_text"]
 
 
-def test_live_ops_credentials_named_by_their_vendor_noun_never_reach_the_result(world: World) -> None:
-    """`data/redaction_live_ops.json` printed by an agent: every secret (a ticket, an app
-    certificate, a master secret, a session ticket, an admin password in a JSON
-    tool result) is gone from the result read over HTTP and from every table, and every look-alike
-    (a number before a YAML line, a file name before its digest, identifiers after a Chinese label
-    and a copula) comes back as printed."""
-    data = json.loads((Path(__file__).parent / "data" / "redaction_live_ops.json").read_text(encoding="utf-8"))
+@pytest.mark.parametrize(
+    ("case_file", "prompt"),
+    [
+        # a ticket, an app certificate, a master secret, a session ticket, an admin password in a JSON
+        # tool result; look-alikes: a number before a YAML line, a file name before its digest,
+        # identifiers after a Chinese label and a copula
+        ("redaction_live_ops.json", "Print the build settings"),
+        # a passphrase of letter groups after a label and as a here-string, a JSON Web Key's private
+        # member; look-alikes: a key set's public members, a connection string whose password is
+        # marked already, a password's digest labelled as a hash
+        ("redaction_grid_ops.json", "Print the gateway's keys"),
+    ],
+)
+def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(
+    world: World, case_file: str, prompt: str
+) -> None:
+    """`data/<case_file>` printed by an agent: every secret is gone from the result read over HTTP and
+    from every table, and every look-alike comes back as printed."""
+    data = json.loads((Path(__file__).parent / "data" / case_file).read_text(encoding="utf-8"))
     alice = world.user("alice")
     with TestClient(make_app(world)) as client:
         api = Api(client, alice.token)
         project = api("POST", "/projects", {"name": "p"}).json()
-        task = api("POST", f"/projects/{project['id']}/tasks", {"prompt": "Print the build settings"}).json()
-        texts = [case["text"] for case in data["secrets"]] + [case["text"] for case in data["lookalikes"]]
-        Worker(engine=world.engine, executor=LeakyExecutor(texts), clock=world.clock).run_loop(once=True)
-        shown = api("GET", f"/tasks/{task['id']}").json()
-    assert shown["status"] == "completed"
-    leaked = [case["name"] for case in data["secrets"] if any(p in shown["result_text"] for p in case["pieces"])]
-    assert leaked == []
-    dump = world.dump()
-    assert [case["name"] for case in data["secrets"] if any(p in dump for p in case["pieces"])] == []
-    assert [case["name"] for case in data["lookalikes"] if case["text"] not in shown["result_text"]] == []
-
-
-def test_grid_ops_secrets_go_and_marked_or_public_values_stay(world: World) -> None:
-    """`data/redaction_grid_ops.json` printed by an agent: every secret (a passphrase of letter
-    groups after a label and as a here-string, a JSON Web Key's private member) is gone from the
-    result read over HTTP and from every table; every look-alike (a key set's public members, a
-    connection string whose password is marked already, a password's digest labelled as a hash)
-    comes back as printed."""
-    data = json.loads((Path(__file__).parent / "data" / "redaction_grid_ops.json").read_text(encoding="utf-8"))
-    alice = world.user("alice")
-    with TestClient(make_app(world)) as client:
-        api = Api(client, alice.token)
-        project = api("POST", "/projects", {"name": "p"}).json()
-        task = api("POST", f"/projects/{project['id']}/tasks", {"prompt": "Print the gateway's keys"}).json()
+        task = api("POST", f"/projects/{project['id']}/tasks", {"prompt": prompt}).json()
         texts = [case["text"] for case in data["secrets"]] + [case["text"] for case in data["lookalikes"]]
         Worker(engine=world.engine, executor=LeakyExecutor(texts), clock=world.clock).run_loop(once=True)
         shown = api("GET", f"/tasks/{task['id']}").json()
