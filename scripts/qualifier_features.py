@@ -31,9 +31,7 @@ import json
 import math
 import re
 import sys
-from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +46,7 @@ import train_necessity
 import train_search_qualifier as training
 from query_eval import load_sessions, session_files, store_session
 
-from autopatch_j.memory.index import text_keys, use_associations, use_necessity
+from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.qualifier import crosses, features, qualifier
 from autopatch_j.memory.search import plan_in_tx
 from autopatch_j.memory.text import has_cjk
@@ -190,28 +188,6 @@ def queries(files: list[Path]) -> list[Query]:
     return out
 
 
-@contextmanager
-def _tables_without(authors: set[str], counts: tuple[dict[str, Any], dict[str, Any]]) -> Iterator[None]:
-    """Associations and necessity fitted without `authors`, in use for the block."""
-    associations, necessity = counts
-    table = train_associations.fit(
-        {a: c for a, c in associations.items() if a not in authors}, **train_associations.OPTIONS
-    )
-    asked: Counter[str] = Counter()
-    held: Counter[str] = Counter()
-    for author, (n, h) in necessity.items():
-        if author not in authors:
-            asked.update(n)
-            held.update(h)
-    use_associations({key: [m for m, _ in found] for key, found in table.items()})
-    use_necessity({key: f for key, (f, _, _) in train_necessity.fit(asked, held).items()})
-    try:
-        yield
-    finally:
-        use_associations(None)
-        use_necessity(None)
-
-
 def training_queries(parts: list[str], excluded: set[str], folds: int) -> list[Query]:
     """The training parts' queries, each author fold weighed with tables fitted without it."""
     by_author: dict[str, list[Path]] = {}
@@ -228,7 +204,7 @@ def training_queries(parts: list[str], excluded: set[str], folds: int) -> list[Q
     out: list[Query] = []
     for fold in range(folds):
         left = set(authors[fold::folds])
-        with _tables_without(left, counts):
+        with training.tables_without(left, *counts):
             out += queries([p for a in sorted(left) for p in by_author[a]])
     return out
 

@@ -33,6 +33,8 @@ import json
 import math
 import sys
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -125,28 +127,38 @@ def cross_fitted(files: list[Path], folds: int, floor: float) -> tuple[list[list
     labels: list[int] = []
     digests: list[str] = []
     authors = list(sessions)
-    try:
-        for fold in range(folds):
-            out = set(authors[fold::folds])
-            table = train_associations.fit(
-                {a: c for a, c in association_counts.items() if a not in out}, **train_associations.OPTIONS
-            )
-            asked: Counter[str] = Counter()
-            held: Counter[str] = Counter()
-            for author, (n, h) in necessity_counts.items():
-                if author not in out:
-                    asked.update(n)
-                    held.update(h)
-            use_associations({key: [m for m, _ in found] for key, found in table.items()})
-            use_necessity({key: f for key, (f, _, _) in train_necessity.fit(asked, held).items()})
+    for fold in range(folds):
+        out = set(authors[fold::folds])
+        with tables_without(out, association_counts, necessity_counts):
             fold_rows, fold_labels, fold_digests = examples([p for a in sorted(out) for p in by_author[a]], floor)
-            rows += fold_rows
-            labels += fold_labels
-            digests += fold_digests
+        rows += fold_rows
+        labels += fold_labels
+        digests += fold_digests
+    return rows, labels, sorted(digests)
+
+
+@contextmanager
+def tables_without(
+    authors: set[str], association_counts: dict[str, Any], necessity_counts: dict[str, Any]
+) -> Iterator[None]:
+    """The search's associations and necessity fitted without `authors` (from each author's
+    `train_associations.count` / `train_necessity.count`), in use for the block."""
+    table = train_associations.fit(
+        {a: c for a, c in association_counts.items() if a not in authors}, **train_associations.OPTIONS
+    )
+    asked: Counter[str] = Counter()
+    held: Counter[str] = Counter()
+    for author, (n, h) in necessity_counts.items():
+        if author not in authors:
+            asked.update(n)
+            held.update(h)
+    use_associations({key: [m for m, _ in found] for key, found in table.items()})
+    use_necessity({key: f for key, (f, _, _) in train_necessity.fit(asked, held).items()})
+    try:
+        yield
     finally:
         use_associations(None)
         use_necessity(None)
-    return rows, labels, sorted(digests)
 
 
 def _name(path: Path) -> str:
