@@ -21,43 +21,10 @@ from autopatch_j.cli.status_cmd import run_status
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.rekey import KEY_VERSION
-from tests.memory.item_factory import add_item, add_item_in_tx
+from tests.memory.item_factory import add_item_in_tx
+from tests.memory.stale_index import OLDER, as_an_older_release_left_it, recorded_versions, store_with_a_plural_acronym
 
-OLDER = KEY_VERSION - 1  # the derivation before an acronym's plural was indexed as the acronym
 NOTICE = "rebuilt the search index for this release's search keys"
-
-
-def _store(root: Path) -> Path:
-    """A store built by this code holding one memory found by `PR` only through `PRs` → pr."""
-    manager = MemoryManager(root=root)
-    assert manager.open().ok
-    try:
-        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Code review", content="PRs need two approvals.")
-    finally:
-        manager.close()
-    return manager.paths.db
-
-
-def _as_an_older_release_left_it(db: Path, *, version: int | None = OLDER) -> None:
-    """The index as the older derivation built it (the plural kept: `prs`, never `pr`) and its recorded
-    version; `version=None`: a store that records none."""
-    conn = sqlite3.connect(db, isolation_level=None)
-    try:
-        conn.execute("UPDATE memory_term_stats SET term = 'prs' WHERE term = 'pr'")
-        if version is None:
-            conn.execute("DELETE FROM memory_index_keys")
-        else:
-            conn.execute("UPDATE memory_index_keys SET version = ?", (version,))
-    finally:
-        conn.close()
-
-
-def _recorded(db: Path) -> list[tuple[int, ...]]:
-    conn = sqlite3.connect(db)
-    try:
-        return [tuple(row) for row in conn.execute("SELECT version FROM memory_index_keys")]
-    finally:
-        conn.close()
 
 
 def _cli(root: Path, *args: str) -> tuple[list[str], dict[str, str]]:
@@ -72,28 +39,28 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_an_index_built_by_older_keys_is_rebuilt_by_the_next_search(tmp_path: Path) -> None:
-    db = _store(tmp_path)
-    _as_an_older_release_left_it(db)
+    db = store_with_a_plural_acronym(tmp_path)
+    as_an_older_release_left_it(db)
     found = _run(tmp_path, "memory", "search", "PR", "--json")
     assert found.returncode == 0, found.stderr
     assert [hit["title"] for hit in json.loads(found.stdout)] == ["Code review"]
     assert NOTICE in found.stderr and "(1 memory)" in found.stderr
-    assert _recorded(db) == [(KEY_VERSION,)]
+    assert recorded_versions(db) == [(KEY_VERSION,)]
     again = _run(tmp_path, "memory", "search", "PR", "--json")
     assert [hit["title"] for hit in json.loads(again.stdout)] == ["Code review"]
     assert NOTICE not in again.stderr  # rebuilt once: the next command finds it current
 
 
 def test_a_store_that_records_no_key_version_is_rebuilt(tmp_path: Path) -> None:
-    db = _store(tmp_path)
-    _as_an_older_release_left_it(db, version=None)
+    db = store_with_a_plural_acronym(tmp_path)
+    as_an_older_release_left_it(db, version=None)
     found = _run(tmp_path, "memory", "search", "PR", "--json")
     assert [hit["title"] for hit in json.loads(found.stdout)] == ["Code review"], found.stderr
-    assert _recorded(db) == [(KEY_VERSION,)]
+    assert recorded_versions(db) == [(KEY_VERSION,)]
 
 
 def test_a_store_an_older_release_emptied_the_index_of_is_rebuilt(tmp_path: Path) -> None:
-    db = _store(tmp_path)
+    db = store_with_a_plural_acronym(tmp_path)
     conn = sqlite3.connect(db, isolation_level=None)
     try:
         conn.execute("DELETE FROM memory_search_docs")  # its trigger drops the postings
@@ -105,7 +72,7 @@ def test_a_store_an_older_release_emptied_the_index_of_is_rebuilt(tmp_path: Path
 
 
 def test_two_commands_opening_a_stale_store_at_once_rebuild_it_once(tmp_path: Path) -> None:
-    db = _store(tmp_path)
+    db = store_with_a_plural_acronym(tmp_path)
     manager = MemoryManager(root=tmp_path)
     assert manager.open().ok
     try:  # enough memories that a rebuild takes a while, so the two opens overlap
@@ -116,7 +83,7 @@ def test_two_commands_opening_a_stale_store_at_once_rebuild_it_once(tmp_path: Pa
                 )
     finally:
         manager.close()
-    _as_an_older_release_left_it(db)
+    as_an_older_release_left_it(db)
     runs = []
     for _ in range(2):
         command, env = _cli(tmp_path, "memory", "search", "PR", "--json")
@@ -125,11 +92,11 @@ def test_two_commands_opening_a_stale_store_at_once_rebuild_it_once(tmp_path: Pa
     assert [run.returncode for run in runs] == [0, 0], [err for _, err in outputs]
     assert [[hit["title"] for hit in json.loads(out)] for out, _ in outputs] == [["Code review"]] * 2
     assert sum(NOTICE in err for _, err in outputs) == 1
-    assert _recorded(db) == [(KEY_VERSION,)]
+    assert recorded_versions(db) == [(KEY_VERSION,)]
 
 
 def test_status_says_which_key_version_built_the_index(tmp_path: Path) -> None:
-    _store(tmp_path)
+    store_with_a_plural_acronym(tmp_path)
     status = _run(tmp_path, "memory", "status", "--json")
     assert status.returncode == 0, status.stderr
     assert json.loads(status.stdout)["index_keys"] == {"built_by": KEY_VERSION, "current": KEY_VERSION}
@@ -137,8 +104,8 @@ def test_status_says_which_key_version_built_the_index(tmp_path: Path) -> None:
 
 def test_status_text_says_when_the_index_waits_for_a_rebuild(tmp_path: Path) -> None:
     """A store locked at open keeps its old index; `memory status` says which version built it."""
-    db = _store(tmp_path)
-    _as_an_older_release_left_it(db)
+    db = store_with_a_plural_acronym(tmp_path)
+    as_an_older_release_left_it(db)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # a writer that keeps the lock past the busy timeout
     manager = MemoryManager(root=tmp_path, busy_timeout_ms=100)
@@ -176,8 +143,8 @@ def _read_only_run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_a_read_only_store_is_searched_through_its_old_index(tmp_path: Path) -> None:
     root = Path(tempfile.mkdtemp(prefix="read-only-", dir=tempfile.gettempdir()))  # `nobody` may enter it
     try:
-        db = _store(root)
-        _as_an_older_release_left_it(db)
+        db = store_with_a_plural_acronym(root)
+        as_an_older_release_left_it(db)
         for folder in (root, db.parent):
             folder.chmod(0o777)  # SQLite may make its -wal and -shm beside the file
         db.chmod(0o444)
@@ -185,7 +152,7 @@ def test_a_read_only_store_is_searched_through_its_old_index(tmp_path: Path) -> 
         assert found.returncode == 0, found.stderr
         assert [hit["title"] for hit in json.loads(found.stdout)] == ["Code review"]  # the old index answers
         assert NOTICE not in found.stderr
-        assert _recorded(db) == [(OLDER,)]  # nothing written: a later open that can write rebuilds
+        assert recorded_versions(db) == [(OLDER,)]  # nothing written: a later open that can write rebuilds
         db.chmod(0o644)
         again = _run(root, "memory", "search", "PR", "--json")
         assert [hit["title"] for hit in json.loads(again.stdout)] == ["Code review"], again.stderr

@@ -8,37 +8,17 @@ import threading
 from pathlib import Path
 
 from autopatch_j.memory.manager import MemoryManager
-from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.rekey import KEY_VERSION, rebuild_in_tx
 from tests.memory.item_factory import add_item, add_item_in_tx
-
-_VERSION = "SELECT version FROM memory_index_keys"
-
-
-def _recorded(db: Path) -> list[tuple[int, ...]]:
-    conn = sqlite3.connect(db)
-    try:
-        return [tuple(row) for row in conn.execute(_VERSION)]
-    finally:
-        conn.close()
+from tests.memory.stale_index import as_an_older_release_left_it, recorded_versions, store_with_a_plural_acronym
 
 
 def _stale_store(root: Path) -> Path:
     """A store holding one memory found by `PR` only through `PRs` → pr, its index as an older
     derivation left it (the plural kept) and that older version recorded."""
-    manager = MemoryManager(root=root)
-    assert manager.open().ok
-    try:
-        add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Code review", content="PRs need two approvals.")
-    finally:
-        manager.close()
-    conn = sqlite3.connect(manager.paths.db, isolation_level=None)
-    try:
-        conn.execute("UPDATE memory_term_stats SET term = 'prs' WHERE term = 'pr'")
-        conn.execute("UPDATE memory_index_keys SET version = ?", (KEY_VERSION - 1,))
-    finally:
-        conn.close()
-    return manager.paths.db
+    db = store_with_a_plural_acronym(root)
+    as_an_older_release_left_it(db)
+    return db
 
 
 def _titles(manager: MemoryManager, query: str) -> list[str]:
@@ -46,7 +26,7 @@ def _titles(manager: MemoryManager, query: str) -> list[str]:
 
 
 def test_a_new_store_records_the_current_key_version(manager: MemoryManager) -> None:
-    assert _recorded(manager.paths.db) == [(KEY_VERSION,)]
+    assert recorded_versions(manager.paths.db) == [(KEY_VERSION,)]
     assert manager.rekey is not None and manager.rekey.outcome == "current"
 
 
@@ -70,7 +50,7 @@ def test_a_stale_index_is_rebuilt_once_at_open_before_any_search(tmp_path: Path)
         assert _titles(manager, "PR") == ["Code review"]
     finally:
         manager.close()
-    assert _recorded(db) == [(KEY_VERSION,)]
+    assert recorded_versions(db) == [(KEY_VERSION,)]
 
 
 def test_an_open_that_waited_for_another_rebuild_rebuilds_nothing(tmp_path: Path) -> None:
@@ -139,7 +119,7 @@ def test_reindex_records_the_key_version_it_built_with(manager: MemoryManager) -
         conn.close()
     assert manager.status().index_key_version is None
     assert manager.reindex() == 1
-    assert _recorded(manager.paths.db) == [(KEY_VERSION,)]
+    assert recorded_versions(manager.paths.db) == [(KEY_VERSION,)]
     assert manager.status().index_key_version == KEY_VERSION
 
 
@@ -150,7 +130,7 @@ def test_clear_leaves_a_store_that_records_the_current_key_version(manager: Memo
     finally:
         conn.close()
     manager.clear(confirm=True)
-    assert _recorded(manager.paths.db) == [(KEY_VERSION,)]
+    assert recorded_versions(manager.paths.db) == [(KEY_VERSION,)]
 
 
 def _rebuild_steps(root: Path, items: int) -> int:

@@ -67,6 +67,29 @@ def _read(db: Path, sql: str) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def _cli_search(root: Path, query: str, *, home: Path) -> subprocess.CompletedProcess[str]:
+    """`autopatch-j memory search QUERY --json` in `root`, run by the real CLI (no AUTOPATCH_ settings)."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AUTOPATCH_")}
+    return subprocess.run(
+        [sys.executable, "-m", "autopatch_j", "-C", str(root), "memory", "search", query, "--json"],
+        env={**env, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def _assert_current_and_sound(db: Path) -> None:
+    """The store holds exactly the current catalog and passes SQLite's integrity check."""
+    conn = sqlite3.connect(db)
+    try:
+        assert read_catalog(conn) == manifest()
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        conn.close()
+
+
 def test_v3_adds_the_import_tables_and_widens_only_the_job_status_check() -> None:
     new = {e.name for e in v3_manifest() - v2_manifest()}
     old = {e.name for e in v2_manifest() - v3_manifest()}
@@ -272,12 +295,7 @@ def test_a_v3_store_is_upgraded_and_its_active_memories_are_searchable(tmp_path:
     assert _read(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert _read(db, "SELECT subject FROM memory_items ORDER BY id") == [("",), ("",)]
     assert _read(db, "SELECT items FROM memory_term_stats WHERE term = ''") == [(1,)]
-    conn = sqlite3.connect(db)
-    try:
-        assert read_catalog(conn) == manifest()
-        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    finally:
-        conn.close()
+    _assert_current_and_sound(db)
 
 
 def test_a_v3_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) -> None:
@@ -374,25 +392,7 @@ def test_a_v5_store_opened_by_the_cli_is_upgraded_to_the_compact_index(tmp_path:
     stamp = _read(db, "SELECT stamp FROM memory_index_state")
     home = tmp_path / "home"
     home.mkdir()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("AUTOPATCH_")}
-    found = subprocess.run(  # the real CLI, as a new release meets a v5 store
-        [
-            sys.executable,
-            "-m",
-            "autopatch_j",
-            "-C",
-            str(tmp_path),
-            "memory",
-            "search",
-            "which package manager",
-            "--json",
-        ],
-        env={**env, "HOME": str(home)},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    found = _cli_search(tmp_path, "which package manager", home=home)  # as a new release meets a v5 store
     assert found.returncode == 0, found.stderr
     assert [hit["title"] for hit in json.loads(found.stdout)] == ["Package manager"]
     assert _read(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
@@ -402,12 +402,7 @@ def test_a_v5_store_opened_by_the_cli_is_upgraded_to_the_compact_index(tmp_path:
     assert _read(db, "SELECT item_id FROM memory_search_docs") == [(1,)]  # the forgotten one is not indexed
     assert {"pnpm", "packag", "manag", "npm"} <= _postings_of(db, 1)
     assert _read(db, "SELECT min(weight) >= -99 AND max(weight) <= 127 FROM memory_postings") == [(1,)]
-    conn = sqlite3.connect(db)
-    try:
-        assert read_catalog(conn) == manifest()
-        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    finally:
-        conn.close()
+    _assert_current_and_sound(db)
 
 
 def test_a_v5_store_that_drifted_is_left_untouched_and_degraded(tmp_path: Path) -> None:
@@ -451,27 +446,14 @@ def _v6_store_with_older_keys(root: Path) -> Path:
 def test_a_v6_store_opened_by_the_cli_is_rebuilt_with_the_key_version_recorded(tmp_path: Path) -> None:
     db = _v6_store_with_older_keys(tmp_path)
     items = _read(db, "SELECT id, memory_id, title, content, status FROM memory_items ORDER BY id")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("AUTOPATCH_")}
-    found = subprocess.run(  # the real CLI, as a new release meets a v6 store
-        [sys.executable, "-m", "autopatch_j", "-C", str(tmp_path), "memory", "search", "PR", "--json"],
-        env={**env, "HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    found = _cli_search(tmp_path, "PR", home=tmp_path)  # as a new release meets a v6 store
     assert found.returncode == 0, found.stderr
     assert [hit["title"] for hit in json.loads(found.stdout)] == ["Code review"]
     assert _read(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert _read(db, "SELECT version FROM memory_index_keys") == [(KEY_VERSION,)]
     assert _read(db, "SELECT id, memory_id, title, content, status FROM memory_items ORDER BY id") == items
     assert "pr" in _postings_of(db, 1) and "prs" not in _postings_of(db, 1)
-    conn = sqlite3.connect(db)
-    try:
-        assert read_catalog(conn) == manifest()
-        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    finally:
-        conn.close()
+    _assert_current_and_sound(db)
 
 
 def test_a_v6_store_is_upgraded_in_one_transaction_that_rebuilds_the_index_once(tmp_path: Path) -> None:
