@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from autopatch_j.quality.realistic import Session
 from autopatch_j.quality.realistic_eval import Stored
@@ -61,6 +62,9 @@ def test_the_script_reports_counts_and_each_miss(tmp_path: Path) -> None:
     for miss in report["misses"]:
         assert (miss["gold"], miss["cls"], miss["unsignalled"]) == ("m1", "never_stored", True)
     assert counts["assent_unsignalled"] == len(report["misses"])
+    assert sum(counts[f"never_stored_at_{name}"] for name in SCRIPT.STAGES) == counts["never_stored"]
+    for miss in report["misses"]:
+        assert miss["stage"].split()[0] in SCRIPT.STAGES
 
 
 def test_the_list_starts_with_the_counts(tmp_path: Path) -> None:
@@ -117,6 +121,40 @@ def test_each_class_is_told_apart() -> None:
         ("m5", "never_stored"),
     }
     assert [m.memory_id for m in wrong] == [4]
+
+
+def _one_turn(user: str, quote: str, role: str = "user") -> tuple[Session, Any]:
+    session = Session.model_validate(
+        {
+            "id": "c4-001",
+            "language": "en",
+            "turns": [{"user": user, "assistant": "OK."}],
+            "memories": [
+                {
+                    "key": "m1",
+                    "kind": "project_decision",
+                    "subject": "s",
+                    "title": "t",
+                    "content": quote,
+                    "sources": [{"turn": 0, "role": role, "quote": quote}],
+                    "state": "active",
+                    "superseded_by": None,
+                }
+            ],
+            "not_memories": [],
+            "queries": [],
+        }
+    )
+    return session, session.memories[0]
+
+
+def test_a_never_stored_miss_says_where_the_chain_dropped_it() -> None:
+    pasted = "ERROR 2026-01-05 12:00:01 worker.py:88 connection refused"
+    assert SCRIPT.stage(*_one_turn(f"seeing this:\n```\n{pasted}\n```", pasted)) == "pasted"
+    assert SCRIPT.stage(*_one_turn("thanks, that was all", "thanks, that was all")).startswith("reader p=0.")
+    rule = "From now on we always use pytest for every new test in this repo."
+    assert SCRIPT.stage(*_one_turn(rule, rule)).startswith("after p=")
+    assert SCRIPT.stage(*_one_turn("ok", "OK.", role="assistant")) == "assistant"
 
 
 def test_a_missing_folder_is_one_sentence_and_exit_2(tmp_path: Path) -> None:

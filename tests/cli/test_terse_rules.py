@@ -1,0 +1,47 @@
+"""A user's own terse rule with no time or decision marker, through a real `autopatch-j` process:
+`memory ingest` of the session, `memory drain`, then `memory list --json` and `memory show --json`.
+
+Cases in `cases/terse_rules.json`: a setting bound to a value said alone ("10 min expiry on the
+price cache."), an identifier with its value, a terse convention, a terse rule on the answers, and
+their Chinese counterparts store one memory quoting the rule; the guards — a one-off rename, the
+same setting asked as a question, a hypothetical, a report of what happened — store nothing.
+`count` active memories, each needle of `quoted` in a user quote of one of them. A case with `xfail`
+is a known miss that must keep failing (strict), so fixing it shows up.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.agent_process import run_cli
+from tests.cli.sessions import assert_quotes, params
+
+CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "terse_rules.json").read_text("utf-8"))
+
+
+def _json(args: list[str], *, cwd: Path, home: Path) -> Any:
+    done = run_cli(args, cwd=cwd, home=home)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_what_a_terse_rule_stores(project: Path, home: Path, case: dict[str, Any]) -> None:
+    exchanges = [t if isinstance(t, dict) else {"user": t, "assistant": "OK."} for t in case["turns"]]
+    session = project / "session.jsonl"
+    session.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in exchanges), encoding="utf-8")
+    _json(["memory", "ingest", str(session), "--json"], cwd=project, home=home)
+    _json(["memory", "drain", "--json"], cwd=project, home=home)
+    items: list[dict[str, Any]] = _json(["memory", "list", "--json"], cwd=project, home=home)
+    quotes = [
+        source["quote"]
+        for item in items
+        for source in _json(["memory", "show", str(item["id"]), "--json"], cwd=project, home=home)["sources"]
+        if source["role"] == "user"
+    ]
+    assert len(items) == case["expect"]["count"], [item["content"] for item in items]
+    assert_quotes(case["expect"], quotes)
