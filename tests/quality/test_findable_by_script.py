@@ -1,0 +1,36 @@
+"""`scripts/findable_by.py`: its replica of the floor and the qualifier gives the search's own answers
+(`base` = `actual`), and every index-side variant and the asked value's kind are scored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.quality.test_query_eval_script import SESSION, _run_script
+
+
+def test_the_replica_answers_as_the_search_does_and_scores_every_variant(tmp_path: Path) -> None:
+    session = dict(SESSION)
+    session["queries"] = [
+        *SESSION["queries"],  # type: ignore[list-item]
+        {"query": "项目用的包管理器是哪个", "target": "m1"},
+        {"query": "how long do installs take with pnpm", "target": None},
+        {"query": "which bundler do we ship with", "target": "m1"},
+    ]
+    done = _run_script("findable_by.py", tmp_path, session)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert set(report) == {
+        "actual",
+        "base",
+        "subject_glosses",
+        "title_glosses",
+        "all_glosses",
+        "subject_thesaurus",
+        "all_thesaurus",
+        "value_kind",
+    }
+    for row in report.values():
+        assert (row["targeted"], row["nothing"]) == (3, 2), report
+    assert {k: report["base"][k] for k in ("hit", "empty")} == {k: report["actual"][k] for k in ("hit", "empty")}
+    assert report["base"]["hit"] == 2, report  # the bundler question shares no word with the memory
