@@ -128,7 +128,9 @@ NEW_SINKS: dict[str, Callable[[int], str]] = {
 # user at a host, a Chinese role label before an account, users of URLs, random query fields
 # beside timestamps and signatures; keys ending in a vendor's noun for a credential, file names
 # ending lines over random runs, printed secrets' files inside JSON strings; lowercase letter groups
-# and here-strings, JSON Web Key members, labels with a bracketed aside before a digest
+# and here-strings, JSON Web Key members, labels with a bracketed aside before a digest; values
+# after one-letter options (glued and apart), quoted replies' lines ending in a Chinese copula,
+# reference numbers after a Chinese label
 NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "abbreviated keys": lambda n: ("cs: Ab3dEf9hQ2 " * n)[:n],
     "table headers and rows": lambda n: (("字段,值," * 8 + "\n" + "a.cs,Ab3dEf9h," * 8 + "\n") * n)[:n],
@@ -176,4 +178,7 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "letter groups and here-strings": lambda n: ("pass-abcde-fghij-klmno-pqrst <<< 'abcd-efghi-jklmn-opqrs' " * n)[:n],
     "JSON Web Key members": lambda n: ('{"kty":"RSA","n":"Ab3dEf9hQ2","d":"Ab3dEf9hQ2","x":"' * n)[:n],
     "labels with asides before digests": lambda n: ("口令哈希（sha256，不是口令本身）：0a1b2c3d4e5f6a7b (a: " * n)[:n],
+    "one-letter options": lambda n: ("-k Ab3dEf9hQ2 -A -T 0A1B2C3D -fAb3dEf9hQ2 " * n)[:n],
+    "copula lines over quoted replies": lambda n: ("> 用的 API Secret就是\n> Ab3dEf9hQ2x\n" * n)[:n],
+    "reference numbers after labels": lambda n: ("认证已启用（工单 DBZG-2024-6230）；" * n)[:n],
 }

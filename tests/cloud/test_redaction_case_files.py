@@ -74,6 +74,12 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   '…'`), a JSON Web Key's private member (`"d"`); a key set's public members (an RSA modulus, an EC
   point with its `"kty"` after it), a connection string whose password is marked already and a
   password's digest whose label names a hash before a bracketed aside stay.
+- `meter_ops`: a metering team's operations texts — a value after a command's one-letter option
+  (`pkgctl publish … -k …`, `meterctl read … -A <hex>`, other options before it) and a value on the
+  line after a quoted reply's line that ends in a Chinese copula and names a secret (`用的 Webhook
+  Secret就是` / `> …`); a reference number in an aside after a sentence holding an authentication
+  word (`（工单 XJGD-2025-3381）`) and command lines whose one-letter options take a key file, ports,
+  a volume, an image, a namespace, a branch, a count and a directory stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -101,6 +107,7 @@ FILES = (
     "storefront",
     "live_ops",
     "grid_ops",
+    "meter_ops",
 )
 
 

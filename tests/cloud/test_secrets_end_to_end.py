@@ -134,6 +134,10 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # member; look-alikes: a key set's public members, a connection string whose password is
         # marked already, a password's digest labelled as a hash
         ("redaction_grid_ops.json", "Print the gateway's keys"),
+        # a value after a command's one-letter option, a value on the line after a quoted reply's
+        # line ending in a Chinese copula; look-alikes: a reference number after an authentication
+        # word, command lines whose one-letter options take paths, ports and names
+        ("redaction_meter_ops.json", "Publish the meter agent"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

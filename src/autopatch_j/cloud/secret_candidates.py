@@ -5,8 +5,9 @@ Candidates (`candidates`) are runs of token characters (6–1,024 long, holding 
 in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
 and never past `[REDACTED]`, a blank line or a previous candidate other than a key's name
 (`DB_PASSWORD=`, `SSHPASS=` before a quote, an option before its argument: `"--vault-unseal-1",
-"…"`), so redacting a second time sees the same context and changes nothing. A compound name
-called with a literal (`ConvertTo-SecureString '…'`) is no candidate and keeps the context open.
+"…"`, a one-letter option: `-A <hex>`), so redacting a second time sees the same context and changes
+nothing. A compound name called with a literal (`ConvertTo-SecureString '…'`) is no candidate and
+keeps the context open.
 Two more kinds are no run of token characters: a quoted literal on one line that holds a
 character no run holds (`-p 'wq]t(We…'`), read whole beside its runs, and a code of lowercase
 letter groups (`hjwf-tonh-qanh-zehp`, an app password; `gqdgycsu-oyjxdr-cmdlpgn-unmhu`, a generated
@@ -44,6 +45,8 @@ _REDACTED_MARK = "REDACTED"
 # a short option glued to its value (`-pS3cret`, `"-uroot"`): the value is judged on its own too
 _GLUED_FLAG = re.compile(r"-[A-Za-z](?=[^-])")
 _CAPITAL_OR_DIGIT = re.compile(r"[0-9A-Z]")
+# a one-letter option (`-A`, `-T`): it names the value after it, as a key does
+_SHORT_OPTION = re.compile(r"-[A-Za-z]")
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,10 @@ def candidates(view: str) -> Iterator[Candidate]:
         if _CALLEE.fullmatch(value) and _CALL_OPEN.match(view, end):
             continue  # a command or function called with the literal after it (`ConvertTo-SecureString '…'`)
         if end - start < MIN_LENGTH or end - start > MAX_LENGTH or value == _REDACTED_MARK:
-            if value == _REDACTED_MARK or not (_SCHEME.match(view, start, end + 1) or _names_a_key(view, end, value)):
-                floor = end  # a short key's name (`Pwd=`) or a scheme word keeps the context open
+            if value == _REDACTED_MARK or not (
+                _SCHEME.match(view, start, end + 1) or _names_a_key(view, end, value) or _SHORT_OPTION.fullmatch(value)
+            ):
+                floor = end  # a short key's name (`Pwd=`), a scheme word or an option (`-A`) keeps the context open
             continue
         context_start = _context_start(view, floor, start)
         yield Candidate(start, end, context_start)

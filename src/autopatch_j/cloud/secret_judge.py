@@ -23,22 +23,24 @@ logistic model over two groups of features (`features`):
   call (`Client("…", "…")`: the words of the calls' names, `secret_sinks.callees`).
 
 Also where the value stands (`secret_places`): the argument after an option in an argv list
-(`"--vault-unseal-1", "…"`: the option is its key), the default of an environment lookup or a CSV
-column or a Markdown table's column under its header (`secret_key_words.named_key`), a value alone
-on its line after a line that announces it (`announced`; `announced_secret` when that line names a
-secret: `Password for the elastic user (…):` / `  <value>`), and a URL query's value (`url_query`;
+(`"--vault-unseal-1", "…"`: the option is its key), the value after a command's one-letter option
+(`short_flag`, a level of its own in the shape crossings — `nuget push -k …`, `-A <hex>` — and
+`short_flag:<letter>`: what the letter means is the tool's, so the shape decides), the default of an
+environment lookup or a CSV column or a Markdown table's column under its header
+(`secret_key_words.named_key`), a value alone on its line after a line that announces it
+(`announced`; `announced_secret` when that line names a secret: `Password for the elastic user (…):`
+/ `  <value>`, `用的 API Secret就是` / `> <value>`), and a URL query's value (`url_query`;
 `url_path_secret` when the URL's path names a secret: `/auth/magic?uid=…&t=<value>`; `query_random`,
 a context signal of its own, when the field's whole value is one random token whatever its name:
-`?lz_at=<value>`), and a whole
-string literal assigned to a name in code or defined as a constant (`code_literal`: `RELAY_CS ?=
-"…"`, `my $x = q{…}`), whose shape the judge weighs like a call's literal and a request header's
-(`header_value`: `curl -H 'X-Svc: …'`), a value stated in prose after an English copula (`stated`:
-`… was <value>`), the last field of a file named for a secret a command printed (`printed`, read
-as `announced_secret`), a here-string given to a command whose line names a secret (`stdin_secret`:
-`sign.sh --passphrase-stdin <<< '…'`), and a member of a JSON Web Key (`jwk_member`): a private one
-(`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public one (`"n"`, `"x"`) is not judged;
-nor is a value whose label names a digest before a bracketed aside (`digest_before_aside`:
-`口令哈希（sha256，不是口令本身）：…`).
+`?lz_at=<value>`), and a whole string literal assigned to a name in code or defined as a constant
+(`code_literal`: `RELAY_CS ?= "…"`, `my $x = q{…}`), whose shape the judge weighs like a call's
+literal and a request header's (`header_value`: `curl -H 'X-Svc: …'`), a value stated in prose after
+an English copula (`stated`: `… was <value>`), the last field of a file named for a secret a command
+printed (`printed`, read as `announced_secret`), a here-string given to a command whose line names a
+secret (`stdin_secret`: `sign.sh --passphrase-stdin <<< '…'`), and a member of a JSON Web Key
+(`jwk_member`): a private one (`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public
+one (`"n"`, `"x"`) is not judged; nor is a value whose label names a digest before a bracketed aside
+(`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`).
 
 Candidates (`secret_candidates.candidates`) are runs of token characters, odd quoted literals and
 codes of letter groups in the decoded view the grammar reads; the context of one never reaches past
@@ -192,6 +194,7 @@ _STRONG = (
     "jwk_private",
 )
 _WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced", "query_random")
+_FLAG = ("short_flag",)
 _CALL = ("call_arg", "code_literal", "header_value")
 _PROSE = ("stated", "presented")
 _CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
@@ -203,6 +206,8 @@ def _combine(out: dict[str, float]) -> None:
         if any(n in out for n in _STRONG)
         else "weak"
         if any(n in out for n in _WEAK)
+        else "flag"
+        if any(n in out for n in _FLAG)
         else "call"
         if any(n in out for n in _CALL)
         else "prose"
@@ -227,7 +232,7 @@ def _combine(out: dict[str, float]) -> None:
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
     | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
-    | {"query_random", "key_noun", "stdin_secret", "jwk_private"}
+    | {"query_random", "key_noun", "stdin_secret", "jwk_private", "short_flag"}
 )
 
 
@@ -252,6 +257,10 @@ def judged(found: dict[str, float]) -> bool:
     return bool(signals) and "key_ends_benign" not in found
 
 
+# a one-letter option right before a value, its quote or blanks between (`label_context` reads it)
+_FLAG_BEFORE = re.compile(r"(?:^|(?<=[\s\"'\[,]))-[A-Za-z][\"' \t]*+\Z")
+
+
 def _may_have_signal(view: str, start: int, context_start: int | None, end: int) -> bool:
     """A cheap superset of `CONTEXT_SIGNALS`: a secret word or label anywhere in the context or in
     the `AHEAD` characters after the value, a private key's DER as the value, three colons in the
@@ -267,6 +276,8 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
         return True
     if view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before:
         return True
+    if _FLAG_BEFORE.search(view, max(0, start - 8), start) is not None:
+        return True  # a command's one-letter option (`-k …`): `short_flag`
     if view[start - 1 : start] in (" ", "\t", "\n") and announced(view, start, end) is not None:
         return True
     if printed(view, start, end) is not None or header_value(view, start) or fed_on_stdin(view, start):

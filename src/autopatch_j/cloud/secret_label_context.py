@@ -69,6 +69,12 @@ def label_context(before: str, whole_before: str, out: dict[str, float], named: 
     flag = _SHORT_FLAG.search(stripped)
     if flag:
         out[f"short_flag:{flag.group(1)}"] = 1.0
+        if kind != "glued":
+            # a command's one-letter option, then a blank or a quote, takes the value (`nuget push
+            # -k …`, `-A <hex>`): what the letter means is the tool's, so the judge weighs the
+            # value's shape beside it; a run glued to `-x` (`-f0Psl…`, a wrapped line of base64)
+            # is read so only for `-p` (`short_flag:p`)
+            out["short_flag"] = 1.0
     for word in near[-8:]:
         out[f"w:{word}"] = 1.0
     if any(w in lexicon.secret_en for w in key_words) or lexicon.names_secret_as_key(key_words):

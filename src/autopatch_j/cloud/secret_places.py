@@ -1,9 +1,11 @@
 """Where a candidate secret value stands on the page, for the secret judge (`secret_judge.py`) (C-24).
 
-* **announced**: the value is alone on its line and the line before it (after at most one blank
-  line) ends in a colon — a heading of one word (`Output:`) announces a block, not a value — or is
-  a shell command that names a secret (`$ kubectl … jsonpath='{.data.password}' | base64 -d`, a
-  root prompt's `]# base64 -w0 …/jwt_hs256.key`); `names_a_secret` says whether that line names one
+* **announced**: the value is alone on its line (after at most a quoted reply's or a box's gutter,
+  `> `, `│ `) and the line before it (after at most one blank line) ends in a colon — a heading of
+  one word (`Output:`) announces a block, not a value —, is a shell command that names a secret
+  (`$ kubectl … jsonpath='{.data.password}' | base64 -d`, a root prompt's `]# base64 -w0
+  …/jwt_hs256.key`) or ends in a Chinese copula and names a secret (`用的 API Secret就是` /
+  `> <value>`); `names_a_secret` says whether that line names one
   (`Password for the elastic user (…):`; not after a negation: `这里面没有密码：`). **printed**: the
   value is the last field of the line a command prints when it prints a file whose path names a
   secret (`$ cat ~/.davfs2/secrets` over `<url> <user> <value>`).
@@ -281,17 +283,26 @@ ANNOUNCE_REACH = 160
 # carried the lines closes (`…initialAdminPassword\n<value>"}` of a decoded tool result)
 _LINE_REST = re.compile(r"[ \t]*+(?:\r?\n|\Z|\"(?=[ \t]*+[,}\]]|\Z))")
 _ANNOUNCING_END = re.compile(r"[:：][ \t]*+\Z")
+# a Chinese copula closing a line (`用的 API Secret 就是` / `> <value>`): the line names the value on
+# the next line when it also names a secret
+_ZH_COPULA_LINE_END = re.compile(r"[是为][ \t]*+\Z")
+# a quoted reply's or a box's gutter before the value on its line (`> `, `>> `, `│ `)
+_QUOTE_GUTTER = re.compile(r"[ \t]{0,16}+(?:[>│┃|][ \t]?){1,3}+[ \t]*+\Z")
 
 
 def announced(view: str, start: int, end: int) -> str | None:
     """The line before `view[start:end]` (after at most one blank line, within `ANNOUNCE_REACH`
-    characters) when the value is alone on its line and that line ends in a colon (two words or
-    more, or a secret's word) or is a shell command (`$ …`, a root prompt's `]# …`) naming a
-    secret: the value it prints or asks for (`Password for the elastic user:` / `  +r3i…`,
-    `$ kubectl … jsonpath='{.data.password}' | base64 -d` / `HMGu…`, `it wrapped like this:` /
-    `<value>`); None otherwise."""
+    characters) when the value is alone on its line — after at most a quoted reply's or a box's
+    gutter (`> `, `│ `) — and that line ends in a colon (two words or more, or a secret's word), is
+    a shell command (`$ …`, a root prompt's `]# …`) naming a secret, or ends in a Chinese copula
+    and names a secret: the value it prints, asks for or states (`Password for the elastic user:` /
+    `  +r3i…`, `$ kubectl … jsonpath='{.data.password}' | base64 -d` / `HMGu…`, `it wrapped like
+    this:` / `<value>`, `用的 API Secret 就是` / `> <value>`); None otherwise."""
     line_start = view.rfind("\n", max(0, start - 64), start) + 1
-    if line_start == 0 or view[line_start:start].strip(" \t") or _LINE_REST.match(view, end) is None:
+    lead = view[line_start:start]
+    if line_start == 0 or (lead.strip(" \t") and _QUOTE_GUTTER.match(lead) is None):
+        return None
+    if _LINE_REST.match(view, end) is None:
         return None
     prev_end = line_start - 1
     if prev_end <= 0:
@@ -306,6 +317,8 @@ def announced(view: str, start: int, end: int) -> str | None:
         return previous  # a heading of one word (`Output:`, `Result:`) announces a block, not a value
     if ("$ " in previous or "]# " in previous) and names_a_secret(previous):
         return previous  # a command that reads a secret (`git rev-parse HEAD` prints none), also as root
+    if _ZH_COPULA_LINE_END.search(previous) is not None and _CJK.search(previous) and names_a_secret(previous):
+        return previous  # `飞书应用用的 App Secret 就是` / `> <value>`
     return None
 
 

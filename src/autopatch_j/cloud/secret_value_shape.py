@@ -5,10 +5,11 @@ hex digest, hex of words, a key's fingerprint, a `0x` number, a vehicle identifi
 UUID, a version, a date, a file name, a dotted name, an e-mail address, a placeholder, an identifier
 of words, an age recipient, four-letter groups, a certificate or public key in base64 DER or base64
 of its PEM text (whole or cut), a DSA or ECDSA signature in base64 DER, a private key or a key store
-in base64 DER, an object id, a `SCREAMING_SNAKE` name, an attribute, a path, a flag, base64 padding,
-a known token prefix, lowercase words, or base64 of printable text in any script or of a file (of a
-document — prose, a message of `|` fields, a file's bytes —, of a JSON document with a key's field,
-or of `user:password`). Pure functions of the value; the context is the judge's.
+in base64 DER, an object id, a reference number (`DBZG-2024-6230`), a `SCREAMING_SNAKE` name, an
+attribute, a path, a flag, base64 padding, a known token prefix, lowercase words, or base64 of
+printable text in any script or of a file (of a document — prose, a message of `|` fields, a file's
+bytes —, of a JSON document with a key's field, or of `user:password`). Pure functions of the value;
+the context is the judge's.
 """
 
 from __future__ import annotations
@@ -209,6 +210,11 @@ _CASE_SWITCH = re.compile(r"[a-z][A-Z]|[A-Z][a-z]")
 _WORD_SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}")
 
 
+# a reference number: groups of capitals and groups of digits only, one of them digits
+# (`DBZG-2024-6230`, `CVE-2024-3094`, `CP-SZ-9185`); a random group (`J5M9`) makes none
+_REFERENCE = re.compile(r"[A-Z]{1,10}+(?:-(?:[A-Z]{1,10}+|[0-9]{1,12}+)){1,5}+")
+
+
 def credential_shaped(value: str) -> bool:
     """Whether `value` reads as a credential by its shape alone (see `_KIND_AND_BODY`): its random
     part holds a digit and letters, switches case often or mixes letters and digits throughout, and
@@ -296,6 +302,7 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         ("placeholder", _PLACEHOLDER.search(value)),
         ("id_words", _ID_WORDS.search(value)),
         ("object_id", _OBJECT_ID.fullmatch(value)),
+        ("reference", _REFERENCE.fullmatch(value) and any(part.isdigit() for part in value.split("-"))),
     )
     for name, found in checks:
         if found:
