@@ -24,7 +24,8 @@ next to it, a question mark), some of its word classes, a length bucket and a di
 
 Threshold. Leave-one-author-out over the authors trained on; the `GRID` value of highest pooled
 recall whose pooled precision (model or marked) is at least the floor's (summed probability ≥ `FLOOR`,
-or marked) on the same candidates; `--threshold` fixes it instead (to measure only).
+or marked) on the same candidates; `--threshold` fixes it instead (to measure only). It also prints
+what a model fitted on the floor's band alone (below `FLOOR`, unmarked) admits there (`band`).
 
 Needs scikit-learn (the `test` extra). Deterministic.
 """
@@ -59,6 +60,7 @@ POSITIVE = frozenset({*STATEMENTS, "assent"})
 C = 1.0
 FLOOR = 0.6  # the fixed evidence floor this decision replaces
 GRID = tuple(round(0.05 * n, 2) for n in range(2, 19))
+BAND_GRID = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
 FORMAT = 1
 PROBABILITIES = ("user_preference", "project_decision", "discussion_context", "retirement")
 #: The reader's features carried over as they are (its structure keys and some word classes).
@@ -203,6 +205,22 @@ def choose(scored: list[tuple[Candidate, float]], fixed: float | None = None) ->
     return best[0], lines
 
 
+def band(examples: list[Candidate]) -> list[str]:
+    """What a model fitted on the floor's band alone (summed probability below `FLOOR`, unmarked) finds
+    there, leave-one-author-out: per threshold, the band sentences it admits and how many are gold."""
+    inside = [c for c in examples if c.stated < FLOOR and not c.marked]
+    gold = sum(c.positive for c in inside)
+    lines = [f"band below {FLOOR} unmarked: {len(inside)} candidates, {gold} gold"]
+    scored = cross_validate(inside)
+    for t in BAND_GRID:
+        admitted = [c for c, q in scored if q >= t]
+        right = sum(c.positive for c in admitted)
+        lines.append(
+            f"band model at {t:.2f}: admitted {len(admitted)}, gold {right} ({right / max(1, len(admitted)):.3f})"
+        )
+    return lines
+
+
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -243,6 +261,7 @@ def train(
     if not examples:
         raise SystemExit("No authors left to train on.")
     threshold, lines = choose(cross_validate(examples), fixed)
+    lines += band(examples)
     bias, weights = fit(examples)
     positives = sum(c.positive for c in examples)
     model = {
