@@ -4,7 +4,9 @@
 Cases in `cases/terse_rules.json`: a setting bound to a value said alone ("10 min expiry on the
 price cache."), an identifier with its value, a terse convention, a terse rule on the answers, and
 their Chinese counterparts store one memory quoting the rule; the guards — a one-off rename, the
-same setting asked as a question, a hypothetical, a report of what happened — store nothing.
+same setting asked as a question, a hypothetical, a report of what happened, a report of an API's
+limits with numbers, a bare "ja" after an answer that proposed nothing, a line introducing a pasted
+traceback — store nothing.
 `count` active memories, each needle of `quoted` in a user quote of one of them. A case with `xfail`
 is a known miss that must keep failing (strict), so fixing it shows up.
 """
