@@ -16,12 +16,14 @@ Realistic sessions (`eval/realistic/`, dev and test parts): each prose sentence 
 
 The dev files of the quality corpus add their user sentences, labelled by their gold memories the
 same way; the ordinary-talk negatives and the labelled fixes of the speech model add single
-sentences with no context. Every label that is not a kind is `none` when the reader predicts.
+sentences with no context. The reader's own labelled fixes (`READER_FIXES`) are single sentences too,
+or, given the user turn they were said in (`turn`), that turn's sentence read with its neighbours
+(`reader_fix_examples`). Every label that is not a kind is `none` when the reader predicts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from autopatch_j.memory.lexicon import Lexicon
@@ -129,6 +131,24 @@ def single_examples(sentences: Iterable[tuple[str, ...]], lexicon: Lexicon) -> l
         view = TurnView.of(text, proposed=bool(after) and bool(lexicon.proposals_in(after)))
         feats = sentence_features(text, view=view, index=0, count=1, lexicon=lexicon)
         found.append(ReaderExample(text=text, label=label, features=feats))
+    return found
+
+
+def reader_fix_examples(fixes: Iterable[Mapping[str, str]], lexicon: Lexicon) -> list[ReaderExample]:
+    """The reader's labelled fixes, in order: each `{"text", "label"}` read alone, after the assistant's
+    answer `after` when given, and — given `turn`, a whole user turn holding `text` as one of its prose
+    sentences — read in that turn, with its neighbours' word classes and its place among them. A
+    `turn` whose prose sentences do not include `text` is an error (the fix would teach nothing)."""
+    found: list[ReaderExample] = []
+    for fix in fixes:
+        text, label, after = fix["text"], fix["label"], fix.get("after", "")
+        if "turn" not in fix:
+            found.extend(single_examples([(text, label, after)], lexicon))
+            continue
+        read = dict(turn_features(fix["turn"], after, lexicon))
+        if text not in read:
+            raise ValueError(f"{text!r} is not a prose sentence of its turn {fix['turn']!r}: {list(read)}")
+        found.append(ReaderExample(text=text, label=label, features=read[text]))
     return found
 
 
