@@ -21,7 +21,7 @@ from pathlib import Path
 
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.reader import KINDS, READINGS, STATEMENTS, ReaderModel, default_reader_model, turn_features
-from autopatch_j.quality.reader_data import _label
+from autopatch_j.quality.reader_data import gold_label
 from autopatch_j.quality.realistic import Session, load_realistic
 
 SHORT = {"user_preference": "pref", "project_decision": "dec", "discussion_context": "disc", "retirement": "ret"}
@@ -38,7 +38,7 @@ def trace_session(session: Session, model: ReaderModel, *, every: bool) -> list[
         flagged = False
         for sentence, feats in turn_features(turn.user, previous, lexicon):
             p = model.probabilities(feats)
-            gold = _label(session.memories, not_memories, index, turn.user, sentence, lexicon)
+            gold = gold_label(session.memories, not_memories, index, turn.user, sentence, lexicon)
             admitted = p[STATEMENTS[0]] + p[STATEMENTS[1]] >= model.threshold
             flagged |= admitted and gold not in KINDS[:2] and gold != "assent"
             probs = " ".join(f"{SHORT.get(r, r)} {p[r]:.2f}" for r in READINGS)

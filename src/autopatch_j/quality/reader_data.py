@@ -51,7 +51,7 @@ def _overlaps(text: str, start: int, end: int, quote: str) -> bool:
     return overlap >= 0.5 * (end - start) or overlap >= 0.5 * len(quote)
 
 
-def _label(
+def gold_label(
     memories: Sequence[QuotedMemory],
     not_memories: Iterable[tuple[int, str, str]],
     turn: int,
@@ -59,6 +59,9 @@ def _label(
     sentence: str,
     lexicon: Lexicon,
 ) -> str:
+    """The label of `sentence` of the user turn number `turn` (RAW `text`), as the module docstring
+    says: the kind of a gold memory quoting it (`assent` for a bare assent of a proposal), else the
+    `why` of a not-memory quoting it, else `none`."""
     start = text.find(sentence)
     end = start + len(sentence)
     for memory in memories:
@@ -80,7 +83,7 @@ def session_examples(session: Session, lexicon: Lexicon) -> list[ReaderExample]:
     for index, turn in enumerate(session.turns):
         previous = session.turns[index - 1].assistant if index else ""
         for sentence, feats in turn_features(turn.user, previous, lexicon):
-            label = _label(session.memories, not_memories, index, turn.user, sentence, lexicon)
+            label = gold_label(session.memories, not_memories, index, turn.user, sentence, lexicon)
             found.append(ReaderExample(text=sentence, label=label, features=feats))
             turn_of.append(index)
     for n in _retiring(session, found, turn_of, lexicon):
@@ -117,7 +120,7 @@ def case_examples(case: Case, lexicon: Lexicon) -> list[ReaderExample]:
     for index, turn in enumerate(turns):
         previous = turns[index - 1].assistant if index else ""
         for sentence, feats in turn_features(turn.user, previous, lexicon):
-            label = _label(case.memories, (), index, turn.user, sentence, lexicon)
+            label = gold_label(case.memories, (), index, turn.user, sentence, lexicon)
             found.append(ReaderExample(text=sentence, label=label, features=feats))
     return found
 
