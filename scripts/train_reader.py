@@ -37,6 +37,7 @@ from autopatch_j.quality.reader_data import (
     READER_FIXES,
     ReaderExample,
     case_examples,
+    reader_fix_examples,
     realistic_groups,
     single_examples,
 )
@@ -94,8 +95,7 @@ def groups(directory: Path) -> dict[str, list[ReaderExample]]:
     found[CORPUS_PREFIX + FIXES] = single_examples(((e.text, e.label) for e in fix_examples()), lex)
     found[CORPUS_PREFIX + NEGATIVES] = single_examples(((e.text, e.label) for e in negative_examples()), lex)
     fixes = json.loads(corpus_folder.file(READER_FIXES).read_text(encoding="utf-8"))["sentences"]
-    labelled = ((f["text"], f["label"], f.get("after", "")) for f in fixes)
-    found[CORPUS_PREFIX + READER_FIXES] = single_examples(labelled, lex)
+    found[CORPUS_PREFIX + READER_FIXES] = reader_fix_examples(fixes, lex)
     return found
 
 

@@ -22,6 +22,7 @@ from autopatch_j.memory.reader import (
     sentence_features,
     turn_features,
 )
+from autopatch_j.quality.reader_data import reader_fix_examples
 from tests.memory.pipeline_support import admit, pipeline_for
 from tests.support.scripts import load_script
 
@@ -188,3 +189,21 @@ def test_a_sentence_is_read_with_its_neighbours_word_classes_and_what_the_answer
     assert not any(k.startswith("x:echo_") for k in f2)  # nothing of it was in the answer
     ((_, alone),) = turn_features("Use pnpm everywhere.", "", lexicon)
     assert not any(k.startswith(("x:echo_", "prev_", "next_")) for k in alone)
+
+
+def test_a_labelled_fix_given_its_turn_is_read_beside_its_neighbours() -> None:
+    """A fix of `reader_fixes.json` with `turn` is that turn's sentence, with its place and its
+    neighbours' word classes (the context a one-off beside a rule is said in); without `turn` it is
+    read alone; a `turn` that does not hold the sentence is refused."""
+    lexicon = default_lexicon()
+    turn = "from now on every table gets a created_at column. and mail Ana a summary in french"
+    (in_turn,) = reader_fix_examples(
+        [{"text": "and mail Ana a summary in french", "label": "one_off", "turn": turn}], lexicon
+    )
+    assert in_turn.label == "one_off"
+    assert {"x:later", "x:last", "x:several"} <= set(in_turn.features)
+    assert any(k.startswith("prev_l:") for k in in_turn.features)
+    (alone,) = reader_fix_examples([{"text": "and mail Ana a summary in french", "label": "one_off"}], lexicon)
+    assert {"x:first", "x:only"} <= set(alone.features) and not any(k.startswith("prev_") for k in alone.features)
+    with pytest.raises(ValueError, match="not a prose sentence"):
+        reader_fix_examples([{"text": "mail Ana", "label": "one_off", "turn": turn}], lexicon)

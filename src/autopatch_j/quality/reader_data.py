@@ -16,12 +16,14 @@ Realistic sessions (`eval/realistic/`, dev and test parts): each prose sentence 
 
 The dev files of the quality corpus add their user sentences, labelled by their gold memories the
 same way; the ordinary-talk negatives and the labelled fixes of the speech model add single
-sentences with no context. Every label that is not a kind is `none` when the reader predicts.
+sentences with no context. The reader's own labelled fixes (`READER_FIXES`) are single sentences too,
+or, given the user turn they were said in (`turn`), that turn's sentence read with its neighbours
+(`reader_fix_examples`). Every label that is not a kind is `none` when the reader predicts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from autopatch_j.memory.lexicon import Lexicon
@@ -49,7 +51,7 @@ def _overlaps(text: str, start: int, end: int, quote: str) -> bool:
     return overlap >= 0.5 * (end - start) or overlap >= 0.5 * len(quote)
 
 
-def _label(
+def gold_label(
     memories: Sequence[QuotedMemory],
     not_memories: Iterable[tuple[int, str, str]],
     turn: int,
@@ -57,6 +59,9 @@ def _label(
     sentence: str,
     lexicon: Lexicon,
 ) -> str:
+    """The label of `sentence` of the user turn number `turn` (RAW `text`), as the module docstring
+    says: the kind of a gold memory quoting it (`assent` for a bare assent of a proposal), else the
+    `why` of a not-memory quoting it, else `none`."""
     start = text.find(sentence)
     end = start + len(sentence)
     for memory in memories:
@@ -78,7 +83,7 @@ def session_examples(session: Session, lexicon: Lexicon) -> list[ReaderExample]:
     for index, turn in enumerate(session.turns):
         previous = session.turns[index - 1].assistant if index else ""
         for sentence, feats in turn_features(turn.user, previous, lexicon):
-            label = _label(session.memories, not_memories, index, turn.user, sentence, lexicon)
+            label = gold_label(session.memories, not_memories, index, turn.user, sentence, lexicon)
             found.append(ReaderExample(text=sentence, label=label, features=feats))
             turn_of.append(index)
     for n in _retiring(session, found, turn_of, lexicon):
@@ -115,7 +120,7 @@ def case_examples(case: Case, lexicon: Lexicon) -> list[ReaderExample]:
     for index, turn in enumerate(turns):
         previous = turns[index - 1].assistant if index else ""
         for sentence, feats in turn_features(turn.user, previous, lexicon):
-            label = _label(case.memories, (), index, turn.user, sentence, lexicon)
+            label = gold_label(case.memories, (), index, turn.user, sentence, lexicon)
             found.append(ReaderExample(text=sentence, label=label, features=feats))
     return found
 
@@ -129,6 +134,24 @@ def single_examples(sentences: Iterable[tuple[str, ...]], lexicon: Lexicon) -> l
         view = TurnView.of(text, proposed=bool(after) and bool(lexicon.proposals_in(after)))
         feats = sentence_features(text, view=view, index=0, count=1, lexicon=lexicon)
         found.append(ReaderExample(text=text, label=label, features=feats))
+    return found
+
+
+def reader_fix_examples(fixes: Iterable[Mapping[str, str]], lexicon: Lexicon) -> list[ReaderExample]:
+    """The reader's labelled fixes, in order: each `{"text", "label"}` read alone, after the assistant's
+    answer `after` when given, and — given `turn`, a whole user turn holding `text` as one of its prose
+    sentences — read in that turn, with its neighbours' word classes and its place among them. A
+    `turn` whose prose sentences do not include `text` is an error (the fix would teach nothing)."""
+    found: list[ReaderExample] = []
+    for fix in fixes:
+        text, label, after = fix["text"], fix["label"], fix.get("after", "")
+        if "turn" not in fix:
+            found.extend(single_examples([(text, label, after)], lexicon))
+            continue
+        read = dict(turn_features(fix["turn"], after, lexicon))
+        if text not in read:
+            raise ValueError(f"{text!r} is not a prose sentence of its turn {fix['turn']!r}: {list(read)}")
+        found.append(ReaderExample(text=text, label=label, features=read[text]))
     return found
 
 

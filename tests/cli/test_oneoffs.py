@@ -1,0 +1,30 @@
+"""What a message that states a rule also holds, through the CLI: `memory ingest` + `memory drain`,
+then `memory list --json` and `memory show --json`.
+
+Cases in `cases/oneoffs.json`: one turn holding a standing rule beside something that is no memory —
+a one-off request to the assistant (a message to send, a script to write), the lines of an incident
+report, a deferral ("not yet", "先不要"). `count` active memories; each needle of `quoted` in a user
+quote of one of them (the rule beside it is still stored), none of `never_quoted` in any.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.conftest import CliRunner
+from tests.cli.sessions import assert_quotes, params, play, user_quotes
+
+CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "oneoffs.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_only_the_rule_of_the_turn_is_stored(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
+    items = play(cli, tmp_path, case["turns"])
+    expect = case["expect"]
+    quotes = user_quotes(cli, items)
+    assert len(items) == expect["count"], [item["content"] for item in items]
+    assert_quotes(expect, quotes)
