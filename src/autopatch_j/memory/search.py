@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms
-from autopatch_j.memory.matching import MatchType, match_of, probes_of
+from autopatch_j.memory.matching import MatchType, keysets_of, match_of, probes_of
 from autopatch_j.memory.postings_cache import (
     MAX_COMPLETIONS,
     HitRow,
@@ -518,7 +518,13 @@ def _ranked(
         keys = frozenset(key for part in parts for key in (part.term.key, *part.term.alternatives))
         probes = probes_of(keys)
     hits = [
-        _hit(row, match_of(q, keys, probes, metadata, lines=_lines(metadata, values), line=line), values)
+        _hit(
+            row,
+            match_of(
+                q, keys, probes, metadata, lines=_lines(metadata, values), line=line, keysets=_keysets(metadata, values)
+            ),
+            values,
+        )
         for row, metadata, values in found
     ]
     return sorted(hits, key=_not_exact)  # the whole query as a title first (stable)
@@ -539,6 +545,18 @@ def _lines(metadata: Metadata, values: dict[object, object] | None) -> str:
 
 
 _LINES = "\n"
+_KEYSETS = "\x00keysets"
+
+
+def _keysets(metadata: Metadata, values: dict[object, object] | None) -> Sequence[tuple[str, frozenset[str]]] | None:
+    """A kept hit item's metadata values with their keys (`matching.keysets_of`), derived once per item
+    under the stamp; None for a hit of the ranking statement (its values are not kept)."""
+    if values is None:
+        return None
+    kept = values.get(_KEYSETS)
+    if kept is None:
+        kept = values.setdefault(_KEYSETS, keysets_of(metadata))
+    return kept  # type: ignore[return-value]
 
 
 def _hit(row: HitRow, match: MatchType, values: dict[object, object] | None) -> SearchHit:
