@@ -21,9 +21,9 @@ term-count rules, then scope and order on the qualifying items' rows (read once,
 the qualifier's decision taken best first until `limit` answer.
 A hit's metadata as match kinds compare it (`hit_metadata`) is derived on its first hit under a
 stamp and kept beside its row, with the values search.py builds of it (`Hit.values`); a store of at
-most `WHOLE_ITEMS` read whole derives every active item's metadata and its values' keys
-(`matching.latin_keys`, `matching.value_keys`) when it reads the rows. What search.py derives from a query term and the
-statistics alone (its weight, the keys some item holds) is kept per term under the stamp too
+most `WHOLE_ITEMS` read whole derives every active item's metadata and its values with their keys
+(`matching.keysets_of`) when it reads the rows, and keeps a one-term query's candidates in ranking
+order (term_order.py). What search.py derives from a query term and the statistics alone (its weight, the keys some item holds) is kept per term under the stamp too
 (`kept_parts`, `remember_parts`: a query reuses the parts of its terms kept under the store's stamp
 and weighs the others), and so are a query's hits, per query text, thread and limit.
 """
@@ -39,7 +39,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from autopatch_j.memory.matching import latin_keys, value_keys
+from autopatch_j.memory.matching import keysets_of
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.scoring import best_postings, best_products, qualifying
 from autopatch_j.memory.term_order import Holder, first_answers, ordered_holders
@@ -109,6 +109,8 @@ _ItemRow = tuple[bool, int | None, float, HitRow, int]
 #: its indexed keys (memory/qualifier.py via search.py).
 Answers = Callable[[float, int, int, bool], bool]
 
+#: Where an item's hit values keep its metadata values with their keys (`matching.keysets_of`).
+KEYSETS = "\x00keysets"
 _NOT_KEPT = object()  # `known_parts`: a key no part is kept under
 _NONE: Mapping[int, int] = {}
 _NO_VALUES: Mapping[int, float] = {}
@@ -394,21 +396,19 @@ _normalized = functools.lru_cache(maxsize=16384)(normalize)
 
 
 def _prepare(copy: _Copy, found: Mapping[int, _ItemRow | None]) -> None:
-    """Each active item's metadata as match kinds compare it, kept beside its row, and its values'
-    keys (`matching.latin_keys`, then `matching.value_keys`: what a match label reads), so that a small
-    store's first hit of an item derives none of them."""
+    """Each active item's metadata as match kinds compare it, kept beside its row, and its values with
+    their keys (`matching.keysets_of`: what a match label reads, kept in the item's hit values under
+    `KEYSETS`), so that a small store's first hit of an item derives none of them."""
     prepared = {
         item_id: hit_metadata(item[3])
         for item_id, item in found.items()
         if item is not None and (item[0] or item[1] is not None)  # in some search's scope
     }
-    for metadata in prepared.values():
-        for value in metadata:
-            latin_keys(value)
-            value_keys(value)
+    keysets = {item_id: keysets_of(metadata) for item_id, metadata in prepared.items()}
     with _lock:
         for item_id, metadata in prepared.items():
             copy.metadata.setdefault(item_id, metadata)
+            copy.hit_values.setdefault(item_id, {}).setdefault(KEYSETS, keysets[item_id])
 
 
 def _values(copy: _Copy, alternatives: tuple[tuple[str, float], ...]) -> Mapping[int, float]:

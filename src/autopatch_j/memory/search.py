@@ -41,6 +41,7 @@ from typing import cast
 from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms
 from autopatch_j.memory.matching import MatchType, keysets_of, match_of, probes_of
 from autopatch_j.memory.postings_cache import (
+    KEYSETS,
     MAX_COMPLETIONS,
     HitRow,
     Metadata,
@@ -545,17 +546,17 @@ def _lines(metadata: Metadata, values: dict[object, object] | None) -> str:
 
 
 _LINES = "\n"
-_KEYSETS = "\x00keysets"
 
 
 def _keysets(metadata: Metadata, values: dict[object, object] | None) -> Sequence[tuple[str, frozenset[str]]] | None:
     """A kept hit item's metadata values with their keys (`matching.keysets_of`), derived once per item
-    under the stamp; None for a hit of the ranking statement (its values are not kept)."""
+    under the stamp (a small store read whole derives them with its rows); None for a hit of the
+    ranking statement (its values are not kept)."""
     if values is None:
         return None
-    kept = values.get(_KEYSETS)
+    kept = values.get(KEYSETS)
     if kept is None:
-        kept = values.setdefault(_KEYSETS, keysets_of(metadata))
+        kept = values.setdefault(KEYSETS, keysets_of(metadata))
     return kept  # type: ignore[return-value]
 
 

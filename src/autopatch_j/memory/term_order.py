@@ -38,18 +38,14 @@ def ordered_holders(
     candidates: set[int] = set()
     for key in driver_keys:
         candidates.update(newest.get(key, ())[:cap])
-    ranked: list[tuple[float, float, int, int, Holder]] = []
+    holding_cjk: set[int] = set().union(*cjk_holders) if cjk_holders else set()
+    ranked: list[tuple[float, float, int, int, ItemRow]] = []
     for item_id in candidates:
         known = items.get(item_id)
-        if known is None or not (known[0] or known[1] is not None):
-            continue  # in no search's scope
-        memory_id = known[3][0]
-        holds_cjk = any(item_id in holders for holders in cjk_holders)
-        ranked.append(
-            (values[item_id], known[2], memory_id, item_id, (item_id, known[0], known[1], known[4], holds_cjk))  # type: ignore[arg-type]
-        )
-    ranked.sort(reverse=True)
-    return [holder for *_, holder in ranked]
+        if known is not None and (known[0] or known[1] is not None):  # else in no search's scope
+            ranked.append((values[item_id], known[2], known[3][0], item_id, known))  # type: ignore[arg-type]
+    ranked.sort(reverse=True)  # the item ids differ, so the rows are never compared
+    return [(item_id, known[0], known[1], known[4], item_id in holding_cjk) for *_, item_id, known in ranked]
 
 
 def first_answers(
