@@ -22,8 +22,9 @@ the qualifier's decision taken best first until `limit` answer.
 A hit's metadata as match kinds compare it (`hit_metadata`) is derived on its first hit under a
 stamp and kept beside its row, with the values search.py builds of it (`Hit.values`); a store of at
 most `WHOLE_ITEMS` read whole derives every active item's metadata and its values with their keys
-(`matching.keysets_of`) when it reads the rows, and keeps a one-term query's candidates in ranking
-order (term_order.py). What search.py derives from a query term and the statistics alone (its weight, the keys some item holds) is kept per term under the stamp too
+(`matching.keysets_of`, kept under `KEYSETS`) when it reads the rows, and keeps a one-term query's
+candidates in ranking order (term_order.py). What search.py derives from a query term and the
+statistics alone (its weight, the keys some item holds) is kept per term under the stamp too
 (`kept_parts`, `remember_parts`: a query reuses the parts of its terms kept under the store's stamp
 and weighs the others), and so are a query's hits, per query text, thread and limit.
 """

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms
-from autopatch_j.memory.matching import MatchType, keysets_of, match_of, probes_of
+from autopatch_j.memory.matching import MatchType, match_of, probes_of
 from autopatch_j.memory.postings_cache import (
     KEYSETS,
     MAX_COMPLETIONS,
@@ -521,9 +521,7 @@ def _ranked(
     hits = [
         _hit(
             row,
-            match_of(
-                q, keys, probes, metadata, lines=_lines(metadata, values), line=line, keysets=_keysets(metadata, values)
-            ),
+            match_of(q, keys, probes, metadata, lines=_lines(metadata, values), line=line, keysets=_keysets(values)),
             values,
         )
         for row, metadata, values in found
@@ -548,16 +546,11 @@ def _lines(metadata: Metadata, values: dict[object, object] | None) -> str:
 _LINES = "\n"
 
 
-def _keysets(metadata: Metadata, values: dict[object, object] | None) -> Sequence[tuple[str, frozenset[str]]] | None:
-    """A kept hit item's metadata values with their keys (`matching.keysets_of`), derived once per item
-    under the stamp (a small store read whole derives them with its rows); None for a hit of the
-    ranking statement (its values are not kept)."""
-    if values is None:
-        return None
-    kept = values.get(KEYSETS)
-    if kept is None:
-        kept = values.setdefault(KEYSETS, keysets_of(metadata))
-    return kept  # type: ignore[return-value]
+def _keysets(values: dict[object, object] | None) -> Sequence[tuple[str, frozenset[str]]] | None:
+    """A hit item's metadata values with their keys (`matching.keysets_of`) when the copy derived them
+    (a small store read whole derives them with its rows), else None: the label then reads the
+    values' keys as it goes, so a larger store derives nothing more on an item's first hit."""
+    return None if values is None else cast("Sequence[tuple[str, frozenset[str]]] | None", values.get(KEYSETS))
 
 
 def _hit(row: HitRow, match: MatchType, values: dict[object, object] | None) -> SearchHit:
