@@ -539,7 +539,7 @@ def rank_in_python(
     found_ids: list[int] = []
     # Whether a match crosses scripts: the query's Chinese terms held by no Chinese key, or its Latin
     # terms held by some Chinese key (the statement's `max` of the held keys' script, against the query's).
-    cjk_keys = [held_by for alts in alternatives for held_by in _cjk_holders(copy, alts)]
+    cjk_keys = [by for alts in alternatives for key, _ in alts if has_cjk(key) and (by := copy.weights.get(key))]
     for _, _, _, item_id, share, held, keys in ranked:  # best first, until `limit` answer the query
         holds_cjk = False
         for held_by in cjk_keys:
