@@ -22,7 +22,11 @@ side by side in the same process, alternating query by query on the same store: 
 on a connection with its own pragmas, and its `Database.read` + `search_in_tx` per call. The hits of
 both are compared (ids, order, match kind, title, synopsis); the index (terms, words) is this tree's.
 
-    python bench/search_bench.py [--quick] [--json] [--queries N] [--seed S] [--baseline-src DIR]
+    python bench/search_bench.py [--quick] [--json] [--queries N] [--seed S] [--baseline-src DIR] [--dump FILE]
+
+`--dump FILE` writes the hits of every measured search of the long-lived process (size, query class,
+query, then per hit its memory id, kind, title, synopsis and match kind), one JSON line per search:
+two checkouts' dumps of one seed are equal byte for byte when their rankings are (`cmp`).
 
 `--quick` stops at 10k items (no 100k store) and runs fewer queries.
 """
@@ -43,7 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TextIO
 
 from autopatch_j.memory import postings_cache
 from autopatch_j.memory.db import Database
@@ -419,7 +423,9 @@ def _hit_rows(hits: list[Any]) -> list[tuple[object, ...]]:
     return [(h.memory_id, h.kind, h.title, h.synopsis, h.match) for h in hits]
 
 
-def measure(store: Store, queries: list[tuple[str, str]], before: Before | None) -> dict[str, object]:
+def measure(
+    store: Store, queries: list[tuple[str, str]], before: Before | None, dump: TextIO | None = None
+) -> dict[str, object]:
     conn = reader(Database(path=store.path))
     bconn = reader(before.db.Database(path=store.path)) if before else None
     statements: list[int] = []
@@ -482,6 +488,8 @@ def measure(store: Store, queries: list[tuple[str, str]], before: Before | None)
         by_class.setdefault(name, []).append((t1 - t0) * 1000)
         fts_by_class.setdefault(name, []).append((t3 - t2) * 1000)
         hit_counts.append(len(hits))
+        if dump is not None:
+            dump.write(json.dumps([store.loaded, name, q, _hit_rows(hits)], ensure_ascii=False) + "\n")
     result: dict[str, object] = {
         "items": store.loaded,
         "active_items": conn.execute("SELECT count(*) FROM memory_items WHERE status = 'active'").fetchone()[0],
@@ -603,7 +611,13 @@ def measure_manager(store: Store, queries: list[tuple[str, str]], before: Before
 
 
 def run(
-    *, quick: bool, n_queries: int, seed: int, manager_calls: int, before: Before | None = None
+    *,
+    quick: bool,
+    n_queries: int,
+    seed: int,
+    manager_calls: int,
+    before: Before | None = None,
+    dump: TextIO | None = None,
 ) -> dict[str, object]:
     rng = random.Random(seed)
     sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
@@ -619,7 +633,7 @@ def run(
         for size in sizes:
             load_s = load(store, items[store.loaded : size])
             queries = make_queries(items[:size], rng, n_queries)
-            result = measure(store, queries, before)
+            result = measure(store, queries, before, dump)
             result["manager"] = measure_manager(store, queries[:manager_calls], before)
             result["cold"] = measure_cold(store, queries[:manager_calls])
             result["load_s"] = load_s
@@ -707,10 +721,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--baseline-src", type=Path, default=None, help="another checkout's src: run its search side by side"
     )
+    parser.add_argument("--dump", type=Path, default=None, help="write every measured search's hits to FILE")
     args = parser.parse_args(argv)
     n_queries = args.queries or (400 if args.quick else 2_000)
     before = load_before(args.baseline_src.resolve()) if args.baseline_src else None
-    report = run(quick=args.quick, n_queries=n_queries, seed=args.seed, manager_calls=args.manager_calls, before=before)
+    dump = args.dump.open("w", encoding="utf-8") if args.dump else None
+    try:
+        report = run(
+            quick=args.quick,
+            n_queries=n_queries,
+            seed=args.seed,
+            manager_calls=args.manager_calls,
+            before=before,
+            dump=dump,
+        )
+    finally:
+        if dump is not None:
+            dump.close()
     if args.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         print()

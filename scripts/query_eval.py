@@ -12,6 +12,11 @@ behind `memory search`, the agent tool and MCP `memory_search`):
   nothing (the share of empty results is reported).
 
     python scripts/query_eval.py [--part dev] [--json] [--misses] [--associations FILE] [--necessity FILE]
+        [--dump FILE]
+
+`--dump FILE` writes every query's hits as they are returned, one JSON line per query (session,
+query, then per hit its memory id, kind, title, synopsis and match kind, in order), so two checkouts'
+searches can be compared byte for byte (`cmp`; docs/testing.md).
 
 Runs against whatever `autopatch_j` is importable, so the search of another checkout is measured
 with `PYTHONPATH=<checkout>/src` (the store is built through APIs both have).
@@ -30,7 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from autopatch_j.memory.manager import MemoryManager
 
@@ -161,12 +166,20 @@ def answers(sessions: list[dict[str, Any]]) -> Iterator[Answer]:
                 yield Answer(session=session, query=query, hits=hits, ids=ids, manager=manager)
 
 
-def run(part: str, *, misses: bool) -> dict[str, object]:
+def hit_line(answer: Answer) -> str:
+    """One query's hits as one JSON line: what `--dump` writes (ids, order, kinds, texts, match kinds)."""
+    hits = [[hit.memory_id, str(hit.kind), hit.title, hit.synopsis, hit.match] for hit in answer.hits]
+    return json.dumps([answer.session["id"], answer.query["query"], hits], ensure_ascii=False) + "\n"
+
+
+def run(part: str, *, misses: bool, dump: TextIO | None = None) -> dict[str, object]:
     files = session_files(part)
     sessions = load_sessions(files)
     counts = {"same": [0, 0], "cross": [0, 0], "null": [0, 0]}
     missed: list[dict[str, object]] = []
     for answer in answers(sessions):
+        if dump is not None:
+            dump.write(hit_line(answer))
         cls, memory = answer.kind, answer.target
         counts[cls][0] += int(answer.hit)
         counts[cls][1] += 1
@@ -212,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--necessity", type=Path, help="a table of scripts/train_necessity.py instead of the packaged one"
     )
+    parser.add_argument("--dump", type=Path, help="write every query's hits to FILE, one JSON line per query")
     args = parser.parse_args(argv)
     if args.necessity is not None:
         if not args.necessity.is_file():
@@ -230,7 +244,11 @@ def main(argv: list[str] | None = None) -> int:
 
         use_associations(parse(args.associations.read_text(encoding="utf-8")))
     try:
-        report = run(args.part, misses=args.misses)
+        if args.dump is None:
+            report = run(args.part, misses=args.misses)
+        else:
+            with args.dump.open("w", encoding="utf-8") as dump:
+                report = run(args.part, misses=args.misses, dump=dump)
     except sqlite3.Error as exc:
         print(f"the query eval could not use its store: {exc}", file=sys.stderr)
         return 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autopatch_j.memory.matching import latin_keys, match_of, probes_of, value_keys
+from autopatch_j.memory.matching import keysets_of, latin_keys, match_of, probes_of, value_keys
 from autopatch_j.memory.terms import normalize
 from autopatch_j.memory.text import has_cjk
 
@@ -43,3 +43,23 @@ def test_a_chinese_key_still_labels_a_hit_by_its_words() -> None:
         (frozenset({"k8s"}), "content"),
     ):
         assert match_of("部署 问题", keys, probes_of(keys), values) == label
+
+
+def test_keysets_label_every_hit_as_the_values_tokenized_on_the_search_path() -> None:
+    """A hit labelled from its values' kept key sets (`keysets_of`) gets the label of the path that
+    tokenizes the values holding a probe — also where a stem is no prefix of its word (dying → die)."""
+    texts = [normalize(text) for text in (*TEXTS, *_memory_texts()[:400], "dying builds", "ugly hacks")]
+    queries = ["deploy", "部署", "die", "ugli", "requirements.txt", "python test", "版本 api", "hack", "build"]
+    labels = set()
+    for n, text in enumerate(texts):
+        values = (text, texts[n - 1])
+        for query in queries:
+            keys = frozenset(value_keys(normalize(query)))
+            probes = probes_of(keys)
+            plain = match_of(normalize(query), keys, probes, values)
+            assert match_of(normalize(query), keys, probes, values, keysets=keysets_of(values)) == plain, (
+                query,
+                values,
+            )
+            labels.add(plain)
+    assert {"words", "content"} <= labels

@@ -21,13 +21,16 @@ def match_of(
     *,
     lines: str | None = None,
     line: str | None = None,
+    keysets: Sequence[tuple[str, frozenset[str]]] | None = None,
 ) -> MatchType:
     """How a hit matched, from its metadata normalized (`postings_cache.hit_metadata`): the whole
     query is its title, an alias or keyword (`exact`), starts one (`prefix`) or is inside one
     (`substring`); else some query term (`keys`, with their `probes_of`) is in its metadata (`words`)
     or only in its content (`content`). `lines` is the values each after a line break and `line` the
     query after one (computed when not given): normalized texts hold no line break, so the query is
-    inside a value exactly when it is inside `lines`, and starts one when `line` is."""
+    inside a value exactly when it is inside `lines`, and starts one when `line` is. `keysets` is each
+    value with every key it holds (`keysets_of`, kept by the caller per hit item): then a value is
+    tokenized never, and one whose keys miss every query key is not searched for probes."""
     if q in values:
         return "exact"
     if lines is None:
@@ -36,6 +39,11 @@ def match_of(
         return "prefix"
     if q in lines:
         return "substring"
+    if keysets is not None:  # some value holds a query key and a probe: the same as below, per value
+        for value, held_keys in keysets:
+            if not keys.isdisjoint(held_keys) and any(map(value.__contains__, probes)):
+                return "words"
+        return "content"
     # Only a value holding some key's probe is tokenized; no value holds one when their lines don't.
     # Its Latin keys first: they need no segmenter, and for an English question they decide.
     if any(map(lines.__contains__, probes)):
@@ -45,6 +53,12 @@ def match_of(
         if any(not keys.isdisjoint(value_keys(value)) for value in held):
             return "words"
     return "content"
+
+
+def keysets_of(values: Sequence[str]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each metadata value (normalized) with every key it holds: its Latin keys and all its keys, the
+    two sets `match_of` compares with the query's keys."""
+    return tuple((value, frozenset((*latin_keys(value), *value_keys(value)))) for value in values)
 
 
 def probes_of(keys: Iterable[str]) -> tuple[str, ...]:

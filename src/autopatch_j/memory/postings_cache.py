@@ -21,8 +21,9 @@ term-count rules, then scope and order on the qualifying items' rows (read once,
 the qualifier's decision taken best first until `limit` answer.
 A hit's metadata as match kinds compare it (`hit_metadata`) is derived on its first hit under a
 stamp and kept beside its row, with the values search.py builds of it (`Hit.values`); a store of at
-most `WHOLE_ITEMS` read whole derives every active item's metadata and its values' keys
-(`matching.latin_keys`, `matching.value_keys`) when it reads the rows. What search.py derives from a query term and the
+most `WHOLE_ITEMS` read whole derives every active item's metadata and its values with their keys
+(`matching.keysets_of`, kept under `KEYSETS`) when it reads the rows, and keeps a one-term query's
+candidates in ranking order (term_order.py). What search.py derives from a query term and the
 statistics alone (its weight, the keys some item holds) is kept per term under the stamp too
 (`kept_parts`, `remember_parts`: a query reuses the parts of its terms kept under the store's stamp
 and weighs the others), and so are a query's hits, per query text, thread and limit.
@@ -39,9 +40,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from autopatch_j.memory.matching import latin_keys, value_keys
+from autopatch_j.memory.matching import keysets_of
 from autopatch_j.memory.records import MemoryKind
-from autopatch_j.memory.scoring import qualifying
+from autopatch_j.memory.scoring import best_postings, best_products, qualifying
+from autopatch_j.memory.term_order import Holder, first_answers, ordered_holders
 from autopatch_j.memory.terms import normalize, prefix_end
 from autopatch_j.memory.text import has_cjk
 
@@ -108,7 +110,8 @@ _ItemRow = tuple[bool, int | None, float, HitRow, int]
 #: its indexed keys (memory/qualifier.py via search.py).
 Answers = Callable[[float, int, int, bool], bool]
 
-_LOWEST = float("-inf")
+#: Where an item's hit values keep its metadata values with their keys (`matching.keysets_of`).
+KEYSETS = "\x00keysets"
 _NOT_KEPT = object()  # `known_parts`: a key no part is kept under
 _NONE: Mapping[int, int] = {}
 _NO_VALUES: Mapping[int, float] = {}
@@ -152,6 +155,9 @@ class _Copy:
     parts: dict[Hashable, object] = field(default_factory=dict)
     #: Per item, the values the search built of its hit row (`Hit.values`).
     hit_values: dict[int, dict[object, object]] = field(default_factory=dict)
+    #: In a copy holding a small store whole, per one-term query's keys with their weights and its
+    #: candidates' bound, those candidates in ranking order (term_order.py).
+    ordered: dict[tuple[tuple[tuple[str, float], ...], int], list[Holder]] = field(default_factory=dict)
 
 
 _copies: OrderedDict[int, _Copy] = OrderedDict()
@@ -391,21 +397,19 @@ _normalized = functools.lru_cache(maxsize=16384)(normalize)
 
 
 def _prepare(copy: _Copy, found: Mapping[int, _ItemRow | None]) -> None:
-    """Each active item's metadata as match kinds compare it, kept beside its row, and its values'
-    keys (`matching.latin_keys`, then `matching.value_keys`: what a match label reads), so that a small
-    store's first hit of an item derives none of them."""
+    """Each active item's metadata as match kinds compare it, kept beside its row, and its values with
+    their keys (`matching.keysets_of`: what a match label reads, kept in the item's hit values under
+    `KEYSETS`), so that a small store's first hit of an item derives none of them."""
     prepared = {
         item_id: hit_metadata(item[3])
         for item_id, item in found.items()
         if item is not None and (item[0] or item[1] is not None)  # in some search's scope
     }
-    for metadata in prepared.values():
-        for value in metadata:
-            latin_keys(value)
-            value_keys(value)
+    keysets = {item_id: keysets_of(metadata) for item_id, metadata in prepared.items()}
     with _lock:
         for item_id, metadata in prepared.items():
             copy.metadata.setdefault(item_id, metadata)
+            copy.hit_values.setdefault(item_id, {}).setdefault(KEYSETS, keysets[item_id])
 
 
 def _values(copy: _Copy, alternatives: tuple[tuple[str, float], ...]) -> Mapping[int, float]:
@@ -422,10 +426,10 @@ def _values(copy: _Copy, alternatives: tuple[tuple[str, float], ...]) -> Mapping
         held_by: Mapping[int, int] = copy.weights.get(alternatives[0][0], _NONE)
         values = {item_id: w * weight for item_id, weight in held_by.items()}
     elif all(other == w for _, other in alternatives):
-        best = _best_postings(copy, tuple(key for key, _ in alternatives))
+        best = best_postings(copy.weights, tuple(key for key, _ in alternatives))
         values = {item_id: w * weight for item_id, weight in best.items()}
     else:  # a last word's completions: each its own weight
-        values = _best_products(copy, None, alternatives)
+        values = best_products(copy.weights, None, alternatives)
     with _lock:
         if copy.values.setdefault(alternatives, values) is values:
             copy.rows += len(values)
@@ -443,33 +447,8 @@ def _best(copy: _Copy, candidates: set[int], alternatives: Sequence[tuple[str, f
     elif not copy.whole and all(other == w for _, other in alternatives):
         held_by = _merged(copy, tuple(key for key, _ in alternatives))
     else:  # a last word's completions (each its own weight), or a large store's keys for these candidates
-        return _best_products(copy, candidates, alternatives)
+        return best_products(copy.weights, candidates, alternatives)
     return {item_id: w * held_by[item_id] for item_id in candidates & held_by.keys()}
-
-
-def _best_products(
-    copy: _Copy, candidates: set[int] | None, alternatives: Sequence[tuple[str, float]]
-) -> dict[int, float]:
-    """Per item holding a key of `alternatives` (among `candidates` when given), its best `weight ×
-    posting weight` over those keys, each key with its own weight."""
-    best: dict[int, float] = {}
-    for key, weight in alternatives:
-        held = copy.weights.get(key, _NONE)
-        for item_id in held.keys() if candidates is None else candidates & held.keys():
-            value = weight * held[item_id]
-            if value > best.get(item_id, _LOWEST):
-                best[item_id] = value
-    return best
-
-
-def _best_postings(copy: _Copy, keys: tuple[str, ...]) -> dict[int, int]:
-    """Per item holding one of `keys`, its best posting weight."""
-    best: dict[int, int] = {}
-    for key in keys:
-        for item_id, weight in copy.weights.get(key, _NONE).items():
-            if weight > best.get(item_id, 0):
-                best[item_id] = weight
-    return best
 
 
 def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
@@ -477,7 +456,7 @@ def _merged(copy: _Copy, keys: tuple[str, ...]) -> Mapping[int, int]:
     the copy, as it depends on the term's keys alone."""
     merged = copy.merged.get(keys)
     if merged is None:
-        merged = _best_postings(copy, keys)
+        merged = best_postings(copy.weights, keys)
         with _lock:
             if copy.merged.setdefault(keys, merged) is merged:
                 copy.rows += len(merged)
@@ -503,6 +482,13 @@ def rank_in_python(
     """The hit rows of the ranking statement with their metadata and the values the caller keeps
     per hit item under the stamp (a dict it may fill), ranked over `copy`: scope and order as the
     statement checks them, on item rows from the copy (those not in it yet read in one statement)."""
+    if copy.products and copy.whole_rows and len(alternatives) == 1:  # one term: its holders kept in order
+        qualifies = min_terms <= 1 and weights[0] >= min_share  # (its weight is every holder's share)
+        holders = _ordered(copy, tuple(alternatives[0]), driver_keys, cap) if qualifies else []
+        answering = first_answers(
+            holders, share=weights[0], answers=answers, query_cjk=query_cjk, thread_id=thread_id, limit=limit
+        )
+        return _entries(copy, answering)
     candidates: set[int] = set()
     newest = copy.newest
     for key in driver_keys:
@@ -550,17 +536,10 @@ def rank_in_python(
         if known is not None and (known[0] or known[1] == thread_id):
             ranked.append((total, known[2], known[3][0], item_id, share, held, known[4]))
     ranked.sort(reverse=True)  # score, updated_at, memory_id (unique among active rows): all DESC
-    hits: list[tuple[HitRow, Metadata, dict[object, object]]] = []
+    found_ids: list[int] = []
     # Whether a match crosses scripts: the query's Chinese terms held by no Chinese key, or its Latin
     # terms held by some Chinese key (the statement's `max` of the held keys' script, against the query's).
-    cjk_keys = [
-        held_by
-        for alts in alternatives
-        for key, _ in alts
-        if has_cjk(key)
-        for held_by in (copy.weights.get(key),)
-        if held_by
-    ]
+    cjk_keys = [by for alts in alternatives for key, _ in alts if has_cjk(key) and (by := copy.weights.get(key))]
     for _, _, _, item_id, share, held, keys in ranked:  # best first, until `limit` answer the query
         holds_cjk = False
         for held_by in cjk_keys:
@@ -569,7 +548,43 @@ def rank_in_python(
                 break
         if not answers(share, held, keys, holds_cjk != query_cjk):
             continue
-        row = items[item_id][3]  # type: ignore[index]
+        found_ids.append(item_id)
+        if len(found_ids) == limit:
+            break
+    return _entries(copy, found_ids)
+
+
+def _cjk_holders(copy: _Copy, alternatives: Iterable[tuple[str, float]]) -> list[dict[int, int]]:
+    """The postings of the CJK keys among `alternatives` that some item holds."""
+    return [held_by for key, _ in alternatives if has_cjk(key) for held_by in (copy.weights.get(key),) if held_by]
+
+
+def _ordered(
+    copy: _Copy, alternatives: tuple[tuple[str, float], ...], driver_keys: Sequence[str], cap: int
+) -> list[Holder]:
+    """A one-term query's candidates in ranking order (term_order.py), kept in the copy per keys and bound."""
+    holders = copy.ordered.get((alternatives, cap))
+    if holders is None:
+        holders = ordered_holders(
+            values=_values(copy, alternatives),
+            newest=copy.newest,
+            driver_keys=driver_keys,
+            cap=cap,
+            items=copy.items,
+            cjk_holders=_cjk_holders(copy, alternatives),
+        )
+        with _lock:
+            if copy.ordered.setdefault((alternatives, cap), holders) is holders:
+                copy.rows += len(holders)
+    return holders
+
+
+def _entries(copy: _Copy, item_ids: Iterable[int]) -> list[tuple[HitRow, Metadata, dict[object, object]]]:
+    """Each hit item's row, its metadata as match kinds compare it and the values the caller keeps per
+    hit item under the stamp (kept in the copy on its first hit)."""
+    hits: list[tuple[HitRow, Metadata, dict[object, object]]] = []
+    for item_id in item_ids:
+        row = copy.items[item_id][3]  # type: ignore[index]
         metadata = copy.metadata.get(item_id)
         if metadata is None:
             metadata = copy.metadata.setdefault(item_id, hit_metadata(row))
@@ -577,6 +592,4 @@ def rank_in_python(
         if kept is None:
             kept = copy.hit_values.setdefault(item_id, {})
         hits.append((row, metadata, kept))
-        if len(hits) == limit:
-            break
     return hits

@@ -109,3 +109,33 @@ def _compensated(
 
 #: Whether SQLite's `sum()` compensates (from 3.43 on), so scores equal the statement's bit for bit.
 COMPENSATED = sqlite3.sqlite_version_info >= (3, 43, 0)
+
+
+_LOWEST = float("-inf")
+_NONE: Mapping[int, int] = {}
+
+
+def best_products(
+    weights: Mapping[str, Mapping[int, int]], candidates: set[int] | None, alternatives: Sequence[tuple[str, float]]
+) -> dict[int, float]:
+    """Per item holding a key of `alternatives` (among `candidates` when given), its best `weight ×
+    posting weight` over those keys, each key with its own weight (`weights`: per key, each holder's
+    posting weight)."""
+    best: dict[int, float] = {}
+    for key, weight in alternatives:
+        held = weights.get(key, _NONE)
+        for item_id in held.keys() if candidates is None else candidates & held.keys():
+            value = weight * held[item_id]
+            if value > best.get(item_id, _LOWEST):
+                best[item_id] = value
+    return best
+
+
+def best_postings(weights: Mapping[str, Mapping[int, int]], keys: tuple[str, ...]) -> dict[int, int]:
+    """Per item holding one of `keys`, its best posting weight (`weights`: per key, each holder's)."""
+    best: dict[int, int] = {}
+    for key in keys:
+        for item_id, weight in weights.get(key, _NONE).items():
+            if weight > best.get(item_id, 0):
+                best[item_id] = weight
+    return best

@@ -41,6 +41,7 @@ from typing import cast
 from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms
 from autopatch_j.memory.matching import MatchType, match_of, probes_of
 from autopatch_j.memory.postings_cache import (
+    KEYSETS,
     MAX_COMPLETIONS,
     HitRow,
     Metadata,
@@ -518,7 +519,11 @@ def _ranked(
         keys = frozenset(key for part in parts for key in (part.term.key, *part.term.alternatives))
         probes = probes_of(keys)
     hits = [
-        _hit(row, match_of(q, keys, probes, metadata, lines=_lines(metadata, values), line=line), values)
+        _hit(
+            row,
+            match_of(q, keys, probes, metadata, lines=_lines(metadata, values), line=line, keysets=_keysets(values)),
+            values,
+        )
         for row, metadata, values in found
     ]
     return sorted(hits, key=_not_exact)  # the whole query as a title first (stable)
@@ -539,6 +544,13 @@ def _lines(metadata: Metadata, values: dict[object, object] | None) -> str:
 
 
 _LINES = "\n"
+
+
+def _keysets(values: dict[object, object] | None) -> Sequence[tuple[str, frozenset[str]]] | None:
+    """A hit item's metadata values with their keys (`matching.keysets_of`) when the copy derived them
+    (a small store read whole derives them with its rows), else None: the label then reads the
+    values' keys as it goes, so a larger store derives nothing more on an item's first hit."""
+    return None if values is None else cast("Sequence[tuple[str, frozenset[str]]] | None", values.get(KEYSETS))
 
 
 def _hit(row: HitRow, match: MatchType, values: dict[object, object] | None) -> SearchHit:

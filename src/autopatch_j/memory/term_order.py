@@ -1,0 +1,69 @@
+"""A one-term query's candidates in ranking order, kept per term in a small store's copy.
+
+In a copy holding a small store whole (postings_cache.py: every posting, every posted item's row,
+each term's `weight × posting weight` per holder), the ranking statement of a query of one term
+compares candidates that all hold that term and carry the same share and one term held: its order
+is the products', then `updated_at DESC, memory_id DESC`, whatever the query's text, thread or limit.
+So the candidates of a term's keys — the `cap` newest items of each — are sorted once per stamp,
+with what the scope check and the qualifier read of each (`Holder`), and a search of that term walks
+them best first until `limit` answer, instead of scoring and sorting every candidate again.
+Candidates that no search's scope holds (no row, retired, never active) are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+#: A candidate of a term, best first: its item id, whether every scope holds it (an active
+#: preference or decision), the thread whose scope holds it (an active discussion, else None), its
+#: indexed keys, and whether it holds a CJK key of the term.
+Holder = tuple[int, bool, int | None, int, bool]
+#: An item row as the copy keeps it: (in every scope, thread, updated_at, hit row, indexed keys).
+ItemRow = tuple[bool, int | None, float, tuple[object, ...], int]
+
+
+def ordered_holders(
+    *,
+    values: Mapping[int, float],
+    newest: Mapping[str, Sequence[int]],
+    driver_keys: Sequence[str],
+    cap: int,
+    items: Mapping[int, ItemRow | None],
+    cjk_holders: Sequence[Mapping[int, int]],
+) -> list[Holder]:
+    """The candidates of one term (the `cap` newest holders of each of `driver_keys`) that some scope
+    holds, ordered as the ranking statement orders a one-term query's hits: product (`values`),
+    `updated_at`, memory id, item id, all descending. `items` holds every candidate's row (None: no
+    row); `cjk_holders` are the postings of the term's CJK keys."""
+    candidates: set[int] = set()
+    for key in driver_keys:
+        candidates.update(newest.get(key, ())[:cap])
+    holding_cjk: set[int] = set().union(*cjk_holders) if cjk_holders else set()
+    ranked: list[tuple[float, float, int, int, ItemRow]] = []
+    for item_id in candidates:
+        known = items.get(item_id)
+        if known is not None and (known[0] or known[1] is not None):  # else in no search's scope
+            ranked.append((values[item_id], known[2], known[3][0], item_id, known))  # type: ignore[arg-type]
+    ranked.sort(reverse=True)  # the item ids differ, so the rows are never compared
+    return [(item_id, known[0], known[1], known[4], item_id in holding_cjk) for *_, item_id, known in ranked]
+
+
+def first_answers(
+    holders: Sequence[Holder],
+    *,
+    share: float,
+    answers: Callable[[float, int, int, bool], bool],
+    query_cjk: bool,
+    thread_id: int,
+    limit: int,
+) -> list[int]:
+    """The item ids of the first `limit` holders, best first, in scope of `thread_id` that answer a
+    one-term query whose term weighs `share` (the qualifier's decision, as the ranking statement takes
+    it)."""
+    found: list[int] = []
+    for item_id, every, thread, keys, holds_cjk in holders:
+        if (every or thread == thread_id) and answers(share, 1, keys, holds_cjk != query_cjk):
+            found.append(item_id)
+            if len(found) == limit:
+                break
+    return found
