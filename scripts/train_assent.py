@@ -118,7 +118,7 @@ def outcome(example: AssentExample, picked: list[int]) -> str:
 def floor_errors(examples: list[AssentExample], probabilities: list[list[float]], floor: float) -> int:
     """The cost of `floor`: LOST_COST for each choice lost, one for each made where none is wanted."""
     model = AssentModel(bias=0.0, weights={}, floor=floor, also=1.01)
-    results = Counter(outcome(e, model.choose(p, bare=e.bare)) for e, p in zip(examples, probabilities, strict=True))
+    results = Counter(outcome(e, model.choose(p, bare=e.floored)) for e, p in zip(examples, probabilities, strict=True))
     return LOST_COST * results["lost"] + results["made"]
 
 
@@ -187,7 +187,7 @@ def report(examples: list[AssentExample], probabilities: list[list[float]], floo
     model = AssentModel(bias=0.0, weights={}, floor=floor, also=also)
     for name, pick in (
         ("rule", rule_choice),
-        ("model", lambda e: model.choose(probabilities[index[id(e)]], bare=e.bare)),
+        ("model", lambda e: model.choose(probabilities[index[id(e)]], bare=e.floored)),
     ):
         counts: Counter[str] = Counter()
         for e in examples:
@@ -208,7 +208,7 @@ def train(directory: Path, without: list[str]) -> dict[str, Any]:
     floor, also = thresholds(examples, probabilities)
     bias, weights = fit(examples, fixes)
     model = AssentModel(bias=0.0, weights={}, floor=floor, also=also)
-    results = Counter(outcome(e, model.choose(p, bare=e.bare)) for e, p in zip(examples, probabilities, strict=True))
+    results = Counter(outcome(e, model.choose(p, bare=e.floored)) for e, p in zip(examples, probabilities, strict=True))
     digests = training_digests(directory)
     digests["corpus/" + ASSENT_FIXES] = sha256_of(directory.parent / "corpus" / ASSENT_FIXES)
     digests.update({f"realistic/{a}": "left out" for a in without})
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     directory = part_dir()
     if args.report:
-        examples = labelled(directory, args.without)
+        examples = [e for e in labelled(directory, args.without) if e.proposals]
         index.update({id(e): n for n, e in enumerate(examples)})
         probabilities = cross_validated(examples, fixes_of(directory))
         floor, also = thresholds(examples, probabilities)

@@ -130,9 +130,12 @@ def _adjacent(answer: str, first: tuple[int, int], second: tuple[int, int]) -> b
     return not answer[first[1] : second[0]].strip()
 
 
-def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> list[dict[str, float]]:
+def choice_features(
+    answer: str, reply: str, bare: bool, lexicon: Lexicon, *, reading: str = ""
+) -> list[dict[str, float]]:
     """The features of each candidate of `answer` (`candidates`) as the choice `reply` makes (`bare`:
-    the reply says nothing but assent)."""
+    the reply says nothing but assent; `reading`: how the assent was read, `assent.Reply.reading` —
+    "unsignalled" or "unoffered" is a feature of every candidate, alone and with `bare`)."""
     proposals = lexicon.proposals_in(answer)
     found = candidates(answer, lexicon)
     if not found:
@@ -232,6 +235,12 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
         if bare:
             for key in ("question", "colon_paragraph_end", "item", "signal", "points_back", "names", "standing"):
                 f[f"bare&{key}"] = f.get(key, 0.0)
+        if reading:
+            f[f"reading={reading}"] = 1.0
+            f[f"reading={reading}&{'bare' if bare else 'own'}"] = 1.0
+            for key in ("share_only", "share_best", "item", "names", "code", "question"):
+                if f.get(key):
+                    f[f"reading={reading}&{key}"] = 1.0
         out.append(f)
     return out
 
