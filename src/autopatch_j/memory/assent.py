@@ -257,7 +257,7 @@ class AssentReader:
             return [found[n].text for n in per_option]
         if reading == "unoffered":
             return []
-        return [found[n].text for n in model.choose(probabilities, bare=floored(bare, reading))]
+        return [found[n].text for n in model.choose(probabilities, bare=floored(bare, reading), reading=reading)]
 
     def _per_selected_option(
         self, answer: str, words: str, found: list[Candidate], probabilities: list[float], reading: str

@@ -247,22 +247,30 @@ def choice_features(
 
 @dataclass(frozen=True, slots=True)
 class AssentModel:
-    """The trained weights; `floor` and `also` as the module docstring says."""
+    """The trained weights; `floor` and `also` as the module docstring says; `unsignalled_floor`: the
+    floor of an assent to an answer with no proposal signal (`assent.Reply.reading` "unsignalled";
+    None: `floor`), chosen on those assents alone — a choice lost there costs less, since the
+    sentence reader still reads the reply."""
 
     bias: float
     weights: dict[str, float]
     floor: float
     also: float
+    unsignalled_floor: float | None = None
 
     def probability(self, features: dict[str, float]) -> float:
         return logistic(self.bias, self.weights, features)
 
-    def choose(self, probabilities: list[float], *, bare: bool) -> list[int]:
-        """The indices chosen (in order) from the candidates' probabilities; [] when a bare assent chooses none."""
+    def choose(self, probabilities: list[float], *, bare: bool, reading: str = "") -> list[int]:
+        """The indices chosen (in order) from the candidates' probabilities; [] when a bare assent (`bare`:
+        one the floor applies to) chooses none — below `unsignalled_floor` when read as "unsignalled"."""
         if not probabilities:
             return []
         top = max(range(len(probabilities)), key=lambda n: (probabilities[n], -n))
-        if bare and probabilities[top] < self.floor:
+        floor = (
+            self.unsignalled_floor if reading == "unsignalled" and self.unsignalled_floor is not None else self.floor
+        )
+        if bare and probabilities[top] < floor:
             return []
         return [n for n, p in enumerate(probabilities) if n == top or p >= self.also]
 
@@ -275,6 +283,7 @@ class AssentModel:
             weights={str(k): float(v) for k, v in data["weights"].items()},
             floor=float(data["floor"]),
             also=float(data["also"]),
+            unsignalled_floor=float(data["unsignalled_floor"]) if "unsignalled_floor" in data else None,
         )
 
 
