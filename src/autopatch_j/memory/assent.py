@@ -154,15 +154,17 @@ class AssentReader:
             # ("2 sounds scary. what if …?" acknowledges, as "ok. what does this do?" does)
             asks_on = _asks_on(text, selecting[0], self.lexicon)
             points = picked is not None and bool(picked.chosen) and only_points(selecting[0], self.lexicon)
-            selecting = selecting if points and not asks_on else None
+            # "the second one, yes" (an assent ending what points) is read by pointing, as before
+            pointed = self.pointing(selecting[0], previous.assistant_text) is not None
+            selecting = selecting if points and not asks_on and not pointed else None
             reading = "unoffered" if selecting is not None else ""
         if selecting is not None and selecting[1] is None:
             return None  # "neither", "两个都不要": the reply declines every option
         if not proposals and selecting is None:
             # an answer that closes by asking offers what it asks; only a bare assent takes it up
             asked = closing_question(previous.assistant_text, self.lexicon)
-            if asked is not None and self.is_assent(text):
-                return Reply(turn, [asked], quoted, text, text.strip(), None, None)
+            if asked is not None:  # what it asks, only a bare assent takes up ("yeah fix them" does not)
+                return Reply(turn, [asked], quoted, text, text.strip(), None, None) if self.is_assent(text) else None
             reading = "unsignalled"  # no signal, no closing question: the assent model decides alone
         if selecting is not None:  # "yes both", "第二个", "a but not b", "Caffeine 吧": a selection
             sentence, _ = selecting
