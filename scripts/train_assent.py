@@ -52,6 +52,9 @@ FLOORS = tuple(round(0.05 * n, 2) for n in range(0, 13))
 ALSO = tuple(round(0.05 * n, 2) for n in range(10, 21))
 WRONG_ALSO_COST = 2
 LOST_COST = 2
+#: A choice lost on an assent to an answer with no signal: the sentence reader still reads the reply.
+UNSIGNALLED_LOST_COST = 1
+UNSIGNALLED = "unsignalled"
 FLOOR_SLACK = 0.01
 FIX_WEIGHT = 3.0
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "autopatch_j" / "memory" / MODEL_FILE
@@ -115,11 +118,18 @@ def outcome(example: AssentExample, picked: list[int]) -> str:
     return "right" if any(example.chosen[n] for n in picked) else "wrong"
 
 
-def floor_errors(examples: list[AssentExample], probabilities: list[list[float]], floor: float) -> int:
-    """The cost of `floor`: LOST_COST for each choice lost, one for each made where none is wanted."""
+def floor_errors(
+    examples: list[AssentExample], probabilities: list[list[float]], floor: float, lost_cost: int = LOST_COST
+) -> int:
+    """The cost of `floor`: `lost_cost` for each choice lost, one for each made where none is wanted."""
     model = AssentModel(bias=0.0, weights={}, floor=floor, also=1.01)
-    results = Counter(outcome(e, model.choose(p, bare=e.bare)) for e, p in zip(examples, probabilities, strict=True))
-    return LOST_COST * results["lost"] + results["made"]
+    results = Counter(outcome(e, model.choose(p, bare=e.floored)) for e, p in zip(examples, probabilities, strict=True))
+    return lost_cost * results["lost"] + results["made"]
+
+
+def lowest_floor(examples: list[AssentExample], probabilities: list[list[float]], lost_cost: int) -> float:
+    costs = {t: floor_errors(examples, probabilities, t, lost_cost) for t in FLOORS}
+    return min(t for t in FLOORS if costs[t] <= min(costs.values()) * (1 + FLOOR_SLACK))
 
 
 def also_score(examples: list[AssentExample], probabilities: list[list[float]], also: float) -> tuple[int, int]:
@@ -136,12 +146,16 @@ def also_score(examples: list[AssentExample], probabilities: list[list[float]], 
     return right, wrong
 
 
-def thresholds(examples: list[AssentExample], probabilities: list[list[float]]) -> tuple[float, float]:
-    costs = {t: floor_errors(examples, probabilities, t) for t in FLOORS}
-    floor = min(t for t in FLOORS if costs[t] <= min(costs.values()) * (1 + FLOOR_SLACK))
+def thresholds(examples: list[AssentExample], probabilities: list[list[float]]) -> tuple[float, float, float]:
+    """`floor` on the assents of every reading but "unsignalled", `unsignalled_floor` on those (a lost
+    choice costing UNSIGNALLED_LOST_COST), `also` on all."""
+    own = [n for n, e in enumerate(examples) if e.reading == UNSIGNALLED]
+    rest = [n for n, e in enumerate(examples) if e.reading != UNSIGNALLED]
+    floor = lowest_floor([examples[n] for n in rest], [probabilities[n] for n in rest], LOST_COST)
+    unsignalled = lowest_floor([examples[n] for n in own], [probabilities[n] for n in own], UNSIGNALLED_LOST_COST)
     scores = {t: also_score(examples, probabilities, t) for t in ALSO}
     also = max(ALSO, key=lambda t: (scores[t][0] - WRONG_ALSO_COST * scores[t][1], t))
-    return floor, also
+    return floor, unsignalled, also
 
 
 def rule_choice(example: AssentExample) -> list[int]:
@@ -187,7 +201,7 @@ def report(examples: list[AssentExample], probabilities: list[list[float]], floo
     model = AssentModel(bias=0.0, weights={}, floor=floor, also=also)
     for name, pick in (
         ("rule", rule_choice),
-        ("model", lambda e: model.choose(probabilities[index[id(e)]], bare=e.bare)),
+        ("model", lambda e: model.choose(probabilities[index[id(e)]], bare=e.floored)),
     ):
         counts: Counter[str] = Counter()
         for e in examples:
@@ -205,10 +219,13 @@ index: dict[int, int] = {}
 def train(directory: Path, without: list[str]) -> dict[str, Any]:
     examples, fixes = labelled(directory, without), fixes_of(directory)
     probabilities = cross_validated(examples, fixes)
-    floor, also = thresholds(examples, probabilities)
+    floor, unsignalled, also = thresholds(examples, probabilities)
     bias, weights = fit(examples, fixes)
-    model = AssentModel(bias=0.0, weights={}, floor=floor, also=also)
-    results = Counter(outcome(e, model.choose(p, bare=e.bare)) for e, p in zip(examples, probabilities, strict=True))
+    model = AssentModel(bias=0.0, weights={}, floor=floor, also=also, unsignalled_floor=unsignalled)
+    results = Counter(
+        outcome(e, model.choose(p, bare=e.floored, reading=e.reading))
+        for e, p in zip(examples, probabilities, strict=True)
+    )
     digests = training_digests(directory)
     digests["corpus/" + ASSENT_FIXES] = sha256_of(directory.parent / "corpus" / ASSENT_FIXES)
     digests.update({f"realistic/{a}": "left out" for a in without})
@@ -217,6 +234,7 @@ def train(directory: Path, without: list[str]) -> dict[str, Any]:
         "bias": bias,
         "weights": weights,
         "floor": floor,
+        "unsignalled_floor": unsignalled,
         "also": also,
         "examples": len(examples),
         "fixes": len(fixes),
@@ -245,10 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     directory = part_dir()
     if args.report:
-        examples = labelled(directory, args.without)
+        examples = [e for e in labelled(directory, args.without) if e.proposals]
         index.update({id(e): n for n, e in enumerate(examples)})
         probabilities = cross_validated(examples, fixes_of(directory))
-        floor, also = thresholds(examples, probabilities)
+        floor, _, also = thresholds(examples, probabilities)
         print(f"{len(examples)} examples; floor {floor}, also {also}")
         for t in FLOORS:
             print(f"floor {t:.2f}: cost {floor_errors(examples, probabilities, t)}")
@@ -259,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     model = train(directory, args.without)
     args.out.write_text(dumps(model), encoding="utf-8")
     print(
-        f"{args.out}: {model['examples']} examples, floor {model['floor']}, also {model['also']}, "
+        f"{args.out}: {model['examples']} examples, floor {model['floor']} "
+        f"(unsignalled {model['unsignalled_floor']}), also {model['also']}, "
         f"{model['cross_validated']}"
     )
     return 0

@@ -18,6 +18,14 @@ assent to it:
 - an **assent by quoting** ("> use pnpm workspaces — yes, that one"): the quoted line names the
   proposal sentence chosen, whatever else the answer proposed.
 
+Informal assent words ("ja", "k", "yup", "好嘞"; `assent_words.json`) count as "ok" (`is_assent`). An
+answer with no proposal signal, no closing question and no options offered is still read
+(`Reply.reading` "unsignalled": "ja tests included" after "I'd include them: …"): the assent model
+decides alone, its floor applying to an assent with content too, and an assent followed only by
+questions acknowledges. Over options an answer lists without offering them (a numbered list closed by
+an offer to act), a reply that only points ("1 and 2.") selects (`Reply.reading` "unoffered") when
+the likeliest option it points at reaches the floor.
+
 Which sentences of the answer name the choice: the one quoted; else what the assent model reads
 (`assent_choice.py`, learned from the realistic sessions' gold): every sentence of the answer is a
 candidate — the suggestion, not the rationale after it, the framing before it, a question back or
@@ -46,7 +54,7 @@ from autopatch_j.memory.assent_choice import (
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.options import Selection, offered_by, options_in, read_selection
+from autopatch_j.memory.options import Selection, as_assent, offered_by, only_points, options_in, read_selection
 from autopatch_j.memory.ordinals import reply_pointers
 from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.replacement import names_in, stemmed
@@ -78,7 +86,10 @@ class Assent:
 class Reply:
     """How a turn assents, before what it chooses: the turn (quoted lines blanked), the answer's
     proposals, the sentences it quotes, the words that choose, the user quote, the user's own content
-    (None: a bare assent) and the turn's text left to read for statements."""
+    (None: a bare assent), the turn's text left to read for statements and how it was read
+    (`reading`: "" — an assent to a signalled proposal, the answer's closing question or options it
+    offers; "unsignalled" — to an answer with none of those; "unoffered" — a reply pointing by number or
+    letter at options the answer lists but does not offer as a choice)."""
 
     turn: Turn
     proposals: list[str]
@@ -87,6 +98,7 @@ class Reply:
     quote: str
     own: str | None
     rest: Turn | None
+    reading: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +112,7 @@ class AssentReader:
         if reply is None or previous is None:
             return None
         answer = previous.assistant_text or ""
-        chosen = reply.quoted or self.chosen(answer, reply.words, bare=reply.own is None)
+        chosen = reply.quoted or self.chosen(answer, reply.words, bare=reply.own is None, reading=reply.reading)
         if not chosen:
             return None  # the answer offered nothing a bare assent could choose (an action, a question)
         if reply.own is None:
@@ -131,42 +143,62 @@ class AssentReader:
         if quoted:  # quoting a sentence of the answer proposes it, whatever its words
             turn = dataclasses.replace(turn, user_text=text)
             proposals = [*quoted, *(p for p in proposals if p not in quoted)]
-        # a selection counts over options offered as a choice (`offered`), not a plan's steps
-        selecting = self.selecting(text, previous.assistant_text) if self.offered(previous.assistant_text) else None
+        # a selection counts over options offered as a choice (`offered`); over listed options nobody
+        # offered (a plan's steps, fixes side by side) only a reply pointing by number or letter selects
+        offered = self.offered(previous.assistant_text)
+        selecting = self.selecting(text, previous.assistant_text)
+        reading = ""
+        if selecting is not None and not offered:
+            picked = selecting[1]
+            # only a reply that just points ("1 and 2.") and does not go on with questions alone
+            # ("2 sounds scary. what if …?" acknowledges, as "ok. what does this do?" does)
+            asks_on = _asks_on(text, selecting[0], self.lexicon)
+            points = picked is not None and bool(picked.chosen) and only_points(selecting[0], self.lexicon)
+            # "the second one, yes" (an assent ending what points) is read by pointing, as before
+            pointed = self.pointing(selecting[0], previous.assistant_text) is not None
+            selecting = selecting if points and not asks_on and not pointed else None
+            reading = "unoffered" if selecting is not None else ""
         if selecting is not None and selecting[1] is None:
             return None  # "neither", "两个都不要": the reply declines every option
-        if not proposals:
+        if not proposals and selecting is None:
             # an answer that closes by asking offers what it asks; only a bare assent takes it up
             asked = closing_question(previous.assistant_text, self.lexicon)
-            if asked is not None and self.lexicon.is_confirmation(text):
-                return Reply(turn, [asked], quoted, text, text.strip(), None, None)
-            if selecting is None:
-                return None
+            if asked is not None:  # what it asks, only a bare assent takes up ("yeah fix them" does not)
+                return Reply(turn, [asked], quoted, text, text.strip(), None, None) if self.is_assent(text) else None
+            reading = "unsignalled"  # no signal, no closing question: the assent model decides alone
         if selecting is not None:  # "yes both", "第二个", "a but not b", "Caffeine 吧": a selection
             sentence, _ = selecting
-            return Reply(turn, proposals, quoted, sentence, sentence.strip(), None, _without(turn, sentence))
+            rest = _without(turn, sentence)
+            return Reply(turn, proposals, quoted, sentence, sentence.strip(), None, rest, reading)
         if self._bare(text, proposals, previous.assistant_text):
             quote = _longest_piece(text) if quoted else text.strip()
-            return Reply(turn, proposals, quoted, text, quote, None, None)
+            return Reply(turn, proposals, quoted, text, quote, None, None, reading)
         sentences = split_sentences(text)
         if not sentences:
             return None
         first = sentences[0]
         # "ok. what does the flaky test do?": an assent followed only by questions acknowledges
         asks_on = all(self.lexicon.is_question(s) for s in sentences[1:])
+        if asks_on and len(sentences) > 1 and reading == "unsignalled":
+            return None  # "2 sounds scary. what if …?": with no proposal to take up, it only acknowledges
         if not asks_on and self._bare(first, proposals, previous.assistant_text):
-            return Reply(turn, proposals, quoted, first, first, None, _without(turn, first))
+            return Reply(turn, proposals, quoted, first, first, None, _without(turn, first), reading)
         pointing = self.pointing(first, previous.assistant_text)
         if pointing is not None:  # "BreakBeforeBraces 那个可以", "the second one, yes": the words only point
             clause, head = pointing
-            return Reply(turn, proposals, quoted, head, clause, None, _without(turn, clause))
+            return Reply(turn, proposals, quoted, head, clause, None, _without(turn, clause), reading)
         prefix = self.assent_prefix(first)
         own = first[len(prefix) :].strip(_TRIM)
         if not prefix or not self.lexicon.anchor_tokens(own) or not self.lexicon.passes_gates(first):
             return None
         if _not_deciding().search(fold(own)):
             return None  # "OK, thanks for explaining the decorator.", "好，我先看看 pnpm 的文档。"
-        return Reply(turn, proposals, quoted, own, first, own, _without(turn, first))
+        return Reply(turn, proposals, quoted, own, first, own, _without(turn, first), reading)
+
+    def is_assent(self, text: str) -> bool:
+        """`text` is a confirmation (`Lexicon.is_confirmation`), informal assent words ("ja", "k", "yup";
+        `assent_words.json`) read as "ok"."""
+        return self.lexicon.is_confirmation(as_assent(text))
 
     def offered(self, answer: str) -> bool:
         """The options of `answer` are offered as a choice (`options.offered_by`): the line introducing
@@ -191,7 +223,7 @@ class AssentReader:
             if n >= _ASSENT_WORDS:
                 break
             head = sentence[: end.end()]
-            if head.strip(_TRIM) and self.lexicon.is_confirmation(head.strip(_TRIM)):
+            if head.strip(_TRIM) and self.is_assent(head.strip(_TRIM)):
                 return head
         return ""
 
@@ -203,7 +235,7 @@ class AssentReader:
         ends = [m.start() for m in _WORD_END.finditer(clause) if m.start() > 0][-_ASSENT_WORDS:]
         for end in reversed(ends):  # the shortest assent ending the clause
             head, tail = clause[:end].strip(_TRIM), clause[end:].strip(_TRIM)
-            if not head or not tail or not self.lexicon.is_confirmation(tail):
+            if not head or not tail or not self.is_assent(tail):
                 continue
             words = stemmed(self.lexicon.anchor_tokens(head))
             if reply_pointers(head) or (words and words <= stemmed(self.lexicon.anchor_tokens(answer))):
@@ -211,27 +243,35 @@ class AssentReader:
             return None
         return None
 
-    def chosen(self, answer: str, words: str, *, bare: bool) -> list[str]:
-        """The sentences of `answer` that name what the reply (its words: `words`) chooses, by the
-        assent model (`assent_choice.py`); [] when a bare assent chooses none. A reply selecting over
-        the options the answer offers (`options.read_selection`: "yes both", "1 和 3", "a but not b",
-        "Caffeine 吧") chooses in each selected option its likeliest sentence."""
+    def chosen(self, answer: str, words: str, *, bare: bool, reading: str = "") -> list[str]:
+        """The sentences of `answer` that name what the reply (its words: `words`, read as `reading`:
+        see `Reply`) chooses, by the assent model (`assent_choice.py`); [] when a bare assent — or any
+        assent to an answer with no signal (`reading` "unsignalled") — chooses none. A reply selecting
+        over the options the answer offers (`options.read_selection`: "yes both", "1 和 3", "a but not
+        b", "Caffeine 吧") chooses in each selected option its likeliest sentence; over options it lists
+        without offering them ("unoffered": "1 and 2."), only when the likeliest reaches the floor."""
         found = candidates(answer, self.lexicon)
         model = self.model or default_assent_model()
-        probabilities = [model.probability(f) for f in choice_features(answer, words, bare, self.lexicon)]
-        per_option = self._per_selected_option(answer, words, found, probabilities)
+        features = choice_features(answer, words, bare, self.lexicon, reading=reading)
+        probabilities = [model.probability(f) for f in features]
+        per_option = self._per_selected_option(answer, words, found, probabilities, reading)
         if per_option:
             return [found[n].text for n in per_option]
-        return [found[n].text for n in model.choose(probabilities, bare=bare)]
+        if reading == "unoffered":
+            return []
+        return [found[n].text for n in model.choose(probabilities, bare=floored(bare, reading), reading=reading)]
 
     def _per_selected_option(
-        self, answer: str, words: str, found: list[Candidate], probabilities: list[float]
+        self, answer: str, words: str, found: list[Candidate], probabilities: list[float], reading: str
     ) -> list[int]:
-        """The likeliest candidate of each offered option `words` selects; [] when it selects none."""
+        """The likeliest candidate of each option `words` selects — of options the answer offers, or
+        (`reading` "unoffered") of options it lists when the likeliest of them reaches the model's
+        floor; [] when it selects none."""
         selection = read_selection(words, answer, self.lexicon)
         if selection is None or not selection.selects:
             return []
-        if not self.offered(answer):
+        unoffered = not self.offered(answer)
+        if unoffered and reading != "unoffered":
             return []  # a plan of steps, a review's findings: options nobody proposed as a choice
         picked = [o for o in options_in(answer) if selection.picks(o)]
         best: list[int] = []
@@ -239,6 +279,11 @@ class AssentReader:
             inside = [n for n, c in enumerate(found) if option.holds(c.start)]
             if inside:
                 best.append(max(inside, key=lambda n: (probabilities[n], -n)))
+        # over options nobody offered, the model decides whether the reply chooses at all: the likeliest
+        # of the options it points at must reach the floor, as a bare assent's choice must
+        floor = (self.model or default_assent_model()).floor
+        if unoffered and max((probabilities[n] for n in best), default=0.0) < floor:
+            return []
         return best
 
     def _with_proposal(self, answer: str, proposals: list[str], chosen: list[str]) -> list[str]:
@@ -253,16 +298,15 @@ class AssentReader:
 
     def _bare(self, text: str, proposals: list[str], answer: str) -> bool:
         """An assent and nothing else, or one repeating only words of a proposal ("Yep, cap it at 100.")."""
-        if self.lexicon.is_confirmation(text):
+        if self.is_assent(text):
             return True
         # a name of its own ("yes, go with poetry, lock file committed") makes it the user's own decision
         lx = self.lexicon
-        rest = lx.echo_fillers.blank(
-            lx.confirmation_fillers.blank(lx.echo_assents.blank(lx.confirmations.blank(fold(text))))
-        )
+        said = as_assent(text)  # "k -n 4." repeats the proposal's `-n 4` after an informal assent
+        rest = lx.echo_fillers.blank(lx.confirmation_fillers.blank(lx.echo_assents.blank(lx.confirmations.blank(said))))
         names = names_in(lx.anchor_tokens(rest))
         return any(
-            self.lexicon.is_echo_confirmation(text, p, turn=answer) and names <= names_in(self.lexicon.anchor_tokens(p))
+            self.lexicon.is_echo_confirmation(said, p, turn=answer) and names <= names_in(self.lexicon.anchor_tokens(p))
             for p in proposals
         )
 
@@ -305,13 +349,19 @@ class AssentReader:
 def _not_deciding() -> re.Pattern[str]:
     """The words of `assent_words.json` (gratitude, the user's own next step) as one pattern."""
     data = json.loads(resources.files("autopatch_j.memory").joinpath("assent_words.json").read_text("utf-8"))
-    if set(data) != {"note", "gratitude", "own_step", "every", "neither", "except", "label"} or any(
+    if set(data) != {"note", "gratitude", "own_step", "every", "neither", "except", "label", "assent"} or any(
         set(data[k]) - {"en", "zh"} for k in data if k != "note"
     ):
         raise MemoryEngineError("assent_words.json holds an unknown category or language.")
     words = [w for key in ("gratitude", "own_step") for lang, ws in data[key].items() for w in ws]
     parts = [re.escape(fold(w)) if CJK_RUN.search(w) else rf"\b{re.escape(fold(w))}\b" for w in words]
     return re.compile("|".join(sorted(parts, key=len, reverse=True)))
+
+
+def floored(bare: bool, reading: str) -> bool:
+    """Whether the assent model's floor applies to a choice (`AssentModel.choose`'s `bare`): a bare
+    assent, or any assent to an answer with no proposal signal, closing question or options offered."""
+    return bare or reading == "unsignalled"
 
 
 def closing_question(answer: str, lexicon: Lexicon) -> str | None:
@@ -358,6 +408,12 @@ def _per_option(answer: str, chosen: list[str]) -> list[tuple[list[str], list[st
     if len(groups) < 2:
         return [([], chosen)]
     return [(outside, group) for _, group in sorted(groups.items())]
+
+
+def _asks_on(text: str, first: str, lexicon: Lexicon) -> bool:
+    """What follows `first` in `text` is only questions (at least one)."""
+    after = [s for s in split_sentences(text[text.find(first) + len(first) :]) if s.strip()]
+    return bool(after) and all(lexicon.is_question(s) for s in after)
 
 
 def _longest_piece(text: str) -> str:

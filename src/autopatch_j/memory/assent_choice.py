@@ -130,9 +130,12 @@ def _adjacent(answer: str, first: tuple[int, int], second: tuple[int, int]) -> b
     return not answer[first[1] : second[0]].strip()
 
 
-def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> list[dict[str, float]]:
+def choice_features(
+    answer: str, reply: str, bare: bool, lexicon: Lexicon, *, reading: str = ""
+) -> list[dict[str, float]]:
     """The features of each candidate of `answer` (`candidates`) as the choice `reply` makes (`bare`:
-    the reply says nothing but assent)."""
+    the reply says nothing but assent; `reading`: how the assent was read, `assent.Reply.reading` —
+    "unsignalled" or "unoffered" is a feature of every candidate, alone and with `bare`)."""
     proposals = lexicon.proposals_in(answer)
     found = candidates(answer, lexicon)
     if not found:
@@ -232,28 +235,42 @@ def choice_features(answer: str, reply: str, bare: bool, lexicon: Lexicon) -> li
         if bare:
             for key in ("question", "colon_paragraph_end", "item", "signal", "points_back", "names", "standing"):
                 f[f"bare&{key}"] = f.get(key, 0.0)
+        if reading:
+            f[f"reading={reading}"] = 1.0
+            f[f"reading={reading}&{'bare' if bare else 'own'}"] = 1.0
+            for key in ("share_only", "share_best", "item", "names", "code", "question"):
+                if f.get(key):
+                    f[f"reading={reading}&{key}"] = 1.0
         out.append(f)
     return out
 
 
 @dataclass(frozen=True, slots=True)
 class AssentModel:
-    """The trained weights; `floor` and `also` as the module docstring says."""
+    """The trained weights; `floor` and `also` as the module docstring says; `unsignalled_floor`: the
+    floor of an assent to an answer with no proposal signal (`assent.Reply.reading` "unsignalled";
+    None: `floor`), chosen on those assents alone — a choice lost there costs less, since the
+    sentence reader still reads the reply."""
 
     bias: float
     weights: dict[str, float]
     floor: float
     also: float
+    unsignalled_floor: float | None = None
 
     def probability(self, features: dict[str, float]) -> float:
         return logistic(self.bias, self.weights, features)
 
-    def choose(self, probabilities: list[float], *, bare: bool) -> list[int]:
-        """The indices chosen (in order) from the candidates' probabilities; [] when a bare assent chooses none."""
+    def choose(self, probabilities: list[float], *, bare: bool, reading: str = "") -> list[int]:
+        """The indices chosen (in order) from the candidates' probabilities; [] when a bare assent (`bare`:
+        one the floor applies to) chooses none — below `unsignalled_floor` when read as "unsignalled"."""
         if not probabilities:
             return []
         top = max(range(len(probabilities)), key=lambda n: (probabilities[n], -n))
-        if bare and probabilities[top] < self.floor:
+        floor = (
+            self.unsignalled_floor if reading == "unsignalled" and self.unsignalled_floor is not None else self.floor
+        )
+        if bare and probabilities[top] < floor:
             return []
         return [n for n, p in enumerate(probabilities) if n == top or p >= self.also]
 
@@ -266,6 +283,7 @@ class AssentModel:
             weights={str(k): float(v) for k, v in data["weights"].items()},
             floor=float(data["floor"]),
             also=float(data["also"]),
+            unsignalled_floor=float(data["unsignalled_floor"]) if "unsignalled_floor" in data else None,
         )
 
 

@@ -11,10 +11,12 @@ A short reply selects over them (`read_selection`): every option ("yes both", "�
 ordinal ("2", "the first one", "第二个", "B 吧"), all but those it negates ("a but not b", "除了 2
 都要"), the one option holding every word it names ("Caffeine 吧"; words two options share name
 neither), or none ("neither", "两个都不要"). The words of "every", "neither" and "except" are data
-(`assent_words.json`); the ordinals are read by `ordinals.reply_pointers`. What the selection
-picks is a feature of the assent model's candidates (`assent_choice.choice_features`); over options
-a proposal signal introduces, the assent reader stores the likeliest sentence of each option picked
-(`assent.AssentReader.chosen`).
+(`assent_words.json`), and so are the informal assent words read as "ok" (`as_assent`: "ja", "k",
+"yup", "好嘞"); the ordinals are read by `ordinals.reply_pointers`. What the selection picks is a
+feature of the assent model's candidates (`assent_choice.choice_features`); over options the answer
+offers (`offered_by`), the assent reader stores the likeliest sentence of each option picked, and over
+options it lists without offering them, a reply that only points (`only_points`: "1 and 2.", not "do
+2 now") is read the same way when the assent model's floor is reached (`assent.AssentReader.chosen`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ _POINTING = re.compile(
     r"第\s*[一二三四五六1-9]\s*[个条种步项]?|\b(?:the\s+)?(?:first|second|third|fourth|fifth|last)(?:\s+one)?\b"
     r"|\b(?:option|plan)\s*[a-f1-9]\b|方案\s*[一二三四五六a-f1-9]|选项\s*[一二三四五六a-f1-9]|(?<![\w.])[1-9a-f](?![\w%]|\.\w)"
 )
+
+
+# What joins the ordinals of a reply that only points: "1 and 2", "1 和 3", "a + c", "2、3".
+_JOINERS = re.compile(r"\b(?:and|or|plus|also)\b|[和与及跟]|[\W_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,13 +153,26 @@ def offered_by(answer: str, signal: Callable[[str], bool]) -> str:
 def _selection_words() -> dict[str, re.Pattern[str]]:
     data = json.loads(resources.files("autopatch_j.memory").joinpath("assent_words.json").read_text("utf-8"))
     out: dict[str, re.Pattern[str]] = {}
-    for key in ("every", "neither", "except", "label"):
+    for key in ("every", "neither", "except", "label", "assent"):
         if set(data.get(key, {})) - {"en", "zh"}:
             raise MemoryEngineError(f"assent_words.json: {key} holds an unknown language.")
         words = [fold(w) for ws in data[key].values() for w in ws]
         parts = [re.escape(w) if CJK_RUN.search(w) else rf"\b{re.escape(w)}\b" for w in words]
         out[key] = re.compile("|".join(sorted(parts, key=len, reverse=True)))
     return out
+
+
+def as_assent(text: str) -> str:
+    """`text` folded, with the informal assent words of `assent_words.json` ("ja", "k", "yup", "好嘞") read
+    as "ok", the word the lexicon's confirmations hold ("ja, tests included" → "ok, tests included")."""
+    return _selection_words()["assent"].sub("ok", fold(text))
+
+
+def only_points(reply: str, lexicon: Lexicon) -> bool:
+    """`reply` says nothing but what it points at and its assent ("1 and 2.", "1 和 3", "2", "b, d 可以"):
+    no verb or word of its own ("do 2 now", "用 2", "fix the second one")."""
+    rest = lexicon.confirmation_fillers.blank(lexicon.confirmations.blank(as_assent(reply)))
+    return not _JOINERS.sub(" ", _POINTING.sub(" ", rest)).strip()
 
 
 def read_selection(reply: str, answer: str, lexicon: Lexicon) -> Selection | None:
@@ -180,7 +199,7 @@ def read_selection(reply: str, answer: str, lexicon: Lexicon) -> Selection | Non
     excluded &= ordinals
     # what the reply says besides assenting and pointing: few words, all but one of them the answer's
     rest = lexicon.confirmation_fillers.blank(lexicon.confirmations.blank(folded))
-    for key in ("every", "except", "neither"):
+    for key in ("every", "except", "neither", "assent"):
         rest = words[key].sub(" ", rest)
     content = stemmed(lexicon.anchor_tokens(_POINTING.sub(" ", rest)))
     if len(content) > MAX_SELECTION_WORDS or len(content - stemmed(lexicon.anchor_tokens(answer))) > 1:

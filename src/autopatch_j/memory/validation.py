@@ -10,7 +10,9 @@ compaction or the other candidates:
   "just this once"), not an undecided question, not speculation and not a current code fact — or a
   short confirmation ("同意", "ok let's do that", an assent that repeats only the proposal's own
   words: "Yep, cap it at 100.", or one that only points at an option: "the second one, yes")
-  quoted together with the adjacent assistant proposal, which must carry a proposal signal and, with
+  quoted together with the adjacent assistant proposal, which must carry a proposal signal — or be
+  what the assent reader itself decides from that reply (an assent to an answer with no signal, a
+  reply pointing by number at options listed but not offered, `assent.Reply.reading`) — and, with
   the other sentences quoted from that answer (the items under "建议四条："), anchor the content; a
   quote after a bare correction marker that
   opens its turn ("Scratch that. …", "算了，还是用中文回答我") counts as explicit, and so does an item
@@ -25,6 +27,7 @@ compaction or the other candidates:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -38,7 +41,7 @@ from autopatch_j.memory.options import options_in
 from autopatch_j.memory.reader import states_in_turn
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
 from autopatch_j.memory.sentences import split_sentences
-from autopatch_j.memory.structure import parse
+from autopatch_j.memory.structure import parse, prose_request
 
 MAX_COMPACTION_CHARS = 4_000
 MAX_CONTENT_CHARS = 2_000
@@ -250,6 +253,12 @@ def _confirmed_proposal(
 
     selecting = reader.selecting(sentence, answer)
     options = options_in(answer) if selecting is not None and selecting[1] is not None else ()
+    # what the assent reader itself decides from this reply: an assent to an answer with no proposal
+    # signal, or one pointing by number at options listed but not offered, as the assent model chooses
+    # (read as the extractor reads it: pasted material cut, `structure.prose_request`)
+    prose = prose_request(dataclasses.replace(request, turns=(turn,), prior_turn=previous))
+    assent = reader.read(prose.turns[0], prose.prior_turn)
+    decided = {s.quote.strip() for c in (assent.candidates if assent else ()) for s in c.sources}
 
     def signalled(quote: str) -> bool:
         at = answer.find(quote)
@@ -262,7 +271,7 @@ def _confirmed_proposal(
 
     def assents(quote: str) -> bool:
         return (
-            lexicon.is_confirmation(sentence)
+            reader.is_assent(sentence)
             or lexicon.is_echo_confirmation(sentence, quote, turn=answer)
             or _assents_with_content(src.quote, lexicon)
             or reader.pointing(sentence, answer) is not None
@@ -271,13 +280,17 @@ def _confirmed_proposal(
 
     def taken_up(quote: str) -> bool:
         # a bare assent to what the question closing the answer offers ("…; add that to every pipeline?" — "yes")
-        return quote.strip() == asked and lexicon.is_confirmation(sentence)
+        return quote.strip() == asked and reader.is_assent(sentence)
 
     return any(
         proposal.turn_id == previous.id
         and proposal.role is SourceRole.ASSISTANT
         and lexicon.anchored(raw.content, proposed)
-        and ((signalled(proposal.quote) and assents(proposal.quote)) or taken_up(proposal.quote))
+        and (
+            (signalled(proposal.quote) and assents(proposal.quote))
+            or taken_up(proposal.quote)
+            or proposal.quote.strip() in decided
+        )
         for proposal in sources
     )
 

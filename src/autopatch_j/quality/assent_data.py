@@ -10,7 +10,9 @@ each sentence of that answer a candidate:
   gold quotes what the extractor does not read, a pasted block);
 - **nothing chosen** when no gold memory quotes that user turn where the assent is, in any state
   (a bare "ok" to "Want me to fix those?": a one-off action, no memory);
-- left out otherwise (a gold memory quoting only the user's words there: the user's own statement).
+- left out otherwise (a gold memory quoting only the user's words there: the user's own statement) —
+  except after an answer with no proposal signal, closing question or options offered (`Reply.reading`
+  "unsignalled"), where it is nothing chosen: the sentence reader reads the user's own statement.
 
 The labelled fixes (`eval/corpus/assent_fixes.json`, our own wording) add choices of one answer and
 one reply each.
@@ -24,7 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from autopatch_j.memory.assent import AssentReader, Reply
+from autopatch_j.memory.assent import AssentReader, Reply, floored
 from autopatch_j.memory.assent_choice import candidates, choice_features
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.records import Intent, Turn, TurnStatus
@@ -53,12 +55,16 @@ class _Fixes(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class AssentExample:
-    """One assent: its candidates' features and whether the gold chose each (all False: nothing)."""
+    """One assent: its candidates' features and whether the gold chose each (all False: nothing);
+    `floored`: the model's floor applies to it (`assent.floored`: a bare assent, or any assent to an
+    answer with no signal); `reading`: `assent.Reply.reading`."""
 
     author: str
     session: str
     turn: int
     bare: bool
+    floored: bool
+    reading: str
     features: tuple[dict[str, float], ...]
     chosen: tuple[bool, ...]
     sentences: tuple[str, ...]
@@ -99,7 +105,9 @@ def _example(
         session=session,
         turn=n,
         bare=reply.own is None,
-        features=tuple(choice_features(answer, reply.words, reply.own is None, lexicon)),
+        floored=floored(reply.own is None, reply.reading),
+        reading=reply.reading,
+        features=tuple(choice_features(answer, reply.words, reply.own is None, lexicon, reading=reply.reading)),
         chosen=chosen,
         sentences=tuple(c.text for c in found),
         proposals=tuple(reply.proposals),
@@ -150,7 +158,8 @@ def session_examples(session: Session, author: str, lexicon: Lexicon) -> list[As
         )
         found = candidates(answer, lexicon)
         chosen = tuple(any(_overlaps(raw_answer, c.text, g) for g in gold) for c in found)
-        if (gold and not any(chosen)) or (not gold and user_quoted) or not found:
+        own_statement = not gold and user_quoted and reply.reading != "unsignalled"
+        if (gold and not any(chosen)) or own_statement or not found:
             continue
         out.append(_example(author, session.id, n, answer, reply, chosen, lexicon))
     return out
