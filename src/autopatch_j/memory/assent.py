@@ -46,6 +46,7 @@ from importlib import resources
 
 from autopatch_j.memory.assent_choice import (
     AssentModel,
+    AssentReading,
     Candidate,
     candidates,
     choice_features,
@@ -98,7 +99,7 @@ class Reply:
     quote: str
     own: str | None
     rest: Turn | None
-    reading: str = ""
+    reading: AssentReading = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +148,7 @@ class AssentReader:
         # offered (a plan's steps, fixes side by side) only a reply pointing by number or letter selects
         offered = self.offered(previous.assistant_text)
         selecting = self.selecting(text, previous.assistant_text)
-        reading = ""
+        reading: AssentReading = ""
         if selecting is not None and not offered:
             picked = selecting[1]
             # only a reply that just points ("1 and 2.") and does not go on with questions alone
@@ -243,7 +244,7 @@ class AssentReader:
             return None
         return None
 
-    def chosen(self, answer: str, words: str, *, bare: bool, reading: str = "") -> list[str]:
+    def chosen(self, answer: str, words: str, *, bare: bool, reading: AssentReading = "") -> list[str]:
         """The sentences of `answer` that name what the reply (its words: `words`, read as `reading`:
         see `Reply`) chooses, by the assent model (`assent_choice.py`); [] when a bare assent — or any
         assent to an answer with no signal (`reading` "unsignalled") — chooses none. A reply selecting
@@ -262,7 +263,7 @@ class AssentReader:
         return [found[n].text for n in model.choose(probabilities, bare=floored(bare, reading), reading=reading)]
 
     def _per_selected_option(
-        self, answer: str, words: str, found: list[Candidate], probabilities: list[float], reading: str
+        self, answer: str, words: str, found: list[Candidate], probabilities: list[float], reading: AssentReading
     ) -> list[int]:
         """The likeliest candidate of each option `words` selects — of options the answer offers, or
         (`reading` "unoffered") of options it lists when the likeliest of them reaches the model's
@@ -358,7 +359,7 @@ def _not_deciding() -> re.Pattern[str]:
     return re.compile("|".join(sorted(parts, key=len, reverse=True)))
 
 
-def floored(bare: bool, reading: str) -> bool:
+def floored(bare: bool, reading: AssentReading) -> bool:
     """Whether the assent model's floor applies to a choice (`AssentModel.choose`'s `bare`): a bare
     assent, or any assent to an answer with no proposal signal, closing question or options offered."""
     return bare or reading == "unsignalled"

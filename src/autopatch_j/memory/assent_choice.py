@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.joining import first_word
@@ -130,8 +130,14 @@ def _adjacent(answer: str, first: tuple[int, int], second: tuple[int, int]) -> b
     return not answer[first[1] : second[0]].strip()
 
 
+#: How an assent was read (`assent.Reply.reading`): "" — to a signalled proposal, the answer's
+#: closing question or options it offers; "unsignalled" — to an answer with none of those;
+#: "unoffered" — pointing by number or letter at options the answer lists but does not offer.
+AssentReading = Literal["", "unsignalled", "unoffered"]
+
+
 def choice_features(
-    answer: str, reply: str, bare: bool, lexicon: Lexicon, *, reading: str = ""
+    answer: str, reply: str, bare: bool, lexicon: Lexicon, *, reading: AssentReading = ""
 ) -> list[dict[str, float]]:
     """The features of each candidate of `answer` (`candidates`) as the choice `reply` makes (`bare`:
     the reply says nothing but assent; `reading`: how the assent was read, `assent.Reply.reading` —
@@ -261,7 +267,7 @@ class AssentModel:
     def probability(self, features: dict[str, float]) -> float:
         return logistic(self.bias, self.weights, features)
 
-    def choose(self, probabilities: list[float], *, bare: bool, reading: str = "") -> list[int]:
+    def choose(self, probabilities: list[float], *, bare: bool, reading: AssentReading = "") -> list[int]:
         """The indices chosen (in order) from the candidates' probabilities; [] when a bare assent (`bare`:
         one the floor applies to) chooses none — below `unsignalled_floor` when read as "unsignalled"."""
         if not probabilities:

@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from autopatch_j.memory.assent import AssentReader, Reply, floored
-from autopatch_j.memory.assent_choice import candidates, choice_features
+from autopatch_j.memory.assent_choice import AssentReading, candidates, choice_features
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.records import Intent, Turn, TurnStatus
 from autopatch_j.memory.structure import parse
@@ -64,7 +64,7 @@ class AssentExample:
     turn: int
     bare: bool
     floored: bool
-    reading: str
+    reading: AssentReading
     features: tuple[dict[str, float], ...]
     chosen: tuple[bool, ...]
     sentences: tuple[str, ...]
