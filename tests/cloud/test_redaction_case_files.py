@@ -108,6 +108,7 @@ FILES = (
     "live_ops",
     "grid_ops",
     "meter_ops",
+    "ramp_ops",
 )
 
 

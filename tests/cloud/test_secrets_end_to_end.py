@@ -138,6 +138,10 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # line ending in a Chinese copula; look-alikes: a reference number after an authentication
         # word, command lines whose one-letter options take paths, ports and names
         ("redaction_meter_ops.json", "Publish the meter agent"),
+        # values cut across lines by a fixed-width wrap: a table row whose key stands columns away,
+        # a line with CJK cut at a count of characters under `↳ `, a comment pair with a `?` in the
+        # value; look-alikes: the row layout with an identifier, a comment pair of words
+        ("redaction_ramp_ops.json", "Print the ramp settings"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

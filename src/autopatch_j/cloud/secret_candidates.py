@@ -2,8 +2,9 @@
 reaches (C-24).
 
 Candidates (`candidates`) are runs of token characters (6–1,024 long, holding a digit or a capital)
-in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters
-and never past `[REDACTED]`, a blank line or a previous candidate other than a key's name
+in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters,
+a run of blanks counting as one (a table's column gap, the padding a wrapped row carries over its
+cut: the key columns away is read, up to `GAP_MAX` blanks more), and never past `[REDACTED]`, a blank line or a previous candidate other than a key's name
 (`DB_PASSWORD=`, `SSHPASS=` before a quote, an option before its argument: `"--vault-unseal-1",
 "…"`, a one-letter option: `-A <hex>`), so redacting a second time sees the same context and changes
 nothing. A compound name called with a literal (`ConvertTo-SecureString '…'`) is no candidate and
@@ -26,6 +27,7 @@ from autopatch_j.cloud.secret_value_shape import SCREAMING
 __all__ = ["CONTEXT", "MAX_LENGTH", "MIN_LENGTH", "Candidate", "candidates"]
 
 CONTEXT = 48
+GAP_MAX = 96  # the blanks of column gaps a context may reach over beyond `CONTEXT` characters
 MIN_LENGTH = 6
 MAX_LENGTH = 1024  # a service account token carries a JSON document: 600 characters and more
 
@@ -98,11 +100,23 @@ def _extra(view: str, span: tuple[int, int], floor: int) -> Candidate:
 
 
 def _context_start(view: str, floor: int, start: int) -> int:
-    context_start = max(floor, start - CONTEXT)
+    context_start = _reach(view, max(floor, start - CONTEXT - GAP_MAX), start)
     paragraph = view.rfind("\n\n", context_start, start)
     if paragraph != -1:  # a blank line ends the context: a new paragraph's value is no label's
         context_start = paragraph + 2
     return context_start
+
+
+def _reach(view: str, floor: int, start: int) -> int:
+    """Where a context of `CONTEXT` characters before `start` begins when a run of blanks counts as
+    one character (a table's column gap, the padding a wrapped row carries over its cut), not
+    before `floor`."""
+    at, counted = start, 0
+    while at > floor and counted < CONTEXT:
+        at -= 1
+        if view[at] not in " \t" or at + 1 >= start or view[at + 1] not in " \t":
+            counted += 1
+    return at
 
 
 # a quoted literal on one line that holds a character no run of token characters holds (`'wq]t(We…'`,

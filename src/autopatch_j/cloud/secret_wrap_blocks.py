@@ -16,8 +16,12 @@ cut line has one only when it is `\\` or `↵` (elsewhere a `=` is the empty val
 mark takes columns of the line and is no part of the rendering. Two lines alone (a pair: no equal
 widths confirm the shape) need a cut between token characters, and after a prefix that may start a
 line of its own (a comment marker, a prompt) a random run on both sides of the cut or a name cut in
-two. Widths are display columns (a wide CJK character takes two, as a terminal folds) or, when those
-make no block, characters (as a text wrapper, an editor or a log viewer counts). A block must cut a
+two. Widths are display columns (a wide CJK character takes two, as a terminal folds) or characters (as
+a text wrapper, an editor or a log viewer counts): characters when display columns make no block,
+or when characters read more lines or a longer prefix and neither fewer lines nor a shorter prefix
+(CJK text can give display widths that match by chance, over fewer lines or with a shorter
+prefix: `  ` for `  ↳ `). A mark the first line starts with as well as the next (`// `, `# ` on every line) is always
+a prefix: the bare reading, which would join the mark into the rendering, is not tried. A block must cut a
 token at least once (a break between two non-space characters), so an aligned table of words is no
 block.
 
@@ -117,8 +121,12 @@ def wrapped_breaks(text: str) -> dict[int, Break]:
     i = 0
     while i < len(lines) - 1:
         last = _block(text, starts, lines, widths, i, _width)
-        if last is None and counts is not None and not lines[i].isascii():
-            last = _block(text, starts, lines, counts, i, len)  # cut at a count of characters
+        if counts is not None and not lines[i].isascii():
+            by_count = _block(text, starts, lines, counts, i, len)  # cut at a count of characters
+            if by_count is not None and (
+                last is None or (by_count != last and min(by_count[0] - last[0], by_count[1] - last[1]) >= 0)
+            ):
+                last = by_count  # as many lines or more, each with as long a prefix or longer
         if last is None:
             i += 1
             continue
@@ -172,7 +180,10 @@ def _block(
     bare = [GUTTER.match(gutter).group() for gutter in gutters]  # type: ignore[union-attr]
     column = _column(lines, i)
     best: tuple[int, int] | None = None
-    for prefix in dict.fromkeys((*(p for p in (*gutters, *shared, *bare) if p), *column, "")):
+    # a mark every line starts with, the first included (`// `, `# `), is a prefix: the bare
+    # reading would join it into the rendering
+    marked = bool(gutters) and bool(gutters[0].strip(" \t")) and lines[i].startswith(gutters[0])
+    for prefix in dict.fromkeys((*(p for p in (*gutters, *shared, *bare) if p), *column, *(() if marked else ("",)))):
         for added in (False, True) if prefix else (False,):
             last = _run(lines, widths, i, prefix, measure(prefix) if added else 0)
             if last is None or (best is not None and last <= best[0]):
@@ -244,8 +255,8 @@ def _pair(text: str, starts: list[int], lines: list[str], i: int, prefix: str) -
     return not assigns or cut_name
 
 
-_RUN_BEFORE = re.compile(r"[A-Za-z0-9+/_.~!#$%^*=-]{1,64}+\Z")
-_RUN_AFTER = re.compile(r"[A-Za-z0-9+/_.~!#$%^*=-]{1,64}+")
+_RUN_BEFORE = re.compile(r"[A-Za-z0-9+/_.~!#$%^*?=-]{1,64}+\Z")
+_RUN_AFTER = re.compile(r"[A-Za-z0-9+/_.~!#$%^*?=-]{1,64}+")
 
 
 def _random_cut(line: str, following: str) -> bool:
