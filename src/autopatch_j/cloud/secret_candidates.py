@@ -1,14 +1,14 @@
 """Candidate secret values for the judge (`secret_judge.py`), and how far back each one's context
 reaches (C-24).
 
-Candidates (`candidates`) are runs of token characters (6–1,024 long, holding a digit or a capital)
-in the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters,
-a run of blanks counting as one (a table's column gap, the padding a wrapped row carries over its
-cut: the key columns away is read, up to `GAP_MAX` blanks more), and never past `[REDACTED]`, a blank line or a previous candidate other than a key's name
-(`DB_PASSWORD=`, `SSHPASS=` before a quote, an option before its argument: `"--vault-unseal-1",
-"…"`, a one-letter option: `-A <hex>`), so redacting a second time sees the same context and changes
-nothing. A compound name called with a literal (`ConvertTo-SecureString '…'`) is no candidate and
-keeps the context open.
+Candidates (`candidates`) are runs of token characters (6–1,024 long, holding a digit or a capital) in
+the decoded view the grammar reads; the context of one reaches back at most `CONTEXT` characters, a run
+of blanks counting as one (a table's column gap, the padding a wrapped row carries over its cut: the key
+columns away is read, up to `GAP_MAX` blanks more), and never past `[REDACTED]`, a blank line or a
+previous candidate other than a key's name (`DB_PASSWORD=`, `SSHPASS=` before a quote, an option before
+its argument: `"--vault-unseal-1", "…"`, a one-letter option: `-A <hex>`), so redacting a second time
+sees the same context and changes nothing. A compound name called with a literal
+(`ConvertTo-SecureString '…'`) is no candidate and keeps the context open.
 Two more kinds are no run of token characters: a quoted literal on one line that holds a
 character no run holds (`-p 'wq]t(We…'`), read whole beside its runs, and a code of lowercase
 letter groups (`hjwf-tonh-qanh-zehp`, an app password; `gqdgycsu-oyjxdr-cmdlpgn-unmhu`, a generated
