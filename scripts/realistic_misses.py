@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import tempfile
 from collections import Counter
@@ -170,17 +169,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No such folder: {folder}.", file=sys.stderr)
         return 2
     part = load_realistic(folder)
-    scratch = Path(tempfile.mkdtemp(prefix="realistic-misses-"))
     all_misses: list[Miss] = []
     wrong: list[tuple[str, Stored]] = []
-    try:
+    with tempfile.TemporaryDirectory(prefix="realistic-misses-", ignore_cleanup_errors=True) as scratch:
         for n, session in enumerate(part.sessions):
-            stored, _ = run_session(session, scratch / f"{n:03d}", RulesExtractor())
+            stored, _ = run_session(session, Path(scratch) / f"{n:03d}", RulesExtractor())
             found, bad = misses(session, part.authors[session.id], stored)
             all_misses.extend(found)
             wrong.extend((session.id, m) for m in bad)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     counts = Counter(m.cls for m in all_misses)
     stages = Counter(m.stage.split()[0] for m in all_misses if m.stage)
     summary = {

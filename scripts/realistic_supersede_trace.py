@@ -21,7 +21,6 @@ package is first on `PYTHONPATH` (a fold's tables, say).
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import tempfile
 from collections import Counter
@@ -130,14 +129,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No such folder: {folder}.", file=sys.stderr)
         return 2
     part = load_realistic(folder)
-    scratch = Path(tempfile.mkdtemp(prefix="supersede-trace-"))
     counts: Counter[str] = Counter()
-    try:
+    with tempfile.TemporaryDirectory(prefix="supersede-trace-", ignore_cleanup_errors=True) as scratch:
         for n, session in enumerate(part.sessions):
             if args.session and session.id not in args.session:
                 continue
             extractor = TracingExtractor()
-            stored, _ = run_session(session, scratch / f"{n:03d}", extractor)
+            stored, _ = run_session(session, Path(scratch) / f"{n:03d}", extractor)
             score = score_session(session, part.authors[session.id], stored)
             missed = {note.split()[1] for note in score.notes if note.startswith("missed ")}
             marks = [note for note in score.notes if marked(note)]
@@ -146,8 +144,6 @@ def main(argv: list[str] | None = None) -> int:
             marks += misses
             if (marks or args.session) and not args.summary:
                 trace(session, extractor.lines, stored, marks)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     print(", ".join(f"{key} {value}" for key, value in sorted(counts.items())) or "nothing wrong")
     return 0
 
