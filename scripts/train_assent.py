@@ -46,6 +46,9 @@ from autopatch_j.quality.assent_data import ASSENT_FIXES, AssentExample, fix_exa
 from autopatch_j.quality.realistic import find_checkout_part, sha256_of, training_digests, training_parts
 
 C = 0.5
+# lbfgs runs to a gradient this small, so the optimum (not where the solver stopped) is what is
+# shipped and another CPU's BLAS refits it to the same rounded weights.
+SOLVER_TOL = 1e-10
 MIN_COUNT = 3
 FOLDS = 5
 FLOORS = tuple(round(0.05 * n, 2) for n in range(0, 13))
@@ -84,7 +87,7 @@ def fit(examples: list[AssentExample], fixes: list[AssentExample]) -> tuple[floa
     kept = [{k: v for k, v in f.items() if "=" not in k or counts[k] >= MIN_COUNT} for f in rows]
     vectorizer = DictVectorizer()
     matrix = vectorizer.fit_transform(kept)
-    model = LogisticRegression(C=C, max_iter=5000).fit(matrix, labels, sample_weight=weight)
+    model = LogisticRegression(C=C, max_iter=5000, tol=SOLVER_TOL).fit(matrix, labels, sample_weight=weight)
     names = vectorizer.get_feature_names_out()
     weights = {str(n): round(float(w), 4) for n, w in zip(names, model.coef_[0], strict=True) if abs(w) >= 1e-4}
     return round(float(model.intercept_[0]), 4), weights

@@ -36,6 +36,9 @@ from autopatch_j.quality.joining_data import JOINING_FIXES, JoiningPair, fix_pai
 from autopatch_j.quality.realistic import find_checkout_part, sha256_of, training_digests, training_parts
 
 C = 1.0
+# lbfgs runs to a gradient this small, so the optimum (not where the solver stopped) is what is
+# shipped and another CPU's BLAS refits it to the same rounded weights.
+SOLVER_TOL = 1e-10
 MIN_COUNT = 3
 FOLDS = 5
 WRONG_JOIN_COST = 2
@@ -66,7 +69,9 @@ def fit(pairs: list[JoiningPair], fixes: list[JoiningPair]) -> tuple[float, dict
     vectorizer = DictVectorizer()
     matrix = vectorizer.fit_transform(kept)
     weights_of = [1.0] * len(pairs) + [FIX_WEIGHT] * len(fixes)
-    model = LogisticRegression(C=C, max_iter=5000).fit(matrix, [int(p.one) for p in every], sample_weight=weights_of)
+    model = LogisticRegression(C=C, max_iter=5000, tol=SOLVER_TOL).fit(
+        matrix, [int(p.one) for p in every], sample_weight=weights_of
+    )
     names = vectorizer.get_feature_names_out()
     weights = {str(n): round(float(w), 4) for n, w in zip(names, model.coef_[0], strict=True) if abs(w) >= 1e-4}
     return round(float(model.intercept_[0]), 4), weights

@@ -43,6 +43,9 @@ from autopatch_j.quality.realistic import Session, find_checkout_part, sha256_of
 from autopatch_j.quality.revision_fixes import REVISION_FIXES, RevisionExample, read_fixes
 
 C = 1.0
+# lbfgs runs to a gradient this small, so the optimum (not where the solver stopped) is what is
+# shipped and another CPU's BLAS refits it to the same rounded weights.
+SOLVER_TOL = 1e-10
 FOLDS = 8
 FIX_WEIGHT = 3.0
 #: A word feature (`t:`) is kept when at least this many training examples hold it.
@@ -107,7 +110,7 @@ def fit(rows: list[Example], fixes: list[Example]) -> tuple[DictVectorizer, Logi
     kept = [{k: v for k, v in f.items() if not k.startswith("t:") or counts[k] >= MIN_COUNT} for f in feats]
     vectorizer = DictVectorizer(sort=True)
     weights = [1.0] * len(rows) + [FIX_WEIGHT] * len(fixes)
-    model = LogisticRegression(C=C, max_iter=5000).fit(
+    model = LogisticRegression(C=C, max_iter=5000, tol=SOLVER_TOL).fit(
         vectorizer.fit_transform(kept), [y for *_, y in every], sample_weight=weights
     )
     return vectorizer, model
