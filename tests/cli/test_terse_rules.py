@@ -7,6 +7,9 @@ their Chinese counterparts store one memory quoting the rule; the guards — a o
 same setting asked as a question, a hypothetical, a report of what happened, a report of an API's
 limits with numbers, a bare "ja" after an answer that proposed nothing, a line introducing a pasted
 traceback — store nothing.
+`cases/answered.json` reads a terse line after the assistant's answer: a value or a choice that
+settles what the answer asked or listed stores one memory quoting it; the same line out of the blue
+(nothing said before it) and a one-off request answering the question store nothing.
 `count` active memories, each needle of `quoted` in a user quote of one of them. A case with `xfail`
 is a known miss that must keep failing (strict), so fixing it shows up.
 """
@@ -22,7 +25,11 @@ import pytest
 from tests.cli.agent_process import run_cli
 from tests.cli.sessions import assert_quotes, params
 
-CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "terse_rules.json").read_text("utf-8"))
+CASES: list[dict[str, Any]] = [
+    case
+    for name in ("terse_rules.json", "answered.json")
+    for case in json.loads((Path(__file__).parent / "cases" / name).read_text("utf-8"))
+]
 
 
 def _json(args: list[str], *, cwd: Path, home: Path) -> Any:
