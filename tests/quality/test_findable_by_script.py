@@ -1,5 +1,6 @@
 """`scripts/findable_by.py`: its replica of the floor and the qualifier gives the search's own answers
-(`base` = `actual`), and every index-side variant and the asked value's kind are scored."""
+(`base` = `actual`), and every index-side variant (the memory's source turns and pivot words too), the
+qualifier reading every match as across scripts, and the asked value's kind are scored."""
 
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ def test_the_replica_answers_as_the_search_does_and_scores_every_variant(tmp_pat
         "all_glosses",
         "subject_thesaurus",
         "all_thesaurus",
+        "source_turns",
+        "source_proposal",
+        "pivot",
+        "across_all",
         "value_kind",
     }
     for row in report.values():
