@@ -27,7 +27,10 @@ Extra keys are not counted among the memory's indexed keys and never make a matc
 keys stored apart from the memory's own words would not. A hit is a memory that passes (a session
 holds at most ten, so the five places never cut one).
 
-    python scripts/findable_by.py [--part dev] [--value-weight 0.5] [--json]
+    python scripts/findable_by.py [--part dev] [--value-weight 0.5] [--shift 0.0] [--json]
+
+`--shift` adds to the qualifier's logit threshold for every variant (not `actual`, the search
+itself): the base row at several shifts is the threshold's curve a variant is held against.
 """
 
 from __future__ import annotations
@@ -200,9 +203,10 @@ def _passing(
     return got
 
 
-def run(part: str, value_weight: float) -> dict[str, dict[str, Any]]:
-    """Per variant: targets found, nothing-queries left empty, and the queries it gains or loses."""
-    rule = qualifier()
+def run(part: str, value_weight: float, shift: float = 0.0) -> dict[str, dict[str, Any]]:
+    """Per variant: targets found, nothing-queries left empty, and the queries it gains or loses
+    (`shift` moves the qualifier's threshold for every variant but `actual`, the search itself)."""
+    rule = dataclasses.replace(qualifier(), threshold=qualifier().threshold + shift)
     names = ["actual", "base", *VARIANTS, "across_all", "value_kind"]
     tally: dict[str, dict[str, Any]] = {
         name: {"hit": 0, "targeted": 0, "empty": 0, "nothing": 0, "gained": [], "lost": []} for name in names
@@ -235,9 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", default="dev", help="folder under eval/realistic (default: dev)")
     parser.add_argument("--value-weight", type=float, default=0.5, help="the asked kind's term, × the heaviest")
+    parser.add_argument("--shift", type=float, default=0.0, help="added to the qualifier's threshold (a curve)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
-    tally = run(args.part, args.value_weight)
+    tally = run(args.part, args.value_weight, args.shift)
     if args.json:
         print(json.dumps(tally, ensure_ascii=False, indent=1))
         return 0
