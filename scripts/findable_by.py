@@ -11,6 +11,14 @@ gives the query eval's figures: `actual` is the search itself) and once per vari
   Chinese key's English glosses);
 - `subject_thesaurus`, `all_thesaurus`: the thesaurus members its subject and title, or every field,
   trigger (`equivalents.json`, broader concepts included);
+- `source_turns`, `source_proposal`: the keys of the prose of the turns the memory's gold sources
+  quote, and with them the assistant answer before each user source (the proposal the user
+  confirmed) — the conversation's working vocabulary, which the memory's own words may not use;
+- `pivot`: same-language words through the other language (an English key's first two Chinese
+  words' other glosses, a Chinese key's glosses' other Chinese words);
+- `across_all`: no extra keys, but the qualifier reads every match as one across scripts (its
+  `across` feature set for all: what same-language questions would gain from the rule cross-language
+  ones get);
 - `value_kind`: the kind of value a question asks for ("how long", 多久 → a duration; "how many", 几个
   → a number; "version", 版本 → a version) as one more query term of `--value-weight` × the query's
   heaviest weight, held by a memory stating a value of that kind (`memory/values.py`).
@@ -19,7 +27,10 @@ Extra keys are not counted among the memory's indexed keys and never make a matc
 keys stored apart from the memory's own words would not. A hit is a memory that passes (a session
 holds at most ten, so the five places never cut one).
 
-    python scripts/findable_by.py [--part dev] [--value-weight 0.5] [--json]
+    python scripts/findable_by.py [--part dev] [--value-weight 0.5] [--shift 0.0] [--json]
+
+`--shift` adds to the qualifier's logit threshold for every variant (not `actual`, the search
+itself): the base row at several shifts is the threshold's curve a variant is held against.
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ from query_eval import load_sessions, session_files, store_session
 from autopatch_j.memory.index import _member_keys, text_keys
 from autopatch_j.memory.qualifier import Qualifier, crosses, qualifier
 from autopatch_j.memory.search import QueryPlan, plan_in_tx
+from autopatch_j.memory.structure import parse
 from autopatch_j.memory.text import fold, has_cjk, tokens
 from autopatch_j.memory.text.bilingual import chinese_of, english_of
 from autopatch_j.memory.values import values
@@ -69,7 +81,42 @@ def _thesaurus(text: str) -> list[str]:
     return _member_keys(latin, [t.text for t in found if t.kind == "cjk"])
 
 
+def _prose(text: str) -> str:
+    return parse(text).prose(keep_reports=True)
+
+
+def _context(m: Memory, *, proposal: bool) -> list[str]:
+    """The keys of the prose of the turns a memory's sources quote (the user's), and with `proposal`
+    of the assistant answer before each (what the user confirmed)."""
+    turns: Any = m["_turns"]
+    sources: Any = m["_sources"]
+    texts: list[str] = []
+    for source in sources:
+        n = int(source.get("turn", -1))
+        if 0 <= n < len(turns):
+            role = str(source.get("role") or "user")
+            texts.append(_prose(turns[n].get(role, "")))
+            if proposal and role == "user" and n > 0:
+                texts.append(_prose(turns[n - 1].get("assistant", "")))
+    return text_keys(" \n".join(texts))
+
+
+def _pivots(keys: Iterable[str]) -> list[str]:
+    """Same-language words through the other language: an English key's Chinese words' other English
+    stems, a Chinese key's glosses' other Chinese words."""
+    found: list[str] = []
+    for key in keys:
+        if has_cjk(key):
+            found += [w for e in english_of(key) for w in chinese_of(e)]
+        else:
+            found += [w for c in chinese_of(key)[:2] for w in english_of(c)]
+    return found
+
+
 VARIANTS: dict[str, Callable[[Memory], list[str]]] = {
+    "pivot": lambda m: _pivots(text_keys(f"{m['subject']} {m['title']} {m['content']}")),
+    "source_turns": lambda m: _context(m, proposal=False),
+    "source_proposal": lambda m: _context(m, proposal=True),
     "subject_glosses": lambda m: _glosses(text_keys(m["subject"])),
     "title_glosses": lambda m: _glosses(text_keys(f"{m['subject']} {m['title']}")),
     "all_glosses": lambda m: _glosses(text_keys(f"{m['subject']} {m['title']} {m['content']}")),
@@ -84,7 +131,9 @@ def asked_kind(query: str) -> str | None:
     return next((kind for kind, (pattern, _) in _ASKS.items() if re.search(pattern, folded)), None)
 
 
-def passes(plan: QueryPlan, keys: set[str], rule: Qualifier, extra: frozenset[str] = frozenset()) -> bool:
+def passes(
+    plan: QueryPlan, keys: set[str], rule: Qualifier, extra: frozenset[str] = frozenset(), *, across_all: bool = False
+) -> bool:
     """Whether a memory of index keys `keys` (`extra` among them: not its own) passes the floor and the rule."""
     total = sum(plan.weights)
     share, held, holds_cjk = 0.0, 0, False
@@ -95,7 +144,7 @@ def passes(plan: QueryPlan, keys: set[str], rule: Qualifier, extra: frozenset[st
             holds_cjk = holds_cjk or any(has_cjk(key) and key not in extra for key in found)
     if not held or share < plan.min_share - 1e-9 or held < min(rule.min_terms, len(plan.terms)):
         return False
-    across = crosses(query_cjk=any(has_cjk(term.key) for term in plan.terms), holds_cjk=holds_cjk)
+    across = across_all or crosses(query_cjk=any(has_cjk(term.key) for term in plan.terms), holds_cjk=holds_cjk)
     own = len(keys - extra)
     return rule.answers(share=share / total, held=held, terms=len(plan.terms), keys=own, across=across)
 
@@ -125,7 +174,11 @@ def _store(conn: Any, memories: dict[int, dict[str, Any]]) -> Store:
     own: dict[int, set[str]] = {mid: set() for mid in memories}
     for mid, term in conn.execute(_POSTINGS):
         own[mid].add(term)
-    fields = {mid: {f: str(m.get(f) or "") for f in ("subject", "title", "content")} for mid, m in memories.items()}
+    fields: dict[int, Any] = {
+        mid: {f: str(m.get(f) or "") for f in ("subject", "title", "content")}
+        | {"_turns": m.get("_turns", []), "_sources": m.get("sources", [])}
+        for mid, m in memories.items()
+    }
     extras = {name: {mid: set(f(fields[mid])) - own[mid] for mid in memories} for name, f in VARIANTS.items()}
     kinds = {mid: {kind for kind, _ in values(f"{m['title']} {m['content']}")} for mid, m in memories.items()}
     return Store(own, extras, kinds)
@@ -139,6 +192,8 @@ def _passing(
     got = {"base": {mid for mid in own if plan and passes(plan, own[mid], rule)}}
     for name, extras in store.extras.items():
         got[name] = {mid for mid in own if plan and passes(plan, own[mid] | extras[mid], rule, frozenset(extras[mid]))}
+    # The qualifier reading every match as one across scripts (its `across` feature set for all).
+    got["across_all"] = {mid for mid in own if plan and passes(plan, own[mid], rule, across_all=True)}
     kind = asked_kind(query)
     got["value_kind"] = got["base"]
     if plan and kind:
@@ -148,17 +203,20 @@ def _passing(
     return got
 
 
-def run(part: str, value_weight: float) -> dict[str, dict[str, Any]]:
-    """Per variant: targets found, nothing-queries left empty, and the queries it gains or loses."""
-    rule = qualifier()
-    names = ["actual", "base", *VARIANTS, "value_kind"]
+def run(part: str, value_weight: float, shift: float = 0.0) -> dict[str, dict[str, Any]]:
+    """Per variant: targets found, nothing-queries left empty, and the queries it gains or loses
+    (`shift` moves the qualifier's threshold for every variant but `actual`, the search itself)."""
+    rule = dataclasses.replace(qualifier(), threshold=qualifier().threshold + shift)
+    names = ["actual", "base", *VARIANTS, "across_all", "value_kind"]
     tally: dict[str, dict[str, Any]] = {
         name: {"hit": 0, "targeted": 0, "empty": 0, "nothing": 0, "gained": [], "lost": []} for name in names
     }
     for session in load_sessions(session_files(part)):
         with store_session(session) as (manager, ids):
             thread = manager.active_thread().id
-            memories = {ids[m["key"]]: m for m in session["memories"] if m["state"] == "active"}
+            memories = {
+                ids[m["key"]]: m | {"_turns": session["turns"]} for m in session["memories"] if m["state"] == "active"
+            }
             with manager.db.read("findable by") as conn:
                 store = _store(conn, memories)
                 for query in session["queries"]:
@@ -181,9 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", default="dev", help="folder under eval/realistic (default: dev)")
     parser.add_argument("--value-weight", type=float, default=0.5, help="the asked kind's term, × the heaviest")
+    parser.add_argument("--shift", type=float, default=0.0, help="added to the qualifier's threshold (a curve)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
-    tally = run(args.part, args.value_weight)
+    tally = run(args.part, args.value_weight, args.shift)
     if args.json:
         print(json.dumps(tally, ensure_ascii=False, indent=1))
         return 0

@@ -1,5 +1,7 @@
 """`scripts/findable_by.py`: its replica of the floor and the qualifier gives the search's own answers
-(`base` = `actual`), and every index-side variant and the asked value's kind are scored."""
+(`base` = `actual`), and every index-side variant (the memory's source turns and pivot words too), the
+qualifier reading every match as across scripts, and the asked value's kind are scored; `--shift`
+moves the replica's threshold only."""
 
 from __future__ import annotations
 
@@ -28,9 +30,16 @@ def test_the_replica_answers_as_the_search_does_and_scores_every_variant(tmp_pat
         "all_glosses",
         "subject_thesaurus",
         "all_thesaurus",
+        "source_turns",
+        "source_proposal",
+        "pivot",
+        "across_all",
         "value_kind",
     }
     for row in report.values():
         assert (row["targeted"], row["nothing"]) == (3, 2), report
     assert {k: report["base"][k] for k in ("hit", "empty")} == {k: report["actual"][k] for k in ("hit", "empty")}
     assert report["base"]["hit"] == 2, report  # the bundler question shares no word with the memory
+    # --shift moves the replica's threshold (a curve), never the search's own answers
+    shifted = json.loads(_run_script("findable_by.py", tmp_path, session, "--shift", "100").stdout)
+    assert shifted["base"]["hit"] == 0 and shifted["actual"]["hit"] == report["actual"]["hit"], shifted

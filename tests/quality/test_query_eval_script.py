@@ -63,14 +63,16 @@ def test_the_miss_classifier_names_why_each_query_missed(tmp_path: Path) -> None
     assert any(term.startswith("-bundler") for term in miss["terms"]), miss
 
 
-def _run_script(script: str, tmp_path: Path, session: Mapping[str, object]) -> subprocess.CompletedProcess[str]:
-    """Run `scripts/<script> --part <a folder holding one batch of `session`> --json`."""
+def _run_script(
+    script: str, tmp_path: Path, session: Mapping[str, object], *extra: str
+) -> subprocess.CompletedProcess[str]:
+    """Run `scripts/<script> --part <a folder holding one batch of `session`> --json [extra …]`."""
     folder = tmp_path / "part" / "q1"
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
     batch = {"author": "q1", "batch": 1, "sessions": [session]}
     (folder / "q1-b01.json").write_text(json.dumps(batch), encoding="utf-8")
     return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / script), "--part", str(tmp_path / "part"), "--json"],
+        [sys.executable, str(ROOT / "scripts" / script), "--part", str(tmp_path / "part"), "--json", *extra],
         capture_output=True,
         text=True,
         timeout=300,
