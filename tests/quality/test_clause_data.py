@@ -138,3 +138,22 @@ def test_a_pause_boundary_belongs_to_the_nearest_gold_memory_on_each_side() -> N
         ("然后", "提交信息一律写英文", True),
     ]
     assert all("unit_b_stated" in b.features for b in found)
+
+
+def test_the_experiment_with_pauses_cuts_a_dictated_sentence_at_its_pauses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `pauses`, a model reading every boundary as two memories parts a dictated sentence with no
+    punctuation at its pauses between Chinese characters, each part quoting its own words."""
+    pytest.importorskip("sklearn")
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    script = load_script("scripts/clause_split_eval.py")
+    splitter = script.SplittingExtractor(10.0, {}, 0.5, pauses=True)
+    assert splitter.parts("以后回答都用中文 提交信息一律写英文", "user_preference") == [
+        "以后回答都用中文",
+        "提交信息一律写英文",
+    ]
+    without = script.SplittingExtractor(10.0, {}, 0.5)
+    assert without.parts("以后回答都用中文 提交信息一律写英文", "user_preference") == [
+        "以后回答都用中文 提交信息一律写英文"
+    ]
