@@ -3,20 +3,22 @@
     .venv/bin/python scripts/train_clauses.py --report         # grouped cross-validation
     .venv/bin/python scripts/train_clauses.py --out /tmp/clause_model.json
     .venv/bin/python scripts/train_clauses.py --without k1 --out /tmp/c.json --threshold 0.4
+    .venv/bin/python scripts/train_clauses.py --pauses --report   # pauses of dictation cut too
 
 The offline extractor uses no clause model (docs/quality.md, the clause split): out of fold it
 parts few sentences and half of them wrongly. The model file is written where `--out` says, for
 experiments; the package reads no clause model.
 
-Training data: `quality.clause_data`'s boundaries of every realistic session the sentence reader
-learns from (`quality.realistic.training_parts`: the manifest's dev part, `test/` and `measured/`).
+Training data: `quality.clause_data`'s boundaries (with `--pauses`, its pauses of dictation too)
+of every realistic session the sentence reader learns from (`quality.realistic.training_parts`: the
+manifest's dev part, `test/` and `measured/`).
 The model is a logistic regression (features seen fewer than MIN_COUNT times dropped, classes
 weighed as they come). Its threshold is the one on GRID with the least cost over the pooled
 out-of-fold predictions of FOLDS folds by author (every FOLDS-th author of the sorted list held out),
 a wrong split costing WRONG_SPLIT_COST missed ones: a missed split leaves one rule inside another, a
 wrong one stores half a rule as a memory of its own. `--report` also prints, per fold, the confusion
 of that fold at the threshold chosen on the other folds' out-of-fold predictions alone (the figure a
-fresh author would see).
+fresh author would see), and the right, wrong and missed splits of each mark at 0.5, 0.7 and 0.9.
 
 Needs scikit-learn (the `test` extra). Deterministic: the same files give byte-identical weights.
 """
@@ -53,14 +55,14 @@ def probability(bias: float, weights: dict[str, float], features: dict[str, floa
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, score))))
 
 
-def labelled(directory: Path, without: list[str]) -> list[ClauseBoundary]:
+def labelled(directory: Path, without: list[str], *, pauses: bool = False) -> list[ClauseBoundary]:
     subjects, reader, lexicon = default_subject_model(), default_reader_model(), default_lexicon()
     out: list[ClauseBoundary] = []
     for part in training_parts(directory).values():
         for session in part.sessions:
             author = part.authors[session.id]
             if author not in without:
-                out.extend(session_boundaries(session, author, subjects, reader, lexicon))
+                out.extend(session_boundaries(session, author, subjects, reader, lexicon, pauses=pauses))
     return out
 
 
@@ -125,10 +127,16 @@ def report(data: list[ClauseBoundary], probabilities: list[float]) -> None:
         total = [x + y for x, y in zip(total, counts, strict=True)]
         print(f"fold {fold}: threshold {t:.2f} (chosen on the other folds): right/wrong/missed/kept {counts}")
     print(f"held-out folds pooled: right/wrong/missed/kept {tuple(total)} of {len(data)} boundaries")
+    marks = sorted({k for b in data for k in b.features if k.startswith("mark=")})
+    for mark in marks:
+        inside = [n for n, b in enumerate(data) if mark in b.features]
+        for t in (0.5, 0.7, 0.9):
+            tp, fp, fn, _ = confusion([data[n] for n in inside], [probabilities[n] for n in inside], t)
+            print(f"{mark} at {t:.2f}: {len(inside)} boundaries, right {tp}, wrong {fp}, missed {fn}")
 
 
-def train(directory: Path, without: list[str]) -> dict[str, Any]:
-    data = labelled(directory, without)
+def train(directory: Path, without: list[str], *, pauses: bool = False) -> dict[str, Any]:
+    data = labelled(directory, without, pauses=pauses)
     probabilities = cross_validated(data)
     threshold = chosen(data, probabilities)
     tp, fp, fn, tn = confusion(data, probabilities, threshold)
@@ -153,16 +161,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where to write the model")
     parser.add_argument("--report", action="store_true", help="only print the cross-validated grid")
     parser.add_argument("--threshold", type=float, help="write this threshold instead of the chosen one")
+    parser.add_argument("--pauses", action="store_true", help="cut at pauses of dictation too (clause_cuts)")
     args = parser.parse_args(argv)
     directory = part_dir()
     if args.report:
-        data = labelled(directory, args.without)
+        data = labelled(directory, args.without, pauses=args.pauses)
         print(f"{len(data)} boundaries, {sum(1 for b in data if b.two)} of them two memories")
         report(data, cross_validated(data))
         return 0
     if args.out is None:
         parser.error("--out is required to write a model")
-    model = train(directory, args.without)
+    model = train(directory, args.without, pauses=args.pauses)
     if args.threshold is not None:
         model["threshold"] = args.threshold
     args.out.write_text(dumps(model), encoding="utf-8")

@@ -7,7 +7,10 @@ quoting its own words; a rule with its reason clause, and a rule naming two valu
 stay one memory; a choice parked for later ("let's hold off on … until …", "先不定 … 再说") is none.
 `count` active memories, each needle of `quoted` in a user quote of one of them and no memory quoting
 two of them. The cases of several rules in one breath are known misses (strict `xfail`): the
-extractor reads whole sentences (docs/quality.md, "Round 27: units of statement").
+extractor reads whole sentences (docs/quality.md, "Round 27: units of statement" and "Round 29: cuts
+at pauses of dictation"). A rule dictated over two lines stays one memory (a known miss in Chinese:
+the joining model keeps the two lines apart), and a rule with its reason or with two values after a
+pause stays one memory.
 """
 
 from __future__ import annotations

@@ -93,3 +93,67 @@ def test_the_experiment_stores_each_split_part_as_a_memory_quoting_it(
     quotes = {(m.status, q) for m in stored for _, role, q in m.sources if role == "user"}
     assert ("active", "以后回复一律用中文") in quotes
     assert any(q == "提交信息写英文。" for _, q in quotes)
+
+
+def test_with_pauses_a_chinese_sentence_is_also_cut_at_white_space_next_to_chinese() -> None:
+    sentence = "以后接口超时统一 3 秒 然后日志里不打手机号"
+    cuts = clause_cuts(sentence, pauses=True)
+    assert [(sentence[c.start : c.end], c.mark) for c in cuts] == [
+        ("以后接口超时统一", "pause:hw"),
+        ("3", "pause:wh"),
+        ("秒", "pause:hh"),
+        ("然后日志里不打手机号", ""),
+    ]
+    assert len(clause_cuts("from now on every pr needs a ticket", pauses=True)) == 1  # no Chinese: no pause
+    assert len(clause_cuts(sentence)) == 1  # without pauses only commas cut
+
+
+def test_a_pause_boundary_belongs_to_the_nearest_gold_memory_on_each_side() -> None:
+    """The words between two quotes ("然后") belong to neither: both boundaries around them part two
+    memories; a boundary inside one quote is one memory."""
+    session = Session.model_validate(
+        {
+            "id": "s-3",
+            "language": "zh",
+            "turns": [{"user": "以后回答都用中文 然后 提交信息一律写英文", "assistant": "好的"}],
+            "memories": [
+                {
+                    "key": k,
+                    "kind": "user_preference",
+                    "subject": k,
+                    "title": k,
+                    "content": k,
+                    "state": "active",
+                    "sources": [{"turn": 0, "role": "user", "quote": quote}],
+                }
+                for k, quote in (("answers", "以后回答都用中文"), ("commits", "提交信息一律写英文"))
+            ],
+        }
+    )
+    found = session_boundaries(
+        session, "x", default_subject_model(), default_reader_model(), default_lexicon(), pauses=True
+    )
+    assert [(b.left, b.right, b.two) for b in found] == [
+        ("以后回答都用中文", "然后", True),
+        ("然后", "提交信息一律写英文", True),
+    ]
+    assert all("unit_b_stated" in b.features for b in found)
+
+
+def test_the_experiment_with_pauses_cuts_a_dictated_sentence_at_its_pauses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `pauses`, a model reading every boundary as two memories parts a dictated sentence with no
+    punctuation at its pauses between Chinese characters, each part quoting its own words."""
+    pytest.importorskip("sklearn")
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    script = load_script("scripts/clause_split_eval.py")
+    splitter = script.SplittingExtractor(10.0, {}, 0.5, pauses=True)
+    assert splitter.parts("以后回答都用中文 提交信息一律写英文", "user_preference") == [
+        "以后回答都用中文",
+        "提交信息一律写英文",
+    ]
+    without = script.SplittingExtractor(10.0, {}, 0.5)
+    assert without.parts("以后回答都用中文 提交信息一律写英文", "user_preference") == [
+        "以后回答都用中文 提交信息一律写英文"
+    ]

@@ -9,7 +9,11 @@ of each side and the last word of the first, their lengths, the words of each si
 and thesaurus concepts they share, the subject model's same-subject probability and its voted
 subjects, the lexicon's classes of the second side (a subject of its own, a speech act, a switch, a
 word pointing back, an aside, a temporary scope), and what the sentence reader reads in each side
-alone. `session_boundaries` labels them: in each user turn, each prose sentence
+alone. With `pauses` (`scripts/train_clauses.py --pauses`, round 29) a sentence holding Chinese is also
+cut at each pause of dictation (white space next to a Chinese character: "以后回答都用中文 然后 sql
+关键字全部大写"), each side of a boundary is the whole sentence on that side, the features add what the
+reader reads in the unit on each side (`local_units`), and a boundary belongs to the nearest gold
+memory on each side. `session_boundaries` labels them: in each user turn, each prose sentence
 (`joining.prose_sentences`) that quotes a gold preference or decision is cut; a clause belongs to
 the gold preferences and decisions whose user quotes of that turn overlap it; each pair of adjacent
 clauses where each belongs to at most one memory and at least one to some memory is a boundary —
@@ -43,13 +47,16 @@ class Clause:
     mark: str
 
 
-def clause_cuts(sentence: str) -> list[Clause]:
+def clause_cuts(sentence: str, *, pauses: bool = False) -> list[Clause]:
     """The top-level clauses of `sentence`, in order: cut after "，" and after a Latin "," followed by
-    a space, never inside brackets, quotes or code spans; a sentence without a cut is one clause."""
+    a space, never inside brackets, quotes or code spans; a sentence without a cut is one clause.
+    With `pauses`, a sentence holding Chinese is also cut at each pause of dictation: a run of white
+    space with a Chinese character on at least one side (its mark `_pause_mark`: what is on each side)."""
     out: list[Clause] = []
     stack: list[str] = []
     symmetric: str | None = None
     start = 0
+    han = pauses and any(_is_han(ch) for ch in sentence)
     for n, ch in enumerate(sentence):
         if symmetric is not None:
             if ch == symmetric:
@@ -64,8 +71,34 @@ def clause_cuts(sentence: str) -> list[Clause]:
         elif not stack and (ch == "，" or (ch == "," and sentence[n + 1 : n + 2].isspace())):
             out.append(_clause(sentence, start, n, ch))
             start = n + 1
+        elif han and not stack and ch.isspace() and n > start and not sentence[n - 1].isspace():
+            mark = _pause_mark(sentence, n)
+            if mark:
+                out.append(_clause(sentence, start, n, mark))
+                start = n + 1
     out.append(_clause(sentence, start, len(sentence), ""))
     return [c for c in out if c.end > c.start] or [Clause(0, len(sentence), "")]
+
+
+def _is_han(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
+
+
+def _pause_mark(sentence: str, at: int) -> str:
+    """The mark of the white space starting at `at`: "pause:" and the kinds of the characters on each
+    side (h: Chinese, w: a letter or digit, p: anything else); "" when neither side is Chinese or a
+    side is the sentence's end or a separator."""
+    end = at
+    while end < len(sentence) and sentence[end].isspace():
+        end += 1
+    if at == 0 or end >= len(sentence) or sentence[end] in "，,":
+        return ""
+
+    def kind(ch: str) -> str:
+        return "h" if _is_han(ch) else "w" if ch.isalnum() else "p"
+
+    left, right = kind(sentence[at - 1]), kind(sentence[end])
+    return f"pause:{left}{right}" if "h" in (left, right) else ""
 
 
 def _clause(sentence: str, start: int, end: int, mark: str) -> Clause:
@@ -98,9 +131,11 @@ def clause_features(
     subjects: SubjectModel,
     reader: ReaderModel,
     lexicon: Lexicon,
+    local: tuple[str, str] | None = None,
 ) -> dict[str, float]:
     """The features of the boundary between the adjacent clauses `left` and `right` of `sentence`, a
-    statement of `kind`."""
+    statement of `kind`; `local`, the units next to the boundary (`local_units`), adds what the reader
+    reads in each of them alone, their lengths and whether each holds content words."""
     a = sentence[left.start : left.end]
     b = sentence[right.start : right.end]
     a_len, b_len = sum(1 for _ in tokens(a)), sum(1 for _ in tokens(b))
@@ -144,11 +179,27 @@ def clause_features(
     voted_a, voted_b = subjects.voted(a), subjects.voted(b)
     if voted_a and voted_b:
         features["voted_same" if voted_a == voted_b else "voted_different"] = 1.0
+    if local is not None:  # the units next to the boundary, between the pauses and commas around it
+        unit_a, unit_b = local
+        kind_ua, stated_ua = _reading(reader, lexicon, unit_a)
+        kind_ub, stated_ub = _reading(reader, lexicon, unit_b)
+        features["unit_a_stated"] = stated_ua
+        features["unit_b_stated"] = stated_ub
+        features["unit_both_stated"] = float(stated_ua >= 0.5 and stated_ub >= 0.5)
+        features["unit_same_kind"] = float(kind_ua == kind_ub)
+        features[f"unit_a_len={_length_bucket(sum(1 for _ in tokens(unit_a)))}"] = 1.0
+        features[f"unit_b_len={_length_bucket(sum(1 for _ in tokens(unit_b)))}"] = 1.0
+        features["unit_b_anchored"] = float(bool(lexicon.anchor_tokens(unit_b)))
+        features["unit_a_anchored"] = float(bool(lexicon.anchor_tokens(unit_a)))
     for word in {t.text for t in tokens(a)}:
         features[f"a_word={word}"] = 1.0
     for word in {t.text for t in tokens(b)}:
         features[f"b_word={word}"] = 1.0
     return features
+
+
+#: The gold memories (key, kind) a clause belongs to.
+Owners = set[tuple[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +214,18 @@ class ClauseBoundary:
 
 
 def session_boundaries(
-    session: Session, author: str, subjects: SubjectModel, reader: ReaderModel, lexicon: Lexicon
+    session: Session,
+    author: str,
+    subjects: SubjectModel,
+    reader: ReaderModel,
+    lexicon: Lexicon,
+    *,
+    pauses: bool = False,
 ) -> list[ClauseBoundary]:
-    """The labelled boundaries of one realistic session."""
+    """The labelled boundaries of one realistic session. With `pauses`, the pauses of dictation are
+    boundaries too (`clause_cuts`), each side of a boundary is the whole sentence on that side (a
+    pause parts words as often as clauses), and a boundary belongs to the nearest gold memory on each
+    side (the words between two quotes — "然后", "还有" — belong to neither)."""
     out: list[ClauseBoundary] = []
     for index, turn in enumerate(session.turns):
         text = turn.user
@@ -180,18 +240,25 @@ def session_boundaries(
             continue
         for start, end in prose_sentences(text):
             sentence = text[start:end]
-            cuts = clause_cuts(sentence)
+            cuts = clause_cuts(sentence, pauses=pauses)
             if len(cuts) < 2:
                 continue
-            owners = [
-                {(key, kind) for key, kind, s, e in quoted if s < start + c.end and start + c.start < e} for c in cuts
+            owners: list[Owners] = [
+                {(key, str(kind)) for key, kind, s, e in quoted if s < start + c.end and start + c.start < e}
+                for c in cuts
             ]
-            for (left, own_l), (right, own_r) in itertools.pairwise(zip(cuts, owners, strict=True)):
+            sides = _nearest(owners) if pauses else list(itertools.pairwise(owners))
+            for n, ((left, right), (own_l, own_r)) in enumerate(zip(itertools.pairwise(cuts), sides, strict=True)):
                 if len(own_l) > 1 or len(own_r) > 1 or not (own_l or own_r):
                     continue
                 kind = next(iter(own_l or own_r))[1]
                 two = bool(own_l and own_r and own_l != own_r)
-                features = clause_features(sentence, left, right, kind, subjects, reader, lexicon)
+                a, b = left, right
+                local = None
+                if pauses:  # each side is the whole sentence on that side, and the units next to it
+                    a, b = Clause(0, left.end, left.mark), Clause(right.start, len(sentence), "")
+                    local = local_units(sentence, cuts, n)
+                features = clause_features(sentence, a, b, kind, subjects, reader, lexicon, local)
                 out.append(
                     ClauseBoundary(
                         author,
@@ -203,4 +270,31 @@ def session_boundaries(
                         two,
                     )
                 )
+    return out
+
+
+MAJOR = ("，", ",", "pause:hh")  # the marks that end a unit (`local_units`)
+
+
+def local_units(sentence: str, cuts: list[Clause], n: int) -> tuple[str, str]:
+    """The units on each side of the boundary after `cuts[n]`: from the last comma or pause between two
+    Chinese characters before it to the boundary, and from the boundary to the next one (a pause
+    next to a Latin word parts words of one clause as often as clauses)."""
+    first = n
+    while first > 0 and cuts[first - 1].mark not in MAJOR:
+        first -= 1
+    last = n + 1
+    while last < len(cuts) - 1 and cuts[last].mark not in MAJOR:
+        last += 1
+    return sentence[cuts[first].start : cuts[n].end], sentence[cuts[n + 1].start : cuts[last].end]
+
+
+def _nearest(owners: list[Owners]) -> list[tuple[Owners, Owners]]:
+    """For each boundary between adjacent clauses, the owners of the nearest owned clause on each side
+    (empty when no clause on that side is owned)."""
+    out: list[tuple[Owners, Owners]] = []
+    for n in range(1, len(owners)):
+        left = next((o for o in reversed(owners[:n]) if o), set())
+        right = next((o for o in owners[n:] if o), set())
+        out.append((left, right))
     return out
