@@ -80,6 +80,10 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   Secret就是` / `> …`); a reference number in an aside after a sentence holding an authentication
   word (`（工单 XJGD-2025-3381）`) and command lines whose one-letter options take a key file, ports,
   a volume, an image, a namespace, a branch, a count and a directory stay.
+- `campus_refs`: a research-computing team's texts — an Oracle thin-driver login's password, a
+  secret key holding slashes; a thin-driver URL with no login (`jdbc:oracle:thin:@//…`) before a
+  required-variable placeholder and references that name a secret by its path (a store's path
+  after `--secret-id`, a key vault's secret URI, a cloud resource id) stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -109,6 +113,7 @@ FILES = (
     "grid_ops",
     "meter_ops",
     "ramp_ops",
+    "campus_refs",
 )
 
 

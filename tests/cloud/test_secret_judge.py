@@ -139,18 +139,13 @@ _TWICE_UNSTABLE = pytest.mark.xfail(
     reason="an s6 text (a form-encoded `password+%3D`) redacts differently twice with the judge; the "
     "rules alone are stable",
 )
-_TWICE_UNSTABLE_S13 = pytest.mark.xfail(
-    strict=True,
-    reason="an s13 form body (`…%3A1521%2FORCLPDB1&state=<hex>`) redacts its `state` differently twice "
-    "with the judge; the rules alone are stable",
-)
 
 
 @pytest.mark.parametrize(
     "author",
     [
         "s1", "s2", "s3", "s4", "s5", pytest.param("s6", marks=_TWICE_UNSTABLE), "s8", "s9", "s10", "s11", "s12",
-        pytest.param("measured/s13", marks=_TWICE_UNSTABLE_S13), "measured/s14", "measured/s15",
+        "measured/s13", "measured/s14", "measured/s15",
     ],
 )  # fmt: skip
 def test_the_judge_makes_no_tuning_text_redact_differently_twice(author: str) -> None:

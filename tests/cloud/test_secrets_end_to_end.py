@@ -142,6 +142,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # a line with CJK cut at a count of characters under `↳ `, a comment pair with a `?` in the
         # value; look-alikes: the row layout with an identifier, a comment pair of words
         ("redaction_ramp_ops.json", "Print the ramp settings"),
+        # an Oracle thin-driver login's password, a secret key holding slashes; look-alikes: a
+        # thin-driver URL with no login, references that name a secret by its path
+        ("redaction_campus_refs.json", "Print the accounting settings"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

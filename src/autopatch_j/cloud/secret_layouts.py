@@ -7,7 +7,8 @@
 * **A login before a host without a scheme** (`user/password@//host:1521/SVC`,
   `user/password@host:port/service`, an Oracle connect string; `user:password@tcp(host:3306)/db`, a
   Go MySQL DSN): the part between the `/` or `:` and the `@` that starts the host, when it reads
-  like a password. A package or an action at a version
+  like a password; a part ending in `:` has an empty password field, it names a driver
+  (`jdbc:oracle:thin:@//host:1521/SVC`). A package or an action at a version
   (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays. An e-mail login
   with its password ending a line when the password reads like one (`git@host:org/repo`, a port
   stay); on a mail relay's `sasl_passwd` line (`[smtp.example.org]:587 bot@example.org:<password>`:
@@ -96,6 +97,8 @@ def _logins_at_host(view: str) -> Iterator[Span]:
     for pattern in (_LOGIN_AT_HOST, _MAIL_LOGIN, _RELAY_LOGIN):
         for match in pattern.finditer(view):
             value = match.group("s")
+            if value.endswith(":"):
+                continue  # `jdbc:oracle:thin:@//…`: the field before `@` is empty, no login
             if (pattern is _RELAY_LOGIN or passwordish(value)) and not placeholder(view, value, match.start("s")):
                 yield match.span("s")
 

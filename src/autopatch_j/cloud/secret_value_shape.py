@@ -6,10 +6,10 @@ UUID, a version, a date, a file name, a dotted name, an e-mail address, a placeh
 of words, an age recipient, four-letter groups, a certificate or public key in base64 DER or base64
 of its PEM text (whole or cut), a DSA or ECDSA signature in base64 DER, a private key or a key store
 in base64 DER, an object id, a reference number (`DBZG-2024-6230`), a `SCREAMING_SNAKE` name, an
-attribute, a path, a flag, base64 padding, a known token prefix, lowercase words, or base64 of
-printable text in any script or of a file (of a document — prose, a message of `|` fields, a file's
-bytes —, of a JSON document with a key's field, or of `user:password`). Pure functions of the value;
-the context is the judge's.
+attribute, a path, a reference's path of named segments, a flag, base64 padding, a known token
+prefix, lowercase words, or base64 of printable text in any script or of a file (of a document —
+prose, a message of `|` fields, a file's bytes —, of a JSON document with a key's field, or of
+`user:password`). Pure functions of the value; the context is the judge's.
 """
 
 from __future__ import annotations
@@ -56,6 +56,17 @@ _ID_WORDS = re.compile(r"(?:[a-z]{2,}[-_.]|[A-Z][a-z]+){2,}")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
 _VOWELS = frozenset("aeiouyAEIOUY")
 _VOWEL_CHARS = frozenset("aeiouAEIOU")
+# a reference's path (`ground/ndc/duffel-TMogQR-22`, `https://kv-ops.vault.azure.net/secrets/adyen-api/<version>`,
+# `/subscriptions/<uuid>/resourceGroups/…`): after a scheme, segments of which at least two, and at least half,
+# start with a word (lowercase, capitalised or camelCase letters before the first `-`, `_` or `.`), no login,
+# query or blank in it (the credential of a URL sits there) and no segment holding a random run of mixed case and
+# digits (a webhook's or a token's body)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}://")
+_NOT_A_PATH = re.compile(r"[@?=&:\s]")
+_NAMED_SEGMENT = re.compile(r"(?:[a-z]{2,}|[A-Z][a-z]+|[A-Z]{2,})(?:[A-Z][a-z]+)*(?:[-_.]|\Z)")
+_RANDOM_RUN = re.compile(
+    r"(?=[A-Za-z0-9]{0,63}?[0-9])(?=[A-Za-z0-9]{0,63}?[A-Z])(?=[A-Za-z0-9]{0,63}?[a-z])[A-Za-z0-9]{12,}"
+)
 # `self.token`, `cfg.API_KEY`, and a member of a class of two or more capitalised words (`BuildConfig.MAPS_KEY`)
 _ATTRIBUTE = re.compile(r"(?:[a-z_]\w*+|[A-Z][a-z]++(?:[A-Z][a-z]++)++)\.[A-Za-z_]\w*+")
 
@@ -243,6 +254,19 @@ def value_signal(value: str) -> str | None:
     return "credential_shape" if credential_shaped(value) else None
 
 
+def _named_path(value: str) -> bool:
+    """Whether `value` reads as a reference's path (see `_NAMED_SEGMENT`)."""
+    scheme = _SCHEME.match(value)
+    body = value[scheme.end() :] if scheme else value
+    if _NOT_A_PATH.search(body):
+        return False
+    segments = [segment for segment in body.split("/") if segment]
+    named = sum(_NAMED_SEGMENT.match(segment) is not None for segment in segments)
+    if named < 2 or named * 2 < len(segments):
+        return False
+    return not any(_RANDOM_RUN.search(segment) for segment in segments)
+
+
 def entropy(value: str) -> float:
     size = len(value)
     return -sum(n / size * math.log2(n / size) for n in Counter(value).values())
@@ -315,6 +339,8 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         out["attribute"] = 1.0
     if value.count("/") >= 2 or value.startswith(("/", "./", "~/", "../")):
         out["path"] = 1.0
+    if "/" in value and _named_path(value):
+        out["named_path"] = 1.0  # a reference names the secret, it does not hold it
     if value.startswith(("-", "--")):
         out["flag"] = 1.0
     if value.endswith("="):
