@@ -18,7 +18,8 @@ The decision is then the message's: the kind its words give (`Lexicon.proposal_k
 its stated sentences without the sender's label ("张工：") — or, for an assent with content of its own
 ("yes, and the same for the mobile repo"), the user's words — and the sources are the stated
 sentences and the user's assent, all quoted from the user's turn. Prose before the message never
-answers it.
+answers it, and neither does prose after another paste below it (a report line and a code block
+between the message and "is he right"): the reply is the prose right under the message.
 """
 
 from __future__ import annotations
@@ -54,9 +55,10 @@ class RelayReader:
         stated = self.stated(message)
         if not stated:
             return None
+        following = [ln for ln in parse(raw_turn.user_text, answer).lines if ln.start > end and ln.text.strip()]
+        if not following or following[0].label != "prose":
+            return None  # the reply opens right under the message, not under another paste
         after = parse(raw_turn.user_text[end:], answer).prose()
-        if not after.strip():
-            return None
         relay = dataclasses.replace(raw_turn, user_text="", assistant_text=message)
         reply = self.assent.reply(dataclasses.replace(turn, user_text=after), relay)
         lexicon = self.assent.lexicon
