@@ -4,7 +4,8 @@ Stage 1 (`extract`): pasted material is dropped (`structure.py`); a user turn th
 confirmation — or an assent repeating the proposal's own words ("Yep, cap it at 100.") — right after
 an assistant answer with a proposal sentence becomes a `project_decision` quoting both (a
 `user_preference` when the assistant promised standing conduct, `Lexicon.proposal_kind`;
-`assent.py`); the rest of each turn is read sentence by sentence (`statements.py`, with
+`assent.py`); an assent to a message quoted from someone else in the turn adopts that message
+(`relays.py`); the rest of each turn is read sentence by sentence (`statements.py`, with
 `corrections.py` for what a correction corrects): the sentence reader (`reader.py`) reads each prose
 sentence when `read_with_model` (default `READER_PRIMARY`), else the lexicon's markers decide, and
 kinds follow the lexicon's kind rule (`Lexicon.kind_hint`, docs/pipeline.md). Each item of a list is
@@ -33,6 +34,7 @@ from autopatch_j.memory.presentation import default_presentation
 from autopatch_j.memory.reader import RETIREMENT as RETIREMENT_READ
 from autopatch_j.memory.reader import ReaderModel, Reading, default_reader_model, turn_features
 from autopatch_j.memory.records import Turn
+from autopatch_j.memory.relays import RelayReader
 from autopatch_j.memory.replacement import Replacement
 from autopatch_j.memory.statements import StatementReader
 from autopatch_j.memory.structure import prose_request, quotes_raw
@@ -68,6 +70,7 @@ class RulesExtractor:
         self.replacement = Replacement(self.lexicon)
         self.subjects = SubjectReader(self.lexicon, subjects or default_subject_model(), joining=joining)
         self.assent = AssentReader(self.lexicon)
+        self.relays = RelayReader(self.assent, reader)
         self.presentation = default_presentation()
         self.statements = StatementReader(self.lexicon)
         self.operations = OperationRules(
@@ -89,7 +92,11 @@ class RulesExtractor:
         )
         for turn in request.turns:
             previous = request.predecessor(turn)
-            assent = self.assent.read(turn, previous)
+            # prose after a message quoted from someone else answers that message, not the assistant
+            original = raw.turn(turn.id) or turn
+            before = raw.predecessor(original)
+            assent = self.relays.read(original, turn, (before.assistant_text or "") if before else "")
+            assent = assent or self.assent.read(turn, previous)
             rest: Turn | None = turn
             if assent is not None:  # what an assent decides; the rest of its turn is read as any other
                 candidates.extend(assent.candidates)

@@ -80,8 +80,10 @@ class TurnView:
     proposed: bool
 
     @classmethod
-    def of(cls, raw_user_text: str, *, proposed: bool) -> TurnView:
-        return cls(structure=parse(raw_user_text), proposed=proposed)
+    def of(cls, raw_user_text: str, *, proposed: bool, answer: str | None = None) -> TurnView:
+        """`answer`: the assistant's answer before the turn ("" for none), so a quoted block that is no
+        slice of it is someone else's words (`structure.parse`); None reads `>` lines as prose."""
+        return cls(structure=parse(raw_user_text, answer), proposed=proposed)
 
     def sentences(self) -> list[str]:
         """The prose sentences, in order (pasted material and report lines are never read)."""
@@ -94,7 +96,7 @@ def turn_features(
     """Each prose sentence of a user turn (RAW text) with its features; `previous_assistant_text` is the
     assistant's answer just before it ("" when there is none)."""
     proposed = bool(previous_assistant_text) and bool(lexicon.proposals_in(previous_assistant_text))
-    view = TurnView.of(raw_user_text, proposed=proposed)
+    view = TurnView.of(raw_user_text, proposed=proposed, answer=previous_assistant_text)
     sentences = view.sentences()
     read = [
         (s, sentence_features(s, view=view, index=n, count=len(sentences), lexicon=lexicon))

@@ -55,7 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from autopatch_j.memory.blocks import gloss_length, relayed_rows, table_rows
+from autopatch_j.memory.blocks import gloss_length, quoted_rows, relayed_rows, table_rows
 from autopatch_j.memory.sentences import last_sentence_start
 
 if TYPE_CHECKING:
@@ -327,8 +327,9 @@ def _pastable(line: str) -> bool:
 
 
 @functools.lru_cache(maxsize=512)
-def parse(text: str) -> Structure:
-    """Label every line of `text` (see the module docstring)."""
+def parse(text: str, answer: str | None = None) -> Structure:
+    """Label every line of `text` (see the module docstring); with the assistant's `answer` before the
+    turn ("" for none), a `>` block that is no slice of it is someone else's words (`blocks.quoted_rows`)."""
     raw: list[tuple[int, int, str]] = []
     at = 0
     for piece in text.split("\n"):
@@ -355,6 +356,8 @@ def parse(text: str) -> Structure:
     for rows, name in ((table_rows(texts, strong), "table"), (relayed_rows(texts, strong), "relayed")):
         for i in rows:
             shape[i], strong[i] = name, True
+    for i in quoted_rows(texts, strong, answer) if answer is not None else ():
+        shape[i], strong[i] = "relayed", True
     # Someone else's words: a weak shape, material when introduced or next to material.
     for i, j in [*_quotations(raw, shape, blank), *_foreign_paragraphs(raw, blank)]:
         shape[i : j + 1] = [shape[k] or "quoted" for k in range(i, j + 1)]
@@ -554,7 +557,8 @@ def prose_request(request: ExtractionRequest) -> ExtractionRequest:
     material and the user's lines introducing it are gone, the rest keeps its exact characters."""
 
     def cut(turn: Turn) -> Turn:
-        user = parse(turn.user_text).prose()
+        before = request.predecessor(turn)
+        user = parse(turn.user_text, (before.assistant_text or "") if before else "").prose()
         assistant = parse(turn.assistant_text).prose(keep_reports=True) if turn.assistant_text else turn.assistant_text
         if user == turn.user_text and assistant == turn.assistant_text:
             return turn

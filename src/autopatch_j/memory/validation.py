@@ -18,6 +18,10 @@ compaction or the other candidates:
   opens its turn ("Scratch that. …", "算了，还是用中文回答我") counts as explicit, and so does an item
   of a list after a line introducing it ("ground rules for this repo:\n- …", `lists.py`), and a correction's
   content may take its subject from the user turn just before it, the statement it corrects;
+* a message the user quotes from someone else (`blocks.quoted_rows`: a `>` block that is no slice of
+  the assistant's answer before the turn) is material like any paste, unless the candidate is what
+  the relay reader decides from the user's assent to it in the same turn (`relays.py`): then its
+  sentences and the assent are the evidence;
 * evidence already covered by a suppressed (forgotten) candidate — user or assistant — never forms a
   candidate again, and its quotes are cut out of the new compaction;
 * `discussion_context` is always non-factual and bound to the batch's thread;
@@ -40,6 +44,7 @@ from autopatch_j.memory.lists import listed
 from autopatch_j.memory.options import options_in
 from autopatch_j.memory.reader import states_in_turn
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
+from autopatch_j.memory.relays import RelayReader, in_relayed
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.structure import parse, prose_request
 
@@ -171,6 +176,9 @@ def _semantic_reason(
 ) -> str | None:
     if any(_suppressed(src, request) for src in sources):  # every role: an assistant quote too
         return "its evidence belongs to a forgotten memory"
+    relayed = _adopted_relay(sources, request, lexicon)
+    if relayed is not None:
+        return relayed or None  # "": what the user adopts of a relayed message
     if any(_in_material(src, request) for src in sources):
         return "it quotes pasted material, or the line introducing it, as what the user said"
     if raw.kind == MemoryKind.DISCUSSION_CONTEXT.value:
@@ -329,11 +337,34 @@ def _ratified_statement(
 
 def _in_material(src: Source, request: ExtractionRequest) -> bool:
     """A user quote touching pasted material (a log, a trace, a diff, code …) or the prose line that
-    introduces it, with no occurrence wholly in prose (`structure.parse`)."""
+    introduces it, with no occurrence wholly in prose (`structure.parse`; a message quoted from
+    someone else is judged by `_adopted_relay`)."""
     if src.role is not SourceRole.USER:
         return False
     turn = request.turn(src.turn_id)
     return turn is not None and parse(turn.user_text).covers(src.quote)
+
+
+def _adopted_relay(sources: tuple[Source, ...], request: ExtractionRequest, lexicon: Lexicon) -> str | None:
+    """None when no user quote lies in a message quoted from someone else (`relays.py`); "" when every
+    user quote is evidence of the relay reader's own decision on its turn (the message's sentences and
+    the user's assent); else the reason the candidate is filtered."""
+    for src in sources:
+        turn = request.turn(src.turn_id) if src.role is SourceRole.USER else None
+        if turn is None:
+            continue
+        previous = request.predecessor(turn)
+        answer = (previous.assistant_text or "") if previous is not None else ""
+        if not in_relayed(turn.user_text, answer, src.quote):
+            continue
+        prose = prose_request(dataclasses.replace(request, turns=(turn,), prior_turn=previous)).turns[0]
+        adopted = RelayReader(AssentReader(lexicon)).read(turn, prose, answer)
+        decided = {s.quote.strip() for c in (adopted.candidates if adopted else ()) for s in c.sources}
+        users = [s.quote.strip() for s in sources if s.role is SourceRole.USER and s.turn_id == turn.id]
+        if not users or not set(users) <= decided:
+            return "it quotes someone else's message as what the user said"
+        return ""
+    return None
 
 
 def _suppressed(src: Source, request: ExtractionRequest) -> bool:

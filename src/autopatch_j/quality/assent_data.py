@@ -140,7 +140,7 @@ def session_examples(session: Session, author: str, lexicon: Lexicon) -> list[As
     for n in range(1, len(session.turns)):
         raw_answer, raw_user = session.turns[n - 1].assistant, session.turns[n].user
         previous = _turn(n - 1, parse(session.turns[n - 1].user).prose(), parse(raw_answer).prose(keep_reports=True))
-        reply = reader.reply(_turn(n, parse(raw_user).prose(), raw_answer), previous)
+        reply = reader.reply(_turn(n, parse(raw_user, raw_answer).prose(), raw_answer), previous)
         if reply is None or reply.quoted:
             continue
         answer = previous.assistant_text or ""
