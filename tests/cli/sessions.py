@@ -11,6 +11,14 @@ import pytest
 
 from tests.cli.conftest import CliRunner
 
+CASE_DIR = Path(__file__).parent / "cases"
+
+
+def case_file(name: str) -> list[dict[str, Any]]:
+    """The cases of `cases/<name>.json`."""
+    cases: list[dict[str, Any]] = json.loads((CASE_DIR / f"{name}.json").read_text("utf-8"))
+    return cases
+
 
 def params(cases: list[dict[str, Any]]) -> list[Any]:
     """pytest parameters named by each case's `name`; a case with `xfail` (its reason) is a known miss
@@ -61,3 +69,13 @@ def assert_quotes(expect: dict[str, Any], quotes: list[str]) -> None:
         assert any(needle in quote for quote in quotes), (needle, quotes)
     for needle in expect.get("never_quoted", []):
         assert all(needle not in quote for quote in quotes), (needle, quotes)
+
+
+def assert_stored(cli: CliRunner, folder: Path, case: dict[str, Any]) -> list[dict[str, Any]]:
+    """Play `case["turns"]` and check what it leaves: `expect["count"]` active memories and the needles of
+    `expect["quoted"]` / `expect["never_quoted"]` in (not in) their user quotes. Returns the memories."""
+    items = play(cli, folder, case["turns"])
+    expect = case["expect"]
+    assert len(items) == expect["count"], [item["content"] for item in items]
+    assert_quotes(expect, user_quotes(cli, items))
+    return items

@@ -9,22 +9,17 @@ quote of one of them (the rule beside it is still stored), none of `never_quoted
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cli.conftest import CliRunner
-from tests.cli.sessions import assert_quotes, params, play, user_quotes
+from tests.cli.sessions import assert_stored, case_file, params
 
-CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "oneoffs.json").read_text("utf-8"))
+CASES = case_file("oneoffs")
 
 
 @pytest.mark.parametrize("case", params(CASES))
 def test_only_the_rule_of_the_turn_is_stored(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
-    items = play(cli, tmp_path, case["turns"])
-    expect = case["expect"]
-    quotes = user_quotes(cli, items)
-    assert len(items) == expect["count"], [item["content"] for item in items]
-    assert_quotes(expect, quotes)
+    assert_stored(cli, tmp_path, case)

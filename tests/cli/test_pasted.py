@@ -10,22 +10,17 @@ of one of them, no needle of `never_quoted` in any.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cli.conftest import CliRunner
-from tests.cli.sessions import assert_quotes, params, play, user_quotes
+from tests.cli.sessions import assert_stored, case_file, params
 
-CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "pasted.json").read_text("utf-8"))
+CASES = case_file("pasted")
 
 
 @pytest.mark.parametrize("case", params(CASES))
 def test_only_the_users_own_words_become_memories(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
-    items = play(cli, tmp_path, case["turns"])
-    expect = case["expect"]
-    quotes = user_quotes(cli, items)
-    assert len(items) == expect["count"], quotes
-    assert_quotes(expect, quotes)
+    assert_stored(cli, tmp_path, case)

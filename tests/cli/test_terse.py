@@ -10,22 +10,17 @@ example. `count` active memories, each needle of `quoted` in a user quote of one
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cli.conftest import CliRunner
-from tests.cli.sessions import assert_quotes, params, play, user_quotes
+from tests.cli.sessions import assert_stored, case_file, params
 
-CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "terse.json").read_text("utf-8"))
+CASES = case_file("terse")
 
 
 @pytest.mark.parametrize("case", params(CASES))
 def test_what_a_terse_turn_decides(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
-    items = play(cli, tmp_path, case["turns"])
-    expect = case["expect"]
-    quotes = user_quotes(cli, items)
-    assert len(items) == expect["count"], [item["content"] for item in items]
-    assert_quotes(expect, quotes)
+    assert_stored(cli, tmp_path, case)

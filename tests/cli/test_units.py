@@ -15,25 +15,20 @@ pause stays one memory.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cli.conftest import CliRunner
-from tests.cli.sessions import assert_quotes, params, play, user_quotes
+from tests.cli.sessions import assert_stored, case_file, params, user_quotes
 
-CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "cases" / "units.json").read_text("utf-8"))
+CASES = case_file("units")
 
 
 @pytest.mark.parametrize("case", params(CASES))
 def test_one_memory_per_unit_of_statement(cli: CliRunner, tmp_path: Path, case: dict[str, Any]) -> None:
-    items = play(cli, tmp_path, case["turns"])
-    expect = case["expect"]
-    quotes = user_quotes(cli, items)
-    assert len(items) == expect["count"], [item["content"] for item in items]
-    assert_quotes(expect, quotes)
+    items = assert_stored(cli, tmp_path, case)
     for item in items:  # each memory quotes one rule of the case, not two
         own = user_quotes(cli, [item])
-        assert sum(any(needle in q for q in own) for needle in expect.get("quoted", [])) <= 1, own
+        assert sum(any(needle in q for q in own) for needle in case["expect"].get("quoted", [])) <= 1, own
