@@ -82,7 +82,6 @@ def _trained(author: str, *, dev_authors: list[str], cache: Path | None) -> dict
     revisions = train_revisions.model_data(
         train_revisions.training_examples(directory, [author]),
         float(shipped_revisions["threshold"]),
-        float(shipped_revisions["floor"]),
         directory,
         [author],
     )

@@ -10,15 +10,10 @@ paired with the earlier memory the subject model finds it likeliest about; label
 their gold subjects are equal. The subject model's probability is the one a new author gets: for an
 author of the dev part (which the subject model is trained on), that of a subject model fitted
 without the author's fold (`FOLDS` folds of the dev authors); for every other author, the subject
-model fitted on the whole dev part, as shipped. The threshold and the floor are the pair on a grid
-with the least cost over pooled predictions of `FOLDS` author folds of every part, for the rule
-`supersede` applies (`RevisionModel.revises`: the revision model at or above the threshold, or the
-subject model above its own threshold and the revision model not below the floor). The cost counts
-both ways a replacement goes wrong: a *wrong retirement* (the pair is not a revision and the earlier
-gold memory is still active at the session's end — a right memory lost) costs one; a *contradiction
-left* (the pair is a revision and nothing replaces the earlier memory) costs LEFT_COST, as
-`autopatch-j eval` counts it twice (a stale memory and two active memories on one subject). A tie
-goes to the higher threshold, then the lower floor.
+model fitted on the whole dev part, as shipped. The threshold is the one on a grid with the best
+F0.5 of "revises" (precision weighs double: a wrong replacement retires a rule the user stated) over
+pooled predictions of `FOLDS` author folds of every part, for the rule `supersede` applies: the
+subject model above its own threshold, or the revision model above this one.
 
 The labelled pairs of `eval/corpus/revision_fixes.json` (our own wording, each of weight FIX_WEIGHT)
 are in every fold's training and in the shipped fit, never in a fold's evaluation.
@@ -33,7 +28,6 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,21 +51,9 @@ FIX_WEIGHT = 3.0
 #: A word feature (`t:`) is kept when at least this many training examples hold it.
 MIN_COUNT = 2
 GRID = tuple(round(0.05 * n, 2) for n in range(4, 15))
-FLOORS = tuple(round(0.05 * n, 2) for n in range(0, 11))
-#: What a revision left undone costs against a wrong retirement's one (see the module's docstring).
-LEFT_COST = 2
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "autopatch_j" / "memory" / MODEL_FILE
 
 Example = RevisionExample  # new, likeliest old, its probability, revises?
-
-
-@dataclass(frozen=True, slots=True)
-class Pair:
-    """A training example and what replacing its earlier memory wrongly costs."""
-
-    example: Example
-    #: The earlier gold memory is active at the session's end: a wrong replacement loses a right memory.
-    kept: bool
 
 
 def fix_examples(directory: Path) -> list[Example]:
@@ -81,20 +63,18 @@ def fix_examples(directory: Path) -> list[Example]:
     return read_fixes(path, default_lexicon(), default_subject_model())
 
 
-def examples(sessions: list[Session], subjects: SubjectModel) -> Iterator[Pair]:
+def examples(sessions: list[Session], subjects: SubjectModel) -> Iterator[Example]:
     """For every gold preference or decision said after another memory: the earlier memory `subjects`
-    finds it likeliest about (the latest of equals), whether it is the same subject, and whether that
-    earlier memory is active at the session's end."""
+    finds it likeliest about (the latest of equals) and whether it is the same subject."""
     for session in sessions:
         said = train_subjects.statements(session)
-        states = train_subjects.end_states(session)
         for j, (new, new_subject) in enumerate(said):
             if j == 0 or new.kind == "discussion_context":
                 continue
             scored = [(subjects.same_subject(new, old), i) for i, (old, _) in enumerate(said[:j])]
             p, i = max(scored)
             old, old_subject = said[i]
-            yield Pair((new, old, p, int(old_subject == new_subject)), states[i] == "active")
+            yield new, old, p, int(old_subject == new_subject)
 
 
 def _subject_model(sessions: list[Session]) -> SubjectModel:
@@ -106,11 +86,11 @@ def _folds(authors: list[str]) -> list[list[str]]:
     return [authors[i::FOLDS] for i in range(FOLDS)]
 
 
-def author_examples(groups: dict[str, list[Session]], dev: set[str]) -> dict[str, list[Pair]]:
+def author_examples(groups: dict[str, list[Session]], dev: set[str]) -> dict[str, list[Example]]:
     """Every author's examples, scored as a new author is scored (see the module's docstring)."""
     dev_authors = sorted(a for a in groups if a in dev)
     every_dev = [s for a in dev_authors for s in groups[a]]
-    by_author: dict[str, list[Pair]] = {}
+    by_author: dict[str, list[Example]] = {}
     for fold in _folds(dev_authors):
         model = _subject_model([s for a in dev_authors if a not in fold for s in groups[a]])
         for author in fold:
@@ -137,64 +117,49 @@ def fit(rows: list[Example], fixes: list[Example]) -> tuple[DictVectorizer, Logi
 
 
 def cross_validate(
-    by_author: dict[str, list[Pair]], fixes: list[Example], subject_threshold: float
-) -> tuple[tuple[float, float], list[str]]:
-    """The threshold and floor of the rule `supersede` applies (see the module's docstring) with the
-    least cost (`_cost`) over pooled predictions of author folds; a tie goes to the higher threshold,
-    then the lower floor."""
+    by_author: dict[str, list[Example]], fixes: list[Example], subject_threshold: float
+) -> tuple[float, list[str]]:
+    """The threshold of the rule `supersede` applies (the subject model above its threshold, or the
+    revision model above this one) with the best F0.5 over pooled predictions of author folds."""
     truth: list[int] = []
     scores: list[float] = []
     same: list[float] = []
-    kept: list[bool] = []
     for fold in _folds(sorted(by_author)):
-        train = [pair.example for a, pairs in by_author.items() if a not in fold for pair in pairs]
-        held = [pair for a in fold for pair in by_author[a]]
+        train = [row for a, rows in by_author.items() if a not in fold for row in rows]
+        held = [row for a in fold for row in by_author[a]]
         vectorizer, model = fit(train, fixes)
-        matrix = vectorizer.transform([revision_features(new, old, p) for new, old, p, _ in (h.example for h in held)])
+        matrix = vectorizer.transform([revision_features(new, old, p) for new, old, p, _ in held])
         scores += list(model.predict_proba(matrix)[:, 1])
-        truth += [h.example[3] for h in held]
-        same += [h.example[2] for h in held]
-        kept += [h.kept for h in held]
-    y, s, p, k = np.array(truth).astype(bool), np.array(scores), np.array(same), np.array(kept, dtype=bool)
+        truth += [y for *_, y in held]
+        same += [p for _, _, p, _ in held]
+    y, s, p = np.array(truth), np.array(scores), np.array(same)
     alone = p >= subject_threshold
-
-    def hit(t: float, floor: float) -> np.ndarray:
-        return (s >= t) | (alone & (s >= floor))
-
-    grid = [(t, floor) for t in GRID for floor in FLOORS if floor <= t]
-    threshold, floor = min(grid, key=lambda tf: (_cost(y, k, hit(*tf)), -tf[0], tf[1]))
+    threshold = max(GRID, key=lambda t: (_f_half(y, alone | (s >= t)), -t))
     lines = [f"{len(y)} statements after another memory, {int(y.sum())} revise the likeliest one"]
     lines.append("  the subject model alone (for comparison):")
     for t in sorted({0.6, 0.7, subject_threshold, 0.8}):
-        lines.append("    " + _line(f"same >= {t:.2f}", y, k, p >= t))
-    lines.append(f"  same >= {subject_threshold} or the revision model, no floor:")
+        lines.append("    " + _line(f"same >= {t:.2f}", y, p >= t))
+    lines.append(f"  same >= {subject_threshold} or the revision model (threshold {threshold}):")
     for t in GRID:
-        lines.append("    " + _line(f"at {t:.2f}", y, k, hit(t, 0.0)))
-    lines.append(f"  at threshold {threshold}, by floor (chosen: {floor}):")
-    for f in FLOORS:
-        if f <= threshold:
-            lines.append("    " + _line(f"floor {f:.2f}", y, k, hit(threshold, f)))
-    return (threshold, floor), lines
+        lines.append("    " + _line(f"at {t:.2f}", y, alone | (s >= t)))
+    return threshold, lines
 
 
-def _line(name: str, y: np.ndarray, kept: np.ndarray, hit: np.ndarray) -> str:
-    right = int((y & hit).sum())
-    wrong = int((~y & hit).sum())
-    lost = int((~y & hit & kept).sum())
-    left = int((y & ~hit).sum())
-    return (
-        f"{name:<14} revised {right + wrong:5d}: right {right:5d}, wrong {wrong:5d} ({lost:4d} of a kept memory),"
-        f" left {left:5d}, cost {_cost(y, kept, hit):5d}"
-    )
+def _line(name: str, y: np.ndarray, hit: np.ndarray) -> str:
+    right = int((y.astype(bool) & hit).sum())
+    wrong = int((~y.astype(bool) & hit).sum())
+    missed = int((y.astype(bool) & ~hit).sum())
+    return f"{name:<14} revised {right + wrong:5d}: right {right:5d}, wrong {wrong:5d}, missed {missed:5d}"
 
 
-def _cost(y: np.ndarray, kept: np.ndarray, hit: np.ndarray) -> int:
-    """Wrong retirements of a memory the gold keeps active (a right memory lost, one each) plus
-    revisions left undone (a contradiction left active, LEFT_COST each)."""
-    return int((~y & hit & kept).sum()) + LEFT_COST * int((y & ~hit).sum())
+def _f_half(y: np.ndarray, hit: np.ndarray) -> float:
+    """F0.5 of "revises": precision weighs double, since a wrong replacement retires a rule the user
+    stated while a missed one leaves two, the later visible as the later."""
+    right = float((y.astype(bool) & hit).sum())
+    return 1.25 * right / max(1.0, 0.25 * float(y.sum()) + float(hit.sum()))
 
 
-def training_examples(directory: Path, without: list[str]) -> dict[str, list[Pair]]:
+def training_examples(directory: Path, without: list[str]) -> dict[str, list[Example]]:
     """Every training author's examples but those of `without` (an unknown author: KeyError)."""
     parts = training_parts(directory)
     groups: dict[str, list[Session]] = {}
@@ -208,10 +173,10 @@ def training_examples(directory: Path, without: list[str]) -> dict[str, list[Pai
 
 
 def model_data(
-    by_author: dict[str, list[Pair]], threshold: float, floor: float, directory: Path, without: list[str]
+    by_author: dict[str, list[Example]], threshold: float, directory: Path, without: list[str]
 ) -> dict[str, Any]:
     """The model fitted on every example of `by_author`, as the package reads it."""
-    rows = [pair.example for a in sorted(by_author) for pair in by_author[a]]
+    rows = [row for a in sorted(by_author) for row in by_author[a]]
     fixes = fix_examples(directory)
     trained_on = {
         **training_digests(directory),
@@ -226,7 +191,6 @@ def model_data(
         "bias": round(float(model.intercept_[0]), 4),
         "weights": weights,
         "threshold": threshold,
-        "floor": floor,
         "trained_on": trained_on,
         "trainer": {"C": C, "examples": len(rows), "fixes": len(fixes)},
     }
@@ -243,7 +207,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--without", action="append", default=[], help="leave this author out of training")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the model")
     parser.add_argument("--threshold", type=float, default=None, help="skip the cross-validation, use this")
-    parser.add_argument("--floor", type=float, default=0.0, help="the floor with --threshold")
     args = parser.parse_args(argv)
     directory = find_checkout_part(Path(__file__).resolve().parent)
     if directory is None:
@@ -255,15 +218,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Not an author of the training parts: {unknown.args[0]}.", file=sys.stderr)
         return 2
     if args.threshold is not None:
-        threshold, floor = args.threshold, args.floor
+        threshold = args.threshold
     else:
-        (threshold, floor), report = cross_validate(
-            by_author, fix_examples(directory), default_subject_model().threshold
-        )
+        threshold, report = cross_validate(by_author, fix_examples(directory), default_subject_model().threshold)
         print("\n".join(report))
     if args.cv:
         return 0
-    data = model_data(by_author, threshold, floor, directory, args.without)
+    data = model_data(by_author, threshold, directory, args.without)
     args.out.write_text(dumps(data), "utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
     return 0

@@ -54,11 +54,6 @@ def statements(session: Session) -> list[tuple[Statement, str]]:
     ]
 
 
-def end_states(session: Session) -> list[str]:
-    """The gold state at the session's end of each memory of `statements(session)`, in that order."""
-    return [memory.state for memory in sorted(session.memories, key=lambda m: min(s.turn for s in m.sources))]
-
-
 def labelled_pairs(sessions: list[Session]) -> Iterator[tuple[Statement, Statement, int]]:
     """Every (later, earlier, same subject?) pair of memories of one session; a comparison never
     replaces a rule, so a later discussion pairs with nothing."""

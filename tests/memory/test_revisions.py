@@ -8,12 +8,7 @@ from pathlib import Path
 import pytest
 
 from autopatch_j.memory.errors import MemoryEngineError
-from autopatch_j.memory.revisions import (
-    RevisionModel,
-    default_revision_model,
-    revision_features,
-    typed_value_features,
-)
+from autopatch_j.memory.revisions import RevisionModel, default_revision_model, revision_features
 from autopatch_j.memory.subjects import Statement
 from tests.support.scripts import assert_refit_matches, load_script
 
@@ -27,18 +22,14 @@ def test_retraining_reproduces_the_shipped_model() -> None:
     shipped = json.loads(Path(trainer.DEFAULT_OUT).read_text(encoding="utf-8"))
     directory = trainer.find_checkout_part(Path(trainer.__file__).resolve().parent)
     examples = trainer.training_examples(directory, [])
-    data = trainer.model_data(examples, shipped["threshold"], shipped["floor"], directory, [])
-    again = json.loads(trainer.dumps(data))
+    again = json.loads(trainer.dumps(trainer.model_data(examples, shipped["threshold"], directory, [])))
     assert_refit_matches(again, shipped)
     assert default_revision_model().threshold == shipped["threshold"]
-    assert default_revision_model().floor == shipped["floor"]
 
 
 def test_a_model_of_another_format_is_refused() -> None:
     with pytest.raises(MemoryEngineError, match="format"):
-        RevisionModel.from_data(
-            {"format": 0, "bias": 0, "weights": {}, "threshold": 0.5, "floor": 0.0, "trained_on": {}}
-        )
+        RevisionModel.from_data({"format": 0, "bias": 0, "weights": {}, "threshold": 0.5, "trained_on": {}})
 
 
 def test_the_features_read_the_pair_and_the_new_statement_s_words() -> None:
@@ -58,27 +49,3 @@ def test_a_likelier_pair_is_likelier_a_revision() -> None:
     new = Statement("make the cache ttl ten minutes", "project_decision")
     old = Statement("cache entries live for an hour", "project_decision")
     assert model.probability(new, old, 0.2) < model.probability(new, old, 0.9)
-
-
-def test_the_values_of_a_pair_are_read_by_type() -> None:
-    """A time replacing a time, a count kept, a version only the new side holds: each its own feature."""
-    assert typed_value_features("nightly builds moved to 4am", "nightly builds start at 2am") == {
-        "vt:changed=clock": 1.0
-    }
-    assert typed_value_features("still 12 retries, as agreed", "retry 12 times") == {"vt:kept=number": 1.0}
-    assert typed_value_features("pin node 20.11", "use node") == {"vt:new=version": 1.0}
-
-
-def test_below_the_floor_one_subject_is_not_a_revision() -> None:
-    """The subject model reading one subject replaces the memory unless the revision model reads the
-    pair below its floor; at or above its threshold the revision model replaces whatever the subject
-    model says."""
-    model = default_revision_model()
-    new = Statement("the notifications service retries failed calls 5 times", "project_decision")
-    old = Statement("the payments service retries failed calls 3 times", "project_decision")
-    p = model.probability(new, old, 0.99)
-    low = RevisionModel(model=model.model, threshold=0.99, floor=min(1.0, p + 0.01), trained_on={})
-    high = RevisionModel(model=model.model, threshold=0.99, floor=max(0.0, p - 0.01), trained_on={})
-    assert not low.revises(new, old, 0.99, same_subject=True)
-    assert high.revises(new, old, 0.99, same_subject=True)
-    assert not high.revises(new, old, 0.99, same_subject=False)

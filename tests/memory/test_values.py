@@ -20,12 +20,6 @@ from autopatch_j.memory.values import values
         ("不行，还是 int64 吧", {("int_type", "int64")}),
         ("kebab-case for every route", {("style", "kebab")}),
         ("make it 120 only", {("number", "120")}),
-        ("nightly builds start at 2am", {("clock", "120")}),
-        ("standup moves to 9:30", {("clock", "570")}),
-        ("at 10 p.m. sharp", {("clock", "1320")}),
-        ("下午3点半发版", {("clock", "930")}),
-        ("备份改到凌晨3点", {("clock", "180")}),
-        ("下面3点建议先看第一条", set()),
         ("use the repository pattern", set()),
     ],
 )
@@ -39,9 +33,3 @@ def test_the_same_duration_in_other_units_is_one_value() -> None:
 
 def test_a_version_inside_a_quantity_is_not_read_twice() -> None:
     assert values("retry after 1.5s") == {("duration", "1500")}
-
-
-def test_without_clock_a_time_of_day_reads_as_before() -> None:
-    """The subject model reads values without the `clock` type (its table was fitted so)."""
-    assert values("prod deploys only after 14:00") == {("clock", "840")}
-    assert values("prod deploys only after 14:00", clock=False) == {("number", "14"), ("number", "0")}

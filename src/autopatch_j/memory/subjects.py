@@ -115,16 +115,14 @@ def pair_features(new: Statement, old: Statement, idf: dict[str, float], default
 
 def value_features(new: str, old: str) -> dict[str, float]:
     """What the two values say (`values.py`): one type in both, a value of it changed — a revision's
-    mark, the stronger the less else the new statement says — and one value in both. A time of day is
-    not read as one (`clock=False`: the subject model's table was fitted without that type; the
-    revision model reads it, `revisions.typed_value_features`)."""
-    new_values, old_values = values(new, clock=False), values(old, clock=False)
+    mark, the stronger the less else the new statement says — and one value in both."""
+    new_values, old_values = values(new), values(old)
     types = {kind for kind, _ in new_values} & {kind for kind, _ in old_values}
     changed = any({v for k, v in new_values if k == t} - {v for k, v in old_values if k == t} for t in types)
     return {
         "value_type_shared": float(bool(types)),
         "value_changed": float(changed),
-        "value_changed_terse": float(changed) / (1.0 + words_besides_values(new, clock=False)) if changed else 0.0,
+        "value_changed_terse": float(changed) / (1.0 + words_besides_values(new)) if changed else 0.0,
         "value_same": float(bool(new_values & old_values)),
     }
 

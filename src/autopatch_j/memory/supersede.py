@@ -259,12 +259,10 @@ class SubjectReader:
     def _is_about(self, candidate: Candidate, new: Statement, old: Statement, same: float) -> bool:
         """Whether `candidate` (read as `new`) is about the memory `old` it is likeliest about (`same`:
         the subject model's probability): for a statement that only takes a rule back, the subject
-        model above its threshold; for one stating something, the revision model's verdict on the pair
-        (`RevisionModel.revises`: its threshold, or the subject model above its own and the revision
-        model not below its floor)."""
+        model above its threshold; for one stating something, that or the revision model."""
         if self.takes_back(candidate):
             return same >= self.model.threshold
-        return self.revisions.revises(new, old, same, same_subject=same >= self.model.threshold)
+        return same >= self.model.threshold or self.revisions.revises(new, old, same)
 
     def _switches_tool(self, candidate: Candidate, old_kind: MemoryKind, old_text: str) -> bool:
         """`candidate` adopts an alternative of a tool a rule (`old_kind`, `old_text`: its quotes and

@@ -38,20 +38,13 @@ _VERSION = re.compile(r"(?<![\w.])(?:[~^<>=!]+\s?|v)?(\d+\.\d+(?:\.\d+)*)(?![\w.
 _INT_TYPE = re.compile(r"\b(u?int(?:8|16|32|64|128)?|[iu](?:8|16|32|64|128)|bigint|smallint|tinyint|long|short)\b")
 _STYLE = re.compile(r"\b(camel|pascal|snake|kebab|screaming[_ -]?snake|upper|lower)[_ -]?case\b")
 _BARE = re.compile(_NUMBER + r"(?![\w.%])")
-#: A time of day: "2am", "4 p.m.", "14:30", "凌晨2点", "下午 3 点半" (a Chinese hour needs a part of the day
-#: or its minutes: "3点" alone may count points).
-_CLOCK_12 = re.compile(r"(?<![\w.:])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?([ap])\.?m\b\.?")
-_CLOCK_24 = re.compile(r"(?<![\w.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
-_CLOCK_ZH = re.compile(r"(凌晨|早上|上午|中午|下午|晚上|夜里|每天|每晚)?\s?(\d{1,2})\s?点(?:\s?(\d{1,2})\s?分|(半))?")
-_AFTERNOON = ("中午", "下午", "晚上")
 
 
 @lru_cache(maxsize=4096)
-def values(text: str, *, clock: bool = True) -> frozenset[tuple[str, str]]:
+def values(text: str) -> frozenset[tuple[str, str]]:
     """The (type, canonical value) pairs `text` holds: `duration` (milliseconds), `size` (bytes),
-    `percent`, `clock` (a time of day, minutes after midnight), `version`, `int_type`, `style` (a naming
-    style), `number` (a bare number of two or more digits, read once no other type took it). With
-    `clock=False` a time of day is not read as one (its digits may be bare numbers)."""
+    `percent`, `version`, `int_type`, `style` (a naming style), `number` (a bare number of two or more
+    digits, read once no other type took it)."""
     folded = fold(text)
     found: set[tuple[str, str]] = set()
     taken: list[tuple[int, int]] = []
@@ -68,9 +61,6 @@ def values(text: str, *, clock: bool = True) -> frozenset[tuple[str, str]]:
             add("size", format(number * _SIZE_UNITS[unit], ".12g"), match.span())
     for match in _PERCENT.finditer(folded):
         add("percent", f"{float(match.group(1) or match.group(2)):g}", match.span())
-    for minutes, span in _clock_times(folded) if clock else ():
-        if not any(s <= span[0] < e for s, e in taken):
-            add("clock", str(minutes), span)
     for match in _VERSION.finditer(folded):
         if not any(s <= match.start() < e for s, e in taken):
             add("version", match.group(1), match.span())
@@ -84,24 +74,7 @@ def values(text: str, *, clock: bool = True) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
-def _clock_times(folded: str) -> list[tuple[int, tuple[int, int]]]:
-    """Each time of day of `folded` as minutes after midnight, with its span."""
-    found: list[tuple[int, tuple[int, int]]] = []
-    for match in _CLOCK_12.finditer(folded):
-        hour = int(match.group(1)) % 12 + (12 if match.group(3) == "p" else 0)
-        found.append((hour * 60 + int(match.group(2) or 0), match.span()))
-    for match in _CLOCK_24.finditer(folded):
-        found.append((int(match.group(1)) * 60 + int(match.group(2)), match.span()))
-    for match in _CLOCK_ZH.finditer(folded):
-        part, said_hour, minute, half = match.groups()
-        if not (part or minute or half) or int(said_hour) > 24:
-            continue
-        hour_of_day = int(said_hour) + (12 if part in _AFTERNOON and int(said_hour) < 12 else 0)
-        found.append((hour_of_day % 24 * 60 + (30 if half else int(minute or 0)), match.span()))
-    return found
-
-
-def words_besides_values(text: str, *, clock: bool = True) -> int:
+def words_besides_values(text: str) -> int:
     """How many index keys of `text` are neither a number nor a value: what it says besides the values
     it sets ("too tight. make it 45s": 3; "ga4" is a name and counts, "45s" and "int64" do not)."""
-    return sum(1 for key in text_keys(text) if not (key.replace(".", "").isdigit() or values(key, clock=clock)))
+    return sum(1 for key in text_keys(text) if not (key.replace(".", "").isdigit() or values(key)))
