@@ -20,6 +20,29 @@ def _parts(sentence: str) -> list[tuple[str, str]]:
     return [(sentence[c.start : c.end], c.mark) for c in clause_cuts(sentence)]
 
 
+def _one_turn_session(sid: str, user: str, memories: tuple[tuple[str, str, str], ...]) -> Session:
+    """A session of one turn whose gold memories (key, kind, quote) each quote the user's turn."""
+    return Session.model_validate(
+        {
+            "id": sid,
+            "language": "zh",
+            "turns": [{"user": user, "assistant": "好的"}],
+            "memories": [
+                {
+                    "key": k,
+                    "kind": kind,
+                    "subject": k,
+                    "title": k,
+                    "content": k,
+                    "state": "active",
+                    "sources": [{"turn": 0, "role": "user", "quote": quote}],
+                }
+                for k, kind, quote in memories
+            ],
+        }
+    )
+
+
 def test_a_sentence_is_cut_at_its_top_level_commas() -> None:
     assert _parts("回复一律用中文，提交信息写英文。") == [("回复一律用中文", "，"), ("提交信息写英文。", "")]
     assert _parts("we pin node 20, and the lockfile is committed.") == [
@@ -40,28 +63,14 @@ def test_no_cut_inside_quotes_code_brackets_or_numbers() -> None:
 
 
 def test_boundaries_are_labelled_by_the_gold_memories_each_clause_quotes() -> None:
-    session = Session.model_validate(
-        {
-            "id": "s-1",
-            "language": "zh",
-            "turns": [{"user": "回复一律用中文，提交信息写英文。发布放在周二，周五不发。", "assistant": "好的"}],
-            "memories": [
-                {
-                    "key": k,
-                    "kind": kind,
-                    "subject": k,
-                    "title": k,
-                    "content": k,
-                    "state": "active",
-                    "sources": [{"turn": 0, "role": "user", "quote": quote}],
-                }
-                for k, kind, quote in (
-                    ("reply", "user_preference", "回复一律用中文"),
-                    ("commits", "project_decision", "提交信息写英文。"),
-                    ("release", "project_decision", "发布放在周二，周五不发。"),
-                )
-            ],
-        }
+    session = _one_turn_session(
+        "s-1",
+        "回复一律用中文，提交信息写英文。发布放在周二，周五不发。",
+        (
+            ("reply", "user_preference", "回复一律用中文"),
+            ("commits", "project_decision", "提交信息写英文。"),
+            ("release", "project_decision", "发布放在周二，周五不发。"),
+        ),
     )
     found = session_boundaries(session, "x", default_subject_model(), default_reader_model(), default_lexicon())
     assert [(b.left, b.right, b.two) for b in found] == [
@@ -111,24 +120,10 @@ def test_with_pauses_a_chinese_sentence_is_also_cut_at_white_space_next_to_chine
 def test_a_pause_boundary_belongs_to_the_nearest_gold_memory_on_each_side() -> None:
     """The words between two quotes ("然后") belong to neither: both boundaries around them part two
     memories; a boundary inside one quote is one memory."""
-    session = Session.model_validate(
-        {
-            "id": "s-3",
-            "language": "zh",
-            "turns": [{"user": "以后回答都用中文 然后 提交信息一律写英文", "assistant": "好的"}],
-            "memories": [
-                {
-                    "key": k,
-                    "kind": "user_preference",
-                    "subject": k,
-                    "title": k,
-                    "content": k,
-                    "state": "active",
-                    "sources": [{"turn": 0, "role": "user", "quote": quote}],
-                }
-                for k, quote in (("answers", "以后回答都用中文"), ("commits", "提交信息一律写英文"))
-            ],
-        }
+    session = _one_turn_session(
+        "s-3",
+        "以后回答都用中文 然后 提交信息一律写英文",
+        (("answers", "user_preference", "以后回答都用中文"), ("commits", "user_preference", "提交信息一律写英文")),
     )
     found = session_boundaries(
         session, "x", default_subject_model(), default_reader_model(), default_lexicon(), pauses=True

@@ -56,7 +56,8 @@ _ISSUE_LINE = re.compile(r"^\s*\[?[A-Z]{2,}[A-Z0-9]*-\d+\]?\s*[:：]\s*\S")
 _TAGGED_MENTION = re.compile(r"^\s*(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])\s*@\S")
 _HEADERS = (_CHAT_LINE, _CHAT_HEADER, _HANDLE_LINE, _ISSUE_LINE, _TAGGED_MENTION)
 _QUOTED = re.compile(r"^\s*>(?:\s|$)")
-_QUOTE_MARK = re.compile(r"^\s*>\s?")
+#: A quote marker opening a line and the one space after it (`> `), as e-mail and chat replies write it.
+QUOTE_MARK = re.compile(r"^\s*>\s?")
 _QUOTED_WORD = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Where a reply on the quoted line itself starts: a dash set apart by spaces.
 _REPLY_DASH = re.compile(r"\s[—–-]{1,2}\s")
@@ -169,7 +170,7 @@ def quoted_rows(lines: Sequence[str], taken: Sequence[bool], answer: str) -> set
         end = n
         while end < len(lines) and not taken[end] and _QUOTED.match(lines[end]):
             end += 1
-        body = [_QUOTE_MARK.sub("", line, count=1) for line in lines[n:end]]
+        body = [QUOTE_MARK.sub("", line, count=1) for line in lines[n:end]]
         if not slice_of(body, words):
             found.update(range(n, end))
         n = end

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from autopatch_j.memory.assent import Assent, AssentReader
-from autopatch_j.memory.blocks import is_header
+from autopatch_j.memory.blocks import QUOTE_MARK, is_header
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.reader import EVIDENCE_THRESHOLD, STATEMENTS, ReaderModel, default_reader_model, turn_features
 from autopatch_j.memory.records import MemoryKind, Turn
@@ -37,7 +37,6 @@ from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.structure import parse
 
-_QUOTE_MARK = re.compile(r"^\s*>\s?")
 # The sender's label opening a message ("张工：", "Dana:"), as the assent path strips a lead label.
 _SENDER = re.compile(r"^\s*[^\s:：]{1,12}[:：]\s*(?=\S)")
 
@@ -118,11 +117,11 @@ def relayed_message(raw_user_text: str, answer: str) -> tuple[str, int]:
     end = 0
     previous = False
     for line in parse(raw_user_text, answer).lines:
-        here = line.shape == "relayed" and bool(_QUOTE_MARK.match(line.text))
+        here = line.shape == "relayed" and bool(QUOTE_MARK.match(line.text))
         if here:
             if not previous:
                 block = []
-            block.append(_QUOTE_MARK.sub("", line.text, count=1))
+            block.append(QUOTE_MARK.sub("", line.text, count=1))
             end = line.end
         previous = here
     return "\n".join(line for line in block if line.strip() and not is_header(line)), end
@@ -133,7 +132,7 @@ def in_relayed(raw_user_text: str, answer: str, quote: str) -> bool:
     spans = [
         (line.start, line.end)
         for line in parse(raw_user_text, answer).lines
-        if line.shape == "relayed" and _QUOTE_MARK.match(line.text)
+        if line.shape == "relayed" and QUOTE_MARK.match(line.text)
     ]
     at = raw_user_text.find(quote) if quote.strip() else -1
     while at >= 0:
