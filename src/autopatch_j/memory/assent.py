@@ -24,11 +24,12 @@ answer with no proposal signal, no closing question and no options offered is st
 decides alone, its floor applying to an assent with content too, and an assent followed only by
 questions acknowledges. Over options an answer lists without offering them (a numbered list closed by
 an offer to act), a reply that only points ("1 and 2.") selects (`Reply.reading` "unoffered") when
-the likeliest option it points at reaches the floor. A reply with no content of its own that goes on
-to weigh the options it answers — a sentence of its turn the sentence reader reads as discussion,
-naming words of the options ("Both have something. … Roo vs. tolerant CSV, still open.") — selects
-none, and its turn is read as any other. The sub-points nested under an option (its pros, cons,
-caveats; `options.Option.in_head`) are never chosen: only an option's head can be decided.
+the likeliest option it points at reaches the floor. A reply with no content of its own, singling out
+no option (by ordinal, name or exception), that goes on to weigh the options it answers — a sentence
+of its turn the sentence reader reads as discussion, naming words of the options ("Both have
+something. … Roo vs. tolerant CSV, still open.") — selects none, and its turn is read as any other.
+The sub-points nested under an option (its pros, cons, caveats; `options.Option.in_head`) are never
+chosen: only an option's head can be decided.
 
 Which sentences of the answer name the choice: the one quoted; else what the assent model reads
 (`assent_choice.py`, learned from the realistic sessions' gold): every sentence of the answer is a
@@ -115,13 +116,14 @@ class AssentReader:
     def read(self, turn: Turn, previous: Turn | None, *, weighing: Sequence[str] = ()) -> Assent | None:
         """The decisions `turn` makes by assenting to a proposal of `previous`'s answer, if any.
         `weighing`: the sentences of the turn the sentence reader reads as discussion; a reply without
-        content of its own to an answer listing options, that goes on to weigh them (a sentence of
-        `weighing` naming words of the options: "Roo vs. tolerant CSV, still open"), selects none."""
+        content of its own to an answer listing options, singling out none of them, that goes on to weigh
+        them (a sentence of `weighing` naming words of the options: "Roo vs. tolerant CSV, still
+        open"), selects none."""
         reply = self.reply(turn, previous)
         if reply is None or previous is None:
             return None
         answer = previous.assistant_text or ""
-        if reply.own is None and not reply.quoted and self._weighs(answer, reply.quote, weighing):
+        if reply.own is None and not reply.quoted and self._weighs(answer, reply, weighing):
             return None  # its turn is read as any other: the weighing is the discussion to keep
         chosen = reply.quoted or self.chosen(answer, reply.words, bare=reply.own is None, reading=reply.reading)
         if not chosen:
@@ -206,11 +208,15 @@ class AssentReader:
             return None  # "OK, thanks for explaining the decorator.", "好，我先看看 pnpm 的文档。"
         return Reply(turn, proposals, quoted, own, first, own, _without(turn, first), reading)
 
-    def _weighs(self, answer: str, quote: str, weighing: Sequence[str]) -> bool:
-        """A sentence of `weighing` besides `quote` names words of the options `answer` lists."""
+    def _weighs(self, answer: str, reply: Reply, weighing: Sequence[str]) -> bool:
+        """`reply` singles out no option of those `answer` lists (by ordinal, name or exception: "ok
+        preview 就 Vercel。" selects, "Both have something." does not) and a sentence of `weighing`
+        besides its quote names words of the options."""
         options = options_in(answer)
-        if not options:
+        selection = read_selection(reply.words, answer, self.lexicon) if options else None
+        if not options or (selection is not None and (selection.chosen or selection.named or selection.excluded)):
             return False
+        quote = reply.quote
         listed = stemmed(self.lexicon.anchor_tokens(" ".join(answer[o.start : o.end] for o in options)))
         return any(
             s.strip() not in quote and stemmed(self.lexicon.anchor_tokens(s)) & listed for s in weighing if s.strip()
