@@ -6,9 +6,11 @@ of options (one per service, per retention policy …) answered by a short reply
 them — "yes both", "第二个", "a but not b", an option's own word — stores each selected item as a
 memory of its own, quoting that item and the reply; a labelled "结论：建议 …" confirmed with "同意" is
 a project decision; guards: a one-off "do 2 now" for a single edit, a question back, "neither"
-store nothing. `count` active memories; `kinds` their kinds; each needle of `each_assistant` in an
-assistant quote of exactly one memory, no needle of `never_assistant` in any; each needle of
-`quoted` in a user quote.
+store nothing. Options with pro/con sub-points: a selection stores the chosen option's head line
+(with the reply's own detail), never a sub-point; a reply that weighs both and leaves the choice open
+stores only its own discussion sentence. `count` active memories; `kinds` their kinds; each needle
+of `each_assistant` in an assistant quote of exactly one memory, no needle of `never_assistant` in
+any; each needle of `quoted` in a user quote.
 """
 
 from __future__ import annotations

@@ -24,7 +24,12 @@ answer with no proposal signal, no closing question and no options offered is st
 decides alone, its floor applying to an assent with content too, and an assent followed only by
 questions acknowledges. Over options an answer lists without offering them (a numbered list closed by
 an offer to act), a reply that only points ("1 and 2.") selects (`Reply.reading` "unoffered") when
-the likeliest option it points at reaches the floor.
+the likeliest option it points at reaches the floor. A reply with no content of its own, singling out
+no option (by ordinal, name or exception), that goes on to weigh the options it answers — a sentence
+of its turn the sentence reader reads as discussion, naming words of the options ("Both have
+something. … Roo vs. tolerant CSV, still open.") — selects none, and its turn is read as any other.
+The sub-points nested under an option (its pros, cons, caveats; `options.Option.in_head`) are never
+chosen: only an option's head can be decided.
 
 Which sentences of the answer name the choice: the one quoted; else what the assent model reads
 (`assent_choice.py`, learned from the realistic sessions' gold): every sentence of the answer is a
@@ -40,6 +45,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -107,12 +113,18 @@ class AssentReader:
     lexicon: Lexicon
     model: AssentModel | None = None  # None: the shipped one
 
-    def read(self, turn: Turn, previous: Turn | None) -> Assent | None:
-        """The decisions `turn` makes by assenting to a proposal of `previous`'s answer, if any."""
+    def read(self, turn: Turn, previous: Turn | None, *, weighing: Sequence[str] = ()) -> Assent | None:
+        """The decisions `turn` makes by assenting to a proposal of `previous`'s answer, if any.
+        `weighing`: the sentences of the turn the sentence reader reads as discussion; a reply without
+        content of its own to an answer listing options, singling out none of them, that goes on to weigh
+        them (a sentence of `weighing` naming words of the options: "Roo vs. tolerant CSV, still
+        open"), selects none."""
         reply = self.reply(turn, previous)
         if reply is None or previous is None:
             return None
         answer = previous.assistant_text or ""
+        if reply.own is None and not reply.quoted and self._weighs(answer, reply, weighing):
+            return None  # its turn is read as any other: the weighing is the discussion to keep
         chosen = reply.quoted or self.chosen(answer, reply.words, bare=reply.own is None, reading=reply.reading)
         if not chosen:
             return None  # the answer offered nothing a bare assent could choose (an action, a question)
@@ -196,6 +208,20 @@ class AssentReader:
             return None  # "OK, thanks for explaining the decorator.", "好，我先看看 pnpm 的文档。"
         return Reply(turn, proposals, quoted, own, first, own, _without(turn, first), reading)
 
+    def _weighs(self, answer: str, reply: Reply, weighing: Sequence[str]) -> bool:
+        """`reply` singles out no option of those `answer` lists (by ordinal, name or exception: "ok
+        preview 就 Vercel。" selects, "Both have something." does not) and a sentence of `weighing`
+        besides its quote names words of the options."""
+        options = options_in(answer)
+        selection = read_selection(reply.words, answer, self.lexicon) if options else None
+        if not options or (selection is not None and (selection.chosen or selection.named or selection.excluded)):
+            return False
+        quote = reply.quote
+        listed = stemmed(self.lexicon.anchor_tokens(" ".join(answer[o.start : o.end] for o in options)))
+        return any(
+            s.strip() not in quote and stemmed(self.lexicon.anchor_tokens(s)) & listed for s in weighing if s.strip()
+        )
+
     def is_assent(self, text: str) -> bool:
         """`text` is a confirmation (`Lexicon.is_confirmation`), informal assent words ("ja", "k", "yup";
         `assent_words.json`) read as "ok"."""
@@ -254,7 +280,12 @@ class AssentReader:
         found = candidates(answer, self.lexicon)
         model = self.model or default_assent_model()
         features = choice_features(answer, words, bare, self.lexicon, reading=reading)
-        probabilities = [model.probability(f) for f in features]
+        # the sub-points of an option (its pros, cons, caveats) are never what is decided
+        options = options_in(answer)
+        probabilities = [
+            0.0 if any(o.holds(c.start) and not o.in_head(c.start) for o in options) else model.probability(f)
+            for c, f in zip(found, features, strict=True)
+        ]
         per_option = self._per_selected_option(answer, words, found, probabilities, reading)
         if per_option:
             return [found[n].text for n in per_option]
@@ -277,7 +308,7 @@ class AssentReader:
         picked = [o for o in options_in(answer) if selection.picks(o)]
         best: list[int] = []
         for option in picked:
-            inside = [n for n, c in enumerate(found) if option.holds(c.start)]
+            inside = [n for n, c in enumerate(found) if option.in_head(c.start)]  # never a sub-point
             if inside:
                 best.append(max(inside, key=lambda n: (probabilities[n], -n)))
         # over options nobody offered, the model decides whether the reply chooses at all: the likeliest

@@ -31,8 +31,8 @@ from autopatch_j.memory.lexicon import Lexicon, default_lexicon
 from autopatch_j.memory.lists import one_per_item
 from autopatch_j.memory.operations import OperationRules
 from autopatch_j.memory.presentation import default_presentation
+from autopatch_j.memory.reader import KINDS, ReaderModel, Reading, default_reader_model, turn_features
 from autopatch_j.memory.reader import RETIREMENT as RETIREMENT_READ
-from autopatch_j.memory.reader import ReaderModel, Reading, default_reader_model, turn_features
 from autopatch_j.memory.records import Turn
 from autopatch_j.memory.relays import RelayReader
 from autopatch_j.memory.replacement import Replacement
@@ -45,6 +45,7 @@ from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_CONTENT_CHARS, MAX
 #: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise (the
 #: lexicon-first reading is kept for comparison runs).
 READER_PRIMARY = True
+DISCUSSION_READ = KINDS[2]
 
 
 class RulesExtractor:
@@ -95,14 +96,16 @@ class RulesExtractor:
             # prose after a message quoted from someone else answers that message, not the assistant
             original = raw.turn(turn.id) or turn
             before = raw.predecessor(original)
+            readings = self._readings(raw, turn)
+            # a reply weighing the options it answers ("… vs. tolerant CSV, still open") selects none
+            weighing = [s for s, reading in (readings or {}).items() if reading.label == DISCUSSION_READ]
             assent = self.relays.read(original, turn, (before.assistant_text or "") if before else "")
-            assent = assent or self.assent.read(turn, previous)
+            assent = assent or self.assent.read(turn, previous, weighing=weighing)
             rest: Turn | None = turn
             if assent is not None:  # what an assent decides; the rest of its turn is read as any other
                 candidates.extend(assent.candidates)
                 rest = assent.rest
             if rest is not None:
-                readings = self._readings(raw, rest)
                 retiring.update(
                     (rest.id, s) for s, reading in (readings or {}).items() if reading.label == RETIREMENT_READ
                 )

@@ -5,7 +5,11 @@ a pool of 20 …", "1. 本地保留 7 天 …"), lettered lines ("A) sign every 
 standing as a heading ("**Option 2 — log/slog**", "方案二：", not "Option 1 has the biggest
 effect"). `options_in` finds them by layout alone: the list items of `lists.layout`, lines opening
 with a letter and a bracket or colon, a label ("option", "方案" + a number or letter and a
-separator) — each with its ordinal (its number or letter, else its place in its list).
+separator) — each with its ordinal (its number or letter, else its place in its list). An option
+is a structure: its head line(s), and the sub-points nested under it ("   - pro: …", "- 缺点：…"
+under "1. …" or "**Option 1**") — an item indented deeper than the head, or a bulleted item right
+under a numbered, lettered or labelled head. Sub-points belong to their option (`Option.holds`)
+but are never options of their own, and never what a selection decides (`Option.in_head`).
 
 A short reply selects over them (`read_selection`): every option ("yes both", "两个都要"), some by
 ordinal ("2", "the first one", "第二个", "B 吧"), all but those it negates ("a but not b", "除了 2
@@ -43,6 +47,7 @@ _LABELLED = re.compile(
     re.MULTILINE,
 )
 _NUMBER = re.compile(r"^\s*(\d{1,2})[.)、）]")
+_BULLET = re.compile(r"^\s*[-*•·]\s")
 _CLAUSE = re.compile(r"[,，;；、]|\bbut\b|\band\b|但是?|不过")
 #: A reply that selects is short: at most this many content words besides its assent and what it
 #: points with, and at most one of them not in the answer.
@@ -66,10 +71,15 @@ class Option:
     end: int
     ordinal: int
     lettered: bool
+    head_end: int  # where its head ends and its sub-points begin (`end` when it has none)
 
     def holds(self, at: int) -> bool:
-        """Offset `at` of the answer lies in this option."""
+        """Offset `at` of the answer lies in this option (its head or a sub-point under it)."""
         return self.start <= at < self.end
+
+    def in_head(self, at: int) -> bool:
+        """Offset `at` lies in the option's head line(s), not in a sub-point nested under it."""
+        return self.start <= at < self.head_end
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,24 +105,67 @@ class Selection:
         return not self.neither and bool(self.chosen or self.every or self.excluded or self.named)
 
 
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """A line that may open an option: a list item, a lettered or a labelled line."""
+
+    start: int
+    end: int
+    ordinal: int  # 0: its place among its siblings
+    lettered: bool
+    indent: int
+    bulleted: bool  # a "-"/"*"/"•" item (the marker sub-points take under an ordered head)
+    head_only: bool  # a lettered or labelled line: always a head, never a sub-point
+
+
 @lru_cache(maxsize=256)
 def options_in(answer: str) -> tuple[Option, ...]:
     """The options `answer` lists, in order (see the module docstring); () when it lists fewer than two."""
-    found: dict[int, Option] = {}
+    found: dict[int, _Entry] = {}
     lines = layout(answer)
-    run = 0
-    for n, (start, end) in enumerate(lines.items):
-        run = run + 1 if n and not answer[lines.items[n - 1][1] : start].strip() else 1
-        number = _NUMBER.match(answer[start:end])
-        found[start] = Option(start, end, int(number.group(1)) if number else run, False)
+    for start, end in lines.items:
+        text = answer[start:end]
+        number = _NUMBER.match(text)
+        ordinal_of = int(number.group(1)) if number else 0
+        found[start] = _Entry(start, end, ordinal_of, False, _indent(text), bool(_BULLET.match(text)), False)
     for pattern, lettered in ((_LETTERED, True), (_LABELLED, False)):
         for match in pattern.finditer(answer):
             end = answer.find("\n", match.end())
             end = len(answer) if end < 0 else end
-            if not any(o.holds(match.start()) for o in found.values()) or not lettered:
-                found[match.start()] = Option(match.start(), end, ordinal(match.group(1)), lettered)
-    options = tuple(sorted(found.values(), key=lambda o: o.start))
-    return options if len(options) >= 2 else ()
+            held = next((e for e in found.values() if e.start <= match.start() < e.end), None)
+            if held is None or not lettered:
+                line = answer[match.start() : end]
+                # a labelled item keeps its own span (its continuation lines) and takes the label's ordinal
+                span_end = held.end if held is not None and held.start == match.start() else end
+                found[match.start()] = _Entry(
+                    match.start(), span_end, ordinal(match.group(1)), lettered, _indent(line), False, True
+                )
+    heads: list[tuple[_Entry, int]] = []  # each head line and where its option ends (its sub-points)
+    for entry in sorted(found.values(), key=lambda e: e.start):
+        if heads and heads[-1][1] > entry.start:
+            continue  # a line inside the option before it (a labelled line within an item)
+        adjacent = bool(heads) and not answer[heads[-1][1] : entry.start].strip()
+        if adjacent and not entry.head_only and _nests(heads[-1][0], entry):
+            heads[-1] = (heads[-1][0], entry.end)  # a sub-point: its option goes on to its end
+            continue
+        heads.append((entry, entry.end))
+    options: list[Option] = []
+    run = 0
+    for n, (head, end) in enumerate(heads):
+        run = run + 1 if n and not answer[heads[n - 1][1] : head.start].strip() else 1
+        options.append(Option(head.start, end, head.ordinal or run, head.lettered, head.end))
+    return tuple(options) if len(options) >= 2 else ()
+
+
+def _indent(line: str) -> int:
+    """The width of the space opening `line` (a tab counts four)."""
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
+
+
+def _nests(head: _Entry, entry: _Entry) -> bool:
+    """`entry` is a sub-point of the option `head` opens: indented deeper, or a bulleted item right
+    under a numbered, lettered or labelled head."""
+    return entry.indent > head.indent or (entry.bulleted and not head.bulleted)
 
 
 def intro(answer: str, options: tuple[Option, ...]) -> str:
