@@ -55,6 +55,8 @@ from autopatch_j.memory.values import values, words_besides_values
 
 #: The most words besides its values a statement that revises a value by the value alone has.
 TERSE_WORDS = 3
+#: How many texts' table subjects a reader keeps before it forgets them all (a long-lived process).
+NAMED_KEPT = 4096
 
 
 class SubjectReader:
@@ -71,6 +73,7 @@ class SubjectReader:
         self.joining = joining or default_joining_model()
         self._alternatives = alternatives
         self._revisions = revisions
+        self._subjects_named: dict[str, frozenset[str]] = {}
 
     @property
     def revisions(self) -> RevisionModel:
@@ -279,9 +282,17 @@ class SubjectReader:
         return bool(mine) and bool(theirs) and not (mine & theirs)
 
     def _named(self, text: str) -> frozenset[str]:
-        """The keys of the lexicon's subjects `text` names."""
-        folded = fold(text)
-        return frozenset(s.key for s in self.lexicon.subjects if s.pattern.search(folded))
+        """The keys of the lexicon's subjects `text` names (kept per text: a memory is compared with
+        every candidate of a batch)."""
+        named = self._subjects_named.get(text)
+        if named is None:
+            if len(self._subjects_named) >= NAMED_KEPT:
+                self._subjects_named.clear()
+            folded = fold(text)
+            named = self._subjects_named[text] = frozenset(
+                s.key for s in self.lexicon.subjects if s.pattern.search(folded)
+            )
+        return named
 
     def _switches_tool(self, candidate: Candidate, old_kind: MemoryKind, old_text: str) -> bool:
         """`candidate` adopts an alternative of a tool a rule (`old_kind`, `old_text`: its quotes and
@@ -291,8 +302,8 @@ class SubjectReader:
             old_kind is not MemoryKind.DISCUSSION_CONTEXT
             and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT
             and not self.takes_back(candidate)
-            and not self.differ(_said(candidate), old_text)
             and bool(self.alternatives.replaced_concept(_said(candidate), old_text))
+            and not self.differ(_said(candidate), old_text)
         )
 
     def target(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> RelatedItem | None:
@@ -374,10 +385,10 @@ class SubjectReader:
             old = _stored(r)
             theirs = values(old)
             return (
-                not self.differ(said, old)
-                and any(kind in types for kind, _ in theirs)
+                any(kind in types for kind, _ in theirs)
                 and not mine <= theirs
                 and names <= set(text_keys(old))  # "for ga4 only — 30 and 48 hours" is another rule's
+                and not self.differ(said, old)
             )
 
         return max(
