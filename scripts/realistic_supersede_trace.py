@@ -13,7 +13,10 @@ with `--session` whatever its score. For each such session: the user turns, the 
 sources), then every Stage-2 batch: each candidate (its turns, kind, subject, the user's words), the
 operation it became and its target, and against the three related active memories the subject model
 finds likeliest, the subject model's probability (`same`) and the revision model's (`rev`) for the
-pair, with both thresholds — the figures `supersede.SubjectReader.target` decides on. `--summary`
+pair, with both thresholds — the figures `supersede.SubjectReader.target` decides on — and, for a
+`supersede`, `revise` or `retire`, the step that chose its target (`step`: the subject model, the
+revision model, a retirement by the subject model, the alternatives table, a terse value, a voted
+subject, or Stage 2's stored subject or shared name in `OperationRules`). `--summary`
 prints only the count of each kind of session. Deterministic; the shipped tables unless another
 package is first on `PYTHONPATH` (a fold's tables, say).
 """
@@ -26,10 +29,13 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from autopatch_j.memory.batches import ConsolidationRequest
+from autopatch_j.memory.batches import ConsolidationRequest, RelatedItem
+from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.contracts import ConsolidationOutput
 from autopatch_j.memory.offline import RulesExtractor
+from autopatch_j.memory.records import Candidate
 from autopatch_j.memory.subjects import Statement
+from autopatch_j.memory.supersede import SubjectReader
 from autopatch_j.quality.realistic import Session, load_realistic
 from autopatch_j.quality.realistic_eval import Stored, overlap, run_session, score_session
 
@@ -64,12 +70,17 @@ class TracingExtractor(RulesExtractor):
     def consolidate(self, request: ConsolidationRequest) -> ConsolidationOutput:
         out = super().consolidate(request)
         reader = self.operations.subjects
+        taken: set[int] = set()
         for candidate, op in zip(request.candidates, out.operations, strict=True):
             said = " ".join(s.quote for s in candidate.sources) or candidate.content
             turns = sorted({s.turn_id for s in candidate.sources})
+            step = ""
+            if op.target_memory_id is not None:
+                step = f" (step: {_step(reader, candidate, request.related, taken, op.target_memory_id)})"
+                taken.add(op.target_memory_id)
             self.lines.append(
                 f"  candidate {candidate.id} (turn ids {turns}) {candidate.kind.value} subject {candidate.subject!r}"
-                f" -> {op.op} {op.target_memory_id or ''} stored as {op.subject!r}: {_clip(said)!r}"
+                f" -> {op.op} {op.target_memory_id or ''}{step} stored as {op.subject!r}: {_clip(said)!r}"
             )
             if candidate.kind.value == "discussion_context":
                 continue
@@ -90,6 +101,41 @@ class TracingExtractor(RulesExtractor):
             f" only takes a rule back: {[reader.retires(c) for c in request.candidates]})"
         )
         return out
+
+
+def _step(
+    reader: SubjectReader, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int], target: int
+) -> str:
+    """Which step of `SubjectReader.target` (or of `OperationRules` after it) chose `target` for
+    `candidate`, the memories of `taken` already replaced in the batch."""
+    read_as = reader._new(candidate)
+    open_ = [r for r in related if r.item.memory_id not in taken]
+    scored = {
+        r.item.memory_id: reader.model.same_subject(
+            read_as(r.item.kind), Statement(" ".join(s.quote for s in r.sources) or r.item.content, r.item.kind.value)
+        )
+        for r in open_
+    }
+    likeliest = max(open_, key=lambda r: (scored[r.item.memory_id], r.item.memory_id), default=None)
+    found = next((r for r in open_ if r.item.memory_id == target), None)
+    if found is None or likeliest is None:
+        return "unknown"
+    if found is likeliest and (reader.takes_back(candidate) or scored[target] >= reader.model.threshold):
+        return "a retirement, subject model" if reader.takes_back(candidate) else "subject model"
+    if found is likeliest and candidate.kind.value != "discussion_context":
+        old = Statement(" ".join(s.quote for s in found.sources) or found.item.content, found.item.kind.value)
+        if reader.revisions.revises(read_as(found.item.kind), old, scored[target]):
+            return "revision model"
+    if reader._switches_tool(
+        candidate, found.item.kind, " ".join([*(s.quote for s in found.sources), found.item.content])
+    ):
+        return "alternatives"
+    if reader._value_revised(candidate, related, taken) is found:
+        return "terse value"
+    voted = subject_key(reader.model.voted(" ".join(s.quote for s in candidate.sources) or candidate.content))
+    if voted and found.subjects and subject_key(found.subjects[0]) == voted:
+        return "voted subject"
+    return "stored subject or shared name (operations)"
 
 
 def superseded_misses(session: Session, stored: list[Stored], missed: set[str]) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -219,6 +220,29 @@ def test_a_provider_that_rejects_every_batch_as_too_large_ends_in_failed_not_a_l
     assert retried.code == 0, retried.err
     assert retried.json()["revived"] == report["failed"] and retried.json()["failed"] == []
     assert "failed" not in cli("memory", "status", "--json").json()["jobs"]
+
+
+def test_the_offline_fallback_keeps_two_answer_preferences_whatever_the_revision_model_reads(
+    cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: with the provider failing, the offline rules build the bundled example; a rule on the
+    answers' language never retires the rule on their order, even with a revision model that reads every
+    pair it is asked about as a revision (threshold 0)."""
+    from autopatch_j.llm.errors import LLMProviderError
+    from autopatch_j.memory import supersede
+    from autopatch_j.memory.revisions import default_revision_model
+
+    def unavailable(request: object) -> str:
+        raise LLMProviderError("prompt is too long for the context", status=400, code="context_length_exceeded")
+
+    eager = replace(default_revision_model(), threshold=0.0)
+    monkeypatch.setattr(supersede, "default_revision_model", lambda: eager)
+    monkeypatch.setattr(providers, "provider_factory", lambda app: CannedProvider(default=unavailable))
+    cli("memory", "ingest", str(EXAMPLE))
+    cli("memory", "drain", "--json", env=LLM_ENV)
+    active = [item["content"] for item in cli("memory", "list", "--json").json()]
+    assert any("先给结论" in content for content in active), active
+    assert any("answer in English" in content for content in active), active
 
 
 def _drained(cli: CliRunner, tmp_path: Path, lines: list[dict[str, str]]) -> list[dict[str, str]]:

@@ -58,6 +58,7 @@ def test_a_traced_session_shows_every_candidate_with_both_probabilities(tmp_path
     related = [line for line in out.splitlines() if line.startswith("      memory ")]
     assert len(related) == 1 and " same " in related[0] and " rev " in related[0], out  # the revision against the rule
     assert "same-subject threshold " in out and "revision threshold " in out
+    assert "-> supersede 1 (step: " in candidates[1], out  # the step that chose the revision's target
     assert out.splitlines()[-1] in {"nothing wrong", "stale 1, subject conflict 1", "superseded miss 1"}, out
 
 

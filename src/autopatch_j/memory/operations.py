@@ -8,8 +8,9 @@ known subject ("改用 Vue，不用 React 了") supersedes the latest related me
 same thing (by English stem or number; a correction: by any content word), or replaces an earlier
 candidate of the batch that does (a switch never replaces a statement of its own turn), and keeps the
 topic of what it replaces — its keywords and thesaurus concepts — not the names and values it
-retired; a retirement candidate retires the memory it is about (`supersede.py`); anything else is
-created. Titles, aliases and keywords are `metadata.py`'s.
+retired; a retirement candidate retires the memory it is about (`supersede.py`); nothing replaces a
+memory on another subject of the lexicon's table (`SubjectReader.differ`); anything else is created.
+Titles, aliases and keywords are `metadata.py`'s.
 """
 
 from __future__ import annotations
@@ -142,6 +143,7 @@ class OperationRules:
                 for earlier in candidates[:n]
                 if earlier.kind is later.kind
                 and self.replacement.shares_name(said(later), earlier.content)
+                and not self.subjects.differ(said(later), said(earlier))
                 and (correction or not _same_turn(earlier, later))
             )
         return replaced
@@ -151,7 +153,12 @@ class OperationRules:
         thing (a Latin word of ≥ 3 letters) the new statement names too."""
         if not self._replaces(candidate.content):
             return None
-        sharing = [r for r in same_kind if self.replacement.shares_name(said(candidate), r.item.content)]
+        sharing = [
+            r
+            for r in same_kind
+            if self.replacement.shares_name(said(candidate), r.item.content)
+            and not self.subjects.differ(said(candidate), r.item.content)
+        ]
         return max(sharing, key=lambda r: r.item.memory_id, default=None)
 
     def _replaces(self, content: str) -> bool:

@@ -7,6 +7,9 @@ applies it to the offline extractor's candidates and to the related active memor
 - statements of one turn and kind that the joining model (`joining.py`) reads as one are one
   statement quoting each;
 - a preference or decision without a subject of the lexicon's table is named by the model;
+- a statement never replaces or retires a memory on another subject: when both name subjects of the
+  lexicon's table and no subject is named by both ("answer in English when I write in English" and
+  "先给结论": answer language and answer order), nothing below is asked (`differ`);
 - a new preference or decision replaces the active memory it is most likely about, of either kind,
   or the comparison it settles, when the subject model's probability is above its threshold or the
   revision model (`revisions.py`) reads the statement as revising it ("换 delete+insert。" after "策略
@@ -52,6 +55,8 @@ from autopatch_j.memory.values import values, words_besides_values
 
 #: The most words besides its values a statement that revises a value by the value alone has.
 TERSE_WORDS = 3
+#: How many texts' table subjects a reader keeps before it forgets them all (a long-lived process).
+NAMED_KEPT = 4096
 
 
 class SubjectReader:
@@ -68,6 +73,7 @@ class SubjectReader:
         self.joining = joining or default_joining_model()
         self._alternatives = alternatives
         self._revisions = revisions
+        self._subjects_named: dict[str, frozenset[str]] = {}
 
     @property
     def revisions(self) -> RevisionModel:
@@ -258,21 +264,46 @@ class SubjectReader:
 
     def _is_about(self, candidate: Candidate, new: Statement, old: Statement, same: float) -> bool:
         """Whether `candidate` (read as `new`) is about the memory `old` it is likeliest about (`same`:
-        the subject model's probability): for a statement that only takes a rule back, the subject
-        model above its threshold; for one stating something, that or the revision model."""
+        the subject model's probability): never when the two name different subjects (`differ`),
+        whatever either model reads; for a statement that only takes a rule back, the subject model
+        above its threshold; for one stating something, that or the revision model."""
+        if self.differ(new.text, old.text):
+            return False
         if self.takes_back(candidate):
             return same >= self.model.threshold
         return same >= self.model.threshold or self.revisions.revises(new, old, same)
 
+    def differ(self, new: str, old: str) -> bool:
+        """`new` and `old` are on different subjects by the lexicon's subject table: each names at least
+        one of its subjects and none is named by both. Two preferences about answers — their language
+        and their order — are two subjects; a text naming none of the table's subjects differs from
+        nothing (the models decide)."""
+        mine, theirs = self._named(new), self._named(old)
+        return bool(mine) and bool(theirs) and not (mine & theirs)
+
+    def _named(self, text: str) -> frozenset[str]:
+        """The keys of the lexicon's subjects `text` names (kept per text: a memory is compared with
+        every candidate of a batch)."""
+        named = self._subjects_named.get(text)
+        if named is None:
+            if len(self._subjects_named) >= NAMED_KEPT:
+                self._subjects_named.clear()
+            folded = fold(text)
+            named = self._subjects_named[text] = frozenset(
+                s.key for s in self.lexicon.subjects if s.pattern.search(folded)
+            )
+        return named
+
     def _switches_tool(self, candidate: Candidate, old_kind: MemoryKind, old_text: str) -> bool:
         """`candidate` adopts an alternative of a tool a rule (`old_kind`, `old_text`: its quotes and
-        content — a tool either names is the rule's) names: both are preferences or decisions and the
-        candidate states something of its own."""
+        content — a tool either names is the rule's) names: both are preferences or decisions on one
+        subject (`differ`) and the candidate states something of its own."""
         return (
             old_kind is not MemoryKind.DISCUSSION_CONTEXT
             and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT
             and not self.takes_back(candidate)
             and bool(self.alternatives.replaced_concept(_said(candidate), old_text))
+            and not self.differ(_said(candidate), old_text)
         )
 
     def target(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> RelatedItem | None:
@@ -329,6 +360,7 @@ class SubjectReader:
                     and r.item.memory_id not in taken
                     and r.item.kind is not MemoryKind.DISCUSSION_CONTEXT
                     and subject_key(r.subjects[0] if r.subjects else "") == name
+                    and not self.differ(_said(candidate), _stored(r))
                 ),
                 key=lambda r: r.item.memory_id,
                 default=None,
@@ -350,12 +382,13 @@ class SubjectReader:
         names = {key for key in text_keys(said) if _is_name(key)}
 
         def revised(r: RelatedItem) -> bool:
-            old = " ".join(s.quote for s in r.sources) or r.item.content
+            old = _stored(r)
             theirs = values(old)
             return (
                 any(kind in types for kind, _ in theirs)
                 and not mine <= theirs
                 and names <= set(text_keys(old))  # "for ga4 only — 30 and 48 hours" is another rule's
+                and not self.differ(said, old)
             )
 
         return max(
@@ -417,6 +450,11 @@ class SubjectReader:
 def _is_name(key: str) -> bool:
     """A key naming a thing by letters and digits ("ga4", "k8s"), not a value ("int64", "45s")."""
     return any(ch.isdigit() for ch in key) and any(ch.isalpha() for ch in key) and not values(key)
+
+
+def _stored(related: RelatedItem) -> str:
+    """What a related memory's user said (its quotes), else its content."""
+    return " ".join(s.quote for s in related.sources) or related.item.content
 
 
 def _said(candidate: Candidate) -> str:
