@@ -36,6 +36,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
 
+from autopatch_j.memory.blocks import LIST_ITEM
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.joining import first_word
 from autopatch_j.memory.lexicon import Lexicon
@@ -45,7 +46,7 @@ from autopatch_j.memory.ordinals import CODE_SPAN, ordinal, reply_pointers
 from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
 from autopatch_j.memory.speech_model import logistic
-from autopatch_j.memory.structure import COLON_END, LIST_ITEM
+from autopatch_j.memory.structure import COLON_END
 
 MODEL_FILE = "assent_model.json"
 FORMAT = 1

@@ -16,6 +16,17 @@
   someone (`【运维-小李】@所有人 …`), or an issue key and a colon (`OPS-481: …`, an error code
   too: `ORA-00942: …`); the message goes on to the next blank line. What the user writes after it
   is prose: an endorsement in the user's own words is read like any statement.
+- **someone else's words without a marker** (also `relayed_rows`), told by who the user says wrote
+  them, by a greeting or by a signature (the words are data, `relay_words.json`): a short line ending
+  in a colon that names a source other than the user — a document, an e-mail, a notice, someone's
+  saying ("the gateway's docs say:", "mtn email:", "他们文档里写的：") — introduces a block: the run of
+  list items under it (an item's indented continuation with it; the first line that is neither ends
+  it) or, when no item opens it, the paragraph under it; such an intro followed on its own line by a
+  quotation closing the line (`mtn email: "fix deployed …"`) is a message reported whole. A line
+  opening with a greeting — after a bracketed name tag (`【某某科技】您好，…`), or opening a paragraph
+  that is not the turn's first (`Hi team,`) — starts a message running to the next blank line, and a
+  paragraph closing with a sign-off and a name on their own lines (`Thanks,` / `Dana`) is one. An
+  intro in the first person singular ("I wrote:", "我说的：") is the user's own and introduces nothing.
 - **quoted words of someone else** (`quoted_rows`): a block of `>` lines (an e-mail reply, a message
   pasted with a quote marker: `> 陈宇: …`, `> Your organization has used 82% …`) whose words are not a
   close slice of the assistant's answer before the turn: at least `SLICE_SHARE` of its words (Latin
@@ -33,9 +44,19 @@ Shapes only, never a list of names or of messages.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
+# The marker opening a list item: a bullet, a number ("1.", "2)", "3、", "（4）"), a Chinese numeral ("一、",
+# "（二）") or a circled number.
+_CN_NUMERAL = "[一二三四五六七八九十]{1,3}"
+LIST_ITEM = re.compile(
+    rf"^\s*(?:[-*•·]\s+|\d{{1,2}}[.)、）](?![\d.])\s*|[（(]\d{{1,2}}[)）]\s*|[\u2460-\u2473]\s*"
+    rf"|{_CN_NUMERAL}[、．]\s*|[（(]{_CN_NUMERAL}[)）]\s*)(?=\S)"
+)
 _DIGIT = re.compile(r"\d")
 _RULE = re.compile(r"^\s*[|+:=\-\s]{3,}$")
 _GAP = re.compile(r"\s{2,}")
@@ -66,6 +87,109 @@ _REPLY_DASH = re.compile(r"\s[—–-]{1,2}\s")
 #: pasted ones below 0.45 (`docs/quality.md`, "quoted words of other people").
 SLICE_SHARE = 0.6
 _GLOSS = re.compile(r"^\s*(?:\([^()\n]+\)|（[^（）\n]+）)\s*[.。!！]?(?=\s|$)")
+
+RELAY_WORDS_FILE = Path(__file__).with_name("relay_words.json")
+_RELAY_FIELDS = ("greetings", "sign_offs", "messages", "sayings", "documents", "owners")
+_RELAY_LANGUAGES = ("en", "zh")
+#: An intro naming someone else's text is short: its last sentence holds at most this many words.
+INTRO_UNITS = 10
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_FIRST_PERSON = re.compile(r"(?:^|[^A-Za-z])(?:i|my|i've|i'm)(?![A-Za-z'])|我(?!们)", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?。！？]\s+|[。！？]")
+_QUOTE_PAIRS = {'"': '"', "“": "”", "「": "」", "『": "』"}
+_NAME_LINE = re.compile(r"^\s*[^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*){0,2}\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class RelayWords:
+    """The words that tell someone else's message (`relay_words.json`), one pattern per field."""
+
+    greeting: re.Pattern[str]  # opening a line, after an optional name tag
+    sign_off: re.Pattern[str]  # the whole line, a comma after it
+    source: re.Pattern[str]  # a message or a saying anywhere in an intro names someone else's text
+    document: re.Pattern[str]  # a document names someone else's text only with an owner
+    owner: re.Pattern[str]
+
+
+def _alternatives(words: dict[str, list[str]]) -> str:
+    latin = sorted({w.lower() for w in words.get("en", [])}, key=len, reverse=True)
+    cjk = sorted(set(words.get("zh", [])), key=len, reverse=True)
+    parts = [rf"(?<![A-Za-z])(?:{'|'.join(map(re.escape, latin))})(?![A-Za-z])"] if latin else []
+    parts += [f"(?:{'|'.join(map(re.escape, cjk))})"] if cjk else []
+    return "|".join(parts) or "(?!)"
+
+
+def load_relay_words(path: Path = RELAY_WORDS_FILE) -> RelayWords:
+    """Read and check `path`: exactly the three fields, each a map of known languages to lists of words;
+    anything else is an error, never silence."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or set(data) != set(_RELAY_FIELDS):
+        raise ValueError(f"{path.name}: the fields must be exactly {_RELAY_FIELDS}")
+    for field in _RELAY_FIELDS:
+        entry = data[field]
+        if not isinstance(entry, dict) or not set(entry) <= set(_RELAY_LANGUAGES):
+            raise ValueError(f"{path.name}: {field} maps languages {_RELAY_LANGUAGES} to lists of words")
+        if not all(isinstance(ws, list) and ws and all(isinstance(w, str) and w for w in ws) for ws in entry.values()):
+            raise ValueError(f"{path.name}: {field} holds a list of non-empty words per language")
+    tag = r"(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])"
+    return RelayWords(
+        greeting=re.compile(rf"^\s*(?:{tag}\s*)?(?:{_alternatives(data['greetings'])})", re.IGNORECASE),
+        sign_off=re.compile(rf"^\s*(?:{_alternatives(data['sign_offs'])})\s*[,，]\s*$", re.IGNORECASE),
+        source=re.compile(f"{_alternatives(data['messages'])}|{_alternatives(data['sayings'])}", re.IGNORECASE),
+        document=re.compile(_alternatives(data["documents"]), re.IGNORECASE),
+        owner=re.compile(_alternatives(data["owners"]), re.IGNORECASE),
+    )
+
+
+RELAY_WORDS = load_relay_words()
+_TAG_GREETING = re.compile(r"^\s*(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])")
+
+
+def source_intro(line: str) -> tuple[int, int] | None:
+    """Where the last sentence of `line` introduces someone else's text: (its start, the end of its
+    colon), or None. The colon ends the line or is followed by a quotation closing it."""
+    colon = max(line.rfind(":"), line.rfind("："))
+    if colon < 0:
+        return None
+    rest = line[colon + 1 :].strip()
+    if rest and not (
+        rest[0] in _QUOTE_PAIRS and rest.rstrip(".。!！").endswith(_QUOTE_PAIRS[rest[0]]) and len(rest) > 2
+    ):
+        return None
+    starts = [m.end() for m in _SENTENCE_END.finditer(line, 0, colon)]
+    start = starts[-1] if starts else 0
+    intro = line[start:colon]
+    units = len(re.findall(r"[A-Za-z0-9]+", intro)) + len(_CJK_CHAR.findall(intro)) / 2
+    words = RELAY_WORDS
+    if units > INTRO_UNITS or _FIRST_PERSON.search(intro):
+        return None
+    if not (words.source.search(intro) or (words.document.search(intro) and words.owner.search(intro))):
+        return None
+    return start, colon + 1
+
+
+def _introduced(lines: Sequence[str], taken: Sequence[bool], n: int) -> list[int]:
+    """The lines under the intro at `n` that are someone else's: the run of list items (with indented
+    continuations), the run of `>` lines, or else the paragraph under it."""
+    i = n + 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    rows: list[int] = []
+    listed = i < len(lines) and bool(LIST_ITEM.match(lines[i]))
+    marked = i < len(lines) and bool(_QUOTED.match(lines[i]))
+    while i < len(lines) and lines[i].strip() and not taken[i]:
+        if listed and not LIST_ITEM.match(lines[i]) and not lines[i].startswith((" ", "\t")):
+            break
+        if marked and not _QUOTED.match(lines[i]):
+            break  # a `>` block is the message; the line under it is the user's
+        rows.append(i)
+        i += 1
+    return rows
+
+
+def _signed(lines: Sequence[str], end: int) -> bool:
+    """The paragraph ending at line `end` closes with a sign-off line and a name line."""
+    return end >= 2 and bool(_NAME_LINE.match(lines[end])) and bool(RELAY_WORDS.sign_off.match(lines[end - 1]))
 
 
 def _cells(line: str, separator: str) -> list[str] | None:
@@ -134,20 +258,44 @@ def _is_table(rows: list[str], separator: str) -> bool:
 
 def relayed_rows(lines: Sequence[str], taken: Sequence[bool]) -> set[int]:
     """The indices of the lines that are someone else's message: a header (see the module docstring)
-    and, under a header standing alone, the lines up to a blank line."""
+    and, under a header standing alone, the lines up to a blank line; a block a source intro introduces,
+    a message opening with a greeting or closing with a signature."""
     found: set[int] = set()
+    first_text = next((k for k, s in enumerate(lines) if s.strip()), len(lines))
     n = 0
     while n < len(lines):
         line = lines[n]
         if taken[n] or not line.strip():
             n += 1
             continue
-        if any(shape.match(line) for shape in _HEADERS):
+        intro = source_intro(line)
+        if intro is not None and line[intro[1] :].strip():
+            found.add(n)  # `mtn email: "…"`: the message reported whole on its line
+            n += 1
+            continue
+        if intro is not None:
+            rows = _introduced(lines, taken, n)
+            found.update(rows)
+            n = rows[-1] + 1 if rows else n + 1
+            continue
+        opens_paragraph = n > first_text and not lines[n - 1].strip()
+        greeting = RELAY_WORDS.greeting.match(line)
+        if (greeting and (opens_paragraph or _TAG_GREETING.match(line))) or any(
+            shape.match(line) for shape in _HEADERS
+        ):
             while n < len(lines) and lines[n].strip():  # the message goes on to a blank line
                 if not taken[n]:
                     found.add(n)
                 n += 1
             continue
+        if n == 0 or not lines[n - 1].strip():  # a paragraph closing with a signature
+            end = n
+            while end + 1 < len(lines) and lines[end + 1].strip():
+                end += 1
+            if _signed(lines, end):
+                found.update(k for k in range(n, end + 1) if not taken[k])
+                n = end + 1
+                continue
         n += 1
     return found
 

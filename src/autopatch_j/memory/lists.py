@@ -2,7 +2,7 @@
 
 "ground rules for this repo:" / "以后这几条：" followed by bullet or numbered items: each item is read
 on its own (its words, never its marker), no item joins another or the prose around the list, and
-the introducing line is never a statement. Recognised by layout alone (`structure.LIST_ITEM`
+the introducing line is never a statement. Recognised by layout alone (`blocks.LIST_ITEM`
 markers, indentation, a colon ending the line before the first item), never by words. A list is a
 run of item lines after such a line, or at least two of them; blank lines and pastes nested under an
 item go on with it, an indented prose line continues the item above it.
@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from autopatch_j.memory.batches import ExtractionRequest
+from autopatch_j.memory.blocks import LIST_ITEM
 from autopatch_j.memory.contracts import CandidateOut
-from autopatch_j.memory.structure import COLON_END, LIST_ITEM, Line, item_marker, parse
+from autopatch_j.memory.structure import COLON_END, Line, item_marker, parse
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,9 @@ pasting a teammate's Chinese notes, a Chinese-writing one pasting an English mai
 
 Some pastes only show as a block of lines (`blocks.py`): a table (rows split by pipes, tabs or aligned
 spaces, holding numbers or aligned), a message relayed from a chat or a tracker (an author and a time, a
-handle, an issue key over it), both material; and a sentence wholly in parentheses opening the first
+handle, an issue key over it), someone else's words the user introduces as theirs ("their docs say:",
+"mtn email: \"…\"", "他们文档里写的：") or that open with a greeting or close with a signature, all
+material; and a sentence wholly in parentheses opening the first
 prose line after a paste glosses that paste (a `gloss`: the line's leading characters are material,
 the rest of the line is prose).
 
@@ -55,7 +57,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from autopatch_j.memory.blocks import gloss_length, quoted_rows, relayed_rows, table_rows
+from autopatch_j.memory.blocks import LIST_ITEM, gloss_length, quoted_rows, relayed_rows, table_rows
 from autopatch_j.memory.sentences import last_sentence_start
 
 if TYPE_CHECKING:
@@ -116,13 +118,6 @@ _FIELD = re.compile(r"(?:^|\s)[A-Za-z_][\w.-]*=(?!=)\S")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 CJK_CHARS_PER_WORD = 1.5  # Chinese characters to one Latin word, when weighing which script a text is in
-# The marker opening a list item: a bullet, a number ("1.", "2)", "3、", "（4）"), a Chinese numeral ("一、",
-# "（二）") or a circled number.
-_CN_NUMERAL = "[一二三四五六七八九十]{1,3}"
-LIST_ITEM = re.compile(
-    rf"^\s*(?:[-*•·]\s+|\d{{1,2}}[.)、）](?![\d.])\s*|[（(]\d{{1,2}}[)）]\s*|[\u2460-\u2473]\s*"
-    rf"|{_CN_NUMERAL}[、．]\s*|[（(]{_CN_NUMERAL}[)）]\s*)(?=\S)"
-)
 _WORD = re.compile(r"[A-Za-z]{2,}")
 # A word as prose writes it: letters, lowercase after the first, trailing punctuation allowed.
 _PLAIN_WORD = re.compile(r"^\(?[A-Za-z][a-z]*[,.;:!?)]*$")

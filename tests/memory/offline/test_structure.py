@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autopatch_j.memory.blocks import RELAY_WORDS_FILE, load_relay_words
 from autopatch_j.memory.contracts import CandidateOut, ExtractionOutput, SourceOut
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager
@@ -141,3 +144,27 @@ def test_a_long_turn_of_many_introduced_paragraphs_parses_in_linear_time() -> No
     assert_linear(
         parse.__wrapped__, lambda n: "".join(f"section {i}:\n\n第{i}行说明\n第{i}行补充\n\n" for i in range(n)), 800
     )
+
+
+def test_long_paragraphs_and_intros_of_other_peoples_words_parse_in_linear_time() -> None:
+    """A long signed message, many greeting paragraphs and many source intros: each line is weighed once."""
+    assert_linear(
+        parse.__wrapped__,
+        lambda n: (
+            "intro\n\n"
+            + "".join(f"Hi team,\nline {i} of the notice\n\ntheir docs say:\n{i}. we retry\n\n" for i in range(n))
+            + "".join(f"body line {i}\n" for i in range(n))
+            + "Thanks,\nDana\n"
+        ),
+        400,
+    )
+
+
+def test_the_relay_words_file_refuses_an_unknown_field_or_language(tmp_path: Path) -> None:
+    data = json.loads(RELAY_WORDS_FILE.read_text(encoding="utf-8"))
+    for broken in ({**data, "farewells": {"en": ["bye"]}}, {**data, "greetings": {"fr": ["bonjour"]}}):
+        path = tmp_path / "relay_words.json"
+        path.write_text(json.dumps(broken), encoding="utf-8")
+        with pytest.raises(ValueError):
+            load_relay_words(path)
+    assert load_relay_words().greeting.match("【某某科技】您好，")
