@@ -187,10 +187,7 @@ FAMILIES: tuple[Family, ...] = (
         "discord_webhook",
         plain("POST https://discord.com/api/" + j("web", "hooks/") + "{s}", lambda: "12345678901/" + body(68, URLSAFE)),
     ),
-    # a key id beside its secret half (alone it is public: `secret_public_parts`)
-    Family(
-        "aws_access_key_id", plain("id {s} secret in vault", lambda: _aws() + body(16, UPPER_DIGITS, "FAKE")), glue=True
-    ),
+    Family("aws_access_key_id", plain("id {s}", lambda: _aws() + body(16, UPPER_DIGITS, "FAKE")), glue=True),
     Family("aws_secret_next_to_key_id", plain("AKIA" + "FAKEEXAMPLE00KEY {s}", lambda: body(40, B64, "FAKEsecret"))),
     Family("google_api_key", plain("maps {s}", lambda: j("AI", "za") + body(35, URLSAFE)), glue=True),
     Family("google_oauth_client_secret", plain("secret {s}", lambda: j("GOC", "SPX-") + body(28, URLSAFE)), glue=True),

@@ -198,13 +198,7 @@ _PASSWORD = st.text(alphabet=ALNUM + "!#$%*+-@^", min_size=10, max_size=20).filt
 # family -> (strategy of the secret, the key or label it is written under)
 FAMILIES: dict[str, tuple[st.SearchStrategy[str], str]] = {
     "github": (_text(ALNUM, 36).filter(_random_enough).map(lambda b: "ghp_" + b), "GITHUB_TOKEN"),
-    # a key id alone is the public part of a pair (`secret_public_parts`): its secret half is measured,
-    # 40 characters built from the same draw the key id's body was (the examples of the other families
-    # stay the ones they were)
-    "aws_key_id": (
-        _text(UPPER_DIGITS, 16).filter(_random_enough).map(lambda b: "wJ" + b + b.lower() + b[:6]),
-        "AWS_SECRET_ACCESS_KEY",
-    ),
+    "aws_key_id": (_text(UPPER_DIGITS, 16).filter(_random_enough).map(lambda b: "AKIA" + b), "AWS_ACCESS_KEY_ID"),
     "openai": (_text(ALNUM, 40).filter(_random_enough).map(lambda b: "sk-proj-" + b), "OPENAI_API_KEY"),
     "stripe": (_text(ALNUM, 24).filter(_random_enough).map(lambda b: "sk_live_" + b), "STRIPE_SECRET"),
     "slack": (_text(ALNUM, 24).filter(_random_enough).map(lambda b: "xoxb-1234567890-" + b), "SLACK_TOKEN"),

@@ -306,7 +306,7 @@ def _view_findings(
 def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) -> list[Finding]:
     """Every span of `text` a rule finds, and (with `judge`) every judge candidate, in `text`'s
     positions; `SecretJudge.accepts` decides which of them are secrets. A rule's span that is the
-    public part of a pair alone (`secret_public_parts.alone`: an access key id) is none. Hard-wrapped blocks
+    public part of a pair alone (`secret_public_parts.alone`: a publishable key) is none. Hard-wrapped blocks
     (`secret_wrap_blocks`) are found in the text as written and in its decoded view, before the
     timestamps of log lines are removed (they take columns of the wrap's width)."""
     view, index = decoded_view(text)
@@ -331,7 +331,7 @@ def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) 
 
 def _public_alone(found: Finding) -> bool:
     """A rule's span that is the documented public part of a pair with no secret half beside it
-    (`secret_public_parts`: an access key id alone): no secret by itself."""
+    (`secret_public_parts`: a publishable key alone): no secret by itself."""
     start, end = found.at
     family = public_part(found.view[start:end])
     return family is not None and alone(found.view, start, end, family)
