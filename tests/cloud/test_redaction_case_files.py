@@ -84,6 +84,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   secret key holding slashes; a thin-driver URL with no login (`jdbc:oracle:thin:@//…`) before a
   required-variable placeholder and references that name a secret by its path (a store's path
   after `--secret-id`, a key vault's secret URI, a cloud resource id) stay.
+- `public_halves`: a video platform's payment, cloud and webhook texts — a cloud secret key after
+  its key id, a payment key secret beside its key id; the documented public half of a pair alone (an
+  access key id in a key listing and in a config array, a checkout's key id, a webhook delivery's
+  body signature, a payment webhook's signature header, a DRM initialisation box after a Chinese
+  label, an OAuth client id) stays.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -114,6 +119,7 @@ FILES = (
     "meter_ops",
     "ramp_ops",
     "campus_refs",
+    "public_halves",
 )
 
 

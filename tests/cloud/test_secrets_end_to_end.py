@@ -145,6 +145,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # an Oracle thin-driver login's password, a secret key holding slashes; look-alikes: a
         # thin-driver URL with no login, references that name a secret by its path
         ("redaction_campus_refs.json", "Print the accounting settings"),
+        # a cloud secret key after its key id, a payment key secret beside its key id; look-alikes:
+        # public halves of pairs alone (key ids, body signatures, a PSSH box, an OAuth client id)
+        ("redaction_public_halves.json", "Print the payment settings"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

@@ -68,6 +68,7 @@ from autopatch_j.cloud.secret_key_words import paired_view
 from autopatch_j.cloud.secret_layouts import LAYOUT_RULES
 from autopatch_j.cloud.secret_phrases import PHRASE_RULES
 from autopatch_j.cloud.secret_protocols import PROTOCOL_RULES
+from autopatch_j.cloud.secret_public_parts import alone, public_part
 from autopatch_j.cloud.secret_rules import RULES as TOKEN_RULES
 from autopatch_j.cloud.secret_rules import Rule
 from autopatch_j.cloud.secret_shapes import SHAPE_RULES
@@ -304,7 +305,8 @@ def _view_findings(
 
 def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) -> list[Finding]:
     """Every span of `text` a rule finds, and (with `judge`) every judge candidate, in `text`'s
-    positions; `SecretJudge.accepts` decides which of them are secrets. Hard-wrapped blocks
+    positions; `SecretJudge.accepts` decides which of them are secrets. A rule's span that is the
+    public part of a pair alone (`secret_public_parts.alone`: a publishable key) is none. Hard-wrapped blocks
     (`secret_wrap_blocks`) are found in the text as written and in its decoded view, before the
     timestamps of log lines are removed (they take columns of the wrap's width)."""
     view, index = decoded_view(text)
@@ -324,7 +326,15 @@ def findings(text: str, rules: tuple[Rule, ...] = RULES, *, judge: bool = True) 
         spaced, back, _fixed, _blocks = _unstamped(*form, {}, {})
         if back is not None:  # always: a form view maps back
             found += [f.mapped(back) for f in _view_findings(spaced, rules, judge)]
-    return found
+    return [f for f in found if f.kind != "rule" or not _public_alone(f)]
+
+
+def _public_alone(found: Finding) -> bool:
+    """A rule's span that is the documented public part of a pair with no secret half beside it
+    (`secret_public_parts`: a publishable key alone): no secret by itself."""
+    start, end = found.at
+    family = public_part(found.view[start:end])
+    return family is not None and alone(found.view, start, end, family)
 
 
 def _unstamped(

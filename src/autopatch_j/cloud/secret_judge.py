@@ -41,7 +41,10 @@ printed (`printed`, read as `announced_secret`), a here-string given to a comman
 secret (`stdin_secret`: `sign.sh --passphrase-stdin <<< '…'`), and a member of a JSON Web Key
 (`jwk_member`): a private one (`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public
 one (`"n"`, `"x"`) is not judged; nor is a value whose label names a digest before a bracketed aside
-(`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`).
+(`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`). The documented public part of a
+credential pair (`secret_public_parts`: a key id, a publishable key, a client id, a signature of a
+body, a PSSH box) is a shape feature (`public_part`) and lets the judge overrule a key-word rule's
+span; with no secret half beside it (`secret_public_parts.alone`) it scores 0 from any source.
 
 Candidates (`secret_candidates.candidates`) are runs of token characters, odd quoted literals and
 codes of letter groups in the decoded view the grammar reads; the context of one never reaches past
@@ -92,6 +95,7 @@ from autopatch_j.cloud.secret_places import (
     signed_request,
     stated,
 )
+from autopatch_j.cloud.secret_public_parts import alone, public_part
 from autopatch_j.cloud.secret_sinks import CALL_REACH
 from autopatch_j.cloud.secret_value_shape import NO_KEY_BYTES, PUBLIC_BYTES, value_shape, value_signal
 from autopatch_j.cloud.secret_values import placeholder
@@ -307,12 +311,13 @@ def _secret_word_pattern() -> re.Pattern[str]:
 
 # a key-word rule's span is overruled only with one of these: a word before it naming no secret (`object_key`,
 # `idempotency_key`, `--secret-banner-bg`), or a value that reads as a path, a reference's path of named segments, a
-# file, a name, an identifier, a version, a date, a digest, a fingerprint, a number or lowercase words (`capacity`,
-# `stripe-live-key`: weighed by the judge)
+# file, a name, an identifier, a version, a date, a digest, a fingerprint, a number, lowercase words (`capacity`,
+# `stripe-live-key`: weighed by the judge) or the documented public part of a pair (a key id, a signature of a body)
 VETO_SIGNALS = frozenset(
     {"key_benign", "near_benign", "zh_benign", "path", "named_path", "file_ext", "dotted", "attribute", "uuid"}
     | {"version", "date"}
     | {"hex_digest", "email", "flag", "all_digits", "plain_words", "hex_text", "fingerprint", "hex_number"}
+    | {"public_part"}
 )
 
 
@@ -348,7 +353,8 @@ def reading(
 ) -> float | dict[str, float]:
     """What `SecretJudge.score` reads of `view[start:end]` whatever its weights: the score itself
     when the span is decided without them (0.0 or 1.0), else the features the weights are summed
-    over; `context`: the span's `context_features`, when read already."""
+    over; `context`: the span's `context_features`, when read already. The documented public part
+    of a pair with no secret half beside it (`secret_public_parts.alone`) scores 0 from any source."""
     if source == "token" and (
         not _may_have_signal(view, start, context_start, end) or placeholder(view, view[start:end], start)
     ):
@@ -364,6 +370,8 @@ def reading(
     _combine(found)
     if source == "token" and not judged(found):
         return 0.0
+    if "public_part" in found and alone(view, start, end, public_part(view[start:end]) or ""):
+        return 0.0  # the public half of a pair with no secret half beside it (a key id, a body's signature)
     if source == "keyword" and ("key_ends_benign" in found or found.keys() & PUBLIC_BYTES):
         return 0.0  # overruled whatever the veto: a benign key, or a value anyone may read (a signature)
     if source == "keyword" and not _vetoable(found):

@@ -7,9 +7,11 @@ of words, an age recipient, four-letter groups, a certificate or public key in b
 of its PEM text (whole or cut), a DSA or ECDSA signature in base64 DER, a private key or a key store
 in base64 DER, an object id, a reference number (`DBZG-2024-6230`), a `SCREAMING_SNAKE` name, an
 attribute, a path, a reference's path of named segments, a flag, base64 padding, a known token
-prefix, lowercase words, or base64 of printable text in any script or of a file (of a document —
-prose, a message of `|` fields, a file's bytes —, of a JSON document with a key's field, or of
-`user:password`). Pure functions of the value; the context is the judge's.
+prefix, the documented public part of a credential pair (`secret_public_parts`: a key id, a
+publishable key, a client id, a signature of a body, a PSSH box), lowercase words, or base64 of
+printable text in any script or of a file (of a document — prose, a message of `|` fields, a file's
+bytes —, of a JSON document with a key's field, or of `user:password`). Pure functions of the
+value; the context is the judge's.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import math
 import operator
 import re
 from collections import Counter
+
+from autopatch_j.cloud.secret_public_parts import public_part
 
 SCREAMING = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -347,6 +351,8 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
         out["padding"] = 1.0
     if _plain_words(value):
         out["plain_words"] = 1.0
+    if public_part(value) is not None:
+        out["public_part"] = 1.0  # the documented public part of a pair (a key id, a signature): `secret_public_parts`
     if _LETTER_GROUPS.fullmatch(value):
         out["letter_groups"] = 1.0  # `hjwf-tonh-qanh-zehp`: an app password, a recovery code
     if value.startswith(_DER_HEADS) and _der_public(value):
