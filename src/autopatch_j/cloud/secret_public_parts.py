@@ -7,8 +7,9 @@ sender computes from a body with a shared secret (`X-Hub-Signature-256: sha256=�
 grants nothing by itself. The table holds, per family, the shape of its public part — a regular
 expression the whole value matches, or an ISO-BMFF box type (`pssh`: a DRM system's initialisation
 data) whose base64 the value starts with —, names the secret part, and gives `half`, a pattern that
-finds the secret half (its key, `aws_secret_access_key`, or its own shape, `sk_live_…`) written
-beside it. `public_part(value)` says which family's public part a value is: the judge reads it as a
+finds the secret half (its key, `RAZORPAY_KEY_SECRET`, or its own shape, `sk_live_…`) written
+beside it. An AWS access key id is not in the table: it names an account and a user, and alone it
+stays redacted. `public_part(value)` says which family's public part a value is: the judge reads it as a
 feature (`public_part`, also a signal that lets it overrule a key-word rule's span), so how much it
 weighs beside its secret half is learned. `alone(view, start, end, family)`: no secret half within
 `REACH` characters before or after the value in its paragraph — a public part alone is no secret

@@ -74,12 +74,15 @@ _CHAT_HEADER = re.compile(rf"^\s*{_NAME}\s*(?:[—–-]\s*|,\s*)?\[?{_TIME}\]?\s
 _HANDLE_LINE = re.compile(r"^\s*@[\w.-]+\s*[:：]\s*\S")
 _ISSUE_LINE = re.compile(r"^\s*\[?[A-Z]{2,}[A-Z0-9]*-\d+\]?\s*[:：]\s*\S")
 # A name tag in brackets addressing someone (`【运维-小李】@所有人 …`, `[ops-bot] @here …`).
-_TAGGED_MENTION = re.compile(r"^\s*(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])\s*@\S")
+# a bracketed name tag (`【运维-小李】`, `[ops bot]`) and the Han characters, each written once
+_NAME_TAG = r"(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])"
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TAGGED_MENTION = re.compile(rf"^\s*{_NAME_TAG}\s*@\S")
 _HEADERS = (_CHAT_LINE, _CHAT_HEADER, _HANDLE_LINE, _ISSUE_LINE, _TAGGED_MENTION)
 _QUOTED = re.compile(r"^\s*>(?:\s|$)")
 #: A quote marker opening a line and the one space after it (`> `), as e-mail and chat replies write it.
 QUOTE_MARK = re.compile(r"^\s*>\s?")
-_QUOTED_WORD = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_QUOTED_WORD = re.compile(f"[A-Za-z0-9_]+|[{_HAN}]")
 # Where a reply on the quoted line itself starts: a dash set apart by spaces.
 _REPLY_DASH = re.compile(r"\s[—–-]{1,2}\s")
 #: The share of a quoted block's words the answer must hold for the block to be a slice of it. On the
@@ -93,7 +96,7 @@ _RELAY_FIELDS = ("greetings", "sign_offs", "messages", "sayings", "documents", "
 _RELAY_LANGUAGES = ("en", "zh")
 #: An intro naming someone else's text is short: its last sentence holds at most this many words.
 INTRO_UNITS = 10
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_CHAR = re.compile(f"[{_HAN}]")
 _FIRST_PERSON = re.compile(r"(?:^|[^A-Za-z])(?:i|my|i've|i'm)(?![A-Za-z'])|我(?!们)", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?。！？]\s+|[。！？]")
 _QUOTE_PAIRS = {'"': '"', "“": "”", "「": "」", "『": "』"}
@@ -120,7 +123,7 @@ def _alternatives(words: dict[str, list[str]]) -> str:
 
 
 def load_relay_words(path: Path = RELAY_WORDS_FILE) -> RelayWords:
-    """Read and check `path`: exactly the three fields, each a map of known languages to lists of words;
+    """Read and check `path`: exactly the six fields, each a map of known languages to lists of words;
     anything else is an error, never silence."""
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or set(data) != set(_RELAY_FIELDS):
@@ -131,9 +134,8 @@ def load_relay_words(path: Path = RELAY_WORDS_FILE) -> RelayWords:
             raise ValueError(f"{path.name}: {field} maps languages {_RELAY_LANGUAGES} to lists of words")
         if not all(isinstance(ws, list) and ws and all(isinstance(w, str) and w for w in ws) for ws in entry.values()):
             raise ValueError(f"{path.name}: {field} holds a list of non-empty words per language")
-    tag = r"(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])"
     return RelayWords(
-        greeting=re.compile(rf"^\s*(?:{tag}\s*)?(?:{_alternatives(data['greetings'])})", re.IGNORECASE),
+        greeting=re.compile(rf"^\s*(?:{_NAME_TAG}\s*)?(?:{_alternatives(data['greetings'])})", re.IGNORECASE),
         sign_off=re.compile(rf"^\s*(?:{_alternatives(data['sign_offs'])})\s*[,，]\s*$", re.IGNORECASE),
         source=re.compile(f"{_alternatives(data['messages'])}|{_alternatives(data['sayings'])}", re.IGNORECASE),
         document=re.compile(_alternatives(data["documents"]), re.IGNORECASE),
@@ -142,7 +144,7 @@ def load_relay_words(path: Path = RELAY_WORDS_FILE) -> RelayWords:
 
 
 RELAY_WORDS = load_relay_words()
-_TAG_GREETING = re.compile(r"^\s*(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])")
+_OPENING_TAG = re.compile(rf"^\s*{_NAME_TAG}")
 
 
 def source_intro(line: str) -> tuple[int, int] | None:
@@ -280,9 +282,7 @@ def relayed_rows(lines: Sequence[str], taken: Sequence[bool]) -> set[int]:
             continue
         opens_paragraph = n > first_text and not lines[n - 1].strip()
         greeting = RELAY_WORDS.greeting.match(line)
-        if (greeting and (opens_paragraph or _TAG_GREETING.match(line))) or any(
-            shape.match(line) for shape in _HEADERS
-        ):
+        if (greeting and (opens_paragraph or _OPENING_TAG.match(line))) or any(shape.match(line) for shape in _HEADERS):
             while n < len(lines) and lines[n].strip():  # the message goes on to a blank line
                 if not taken[n]:
                     found.add(n)
