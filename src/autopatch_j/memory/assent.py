@@ -27,7 +27,9 @@ an offer to act), a reply that only points ("1 and 2.") selects (`Reply.reading`
 the likeliest option it points at reaches the floor. A reply with no content of its own, singling out
 no option (by ordinal, name or exception), that goes on to weigh the options it answers — a sentence
 of its turn the sentence reader reads as discussion, naming words of the options ("Both have
-something. … Roo vs. tolerant CSV, still open.") — selects none, and its turn is read as any other.
+something. … Roo vs. tolerant CSV, still open.") — selects none, and its turn is read as any other; so
+does a reply whose assenting sentence the sentence reader reads as putting the decision off
+(`reader.Reading.deferred`: "嗯，先放着，下周和 DBA 开会再说。").
 The sub-points nested under an option (its pros, cons, caveats; `options.Option.in_head`) are never
 chosen: only an option's head can be decided.
 
@@ -113,15 +115,21 @@ class AssentReader:
     lexicon: Lexicon
     model: AssentModel | None = None  # None: the shipped one
 
-    def read(self, turn: Turn, previous: Turn | None, *, weighing: Sequence[str] = ()) -> Assent | None:
+    def read(
+        self, turn: Turn, previous: Turn | None, *, weighing: Sequence[str] = (), deferring: Sequence[str] = ()
+    ) -> Assent | None:
         """The decisions `turn` makes by assenting to a proposal of `previous`'s answer, if any.
         `weighing`: the sentences of the turn the sentence reader reads as discussion; a reply without
         content of its own to an answer listing options, singling out none of them, that goes on to weigh
         them (a sentence of `weighing` naming words of the options: "Roo vs. tolerant CSV, still
-        open"), selects none."""
+        open"), selects none. `deferring`: the sentences the reader reads as putting the decision off
+        (`Reading.deferred`); a reply whose assenting sentence is one of them ("嗯，先放着，下周和 DBA
+        开会再说。", "ok, let's table this until Monday") decides nothing."""
         reply = self.reply(turn, previous)
         if reply is None or previous is None:
             return None
+        if any(reply.quote.strip() in s or s.strip() in reply.quote for s in deferring if s.strip()):
+            return None  # its turn is read as any other: a deferral states nothing
         answer = previous.assistant_text or ""
         if reply.own is None and not reply.quoted and self._weighs(answer, reply, weighing):
             return None  # its turn is read as any other: the weighing is the discussion to keep

@@ -20,6 +20,7 @@ retire — is `operations.py`'s, with titles, aliases and keywords from `metadat
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from autopatch_j.memory.assent import AssentReader
@@ -30,8 +31,9 @@ from autopatch_j.memory.joining import JoiningModel
 from autopatch_j.memory.lexicon import Lexicon, default_lexicon
 from autopatch_j.memory.lists import one_per_item
 from autopatch_j.memory.operations import OperationRules
+from autopatch_j.memory.options import weighed_in
 from autopatch_j.memory.presentation import default_presentation
-from autopatch_j.memory.reader import KINDS, ReaderModel, Reading, default_reader_model, turn_features
+from autopatch_j.memory.reader import KINDS, STATEMENTS, ReaderModel, Reading, default_reader_model, turn_features
 from autopatch_j.memory.reader import RETIREMENT as RETIREMENT_READ
 from autopatch_j.memory.records import Turn
 from autopatch_j.memory.relays import RelayReader
@@ -97,10 +99,12 @@ class RulesExtractor:
             original = raw.turn(turn.id) or turn
             before = raw.predecessor(original)
             readings = self._readings(raw, turn)
-            # a reply weighing the options it answers ("… vs. tolerant CSV, still open") selects none
+            # a reply weighing the options it answers ("… vs. tolerant CSV, still open") selects none,
+            # and so does one putting the decision off ("嗯，先放着，下周和 DBA 开会再说。")
             weighing = [s for s, reading in (readings or {}).items() if reading.label == DISCUSSION_READ]
+            deferring = [s for s, reading in (readings or {}).items() if reading.deferred]
             assent = self.relays.read(original, turn, (before.assistant_text or "") if before else "")
-            assent = assent or self.assent.read(turn, previous, weighing=weighing)
+            assent = assent or self.assent.read(turn, previous, weighing=weighing, deferring=deferring)
             rest: Turn | None = turn
             if assent is not None:  # what an assent decides; the rest of its turn is read as any other
                 candidates.extend(assent.candidates)
@@ -127,16 +131,23 @@ class RulesExtractor:
     def _readings(self, raw: ExtractionRequest, turn: Turn) -> dict[str, Reading] | None:
         """What the reader makes of each prose sentence of `turn`, by sentence (read in its whole RAW
         turn, so a part of the turn handed to `StatementReader.read` finds its sentences); None: the lexicon
-        reads them."""
+        reads them. A sentence inside an option of a list the turn introduces as options
+        (`options.weighed_in`: "two options I can think of:") is an alternative the user weighs: read as
+        a statement, it is discussion context instead."""
         if not self.read_with_model:
             return None
         model = self._reader or default_reader_model()
         original = raw.turn(turn.id) or turn
         before = raw.predecessor(original)
         pairs = turn_features(original.user_text, (before.assistant_text or "") if before else "", self.lexicon)
+        weighed = weighed_in(original.user_text)
         readings: dict[str, Reading] = {}
         for sentence, feats in pairs:
-            readings.setdefault(sentence, model.reading(feats))
+            reading = model.reading(feats)
+            at = original.user_text.find(sentence)
+            if reading.label in STATEMENTS and at >= 0 and any(o.holds(at) for o in weighed):
+                reading = dataclasses.replace(reading, label=DISCUSSION_READ, sure=False)
+            readings.setdefault(sentence, reading)
         return readings
 
     # -- Stage 2 ---------------------------------------------------------------------------------

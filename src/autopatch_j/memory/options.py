@@ -21,6 +21,8 @@ feature of the assent model's candidates (`assent_choice.choice_features`); over
 offers (`offered_by`), the assent reader stores the likeliest sentence of each option picked, and over
 options it lists without offering them, a reply that only points (`only_points`: "1 and 2.", not "do
 2 now") is read the same way when the assent model's floor is reached (`assent.AssentReader.chosen`).
+The same layout in a user's own turn, under a line naming its items as options (`weighed_in`: "two
+options I can think of:"), lists alternatives the user weighs: none is decided by being listed.
 """
 
 from __future__ import annotations
@@ -185,6 +187,14 @@ def labels_options(line: str) -> bool:
         return False
     last = re.split(r"(?<=[.!?。！？])\s*", text)[-1]
     return bool(_selection_words()["label"].search(fold(last)))
+
+
+def weighed_in(text: str) -> tuple[Option, ...]:
+    """The options a user's own turn `text` lists under a line naming them as options
+    (`labels_options`: "two options I can think of:", "有两个方案在考虑："): alternatives the user
+    weighs, none of them decided by being listed; () when its list is not introduced so."""
+    options = options_in(text)
+    return options if options and labels_options(intro(text, options)) else ()
 
 
 def offered_by(answer: str, signal: Callable[[str], bool]) -> str:

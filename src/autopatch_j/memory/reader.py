@@ -55,6 +55,8 @@ STATEMENTS = ("user_preference", "project_decision")
 KINDS = (*STATEMENTS, "discussion_context")
 RETIREMENT = "retirement"
 NONE = "none"
+#: The finer label (a not-memory's `why`) of a sentence that puts the decision off ("先放着，下周再说").
+DEFERRED = "deferred"
 READINGS = (*KINDS, RETIREMENT, NONE)
 #: The reading the validator takes as the user's speech act (`states_in_turn`): stricter than the
 #: reader's own `threshold`, which admits a Stage-1 candidate. Chosen by leave-one-author-out on the
@@ -64,11 +66,13 @@ EVIDENCE_THRESHOLD = 0.6
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """What the reader made of one sentence: one of `READINGS`, and whether it is a statement read so
-    surely (`ReaderModel.sure_threshold`) that the hard gates do not overrule it."""
+    """What the reader made of one sentence: one of `READINGS`, whether it is a statement read so
+    surely (`ReaderModel.sure_threshold`) that the hard gates do not overrule it, and whether its
+    likeliest finer label is `DEFERRED` (it puts a decision off: an assent it opens decides nothing)."""
 
     label: str
     sure: bool = False
+    deferred: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +224,14 @@ class ReaderModel:
 
     def probabilities(self, feats: dict[str, float]) -> dict[str, float]:
         """The probability of each collapsed label (`READINGS`: the kinds, `retirement`, `none`)."""
+        collapsed = dict.fromkeys(READINGS, 0.0)
+        for label, p in self.finer(feats).items():
+            collapsed[label if label in collapsed else NONE] += p
+        return collapsed
+
+    def finer(self, feats: dict[str, float]) -> dict[str, float]:
+        """The probability of each label the model was trained on (`classes`: the readings and the
+        finer labels collapsed to `none`, such as `DEFERRED`)."""
         scores = list(self.bias)
         for key, value in feats.items():
             row = self.weights.get(key)
@@ -230,10 +242,7 @@ class ReaderModel:
         top = max(scores)
         exp = [math.exp(s - top) for s in scores]
         total = sum(exp)
-        collapsed = dict.fromkeys(READINGS, 0.0)
-        for label, e in zip(self.classes, exp, strict=True):
-            collapsed[label if label in collapsed else NONE] += e / total
-        return collapsed
+        return {label: e / total for label, e in zip(self.classes, exp, strict=True)}
 
     def read(self, feats: dict[str, float]) -> str:
         """A preference or decision (the likelier of the two) when their summed probability reaches
@@ -242,14 +251,20 @@ class ReaderModel:
         return self.reading(feats).label
 
     def reading(self, feats: dict[str, float]) -> Reading:
-        """`read`'s label, sure when a statement's summed probability reaches `sure_threshold`."""
-        p = self.probabilities(feats)
+        """`read`'s label, sure when a statement's summed probability reaches `sure_threshold`,
+        deferred when `DEFERRED` is the likeliest finer label."""
+        fine = self.finer(feats)
+        deferred = max(fine, key=fine.__getitem__) == DEFERRED
+        p = dict.fromkeys(READINGS, 0.0)
+        for label, q in fine.items():
+            p[label if label in p else NONE] += q
         stated = p[STATEMENTS[0]] + p[STATEMENTS[1]]
         if stated >= self.threshold:
-            return Reading(max(STATEMENTS, key=lambda label: p[label]), sure=stated >= self.sure_threshold)
+            label = max(STATEMENTS, key=lambda kind: p[kind])
+            return Reading(label, sure=stated >= self.sure_threshold, deferred=deferred)
         if p[RETIREMENT] >= self.retirement_threshold:
-            return Reading(RETIREMENT)
-        return Reading(KINDS[2] if p[KINDS[2]] >= self.discussion_threshold else NONE)
+            return Reading(RETIREMENT, deferred=deferred)
+        return Reading(KINDS[2] if p[KINDS[2]] >= self.discussion_threshold else NONE, deferred=deferred)
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> ReaderModel:
