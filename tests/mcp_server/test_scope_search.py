@@ -1,7 +1,8 @@
 """A question naming an environment or a platform (UAT, prod, iOS, 鸿蒙) is not answered by a memory
 that names only another one of the same class (`memory/text/scopes.py`): it shares the question's
 topic words, not its scope. A memory naming the question's scope, one covering it (non-prod covers
-UAT) or no scope at all still answers — the same hits through `memory search` (CLI subprocess) and MCP
+UAT) or no scope at all still answers, and so does one limiting something to a scope ("only in
+dev" says where it does not hold) — the same hits through `memory search` (CLI subprocess) and MCP
 `memory_search`, in English and Chinese."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ DECISIONS = (
     ("iOS 最低支持 16", "iOS 客户端最低支持 iOS 16。"),
     ("Android minimum SDK 26", "The Android app keeps minSdk at 26."),
     ("Backups encrypted with KMS", "Database backups are encrypted with the KMS key of the account."),
+    ("调试菜单只在开发环境出现", "App 的调试菜单只在开发环境的包里出现。"),
 )
 
 QUESTIONS = {
@@ -26,6 +28,8 @@ QUESTIONS = {
     "do the uat clusters scale down at night": ["Non-prod clusters scale to zero at night"],
     "what is the lowest android sdk we support": ["Android minimum SDK 26"],
     "what ios version is the minimum": ["iOS 最低支持 16"],
+    # a memory limiting something to one scope answers for the others
+    "does the production build show the debug menu": ["调试菜单只在开发环境出现"],
     # another environment or platform of the same class only: not an answer
     "预发环境的数据库多久备份": ["Backups encrypted with KMS"],
     "鸿蒙版最低支持哪个系统版本": [],

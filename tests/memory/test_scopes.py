@@ -30,6 +30,12 @@ from autopatch_j.memory.text.scopes import mismatch, query_scopes
         ("android build flavour", "iOS and Android share one flavour list", False),
         ("鸿蒙版本的埋点方案", "埋点统一走神策", False),
         ("鸿蒙版本的埋点方案", "iOS 埋点走神策", True),
+        # a memory limiting something to one scope speaks to every other
+        ("is the devtools middleware on in production builds", "devtools 中间件只在开发环境开启", False),
+        ("do uat alerts page anyone", "PagerDuty only for prod", False),
+        ("uat deploy window", "Deploys to prod happen on Tuesdays", True),
+        ("uat deploy window", "Weekend freeze, prod only.", False),
+        ("uat deploy window", "Freeze commonly for prod", True),  # "commonly" is no "only"
         # the question names no scope
         ("gateway timeout", "Prod gateway timeout 30s", False),
     ],
@@ -45,6 +51,7 @@ def test_a_question_naming_no_scope_asks_nothing() -> None:
 
 def test_the_table_is_folded_and_each_word_names_one_group() -> None:
     data = json.loads(resources.files("autopatch_j.memory.text").joinpath("scopes.json").read_text("utf-8"))
+    assert set(data) == {"classes", "restrictors"} and set(data["restrictors"]) == {"before", "after"}
     seen: set[str] = set()
     for spec in data["classes"].values():
         assert set(spec) == {"groups", "covers"}

@@ -7,7 +7,11 @@ some group of a class answers a question naming another group of that class only
 covers the other or it also names the question's: "UAT 的 WAF 用什么模式" is not answered by *Prod
 Front Door WAF in Prevention mode*, but is by *Non-prod alerts …* or a memory naming no environment.
 
-`mismatch(query, text)` is what search.py asks of each hit; it reads the folded texts only (no
+A memory that limits something to a scope ("only in dev", 只在开发环境, "prod only"; `restrictors` in
+the table) also says where it does not hold, so it answers a question about any group of that class
+("is the devtools middleware enabled in production builds" → *devtools 中间件只在开发环境开启*).
+
+`mismatch(asked, text)` is what search.py asks of each hit; it reads the folded texts only (no
 index key), so a store's index does not change with this table.
 """
 
@@ -41,16 +45,67 @@ class ScopeClass:
         """The groups a folded text names."""
         return frozenset(self.group_of[m.group(0)] for m in self.pattern.finditer(folded))
 
+    def held(self, folded: str, limits: Restrictors) -> frozenset[str] | None:
+        """The groups a memory's folded text names, or None when it limits something to one of them
+        ("only in dev", 只在开发环境, "prod only"): a memory saying where something holds also says
+        where it does not, so it speaks to every group of the class."""
+        groups = []
+        for m in self.pattern.finditer(folded):
+            if limits.limit(folded, m.start(), m.end()):
+                return None
+            groups.append(self.group_of[m.group(0)])
+        return frozenset(groups)
+
     def related(self, a: str, b: str) -> bool:
         """Whether two groups are one, or one covers the other."""
         return a == b or b in self.covers.get(a, ()) or a in self.covers.get(b, ())
 
 
+@dataclass(frozen=True, slots=True)
+class Restrictors:
+    """The words that limit a scope named next to them: `before` it ("only in", 只在) or `after` it
+    ("only"), Latin ones as whole words."""
+
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+    def limit(self, folded: str, start: int, end: int) -> bool:
+        """Whether the scope word at `folded[start:end]` is limited by a word next to it."""
+        head = folded[:start].rstrip()
+        tail = folded[end:].lstrip()
+        return any(_ends_with_word(head, word) for word in self.before) or any(
+            tail.startswith(word) and not tail[len(word) : len(word) + 1].isalnum() for word in self.after
+        )
+
+
+def _ends_with_word(text: str, word: str) -> bool:
+    """Whether `text` ends with `word`, a Latin word not being the end of a longer one (commonly ≠ only)."""
+    if not text.endswith(word):
+        return False
+    before = text[len(text) - len(word) - 1 : len(text) - len(word)]
+    return has_cjk(word) or not (before.isascii() and before.isalnum())
+
+
 @functools.cache
 def scope_classes() -> tuple[ScopeClass, ...]:
     """The classes of `scopes.json` (read on the first question that is checked)."""
+    return _table()[0]
+
+
+@functools.cache
+def restrictors() -> Restrictors:
+    """The words of `scopes.json` that limit a scope named next to them."""
+    return _table()[1]
+
+
+@functools.cache
+def _table() -> tuple[tuple[ScopeClass, ...], Restrictors]:
     data = json.loads(resources.files(__package__).joinpath("scopes.json").read_text(encoding="utf-8"))
-    return tuple(parse_class(spec) for spec in data["classes"].values())
+    limits = data["restrictors"]
+    return (
+        tuple(parse_class(spec) for spec in data["classes"].values()),
+        Restrictors(before=tuple(fold(w) for w in limits["before"]), after=tuple(fold(w) for w in limits["after"])),
+    )
 
 
 def parse_class(spec: dict[str, dict[str, list[str]]]) -> ScopeClass:
@@ -77,10 +132,11 @@ def mismatch(asked: tuple[frozenset[str], ...], text: str) -> bool:
     if not asked:
         return False
     folded = fold(text)
+    limits = restrictors()
     for cls, wanted in zip(scope_classes(), asked, strict=True):
         if not wanted:
             continue
-        held = cls.named(folded)
+        held = cls.held(folded, limits)
         if held and not any(cls.related(a, b) for a in wanted for b in held):
             return True
     return False
