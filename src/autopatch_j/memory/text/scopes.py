@@ -104,13 +104,13 @@ def _table() -> tuple[tuple[ScopeClass, ...], Restrictors]:
     limits = data["restrictors"]
     return (
         tuple(parse_class(spec) for spec in data["classes"].values()),
-        Restrictors(before=tuple(fold(w) for w in limits["before"]), after=tuple(fold(w) for w in limits["after"])),
+        Restrictors(before=tuple(limits["before"]), after=tuple(limits["after"])),
     )
 
 
 def parse_class(spec: dict[str, dict[str, list[str]]]) -> ScopeClass:
-    """One class from its JSON form (`groups`: group → words; `covers`: group → groups)."""
-    group_of = {fold(word): group for group, words in spec["groups"].items() for word in words}
+    """One class from its JSON form (`groups`: group → words, written folded; `covers`: group → groups)."""
+    group_of = {word: group for group, words in spec["groups"].items() for word in words}
     words = sorted(group_of, key=lambda w: (-len(w), w))
     latin = "|".join(re.escape(word) for word in words if not has_cjk(word))
     cjk = "|".join(re.escape(word) for word in words if has_cjk(word))
