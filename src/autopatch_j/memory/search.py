@@ -24,7 +24,9 @@ whatever the store's size. A process that searches a store again ranks over its 
 searches read under the same stamp instead (postings_cache.py: the same hits; at most three statements,
 one when the copy holds everything), and a query it searched before under the stamp gets the hits it
 got then (one statement, the stamp). Scope (M-63): active revisions only; repo preferences and
-decisions, and discussions of the bound thread only. Order: score, then `updated_at DESC, memory_id
+decisions, and discussions of the bound thread only. A winner naming only another environment or
+platform than the query (text/scopes.py: UAT against prod, 鸿蒙 against iOS) is dropped after either
+ranking, not replaced. Order: score, then `updated_at DESC, memory_id
 DESC`, a hit whose title (alias, keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
 
