@@ -4,10 +4,12 @@ For every session of the realistic parts (default: `eval/realistic/dev`, `test` 
 the authors of `--exclude` left out) a fresh store receives the session's active gold memories
 (as `scripts/query_eval.py` stores them) and each query is weighed as search.py weighs it. Every
 memory that reaches the floor (`FLOOR` of the query's weight in `MIN_TERMS` distinct query terms)
-is one example: a positive when it is the query's target, a negative when the query is a
-nothing-query (other memories of a targeted query are left out: they compete in the ranking, they
-are not wrong answers). The dev corpus's synthetic `long_query` cases are not examples: they were
-written for all-or-nothing matching and disagree with the realistic questions (docs/retrieval.md).
+is one example (but for one the search never returns: a memory naming only another environment or
+platform than the question, memory/text/scopes.py): a positive when it is the query's target, a
+negative when the query is a nothing-query (other memories of a targeted query are left out: they
+compete in the ranking, they are not wrong answers). The dev corpus's synthetic `long_query` cases
+are not examples: they were written for all-or-nothing matching and disagree with the realistic
+questions (docs/retrieval.md).
 The examples are cross-fitted (`--folds`, default 4): the authors, in name order, fall into folds,
 and each fold's questions are weighed with associations and necessity fitted (as
 `scripts/train_associations.py` and `scripts/train_necessity.py` fit them) without that fold, so the
@@ -48,10 +50,12 @@ import train_necessity
 from query_eval import load_sessions, session_files, store_session
 
 from autopatch_j.memory.index import use_associations, use_necessity
+from autopatch_j.memory.postings_cache import hit_metadata
 from autopatch_j.memory.qualifier import FEATURES, crosses, features, parse
-from autopatch_j.memory.search import plan_in_tx
+from autopatch_j.memory.search import SYNOPSIS_CHARS, plan_in_tx, scope_text
 from autopatch_j.memory.text import has_cjk, necessity
 from autopatch_j.memory.text.associations import parse as parse_associations
+from autopatch_j.memory.text.scopes import mismatch, query_scopes
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "src" / "autopatch_j" / "memory" / "search_qualifier.json"
@@ -68,6 +72,8 @@ JOIN memory_term_stats t ON t.id = p.term_id JOIN memory_items i ON i.id = p.ite
 JOIN memory_search_docs d ON d.item_id = p.item_id
 """
 
+#: A memory's row as the ranking returns it (search.scope_text reads its scopes from it).
+_ROWS = "SELECT memory_id, kind, title, substr(content, 1, :n), aliases, keywords, subject FROM memory_items"
 
 PARTS = ["dev", "test", "measured"]
 
@@ -88,12 +94,16 @@ def examples(files: list[Path], floor: float = FLOOR) -> tuple[list[list[float]]
             for memory_id, term, count in conn.execute(_KEYS):
                 keys_of.setdefault(memory_id, set()).add(term)
                 count_of[memory_id] = count
+            scope_of = {
+                row[0]: scope_text(row, hit_metadata(row)) for row in conn.execute(_ROWS, {"n": SYNOPSIS_CHARS + 1})
+            }
             for query in session["queries"]:
                 plan = plan_in_tx(conn, query=query["query"], cached=False)
                 if plan is None:
                     continue
                 total = sum(plan.weights)
                 query_cjk = any(has_cjk(term.key) for term in plan.terms)
+                asked = query_scopes(query["query"])
                 for key, memory_id in ids.items():
                     if query["target"] not in (None, key):
                         continue
@@ -102,6 +112,8 @@ def examples(files: list[Path], floor: float = FLOOR) -> tuple[list[list[float]]
                     share = sum(plan.weights[n] for n in held) / total
                     if share < floor - 1e-9 or len(held) < min(MIN_TERMS, len(plan.terms)):
                         continue
+                    if mismatch(asked, scope_of.get(memory_id, "")):
+                        continue  # the search never returns it, whatever the rule says
                     keys = count_of.get(memory_id, 0)
                     holds_cjk = any(has_cjk(k) for alts in plan.alternatives for k, _ in alts if k in holds)
                     across = crosses(query_cjk=query_cjk, holds_cjk=holds_cjk)

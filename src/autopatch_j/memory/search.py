@@ -24,7 +24,9 @@ whatever the store's size. A process that searches a store again ranks over its 
 searches read under the same stamp instead (postings_cache.py: the same hits; at most three statements,
 one when the copy holds everything), and a query it searched before under the stamp gets the hits it
 got then (one statement, the stamp). Scope (M-63): active revisions only; repo preferences and
-decisions, and discussions of the bound thread only. Order: score, then `updated_at DESC, memory_id
+decisions, and discussions of the bound thread only. A winner naming only another environment or
+platform than the query (text/scopes.py: UAT against prod, 鸿蒙 against iOS) is dropped after either
+ranking, not replaced. Order: score, then `updated_at DESC, memory_id
 DESC`, a hit whose title (alias, keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
 
@@ -58,6 +60,7 @@ from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 from autopatch_j.memory.text import frequencies, has_cjk, necessity
+from autopatch_j.memory.text.scopes import mismatch, query_scopes
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 5
@@ -227,6 +230,8 @@ class QueryAnalysis:
     #: The keys that count as a query term in match labels, and what a text holding one holds.
     keys: frozenset[str] = frozenset()
     probes: tuple[str, ...] = ()
+    #: Per class of scope, the groups the query names (`text.scopes`; empty when it names none).
+    scopes: tuple[frozenset[str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +280,7 @@ def _analysis(query: str, generation: int, bounded: bool) -> QueryAnalysis:
         ),
         keys=frozenset(keys),
         probes=probes_of(keys),
+        scopes=query_scopes(query),
     )
 
 
@@ -512,6 +518,9 @@ def _ranked(
             **rule.sql_params(),
         }
         found = [(row, hit_metadata(row), None) for row in conn.execute(_SEARCH_SQL, params).fetchall()]
+    asked = analysis.scopes
+    if asked:  # a hit naming only another environment or platform than the question's is no answer
+        found = [hit for hit in found if not mismatch(asked, scope_text(hit[0], hit[1]))]
     if not found:
         return []
     q, keys, probes, line = analysis.normalized, analysis.keys, analysis.probes, "\n" + analysis.normalized
@@ -527,6 +536,12 @@ def _ranked(
         for row, metadata, values in found
     ]
     return sorted(hits, key=_not_exact)  # the whole query as a title first (stable)
+
+
+def scope_text(row: HitRow, metadata: Metadata) -> str:
+    """What a hit's scopes are read from: its title, synopsis and subject as written, and its metadata
+    values (aliases and keywords included) as match kinds compare them."""
+    return "\n".join((row[2], row[3], row[6] or "", *metadata))
 
 
 def _not_exact(hit: SearchHit) -> bool:
