@@ -17,7 +17,8 @@ refit (`scripts/check_refits.py`, a step of `.ci/run`), not by this fingerprint 
 
 The fingerprint of a table in the package goes to `scripts/fingerprints/<table stem>.json` (outside
 the wheel); of a table written elsewhere, beside it as `<table name>.inputs.json`.
-`fresh(fingerprint)` says what changed since, in a sentence per input, for the suite's check.
+`stale_sentence(fingerprint, table)` says what changed since, in one sentence naming the command to
+rerun (`scripts/check_refits.py --inputs`, which the suite runs).
 """
 
 from __future__ import annotations
@@ -168,10 +169,13 @@ def stale_sentence(fingerprint: dict[str, Any], table: Path) -> str | None:
 
 
 def _watching() -> bool:
-    """True when the program running is a training script of `scripts/` (not a test importing one)."""
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    return isinstance(path, str) and Path(os.path.abspath(path)).parent == SCRIPTS
+    """True when the program running is a training script of `scripts/` (`train_*.py`), not a test
+    or another script importing one."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not isinstance(path, str):
+        return False
+    main = Path(os.path.abspath(path))
+    return main.parent == SCRIPTS and main.name.startswith("train_")
 
 
 _WATCHING = _watching()
