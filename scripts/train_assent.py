@@ -35,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import refit_inputs
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -279,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     model = train(directory, args.without)
     args.out.write_text(dumps(model), encoding="utf-8")
+    refit_inputs.record(args.out)
     print(
         f"{args.out}: {model['examples']} examples, floor {model['floor']} "
         f"(unsignalled {model['unsignalled_floor']}), also {model['also']}, "

@@ -35,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import refit_inputs
 from query_eval import ROOT, answers
 
 from autopatch_j.memory.index import item_weights, query_terms, use_associations
@@ -202,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     table = fit({author: count(batch) for author, batch in sessions.items()}, **options)
     args.out.write_text(render(table), encoding="utf-8")
+    refit_inputs.record(args.out)
     print(f"{sum(map(len, table.values()))} associations of {len(table)} query keys → {args.out}")
     return 0
 

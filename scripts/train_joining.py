@@ -26,6 +26,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import refit_inputs
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -147,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     model = train(directory, args.without)
     args.out.write_text(dumps(model), encoding="utf-8")
+    refit_inputs.record(args.out)
     print(f"{args.out}: {model['pairs']} pairs, threshold {model['threshold']}, {model['cross_validated']}")
     return 0
 

@@ -35,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import refit_inputs
 from query_eval import ROOT
 from train_associations import _memory_keys, author_sessions
 
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     table = fit(*count(sessions))
     args.out.write_text(render(table), encoding="utf-8")
+    refit_inputs.record(args.out)
     print(f"{len(table)} keys → {args.out}")
     return 0
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import refit_inputs
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -240,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Not a realistic author: {exc.args[0]}.", file=sys.stderr)
         return 2
     args.out.write_text(dumps(model), encoding="utf-8")
+    refit_inputs.record(args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
     return 0
 

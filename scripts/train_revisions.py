@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import refit_inputs
 import train_subjects
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
@@ -226,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     data = model_data(by_author, threshold, directory, args.without)
     args.out.write_text(dumps(data), "utf-8")
+    refit_inputs.record(args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
     return 0
 

@@ -39,6 +39,8 @@ from typing import Any, Literal
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+import refit_inputs  # noqa: E402  (before the package: it watches what the run reads)
+
 from autopatch_j.cloud.redaction import Finding, findings  # noqa: E402
 from autopatch_j.cloud.secret_judge import SecretJudge, context_features, features, judged, reading  # noqa: E402
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
@@ -442,6 +444,7 @@ def main() -> int:
     authors = [a for a in AUTHORS if a != args.hold_out]
     judge = build(sets, authors, data)
     args.out.write_text(judge.to_json(), encoding="utf-8")
+    refit_inputs.record(args.out)
     print(f"wrote {args.out}: {len(judge.weights)} weights, threshold {judge.threshold}, veto {judge.veto}")
     return 0
 

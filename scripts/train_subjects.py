@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import refit_inputs
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -231,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(
         json.dumps(model, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8"
     )
+    refit_inputs.record(args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
     return 0
 

@@ -1,11 +1,10 @@
-"""The assent model (`memory/assent_choice.py`): the shipped weights are what `scripts/train_assent.py`
-writes from the data it names, a model of another format is refused, and the features read what a
-reply points to."""
+"""The assent model (`memory/assent_choice.py`): the package reads the shipped weights (what
+`scripts/train_assent.py` writes, checked by `scripts/check_refits.py`), a model of another format is
+refused, and the features read what a reply points to."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -18,17 +17,11 @@ from autopatch_j.memory.assent_choice import (
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.ordinals import reply_pointers
-from tests.support.scripts import assert_refit_matches, load_script
+from tests.support.scripts import ROOT
 
 
-def test_retraining_reproduces_the_shipped_model() -> None:
-    """Same data digests, thresholds and figures; every weight within its last rounded unit (another
-    CPU's BLAS may round the other way)."""
-    pytest.importorskip("sklearn")
-    trainer = load_script("scripts/train_assent.py")
-    shipped = json.loads(Path(trainer.DEFAULT_OUT).read_text(encoding="utf-8"))
-    again = json.loads(trainer.dumps(trainer.train(trainer.part_dir(), [])))
-    assert_refit_matches(again, shipped)
+def test_the_package_reads_the_shipped_model() -> None:
+    shipped = json.loads((ROOT / "src" / "autopatch_j" / "memory" / "assent_model.json").read_text(encoding="utf-8"))
     assert default_assent_model().floor == shipped["floor"]
 
 

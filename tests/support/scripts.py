@@ -14,8 +14,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_script(relative: str) -> ModuleType:
-    """The module of `ROOT / relative`, registered under its file name (dataclasses need that)."""
+    """The module of `ROOT / relative`, registered under its file name (dataclasses need that), with
+    its folder on `sys.path` as when it runs as a script (its sibling imports, e.g. `refit_inputs`)."""
     path = ROOT / relative
+    if str(path.parent) not in sys.path:
+        sys.path.append(str(path.parent))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -40,16 +43,3 @@ def run_over_session(
         timeout=120,
         cwd=tmp_path,
     )
-
-
-def assert_refit_matches(again: dict[str, Any], shipped: dict[str, Any], *, unit: float = 2e-4) -> None:
-    """A linear model refitted by its training script is the shipped one: the same keys and the same
-    values besides `bias` and `weights`, which match within their last rounded unit (another CPU's
-    BLAS may round the other way)."""
-    assert again.keys() == shipped.keys()
-    for key in shipped.keys() - {"weights", "bias"}:
-        assert again[key] == shipped[key], key
-    assert abs(again["bias"] - shipped["bias"]) <= unit
-    names = again["weights"].keys() | shipped["weights"].keys()
-    far = [n for n in names if abs(again["weights"].get(n, 0.0) - shipped["weights"].get(n, 0.0)) > unit]
-    assert not far, far[:5]

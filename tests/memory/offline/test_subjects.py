@@ -47,14 +47,11 @@ def test_a_subject_is_stored_folded(raw: str, key: str) -> None:
     assert subject_key(raw) == key
 
 
-def test_the_subject_model_is_trained_on_the_realistic_part_and_retraining_reproduces_it() -> None:
-    """The shipped weights are what `scripts/train_subjects.py` writes from the manifest's files,
-    byte for byte (deterministic training, no hand edits)."""
+def test_the_subject_model_is_trained_on_the_realistic_part() -> None:
+    """The shipped model names the manifest's files `scripts/train_subjects.py` reads today; that the
+    script writes it byte for byte is `scripts/check_refits.py`'s check."""
     pytest.importorskip("sklearn")
     trainer = load_script("scripts/train_subjects.py")
-    shipped_text = Path(trainer.DEFAULT_OUT).read_text(encoding="utf-8")
-    shipped = json.loads(shipped_text)
+    shipped = json.loads(Path(trainer.DEFAULT_OUT).read_text(encoding="utf-8"))
     assert shipped["trained_on"] == trainer._trained_on(trainer._part_dir(), [])
-    again = trainer.train(without=[], threshold=shipped["pair"]["threshold"])
-    assert json.dumps(again, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n" == shipped_text
     assert default_subject_model().threshold == shipped["pair"]["threshold"]
