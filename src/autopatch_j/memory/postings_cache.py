@@ -260,9 +260,9 @@ def remember_parts(conn: sqlite3.Connection, *, stamp: int | None, parts: Iterab
         return
     with _lock:
         kept = _copy_of(stamp).parts
-        if len(kept) >= MAX_PARTS:
-            kept.clear()
         for key, part in parts:
+            if len(kept) >= MAX_PARTS:
+                kept.clear()
             kept.setdefault(key, part)
 
 
