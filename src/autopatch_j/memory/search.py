@@ -23,7 +23,8 @@ many driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), 
 whatever the store's size. A process that searches a store again ranks over its copy of what earlier
 searches read under the same stamp instead (postings_cache.py: the same hits; at most three statements,
 one when the copy holds everything), and a query it searched before under the stamp gets the hits it
-got then (one statement, the stamp). Scope (M-63): active revisions only; repo preferences and
+got then (one statement, the stamp); another text with the same terms gets that ranking, labelled
+as its own text (one statement, the stamp). Scope (M-63): active revisions only; repo preferences and
 decisions, and discussions of the bound thread only. Order: score, then `updated_at DESC, memory_id
 DESC`, a hit whose title (alias, keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
