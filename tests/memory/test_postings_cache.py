@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autopatch_j.memory import matching, postings_cache
+from autopatch_j.memory import matching, postings_cache, search
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.search import SearchHit, search_in_tx
@@ -226,7 +226,7 @@ def test_the_copy_stays_within_its_bound(manager: MemoryManager) -> None:
     thread = manager.active_thread().id
     manager.search(thread_id=thread, query="redis rule")
     assert postings_cache.cached_rows() == 0  # one search: ranked in SQL, nothing read into the copy
-    manager.search(thread_id=thread, query="Redis rule")
+    manager.search(thread_id=thread, query="redis rule", limit=4)  # ranked again: another limit
     assert 0 < postings_cache.cached_rows() <= postings_cache.LOAD_ROWS + 40
 
 
@@ -242,9 +242,9 @@ def test_an_item_row_changed_without_its_postings_is_seen_by_the_next_search(man
     assert [hit.title for hit in manager.search(thread_id=thread, query="redis")] == ["Redis caches"]
 
 
-def _in_sql(manager: MemoryManager, thread: int, query: str) -> list[SearchHit]:
+def _in_sql(manager: MemoryManager, thread: int, query: str, limit: int = 5) -> list[SearchHit]:
     with manager.db.read("test search in SQL") as conn:
-        return search_in_tx(conn, thread_id=thread, query=query, cached=False)
+        return search_in_tx(conn, thread_id=thread, query=query, limit=limit, cached=False)
 
 
 def test_a_write_is_seen_by_a_search_whose_terms_the_copy_weighed_before(manager: MemoryManager) -> None:
@@ -314,12 +314,12 @@ def test_a_repeated_query_sees_what_another_process_and_connection_wrote(manager
     assert again == _in_sql(manager, thread, "redis cache")
 
 
-def _traced_search(manager: MemoryManager, thread: int, query: str) -> tuple[list[SearchHit], int]:
+def _traced_search(manager: MemoryManager, thread: int, query: str, limit: int = 5) -> tuple[list[SearchHit], int]:
     """A search's hits and the number of SELECT statements it sent."""
     sent: list[str] = []
     manager.db.set_trace(sent.append)
     try:
-        hits = manager.search(thread_id=thread, query=query)
+        hits = manager.search(thread_id=thread, query=query, limit=limit)
     finally:
         manager.db.set_trace(None)
     return hits, sum(s.lstrip().upper().startswith(("SELECT", "WITH")) for s in sent)
@@ -353,10 +353,17 @@ def test_a_store_past_the_whole_bound_is_read_per_term(manager: MemoryManager, m
     thread = manager.active_thread().id
     postings_cache.clear()
     statements = []
-    for query in ("lint rule", "Lint rule", "LINT RULE", "lint  rule", "kafka retention"):
-        hits, sent = _traced_search(manager, thread, query)
+    # the same terms ranked again (a ranking is kept per terms, thread and limit): other limits
+    for query, limit in (
+        ("lint rule", 5),
+        ("lint rule", 4),
+        ("lint rule", 3),
+        ("lint rule", 2),
+        ("kafka retention", 5),
+    ):
+        hits, sent = _traced_search(manager, thread, query, limit)
         statements.append(sent)
-        assert hits == _in_sql(manager, thread, query)
+        assert hits == _in_sql(manager, thread, query, limit)
     assert 0 < postings_cache.cached_rows() < 20  # the postings of "lint" and "rule", not the store's
     # asked again: the store whole refused (ranked in SQL), then the terms' postings and rows, then
     # the copy; terms no search asked for: the statistics and the ranking statement
@@ -372,10 +379,11 @@ def test_a_busy_reader_reads_a_larger_store_whole(manager: MemoryManager, monkey
     thread = manager.active_thread().id
     postings_cache.clear()
     statements = []
-    for query in ("lint rule", "Lint rule", "LINT rule", "lint RULE", "kafka retention", "kafka topics"):
-        hits, sent = _traced_search(manager, thread, query)
+    searches = [("lint rule", 5), ("lint rule", 4), ("lint rule", 3), ("lint rule", 2), ("kafka retention", 5)]
+    for query, limit in (*searches, ("kafka topics", 5)):  # the same terms ranked again: other limits
+        hits, sent = _traced_search(manager, thread, query, limit)
         statements.append(sent)
-        assert hits == _in_sql(manager, thread, query)
+        assert hits == _in_sql(manager, thread, query, limit)
     # in SQL, then the terms' postings and rows, then the copy; the fifth search ranked under the stamp
     # reads every posting and row (its terms unasked), so the next new terms need only the stamp
     assert statements == [2, 3, 1, 1, 3, 1]
@@ -412,8 +420,8 @@ def test_a_small_store_completes_a_cut_word_from_its_copy_when_completions_tie(m
         add_item(manager, kind=MemoryKind.PROJECT_DECISION, title=f"zeta{name} service")
     thread = manager.active_thread().id
     postings_cache.clear()
-    for query in ("service", "Service", "SERVICE"):  # the store read whole into the copy
-        manager.search(thread_id=thread, query=query)
+    for limit in (5, 4, 3):  # the store read whole into the copy (each limit ranked again)
+        manager.search(thread_id=thread, query="service", limit=limit)
     sent: list[str] = []
     manager.db.set_trace(sent.append)
     try:
@@ -437,9 +445,32 @@ def test_a_small_store_read_whole_labels_its_first_hits_with_keys_derived_at_the
     thread = manager.active_thread().id
     postings_cache.clear()
     matching.latin_keys.cache_clear()
-    for query in ("kafka", "Kafka", "KAFKA"):  # the store read whole into the copy
-        manager.search(thread_id=thread, query=query)
+    for limit in (5, 4, 3):  # the store read whole into the copy (each limit ranked again)
+        manager.search(thread_id=thread, query="kafka", limit=limit)
     derived = matching.latin_keys.cache_info().misses
     hits = manager.search(thread_id=thread, query="redis caching")
     assert [(hit.title, hit.match) for hit in hits] == [("Use redis for the cache", "words")]
     assert matching.latin_keys.cache_info().misses == derived
+
+
+def test_a_new_text_whose_terms_were_ranked_is_only_labelled(
+    manager: MemoryManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another text with the same terms, thread and limit under the same stamp takes the kept ranking
+    (no ranking again) and is labelled as its own text; another limit is ranked again."""
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Redis", content="Redis is the cache of every service.")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Cache eviction", content="Redis evicts old keys.")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    expected = _in_sql(manager, thread, "the redis")
+    first = manager.search(thread_id=thread, query="redis")
+    assert [hit.match for hit in first] == ["exact", "content"]
+    assert [hit.match for hit in expected] == ["words", "content"]
+
+    def ranked_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("ranked again")
+
+    monkeypatch.setattr(search, "_ranked", ranked_again)
+    assert manager.search(thread_id=thread, query="the redis") == expected
+    with pytest.raises(AssertionError, match="ranked again"):
+        manager.search(thread_id=thread, query="the redis", limit=4)

@@ -170,7 +170,9 @@ def test_a_search_with_many_hits_still_sends_at_most_three_statements(manager: M
     assert len(hits) == 5
     assert statements == 2  # term statistics and the stamp, then the ranking statement
     again, statements = traced_search(manager, "Lint")
-    assert again == hits and statements == 3  # the second asks: the postings of "lint", the item rows
+    assert again == hits and statements == 1  # the same terms: their kept ranking, labelled again
+    fewer, statements = traced_search(manager, "lint", limit=4)
+    assert fewer == hits[:4] and statements == 3  # ranked again: the postings of "lint", the item rows
     repeated, statements = traced_search(manager, "lint")
     assert (repeated, statements) == (hits, 1)  # the same query under the same stamp: its kept hits
 
@@ -181,8 +183,10 @@ def test_the_postings_read_once_serve_the_next_searches_until_the_index_changes(
     first, statements = traced_search(manager, "lint rule")
     assert statements == 2  # a process that searches once ranks in SQL
     again, statements = traced_search(manager, "Lint rule")
-    assert (again, statements) == (first, 3)  # asked again: its postings and item rows are read
-    third, statements = traced_search(manager, "LINT RULE")
+    assert (again, statements) == (first, 1)  # the same terms: the kept ranking, labelled again
+    ranked, statements = traced_search(manager, "lint rule", limit=4)
+    assert (ranked, statements) == (first, 3)  # ranked again (another limit): postings and item rows read
+    third, statements = traced_search(manager, "LINT RULE", limit=3)
     assert (third, statements) == (first, 1)  # the stamp: statistics, postings and item rows from the copy
     assert traced_search(manager, "lint rule") == (first, 1)  # the same query: its kept hits
     add_item(manager, kind=PREF, title="lint rule new")
@@ -506,7 +510,7 @@ def test_a_small_store_is_read_whole_so_new_terms_need_only_their_statistics(man
         add_item(manager, kind=PREF, title=f"lint rule {n}")
     add_item(manager, kind=PREF, title="kafka topics keep seven days", content="retention of kafka topics")
     first, _ = traced_search(manager, "lint rule")
-    _, statements = traced_search(manager, "Lint rule")
+    _, statements = traced_search(manager, "lint rule", limit=4)  # ranked again: another limit
     assert statements == 3  # statistics, every posting of the store, every indexed item's row
     hits, statements = traced_search(manager, "kafka retention")  # terms no search asked for before
     expected, _ = traced_search(manager, "kafka retention", cached=False)

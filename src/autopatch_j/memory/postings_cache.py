@@ -13,7 +13,7 @@ terms stay with the SQL ranking. A store of at most `WHOLE_ITEMS` indexed items 
 (every posting, then every posted item's row), and one of at most `BUSY_ITEMS` once the process has
 ranked `BUSY_SEARCHES` searches under the same stamp. The process holds at most `MAX_ROWS` postings,
 merged term postings and item rows and `MAX_COPIES` stamps; the least recently searched are dropped
-first; a stamp keeps at most `MAX_PARTS` terms' parts and queries' hits.
+first; a stamp keeps at most `MAX_PARTS` terms' parts, queries' hits and rankings.
 
 `rank_in_python` is the ranking statement of search.py computed over the copy: the same candidates
 (the `cap` newest items of each driving key), the same scores summed in term order, the same floor and
@@ -26,7 +26,8 @@ most `WHOLE_ITEMS` read whole derives every active item's metadata and its value
 candidates in ranking order (term_order.py). What search.py derives from a query term and the
 statistics alone (its weight, the keys some item holds) is kept per term under the stamp too
 (`kept_parts`, `remember_parts`: a query reuses the parts of its terms kept under the store's stamp
-and weighs the others), and so are a query's hits, per query text, thread and limit.
+and weighs the others), and so are a query's hits, per query text, thread and limit, and its
+ranking, per terms, thread and limit.
 """
 
 from __future__ import annotations
@@ -260,9 +261,9 @@ def remember_parts(conn: sqlite3.Connection, *, stamp: int | None, parts: Iterab
         return
     with _lock:
         kept = _copy_of(stamp).parts
-        if len(kept) >= MAX_PARTS:
-            kept.clear()
         for key, part in parts:
+            if len(kept) >= MAX_PARTS:
+                kept.clear()
             kept.setdefault(key, part)
 
 

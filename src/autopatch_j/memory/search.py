@@ -17,17 +17,17 @@ A term's weight is its BM25 rarity (idf) in the store blended with its general f
 (`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that "project"
 says less than "pnpm"; it is multiplied by the key's learned necessity (`text/necessity.txt`: "long" in
 "how long …" is a way of asking, not what a memory says). The drivers are the heaviest terms such that
-the others together stay below the floor: an item that qualifies holds at least one driver (pigeonhole),
-and a driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has
-many driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded
-whatever the store's size. A process that searches a store again ranks over its copy of what earlier
-searches read under the same stamp instead (postings_cache.py: the same hits; at most three statements,
-one when the copy holds everything), and a query it searched before under the stamp gets the hits it
-got then (one statement, the stamp). Scope (M-63): active revisions only; repo preferences and
-decisions, and discussions of the bound thread only. A winner naming only another environment or
-platform than the query (text/scopes.py: UAT against prod, 鸿蒙 against iOS) is dropped after either
-ranking, not replaced. Order: score, then `updated_at DESC, memory_id
-DESC`, a hit whose title (alias, keyword or subject) is the whole query first; nothing qualifies → `[]`.
+the others together stay below the floor: an item that qualifies holds at least one driver (pigeonhole), and a
+driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has many driving
+keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded whatever the store's size.
+A process that searches a store again ranks over its copy of what earlier searches read under the same stamp instead
+(postings_cache.py: the same hits; at most three statements, one when the copy holds everything), and a query it
+searched before under the stamp gets the hits it got then (one statement, the stamp); another text with the same
+terms gets that ranking, labelled as its own text (one statement, the stamp). Scope (M-63): active revisions only;
+repo preferences and decisions, and discussions of the bound thread only. A winner naming only another environment
+or platform than the query (text/scopes.py: UAT against prod, 鸿蒙 against iOS) is dropped after either ranking, not
+replaced. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias, keyword or subject) is the
+whole query first; nothing qualifies → `[]`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ from autopatch_j.memory.postings_cache import (
     Metadata,
     hit_metadata,
     kept_parts,
-    known_parts,
     known_stats,
     postings_in_tx,
     rank_in_python,
@@ -437,9 +436,10 @@ def search_in_tx(
 
     Ranked over the process's copy of the postings (postings_cache.py) when the index's stamp allows
     and the postings to read are few, else by the ranking statement; `cached=False` always ranks in
-    SQL. Both give the same hits in the same order. The hits of a query text (up to 1,024 characters),
-    thread and limit are kept under the stamp they were ranked under (in a transaction), and returned
-    again while the store's stamp is that one."""
+    SQL. Both give the same hits in the same order. Kept under the stamp they were ranked under (in a
+    transaction) and used while the store's stamp is that one (one statement, the stamp): the hits
+    of a query text (up to 1,024 characters), thread and limit, and the ranking of its terms, thread
+    and limit — another text with the same terms is only labelled (its match kinds are its own)."""
     limit = min(limit, MAX_LIMIT)
     generation = analysis_generation()
     analysis = _analysis(query, generation, True)
@@ -447,33 +447,43 @@ def search_in_tx(
         return []
     stale = False
     key = ("\x00hits", query, thread_id, limit, generation)  # kept beside the terms' parts
+    ranking = ("\x00ranked", analysis.part_keys, thread_id, limit, generation)
     keep = cached and len(query) <= 4 * MAX_QUERY_CHARS  # a text that long is not kept whole
-    if keep and conn.in_transaction:  # the same query searched under the store's stamp: its hits
-        kept = known_parts((key,))
-        if kept is not None:
+    if keep and conn.in_transaction:  # the same text, or its terms, ranked under the store's stamp
+        kept = kept_parts((key, ranking))
+        if kept is not None and (kept[1][0] is not None or kept[1][1] is not None):
             row = conn.execute(_STAMP_SQL).fetchone()
             if row is not None and row[0] == kept[0]:
-                return list(cast(tuple[SearchHit, ...], kept[1][0]))
+                if kept[1][0] is not None:
+                    return list(cast(tuple[SearchHit, ...], kept[1][0]))
+                hits = _labelled(analysis, cast(Ranking, kept[1][1]))
+                remember_parts(conn, stamp=kept[0], parts=((key, tuple(hits)),))
+                return hits
             stale = True
     weighed = _weigh(conn, analysis, cached=cached, stale=stale)
     if weighed is None:
         return []
-    hits = _ranked(conn, analysis, weighed, thread_id=thread_id, limit=limit, cached=cached)
+    found = _ranked(conn, analysis, weighed, thread_id=thread_id, limit=limit, cached=cached)
+    hits = _labelled(analysis, found)
     if keep:
-        remember_parts(conn, stamp=weighed[1], parts=((key, tuple(hits)),))
+        remember_parts(conn, stamp=weighed[1], parts=((key, tuple(hits)), (ranking, found)))
     return hits
+
+
+#: A query's ranked hit rows (with metadata and the values kept per hit item, or None); the keys and probes labels use.
+Ranking = tuple[tuple[tuple[HitRow, Metadata, dict[object, object] | None], ...], frozenset[str], tuple[str, ...]]
 
 
 def _ranked(
     conn: sqlite3.Connection, analysis: QueryAnalysis, weighed: Weighed, *, thread_id: int, limit: int, cached: bool
-) -> list[SearchHit]:
-    """The hits of a weighed query: ranked over the process's copy or by the ranking statement."""
+) -> Ranking:
+    """The ranked hit rows of a weighed query, over the process's copy or by the ranking statement."""
     parts, stamp, sent = weighed
     rule = qualifier()
     weights, alternatives, min_share, min_terms, driving = _shape(parts, rule)
     total = sum(weights)
     if not driving:
-        return []
+        return (), analysis.keys, analysis.probes
     query_cjk = any(has_cjk(part.term.key) for part in parts)
     driver_keys = list(dict.fromkeys(key for n in driving for key, _ in alternatives[n]))
     cap = min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys)))
@@ -518,15 +528,23 @@ def _ranked(
             **rule.sql_params(),
         }
         found = [(row, hit_metadata(row), None) for row in conn.execute(_SEARCH_SQL, params).fetchall()]
-    asked = analysis.scopes
-    if asked:  # a hit naming only another environment or platform than the question's is no answer
-        found = [hit for hit in found if not mismatch(asked, scope_text(hit[0], hit[1]))]
-    if not found:
-        return []
-    q, keys, probes, line = analysis.normalized, analysis.keys, analysis.probes, "\n" + analysis.normalized
-    if any(part.split for part in parts):  # a compound no item holds whole is also held by its words
+    keys, probes = analysis.keys, analysis.probes
+    if found and any(part.split for part in parts):  # a compound no item holds whole: also its words
         keys = frozenset(key for part in parts for key in (part.term.key, *part.term.alternatives))
         probes = probes_of(keys)
+    return tuple(found), keys, probes
+
+
+def _labelled(analysis: QueryAnalysis, ranking: Ranking) -> list[SearchHit]:
+    """The hits of a ranking, each with how it matched the analysed text; the whole query as a title
+    first (a stable sort). A winner naming only another environment or platform than the text asks about is
+    dropped here, not replaced: a kept ranking may serve another text with the same terms."""
+    found, keys, probes = ranking
+    if asked := analysis.scopes:  # a hit naming only another environment or platform than the question's
+        found = tuple(hit for hit in found if not mismatch(asked, scope_text(hit[0], hit[1])))
+    if not found:
+        return []
+    q, line = analysis.normalized, "\n" + analysis.normalized
     hits = [
         _hit(
             row,
@@ -535,12 +553,11 @@ def _ranked(
         )
         for row, metadata, values in found
     ]
-    return sorted(hits, key=_not_exact)  # the whole query as a title first (stable)
+    return sorted(hits, key=_not_exact)
 
 
 def scope_text(row: HitRow, metadata: Metadata) -> str:
-    """What a hit's scopes are read from: its title, synopsis and subject as written, and its metadata
-    values (aliases and keywords included) as match kinds compare them."""
+    """What a hit's scopes are read from: its title, synopsis, subject and metadata values as written."""
     return "\n".join((row[2], row[3], row[6] or "", *metadata))
 
 
