@@ -33,23 +33,17 @@ _CANDIDATE_SOURCES = (
 # The related active items: those sharing terms with the candidates, most shared terms first (each
 # lookup term, an index key of memory/index.py, is one exact key of the search index's postings), and
 # the RECENT_ITEMS preferences and decisions changed last, whatever words they use (a terse revision —
-# "改 1.5s", "make it 120 only" — shares a value's type with the rule it revises, seldom a word) and,
-# of the RECENT_ITEMS discussions changed last, those of the job's thread (a decision settling an open
-# comparison often shares no word with it: "ok decided: option 2, …"). One statement; its cost follows
-# the lookup terms and their postings, not the store's size (M-44).
+# "改 1.5s", "make it 120 only" — shares a value's type with the rule it revises, seldom a word). One
+# statement; its cost follows the lookup terms and their postings, not the store's size (M-44).
 _RELATED_ITEMS = (
     "WITH q(term) AS (SELECT DISTINCT value FROM json_each(:terms)), "
     "recent(id) AS (SELECT id FROM memory_items WHERE status = 'active' AND kind <> 'discussion_context' "
     "ORDER BY updated_at DESC LIMIT :recent), "
-    "open_(id) AS (SELECT id FROM memory_items WHERE status = 'active' AND kind = 'discussion_context' "
-    "ORDER BY updated_at DESC LIMIT :recent), "
     "found(id, hits) AS (SELECT p.item_id, count(DISTINCT q.term) FROM q JOIN memory_term_stats t ON t.term = q.term "
-    "JOIN memory_postings p ON p.term_id = t.id GROUP BY p.item_id UNION ALL SELECT id, 0 FROM recent "
-    "UNION ALL SELECT id, 0 FROM open_) "
+    "JOIN memory_postings p ON p.term_id = t.id GROUP BY p.item_id UNION ALL SELECT id, 0 FROM recent) "
     "SELECT i.*, max(f.hits) AS hits FROM found f JOIN memory_items i ON i.id = f.id "
     "WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread) "
-    "GROUP BY i.id ORDER BY (i.id IN recent OR i.id IN open_) DESC, hits DESC, i.updated_at DESC, i.id DESC "
-    "LIMIT :limit"
+    "GROUP BY i.id ORDER BY i.id IN recent DESC, hits DESC, i.updated_at DESC, i.id DESC LIMIT :limit"
 )
 _ITEM_PROVENANCE = (
     "SELECT ic.item_id, c.subject, s.turn_id, s.role, s.quote FROM memory_item_candidates ic "
