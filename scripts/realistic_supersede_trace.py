@@ -15,7 +15,8 @@ operation it became and its target, and against the three related active memorie
 finds likeliest, the subject model's probability (`same`) and the revision model's (`rev`) for the
 pair, with both thresholds — the figures `supersede.SubjectReader.target` decides on — and, for a
 `supersede`, `revise` or `retire`, the step that chose its target (`step`: the subject model, the
-revision model, a retirement by the subject model, the alternatives table, a terse value, a voted
+revision model, a comparison settled, a retirement by the subject model, a retirement of what
+was just said, the alternatives table, a terse value, a voted
 subject, or Stage 2's stored subject or shared name in `OperationRules`). `--summary`
 prints only the count of each kind of session. Deterministic; the shipped tables unless another
 package is first on `PYTHONPATH` (a fold's tables, say).
@@ -126,6 +127,15 @@ def _step(
         old = Statement(" ".join(s.quote for s in found.sources) or found.item.content, found.item.kind.value)
         if reader.revisions.revises(read_as(found.item.kind), old, scored[target]):
             return "revision model"
+    if found.item.kind.value == "discussion_context" and not reader.takes_back(candidate):
+        olds = {
+            r.item.memory_id: Statement(" ".join(s.quote for s in r.sources) or r.item.content, r.item.kind.value)
+            for r in open_
+        }
+        if reader._settled(read_as(found.item.kind), related, scored, olds) is found:
+            return "a comparison settled"
+    if reader.takes_back(candidate) and reader._just_said(candidate, related, taken) is found:
+        return "a retirement of what was just said"
     if reader._switches_tool(
         candidate, found.item.kind, " ".join([*(s.quote for s in found.sources), found.item.content])
     ):

@@ -13,7 +13,9 @@ applies it to the offline extractor's candidates and to the related active memor
 - a new preference or decision replaces the active memory it is most likely about, of either kind,
   or the comparison it settles, when the subject model's probability is above its threshold or the
   revision model (`revisions.py`) reads the statement as revising it ("换 delete+insert。" after "策略
-  用 merge" shares no word with it); a statement that only takes a rule back, when the subject model's
+  用 merge" shares no word with it) — an open comparison of the thread the subject model puts above
+  its threshold comes before a rule it is likelier about (an option of that comparison stored as a
+  rule of its own); a statement that only takes a rule back, when the subject model's
   probability is above its threshold; failing that, an active rule
   naming an alternative of a tool it names (`alternatives.py`: "还是换成 zerolog 吧" after "日志统一用
   zap") — one of its own kind first, then the likeliest, then the latest, so a preference that names
@@ -29,7 +31,8 @@ applies it to the offline extractor's candidates and to the related active memor
   rejects it — it never becomes a memory of its own;
 - a statement that only drops something ("forget the tabs idea", "proxy 不上了": every clause with
   content retires) retires the memory it names and nothing else — a one-off request or a rule on
-  another subject is not about it;
+  another subject is not about it; one that names nothing of its own ("ok scrap that.", "算了，不要了。")
+  retires the preference or decision the user stated in the turn right before it, or nothing;
 - a new memory is stored under a subject no other active memory holds.
 """
 
@@ -45,7 +48,7 @@ from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.joining import JoiningModel, default_joining_model, join_features
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.records import Candidate, MemoryKind, Turn
+from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
@@ -334,6 +337,8 @@ class SubjectReader:
             mid = likeliest.item.memory_id
             if self._is_about(candidate, read_as(likeliest.item.kind), olds[mid], likelihood[mid]):
                 found = likeliest
+            if likeliest.item.kind is not MemoryKind.DISCUSSION_CONTEXT and not self.takes_back(candidate):
+                found = self._settled(new, related, likelihood, olds) or found
         if found is None:
             # Of the rules naming a tool it replaces: one of its kind first, then the likeliest, then the latest.
             found = max(
@@ -348,6 +353,8 @@ class SubjectReader:
                 key=lambda r: (r.item.kind is candidate.kind, likelihood[r.item.memory_id], r.item.memory_id),
                 default=None,
             )
+        if found is None and self.takes_back(candidate):
+            found = self._just_said(candidate, related, taken)
         if found is None and (new.switch or new.correction):
             # A revision whose words vote for the subject an active rule is stored under ("换 slim
             # 吧，…" after "基础镜像统一用 node:20-alpine": docker base image) is about that rule.
@@ -366,6 +373,59 @@ class SubjectReader:
                 default=None,
             )
         return found or self._value_revised(candidate, related, taken)
+
+    def _settled(
+        self,
+        new: Statement,
+        related: tuple[RelatedItem, ...],
+        likelihood: Mapping[int, float],
+        olds: Mapping[int, Statement],
+    ) -> RelatedItem | None:
+        """The open comparison a new preference or decision settles, before any rule it may also be
+        about: the likeliest discussion the subject model puts above its threshold, on no other subject
+        (`differ`). An option or a worry of the comparison stored as a rule of its own is often likelier
+        than the comparison ("Secrets Store CSI driver with Key Vault" before "keep both options open");
+        the comparison ends when a decision is taken, and one operation has one target."""
+        return max(
+            (
+                r
+                for r in related
+                if r.item.memory_id in likelihood
+                and r.item.kind is MemoryKind.DISCUSSION_CONTEXT
+                and likelihood[r.item.memory_id] >= self.model.threshold
+                and not self.differ(new.text, olds[r.item.memory_id].text)
+            ),
+            key=lambda r: (likelihood[r.item.memory_id], r.item.memory_id),
+            default=None,
+        )
+
+    def _just_said(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> RelatedItem | None:
+        """What a retirement that names nothing of its own takes back ("ok scrap that.", "算了，不要了。",
+        "never mind that one": only retiring and correcting words, or a word pointing back): the
+        preference or decision the user stated in the turn right before it — the latest of them when
+        that turn stated several. A retirement naming something is left to the subject model."""
+        said = _said(candidate)
+        if not (self.lexicon.points_back(said) or not self.lexicon.anchor_tokens(self._markers_blanked(said))):
+            return None
+        turns = [s.turn_id for s in candidate.sources if s.role is SourceRole.USER]
+        if not turns:
+            return None
+        before = min(turns) - 1
+        return max(
+            (
+                r
+                for r in related
+                if r.item.memory_id not in taken
+                and r.item.kind is not MemoryKind.DISCUSSION_CONTEXT
+                and max((s.turn_id for s in r.sources if s.role is SourceRole.USER), default=-1) == before
+            ),
+            key=lambda r: r.item.memory_id,
+            default=None,
+        )
+
+    def _markers_blanked(self, text: str) -> str:
+        """`text` folded, its correction, affirmation and retirement markers blanked: the words it names."""
+        return self.lexicon.retirements.blank(self.lexicon.without_corrections(text))
 
     def _value_revised(
         self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]
