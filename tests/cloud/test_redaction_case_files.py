@@ -89,6 +89,9 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   access key id in a key listing and in a config array, a checkout's key id, a webhook delivery's
   body signature, a payment webhook's signature header, a DRM initialisation box after a Chinese
   label, an OAuth client id) stays.
+- `ledger_labels`: values shown under a label, after its colon or on the next line — a secret whose
+  label's bracketed aside names a secret or negates the id (`(API token, not its id)`, `（不是应用
+  ID）`); ids whose label's aside names an identifier (`（资源 ID）`, `(object ID)`, `(app id)`) stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -120,6 +123,7 @@ FILES = (
     "ramp_ops",
     "campus_refs",
     "public_halves",
+    "ledger_labels",
 )
 
 

@@ -148,6 +148,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # a cloud secret key after its key id, a payment key secret beside its key id; look-alikes:
         # public halves of pairs alone (key ids, body signatures, a PSSH box, an OAuth client id)
         ("redaction_public_halves.json", "Print the payment settings"),
+        # values shown under a label: a secret whose label's aside names a secret or negates the id;
+        # look-alikes: ids after a label whose aside names an identifier (`（资源 ID）`, `(app id)`)
+        ("redaction_ledger_labels.json", "Print the ledger notes"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(
