@@ -92,6 +92,9 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
 - `ledger_labels`: values shown under a label, after its colon or on the next line — a secret whose
   label's bracketed aside names a secret or negates the id (`(API token, not its id)`, `（不是应用
   ID）`); ids whose label's aside names an identifier (`（资源 ID）`, `(object ID)`, `(app id)`) stay.
+- `ledger_counts`: limits and windows beside secret words — digits assigned to a password and a
+  token beside its window are redacted; a count with its unit, a size or an amount under a key that
+  names a token or a secret (`token_refresh_window=45m`, `secret_ttl=72h`, `"$35.50"`) stays.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -124,6 +127,7 @@ FILES = (
     "campus_refs",
     "public_halves",
     "ledger_labels",
+    "ledger_counts",
 )
 
 

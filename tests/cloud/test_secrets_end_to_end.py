@@ -151,6 +151,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # values shown under a label: a secret whose label's aside names a secret or negates the id;
         # look-alikes: ids after a label whose aside names an identifier (`（资源 ID）`, `(app id)`)
         ("redaction_ledger_labels.json", "Print the ledger notes"),
+        # digits assigned to a password, a token beside its window; look-alikes: counts with their
+        # unit, sizes and amounts under keys that name a token or a secret
+        ("redaction_ledger_counts.json", "Print the ledger limits"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

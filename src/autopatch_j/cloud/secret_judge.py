@@ -7,8 +7,9 @@ logistic model over two groups of features (`features`):
 
 * **shape** (`secret_value_shape`): length, the mix of digits, upper and lower case and symbols,
   character entropy, known token prefixes, and whether it reads as a hex digest, a UUID, a version,
-  a date, a path, a reference's path of named segments (`named_path`), a file name, a dotted name,
-  an e-mail address, a colour, a placeholder or an identifier of words;
+  a date, a measure (a count with its unit, an amount: `14d`, `1,200.00`), a path, a reference's
+  path of named segments (`named_path`), a file name, a dotted name, an e-mail address, a colour, a
+  placeholder or an identifier of words;
 * **context** (`secret_label_context`): the separator right before it (`=`, `:`, a quote with its string prefix — `r#"`,
   `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
   split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
@@ -319,12 +320,14 @@ def _secret_word_pattern() -> re.Pattern[str]:
 
 # a key-word rule's span is overruled only with one of these: a word before it naming no secret (`object_key`,
 # `idempotency_key`, `--secret-banner-bg`), or a value that reads as a path, a reference's path of named segments, a
-# file, a name, an identifier, a version, a date, a digest, a fingerprint, a number, lowercase words (`capacity`,
+# file, a name, an identifier, a version, a date, a digest, a fingerprint, a number, a measure (`14d`,
+# `1,200.00`: a count with its unit, an amount), lowercase words (`capacity`,
 # `stripe-live-key`: weighed by the judge) or the documented public part of a pair (a key id, a signature of a body)
 VETO_SIGNALS = frozenset(
     {"key_benign", "near_benign", "zh_benign", "path", "named_path", "file_ext", "dotted", "attribute", "uuid"}
     | {"version", "date"}
     | {"hex_digest", "email", "flag", "all_digits", "plain_words", "hex_text", "fingerprint", "hex_number"}
+    | {"measure"}
     | {"public_part"}
 )
 
