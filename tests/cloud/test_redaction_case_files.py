@@ -95,6 +95,9 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
 - `ledger_counts`: limits and windows beside secret words — digits assigned to a password and a
   token beside its window are redacted; a count with its unit, a size or an amount under a key that
   names a token or a secret (`token_refresh_window=45m`, `secret_ttl=72h`, `"$35.50"`) stays.
+- `ledger_json`: tool results printed as JSON over several lines — a secret a command echoes, alone
+  on the last line of a JSON string whose closing quote stands before a line break and the closing
+  bracket; a commit id and a version printed in the same place stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -128,6 +131,7 @@ FILES = (
     "public_halves",
     "ledger_labels",
     "ledger_counts",
+    "ledger_json",
 )
 
 

@@ -154,6 +154,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # digits assigned to a password, a token beside its window; look-alikes: counts with their
         # unit, sizes and amounts under keys that name a token or a secret
         ("redaction_ledger_counts.json", "Print the ledger limits"),
+        # secrets echoed on the last line of a JSON string printed over several lines; look-alikes:
+        # a commit id and a version in the same place
+        ("redaction_ledger_json.json", "Print the ledger tool results"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

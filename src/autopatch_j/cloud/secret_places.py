@@ -297,8 +297,9 @@ def url_path_names_secret(before: str, lexicon: KeyLexicon) -> bool:
 ANNOUNCE_REACH = 160
 # a line that announces the value on the next line ends in `:` (or is a shell command naming a
 # secret); the value's line holds nothing else — it ends there, or where the JSON string that
-# carried the lines closes (`…initialAdminPassword\n<value>"}` of a decoded tool result)
-_LINE_REST = re.compile(r"[ \t]*+(?:\r?\n|\Z|\"(?=[ \t]*+[,}\]]|\Z))")
+# carried the lines closes (`…initialAdminPassword\n<value>"}` of a decoded tool result, also when
+# the JSON is printed over several lines: `<value>"\n}`)
+_LINE_REST = re.compile(r"[ \t]*+(?:\r?\n|\Z|\"(?=[ \t\r\n]*+[,}\]]|\Z))")
 _ANNOUNCING_END = re.compile(r"[:：][ \t]*+\Z")
 # a Chinese copula closing a line (`用的 API Secret 就是` / `> <value>`): the line names the value on
 # the next line when it also names a secret
