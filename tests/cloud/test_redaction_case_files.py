@@ -89,6 +89,15 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   access key id in a key listing and in a config array, a checkout's key id, a webhook delivery's
   body signature, a payment webhook's signature header, a DRM initialisation box after a Chinese
   label, an OAuth client id) stays.
+- `ledger_labels`: values shown under a label, after its colon or on the next line — a secret whose
+  label's bracketed aside names a secret or negates the id (`(API token, not its id)`, `（不是应用
+  ID）`); ids whose label's aside names an identifier (`（资源 ID）`, `(object ID)`, `(app id)`) stay.
+- `ledger_counts`: limits and windows beside secret words — digits assigned to a password and a
+  token beside its window are redacted; a count with its unit, a size or an amount under a key that
+  names a token or a secret (`token_refresh_window=45m`, `secret_ttl=72h`, `"$35.50"`) stays.
+- `ledger_json`: tool results printed as JSON over several lines — a secret a command echoes, alone
+  on the last line of a JSON string whose closing quote stands before a line break and the closing
+  bracket; a commit id and a version printed in the same place stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -120,6 +129,9 @@ FILES = (
     "ramp_ops",
     "campus_refs",
     "public_halves",
+    "ledger_labels",
+    "ledger_counts",
+    "ledger_json",
 )
 
 

@@ -148,6 +148,15 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # a cloud secret key after its key id, a payment key secret beside its key id; look-alikes:
         # public halves of pairs alone (key ids, body signatures, a PSSH box, an OAuth client id)
         ("redaction_public_halves.json", "Print the payment settings"),
+        # values shown under a label: a secret whose label's aside names a secret or negates the id;
+        # look-alikes: ids after a label whose aside names an identifier (`（资源 ID）`, `(app id)`)
+        ("redaction_ledger_labels.json", "Print the ledger notes"),
+        # digits assigned to a password, a token beside its window; look-alikes: counts with their
+        # unit, sizes and amounts under keys that name a token or a secret
+        ("redaction_ledger_counts.json", "Print the ledger limits"),
+        # secrets echoed on the last line of a JSON string printed over several lines; look-alikes:
+        # a commit id and a version in the same place
+        ("redaction_ledger_json.json", "Print the ledger tool results"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

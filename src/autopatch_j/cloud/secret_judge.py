@@ -7,8 +7,9 @@ logistic model over two groups of features (`features`):
 
 * **shape** (`secret_value_shape`): length, the mix of digits, upper and lower case and symbols,
   character entropy, known token prefixes, and whether it reads as a hex digest, a UUID, a version,
-  a date, a path, a reference's path of named segments (`named_path`), a file name, a dotted name,
-  an e-mail address, a colour, a placeholder or an identifier of words;
+  a date, a measure (a count with its unit, an amount: `14d`, `1,200.00`), a path, a reference's
+  path of named segments (`named_path`), a file name, a dotted name, an e-mail address, a colour, a
+  placeholder or an identifier of words;
 * **context** (`secret_label_context`): the separator right before it (`=`, `:`, a quote with its string prefix — `r#"`,
   `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
   split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
@@ -41,7 +42,9 @@ printed (`printed`, read as `announced_secret`), a here-string given to a comman
 secret (`stdin_secret`: `sign.sh --passphrase-stdin <<< '…'`), and a member of a JSON Web Key
 (`jwk_member`): a private one (`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public
 one (`"n"`, `"x"`) is not judged; nor is a value whose label names a digest before a bracketed aside
-(`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`). The documented public part of a
+(`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`), nor a value shown under a label — on the
+line after it or after its colon — that names an identifier or ends in an aside saying what the
+value is (`public_label`: `存储账户（资源 ID）：` / `<resource id>`). The documented public part of a
 credential pair (`secret_public_parts`: a key id, a publishable key, a client id, a signature of a
 body, a PSSH box) is a shape feature (`public_part`) and lets the judge overrule a key-word rule's
 span; with no secret half beside it (`secret_public_parts.alone`) it scores 0 from any source.
@@ -90,6 +93,7 @@ from autopatch_j.cloud.secret_places import (
     next_key_secret,
     presented,
     printed,
+    public_label,
     query_random,
     quoted_literal,
     signed_request,
@@ -165,11 +169,13 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
         call_argument(view, start, end, out)
         if code_literal(view, start, end):
             out["code_literal"] = 1.0
+        shown_by: str | None = None  # the label of a value presented after a colon or announced above it
         if not IDENTIFIER.fullmatch(view, start, end):  # a digest or a UUID stated in prose names a thing
             if stated(view, start):
                 out["stated"] = 1.0
             elif presented(view, start, end):
                 out["presented"] = 1.0
+                shown_by = view[view.rfind("\n", 0, start) + 1 : start]
         previous = announced(view, start, end) if view[start - 1 : start] in (" ", "\t", "\n") else None
         if previous is None:
             previous = printed(view, start, end)  # the last field a command naming a secret printed
@@ -181,6 +187,9 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
             out["announced"] = 1.0
             if names_a_secret(previous):
                 out["announced_secret"] = 1.0
+            shown_by = previous
+        if shown_by is not None and public_label(shown_by, key_lexicon()):
+            out["key_ends_benign"] = 1.0  # `存储账户（资源 ID）：` / `<value>`: the label names an identifier
     return out
 
 
@@ -311,12 +320,14 @@ def _secret_word_pattern() -> re.Pattern[str]:
 
 # a key-word rule's span is overruled only with one of these: a word before it naming no secret (`object_key`,
 # `idempotency_key`, `--secret-banner-bg`), or a value that reads as a path, a reference's path of named segments, a
-# file, a name, an identifier, a version, a date, a digest, a fingerprint, a number, lowercase words (`capacity`,
+# file, a name, an identifier, a version, a date, a digest, a fingerprint, a number, a measure (`14d`,
+# `1,200.00`: a count with its unit, an amount), lowercase words (`capacity`,
 # `stripe-live-key`: weighed by the judge) or the documented public part of a pair (a key id, a signature of a body)
 VETO_SIGNALS = frozenset(
     {"key_benign", "near_benign", "zh_benign", "path", "named_path", "file_ext", "dotted", "attribute", "uuid"}
     | {"version", "date"}
     | {"hex_digest", "email", "flag", "all_digits", "plain_words", "hex_text", "fingerprint", "hex_number"}
+    | {"measure"}
     | {"public_part"}
 )
 

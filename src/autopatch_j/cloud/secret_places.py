@@ -75,6 +75,7 @@ __all__ = [
     "next_key_secret",
     "presented",
     "printed",
+    "public_label",
     "query_random",
     "quoted_literal",
     "signed_request",
@@ -172,15 +173,31 @@ _ASIDE = re.compile(r"[（(](?P<words>[^（）()\n]{1,24}+)[）)][ \t]*+\Z")
 
 
 def benign_aside(label: str, lexicon: KeyLexicon) -> bool:
-    """`label` (the text before a value's separator) ends in a bracketed aside holding a word that
-    names no secret (`（公开）`, `(public)`, `（示例）`): the label says the value is public or an
-    example."""
+    """`label` (the text before a value's separator) ends in a bracketed aside holding a benign word
+    (`（公开）`, `(public)`, `（示例）`, `（资源 ID）`) and neither a secret's word nor a negation (`(API
+    token, not its id)`, `（不是应用 ID）`): the label says the value is public or an example."""
     aside = _ASIDE.search(label[-40:])
     if aside is None:
         return False
     words = aside.group("words")
-    english = (w for token in _ASCII_WORDS.findall(words) for w in key_words_of(token))
+    english = [w for token in _ASCII_WORDS.findall(words) for w in key_words_of(token)]
+    if any(w in lexicon.secret_en or w in lexicon.negations_en for w in english):
+        return False
+    if any(w in words for w in lexicon.secret_zh) or any(w in words for w in lexicon.negations_zh):
+        return False
     return any(w in lexicon.benign_en for w in english) or any(w in words for w in lexicon.benign_zh)
+
+
+# what closes a label line before the value it shows: blanks, quotes and a colon
+_LABEL_CLOSE = " \t\"'`:："
+
+
+def public_label(label: str, lexicon: KeyLexicon) -> bool:
+    """`label` — the line that announces a value on the next line, or the clause before the colon
+    that presents it — names an identifier (`names_an_identifier`: `统一社会信用代码：`) or ends in an
+    aside saying what the value is (`benign_aside`: `存储账户（资源 ID）：`, `key (public):`)."""
+    head = label[-PRESENT_REACH:].rstrip(_LABEL_CLOSE)
+    return bool(head) and (names_an_identifier(head, lexicon) or benign_aside(head, lexicon))
 
 
 # a copula closing a label (`订单号是：`, `commit为：`); a Chinese label ending in `号` names a number
@@ -280,8 +297,9 @@ def url_path_names_secret(before: str, lexicon: KeyLexicon) -> bool:
 ANNOUNCE_REACH = 160
 # a line that announces the value on the next line ends in `:` (or is a shell command naming a
 # secret); the value's line holds nothing else — it ends there, or where the JSON string that
-# carried the lines closes (`…initialAdminPassword\n<value>"}` of a decoded tool result)
-_LINE_REST = re.compile(r"[ \t]*+(?:\r?\n|\Z|\"(?=[ \t]*+[,}\]]|\Z))")
+# carried the lines closes (`…initialAdminPassword\n<value>"}` of a decoded tool result, also when
+# the JSON is printed over several lines: `<value>"\n}`)
+_LINE_REST = re.compile(r"[ \t]*+(?:\r?\n|\Z|\"(?=[ \t\r\n]*+[,}\]]|\Z))")
 _ANNOUNCING_END = re.compile(r"[:：][ \t]*+\Z")
 # a Chinese copula closing a line (`用的 API Secret 就是` / `> <value>`): the line names the value on
 # the next line when it also names a secret

@@ -40,6 +40,14 @@ _FINGERPRINT = re.compile(
     r"SHA256:[A-Za-z0-9+/]{43}|(?:MD5:)?[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){15}|[0-9A-F]{2}(?::[0-9A-F]{2}){19,63}"
 )
 _HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]{1,16}")
+# a measure: a count with its unit (`14d`, `900s`, `2.5GB`, `80%`) or an amount with its separators
+# or currency (`1,200.00`, `¥980`, `19.90`): what a limit, a window or a price is set to
+_MEASURE = re.compile(
+    r"[0-9]{1,7}(?:\.[0-9]{1,2})?(?:[KMGT]i?B|[kmgt]b|ms|us|ns|secs?|mins?|hrs?|days?|wk|mo|yr|[smhdwyKMGT%x])"
+    r"|[-+]?[$¥€£]?(?:[0-9]{1,3}(?:,[0-9]{3})++(?:\.[0-9]{2})?|[0-9]{1,7}\.[0-9]{2})"
+    r"|[-+]?[$¥€£][0-9]{1,7}(?:\.[0-9]{1,2})?"
+)
+MEASURE_LONGEST = 12
 # shapes of values that hold no key's bytes: a document or text in base64 or hex, a certificate, a
 # fingerprint, a number, an age recipient (a public key)
 NO_KEY_BYTES = frozenset(
@@ -316,6 +324,8 @@ def value_shape(value: str, out: dict[str, float], prefixes: tuple[str, ...]) ->
             out["hex_text"] = 1.0
     if digits == size:
         out["all_digits"] = 1.0
+    elif size <= MEASURE_LONGEST and digits and _MEASURE.fullmatch(value):
+        out["measure"] = 1.0  # `14d`, `2.5GB`, `1,200.00`: a count, a size or an amount, not key bytes
     if upper == letters and letters:
         out["all_upper"] = 1.0
     if lower == letters and letters:
