@@ -17,36 +17,40 @@ the store on the same queries: the process's copy of postings and item rows (mem
 emptied before each search, beside the ranking statement alone (`search_in_tx(..., cached=False)`).
 The main figures are a long-lived process's (the agent, the MCP server): its copy warms as it searches.
 
-`--baseline-src DIR` runs another checkout's `memory/search.py` and `memory/db.py` (DIR is its `src`)
-side by side in the same process, alternating query by query on the same store: its `search_in_tx`
-on a connection with its own pragmas, and its `Database.read` + `search_in_tx` per call. The hits of
-both are compared (ids, order, match kind, title, synopsis); the index (terms, words) is this tree's.
+`--baseline-src DIR` runs another checkout's search (DIR is its `src`) side by side, alternating query
+by query on the same store, in a process of its own (`search_side.py` with `PYTHONPATH=DIR`): its
+`search_in_tx` on a long-lived connection with its own pragmas, and its `Database.read` +
+`search_in_tx` per call, each timed inside that process. Every module of that side is the other
+checkout's, and so is its process's copy (kept postings, hits and rankings): neither side's kept
+work serves the other. The hits of both are compared (ids, order, match kind, title, synopsis), and
+the statements each sent are counted; the store and its index are written by this tree.
 
-    python bench/search_bench.py [--quick] [--json] [--queries N] [--seed S] [--baseline-src DIR] [--dump FILE]
+    python bench/search_bench.py [--quick] [--sizes N,…] [--json] [--queries N] [--seed S]
+        [--baseline-src DIR] [--dump FILE]
 
 `--dump FILE` writes the hits of every measured search of the long-lived process (size, query class,
 query, then per hit its memory id, kind, title, synopsis and match kind), one JSON line per search:
 two checkouts' dumps of one seed are equal byte for byte when their rankings are (`cmp`).
 
-`--quick` stops at 10k items (no 100k store) and runs fewer queries.
+`--quick` stops at 10k items (no 100k store) and runs fewer queries; `--sizes` names the sizes.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
+import os
 import random
 import re
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any, TextIO
 
 from autopatch_j.memory import postings_cache
@@ -391,27 +395,49 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-@dataclass(frozen=True, slots=True)
 class Before:
-    """Another checkout's `memory/search.py` and `memory/db.py` (`--baseline-src`), run side by side."""
+    """Another checkout's search (`--baseline-src DIR`, DIR its `src`) in a process of its own
+    (`search_side.py` under `PYTHONPATH=DIR`): every module of it is that checkout's, and its copy of
+    postings, kept hits and rankings is its own, so neither side's kept work serves the other."""
 
-    src: Path
-    search: ModuleType
-    db: ModuleType
+    def __init__(self, src: Path) -> None:
+        if not (src / "autopatch_j" / "memory" / "search.py").is_file():
+            raise SystemExit(f"--baseline-src {src}: no autopatch_j/memory/search.py there")
+        self.src = src
+        env = {**os.environ, "PYTHONPATH": str(src), "PYTHONIOENCODING": "utf-8"}
+        self._process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("search_side.py"))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            env=env,
+        )
+
+    def ask(self, *request: object) -> Any:
+        """One request to the other process, its answer (search_side.py lists them)."""
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
+        self._process.stdin.flush()
+        line = self._process.stdout.readline()
+        if not line:
+            raise SystemExit(f"--baseline-src {self.src}: its search process ended ({self._process.wait()})")
+        return json.loads(line)
+
+    def search(self, path: Path, query: str, thread_id: int) -> tuple[float, int, list[tuple[object, ...]]]:
+        """ms, statements sent and hit rows of one search on the other process's long-lived reader."""
+        ms, statements, hits = self.ask("search", query, thread_id)
+        return ms, statements, [tuple(hit) for hit in hits]
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        self._process.wait()
 
 
 def load_before(src: Path) -> Before:
-    """Import DIR/autopatch_j/memory/{db,search}.py under other names; their own imports resolve to this tree."""
-    modules = {}
-    for name in ("db", "search"):
-        spec = importlib.util.spec_from_file_location(f"before_{name}", src / "autopatch_j" / "memory" / f"{name}.py")
-        if spec is None or spec.loader is None:
-            raise SystemExit(f"--baseline-src {src}: no autopatch_j/memory/{name}.py there")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
-        modules[name] = module
-    return Before(src=src, search=modules["search"], db=modules["db"])
+    """The other checkout's search, started in its own process."""
+    return Before(src)
 
 
 def reader(db: Any) -> sqlite3.Connection:
@@ -420,15 +446,17 @@ def reader(db: Any) -> sqlite3.Connection:
 
 
 def _hit_rows(hits: list[Any]) -> list[tuple[object, ...]]:
-    return [(h.memory_id, h.kind, h.title, h.synopsis, h.match) for h in hits]
+    return [(h.memory_id, str(h.kind), h.title, h.synopsis, h.match) for h in hits]
 
 
 def measure(
     store: Store, queries: list[tuple[str, str]], before: Before | None, dump: TextIO | None = None
 ) -> dict[str, object]:
     conn = reader(Database(path=store.path))
-    bconn = reader(before.db.Database(path=store.path)) if before else None
+    if before:
+        before.ask("connect", str(store.path))
     statements: list[int] = []
+    before_statements: list[int] = []
     ours: list[float] = []
     fts: list[float] = []
     cpu_ours: dict[str, list[float]] = {}  # thread CPU time: robust to other processes on a shared machine
@@ -444,17 +472,15 @@ def measure(
     for name, q in queries[:50]:  # warm the page cache for both
         search_in_tx(conn, thread_id=store.thread_id, query=q)
         baseline(conn, name, q, store.thread_id)
-        if before and bconn:
-            before.search.search_in_tx(bconn, thread_id=store.thread_id, query=q)
+        if before:
+            before.ask("warm", q, store.thread_id)
 
-    def run_before(q: str) -> list[Any]:
-        assert before and bconn
-        bconn.execute("BEGIN")
-        t0 = time.perf_counter()
-        hits = before.search.search_in_tx(bconn, thread_id=store.thread_id, query=q)
-        before_by_class.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
-        bconn.execute("ROLLBACK")
-        return hits  # type: ignore[no-any-return]
+    def run_before(q: str) -> list[tuple[object, ...]]:
+        assert before
+        ms, sent_before, hits = before.search(store.path, q, store.thread_id)
+        before_by_class.setdefault(name, []).append(ms)
+        before_statements.append(sent_before)
+        return hits
 
     for i, (name, q) in enumerate(queries):
         before_hits = run_before(q) if before and i % 2 else None  # alternate which runs first
@@ -480,7 +506,7 @@ def measure(
         conn.execute("ROLLBACK")
         if before and before_hits is None:
             before_hits = run_before(q)
-        if before and _hit_rows(hits) != _hit_rows(before_hits or []):
+        if before and _hit_rows(hits) != before_hits:
             differ.append((name, q))
         statements.append(sum(1 for s in sent if s.lstrip().upper().startswith(("SELECT", "WITH"))))
         ours.append((t1 - t0) * 1000)
@@ -528,12 +554,14 @@ def measure(
         result["before"] = {
             "p50_ms": statistics.median(all_before),
             "ratio_p50": statistics.median(ours) / max(statistics.median(all_before), 1e-9),
+            "statements_max": max(before_statements),
+            "statements_mean": statistics.fmean(before_statements),
             "hits_differ": len(differ),
             "differ_examples": differ[:5],
         }
     conn.close()
-    if bconn:
-        bconn.close()
+    if before:
+        before.ask("close")
     return result
 
 
@@ -563,21 +591,18 @@ def measure_cold(store: Store, queries: list[tuple[str, str]]) -> dict[str, obje
 
 def measure_manager(store: Store, queries: list[tuple[str, str]], before: Before | None) -> dict[str, object]:
     """`MemoryManager.search` per call (a fresh read connection each), alternating with the --baseline-src read."""
-    bdb = before.db.Database(path=store.path) if before else None
     ours: list[float] = []
     theirs: list[float] = []
     cpu_ours: list[float] = []
     cpu_theirs: list[float] = []
     differ = 0
 
-    def run_before(q: str) -> list[Any]:
-        assert before and bdb
-        c0, t0 = time.thread_time(), time.perf_counter()
-        with bdb.read("search Memory") as bconn:
-            hits = before.search.search_in_tx(bconn, thread_id=store.thread_id, query=q)
-        theirs.append((time.perf_counter() - t0) * 1000)
-        cpu_theirs.append((time.thread_time() - c0) * 1000)
-        return hits  # type: ignore[no-any-return]
+    def run_before(q: str) -> list[tuple[object, ...]]:
+        assert before
+        ms, cpu_ms, hits = before.ask("manager", str(store.path), q, store.thread_id)
+        theirs.append(ms)
+        cpu_theirs.append(cpu_ms)
+        return [tuple(hit) for hit in hits]
 
     for i, (_, q) in enumerate(queries):
         before_hits = run_before(q) if before and i % 2 else None
@@ -587,7 +612,7 @@ def measure_manager(store: Store, queries: list[tuple[str, str]], before: Before
         cpu_ours.append((time.thread_time() - c0) * 1000)
         if before and before_hits is None:
             before_hits = run_before(q)
-        differ += bool(before) and _hit_rows(hits) != _hit_rows(before_hits or [])
+        differ += bool(before) and _hit_rows(hits) != before_hits
     result: dict[str, object] = {
         "calls": len(ours),
         "p50_ms": statistics.median(ours),
@@ -618,9 +643,10 @@ def run(
     manager_calls: int,
     before: Before | None = None,
     dump: TextIO | None = None,
+    sizes: list[int] | None = None,
 ) -> dict[str, object]:
     rng = random.Random(seed)
-    sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
+    sizes = sizes or ([1_000, 10_000] if quick else [1_000, 10_000, 100_000])
     report: dict[str, object] = {
         "seed": seed,
         "sqlite": sqlite3.sqlite_version,
@@ -646,7 +672,7 @@ def run(
         store.manager.close()
     by_size = {r["items"]: r for r in report["sizes"]}  # type: ignore[attr-defined]
     report["targets"] = {
-        "p50_at_10k_le_1ms": by_size[10_000]["p50_ms"] <= 1.0,
+        "p50_at_10k_le_1ms": by_size[10_000]["p50_ms"] <= 1.0 if 10_000 in by_size else None,
         "p50_le_fts5_at_every_size": all(r["ratio_p50"] <= 1.0 for r in by_size.values()),
         "statements_le_3": all(r["statements_max"] <= 3 for r in by_size.values()),
         "index_bytes_le_fts5_trigram": all(
@@ -699,7 +725,8 @@ def print_report(report: dict[str, object]) -> None:
             b = r["before"]
             print(
                 f"search_in_tx at {r['items']} items against --baseline-src: before p50 {b['p50_ms']:.3f} ms, "
-                f"ratio {b['ratio_p50']:.2f}, hits differ {b['hits_differ']} of {r['queries']}; before p50 by class: "
+                f"ratio {b['ratio_p50']:.2f}, hits differ {b['hits_differ']} of {r['queries']}, statements max "
+                f"{b['statements_max']} mean {b['statements_mean']:.2f}; before p50 by class: "
                 + ", ".join(f"{name} {c['before_p50_ms']:.3f}" for name, c in r["by_class"].items())
             )
     print("\ntargets: " + ", ".join(f"{k} {v}" for k, v in report["targets"].items()))  # type: ignore[attr-defined]
@@ -714,6 +741,7 @@ def print_report(report: dict[str, object]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="stop at 10k items and run fewer queries")
+    parser.add_argument("--sizes", default=None, help="comma-separated store sizes (default 1000,10000,100000)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--queries", type=int, default=None, help="searches per size (default 2000, quick 400)")
     parser.add_argument("--seed", type=int, default=4, help="random seed of the generated store and queries")
@@ -734,10 +762,13 @@ def main(argv: list[str] | None = None) -> int:
             manager_calls=args.manager_calls,
             before=before,
             dump=dump,
+            sizes=[int(size) for size in args.sizes.split(",")] if args.sizes else None,
         )
     finally:
         if dump is not None:
             dump.close()
+        if before is not None:
+            before.close()
     if args.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         print()

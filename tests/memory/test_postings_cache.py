@@ -474,3 +474,27 @@ def test_a_new_text_whose_terms_were_ranked_is_only_labelled(
     assert manager.search(thread_id=thread, query="the redis") == expected
     with pytest.raises(AssertionError, match="ranked again"):
         manager.search(thread_id=thread, query="the redis", limit=4)
+
+
+def test_a_search_looks_at_the_copy_once(manager: MemoryManager, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One lookup of the last copy per search finds the text's hits, its terms' ranking and its terms'
+    parts alike (the fixed cost of a search: one lock, one walk of the copies), and the hits are the
+    ranking statement's whatever was kept."""
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Redis", content="Redis is the cache of every service.")
+    add_item(manager, kind=MemoryKind.PROJECT_DECISION, title="Deploy with docker", content="Redis runs in docker.")
+    thread = manager.active_thread().id
+    postings_cache.clear()
+    looked: list[int] = []
+    kept_parts = postings_cache.kept_parts
+
+    def counted(keys: tuple[object, ...]) -> object:
+        looked.append(len(keys))
+        return kept_parts(keys)
+
+    monkeypatch.setattr(search, "kept_parts", counted)
+    # nothing kept; the same text; a new text of kept terms; a new text with a kept and a new term
+    for query in ("redis", "redis", "Redis?", "redis docker", "docker redis deploy", "deploy"):
+        looked.clear()
+        hits = manager.search(thread_id=thread, query=query)
+        assert len(looked) == 1, query
+        assert hits == _in_sql(manager, thread, query)

@@ -1,7 +1,7 @@
 """`memory_search` and `memory_read` (M-60 … M-65): ranked search over the index of memory/index.py.
 
-Ranked in SQL, a search sends at most two `SELECT`/`WITH` statements (the caller passes the
-admission-bound thread id, M-22; no per-item query):
+Ranked in SQL, a search sends at most two `SELECT`/`WITH` statements (the caller passes the admission-bound thread id,
+M-22; no per-item query):
 
 1. the statistics of the query's terms (`memory_term_stats`: how many items hold each, and how many
    items are indexed), the completions of a last word that may be cut short (`postg` →
@@ -13,21 +13,20 @@ admission-bound thread id, M-22; no per-item query):
    qualifier (qualifier.py, computed in the statement) says it answers, scoped, ordered and joined
    to the item rows.
 
-A term's weight is its BM25 rarity (idf) in the store blended with its general frequency
-(`text/frequencies.txt`) as `PRIOR_ITEMS` virtual items, so a small store already knows that "project"
-says less than "pnpm"; it is multiplied by the key's learned necessity (`text/necessity.txt`: "long" in
-"how long …" is a way of asking, not what a memory says). The drivers are the heaviest terms such that
-the others together stay below the floor: an item that qualifies holds at least one driver (pigeonhole), and a
-driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when a long query has many driving
-keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is bounded whatever the store's size.
-A process that searches a store again ranks over its copy of what earlier searches read under the same stamp instead
-(postings_cache.py: the same hits; at most three statements, one when the copy holds everything), and a query it
-searched before under the stamp gets the hits it got then (one statement, the stamp); another text with the same
-terms gets that ranking, labelled as its own text (one statement, the stamp). Scope (M-63): active revisions only;
-repo preferences and decisions, and discussions of the bound thread only. A winner naming only another environment
-or platform than the query (text/scopes.py: UAT against prod, 鸿蒙 against iOS) is dropped after either ranking, not
-replaced. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias, keyword or subject) is the
-whole query first; nothing qualifies → `[]`.
+A term's weight is its BM25 rarity (idf) in the store blended with its general frequency (`text/frequencies.txt`) as
+`PRIOR_ITEMS` virtual items, so a small store already knows that "project" says less than "pnpm"; it is multiplied by
+the key's learned necessity (`text/necessity.txt`: "long" in "how long …" is a way of asking, not what a memory says).
+The drivers are the heaviest terms such that the others together stay below the floor: an item that qualifies holds at
+least one driver (pigeonhole), and a driver's key contributes at most its `DRIVER_CANDIDATES` newest items (fewer when
+a long query has many driving keys: `CANDIDATES` in all, at least `MIN_DRIVER_CANDIDATES` each), so the work is
+bounded whatever the store's size. A process that searches a store again ranks over its copy of what earlier searches
+read under the same stamp instead (postings_cache.py: the same hits; at most three statements, one when the copy holds
+everything), and a query it searched before under the stamp gets the hits it got then (one statement, the stamp);
+another text with the same terms gets that ranking, labelled as its own text (one statement, the stamp). Scope (M-63):
+active revisions only; repo preferences and decisions, and discussions of the bound thread only. A winner naming only
+another environment or platform than the query (text/scopes.py: UAT against prod, 鸿蒙 against iOS) is dropped after
+either ranking, not replaced. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias, keyword
+or subject) is the whole query first; nothing qualifies → `[]`.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Literal, cast
 
 from autopatch_j.memory.index import QueryTerm, analysis_generation, idf, query_terms
 from autopatch_j.memory.matching import MatchType, match_of, probes_of
@@ -265,8 +264,7 @@ def _analysis(query: str, generation: int, bounded: bool) -> QueryAnalysis:
     asked = dict.fromkeys(("", *[term.key for term in terms]))
     keys = {term.key for term in terms}
     for term in terms:
-        asked.update(dict.fromkeys(term.parts))
-        asked.update(dict.fromkeys(term.alternatives))
+        asked.update(dict.fromkeys((*term.parts, *term.alternatives)))
         keys.update(term.alternatives)
     last = terms[-1]
     return QueryAnalysis(
@@ -306,14 +304,18 @@ def plan_in_tx(conn: sqlite3.Connection, *, query: str, cached: bool = True) -> 
 
 #: A query's term parts, the stamp they were weighed under and the statements sent to weigh them.
 Weighed = tuple[Sequence[TermPart], int | None, int]
+Kept = tuple[int, list[object | None]] | None | Literal[False]
 
 
-def _weigh(conn: sqlite3.Connection, analysis: QueryAnalysis, *, cached: bool, stale: bool = False) -> Weighed | None:
+def _weigh(
+    conn: sqlite3.Connection, analysis: QueryAnalysis, *, cached: bool, stale: bool = False, kept: Kept = False
+) -> Weighed | None:
     """The parts of the analysed query's terms, the stamp they were weighed under and the statements
     sent (1, or 2 when the kept statistics were of another stamp), or None when it has no informative
     term or the store no indexed item. The parts are kept per term under the stamp (`cached`), and a
     term whose part is kept under the store's stamp is not weighed again.
-    `stale`: the caller sent one statement and found the last copy's stamp is not the store's."""
+    `stale`: the caller sent one statement and found the last copy's stamp is not the store's.
+    `kept`: `kept_parts(analysis.part_keys)` when the caller looked it up beside its own keys (False: not)."""
     if not analysis.terms:
         return None
     stamp: int | None = None
@@ -323,7 +325,7 @@ def _weigh(conn: sqlite3.Connection, analysis: QueryAnalysis, *, cached: bool, s
     sent = int(stale)
     reused: Sequence[object | None] = ()  # the terms' parts kept under `stamp`, None where not kept
     if cached and not stale and conn.in_transaction:  # what the last copy kept, if its stamp is still the store's
-        kept = kept_parts(analysis.part_keys)
+        kept = kept_parts(analysis.part_keys) if kept is False else kept
         every = kept is not None and all(part is not None for part in kept[1])
         known = None if every else known_stats(analysis.asked, analysis.prefix)
         if every or known is not None:
@@ -445,22 +447,21 @@ def search_in_tx(
     analysis = _analysis(query, generation, True)
     if analysis.terms is None or limit <= 0:
         return []
-    stale = False
     key = ("\x00hits", query, thread_id, limit, generation)  # kept beside the terms' parts
     ranking = ("\x00ranked", analysis.part_keys, thread_id, limit, generation)
     keep = cached and len(query) <= 4 * MAX_QUERY_CHARS  # a text that long is not kept whole
-    if keep and conn.in_transaction:  # the same text, or its terms, ranked under the store's stamp
-        kept = kept_parts((key, ranking))
-        if kept is not None and (kept[1][0] is not None or kept[1][1] is not None):
-            row = conn.execute(_STAMP_SQL).fetchone()
-            if row is not None and row[0] == kept[0]:
-                if kept[1][0] is not None:
-                    return list(cast(tuple[SearchHit, ...], kept[1][0]))
-                hits = _labelled(analysis, cast(Ranking, kept[1][1]))
-                remember_parts(conn, stamp=kept[0], parts=((key, tuple(hits)),))
-                return hits
-            stale = True
-    weighed = _weigh(conn, analysis, cached=cached, stale=stale)
+    # One look at the last copy for the text's hits, its terms' ranking and its terms' parts:
+    kept = kept_parts((key, ranking, *analysis.part_keys)) if cached and conn.in_transaction else None
+    stale = bool(keep and kept and (kept[1][0] is not None or kept[1][1] is not None))  # unless the stamp is
+    if stale and kept:  # the same text, or its terms, ranked under the store's stamp
+        row = conn.execute(_STAMP_SQL).fetchone()
+        if row is not None and row[0] == kept[0]:
+            if kept[1][0] is not None:
+                return list(cast(tuple[SearchHit, ...], kept[1][0]))
+            hits = _labelled(analysis, cast(Ranking, kept[1][1]))
+            remember_parts(conn, stamp=kept[0], parts=((key, tuple(hits)),))
+            return hits
+    weighed = _weigh(conn, analysis, cached=cached, stale=stale, kept=kept and (kept[0], kept[1][2:]))
     if weighed is None:
         return []
     found = _ranked(conn, analysis, weighed, thread_id=thread_id, limit=limit, cached=cached)
@@ -567,11 +568,10 @@ def _not_exact(hit: SearchHit) -> bool:
 
 def _lines(metadata: Metadata, values: dict[object, object] | None) -> str:
     """The metadata as one text, each value after a line break (kept in `values` when given)."""
-    if values is None:
-        return "\n" + "\n".join(metadata)
-    lines = values.get(_LINES)
+    lines = None if values is None else values.get(_LINES)
     if lines is None:
-        lines = values.setdefault(_LINES, "\n" + "\n".join(metadata))
+        lines = "\n" + "\n".join(metadata)
+        lines = lines if values is None else values.setdefault(_LINES, lines)
     return lines  # type: ignore[return-value]
 
 
