@@ -262,10 +262,16 @@ def test_two_racing_sweeps_write_one_set_of_memories_and_charge_once(
     world: World, alice: Actor, server: ScriptedOpenAI
 ) -> None:
     task_id = finished_task(world, alice)
-    # both sweeps see the task before either commits, and both call the model for both stages
-    server.responder = lambda body: Reply(
-        content=VALID_EXTRACTION if body["max_tokens"] == 1800 else VALID_CONSOLIDATION, delay_s=0.3
-    )
+    # both sweeps see the task before either commits, and both call the model for both stages: each
+    # stage answers only when both sweeps have asked it (a barrier, not a delay: a loaded machine may
+    # let one sweep commit before the other asks)
+    stages = {1800: threading.Barrier(2, timeout=20), 2200: threading.Barrier(2, timeout=20)}
+
+    def answer_when_both_asked(body: dict[str, Any]) -> Reply:
+        stages[body["max_tokens"]].wait()
+        return Reply(content=VALID_EXTRACTION if body["max_tokens"] == 1800 else VALID_CONSOLIDATION)
+
+    server.responder = answer_when_both_asked
     reports: list[SweepReport] = []
     threads = [threading.Thread(target=lambda: reports.append(sweep(world, model_for(server, world)))) for _ in "ab"]
     for thread in threads:

@@ -86,13 +86,11 @@ def _ends_with_word(text: str, word: str) -> bool:
     return has_cjk(word) or not (before.isascii() and before.isalnum())
 
 
-@functools.cache
 def scope_classes() -> tuple[ScopeClass, ...]:
     """The classes of `scopes.json` (read on the first question that is checked)."""
     return _table()[0]
 
 
-@functools.cache
 def restrictors() -> Restrictors:
     """The words of `scopes.json` that limit a scope named next to them."""
     return _table()[1]
@@ -100,6 +98,7 @@ def restrictors() -> Restrictors:
 
 @functools.cache
 def _table() -> tuple[tuple[ScopeClass, ...], Restrictors]:
+    """`scopes.json` read and compiled once per process."""
     data = json.loads(resources.files(__package__).joinpath("scopes.json").read_text(encoding="utf-8"))
     limits = data["restrictors"]
     return (
