@@ -10,10 +10,11 @@ paired with the earlier memory the subject model finds it likeliest about; label
 their gold subjects are equal. The subject model's probability is the one a new author gets: for an
 author of the dev part (which the subject model is trained on), that of a subject model fitted
 without the author's fold (`FOLDS` folds of the dev authors); for every other author, the subject
-model fitted on the whole dev part, as shipped. The threshold is the one on a grid with the best
-F0.5 of "revises" (precision weighs double: a wrong replacement retires a rule the user stated) over
-pooled predictions of `FOLDS` author folds of every part, for the rule `supersede` applies: the
-subject model above its own threshold, or the revision model above this one.
+model fitted on the whole dev part, as shipped. The threshold is the one on a grid leaving the
+fewest wrong memory states over pooled predictions of `FOLDS` author folds of every part, for the
+rule `supersede` applies (the subject model above its own threshold, or the revision model above
+this one): a missed revision leaves two contradictory rules active and a wrong supersede retires a
+right one, each one wrong memory state, so both cost one; ties go to the lower threshold.
 
 The labelled pairs of `eval/corpus/revision_fixes.json` (our own wording, each of weight FIX_WEIGHT)
 are in every fold's training and in the shipped fit, never in a fold's evaluation.
@@ -121,7 +122,8 @@ def cross_validate(
     by_author: dict[str, list[Example]], fixes: list[Example], subject_threshold: float
 ) -> tuple[float, list[str]]:
     """The threshold of the rule `supersede` applies (the subject model above its threshold, or the
-    revision model above this one) with the best F0.5 over pooled predictions of author folds."""
+    revision model above this one) with the fewest errors (`choose_threshold`) over pooled
+    predictions of author folds, and the report of every grid threshold."""
     truth: list[int] = []
     scores: list[float] = []
     same: list[float] = []
@@ -135,7 +137,7 @@ def cross_validate(
         same += [p for _, _, p, _ in held]
     y, s, p = np.array(truth), np.array(scores), np.array(same)
     alone = p >= subject_threshold
-    threshold = max(GRID, key=lambda t: (_f_half(y, alone | (s >= t)), -t))
+    threshold = choose_threshold(y, s, p, subject_threshold)
     lines = [f"{len(y)} statements after another memory, {int(y.sum())} revise the likeliest one"]
     lines.append("  the subject model alone (for comparison):")
     for t in sorted({0.6, 0.7, subject_threshold, 0.8}):
@@ -146,18 +148,28 @@ def cross_validate(
     return threshold, lines
 
 
+def choose_threshold(truth: np.ndarray, scores: np.ndarray, same: np.ndarray, subject_threshold: float) -> float:
+    """The grid threshold of the revision model leaving the fewest wrong memory states over the pooled
+    out-of-fold predictions `truth`, `scores`, `same`, for the rule `supersede` applies (`same` >=
+    `subject_threshold`, or `scores` >= the threshold): a missed revision (two contradictory rules
+    active) and a wrong supersede (a right rule retired) cost one each; ties to the lower threshold."""
+    alone = same >= subject_threshold
+    return min(GRID, key=lambda t: (_errors(truth, alone | (scores >= t)), t))
+
+
 def _line(name: str, y: np.ndarray, hit: np.ndarray) -> str:
     right = int((y.astype(bool) & hit).sum())
     wrong = int((~y.astype(bool) & hit).sum())
     missed = int((y.astype(bool) & ~hit).sum())
-    return f"{name:<14} revised {right + wrong:5d}: right {right:5d}, wrong {wrong:5d}, missed {missed:5d}"
+    return (
+        f"{name:<14} revised {right + wrong:5d}: right {right:5d}, wrong {wrong:5d}, missed {missed:5d}, "
+        f"errors {wrong + missed:5d}"
+    )
 
 
-def _f_half(y: np.ndarray, hit: np.ndarray) -> float:
-    """F0.5 of "revises": precision weighs double, since a wrong replacement retires a rule the user
-    stated while a missed one leaves two, the later visible as the later."""
-    right = float((y.astype(bool) & hit).sum())
-    return 1.25 * right / max(1.0, 0.25 * float(y.sum()) + float(hit.sum()))
+def _errors(y: np.ndarray, hit: np.ndarray) -> int:
+    """Missed revisions plus wrong supersedes."""
+    return int((y.astype(bool) != hit).sum())
 
 
 def training_examples(directory: Path, without: list[str]) -> dict[str, list[Example]]:

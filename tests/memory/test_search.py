@@ -271,10 +271,9 @@ def test_queries_are_nfkc_casefold_and_punctuation_normalized(store: MemoryManag
 def test_a_long_query_containing_a_short_common_word_does_not_match(store: MemoryManager) -> None:
     # "python", "lint" and "结论" are terms, but the query is compared against terms, not the reverse.
     # The English question about packaging a monorepo shares two words with the Chinese Python rule
-    # (python, configure → 配置); with the necessity table fitted on d31–d33 the qualifier keeps it: a
-    # known false hit (it finds nothing with round 30's necessity.txt).
+    # (python, configure → 配置); the qualifier drops it with the necessity table fitted on d34–d36.
     hits = search(store, "how do I configure python packaging for a monorepo with lint rules")
-    assert [h.title for h in hits] == ["项目统一使用 Python 3.10+"]
+    assert [h.title for h in hits] == []
     assert search(store, "请解释一下这个函数的结论部分为什么会抛出空指针异常") == []
 
 
