@@ -10,6 +10,12 @@ traceback — store nothing.
 `cases/answered.json` reads a terse line after the assistant's answer: a value or a choice that
 settles what the answer asked or listed stores one memory quoting it; the same line out of the blue
 (nothing said before it) and a one-off request answering the question store nothing.
+`cases/milestones.json` reads a decision in shorthand: settings with their values kept until a
+milestone ("量产前先这样", "第一版先这样", "until launch, that's the setting for now") and a rule
+that something happens only after an event ("要等 … 之后再调") store one memory quoting it (known
+misses today, strict); the guards — closing the day's work ("今天先这样"), a switch for this time
+only, a decision put off ("等芯片定了再说", "we pick … after the load test"), a value for today's run
+— store nothing.
 `count` active memories, each needle of `quoted` in a user quote of one of them. A case with `xfail`
 is a known miss that must keep failing (strict), so fixing it shows up.
 """
@@ -27,7 +33,7 @@ from tests.cli.sessions import assert_quotes, params
 
 CASES: list[dict[str, Any]] = [
     case
-    for name in ("terse_rules.json", "answered.json")
+    for name in ("terse_rules.json", "answered.json", "milestones.json")
     for case in json.loads((Path(__file__).parent / "cases" / name).read_text("utf-8"))
 ]
 
