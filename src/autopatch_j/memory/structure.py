@@ -33,9 +33,10 @@ Some pastes only show as a block of lines (`blocks.py`): a table (rows split by 
 spaces, holding numbers or aligned), a message relayed from a chat or a tracker (an author and a time, a
 handle, an issue key over it), someone else's words the user introduces as theirs ("their docs say:",
 "mtn email: \"…\"", "他们文档里写的：") or that open with a greeting or close with a signature, all
-material; and a sentence wholly in parentheses opening the first
+material; a sentence wholly in parentheses opening the first
 prose line after a paste glosses that paste (a `gloss`: the line's leading characters are material,
-the rest of the line is prose).
+the rest of the line is prose), and so does a quotation in another language opening a line after a
+short intro and a colon (`blocks.inline_quotation`, the intro included).
 
 Shapes only — fences, indentation, hunk headers, Markdown table rows, `file:line` locations,
 timestamps and log levels, `key=value` fields, prompts, key/value syntax, brackets, symbol density, a
@@ -59,7 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from autopatch_j.memory.blocks import LIST_ITEM, gloss_length, quoted_rows, relayed_rows, table_rows
+from autopatch_j.memory.blocks import LIST_ITEM, gloss_length, inline_quotations, quoted_rows, relayed_rows, table_rows
 from autopatch_j.memory.sentences import last_sentence_start
 
 if TYPE_CHECKING:
@@ -449,6 +450,8 @@ def parse(text: str, answer: str | None = None) -> Structure:
         if j < n and labels[j] == "pasted" and (COLON_END.search(raw[i][2]) or _units(raw[i][2]) <= REPORT_UNITS):
             labels[i] = "report"
     glosses = _glosses(raw, labels, blank)
+    # a colleague's words quoted inline, in another language: a gloss too
+    glosses |= inline_quotations([t for _, _, t in raw], text, lambda i: labels[i] == "prose" and i not in glosses)
     for i, length in glosses.items():
         if not raw[i][2][length:].strip():  # the whole line glosses the paste
             labels[i], shape[i] = "pasted", "gloss"
