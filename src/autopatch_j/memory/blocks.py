@@ -50,7 +50,6 @@ Shapes only, never a list of names or of messages.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -374,10 +373,21 @@ _LATIN = re.compile(r"[^\W\d_]{3,}")
 
 def inline_quotations(lines: Sequence[str], text: str, prose: Callable[[int], bool]) -> dict[int, int]:
     """The length of the inline quotation in another language opening each line `prose(i)` accepts, by
-    line index (`inline_quotation`); `text`: the whole turn, its language counted once."""
-    counts = functools.cache(lambda: language_counts(text))
-    found = {i: inline_quotation(line, counts) for i, line in enumerate(lines) if prose(i)}
-    return {i: length for i, length in found.items() if length}
+    line index (`inline_quotation`); `text`: the whole turn, its language counted once, and only when
+    a line has the shape."""
+    found: dict[int, int] = {}
+    counted: list[LanguageCounts] = []
+
+    def counts() -> LanguageCounts:
+        if not counted:
+            counted.append(language_counts(text))
+        return counted[0]
+
+    for i, line in enumerate(lines):
+        quoted = '"' in line or "“" in line or "「" in line or "『" in line
+        if quoted and prose(i) and _INLINE_OPEN.match(line) and (length := inline_quotation(line, counts)):
+            found[i] = length
+    return found
 
 
 def inline_quotation(line: str, counts: Callable[[], LanguageCounts]) -> int:
