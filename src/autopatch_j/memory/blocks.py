@@ -35,6 +35,12 @@
   the dash. A quoted slice of the answer stays prose: the user answers it (an assent by quoting, an
   inline reply under each quoted point). With no answer before the turn every quoted block is someone
   else's. Only `structure.parse` given the answer reads this block.
+- **inline quotations in another language** (`inline_quotation`): a line opening with a short intro
+  that is not in the first person and ends in a colon, then a quotation closing on the same line
+  (`Rafa in the PR: "…". ok, 3s then`, `PM 在评论里：“…”。行`), the quotation written in another
+  language than the rest of the turn — another script, or Latin words mostly unknown to the general
+  word table (`text/frequencies.txt`) where the rest's are mostly known: a colleague's message the
+  user relays, its intro included; the user's answer after it on the line is prose.
 - **glosses** (`gloss_length`): a sentence wholly in parentheses opening the first prose line after a
   paste ("(roughly: nobody may …)", "（刷了几百次）") comments on that paste; it restates what someone
   else wrote and states nothing of the user's own.
@@ -46,9 +52,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from autopatch_j.memory.text.frequencies import zipf
 
 # The marker opening a list item: a bullet, a number ("1.", "2)", "3、", "（4）"), a Chinese numeral ("一、",
 # "（二）") or a circled number.
@@ -349,3 +357,85 @@ def gloss_length(line: str) -> int:
     while end < len(line) and line[end].isspace():
         end += 1
     return end
+
+
+#: An inline quotation's intro has at most this many units (Latin words, two CJK characters each).
+INLINE_INTRO_UNITS = 6
+#: Latin words (three letters or more) a quotation needs to be weighed as a language.
+INLINE_WORDS = 4
+#: Shares of Latin words listed in the general word table: a quotation at most FOREIGN_SHARE of them
+#: is in another language than a rest at least NATIVE_SHARE of them.
+FOREIGN_SHARE = 0.5
+NATIVE_SHARE = 0.75
+_INLINE_OPEN = re.compile(r"^(\s*)([^:：\n]{1,60}?)\s*[:：]\s*([\"“「『])")
+_LATIN = re.compile(r"[^\W\d_]{3,}")
+
+
+def inline_quotations(lines: Sequence[str], text: str, prose: Callable[[int], bool]) -> dict[int, int]:
+    """The length of the inline quotation in another language opening each line `prose(i)` accepts, by
+    line index (`inline_quotation`); `text`: the whole turn, its language counted once, and only when
+    a line has the shape."""
+    found: dict[int, int] = {}
+    counted: list[LanguageCounts] = []
+
+    def counts() -> LanguageCounts:
+        if not counted:
+            counted.append(language_counts(text))
+        return counted[0]
+
+    for i, line in enumerate(lines):
+        quoted = '"' in line or "“" in line or "「" in line or "『" in line
+        if quoted and prose(i) and _INLINE_OPEN.match(line) and (length := inline_quotation(line, counts)):
+            found[i] = length
+    return found
+
+
+def inline_quotation(line: str, counts: Callable[[], LanguageCounts]) -> int:
+    """The length of the inline quotation in another language opening `line` (module docstring), its
+    intro and the punctuation and spaces after its closing mark included; 0 for any other line.
+    `counts`: the language counts of the whole turn holding `line` (asked only for a line of this shape)."""
+    match = _INLINE_OPEN.match(line)
+    if match is None:
+        return 0
+    intro = match.group(2)
+    units = len(re.findall(r"[A-Za-z0-9]+", intro)) + len(_CJK_CHAR.findall(intro)) / 2
+    if units > INLINE_INTRO_UNITS or _FIRST_PERSON.search(intro) or intro.lstrip().startswith(("-", "*", "#")):
+        return 0
+    close = line.find(_QUOTE_PAIRS[match.group(3)], match.end())
+    if close < 0:
+        return 0
+    quoted = language_counts(line[match.end() : close])
+    rest = counts() - language_counts(line[: close + 1])
+    if not quoted.other_language(rest):
+        return 0
+    end = close + 1
+    while end < len(line) and (line[end].isspace() or line[end] in ".。,，!！;；"):
+        end += 1
+    return end
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageCounts:
+    """A text's CJK characters, Latin words of three letters or more, and those of them the general
+    word table lists."""
+
+    cjk: int
+    latin: int
+    listed: int
+
+    def __sub__(self, other: LanguageCounts) -> LanguageCounts:
+        return LanguageCounts(self.cjk - other.cjk, self.latin - other.latin, self.listed - other.listed)
+
+    def other_language(self, rest: LanguageCounts) -> bool:
+        """This quotation is in another language than `rest`: another script, or both Latin with at most
+        FOREIGN_SHARE of its words listed against at least NATIVE_SHARE of the rest's."""
+        if (self.cjk > self.latin) != (rest.cjk > rest.latin):
+            return self.latin + self.cjk / 2 >= INLINE_WORDS
+        if self.cjk or rest.cjk or self.latin < INLINE_WORDS or rest.latin < INLINE_WORDS:
+            return False
+        return self.listed <= FOREIGN_SHARE * self.latin and rest.listed >= NATIVE_SHARE * rest.latin
+
+
+def language_counts(text: str) -> LanguageCounts:
+    words = _LATIN.findall(text.lower())
+    return LanguageCounts(len(_CJK_CHAR.findall(text)), len(words), sum(1 for w in words if zipf(w) is not None))

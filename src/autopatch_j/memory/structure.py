@@ -33,13 +33,15 @@ Some pastes only show as a block of lines (`blocks.py`): a table (rows split by 
 spaces, holding numbers or aligned), a message relayed from a chat or a tracker (an author and a time, a
 handle, an issue key over it), someone else's words the user introduces as theirs ("their docs say:",
 "mtn email: \"…\"", "他们文档里写的：") or that open with a greeting or close with a signature, all
-material; and a sentence wholly in parentheses opening the first
+material; a sentence wholly in parentheses opening the first
 prose line after a paste glosses that paste (a `gloss`: the line's leading characters are material,
-the rest of the line is prose).
+the rest of the line is prose), and so does a quotation in another language opening a line after a
+short intro and a colon (`blocks.inline_quotation`, the intro included).
 
 Shapes only — fences, indentation, hunk headers, Markdown table rows, `file:line` locations,
-timestamps and log levels, `key=value` fields, prompts, key/value syntax, brackets, symbol density —
-never a list of messages.
+timestamps and log levels, `key=value` fields, prompts, key/value syntax, brackets, symbol density, a
+build tool's banner (capitals between two runs of one symbol) or progress counter (`[ 64%]`, `[3/41]`),
+a pictograph or symbol before an output tag (`❌  error: …`) — never a list of messages.
 A `key: value` line whose value reads as words ("naming: snake_case for every field, no camelCase
 anywhere"), and a list item that reads as words however it ends, are prose. A line with a weak
 shape counts as material only next to other material (a blank line ends a run), so a rule written
@@ -53,11 +55,12 @@ import dataclasses
 import functools
 import itertools
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from autopatch_j.memory.blocks import LIST_ITEM, gloss_length, quoted_rows, relayed_rows, table_rows
+from autopatch_j.memory.blocks import LIST_ITEM, gloss_length, inline_quotations, quoted_rows, relayed_rows, table_rows
 from autopatch_j.memory.sentences import last_sentence_start
 
 if TYPE_CHECKING:
@@ -100,6 +103,10 @@ _OUTPUT_TAG = re.compile(
     r"^\s*(?:(?:error|warning|note|help)(?:\[[\w-]+\])?:|E\s{2,}|FAIL(?:ED)?\b|PASS(?:ED)?\b|ok\s+[\w./-]+\s+(?:\d+\.\d+s|\(cached\))|"
     r"[✓✔✗✘✖×⚠●▶►]\s|-->\s|\|\s*\^|\d+\s*\|\s|npm (?:ERR!|WARN)|make(?:\[\d+\])?: \*\*\*|={3,}|-{3,}|\*{3,}|#{2,}\s*\[)"
 )
+# A banner: capitals between two runs of one symbol (`** ARCHIVE FAILED **`, `== LINT ABORTED ==`).
+_BANNER = re.compile(r"^\s*([*=#~+-])\1+\s+[A-Z][A-Z0-9 _/().:-]*[A-Z0-9)]\s+\1\1+\s*$")
+# A progress counter opening a line (`[ 64%] Generating …`, `[37/212] Compiling …`).
+_PROGRESS = re.compile(r"^\s*\[\s*(?:\d{1,3}%|\d+/\d+)\]\s")
 _SHELL = re.compile(r"^\s*(?:\$|%|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#]|\(\w[\w-]*\)\s*\$|➜ )\s")
 _QUOTE = re.compile(r"^\s*>(?:\s|$)")
 #: Quotation marks, each opener with its closer.
@@ -244,6 +251,8 @@ def _shape(text: str) -> tuple[str, bool]:
         return "shell", True
     if _PIPE_ROW.match(text):
         return "table", True  # a Markdown table's row, in any script
+    if _BANNER.match(text) or _PROGRESS.match(text):
+        return "output", True
     if _QUOTE.match(text):
         return "quote", False  # "> the proposal — yes, that one" is an assent; only next to material is it pasted
     cjk = bool(_CJK.search(text))
@@ -253,7 +262,7 @@ def _shape(text: str) -> tuple[str, bool]:
         return "log", True
     if (_LEVEL.search(text[:40]) or _LEVEL_LOWER.search(text)) and not cjk and _symbol_share(text) > 0.05:
         return "log", False
-    if _OUTPUT_TAG.match(text):
+    if _OUTPUT_TAG.match(text) or _OUTPUT_TAG.match(_after_mark(text)):
         return "output", not cjk
     fields = len(_FIELD.findall(text)) if not cjk else 0
     if fields >= 2:  # logfmt or a record's fields: three or more stand alone
@@ -284,6 +293,16 @@ def _shape(text: str) -> tuple[str, bool]:
     if not cjk and len(text.strip()) >= 12 and _symbol_share(text) > 0.3:
         return "code", False
     return "", False
+
+
+def _after_mark(text: str) -> str:
+    """The rest of a line opening with a pictograph or another symbol and a space (`❌  error: …`),
+    "" for any other line: a status mark of a tool's output when an output tag follows it."""
+    body = text.lstrip()
+    mark = 0
+    while mark < len(body) and unicodedata.category(body[mark]) in ("So", "Sk", "Mn", "Cf"):
+        mark += 1
+    return body[mark:].lstrip() if mark and body[mark : mark + 1].isspace() else ""
 
 
 def _table_row(line: str) -> bool:
@@ -431,6 +450,8 @@ def parse(text: str, answer: str | None = None) -> Structure:
         if j < n and labels[j] == "pasted" and (COLON_END.search(raw[i][2]) or _units(raw[i][2]) <= REPORT_UNITS):
             labels[i] = "report"
     glosses = _glosses(raw, labels, blank)
+    # a colleague's words quoted inline, in another language: a gloss too
+    glosses |= inline_quotations([t for _, _, t in raw], text, lambda i: labels[i] == "prose" and i not in glosses)
     for i, length in glosses.items():
         if not raw[i][2][length:].strip():  # the whole line glosses the paste
             labels[i], shape[i] = "pasted", "gloss"
