@@ -132,19 +132,24 @@ def asked_kind(query: str) -> str | None:
 
 
 def passes(
-    plan: QueryPlan, keys: set[str], rule: Qualifier, extra: frozenset[str] = frozenset(), *, across_all: bool = False
+    plan: QueryPlan,
+    keys: set[str],
+    rule: Qualifier,
+    extra: frozenset[str] = frozenset(),
+    *,
+    title: str = "",
+    across_all: bool = False,
 ) -> bool:
-    """Whether a memory of index keys `keys` (`extra` among them: not its own) passes the floor and the rule."""
+    """Whether a memory of index keys `keys` (`extra` among them: not its own) and `title` passes the
+    floor and the rule."""
     total = sum(plan.weights)
-    share, held, holds_cjk = 0.0, 0, False
+    share, held = 0.0, 0
     for n, _ in enumerate(plan.terms):
-        found = [key for key, _ in plan.alternatives[n] if key in keys]
-        if found:
+        if any(key in keys for key, _ in plan.alternatives[n]):
             share, held = share + plan.weights[n], held + 1
-            holds_cjk = holds_cjk or any(has_cjk(key) and key not in extra for key in found)
     if not held or share < plan.min_share - 1e-9 or held < min(rule.min_terms, len(plan.terms)):
         return False
-    across = across_all or crosses(query_cjk=any(has_cjk(term.key) for term in plan.terms), holds_cjk=holds_cjk)
+    across = across_all or crosses(query_cjk=any(has_cjk(term.key) for term in plan.terms), title=title)
     own = len(keys - extra)
     return rule.answers(share=share / total, held=held, terms=len(plan.terms), keys=own, across=across)
 
@@ -168,6 +173,7 @@ class Store:
     own: dict[int, set[str]]
     extras: dict[str, dict[int, set[str]]]
     kinds: dict[int, set[str]]
+    titles: dict[int, str]
 
 
 def _store(conn: Any, memories: dict[int, dict[str, Any]]) -> Store:
@@ -181,17 +187,21 @@ def _store(conn: Any, memories: dict[int, dict[str, Any]]) -> Store:
     }
     extras = {name: {mid: set(f(fields[mid])) - own[mid] for mid in memories} for name, f in VARIANTS.items()}
     kinds = {mid: {kind for kind, _ in values(f"{m['title']} {m['content']}")} for mid, m in memories.items()}
-    return Store(own, extras, kinds)
+    return Store(own, extras, kinds, {mid: str(m.get("title") or "") for mid, m in memories.items()})
 
 
 def _passing(
     plan: QueryPlan | None, query: str, store: Store, rule: Qualifier, value_weight: float
 ) -> dict[str, set[int]]:
     """The memories each variant lets through for `query` (`base`: their own keys)."""
-    own = store.own
-    got = {"base": {mid for mid in own if plan and passes(plan, own[mid], rule)}}
+    own, t = store.own, store.titles
+    got = {"base": {mid for mid in own if plan and passes(plan, own[mid], rule, title=t[mid])}}
     for name, extras in store.extras.items():
-        got[name] = {mid for mid in own if plan and passes(plan, own[mid] | extras[mid], rule, frozenset(extras[mid]))}
+        got[name] = {
+            mid
+            for mid in own
+            if plan and passes(plan, own[mid] | extras[mid], rule, frozenset(extras[mid]), title=t[mid])
+        }
     # The qualifier reading every match as one across scripts (its `across` feature set for all).
     got["across_all"] = {mid for mid in own if plan and passes(plan, own[mid], rule, across_all=True)}
     kind = asked_kind(query)
@@ -199,7 +209,7 @@ def _passing(
     if plan and kind:
         asked, key, answering = _with_kind(plan, kind, value_weight), f"#{kind}", _ASKS[kind][1]
         holds = {mid: own[mid] | ({key} if store.kinds[mid] & answering else set()) for mid in own}
-        got["value_kind"] = {mid for mid in own if passes(asked, holds[mid], rule, frozenset({key}))}
+        got["value_kind"] = {mid for mid in own if passes(asked, holds[mid], rule, frozenset({key}), title=t[mid])}
     return got
 
 

@@ -161,7 +161,6 @@ def queries(files: list[Path]) -> list[Query]:
                 for key, memory_id in ids.items():
                     holds = keys_of.get(memory_id, set())
                     held = tuple(n for n, alts in enumerate(plan.alternatives) if any(k in holds for k, _ in alts))
-                    holds_cjk = any(has_cjk(k) for alts in plan.alternatives for k, _ in alts if k in holds)
                     title, subject, content = text[memory_id]
                     found.append(
                         Candidate(
@@ -169,7 +168,7 @@ def queries(files: list[Path]) -> list[Query]:
                             held=held,
                             share=sum(plan.weights[n] for n in held) / total,
                             keys=count_of.get(memory_id, 0),
-                            across=crosses(query_cjk=query_cjk, holds_cjk=holds_cjk),
+                            across=crosses(query_cjk=query_cjk, title=title),
                             title=title,
                             subject=subject or "",
                             content=content,

@@ -41,6 +41,8 @@ _POSTINGS = (
     "JOIN memory_items i ON i.id = p.item_id WHERE i.memory_id = ?"
 )
 
+_TITLE = "SELECT title FROM memory_items WHERE memory_id = ? AND status = 'active'"
+
 
 def classify(conn: object, query: str, memory_id: int | None, hit_ids: list[int]) -> dict[str, object]:
     """Why `query` missed `memory_id` (or, for a nothing-query, why it returned something)."""
@@ -60,8 +62,8 @@ def classify(conn: object, query: str, memory_id: int | None, hit_ids: list[int]
             share += plan.weights[n]
             count += 1
     rule = qualifier()
-    holds_cjk = any(has_cjk(key) for alts in plan.alternatives for key, _ in alts if key in held_keys)
-    across = crosses(query_cjk=any(has_cjk(term.key) for term in plan.terms), holds_cjk=holds_cjk)
+    title = conn.execute(_TITLE, (target,)).fetchone()[0] if target else ""  # type: ignore[attr-defined]
+    across = crosses(query_cjk=any(has_cjk(term.key) for term in plan.terms), title=title)
     judged = {"share": share / total, "held": count, "terms": len(plan.terms), "keys": len(held_keys), "across": across}
     past = count > 0 and share >= plan.min_share - 1e-9 and count >= min(rule.min_terms, len(plan.terms))
     if memory_id is None:

@@ -97,6 +97,7 @@ def examples(files: list[Path], floor: float = FLOOR) -> tuple[list[list[float]]
             scope_of = {
                 row[0]: scope_text(row, hit_metadata(row)) for row in conn.execute(_ROWS, {"n": SYNOPSIS_CHARS + 1})
             }
+            title_of = dict(conn.execute("SELECT memory_id, title FROM memory_items"))
             for query in session["queries"]:
                 plan = plan_in_tx(conn, query=query["query"], cached=False)
                 if plan is None:
@@ -115,8 +116,7 @@ def examples(files: list[Path], floor: float = FLOOR) -> tuple[list[list[float]]
                     if mismatch(asked, scope_of.get(memory_id, "")):
                         continue  # the search never returns it, whatever the rule says
                     keys = count_of.get(memory_id, 0)
-                    holds_cjk = any(has_cjk(k) for alts in plan.alternatives for k, _ in alts if k in holds)
-                    across = crosses(query_cjk=query_cjk, holds_cjk=holds_cjk)
+                    across = crosses(query_cjk=query_cjk, title=title_of.get(memory_id, ""))
                     rows.append(
                         list(features(share=share, held=len(held), terms=len(plan.terms), keys=keys, across=across))
                     )

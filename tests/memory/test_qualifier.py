@@ -1,8 +1,10 @@
-"""The search qualifier's rule file (memory/qualifier.py): the shipped one loads, a wrong one is refused."""
+"""The search qualifier's rule file (memory/qualifier.py): the shipped one loads, a wrong one is refused;
+whether a match crosses scripts is one answer in the ranking statement and in Python."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from importlib import resources
 
 import pytest
@@ -10,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autopatch_j.memory.errors import MemoryEngineError
-from autopatch_j.memory.qualifier import FEATURES, parse, qualifier
+from autopatch_j.memory.qualifier import FEATURES, crosses, parse, qualifier
+from autopatch_j.memory.text import CJK_GLOB
 
 
 def _shipped() -> dict[str, object]:
@@ -64,3 +67,31 @@ def test_the_answerer_of_a_query_decides_as_the_rule_does(
     assert rule.answerer(total=total, terms=terms)(share, held, keys, across) == rule.answers(
         share=share / total, held=held, terms=terms, keys=keys, across=across
     )
+
+
+#: Characters at the edges of each range of the CJK class, and around them.
+_EDGES = [
+    chr(c + d)
+    for c in (0x3040, 0x30FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF, 0xF900, 0xFAFF, 0xAC00, 0xD7AF)
+    for d in (-1, 0, 1)
+]
+
+
+@given(
+    title=st.text(alphabet=st.sampled_from([*_EDGES, "a", " ", "ｱ", "Ｒ", "𠀀", "é"]), max_size=6),
+    query_cjk=st.booleans(),
+)
+def test_a_match_crosses_scripts_when_the_titles_script_differs_in_sql_as_in_python(
+    title: str, query_cjk: bool
+) -> None:
+    """The ranking statement reads the title with `CJK_GLOB`; the process's copy with `crosses`: one answer."""
+    conn = sqlite3.connect(":memory:")
+    in_sql = conn.execute("SELECT (? GLOB ?) <> ?", (title, CJK_GLOB, int(query_cjk))).fetchone()[0]
+    assert bool(in_sql) == crosses(query_cjk=query_cjk, title=title)
+
+
+def test_an_english_question_crosses_into_a_memory_written_in_chinese_whatever_words_it_holds() -> None:
+    assert crosses(query_cjk=False, title="Redis key 统一加服务名前缀")
+    assert not crosses(query_cjk=True, title="Redis key 统一加服务名前缀")
+    assert crosses(query_cjk=True, title="Redis keys carry the service name")
+    assert not crosses(query_cjk=False, title="Redis keys carry the service name")

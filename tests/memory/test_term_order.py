@@ -14,11 +14,11 @@ from autopatch_j.memory.search import SearchHit, search_in_tx
 from autopatch_j.memory.term_order import first_answers, ordered_holders
 from tests.memory.item_factory import add_item_in_tx
 
-_HIT_ROW = ("", "", "", "", "", "")
 
-
-def _row(*, every: bool, thread: int | None, updated_at: float, memory_id: int, keys: int = 10) -> tuple:
-    return (every, thread, updated_at, (memory_id, *_HIT_ROW), keys)
+def _row(
+    *, every: bool, thread: int | None, updated_at: float, memory_id: int, keys: int = 10, title: str = "cache"
+) -> tuple:
+    return (every, thread, updated_at, (memory_id, "project_decision", title, "", "", "", ""), keys)
 
 
 def test_holders_are_ordered_by_product_then_time_then_memory_id() -> None:
@@ -34,16 +34,15 @@ def test_holders_are_ordered_by_product_then_time_then_memory_id() -> None:
         driver_keys=["redis"],
         cap=32,
         items=items,  # type: ignore[arg-type]
-        cjk_holders=[],
     )
     assert [holder[0] for holder in holders] == [4, 3, 2, 1]
 
 
-def test_holders_leave_out_what_no_scope_holds_and_mark_a_cjk_key() -> None:
+def test_holders_leave_out_what_no_scope_holds_and_mark_a_title_in_cjk() -> None:
     items = {
         1: _row(every=True, thread=None, updated_at=1.0, memory_id=1),
         2: _row(every=False, thread=None, updated_at=2.0, memory_id=2),  # retired
-        3: _row(every=False, thread=8, updated_at=3.0, memory_id=3),  # a discussion of thread 8
+        3: _row(every=False, thread=8, updated_at=3.0, memory_id=3, title="缓存 TTL 10 分钟"),  # thread 8's
         4: None,  # no row
     }
     holders = ordered_holders(
@@ -52,7 +51,6 @@ def test_holders_leave_out_what_no_scope_holds_and_mark_a_cjk_key() -> None:
         driver_keys=["缓存"],
         cap=32,
         items=items,  # type: ignore[arg-type]
-        cjk_holders=[{3: 5}],
     )
     assert holders == [(3, False, 8, 10, True), (1, True, None, 10, False)]
 
@@ -65,7 +63,6 @@ def test_holders_are_the_newest_cap_of_each_driving_key() -> None:
         driver_keys=["cache", "caching"],
         cap=2,
         items=items,  # type: ignore[arg-type]
-        cjk_holders=[],
     )
     assert [holder[0] for holder in holders] == [6, 5, 3, 2]
 

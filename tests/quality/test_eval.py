@@ -93,10 +93,11 @@ def test_the_dev_part_reports_the_retired_test_cases_as_dev(offline_parts: dict[
         expected[name] = {"cases": len(retired), "passed": sum(c["passed"] for c in retired)}
     assert dev["files"] == expected
     assert [v["cases"] for v in expected.values()] == [120, 96] + [105] * 20
-    # One drop on the project's own cases: en-long-01, a long question of common words ("… the answer to
-    # the question about the build …") that the cross-fitted qualifier lets find "Answer order:
-    # conclusion first" offline too (docs/retrieval.md, round 15).
-    assert dev["files"]["corpus.json"]["passed"] == 119
+    # Every one of the project's own cases passes offline: en-long-01, a long question of common words
+    # ("… the answer to the question about the build …"), no longer finds the offline extractor's
+    # "Answer order: conclusion first" since a match crosses scripts by the memory's title, not by the
+    # keys it holds (docs/retrieval.md, round 32); canned mode still finds it (KNOWN_LONG_QUERY_HITS).
+    assert dev["files"]["corpus.json"]["passed"] == 120
 
 
 def test_a_missing_test_part_is_refused_in_one_sentence(

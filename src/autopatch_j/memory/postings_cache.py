@@ -538,26 +538,14 @@ def rank_in_python(
             ranked.append((total, known[2], known[3][0], item_id, share, held, known[4]))
     ranked.sort(reverse=True)  # score, updated_at, memory_id (unique among active rows): all DESC
     found_ids: list[int] = []
-    # Whether a match crosses scripts: the query's Chinese terms held by no Chinese key, or its Latin
-    # terms held by some Chinese key (the statement's `max` of the held keys' script, against the query's).
-    cjk_keys = [by for alts in alternatives for key, _ in alts if has_cjk(key) and (by := copy.weights.get(key))]
     for _, _, _, item_id, share, held, keys in ranked:  # best first, until `limit` answer the query
-        holds_cjk = False
-        for held_by in cjk_keys:
-            if item_id in held_by:
-                holds_cjk = True
-                break
-        if not answers(share, held, keys, holds_cjk != query_cjk):
+        # the match crosses scripts when the query's and the item's title's differ (as the statement's GLOB)
+        if not answers(share, held, keys, has_cjk(items[item_id][3][2]) != query_cjk):  # type: ignore[index]
             continue
         found_ids.append(item_id)
         if len(found_ids) == limit:
             break
     return _entries(copy, found_ids)
-
-
-def _cjk_holders(copy: _Copy, alternatives: Iterable[tuple[str, float]]) -> list[dict[int, int]]:
-    """The postings of the CJK keys among `alternatives` that some item holds."""
-    return [held_by for key, _ in alternatives if has_cjk(key) for held_by in (copy.weights.get(key),) if held_by]
 
 
 def _ordered(
@@ -572,7 +560,6 @@ def _ordered(
             driver_keys=driver_keys,
             cap=cap,
             items=copy.items,
-            cjk_holders=_cjk_holders(copy, alternatives),
         )
         with _lock:
             if copy.ordered.setdefault((alternatives, cap), holders) is holders:

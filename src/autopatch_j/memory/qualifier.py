@@ -11,10 +11,13 @@ and `measured`):
   the question names is an answer even when the question says more);
 - `held`: the query terms it holds (at most four count); `terms`: the query's terms;
 - `share_coverage`: `share × coverage`; `keys`: the candidate's indexed keys (at most 60, as a share);
-- `across`: 1 when the match crosses scripts — a query with Chinese terms held by no Chinese key of
-  the candidate, or a query without them held by some Chinese key — else 0. Within one language a
-  heavy query word the candidate lacks is a detail it does not state; across languages it is as often
-  a word the thesaurus does not translate, so the same share weighs differently.
+- `across`: 1 when the query and the candidate are written in different scripts — the query has
+  Chinese terms and the candidate's title holds no CJK character, or the query has none and the
+  title holds one — else 0. Within one language a heavy query word the candidate lacks is a detail it
+  does not state; across languages it is as often a word the thesaurus does not translate, so the
+  same share weighs differently. The title says which language a memory is written in (extraction
+  writes it in the user's language): an English question holding only the Latin words of a Chinese
+  memory (`Redis`, `Terraform`) still crosses languages, its other words are said in Chinese there.
 
 The model's score is compared as a logit (`score ≥ threshold`), so no exponent is taken.
 """
@@ -29,6 +32,7 @@ from importlib import resources
 from typing import Any
 
 from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.text import has_cjk
 
 #: The features in the order the model's weights name them.
 FEATURES = ("share", "coverage", "held", "terms", "share_coverage", "keys", "across")
@@ -99,10 +103,11 @@ def features(*, share: float, held: int, terms: int, keys: int, across: bool = F
     return (*shape, float(across))
 
 
-def crosses(*, query_cjk: bool, holds_cjk: bool) -> bool:
-    """Whether a match crosses scripts: the query has Chinese terms and the candidate holds them by no
-    Chinese key, or the query has none and the candidate holds some of its terms by a Chinese key."""
-    return query_cjk != holds_cjk
+def crosses(*, query_cjk: bool, title: str) -> bool:
+    """Whether a match crosses scripts: the query has Chinese terms and the candidate's `title` holds
+    no CJK character, or the query has none and the title holds one (the ranking statement reads the
+    title with `text.CJK_GLOB`)."""
+    return query_cjk != has_cjk(title)
 
 
 @functools.cache

@@ -57,7 +57,7 @@ from autopatch_j.memory.postings_cache import (
 from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
-from autopatch_j.memory.text import frequencies, has_cjk, necessity
+from autopatch_j.memory.text import CJK_GLOB, frequencies, has_cjk, necessity
 from autopatch_j.memory.text.scopes import mismatch, query_scopes
 
 DEFAULT_LIMIT = 5
@@ -93,8 +93,8 @@ SELECT * FROM (
 _STAMP_SQL = "SELECT stamp FROM memory_index_state"
 
 _SEARCH_SQL = """
-WITH q(n, term_id, w, share, cjk) AS MATERIALIZED (
-    SELECT j.value ->> 0, t.id, j.value ->> 2, j.value ->> 3, j.value ->> 4
+WITH q(n, term_id, w, share) AS MATERIALIZED (
+    SELECT j.value ->> 0, t.id, j.value ->> 2, j.value ->> 3
     FROM json_each(:terms) j CROSS JOIN memory_term_stats t ON t.term = j.value ->> 1
 ),
 cand(item_id) AS MATERIALIZED (
@@ -105,19 +105,19 @@ cand(item_id) AS MATERIALIZED (
         ORDER BY p2.item_id DESC LIMIT 1 OFFSET :cap - 1
     ), 0)
 ),
-m(item_id, n, score, share, cjk) AS (
-    SELECT c.item_id, q.n, max(q.w * (p.weight + 100)), max(q.share), max(q.cjk)
+m(item_id, n, score, share) AS (
+    SELECT c.item_id, q.n, max(q.w * (p.weight + 100)), max(q.share)
     FROM cand c CROSS JOIN q CROSS JOIN memory_postings p ON p.term_id = q.term_id AND p.item_id = c.item_id
     GROUP BY c.item_id, q.n
 ),
-hits(item_id, score, share, held, cjk) AS (
-    SELECT item_id, sum(score), sum(share), count(*), max(cjk) FROM m GROUP BY item_id
+hits(item_id, score, share, held) AS (
+    SELECT item_id, sum(score), sum(share), count(*) FROM m GROUP BY item_id
     HAVING sum(share) >= :min_share AND count(*) >= :min_terms
 ),
 scoped(item_id, score, updated_at, memory_id, share, held, keys, coverage, across) AS (
     SELECT h.item_id, h.score, i.updated_at, i.memory_id, h.share / :total, min(h.held, :max_held),
         coalesce(d.terms, 0), CASE WHEN d.terms > 0 THEN CAST(h.held AS REAL) / d.terms ELSE 0.0 END,
-        h.cjk <> :query_cjk
+        (i.title GLOB :cjk_glob) <> :query_cjk
     FROM hits h CROSS JOIN memory_items i ON i.id = h.item_id LEFT JOIN memory_search_docs d ON d.item_id = h.item_id
     WHERE i.status = 'active' AND (i.kind <> 'discussion_context' OR i.thread_id = :thread_id)
 ),
@@ -511,9 +511,7 @@ def _ranked(
             synopsis_chars=SYNOPSIS_CHARS + 1,
         )
     else:
-        rows_out = [
-            [n, key, w, weights[n], int(has_cjk(key))] for n, alts in enumerate(alternatives) for key, w in alts
-        ]
+        rows_out = [[n, key, w, weights[n]] for n, alts in enumerate(alternatives) for key, w in alts]
         params = {
             "terms": _json(rows_out),
             "drivers": _json(driver_keys),
@@ -526,6 +524,7 @@ def _ranked(
             "total": total,
             "term_count": len(parts),
             "query_cjk": int(query_cjk),
+            "cjk_glob": CJK_GLOB,
             **rule.sql_params(),
         }
         found = [(row, hit_metadata(row), None) for row in conn.execute(_SEARCH_SQL, params).fetchall()]

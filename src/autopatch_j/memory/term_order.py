@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from autopatch_j.memory.text import has_cjk
+
 #: A candidate of a term, best first: its item id, whether every scope holds it (an active
 #: preference or decision), the thread whose scope holds it (an active discussion, else None), its
-#: indexed keys, and whether it holds a CJK key of the term.
+#: indexed keys, and whether its title holds a CJK character (the language it is written in).
 Holder = tuple[int, bool, int | None, int, bool]
 #: An item row as the copy keeps it: (in every scope, thread, updated_at, hit row, indexed keys).
 ItemRow = tuple[bool, int | None, float, tuple[object, ...], int]
@@ -29,23 +31,21 @@ def ordered_holders(
     driver_keys: Sequence[str],
     cap: int,
     items: Mapping[int, ItemRow | None],
-    cjk_holders: Sequence[Mapping[int, int]],
 ) -> list[Holder]:
     """The candidates of one term (the `cap` newest holders of each of `driver_keys`) that some scope
     holds, ordered as the ranking statement orders a one-term query's hits: product (`values`),
     `updated_at`, memory id, item id, all descending. `items` holds every candidate's row (None: no
-    row); `cjk_holders` are the postings of the term's CJK keys."""
+    row)."""
     candidates: set[int] = set()
     for key in driver_keys:
         candidates.update(newest.get(key, ())[:cap])
-    holding_cjk: set[int] = set().union(*cjk_holders) if cjk_holders else set()
     ranked: list[tuple[float, float, int, int, ItemRow]] = []
     for item_id in candidates:
         known = items.get(item_id)
         if known is not None and (known[0] or known[1] is not None):  # else in no search's scope
             ranked.append((values[item_id], known[2], known[3][0], item_id, known))  # type: ignore[arg-type]
     ranked.sort(reverse=True)  # the item ids differ, so the rows are never compared
-    return [(item_id, known[0], known[1], known[4], item_id in holding_cjk) for *_, item_id, known in ranked]
+    return [(item_id, known[0], known[1], known[4], has_cjk(known[3][2])) for *_, item_id, known in ranked]  # type: ignore[arg-type]
 
 
 def first_answers(
@@ -61,8 +61,8 @@ def first_answers(
     one-term query whose term weighs `share` (the qualifier's decision, as the ranking statement takes
     it)."""
     found: list[int] = []
-    for item_id, every, thread, keys, holds_cjk in holders:
-        if (every or thread == thread_id) and answers(share, 1, keys, holds_cjk != query_cjk):
+    for item_id, every, thread, keys, title_cjk in holders:
+        if (every or thread == thread_id) and answers(share, 1, keys, title_cjk != query_cjk):
             found.append(item_id)
             if len(found) == limit:
                 break

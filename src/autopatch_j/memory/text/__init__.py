@@ -24,6 +24,8 @@ from typing import Literal
 CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 TOKEN = re.compile(f"(?P<cjk>[{CJK}]+)|(?P<word>[^\\W_{CJK}]+)", re.UNICODE)
 _HAS_CJK = re.compile(f"[{CJK}]")
+#: `has_cjk` as an SQLite GLOB pattern (SQLite compares a class's ranges by code point).
+CJK_GLOB = f"*[{CJK.encode('ascii').decode('unicode_escape')}]*"
 #: Identifiers, paths and versions: ASCII letters/digits joined by `_ . / -` (after the fold).
 IDENTIFIER = re.compile(r"[0-9a-z]+(?:[._/\-]+[0-9a-z]+)+")
 
