@@ -5,7 +5,7 @@
 Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
 tuning sets `eval/secrets/s*/secrets.json.gz`, both halves of `eval/secrets/measured/s13` and of
 `eval/secrets/measured/s14` (each half an author of its own) and the whole of
-`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18` … `s34` (`HALVES`) — a secret when it
+`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18` … `s36` (`HALVES`) — a secret when it
 overlaps one of the case's `must_not_contain` pieces, no secret when it is in a look-alike or
 overlaps nothing a rule finds — and, as bulk text with no secret, the candidates that no rule
 touches in the paragraphs of the package's source and `docs/` and the strings of the realistic
@@ -19,8 +19,8 @@ Deterministic: examples in a fixed order, every third bulk candidate, L2 logisti
 (lbfgs). The threshold and the veto are chosen on out-of-fold scores — leave one author out over
 the training authors — as the pair with the best worst-form recall, then the most secrets caught,
 that keeps every training author's look-alike false positives within `FP_TARGET` (or within the
-rules' own count where the rules alone already exceed it; see `choose`). `--hold-out sN`
-leaves that author out entirely (for the leave-one-author-out estimate); `--estimate` prints, for
+rules' own count where the rules alone already exceed it; see `choose`). `--hold-out sN[,sM]`
+leaves those authors out entirely (for the leave-one-author-out estimate); `--estimate` prints, for
 each author, recall per form and false positives of the rules alone and of the rules with a judge
 trained without that author.
 """
@@ -50,7 +50,7 @@ from autopatch_j.quality.secret_halves import half  # noqa: E402
 AUTHORS = (
     "s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12", "s13A", "s13B", "s14A", "s14B", "s15",
     "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31",
-    "s32", "s33", "s34",
+    "s32", "s33", "s34", "s35", "s36",
 )  # fmt: skip
 # an author read from a measured set, whole or one half of it (`bench/secret_heldout.py --half`)
 HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
@@ -77,6 +77,8 @@ HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
     "s32": ("heldout/s32", None),
     "s33": ("heldout/s33", None),
     "s34": ("heldout/s34", None),
+    "s35": ("heldout/s35", None),
+    "s36": ("heldout/s36", None),
 }
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
@@ -417,7 +419,7 @@ def _row(name: str, result: dict[str, Any]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="where to write the weights JSON")
-    parser.add_argument("--hold-out", choices=AUTHORS, help="train without this author")
+    parser.add_argument("--hold-out", help="train without these authors (comma-separated: s35 or s35,s36)")
     parser.add_argument("--estimate", action="store_true", help="print the leave-one-author-out table")
     parser.add_argument("--snapshot-bulk", action="store_true", help="freeze the bulk texts (see above)")
     parser.add_argument("--folds", help="with --estimate: only these authors (comma-separated), in this order")
@@ -441,7 +443,10 @@ def main() -> int:
             )
             sys.stdout.flush()
         return 0
-    authors = [a for a in AUTHORS if a != args.hold_out]
+    held = set(args.hold_out.split(",")) if args.hold_out else set()
+    if held - set(AUTHORS):
+        parser.error(f"--hold-out: not an author: {', '.join(sorted(held - set(AUTHORS)))}")
+    authors = [a for a in AUTHORS if a not in held]
     judge = build(sets, authors, data)
     args.out.write_text(judge.to_json(), encoding="utf-8")
     refit_inputs.record(args.out)

@@ -89,6 +89,9 @@ NEW_JUDGE: dict[str, Callable[[int], str]] = {
     "lowercase run then a capital": lambda n: "a" * n + "Z",
     "names above values": lambda n: ("- name: API_TOKEN\n  value: 'Ab3dEf9h'\n" * n)[:n],
     "glued short flags": lambda n: ('"-pAb3dEf9h?", ' * n)[:n],
+    "URLs with placeholder logins": lambda n: ("DB_PASSWORD=mysql://u:${P}@h:1/d?a=b&" * n)[:n],
+    "schemes without blanks": lambda n: ("pwd=a://" * n)[:n],
+    "boxed rows under hanging indents": lambda n: ("│ | K | TOKEN | Ab3dEf9hKq\n│   Zy8wQ2 | x |\n" * n)[:n],
 }
 
 # inputs aimed at the rules of layout (`secret_layouts`) and the judge's fused key words

@@ -98,6 +98,12 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
 - `ledger_json`: tool results printed as JSON over several lines — a secret a command echoes, alone
   on the last line of a JSON string whose closing quote stands before a line break and the closing
   bracket; a commit id and a version printed in the same place stay.
+- `course_links`: a tutoring studio's connection settings and ops tables — a password in a
+  connection URL's login, a key written as a URL's user, a random value in a query of a URL with no
+  login, values cut inside a boxed table row and continued under a hanging indent (`│   `); a URL
+  whose login is a user name only (a password file beside it), a URL with no login and plain query
+  fields after a form's `&`, a placeholder or a template in the password slot (a comment naming the
+  placeholder on the next line) stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -132,6 +138,7 @@ FILES = (
     "ledger_labels",
     "ledger_counts",
     "ledger_json",
+    "course_links",
 )
 
 

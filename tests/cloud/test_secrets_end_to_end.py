@@ -157,6 +157,10 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # secrets echoed on the last line of a JSON string printed over several lines; look-alikes:
         # a commit id and a version in the same place
         ("redaction_ledger_json.json", "Print the ledger tool results"),
+        # a password in a URL's login, a key as its user, a random query value, values cut inside a
+        # boxed table row under a hanging indent; look-alikes: URLs whose login holds no password
+        # (a user name only, no login, a placeholder or a template in the password slot)
+        ("redaction_course_links.json", "Print the tutoring settings"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

@@ -47,7 +47,11 @@ line after it or after its colon — that names an identifier or ends in an asid
 value is (`public_label`: `存储账户（资源 ID）：` / `<resource id>`). The documented public part of a
 credential pair (`secret_public_parts`: a key id, a publishable key, a client id, a signature of a
 body, a PSSH box) is a shape feature (`public_part`) and lets the judge overrule a key-word rule's
-span; with no secret half beside it (`secret_public_parts.alone`) it scores 0 from any source.
+span; with no secret half beside it (`secret_public_parts.alone`) it scores 0 from any source. A
+candidate or a key-word rule's span that is a part of a URL holding no credential scores 0
+(`secret_value_shape.in_url_without_login`: a login without a password, or with a placeholder or a
+mask in its password slot — `postgresql://report@db:5432/app`, `mysql://app:${DB_PASS}@db:3306/app`
+—, no token in its path and no query field holding one).
 
 Candidates (`secret_candidates.candidates`) are runs of token characters, odd quoted literals and
 codes of letter groups in the decoded view the grammar reads; the context of one never reaches past
@@ -101,7 +105,13 @@ from autopatch_j.cloud.secret_places import (
 )
 from autopatch_j.cloud.secret_public_parts import alone, public_part
 from autopatch_j.cloud.secret_sinks import CALL_REACH
-from autopatch_j.cloud.secret_value_shape import NO_KEY_BYTES, PUBLIC_BYTES, value_shape, value_signal
+from autopatch_j.cloud.secret_value_shape import (
+    NO_KEY_BYTES,
+    PUBLIC_BYTES,
+    in_url_without_login,
+    value_shape,
+    value_signal,
+)
 from autopatch_j.cloud.secret_values import placeholder
 
 __all__ = [
@@ -370,6 +380,8 @@ def reading(
         not _may_have_signal(view, start, context_start, end) or placeholder(view, view[start:end], start)
     ):
         return 0.0
+    if source != "rule" and in_url_without_login(view, start, end, names_a_secret):
+        return 0.0  # a part of a URL that holds no credential (`mysql://app:${DB_PASS}@db:3306/app`)
     found = _context_of(view, start, context_start, end) if context is None else dict(context)
     if (signal := value_signal(view[start:end])) is not None:
         found[signal] = 1.0

@@ -22,6 +22,7 @@ import math
 import operator
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from autopatch_j.cloud.secret_public_parts import public_part
 
@@ -79,6 +80,93 @@ _NAMED_SEGMENT = re.compile(r"(?:[a-z]{2,}|[A-Z][a-z]+|[A-Z]{2,})(?:[A-Z][a-z]+)
 _RANDOM_RUN = re.compile(
     r"(?=[A-Za-z0-9]{0,63}?[0-9])(?=[A-Za-z0-9]{0,63}?[A-Z])(?=[A-Za-z0-9]{0,63}?[a-z])[A-Za-z0-9]{12,}"
 )
+# a URL's parts (RFC 3986): its authority (a login before the last `@`, then the host and port) up to
+# the path, then the path, query and fragment
+# the path, query and fragment; a template's or a variable's slot (`{{ .Values.db.password }}`,
+# `${DB_PASS}`) is one part of it, a template's blanks included
+_SLOT = r"\{\{[^{}\n]{1,64}+\}\}|\$\{[^{}\s]{1,64}+\}"
+_URL = re.compile(
+    rf"[A-Za-z][A-Za-z0-9+.-]{{1,15}}://(?P<authority>(?:{_SLOT}|[^/?#\s{{}}])*+)(?P<rest>(?:{_SLOT}|[^\s{{}}])*+)"
+)
+_URL_SPAN = re.compile(rf"[A-Za-z][A-Za-z0-9+.-]{{1,15}}://(?:{_SLOT}|[^\s\"'`<>{{}}])*+")
+# a password slot that holds no value: a placeholder (`${DB_PASS}`, `$DB_PASS`, `{{ .Values.pw }}`,
+# `<password>`, `%(pw)s`) or a mask (`****`, `xxxx`, bullets)
+_EMPTY_SLOT = re.compile(
+    r"\$\{[^{}]{1,64}+\}|\$[A-Za-z_][A-Za-z0-9_]{0,63}+|\{\{[^{}]{1,64}+\}\}|<[^<>]{1,64}+>|%\([^()]{1,64}+\)s"
+    r"|[*•●·]{3,}+|[xX]{3,}+"
+)
+# a query field's value that names or counts rather than holds bytes: words joined by `-`, `_` or
+# `.` (`verify-full`, `MONGODB-AWS`), a number, a path, or a placeholder
+_PLAIN_FIELD = re.compile(r"\$?[A-Za-z]{1,32}+(?:[-_.][A-Za-z]{1,32}+){0,6}+|[0-9]{1,12}+|/[\w./-]{0,128}+")
+_FIELD = re.compile(r"(?P<key>[^&=#]*+)=(?P<value>[^&#]*+)")
+_URL_RUN = re.compile(r"[A-Za-z0-9_-]{16,}+")
+
+
+def _keyish(run: str) -> bool:
+    """A run of 16 or more letters, digits, `_` and `-` with at least four digits and four letters
+    (a hex key, a UUID, a token): no host's or path's word."""
+    return sum(c.isdigit() for c in run) >= 4 and sum(c.isalpha() for c in run) >= 4
+
+
+def url_without_login(value: str, secret_key: Callable[[str], bool] | None = None) -> bool:
+    """Whether `value` is a URL that holds no credential by its shape (`postgresql://report@db:5432/app`,
+    `mongodb+srv://cluster0.example.net/app?authSource=admin`, `mysql://app:${DB_PASS}@db/app`): its
+    login, when it has one, is a user name without a password part, or with a password slot that
+    holds a placeholder or a mask (`_EMPTY_SLOT`), and the user name is no long run of letters and
+    digits (a DSN's key written as the user: `https://<32 hex>@ingest…`); no part of it holds a random run of
+    mixed case and digits; and each query field's value names or counts (`_PLAIN_FIELD`)."""
+    url = _URL.fullmatch(value)
+    if url is None:
+        return False
+    authority, rest = url.group("authority"), url.group("rest")
+    login, at, _host = authority.rpartition("@")
+    if at:
+        user, colon, password = login.partition(":")
+        if colon and not _EMPTY_SLOT.fullmatch(password):
+            return False
+        if not user or (len(user) >= 16 and any(c.isdigit() for c in user) and any(c.isalpha() for c in user)):
+            return False  # a key written as the user (a DSN's 32 hex), not a user's name
+    if _RANDOM_RUN.search(value) is not None or any(map(_keyish, _URL_RUN.findall(value))):
+        return False  # a token in the path (a webhook's hex or UUID key, a bot's token)
+    query = rest.partition("?")[2].partition("#")[0]
+    for field in filter(None, query.split("&")):
+        found = _FIELD.fullmatch(field)
+        if found is None:
+            return False
+        key, held = found.group("key"), found.group("value")
+        if not held or held.startswith("/") or _EMPTY_SLOT.fullmatch(held):
+            continue  # nothing, a file's path (`passfile=/run/pgpass`), a placeholder
+        if (secret_key is not None and secret_key(key)) or _PLAIN_FIELD.fullmatch(held) is None:
+            return False
+    return True
+
+
+URL_REACH = 256
+
+
+def in_url_without_login(view: str, start: int, end: int, secret_key: Callable[[str], bool]) -> bool:
+    """Whether `view[start:end]` is a part of the innermost URL around it (`_URL_SPAN`, its scheme
+    the last one at most `URL_REACH` characters before the span's end: one URL read per span) that
+    holds no credential (`url_without_login`, with `secret_key`): the port and database of
+    `mysql://app:${DB_PASS}@db:3306/app` is no password, whatever the placeholder is named."""
+    floor = max(0, start - URL_REACH)
+    scheme = view.rfind("://", floor, end)
+    if scheme <= floor:
+        return False
+    url = _URL_SPAN.match(view, _scheme_start(view, scheme, floor), min(len(view), end + URL_REACH))
+    return url is not None and url.start() <= start and end <= url.end() and url_without_login(url.group(), secret_key)
+
+
+_SCHEME_TAIL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}+\Z")
+
+
+def _scheme_start(view: str, colon: int, floor: int) -> int:
+    """Where the scheme before `://` at `colon` starts (the innermost URL: a link pasted into
+    another one's query starts after its `=`)."""
+    tail = _SCHEME_TAIL.search(view, max(floor, colon - 16), colon)
+    return tail.start() if tail else colon
+
+
 # `self.token`, `cfg.API_KEY`, and a member of a class of two or more capitalised words (`BuildConfig.MAPS_KEY`)
 _ATTRIBUTE = re.compile(r"(?:[a-z_]\w*+|[A-Z][a-z]++(?:[A-Z][a-z]++)++)\.[A-Za-z_]\w*+")
 

@@ -19,7 +19,8 @@ one of these holds:
 
 - **a quoted value continues**: the line ends inside a quote opened after a separator
   (`PASSWORD='Pelican`, `"SMTP_PASS": "Copperfal`) and the next body closes it before a separator
-  (`harbor4471!' ./start.sh`), each side at most `QUOTED_MAX` characters;
+  (`harbor4471!' ./start.sh`), each side at most `QUOTED_MAX` characters, and does not start a
+  field with its value (`authSource=admin"`: a form's next field, its `&` read as a break);
 - **a random run continues**: the run of token characters before the break looks random (a digit,
   or an inner capital, or a symbol beside a letter: `looks_random_run`) and the line does not end
   in a file's name (`… client-2.4.1.apk` over its digest: `ends_in_file_name`) — or, with no space before
@@ -29,10 +30,15 @@ one of these holds:
   none; a colon assigns only before a blank, a quote, a bracket or the line's end:
   `AEXnp2no:APA91b…` and `PA:ycQ4:` are the rest of a value) and no shell prompt
   (`ops@bastion01:~$ `);
+
+and, outside a fixed column, the next line's gutter does not open a comment (`# `, `// `) that the
+cut line does not hold (a note under a setting is no rest of its value);
 - **the text is hard-wrapped at a fixed column**: the line's body and a neighbouring line's body
   have the same length, at least `FIXED_WIDTH_MIN` (`FIXED_INDENTED_MIN` when the next gutter is
   bare indentation), and the next body is no longer — or the same holds for the lines as written
-  (text wrapped with its own indentation: then only a gutter the two lines share is dropped); the
+  (text wrapped with its own indentation: then only a gutter the two lines share is dropped, or
+  the next line's whole prefix when it is the cut line's box or quote marks under a hanging indent,
+  `│ | … | <cut value>` over `│   <rest>`); the
   next body starts no assignment unless the run before the break is a name that starts a field
   (`export ORDERS_API_SE` + `CRET_KEY=…`; a value after `: ` or `= ` is no name). The
   fixed-column breaks of a text before it was decoded (a JSON string with `\\n` escapes cut at a
@@ -204,8 +210,26 @@ def fixed_column_breaks(view: str, newlines: list[int] | None = None) -> dict[in
             breaks[newline] = gutters[i + 1]
         elif _same_width(lengths, i, FIXED_WIDTH_MIN) and not view[newline + 1].isspace():
             same_gutter = view.startswith(view[newline + 1 : newline + 1 + gutters[i + 1]], newline - lengths[i])
-            breaks[newline] = gutters[i + 1] if same_gutter and gutters[i] == gutters[i + 1] else 0
+            if same_gutter and gutters[i] == gutters[i + 1]:
+                breaks[newline] = gutters[i + 1]
+            else:
+                breaks[newline] = _hanging_indent(view, newline - lengths[i], newline + 1, gutters[i + 1])
     return breaks
+
+
+_BLANKS = re.compile(r"[ \t]{1,8}+")
+
+
+def _hanging_indent(view: str, line_start: int, next_start: int, gutter: int) -> int:
+    """The prefix a wrapping tool prints before each continuation line of a row it cut at a fixed
+    column (`│ | … | sk_live_cef5` over `│   aaa8…`): the next line's gutter holds the cut line's
+    markers (a box or quote mark, not bare indentation) and then only blanks, a hanging indent
+    under them. Its length, with those blanks; 0 when the next line's gutter is no such prefix."""
+    marks = view[next_start : next_start + gutter]
+    if not marks.strip() or not view.startswith(marks, line_start):
+        return 0
+    blanks = _BLANKS.match(view, next_start + gutter)
+    return gutter + (blanks.end() - blanks.start() if blanks else 0)
 
 
 def _marked(view: str, left_end: int, right_start: int) -> bool:
@@ -339,9 +363,12 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     resume = _CONTINUATION.match(view, newline + 1).end()  # type: ignore[union-attr]  # always matches
     if end <= max(pos, line_start) or resume >= len(view) or view[resume].isspace() or _marked(view, end, resume):
         return None
+    if _opens_comment(view, line_start, newline + 1, resume):
+        return None
     if (
         not spaced
         and not ends_in_file_name(view, max(pos, line_start), end)
+        and _FIELD_WITH_VALUE.match(view, resume) is None
         and _quoted_break(view, line_start, end, resume)
     ):
         return end, resume
@@ -359,6 +386,25 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     if left and not ends_in_file_name(view, left.start(), left.end()) and joins(left.group()):
         return (start, resume) if looks_random_run(after.group("next")) else None
     return None
+
+
+# a comment's opening mark and the blank after it, in a gutter
+_COMMENT_MARK = re.compile(r"(?:#|//)[ \t]")
+
+
+def _opens_comment(view: str, line_start: int, next_start: int, resume: int) -> bool:
+    """The next line's gutter opens a comment (`# `, `// `) and the cut line holds none
+    (`DB_URL=mysql://app@db:3306/app` over `# DB_PASS comes from vault`): a note of its own under
+    the line, not the rest of its value. A cut line in a comment itself (`#  | svc | <cut value>`,
+    also after a JSON string's opening quote) may go on under its mark."""
+    if _COMMENT_MARK.search(view, next_start, resume) is None:
+        return False
+    return _COMMENT_MARK.search(view, line_start, next_start) is None
+
+
+# a field and its value (`authSource=admin`, a form's next field after `&`): the next body starts
+# anew, it is no rest of a quoted value (base64 padding before the closing quote, `Q2x=="`, is one)
+_FIELD_WITH_VALUE = re.compile(r"[A-Za-z_][\w.-]{0,63}+=[^\s\"'=]")
 
 
 # a shell prompt (`ops@bastion01:~$ `, `root@db:/srv# `) starts a line of its own, never a value's rest
