@@ -55,7 +55,7 @@ from autopatch_j.memory.qualifier import FEATURES, crosses, features, parse
 from autopatch_j.memory.search import SYNOPSIS_CHARS, plan_in_tx, scope_text
 from autopatch_j.memory.text import has_cjk, necessity
 from autopatch_j.memory.text.associations import parse as parse_associations
-from autopatch_j.memory.text.scopes import mismatch, query_scopes
+from autopatch_j.memory.text.scopes import answers_elsewhere, question_scope
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "src" / "autopatch_j" / "memory" / "search_qualifier.json"
@@ -104,7 +104,7 @@ def examples(files: list[Path], floor: float = FLOOR) -> tuple[list[list[float]]
                     continue
                 total = sum(plan.weights)
                 query_cjk = any(has_cjk(term.key) for term in plan.terms)
-                asked = query_scopes(query["query"])
+                asked = question_scope(query["query"])
                 for key, memory_id in ids.items():
                     if query["target"] not in (None, key):
                         continue
@@ -113,7 +113,7 @@ def examples(files: list[Path], floor: float = FLOOR) -> tuple[list[list[float]]
                     share = sum(plan.weights[n] for n in held) / total
                     if share < floor - 1e-9 or len(held) < min(MIN_TERMS, len(plan.terms)):
                         continue
-                    if mismatch(asked, scope_of.get(memory_id, "")):
+                    if asked and answers_elsewhere(asked, scope_of.get(memory_id, "")):
                         continue  # the search never returns it, whatever the rule says
                     keys = count_of.get(memory_id, 0)
                     across = crosses(query_cjk=query_cjk, title=title_of.get(memory_id, ""))

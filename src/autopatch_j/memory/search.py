@@ -24,9 +24,9 @@ read under the same stamp instead (postings_cache.py: the same hits; at most thr
 everything), and a query it searched before under the stamp gets the hits it got then (one statement, the stamp);
 another text with the same terms gets that ranking, labelled as its own text (one statement, the stamp). Scope (M-63):
 active revisions only; repo preferences and decisions, and discussions of the bound thread only. A winner naming only
-another environment or platform than the query (text/scopes.py: UAT against prod, 鸿蒙 against iOS) is dropped after
-either ranking, not replaced. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title (alias, keyword
-or subject) is the whole query first; nothing qualifies → `[]`.
+another environment, platform or variant than the query (text/scopes.py: UAT against prod, rev B against rev C) is
+dropped after either ranking, not replaced. Order: score, then `updated_at DESC, memory_id DESC`, a hit whose title
+(alias, keyword or subject) is the whole query first; nothing qualifies → `[]`.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 from autopatch_j.memory.text import CJK_GLOB, frequencies, has_cjk, necessity
-from autopatch_j.memory.text.scopes import mismatch, query_scopes
+from autopatch_j.memory.text.scopes import Asked, answers_elsewhere, question_scope
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 5
@@ -228,8 +228,8 @@ class QueryAnalysis:
     #: The keys that count as a query term in match labels, and what a text holding one holds.
     keys: frozenset[str] = frozenset()
     probes: tuple[str, ...] = ()
-    #: Per class of scope, the groups the query names (`text.scopes`; empty when it names none).
-    scopes: tuple[frozenset[str], ...] = ()
+    #: The scopes and variants the query names (`text.scopes.question_scope`; None when it names none).
+    scopes: Asked | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +277,7 @@ def _analysis(query: str, generation: int, bounded: bool) -> QueryAnalysis:
         ),
         keys=frozenset(keys),
         probes=probes_of(keys),
-        scopes=query_scopes(query),
+        scopes=question_scope(query),
     )
 
 
@@ -537,11 +537,11 @@ def _ranked(
 
 def _labelled(analysis: QueryAnalysis, ranking: Ranking) -> list[SearchHit]:
     """The hits of a ranking, each with how it matched the analysed text; the whole query as a title
-    first (a stable sort). A winner naming only another environment or platform than the text asks about is
+    first (a stable sort). A winner naming only another environment, platform or variant than the text asks about is
     dropped here, not replaced: a kept ranking may serve another text with the same terms."""
     found, keys, probes = ranking
-    if asked := analysis.scopes:  # a hit naming only another environment or platform than the question's
-        found = tuple(hit for hit in found if not mismatch(asked, scope_text(hit[0], hit[1])))
+    if asked := analysis.scopes:  # a hit naming only another environment, platform or variant than the question's
+        found = tuple(hit for hit in found if not answers_elsewhere(asked, scope_text(hit[0], hit[1])))
     if not found:
         return []
     q, line = analysis.normalized, "\n" + analysis.normalized

@@ -11,8 +11,10 @@ A memory that limits something to a scope ("only in dev", 只在开发环境, "p
 the table) also says where it does not hold, so it answers a question about any group of that class
 ("is the devtools middleware enabled in production builds" → *devtools 中间件只在开发环境开启*).
 
-`mismatch(asked, text)` is what search.py asks of each hit; it reads the folded texts only (no
-index key), so a store's index does not change with this table.
+Members of a family of variants (`rev B` / `rev C`, `v2` / `v3`, 二期 / 三期: variants.py) are read the
+same way. `question_scope(query)` is what a question names of both, `answers_elsewhere(asked, text)` what
+search.py asks of each hit after ranking; they read the texts only (no index key), so a store's index
+does not change with this table.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
 from autopatch_j.memory.text import fold, has_cjk
+from autopatch_j.memory.text.variants import query_members, variant_mismatch
 
 #: A Latin scope word counts outside identifiers only: `claims-uat` or `application-prod.yml` name a
 #: thing, not the environment a memory is about (a sentence's full stop after the word is no join).
@@ -116,6 +120,27 @@ def parse_class(spec: dict[str, dict[str, list[str]]]) -> ScopeClass:
     pattern = re.compile("|".join(p for p in (latin and f"{_OUTSIDE_BEFORE}(?:{latin}){_OUTSIDE_AFTER}", cjk) if p))
     covers = {group: frozenset(inner) for group, inner in spec["covers"].items()}
     return ScopeClass(pattern=pattern, group_of=group_of, covers=covers)
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a question names that a memory may name otherwise: per class of scope the groups
+    (`query_scopes`), per family of variants the members (`variants.query_members`)."""
+
+    scopes: tuple[frozenset[str], ...]
+    members: Mapping[str, frozenset[str]]
+
+
+def question_scope(query: str) -> Asked | None:
+    """The scopes and variants a question names, or None when it names neither."""
+    scopes, members = query_scopes(query), query_members(query)
+    return Asked(scopes=scopes, members=members) if scopes or members else None
+
+
+def answers_elsewhere(asked: Asked, text: str) -> bool:
+    """Whether a memory's text is about another scope or another member of a family than the question
+    (`mismatch` or `variants.variant_mismatch`): such a winner is no answer."""
+    return mismatch(asked.scopes, text) or variant_mismatch(asked.members, text, restrictors())
 
 
 def query_scopes(query: str) -> tuple[frozenset[str], ...]:
