@@ -11,7 +11,9 @@ sentence when `read_with_model` (default `READER_PRIMARY`), else the lexicon's m
 kinds follow the lexicon's kind rule (`Lexicon.kind_hint`, docs/pipeline.md). Each item of a list is
 read on its own and the line introducing the list is none (`lists.py`); statements of one turn that
 the joining model reads as one are one (`joining.py`, `supersede.py`), and a sentence that only
-drops a standing rule becomes a retirement candidate. The compaction is a bounded rolling digest of
+drops a standing rule becomes a retirement candidate; a turn that reads as no statement but
+gives only a new value for the rule just set is that rule with the new value
+(`value_revisions.py`). The compaction is a bounded rolling digest of
 the turns (`compaction.py`).
 
 Stage 2 (`consolidate`): the operation each candidate becomes — reject, create, supersede, revise or
@@ -43,6 +45,7 @@ from autopatch_j.memory.structure import prose_request, quotes_raw
 from autopatch_j.memory.subjects import SubjectModel, default_subject_model
 from autopatch_j.memory.supersede import SubjectReader
 from autopatch_j.memory.validation import MAX_CANDIDATES, MAX_CONTENT_CHARS, MAX_SOURCES
+from autopatch_j.memory.value_revisions import value_revision
 
 #: Whether a `RulesExtractor` reads sentences with the trained reader unless told otherwise (the
 #: lexicon-first reading is kept for comparison runs).
@@ -113,9 +116,13 @@ class RulesExtractor:
                 retiring.update(
                     (rest.id, s) for s, reading in (readings or {}).items() if reading.label == RETIREMENT_READ
                 )
-                candidates.extend(
-                    self.statements.read(rest, lambda: [*prior_statements(), *candidates], previous, readings)
-                )
+                read = self.statements.read(rest, lambda: [*prior_statements(), *candidates], previous, readings)
+                if assent is None and rest.id not in {t for t, _ in retiring} and self._unsure(read, readings):
+                    # a turn giving only a new value for the rule just set ("ok min 2 then"), read as no
+                    # statement or unsurely as itself: the rule with the new value
+                    revision = value_revision(rest, previous, lambda: [*prior_statements(), *candidates])
+                    read = [revision] if revision is not None else read
+                candidates.extend(read)
         named = [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
         texts = {turn.id: turn.user_text for turn in raw.visible_turns}
         candidates = one_per_item(
@@ -127,6 +134,17 @@ class RulesExtractor:
         ]
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
+
+    def _unsure(self, read: list[CandidateOut], readings: dict[str, Reading] | None) -> bool:
+        """Whether a turn's statements leave room for a terse value change: none, or one the reader
+        read unsurely that is no correction (a correction stating its value is read as one,
+        `corrections.py`)."""
+        if not read:
+            return True
+        if len(read) > 1 or self.lexicon.is_correction(read[0].content):
+            return False
+        quotes = {s.quote for s in read[0].sources}
+        return all(not r.sure for sentence, r in (readings or {}).items() if sentence in quotes)
 
     def _readings(self, raw: ExtractionRequest, turn: Turn) -> dict[str, Reading] | None:
         """What the reader makes of each prose sentence of `turn`, by sentence (read in its whole RAW

@@ -47,6 +47,7 @@ from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
 from autopatch_j.memory.relays import RelayReader, in_relayed
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.structure import parse, prose_request
+from autopatch_j.memory.value_revisions import terse_value
 
 MAX_COMPACTION_CHARS = 4_000
 MAX_CONTENT_CHARS = 2_000
@@ -196,7 +197,31 @@ def _semantic_reason(
             return None
         if _ratified_statement(raw, src, turn, sources, lexicon):
             return None
+    if _value_revised(raw, sources, request, lexicon):
+        return None
     return "no explicit user statement or confirmed proposal supports it"
+
+
+def _value_revised(
+    raw: CandidateOut, sources: tuple[Source, ...], request: ExtractionRequest, lexicon: Lexicon
+) -> bool:
+    """A terse value change (`value_revisions.py`): the last source is a whole user turn of the batch
+    with the shape of one ("ok min 2 then"), and an earlier user source, of an earlier turn in view, is
+    an explicit statement — the rule whose value it changes."""
+    *earlier, last = sources
+    batch = {turn.id: turn for turn in request.turns}
+    turn = batch.get(last.turn_id)
+    if turn is None or last.role is not SourceRole.USER or last.quote != turn.user_text.strip():
+        return False
+    if not terse_value(last.quote):
+        return False
+    for src in earlier:
+        rule_turn = request.turn(src.turn_id)
+        if rule_turn is None or src.role is not SourceRole.USER or rule_turn.seq >= turn.seq:
+            continue
+        if _explicit_statement(raw, src, rule_turn, request, lexicon):
+            return True
+    return False
 
 
 def _explicit_statement(

@@ -11,6 +11,7 @@ features (`subjects.pair_features`): one type with another value is a revision's
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from autopatch_j.memory.index import text_keys
@@ -78,3 +79,83 @@ def words_besides_values(text: str) -> int:
     """How many index keys of `text` are neither a number nor a value: what it says besides the values
     it sets ("too tight. make it 45s": 3; "ga4" is a name and counts, "45s" and "int64" do not)."""
     return sum(1 for key in text_keys(text) if not (key.replace(".", "").isdigit() or values(key)))
+
+
+#: The kinds of value a slot holds; a bare number of any length is a `count`.
+SLOT_KINDS = ("duration", "size", "percent", "version", "count")
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_WORD = re.compile(r"[a-z_][a-z0-9_]*|[\u3400-\u4dbf\u4e00-\u9fff]+")
+#: A bare number, a sentence's full stop after it allowed ("is 20.").
+_COUNT = re.compile(_NUMBER + r"(?![\w%]|\.\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One value of a text where it stands: its kind (`SLOT_KINDS`), its canonical value, its span in
+    the text and its label — the word written right before it ("min" of "min 1", "重试" of "重试 5 次";
+    "" when none)."""
+
+    kind: str
+    value: str
+    start: int
+    end: int
+    label: str
+
+
+def slots(text: str) -> tuple[Slot, ...]:
+    """The values of `text` in order, each with its kind, span and label. Read on `text.lower()`
+    (length-preserving for the scripts read here), so spans index `text` itself."""
+    lowered = text.lower()
+    found: list[Slot] = []
+
+    def free(start: int, end: int) -> bool:
+        return not any(s.start < end and start < s.end for s in found)
+
+    def add(kind: str, value: str, start: int, end: int) -> None:
+        if free(start, end):
+            found.append(Slot(kind, value, start, end, _label(lowered, start)))
+
+    for match in _QUANTITY.finditer(lowered):
+        number, unit = float(match.group(1)), match.group(2)
+        if unit in _TIME_UNITS:
+            add("duration", format(number * _TIME_UNITS[unit], ".12g"), *match.span())
+        elif unit in _SIZE_UNITS:
+            add("size", format(number * _SIZE_UNITS[unit], ".12g"), *match.span())
+    for match in _PERCENT.finditer(lowered):
+        add("percent", f"{float(match.group(1) or match.group(2)):g}", *match.span())
+    for match in _VERSION.finditer(lowered):
+        add("version", match.group(1), *match.span())
+    for match in _COUNT.finditer(lowered):
+        add("count", f"{float(match.group(1)):g}", *match.span(1))
+    return tuple(sorted(found, key=lambda s: s.start))
+
+
+def _label(lowered: str, start: int) -> str:
+    """The word right before position `start` of `lowered` (a CJK run's last two characters)."""
+    words = _WORD.findall(lowered[:start])
+    if not words:
+        return ""
+    last: str = words[-1]
+    return last[-2:] if _CJK_CHAR.match(last) else last
+
+
+def words_around(text: str, slot: Slot) -> tuple[list[str], str]:
+    """The words of `text` before `slot` (Latin words and CJK runs, lowercased) and the word right
+    after it ("" when none; a CJK run's first character: the counter of "3 次吧")."""
+    lowered = text.lower()
+    before: list[str] = _WORD.findall(lowered[: slot.start])
+    after = _WORD.match(lowered[slot.end :].lstrip())
+    word = after.group(0) if after else ""
+    return before, word[:1] if _CJK_CHAR.match(word) else word
+
+
+def words_beside_slots(text: str) -> float:
+    """How much `text` says besides its values: Latin words count one, CJK characters half each (a
+    Chinese word is about two characters)."""
+    lowered = text.lower()
+    for slot in reversed(slots(text)):
+        lowered = lowered[: slot.start] + " " + lowered[slot.end :]
+    total = 0.0
+    for word in _WORD.findall(lowered):
+        total += len(word) / 2 if _CJK_CHAR.match(word) else 1
+    return total
