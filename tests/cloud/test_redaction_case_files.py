@@ -104,6 +104,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   whose login is a user name only (a password file beside it), a URL with no login and plain query
   fields after a form's `&`, a placeholder or a template in the password slot (a comment naming the
   placeholder on the next line) stay.
+- `tool_envelopes`: tool results written as JSON objects whose member's string carries a whole text
+  (`"log"`, `"output"`, a nested result's `"text"`) — a value under its own label inside the
+  string is judged by that label, not by the member's key; a member whose own key names a secret
+  is judged by it; run ids inside strings whose envelope names a token audit or a password
+  rotation stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -139,6 +144,7 @@ FILES = (
     "ledger_counts",
     "ledger_json",
     "course_links",
+    "tool_envelopes",
 )
 
 
@@ -168,3 +174,4 @@ def test_a_secret_is_redacted_inside_a_json_tool_result(case: dict[str, Any], as
 @pytest.mark.parametrize("case", _cases("lookalikes"))
 def test_a_look_alike_comes_back_unchanged(case: dict[str, Any]) -> None:
     assert redact(case["text"]) == case["text"]
+

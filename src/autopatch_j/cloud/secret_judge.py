@@ -81,7 +81,7 @@ from autopatch_j.cloud.secret_key_words import (
     key_lexicon,
     named_key,
 )
-from autopatch_j.cloud.secret_label_context import label_context
+from autopatch_j.cloud.secret_label_context import envelope_floor, label_context
 from autopatch_j.cloud.secret_places import (
     AHEAD,
     IDENTIFIER,
@@ -163,7 +163,7 @@ def context_features(view: str, start: int, end: int, context_start: int | None 
 
 
 def _context_of(view: str, start: int, context_start: int | None, end: int | None = None) -> dict[str, float]:
-    floor = max(0, start - CONTEXT) if context_start is None else context_start
+    floor = envelope_floor(view, max(0, start - CONTEXT) if context_start is None else context_start, start)
     out: dict[str, float] = {"bias": 1.0}
     label_context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named_key(view, start))
     if end is not None and next_key_secret(view, end):
