@@ -114,6 +114,7 @@ Every secret is also redacted inside a cloud task's JSON tool result, ASCII-esca
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -175,3 +176,15 @@ def test_a_secret_is_redacted_inside_a_json_tool_result(case: dict[str, Any], as
 def test_a_look_alike_comes_back_unchanged(case: dict[str, Any]) -> None:
     assert redact(case["text"]) == case["text"]
 
+
+def test_the_judge_s_trainer_checks_every_case_file() -> None:
+    """`scripts/train_secret_judge.py` picks its threshold and veto only among those under which
+    these case files pass (`CASE_FILES`): a case file added here is one it must read too."""
+    script = Path(__file__).parents[2] / "scripts" / "train_secret_judge.py"
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    listed = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CASE_FILES" for t in node.targets)
+    )
+    assert listed == FILES
