@@ -14,7 +14,9 @@ logistic model over two groups of features (`features`):
   `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
   split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
   `require` `pass` —, a quoted key's words, a typed constant's name before its type — `API_KEY: &str
-  = …` —, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped),
+  = …` —, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped;
+  inside a JSON member's string that carries a whole text, the text's own label and not the
+  member's key — `envelope_floor`),
   whether those words name a secret, a key's id (`private_key_id`) or something that is no secret
   (`secret_judge_words.json`; `object_key`, `PublicKey`: a benign word before `key`), whether the
   key ends in a vendor's own noun for a credential (`key_noun`: `depot_ticket`, `APP_CERT`,
