@@ -19,7 +19,11 @@ Deterministic: examples in a fixed order, every third bulk candidate, L2 logisti
 (lbfgs). The threshold and the veto are chosen on out-of-fold scores — leave one author out over
 the training authors — as the pair with the best worst-form recall, then the most secrets caught,
 that keeps every training author's look-alike false positives within `FP_TARGET` (or within the
-rules' own count where the rules alone already exceed it; see `choose`). `--hold-out sN[,sM]`
+rules' own count where the rules alone already exceed it; see `choose`). Only a pair under which
+the judge written passes every committed case file (`CASE_FILES`, `tests/cloud/data/redaction_*.json`:
+each look-alike comes back unchanged, each secret's pieces go and its public part stays, as text
+and inside a JSON tool result, ASCII-escaped or not) is eligible (`passes_case_files`); the case
+files are inputs of the fit, recorded in its fingerprint. `--hold-out sN[,sM]`
 leaves those authors out entirely (for the leave-one-author-out estimate); `--estimate` prints, for
 each author, recall per form and false positives of the rules alone and of the rules with a judge
 trained without that author.
@@ -41,7 +45,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import refit_inputs  # noqa: E402  (before the package: it watches what the run reads)
 
-from autopatch_j.cloud.redaction import Finding, findings  # noqa: E402
+from autopatch_j.cloud.redaction import REDACTED, Finding, findings, secret_spans  # noqa: E402
 from autopatch_j.cloud.secret_judge import SecretJudge, context_features, features, judged, reading  # noqa: E402
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
@@ -368,11 +372,12 @@ def train_without(data: Examples, authors: list[str], *held: str) -> dict[str, f
     return _TRAINED[key]
 
 
-def choose(sets: dict[str, list[Text]], authors: list[str], data: Examples) -> tuple[float, float]:
-    """Threshold and veto chosen on out-of-fold scores over `authors`: among the pairs that keep each
-    author's false positives within `FP_TARGET` of its look-alikes (or within the rules' own count,
-    when that is more), the best worst-form recall, then the most secrets caught, then fewer false
-    positives, the better recall of the judge on its own, the higher veto and threshold."""
+def choose(sets: dict[str, list[Text]], authors: list[str], data: Examples) -> list[tuple[float, float]]:
+    """Threshold and veto pairs ranked on out-of-fold scores over `authors`, best first: among the
+    pairs that keep each author's false positives within `FP_TARGET` of its look-alikes (or within
+    the rules' own count, when that is more), the best worst-form recall, then the most secrets
+    caught, then fewer false positives, the higher threshold and veto. Empty when no pair keeps
+    the false positives within the budget."""
     import numpy as np
 
     texts: list[Text] = []
@@ -388,7 +393,7 @@ def choose(sets: dict[str, list[Text]], authors: list[str], data: Examples) -> t
     forms = [(form, where) for form, where in forms if where.any()]
     fps = hits[looks].sum(axis=0)
     per_form = [(hits[where].sum(axis=0), int(where.sum())) for _form, where in forms]
-    best: tuple[tuple[float, ...], float, float] | None = None
+    ranked: list[tuple[tuple[float, ...], float, float]] = []
     for i, threshold in enumerate(THRESHOLDS):
         for j, veto in enumerate(VETOES):
             fp = int(fps[i, j])
@@ -396,18 +401,92 @@ def choose(sets: dict[str, list[Text]], authors: list[str], data: Examples) -> t
                 continue
             worst = min(int(c[i, j]) / t for c, t in per_form)
             caught_all = sum(int(c[i, j]) for c, _t in per_form)
-            key = (worst, caught_all, -fp, threshold, veto)
-            if best is None or key > best[0]:
-                best = (key, threshold, veto)
-    if best is None:
-        return THRESHOLDS[-1], VETOES[0]
-    return best[1], best[2]
+            ranked.append(((worst, caught_all, -fp, threshold, veto), threshold, veto))
+    ranked.sort(reverse=True)
+    return [(threshold, veto) for _key, threshold, veto in ranked]
 
 
-def build(sets: dict[str, list[Text]], authors: list[str], data: Examples) -> SecretJudge:
-    threshold, veto = choose(sets, authors, data)
+# the committed case files (`tests/cloud/test_redaction_case_files.py` reads the same ones; a test
+# keeps the two lists equal)
+CASE_FILES = (
+    "slots", "sinks", "tool_output", "placements", "credential_shapes", "device_configs", "protocols", "handover",
+    "fleet", "ward", "storefront", "live_ops", "grid_ops", "meter_ops", "ramp_ops", "campus_refs", "public_halves",
+    "ledger_labels", "ledger_counts", "ledger_json", "course_links", "tool_envelopes",
+)  # fmt: skip
+CASES = ROOT / "tests" / "cloud" / "data"
+
+
+@dataclass(frozen=True)
+class CaseCheck:
+    """One check of a case file: `text` must come back as it is (`pieces` empty: a look-alike) or
+    without any of `pieces` and with `survives` in it."""
+
+    name: str
+    text: str
+    pieces: tuple[str, ...] = ()
+    survives: str = ""
+
+
+def case_checks() -> list[CaseCheck]:
+    """Every check `test_redaction_case_files.py` makes of the case files' redaction: each secret as
+    text, then inside a JSON tool result ASCII-escaped and not; each look-alike as text."""
+    out: list[CaseCheck] = []
+    for name in CASE_FILES:
+        doc = json.loads((CASES / f"redaction_{name}.json").read_text(encoding="utf-8"))
+        for case in doc["secrets"]:
+            label = f"{name}: {case['name']}"
+            out.append(CaseCheck(label, case["text"], tuple(case["pieces"]), case["survives"]))
+            for ascii_only in (True, False):
+                wrapped = json.dumps({"type": "tool_result", "content": case["text"]}, ensure_ascii=ascii_only)
+                pieces = tuple(json.dumps(piece, ensure_ascii=ascii_only)[1:-1] for piece in case["pieces"])
+                out.append(CaseCheck(f"{label} (JSON, ascii {ascii_only})", wrapped, pieces))
+        out += [CaseCheck(f"{name}: {case['name']}", case["text"]) for case in doc["lookalikes"]]
+    return out
+
+
+def _redact(text: str, judge: SecretJudge) -> str:
+    out, pos = [], 0
+    for start, end in secret_spans(text, judge=judge):
+        out += [text[pos:start], REDACTED]
+        pos = end
+    return "".join(out) + text[pos:]
+
+
+def case_failures(judge: SecretJudge, checks: list[CaseCheck]) -> list[str]:
+    """The names of the `checks` the judge fails, as shipped (its weights rounded as written)."""
+    shipped = SecretJudge.from_json(judge.to_json())
+    failed = []
+    for check in checks:
+        out = _redact(check.text, shipped)
+        if not check.pieces:
+            ok = out == check.text
+        else:
+            ok = not any(piece in out for piece in check.pieces) and check.survives in out
+            ok = ok and (not check.survives or _redact(out, shipped) == out)
+        if not ok:
+            failed.append(check.name)
+    return failed
+
+
+def build(sets: dict[str, list[Text]], authors: list[str], data: Examples, *, strict: bool = True) -> SecretJudge:
+    """The judge trained on `authors` with the best-ranked pair of `choose` under which it passes
+    every case file (`case_failures`). With none such: an error when `strict` (the shipped fit),
+    else the best-ranked pair with a note on stderr (a fold of `--estimate`)."""
     weights = train_without(data, authors)
-    return SecretJudge(weights, threshold, veto)
+    ranked = choose(sets, authors, data) or [(THRESHOLDS[-1], VETOES[0])]
+    checks = case_checks()
+    first: list[str] = []
+    for threshold, veto in ranked:
+        judge = SecretJudge(weights, threshold, veto)
+        failed = case_failures(judge, checks)
+        if not failed:
+            return judge
+        first = first or failed
+    note = f"no threshold and veto passes every case file; under the best-ranked pair: {'; '.join(first)}"
+    if strict:
+        raise SystemExit(note)
+    print(note, file=sys.stderr)
+    return SecretJudge(weights, *ranked[0])
 
 
 def _row(name: str, result: dict[str, Any]) -> str:
@@ -432,7 +511,7 @@ def main() -> int:
     if args.estimate:
         print("| fold | " + " | ".join(FORMS) + " | worst | false positives |")
         for held in args.folds.split(",") if args.folds else AUTHORS:
-            judge = build(sets, [a for a in AUTHORS if a != held], data)
+            judge = build(sets, [a for a in AUTHORS if a != held], data, strict=False)
             scored = [scores(judge.weights, item) for item in sets[held]]
             print(_row(f"{held} rules alone", figures(sets[held], None)))
             print(

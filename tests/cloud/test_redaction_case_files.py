@@ -104,11 +104,17 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   whose login is a user name only (a password file beside it), a URL with no login and plain query
   fields after a form's `&`, a placeholder or a template in the password slot (a comment naming the
   placeholder on the next line) stay.
+- `tool_envelopes`: tool results written as JSON objects whose member's string carries a whole text
+  (`"log"`, `"output"`, a nested result's `"text"`) — a value under its own label inside the
+  string is judged by that label, not by the member's key; a member whose own key names a secret
+  is judged by it; run ids inside strings whose envelope names a token audit or a password
+  rotation stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -139,6 +145,7 @@ FILES = (
     "ledger_counts",
     "ledger_json",
     "course_links",
+    "tool_envelopes",
 )
 
 
@@ -168,3 +175,16 @@ def test_a_secret_is_redacted_inside_a_json_tool_result(case: dict[str, Any], as
 @pytest.mark.parametrize("case", _cases("lookalikes"))
 def test_a_look_alike_comes_back_unchanged(case: dict[str, Any]) -> None:
     assert redact(case["text"]) == case["text"]
+
+
+def test_the_judge_s_trainer_checks_every_case_file() -> None:
+    """`scripts/train_secret_judge.py` picks its threshold and veto only among those under which
+    these case files pass (`CASE_FILES`): a case file added here is one it must read too."""
+    script = Path(__file__).parents[2] / "scripts" / "train_secret_judge.py"
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    listed = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CASE_FILES" for t in node.targets)
+    )
+    assert listed == FILES

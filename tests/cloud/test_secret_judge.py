@@ -210,3 +210,14 @@ def test_context_reads_the_key_of_a_typed_constant_and_a_prefixed_string(text: s
 def test_context_keeps_a_name_after_a_colon_when_no_type_is_written() -> None:
     text = "env: API_TOKEN = Kx8Qm2Vz7Lp4Wn9Rt3Yc6Hb1"
     assert {"k:api", "k:token"} <= features(text, text.index("Kx8"), len(text)).keys()
+
+
+def test_a_value_inside_a_json_member_s_text_reads_its_own_label_not_the_member_s_key() -> None:
+    inside = '{"kind": "tool_result", "stdout": "relay up\nrip_md5: "Vb2xMq7kLs9"\n"}'
+    at = inside.index("Vb2")
+    read = features(inside, at, at + 11)
+    assert {"k:rip", "k:md5"} <= read.keys()
+    assert not read.keys() & {"w:stdout", "w:kind", "w:tool", "w:result"}
+    member = '{"kind": "tool_result", "password": "Vb2xMq7kLs9"}'
+    at = member.index("Vb2")
+    assert {"k:password", "w:result"} <= features(member, at, at + 11).keys()

@@ -161,6 +161,10 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # boxed table row under a hanging indent; look-alikes: URLs whose login holds no password
         # (a user name only, no login, a placeholder or a template in the password slot)
         ("redaction_course_links.json", "Print the tutoring settings"),
+        # tool results as JSON objects: a value under its own label inside a member's whole text
+        # (a log, an output); look-alikes: run ids inside a string whose envelope names a token
+        # audit or a password rotation
+        ("redaction_tool_envelopes.json", "Print the router tool results"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

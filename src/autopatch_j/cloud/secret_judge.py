@@ -14,7 +14,9 @@ logistic model over two groups of features (`features`):
   `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
   split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
   `require` `pass` —, a quoted key's words, a typed constant's name before its type — `API_KEY: &str
-  = …` —, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped),
+  = …` —, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped;
+  inside a JSON member's string that carries a whole text, the text's own label and not the
+  member's key — `envelope_floor`),
   whether those words name a secret, a key's id (`private_key_id`) or something that is no secret
   (`secret_judge_words.json`; `object_key`, `PublicKey`: a benign word before `key`), whether the
   key ends in a vendor's own noun for a credential (`key_noun`: `depot_ticket`, `APP_CERT`,
@@ -81,7 +83,7 @@ from autopatch_j.cloud.secret_key_words import (
     key_lexicon,
     named_key,
 )
-from autopatch_j.cloud.secret_label_context import label_context
+from autopatch_j.cloud.secret_label_context import envelope_floor, label_context
 from autopatch_j.cloud.secret_places import (
     AHEAD,
     IDENTIFIER,
@@ -163,7 +165,7 @@ def context_features(view: str, start: int, end: int, context_start: int | None 
 
 
 def _context_of(view: str, start: int, context_start: int | None, end: int | None = None) -> dict[str, float]:
-    floor = max(0, start - CONTEXT) if context_start is None else context_start
+    floor = envelope_floor(view, max(0, start - CONTEXT) if context_start is None else context_start, start)
     out: dict[str, float] = {"bias": 1.0}
     label_context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named_key(view, start))
     if end is not None and next_key_secret(view, end):

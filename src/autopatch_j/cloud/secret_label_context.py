@@ -3,7 +3,9 @@
 `label_context` writes the judge's context features of the text before a value (`secret_judge`
 documents them: the separator's kind, the key's and nearby words, whether they name a secret, a key's
 id, something benign or an identifier, a vendor's noun for a credential, a Chinese label, a URL
-query's field, a command line, a block line, colon-separated fields).
+query's field, a command line, a block line, colon-separated fields). `envelope_floor` says where
+that text begins when the value stands inside a JSON string that carries a whole text: the
+string's own label is the value's, the member's key outside it is the envelope's.
 """
 
 from __future__ import annotations
@@ -40,6 +42,26 @@ _SCHEME = re.compile(r"(?:(?<=[=:：\"'])|(?<=[=:：\"'][ \t]))[A-Za-z][A-Za-z0-
 _FULL_MARK = "[REDACTED]"
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
+# a JSON member whose string value opens here: its quoted key, the colon, the opening quote
+_MEMBER_OPENS = re.compile(r'"[A-Za-z_][\w.-]{0,40}+"[ \t]*+:[ \t]*+"')
+# a text of its own inside a string, before a value: a line break, or a label's last character and
+# its separator (a colon only before a blank or a quote: `user:pw@host` is a URL's login, no label)
+_OWN_LABEL = re.compile(r"\n|[^\s\"'=:：＝][ \t]*+(?:[=＝：]|:(?=[ \t\"']))")
+
+
+def envelope_floor(view: str, floor: int, start: int) -> int:
+    """Where the label context of the value at `start` begins: `floor`, or the first character of
+    the JSON member's string the value stands in (the last `"key": "` between `floor` and `start`)
+    when that string holds a text of its own before the value — a line break, or a label and its
+    separator. The member's key then carries the whole text (a tool result's `"content"`,
+    `"stdout"`, `"log"`) and labels none of its values: `{"content": "isis_md5: \"…\""}` reads
+    the label `isis_md5`, `{"password": "…"}` the key `password`. Reads only `view[floor:start]`."""
+    last = None
+    for opened in _MEMBER_OPENS.finditer(view, floor, start):
+        last = opened
+    if last is None or _OWN_LABEL.search(view, last.end(), start) is None:
+        return floor
+    return last.end()
 
 
 def label_context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
