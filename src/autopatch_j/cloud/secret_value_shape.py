@@ -81,8 +81,7 @@ _RANDOM_RUN = re.compile(
     r"(?=[A-Za-z0-9]{0,63}?[0-9])(?=[A-Za-z0-9]{0,63}?[A-Z])(?=[A-Za-z0-9]{0,63}?[a-z])[A-Za-z0-9]{12,}"
 )
 # a URL's parts (RFC 3986): its authority (a login before the last `@`, then the host and port) up to
-# the path, then the path, query and fragment
-# the path, query and fragment; a template's or a variable's slot (`{{ .Values.db.password }}`,
+# the path, then the path, query and fragment; a template's or a variable's slot (`{{ .Values.db.password }}`,
 # `${DB_PASS}`) is one part of it, a template's blanks included
 _SLOT = r"\{\{[^{}\n]{1,64}+\}\}|\$\{[^{}\s]{1,64}+\}"
 _URL = re.compile(
