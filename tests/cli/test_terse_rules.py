@@ -12,10 +12,11 @@ settles what the answer asked or listed stores one memory quoting it; the same l
 (nothing said before it) and a one-off request answering the question store nothing.
 `cases/milestones.json` reads a decision in shorthand: settings with their values kept until a
 milestone ("量产前先这样", "第一版先这样", "until launch, that's the setting for now") and a rule
-that something happens only after an event ("要等 … 之后再调") store one memory quoting it (known
-misses today, strict); the guards — closing the day's work ("今天先这样"), a switch for this time
-only, a decision put off ("等芯片定了再说", "we pick … after the load test"), a value for today's run
-— store nothing.
+that something happens only after an event ("要等 … 之后再调") store one memory quoting it (those
+the reader still reads too low are strict known misses); the guards — closing the day's work
+("今天先这样"), a switch for this time only, even when a milestone follows ("这次先 … 上线前再关"), a
+decision put off ("等芯片定了再说", "we pick … after the load test"), a value for today's run — store
+nothing.
 `count` active memories, each needle of `quoted` in a user quote of one of them. A case with `xfail`
 is a known miss that must keep failing (strict), so fixing it shows up.
 """

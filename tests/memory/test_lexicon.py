@@ -24,8 +24,8 @@ def test_every_v2_speech_act_is_still_explicit(phrase: str) -> None:
     assert LEX.is_explicit(f"{phrase} X")
 
 
-def test_the_bundled_lexicon_is_version_21_with_word_classes() -> None:
-    assert LEX.version == 21
+def test_the_bundled_lexicon_is_version_22_with_word_classes() -> None:
+    assert LEX.version == 22
     assert LEX.decision_hints.search("团队决定改用 gradle")
 
 
@@ -68,3 +68,47 @@ def test_an_inflected_class_meets_the_regular_forms_of_its_head_words() -> None:
     lexicon = Lexicon.from_data(data)
     assert all(lexicon.is_explicit(f"We {v} Helm.") for v in ("settle on", "settled on", "are settling on"))
     assert lexicon.is_temporary("We settle on Helm.") and not lexicon.is_temporary("We're settling on Helm.")
+
+
+# A temporary marker that names no end ("先这样", "for now") scopes a standing decision when the scope
+# ends at a project milestone; a scope that ends with the session, the day or the run stays temporary.
+MILESTONE_SCOPED = [
+    "超时先设 3 秒 提审前先这样",
+    "重试次数先定 5 次 到封版为止先这样",
+    "keep retries at 5 until GA, that's it for now",
+    "the schema stays frozen before the release branch is cut, for now",
+]
+SESSION_SCOPED = [
+    "今天先这样 封版前再说",
+    "这回先把断言注释掉 提审前再打开",
+    "for today keep retries at 5, we revisit before GA",
+    "this time just skip the lint step, it has to pass before launch",
+    "超时暂时设 3 秒",
+    "keep retries at 5 for now",
+]
+
+
+@pytest.mark.parametrize("sentence", MILESTONE_SCOPED)
+def test_a_scope_ending_at_a_milestone_is_no_temporary_scope(sentence: str) -> None:
+    assert LEX.scoped_to_milestone(sentence)
+    assert not LEX.is_temporary(sentence)
+
+
+@pytest.mark.parametrize("sentence", SESSION_SCOPED)
+def test_a_scope_ending_with_the_session_or_naming_no_end_stays_temporary(sentence: str) -> None:
+    assert LEX.is_temporary(sentence)
+
+
+def test_the_milestones_are_data() -> None:
+    """The gate reads its milestones from the lexicon's `milestone` class, not from code."""
+    data = {
+        "version": 3,
+        "classes": {"milestone": {"zh": ["路演"], "en": ["demo day"]}},
+        "temporary": {"zh": ["先这样"], "en": ["for now"]},
+        "open_scopes": {"zh": ["先这样"], "en": ["for now"]},
+        "milestone_scopes": {"patterns": ["(?:{milestone})前", "\\buntil (?:{milestone})"]},
+    }
+    lexicon = Lexicon.from_data(data)
+    assert not lexicon.is_temporary("端口用 8080 路演前先这样")
+    assert not lexicon.is_temporary("port 8080 until demo day, for now")
+    assert lexicon.is_temporary("端口用 8080 量产前先这样")

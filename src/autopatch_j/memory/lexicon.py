@@ -10,25 +10,9 @@ speculation, proposal signals, confirmations (and the filler words allowed aroun
 patterns, kind hints, discussion markers, anchor stop words and the normalized subjects the offline
 consolidator deduplicates by. Chinese entries match as substrings, English entries on word
 boundaries (a spec with `"inflect": true` also in the regular forms of each entry's head word),
-`patterns` are regular expressions; all on NFKC-casefolded text. Versions 5–7 add corrections and
-restatements, scope extensions, echo confirmations and the kind rule's later steps; version 8
-ratifications after the fact, assent that commits or approves, and where a rule's value stands;
-version 9 enforcement as ratification, switches naming both sides and yes/no musings; version 10
-standing markers at the end, personal ratifications, recall and tag questions; version 11 assent
-judged clause by clause and revocation by a verb and an anaphor; version 12 agreement verbs,
-descriptions of the code and the group as subject; version 13 trailing standing markers and
-prohibitions pointing back, deferrals and file reports; version 14 a revision carried over a
-reason, interjections and value changes; version 15 firmness as ratification, descriptions with a
-consequence, knowledge questions and clauses that retire; version 16 past reasons, habitual scopes,
-labels of a plan or a call and ratifications of one's own; version 17 settled choices, what a rule
-replaces ("instead of …") and agreement with another team; version 18 things that run somewhere as
-the project's, "make that the rule", taking back by name; version 19 tag questions after a
-description, regrets, attributes that hedge nothing, settling assents and `function_characters`;
-version 20 a revision "想了下，… 还是 …" as a structure and a request to stop doing something;
-version 21 deliberations ended or felt, prohibited hedges, choices the user asks to be told, "凡是 …
-都", A-not-A questions ending in 呢 and "remind me what …". Beside
-the lists, a learned speech model (`speech_model.py`) reads a rule no marker announces; the gates
-here still apply to it (docs/pipeline.md).
+`patterns` are regular expressions; all on NFKC-casefolded text (what each version added is in
+CHANGELOG.md). Beside the lists, a learned speech model (`speech_model.py`) reads a rule no marker
+announces; the gates here still apply to it (docs/pipeline.md).
 """
 
 from __future__ import annotations
@@ -87,6 +71,8 @@ class Lexicon:
     version: int
     speech_acts: PhraseSet
     temporary: PhraseSet
+    milestone_scopes: PhraseSet
+    open_scopes: PhraseSet
     undecided: PhraseSet
     settled_deliberation: PhraseSet
     speculation: PhraseSet
@@ -214,7 +200,17 @@ class Lexicon:
         return self.speech_acts.search(folded) or self.affirmations.search(folded)
 
     def is_temporary(self, text: str) -> bool:
-        return self.temporary.search(fold(text))
+        """Scoped to the session, the day or the run ("今天先这样", "for today's bench run only"). An
+        open marker ("先这样", "for now") whose end is a project milestone ("量产前先这样", "until
+        launch, … for now") scopes a standing decision instead, unless another marker ends it sooner."""
+        folded = fold(text)
+        if not self.temporary.search(folded):
+            return False
+        return not self.milestone_scopes.search(folded) or self.temporary.search(self.open_scopes.blank(folded))
+
+    def scoped_to_milestone(self, text: str) -> bool:
+        """Names a project milestone as the end of a scope ("量产前", "第一版先这样", "until launch")."""
+        return self.milestone_scopes.search(fold(text))
 
     def is_question(self, text: str) -> bool:
         """An undecided question: ends like a question, asks whether ("要不要", "should we"), or weighs

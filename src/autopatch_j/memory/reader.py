@@ -18,10 +18,11 @@ sessions' not-memories, collapsed to `none` when it predicts) and three kinds of
 - the turn's structure (`x:`): the turn held pasted material, the sentence comes right before or
   after it, ends in a question mark, its position in the turn, the assistant's turn before it
   proposed something, how much of the sentence's content that answer already said (`x:echo_*`);
-- the lexicon's word classes as *features* (`l:`): temporary scope, question, hypothetical, code
-  fact, correction, switch, explicit speech act, an owner named, weighing options, an assent, a
-  subject of the subject table with its usual kind, the kind rule's hint; and the word classes of the
-  sentences just before and after it in the turn (`prev_l:`, `next_l:`, the hint left out).
+- the lexicon's word classes as *features* (`l:`): temporary scope, a scope ending at a project
+  milestone ("量产前", "until launch"), question, hypothetical, code fact, correction, switch,
+  explicit speech act, an owner named, weighing options, an assent, a subject of the subject table
+  with its usual kind, the kind rule's hint; and the word classes of the sentences just before and
+  after it in the turn (`prev_l:`, `next_l:`, the hint left out).
 
 The lexicon no longer decides on its own whether a sentence states something; its four hard gates
 (temporary, question, hypothetical, description of code; `Lexicon.passes_gates`, data in
@@ -163,6 +164,7 @@ def _context(sentence: str, view: TurnView, index: int, count: int) -> list[str]
 def _word_classes(sentence: str, lexicon: Lexicon) -> list[str]:
     checks = (
         ("temporary", lexicon.is_temporary),
+        ("milestone", lexicon.scoped_to_milestone),
         ("question", lexicon.is_question),
         ("hypothetical", lexicon.is_speculative),
         ("code_fact", lexicon.is_code_fact),
