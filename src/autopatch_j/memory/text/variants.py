@@ -34,13 +34,17 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from autopatch_j.memory.text import fold
 from autopatch_j.memory.text.frequencies import zipf
 
-if TYPE_CHECKING:
-    from autopatch_j.memory.text.scopes import Restrictors
+
+class Limits(Protocol):
+    """What limits a scope named at `folded[start:end]` ("only in", 只在): scopes.py's `Restrictors`."""
+
+    def limit(self, folded: str, start: int, end: int) -> bool: ...
+
 
 #: Chinese numerals as digits, so 二期 and 2 期 name one member.
 _DIGITS = str.maketrans("零〇一二三四五六七八九", "00123456789")
@@ -105,7 +109,7 @@ def query_members(query: str) -> Mapping[str, frozenset[str]]:
     return {head: frozenset(labels) for head, labels in members(query).items()}
 
 
-def variant_mismatch(asked: Mapping[str, frozenset[str]], text: str, limits: Restrictors) -> bool:
+def variant_mismatch(asked: Mapping[str, frozenset[str]], text: str, limits: Limits) -> bool:
     """Whether a memory's text names members of a family the question names and none of the question's
     members of it, without limiting something to one of them (`asked`: `query_members` of the question;
     `limits`: the words that limit a scope, scopes.py's `restrictors()`)."""
