@@ -227,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Not a dev file: {exc.args[0]}.", file=sys.stderr)
         return 2
     negatives = negative_examples()
+    _lexicon()  # the cross-validation's gates choose the threshold: a refit at a given one reads them too
     if args.threshold is not None:
         threshold = args.threshold
     else:
