@@ -452,15 +452,16 @@ def search_in_tx(
     keep = cached and len(query) <= 4 * MAX_QUERY_CHARS  # a text that long is not kept whole
     # One look at the last copy for the text's hits, its terms' ranking and its terms' parts:
     kept = kept_parts((key, ranking, *analysis.part_keys)) if cached and conn.in_transaction else None
-    stale = bool(keep and kept and (kept[1][0] is not None or kept[1][1] is not None))  # unless the stamp is
-    if stale and kept:  # the same text, or its terms, ranked under the store's stamp
+    stale = False  # the copy's stamp was read and is not the store's
+    if keep and kept and (kept[1][0] is not None or kept[1][1] is not None):  # the same text, or its terms, ranked
         row = conn.execute(_STAMP_SQL).fetchone()
-        if row is not None and row[0] == kept[0]:
+        if row is not None and row[0] == kept[0]:  # under the store's stamp
             if kept[1][0] is not None:
                 return list(cast(tuple[SearchHit, ...], kept[1][0]))
             hits = _labelled(analysis, cast(Ranking, kept[1][1]))
             remember_parts(conn, stamp=kept[0], parts=((key, tuple(hits)),))
             return hits
+        stale = True
     weighed = _weigh(conn, analysis, cached=cached, stale=stale, kept=kept and (kept[0], kept[1][2:]))
     if weighed is None:
         return []
