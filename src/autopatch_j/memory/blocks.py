@@ -385,7 +385,7 @@ def inline_quotations(lines: Sequence[str], text: str, prose: Callable[[int], bo
 
     for i, line in enumerate(lines):
         quoted = '"' in line or "“" in line or "「" in line or "『" in line
-        if quoted and prose(i) and _INLINE_OPEN.match(line) and (length := inline_quotation(line, counts)):
+        if quoted and prose(i) and (length := inline_quotation(line, counts)):
             found[i] = length
     return found
 
