@@ -25,6 +25,7 @@ The set is kept gzipped in the repository so that no file holds provider-format 
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import json
 import statistics
@@ -36,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from autopatch_j.cloud.redaction import REDACTED, secret_spans
+from autopatch_j.cloud.redaction import redact
 from autopatch_j.cloud.secret_judge import SecretJudge
 from autopatch_j.quality.secret_halves import half
 
@@ -46,15 +47,7 @@ FP_TARGET = 0.02
 
 def redactor(judge: SecretJudge | None) -> Any:
     """`redact` with the given judge (the shipped one when None)."""
-
-    def redact(text: str) -> str:
-        out, pos = [], 0
-        for start, end in secret_spans(text, judge=judge):
-            out += [text[pos:start], REDACTED]
-            pos = end
-        return "".join(out) + text[pos:]
-
-    return redact
+    return functools.partial(redact, judge=judge)
 
 
 def score(doc: dict[str, Any], judge: SecretJudge | None = None) -> dict[str, Any]:

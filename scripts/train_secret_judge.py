@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import refit_inputs  # noqa: E402  (before the package: it watches what the run reads)
 
-from autopatch_j.cloud.redaction import REDACTED, Finding, findings, secret_spans  # noqa: E402
+from autopatch_j.cloud.redaction import Finding, findings, redact  # noqa: E402
 from autopatch_j.cloud.secret_judge import SecretJudge, context_features, features, judged, reading  # noqa: E402
 from autopatch_j.cloud.secret_values import placeholder  # noqa: E402
 from autopatch_j.quality.realistic import json_strings  # noqa: E402
@@ -444,25 +444,17 @@ def case_checks() -> list[CaseCheck]:
     return out
 
 
-def _redact(text: str, judge: SecretJudge) -> str:
-    out, pos = [], 0
-    for start, end in secret_spans(text, judge=judge):
-        out += [text[pos:start], REDACTED]
-        pos = end
-    return "".join(out) + text[pos:]
-
-
 def case_failures(judge: SecretJudge, checks: list[CaseCheck]) -> list[str]:
     """The names of the `checks` the judge fails, as shipped (its weights rounded as written)."""
     shipped = SecretJudge.from_json(judge.to_json())
     failed = []
     for check in checks:
-        out = _redact(check.text, shipped)
+        out = redact(check.text, judge=shipped)
         if not check.pieces:
             ok = out == check.text
         else:
             ok = not any(piece in out for piece in check.pieces) and check.survives in out
-            ok = ok and (not check.survives or _redact(out, shipped) == out)
+            ok = ok and (not check.survives or redact(out, judge=shipped) == out)
         if not ok:
             failed.append(check.name)
     return failed

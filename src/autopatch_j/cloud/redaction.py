@@ -403,9 +403,10 @@ def _inside(spans: list[tuple[int, int]], starts: list[int], found: Finding) -> 
     return True
 
 
-def redact(text: str) -> str:
-    """Replace every secret the rules know with `[REDACTED]`; idempotent, linear time, no I/O."""
-    spans = secret_spans(text)
+def redact(text: str, *, judge: SecretJudge | None = None) -> str:
+    """Replace every secret the rules know with `[REDACTED]`; idempotent, linear time, no I/O. `judge`:
+    another judge than the shipped one (a trainer's or a benchmark's)."""
+    spans = secret_spans(text, judge=judge)
     if not spans:
         return text
     out: list[str] = []
