@@ -163,9 +163,9 @@ def spy(world: World, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[in
     calls: list[tuple[int, bool]] = []
     real = redaction.secret_spans
 
-    def spying(text: str, *args: Any) -> Any:
+    def spying(text: str, *args: Any, **kwargs: Any) -> Any:
         calls.append((len(text), open_writes > 0))
-        return real(text, *args)
+        return real(text, *args, **kwargs)
 
     for name, fn in (("begin", begin), ("commit", end), ("rollback", end)):
         event.listen(world.engine, name, fn)
