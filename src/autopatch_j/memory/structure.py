@@ -21,12 +21,11 @@ marker), the colon line only introduces them, and a paste nested under an item s
 labels here do not know lists: an item line a weak shape makes material, or the last before a paste,
 is not read.
 
-Someone else's words are material too: a quotation standing on its own lines — from a line opening
-with a quotation mark to one closing it with the matching mark — under a line that introduces it
-("Zhou asks:", "同事在群里说：") is what a colleague wrote, not what the user says; the user's answer
-after it is prose. So is a paragraph of two lines or more set apart by a blank line under a line
-ending in a colon and written in another script than the rest of the turn (a teammate's Chinese notes
-in English, an English mail in Chinese), or one line in a script the rest never uses (a Japanese note).
+Someone else's words are material too: a quotation standing on its own lines — from a line opening with
+a quotation mark to one closing it with the matching mark — under a line that introduces it ("Zhou
+asks:", "同事在群里说：", a short line) is what a colleague wrote; the user's answer after it is prose. So is a
+paragraph of two lines or more set apart by a blank line under a line ending in a colon and written in
+another script than the rest of the turn, or one line in a script the rest never uses (Japanese in English).
 
 Some pastes only show as a block of lines (`blocks.py`): a table (rows split by pipes, tabs or aligned
 spaces, holding numbers or aligned), a message relayed from a chat or a tracker (an author and a time, a
@@ -400,14 +399,15 @@ def parse(text: str, answer: str | None = None) -> Structure:
             if any(material[j] or (shape[j] and j != i) for j in near):
                 material[i] = True
                 changed = True
-    # A weak shape right after a line ending in a colon (blank lines between) is the paste it announces.
+    # A weak shape under a line ending in a colon (blank lines between), a quotation under a short one: a paste.
     for i in range(n):
         if shape[i] and not material[i]:
             j = i - 1
             while j >= 0 and blank[j]:
                 j -= 1
-            if j >= 0 and not material[j] and COLON_END.search(raw[j][2]):
-                material[i] = True
+            intro = raw[j][2] if j >= 0 and not material[j] else None
+            short = intro is not None and shape[i] == "quoted" and 0 < _units(intro) <= REPORT_UNITS
+            material[i] = short or (intro is not None and bool(COLON_END.search(intro)))
     # A Latin line right under strong material (no blank line), with some symbols, goes on with it
     # (the message line under `ERROR in ./src/x.js 43:22`).
     for i in range(1, n):
