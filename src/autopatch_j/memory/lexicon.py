@@ -27,7 +27,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from autopatch_j.memory.interrogatives import default_interrogatives
 from autopatch_j.memory.phrases import PhraseSet, alternation
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.sentences import CJK, CJK_RUN, NUMBER, WORD, fold, names_a_thing, split_sentences
@@ -318,9 +317,7 @@ class Lexicon:
         return self.asked_for_me.search(folded) or self.requests.search(folded)
 
     def passes_gates(self, text: str, *, by_clause: bool = False) -> bool:
-        """Not temporary, not an undecided question nor a clause of interrogative form without its mark
-        (`interrogatives.py`: "are we exposed on 816", "按文件数收费还是按大小"), not speculation, not a
-        current code fact. A hedge
+        """Not temporary, not an undecided question, not speculation, not a current code fact. A hedge
         inside a standing instruction or a polite request to the assistant ("以后帮我看 SQL 的时候，顺便
         指出哪些 query 可能全表扫描", "Could you keep explanations short from now on?") hedges its object
         or its politeness, not the instruction. A standing marker says a sentence is no description of
@@ -333,7 +330,6 @@ class Lexicon:
         return (
             not self.is_temporary(text)
             and not self.is_question(text)
-            and not default_interrogatives().asks(text)
             and (not self.is_speculative(text) or self._asks_the_assistant(text))
             and (
                 not self.is_code_fact(text)
