@@ -52,6 +52,8 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -439,3 +441,45 @@ class LanguageCounts:
 def language_counts(text: str) -> LanguageCounts:
     words = _LATIN.findall(text.lower())
     return LanguageCounts(len(_CJK_CHAR.findall(text)), len(words), sum(1 for w in words if zipf(w) is not None))
+
+
+#: A line is in a script of its own when at least this share of its units (a CJK or kana character, a
+#: word of an alphabet) is in a script other than Han and Latin that the rest of its turn never uses.
+OWN_SCRIPT_SHARE = 0.3
+_BY_LETTER = ("KANA", "HANGUL")
+_SCRIPT_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _script_of(ch: str) -> str:
+    """A letter's script as its Unicode name opens ("HIRAGANA", "CYRILLIC", …; kana as one script),
+    "" for Han, Latin and anything unnamed."""
+    head = unicodedata.name(ch, "").split(" ", 1)[0]
+    if head.startswith(("HIRAGANA", "KATAKANA")):
+        return "KANA"
+    return "" if head in ("CJK", "LATIN", "") else head
+
+
+def _script_units(text: str) -> Counter[str]:
+    """The units of `text` by script: each CJK, kana or hangul letter one, each word of another
+    alphabet one ("" for Han and Latin)."""
+    units: Counter[str] = Counter()
+    for word in _SCRIPT_WORD.findall(text):
+        by_letter = [ch for ch in word if _CJK_CHAR.match(ch) or _script_of(ch) in _BY_LETTER]
+        units.update(_script_of(ch) for ch in by_letter)  # Han, kana and hangul count by letter
+        rest = "".join(" " if ch in by_letter else ch for ch in word).split()
+        units.update(_script_of(piece[0]) for piece in rest)  # an alphabet's word counts once
+    return units
+
+
+def own_script_lines(lines: Sequence[str]) -> set[int]:
+    """The indices of the lines written in a script of their own (`OWN_SCRIPT_SHARE`) against the rest
+    of `lines`: a Japanese note in an English or Chinese turn, a Russian sentence in an English one."""
+    units = [_script_units(line) for line in lines]
+    total: Counter[str] = sum(units, Counter())
+    found = set()
+    for i, own in enumerate(units):
+        used = {name for name, n in (total - own).items() if n > 0}
+        alone = sum(n for name, n in own.items() if name and name not in used)
+        if alone and alone >= OWN_SCRIPT_SHARE * sum(own.values()):
+            found.add(i)
+    return found

@@ -26,9 +26,11 @@ sessions' not-memories, collapsed to `none` when it predicts) and three kinds of
 
 The lexicon no longer decides on its own whether a sentence states something; its four hard gates
 (temporary, question, hypothetical, description of code; `Lexicon.passes_gates`, data in
-`lexicon.json`) refuse a preference or decision the reader admits only where the reader is unsure of it:
-a statement read with at least `sure_threshold` stands whatever the word lists say (the word classes are
-among the reader's features, so it has weighed them already). Weights ship as package data
+`lexicon.json`) and the interrogative form of a clause (`interrogatives.py`: a question without its
+mark, "are we exposed on 816", "按文件数收费还是按大小") refuse a preference or decision the reader admits
+only where the reader is unsure of it (`gates_pass`): a statement read with at least `sure_threshold`
+stands whatever the word lists say (the word classes are among the reader's features, so it has weighed
+them already). Weights ship as package data
 (`reader_model.json`, written by `scripts/train_reader.py`), loaded on first use: per feature only its
 weights that matter, as flat (class index, integer weight) pairs in units of the model's `scale`, so
 the file parses fast.
@@ -45,6 +47,7 @@ from importlib import resources
 from typing import Any
 
 from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.interrogatives import default_interrogatives
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.speech_model import features
@@ -197,7 +200,13 @@ def admits(lexicon: Lexicon, turn_text: str, sentence: str, reading: Reading | N
     `states_in_turn`.)"""
     if reading is None:
         return lexicon.statement_in_turn(turn_text, sentence)
-    return reading.label in STATEMENTS and (reading.sure or lexicon.passes_gates(sentence))
+    return reading.label in STATEMENTS and (reading.sure or gates_pass(lexicon, sentence))
+
+
+def gates_pass(lexicon: Lexicon, sentence: str) -> bool:
+    """The hard gates let `sentence` through (`Lexicon.passes_gates`) and no clause of it asks
+    (`interrogatives.py`): what an unsure reading of a statement must pass."""
+    return lexicon.passes_gates(sentence) and not default_interrogatives().asks(sentence)
 
 
 def discusses(lexicon: Lexicon, sentence: str, reading: Reading | None) -> bool:
@@ -304,7 +313,7 @@ def states_in_turn(lexicon: Lexicon, turn_text: str, previous_assistant_text: st
     model = default_reader_model()
     for sentence, stated in _readings(model, lexicon, turn_text, previous_assistant_text):
         held = quote in sentence or sentence in quote
-        if held and stated >= EVIDENCE_THRESHOLD and (stated >= model.sure_threshold or lexicon.passes_gates(sentence)):
+        if held and stated >= EVIDENCE_THRESHOLD and (stated >= model.sure_threshold or gates_pass(lexicon, sentence)):
             return True
     return False
 

@@ -7,9 +7,8 @@ reports a paste ("seeing this since the bump, log below:", "报错如下："). `
 text into lines and labels each one:
 
 - `prose` — what the user writes;
-- `pasted` — material, with the shape that gave it away (`fence`, `indented`, `diff`, `frame`,
-  `location`, `log`, `shell`, `output`, `data`, `table`, `relayed`, `gloss`, `quote`, `quoted`,
-  `code`);
+- `pasted` — material, with the shape that gave it away (`fence`, `indented`, `diff`, `frame`, `location`,
+  `log`, `shell`, `output`, `data`, `table`, `relayed`, `gloss`, `quote`, `quoted`, `code`);
 - `report` — the last prose line before a paste: it introduces or reports it ("log below:",
   "vite build 报错了"), and is never read as a rule. A line ending in a colon introduces the paste
   with its last sentence only: the sentences before it are prose ("we deploy with helm only. the
@@ -22,21 +21,20 @@ marker), the colon line only introduces them, and a paste nested under an item s
 labels here do not know lists: an item line a weak shape makes material, or the last before a paste,
 is not read.
 
-Someone else's words are material too: a quotation standing on its own lines — from a line opening
-with a quotation mark to one closing it with the matching mark — under a line that introduces it
-("Zhou asks:", "同事在群里说：") is what a colleague wrote, not what the user says; the user's answer
-after it is prose. So is a paragraph of two lines or more set apart by a blank line under a line
-ending in a colon and written in another script than the rest of the turn (an English-writing user
-pasting a teammate's Chinese notes, a Chinese-writing one pasting an English mail).
+Someone else's words are material too: a quotation standing on its own lines — from a line opening with
+a quotation mark to one closing it with the matching mark — under a line that introduces it ("Zhou
+asks:", "同事在群里说：", a short line) is what a colleague wrote; the user's answer after it is prose. So is a
+paragraph of two lines or more set apart by a blank line under a line ending in a colon and written in
+another script than the rest of the turn, or one line in a script the rest never uses (Japanese in English).
 
 Some pastes only show as a block of lines (`blocks.py`): a table (rows split by pipes, tabs or aligned
 spaces, holding numbers or aligned), a message relayed from a chat or a tracker (an author and a time, a
 handle, an issue key over it), someone else's words the user introduces as theirs ("their docs say:",
 "mtn email: \"…\"", "他们文档里写的：") or that open with a greeting or close with a signature, all
-material; a sentence wholly in parentheses opening the first
-prose line after a paste glosses that paste (a `gloss`: the line's leading characters are material,
-the rest of the line is prose), and so does a quotation in another language opening a line after a
-short intro and a colon (`blocks.inline_quotation`, the intro included).
+material; a sentence wholly in parentheses opening the first prose line after a paste glosses that
+paste (a `gloss`: the line's leading characters are material, the rest of the line is prose), and so
+does a quotation in another language opening a line after a short intro and a colon
+(`blocks.inline_quotation`, the intro included).
 
 Shapes only — fences, indentation, hunk headers, Markdown table rows, `file:line` locations,
 timestamps and log levels, `key=value` fields, prompts, key/value syntax, brackets, symbol density, a
@@ -60,6 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from autopatch_j.memory import blocks
 from autopatch_j.memory.blocks import LIST_ITEM, gloss_length, inline_quotations, quoted_rows, relayed_rows, table_rows
 from autopatch_j.memory.sentences import last_sentence_start
 
@@ -400,14 +399,15 @@ def parse(text: str, answer: str | None = None) -> Structure:
             if any(material[j] or (shape[j] and j != i) for j in near):
                 material[i] = True
                 changed = True
-    # A weak shape right after a line ending in a colon (blank lines between) is the paste it announces.
+    # A weak shape under a line ending in a colon (blank lines between), a quotation under a short one: a paste.
     for i in range(n):
         if shape[i] and not material[i]:
             j = i - 1
             while j >= 0 and blank[j]:
                 j -= 1
-            if j >= 0 and not material[j] and COLON_END.search(raw[j][2]):
-                material[i] = True
+            intro = raw[j][2] if j >= 0 and not material[j] else None
+            short = intro is not None and shape[i] == "quoted" and 0 < _units(intro) <= REPORT_UNITS
+            material[i] = short or (intro is not None and bool(COLON_END.search(intro)))
     # A Latin line right under strong material (no blank line), with some symbols, goes on with it
     # (the message line under `ERROR in ./src/x.js 43:22`).
     for i in range(1, n):
@@ -520,8 +520,8 @@ def _quotation_end(
 
 
 def _foreign_paragraphs(raw: Sequence[tuple[int, int, str]], blank: Sequence[bool]) -> list[tuple[int, int]]:
-    """The paragraphs (first, last line) of two lines or more, set apart by a blank line under a line
-    ending in a colon, that are written in another script than the rest of the turn."""
+    """The paragraphs (first, last line) set apart by a blank line under a line ending in a colon, in
+    another script than the rest of the turn: two lines or more, or one in a script of its own."""
     paragraphs: list[tuple[int, int]] = []
     for i in range(len(raw)):
         if blank[i]:
@@ -532,14 +532,17 @@ def _foreign_paragraphs(raw: Sequence[tuple[int, int, str]], blank: Sequence[boo
             paragraphs.append((i, i))
     counts = [_script_counts(line) for _, _, line in raw]
     total = _summed(counts)
-    found = []
+    found: list[tuple[int, int]] = []
+    own: set[int] | None = None
     for (_, before_last), (first, last) in itertools.pairwise(paragraphs):
-        if last == first or not COLON_END.search(raw[before_last][2]):
+        if not COLON_END.search(raw[before_last][2]):
             continue
         inside = _summed(counts[first : last + 1])
-        outside = (total[0] - inside[0], total[1] - inside[1])
-        inside_script, outside_script = _script(inside), _script(outside)
-        if inside_script is not None and outside_script is not None and inside_script != outside_script:
+        inside_script, outside_script = _script(inside), _script((total[0] - inside[0], total[1] - inside[1]))
+        if last == first:  # one line: only in a script of its own, the turn's lines weighed once
+            own = blocks.own_script_lines([t for *_, t in raw]) if own is None else own
+            found += [(first, first)] if first in own else []
+        elif inside_script is not None and outside_script is not None and inside_script != outside_script:
             found.append((first, last))
     return found
 
