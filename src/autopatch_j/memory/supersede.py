@@ -143,7 +143,7 @@ class SubjectReader:
     ) -> list[CandidateOut]:
         """`candidates` with a retirement candidate after the statements of its turn for every user
         sentence of `turns` that no candidate quotes — or that, in one clause, names a rule by its
-        words and cancels it (`_names_and_cancels`; the statements quoting it are dropped) — that
+        words and cancels it (`_names_and_cancels`) — that
         retires something: it names a rule by its words and cancels it ("diff 那个不要了",
         `takebacks.py`), the sentence reader read it so (`read`: (turn id, sentence) pairs; "emoji
         那条算了", "forget the bullet points thing") or the lexicon's retirement and correction classes
@@ -151,7 +151,6 @@ class SubjectReader:
         word), and that passes the gates (no question, nothing temporary or hypothetical; a reason
         given in a clause of its own does not make it a description of the code)."""
         extra: dict[int, list[CandidateOut]] = {}
-        dropped: set[int] = set()
         for turn in turns:
             for sentence in split_sentences(turn.user_text):
                 quoting = [c for c in candidates if _quotes_within(c, turn.id, sentence)]
@@ -165,7 +164,6 @@ class SubjectReader:
                 )
                 if not (revokes and self.lexicon.passes_gates(sentence, by_clause=True)):
                     continue
-                dropped.update(id(c) for c in quoting)
                 kind = self.lexicon.statement_kind(sentence, self.lexicon.subject_of(sentence))
                 extra.setdefault(turn.id, []).append(
                     CandidateOut(
@@ -177,20 +175,19 @@ class SubjectReader:
                 )
         if not extra:
             return candidates
-        kept = [c for c in candidates if id(c) not in dropped]
         merged: list[CandidateOut] = []
         for turn in turns:
-            merged += [c for c in kept if max(_user_turns(c), default=-1) == turn.id]
+            merged += [c for c in candidates if max(_user_turns(c), default=-1) == turn.id]
             merged += extra.get(turn.id, [])
         placed = {id(c) for c in merged}
-        return [*merged, *(c for c in kept if id(c) not in placed)]
+        return [*merged, *(c for c in candidates if id(c) not in placed)]
 
     def _names_and_cancels(self, sentence: str, quoting: Sequence[CandidateOut]) -> bool:
         """A sentence of one clause that names a rule by its words and cancels it ("刚收到 苹果审核过了
-        release/1.8 只合 bug fix 那条取消 正常合吧", `takebacks.py`) is a take-back, whatever statement
-        was read in it: the statements quoting only it (`quoting`) give way to the retirement. A
-        sentence with a clause of its own after the take-back ("Poetry 那个决定撤回了，team 最后 pick 了
-        uv。") states that, and keeps its statements."""
+        release/1.8 只合 bug fix 那条取消 正常合吧", `takebacks.py`) is a take-back beside whatever
+        statement was read in it (`quoting`): when that statement revises the rule, Stage 2 leaves the
+        retirement nothing to retire (`target`). A sentence with a clause of its own after the
+        take-back ("Poetry 那个决定撤回了，team 最后 pick 了 uv。") states that: no retirement is added."""
         return (
             len(clauses(sentence)) == 1
             and bool(named_words(self.lexicon, sentence))
@@ -337,7 +334,8 @@ class SubjectReader:
 
     def target(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> RelatedItem | None:
         """The active memory a new preference or decision is about: for a take-back naming a rule by
-        its words ("X 那条取消"), the rule holding them (`takebacks.named_rule`); else the likeliest, of either kind, or
+        its words ("X 那条取消"), the rule holding them (`takebacks.named_rule`), or nothing when an
+        operation of the batch took that rule already; else the likeliest, of either kind, or
         the comparison it settles, when it is about it (`_is_about`); failing that, a rule naming a
         tool it replaces, a rule stored under the subject a revision's words vote for, a value it
         revises."""
@@ -345,16 +343,11 @@ class SubjectReader:
             return None
         if self.takes_back(candidate):
             rules = sorted(
-                (
-                    r
-                    for r in related
-                    if r.item.memory_id not in taken and r.item.kind is not MemoryKind.DISCUSSION_CONTEXT
-                ),
-                key=lambda r: r.item.memory_id,
+                (r for r in related if r.item.kind is not MemoryKind.DISCUSSION_CONTEXT), key=lambda r: r.item.memory_id
             )
             named = named_rule(self.lexicon, _said(candidate), rules, lambda r: f"{_stored(r)} {r.item.content}")
-            if named is not None:
-                return named
+            if named is not None:  # taken: a statement of the batch revised it already ("X 那条去掉 Y 还是要")
+                return None if named.item.memory_id in taken else named
         new = self.statement(_said(candidate), candidate.kind.value)
         read_as = self._new(candidate)
         likelihood: dict[int, float] = {}
