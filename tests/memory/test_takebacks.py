@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autopatch_j.memory.lexicon import default_lexicon
-from autopatch_j.memory.takebacks import named_rule, named_words
+from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words
 
 LEXICON = default_lexicon()
 
@@ -44,3 +44,13 @@ def test_the_rule_holding_the_words_nearest_the_pointer_is_named() -> None:
 
 def test_a_take_back_naming_words_no_rule_holds_names_nothing() -> None:
     assert named_rule(LEXICON, "protobuf 那个不要了 太重", ["以后日志统一用 zap"], str) is None
+
+
+def test_a_rule_stored_joined_with_another_is_not_retired_whole() -> None:
+    joined = "规范：Mapper XML 一律放在 mapper 目录下面，禁止在 Mapper 接口上写注解 SQL。"
+    assert joined_with_another(LEXICON, "之前说的禁止注解 SQL 那条作废。", [joined])
+
+
+def test_a_reason_beside_the_rule_states_no_other_rule() -> None:
+    rule = "以后改代码都给我 unified diff 格式，我直接 git apply"
+    assert not joined_with_another(LEXICON, "diff 那个不要了 git apply 老对不上行号", [rule])

@@ -52,7 +52,7 @@ from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
-from autopatch_j.memory.takebacks import named_rule, named_words
+from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 from autopatch_j.memory.values import values, words_besides_values
@@ -335,7 +335,8 @@ class SubjectReader:
     def target(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> RelatedItem | None:
         """The active memory a new preference or decision is about: for a take-back naming a rule by
         its words ("X 那条取消"), the rule holding them (`takebacks.named_rule`), or nothing when an
-        operation of the batch took that rule already; else the likeliest, of either kind, or
+        operation of the batch took that rule already or the rule was stored joined with another
+        (`takebacks.joined_with_another`); else the likeliest, of either kind, or
         the comparison it settles, when it is about it (`_is_about`); failing that, a rule naming a
         tool it replaces, a rule stored under the subject a revision's words vote for, a value it
         revises."""
@@ -347,7 +348,8 @@ class SubjectReader:
             )
             named = named_rule(self.lexicon, _said(candidate), rules, lambda r: f"{_stored(r)} {r.item.content}")
             if named is not None:  # taken: a statement of the batch revised it already ("X 那条去掉 Y 还是要")
-                return None if named.item.memory_id in taken else named
+                joined = joined_with_another(self.lexicon, _said(candidate), [s.quote for s in named.sources])
+                return None if named.item.memory_id in taken or joined else named
         new = self.statement(_said(candidate), candidate.kind.value)
         read_as = self._new(candidate)
         likelihood: dict[int, float] = {}

@@ -97,6 +97,21 @@ def held_run(lexicon: Lexicon, named: Sequence[str], rule: str) -> int:
     return run
 
 
+def joined_with_another(lexicon: Lexicon, sentence: str, quotes: Sequence[str]) -> bool:
+    """The rule stored from `quotes` holds a clause that states a rule of its own (an explicit speech
+    act) and none of the words the take-back in `sentence` names: it was stored joined with another
+    rule ("Mapper XML 一律放在 … 下面，禁止在 Mapper 接口上写 … 注解 SQL。"), and retiring it would
+    retire that rule too. A reason given beside the rule ("…，我直接 git apply") states none."""
+    named = set().union(*(lexicon.anchor_tokens(w) for w in named_words(lexicon, sentence)))
+    return any(
+        lexicon.anchor_tokens(quote[a:b])
+        and not lexicon.anchor_tokens(quote[a:b]) & named
+        and lexicon.is_explicit(quote[a:b])
+        for quote in quotes
+        for a, b in clauses(quote)
+    )
+
+
 def named_rule(lexicon: Lexicon, sentence: str, rules: Sequence[T], text: Callable[[T], str]) -> T | None:
     """The rule of `rules` (in order; `text`: its quotes and content) that the take-back in `sentence`
     names: the longest held run of its named words, at least one, the later rule on a tie; None when
