@@ -54,3 +54,8 @@ def test_a_rule_stored_joined_with_another_is_not_retired_whole() -> None:
 def test_a_reason_beside_the_rule_states_no_other_rule() -> None:
     rule = "以后改代码都给我 unified diff 格式，我直接 git apply"
     assert not joined_with_another(LEXICON, "diff 那个不要了 git apply 老对不上行号", [rule])
+
+
+def test_a_clause_cut_inside_a_name_is_no_other_rule() -> None:
+    rule = "以后每个回答末尾给我一行 TL;DR。"
+    assert not joined_with_another(LEXICON, "TL;DR 那个不用了，看着有点啰嗦。", [rule])

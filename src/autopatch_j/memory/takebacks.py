@@ -99,10 +99,11 @@ def held_run(lexicon: Lexicon, named: Sequence[str], rule: str) -> int:
 
 def joined_with_another(lexicon: Lexicon, sentence: str, quotes: Sequence[str]) -> bool:
     """The rule stored from `quotes` holds a clause that states a rule of its own (an explicit speech
-    act) and none of the words the take-back in `sentence` names: it was stored joined with another
-    rule ("Mapper XML 一律放在 … 下面，禁止在 Mapper 接口上写 … 注解 SQL。"), and retiring it would
-    retire that rule too. A reason given beside the rule ("…，我直接 git apply") states none."""
-    named = set().union(*(lexicon.anchor_tokens(w) for w in named_words(lexicon, sentence)))
+    act) and none of the words of the take-back `sentence`: it was stored joined with another rule
+    ("Mapper XML 一律放在 … 下面，禁止在 Mapper 接口上写 … 注解 SQL。"), and retiring it would retire that
+    rule too. A reason given beside the rule ("…，我直接 git apply") states none, and a clause cut
+    inside a name ("… TL;DR") holds the take-back's words."""
+    named = lexicon.anchor_tokens(sentence)
     return any(
         lexicon.anchor_tokens(quote[a:b])
         and not lexicon.anchor_tokens(quote[a:b]) & named
