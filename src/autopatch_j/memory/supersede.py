@@ -52,6 +52,7 @@ from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
+from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 from autopatch_j.memory.values import values, words_besides_values
@@ -141,20 +142,25 @@ class SubjectReader:
         self, turns: Sequence[Turn], candidates: list[CandidateOut], read: Set[tuple[int, str]] = frozenset()
     ) -> list[CandidateOut]:
         """`candidates` with a retirement candidate after the statements of its turn for every user
-        sentence of `turns` that no candidate quotes, that retires something — the sentence reader
-        read it so (`read`: (turn id, sentence) pairs; "emoji 那条算了", "forget the bullet points
-        thing") or the lexicon's retirement and correction classes meet in it ("forget the
-        staging-first rule", "别再管那个限制了") — and names what (a content word), and that passes
-        the gates (no question, nothing temporary or hypothetical; a reason given in a clause of its
-        own does not make it a description of the code)."""
-        quoted = {(s.turn_id, s.quote) for c in candidates for s in c.sources if s.role == "user"}
+        sentence of `turns` that no candidate quotes — or that, in one clause, names a rule by its
+        words and cancels it (`_names_and_cancels`) — that
+        retires something: it names a rule by its words and cancels it ("diff 那个不要了",
+        `takebacks.py`), the sentence reader read it so (`read`: (turn id, sentence) pairs; "emoji
+        那条算了", "forget the bullet points thing") or the lexicon's retirement and correction classes
+        meet in it ("forget the staging-first rule", "别再管那个限制了") — and names what (a content
+        word), and that passes the gates (no question, nothing temporary or hypothetical; a reason
+        given in a clause of its own does not make it a description of the code)."""
         extra: dict[int, list[CandidateOut]] = {}
         for turn in turns:
             for sentence in split_sentences(turn.user_text):
-                if any(t == turn.id and (sentence in q or q in sentence) for t, q in quoted):
+                quoting = [c for c in candidates if _quotes_within(c, turn.id, sentence)]
+                if quoting and not self._names_and_cancels(sentence, quoting):
                     continue
-                revokes = self._revokes(sentence) or (
-                    (turn.id, sentence) in read and bool(self.lexicon.anchor_tokens(sentence))
+                revokes = (
+                    bool(quoting)
+                    or self._revokes(sentence)
+                    or bool(named_words(self.lexicon, sentence))
+                    or ((turn.id, sentence) in read and bool(self.lexicon.anchor_tokens(sentence)))
                 )
                 if not (revokes and self.lexicon.passes_gates(sentence, by_clause=True)):
                     continue
@@ -175,6 +181,18 @@ class SubjectReader:
             merged += extra.get(turn.id, [])
         placed = {id(c) for c in merged}
         return [*merged, *(c for c in candidates if id(c) not in placed)]
+
+    def _names_and_cancels(self, sentence: str, quoting: Sequence[CandidateOut]) -> bool:
+        """A sentence of one clause that names a rule by its words and cancels it ("刚收到 苹果审核过了
+        release/1.8 只合 bug fix 那条取消 正常合吧", `takebacks.py`) is a take-back beside whatever
+        statement was read in it (`quoting`): when that statement revises the rule, Stage 2 leaves the
+        retirement nothing to retire (`target`). A sentence with a clause of its own after the
+        take-back ("Poetry 那个决定撤回了，team 最后 pick 了 uv。") states that: no retirement is added."""
+        return (
+            len(clauses(sentence)) == 1
+            and bool(named_words(self.lexicon, sentence))
+            and all(c.kind != MemoryKind.DISCUSSION_CONTEXT.value and c.subject != RETIREMENT for c in quoting)
+        )
 
     def named(self, candidate: CandidateOut) -> CandidateOut:
         """A preference or decision without a subject of the lexicon's table gets the model's name."""
@@ -250,6 +268,11 @@ class SubjectReader:
                 and earlier.id not in retired
                 and not ({s.turn_id for s in earlier.sources} & {s.turn_id for s in later.sources})
             ]
+            if retiring:
+                named = named_rule(self.lexicon, _said(later), open_, lambda e: f"{_said(e)} {e.content}")
+                if named is not None:
+                    retired[named.id] = later.id
+                    continue
             olds = {e.id: self.statement(_said(e), e.kind.value) for e in open_}
             likelihood = {e.id: self.model.same_subject(new(e.kind), olds[e.id]) for e in open_}
             likeliest = max(open_, key=lambda e: (likelihood[e.id], e.id), default=None)
@@ -310,12 +333,23 @@ class SubjectReader:
         )
 
     def target(self, candidate: Candidate, related: tuple[RelatedItem, ...], taken: set[int]) -> RelatedItem | None:
-        """The active memory a new preference or decision is about: the likeliest, of either kind, or
+        """The active memory a new preference or decision is about: for a take-back naming a rule by
+        its words ("X 那条取消"), the rule holding them (`takebacks.named_rule`), or nothing when an
+        operation of the batch took that rule already or the rule was stored joined with another
+        (`takebacks.joined_with_another`); else the likeliest, of either kind, or
         the comparison it settles, when it is about it (`_is_about`); failing that, a rule naming a
         tool it replaces, a rule stored under the subject a revision's words vote for, a value it
         revises."""
         if candidate.kind is MemoryKind.DISCUSSION_CONTEXT:
             return None
+        if self.takes_back(candidate):
+            rules = sorted(
+                (r for r in related if r.item.kind is not MemoryKind.DISCUSSION_CONTEXT), key=lambda r: r.item.memory_id
+            )
+            named = named_rule(self.lexicon, _said(candidate), rules, lambda r: f"{_stored(r)} {r.item.content}")
+            if named is not None:  # taken: a statement of the batch revised it already ("X 那条去掉 Y 还是要")
+                joined = joined_with_another(self.lexicon, _said(candidate), [s.quote for s in named.sources])
+                return None if named.item.memory_id in taken or joined else named
         new = self.statement(_said(candidate), candidate.kind.value)
         read_as = self._new(candidate)
         likelihood: dict[int, float] = {}
@@ -515,6 +549,14 @@ def _is_name(key: str) -> bool:
 def _stored(related: RelatedItem) -> str:
     """What a related memory's user said (its quotes), else its content."""
     return " ".join(s.quote for s in related.sources) or related.item.content
+
+
+def _quotes_within(candidate: CandidateOut, turn_id: int, sentence: str) -> bool:
+    """`candidate` quotes the user's `sentence` of turn `turn_id`, or part of it."""
+    return any(
+        s.role == "user" and s.turn_id == turn_id and (sentence in s.quote or s.quote in sentence)
+        for s in candidate.sources
+    )
 
 
 def _said(candidate: Candidate) -> str:

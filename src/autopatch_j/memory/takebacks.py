@@ -1,0 +1,128 @@
+"""A take-back that names the rule it cancels by the rule's own words ("release/1.8 只合 bug fix 那条取消",
+"diff 那个不要了", "UI Toolkit 那个先不搞了").
+
+Chinese shorthand names a standing rule by repeating a few of its words, points at it ("那条", "那个")
+and cancels it in a short predicate that ends the phrase (at a space, a clause separator or the end).
+The shape is read by structure, with the words of `takeback_words.json`:
+
+- *the pointer*: one of the pointers, right after the named words;
+- *the predicate*: the non-space run after the pointer, its leading fillers ("先", "就") dropped,
+  that the lexicon reads as retiring and naming nothing else ("不要了", "不搞了", "作废") or that
+  opens with a cancelling verb ("取消", "撤了");
+- *the named words*: the whitespace-separated words before the pointer in its clause.
+
+`named_rule` then finds the rule a take-back names: the rule holding the longest run of the named
+words that ends at the pointer (a word is held when the rule's quotes and content hold all its content
+tokens; a word without content tokens is passed over) — at least one word — the latest on a tie. Words
+the rule does not hold ("刚收到 苹果审核过了 release/1.8 只合 bug fix 那条取消": "苹果审核过了") end the run,
+so the words of the report before the take-back never decide it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import TypeVar
+
+from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.sentences import clauses, fold
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackWords:
+    pointers: re.Pattern[str]
+    fillers: re.Pattern[str]
+    cancels: re.Pattern[str]
+
+
+@lru_cache(maxsize=1)
+def takeback_words() -> TakebackWords:
+    """The words of `takeback_words.json`, one pattern per field (longest first)."""
+    data = json.loads(resources.files("autopatch_j.memory").joinpath("takeback_words.json").read_text("utf-8"))
+    if set(data) != {"note", "pointers", "fillers", "cancels"} or any(
+        set(data[k]) - {"zh", "en"} for k in data if k != "note"
+    ):
+        raise MemoryEngineError("takeback_words.json holds an unknown field or language.")
+
+    def pattern(key: str) -> str:
+        words = sorted({fold(w) for ws in data[key].values() for w in ws}, key=len, reverse=True)
+        return "|".join(re.escape(w) for w in words)
+
+    return TakebackWords(
+        pointers=re.compile(rf"\s*(?:{pattern('pointers')})\s*(?P<predicate>\S{{1,8}})(?=\s|$)"),
+        fillers=re.compile(rf"^(?:{pattern('fillers')})+"),
+        cancels=re.compile(rf"^(?:{pattern('cancels')})"),
+    )
+
+
+def named_words(lexicon: Lexicon, sentence: str) -> list[str]:
+    """The words a take-back in `sentence` names its rule by, nearest the pointer last; [] when no
+    clause of it has the shape (named words, pointer, cancelling predicate ending the phrase)."""
+    words = takeback_words()
+    for start, end in clauses(sentence):
+        clause = fold(sentence[start:end])
+        for match in words.pointers.finditer(clause):
+            predicate = words.fillers.sub("", match.group("predicate"))
+            if not predicate or not (words.cancels.match(predicate) or _only_retires(lexicon, predicate)):
+                continue
+            named = [w for w in clause[: match.start()].split() if w]
+            if any(lexicon.anchor_tokens(w) for w in named):
+                return named
+    return []
+
+
+def _only_retires(lexicon: Lexicon, predicate: str) -> bool:
+    """The predicate retires and names nothing besides ("不要了", "不搞了"; not "参数不要了")."""
+    return bool(lexicon.retires(predicate)) and not lexicon.anchor_tokens(lexicon.retirements.blank(predicate))
+
+
+def held_run(lexicon: Lexicon, named: Sequence[str], rule: str) -> int:
+    """How many content words of `named`, from the pointer backwards, `rule` holds before one it does not."""
+    held = lexicon.anchor_tokens(rule)
+    run = 0
+    for word in reversed(named):
+        tokens = lexicon.anchor_tokens(word)
+        if not tokens:
+            continue
+        if not tokens <= held:
+            break
+        run += 1
+    return run
+
+
+def joined_with_another(lexicon: Lexicon, sentence: str, quotes: Sequence[str]) -> bool:
+    """The rule stored from `quotes` holds a clause that states a rule of its own (an explicit speech
+    act) and none of the words of the take-back `sentence`: it was stored joined with another rule
+    ("Mapper XML 一律放在 … 下面，禁止在 Mapper 接口上写 … 注解 SQL。"), and retiring it would retire that
+    rule too. A reason given beside the rule ("…，我直接 git apply") states none, and a clause cut
+    inside a name ("… TL;DR") holds the take-back's words."""
+    named = lexicon.anchor_tokens(sentence)
+    return any(
+        lexicon.anchor_tokens(quote[a:b])
+        and not lexicon.anchor_tokens(quote[a:b]) & named
+        and lexicon.is_explicit(quote[a:b])
+        for quote in quotes
+        for a, b in clauses(quote)
+    )
+
+
+def named_rule(lexicon: Lexicon, sentence: str, rules: Sequence[T], text: Callable[[T], str]) -> T | None:
+    """The rule of `rules` (in order; `text`: its quotes and content) that the take-back in `sentence`
+    names: the longest held run of its named words, at least one, the later rule on a tie; None when
+    `sentence` is no such take-back or no rule holds the word nearest its pointer."""
+    named = named_words(lexicon, sentence)
+    if not named:
+        return None
+    best: tuple[int, int] | None = None
+    for n, rule in enumerate(rules):
+        run = held_run(lexicon, named, text(rule))
+        if run and (best is None or run >= best[0]):
+            best = (run, n)
+    return rules[best[1]] if best is not None else None
