@@ -12,7 +12,9 @@ QUESTIONS = {
     "how long are logs retained": ["日志保留 30 天"],  # log → 日志, retain → 保留
     "会话多久过期": ["Session cookies expire after 14 days"],  # 会话 → session, 过期 → expire
     "日志级别是什么": [],  # the level was never decided: nothing
-    "what user data may we log": [],
+    # a known false hit: the associations fitted on d37–d39 hold may → request (0.750), a second of the
+    # question's words on the session rule (it finds nothing with round 32's associations.txt)
+    "what user data may we log": ["Session cookies expire after 14 days"],
 }
 
 

