@@ -113,6 +113,9 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   row that names only its service, whole or cut inside its cell (under a mail quote, after a fold
   mark, under an indent); versions, batch ids, a serial, a UUID, a port and a time zone in the same
   column stay.
+- `install_banners`: install logs as docker compose prints them (`<service>  | ` before each
+  record) — a generated password alone on its record after a record announcing it, an empty record
+  between or none; a build id and a version announced the same way stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -151,6 +154,7 @@ FILES = (
     "course_links",
     "tool_envelopes",
     "rotation_tables",
+    "install_banners",
 )
 
 
