@@ -31,7 +31,9 @@ Also where the value stands (`secret_places`): the argument after an option in a
 (`short_flag`, a level of its own in the shape crossings — `nuget push -k …`, `-A <hex>` — and
 `short_flag:<letter>`: what the letter means is the tool's, so the shape decides), the default of an
 environment lookup or a CSV column or a Markdown table's column under its header
-(`secret_key_words.named_key`), a value alone on its line after a line that announces it
+(`secret_key_words.named_key`), a cell under a table's column of values with no column naming each
+value (`table_value`, read under the header: `secret_key_words.values_column`), a value alone on its
+line after a line that announces it
 (`announced`; `announced_secret` when that line names a secret: `Password for the elastic user (…):`
 / `  <value>`, `用的 API Secret就是` / `> <value>`), and a URL query's value (`url_query`;
 `url_path_secret` when the URL's path names a secret: `/auth/magic?uid=…&t=<value>`; `query_random`,
