@@ -351,6 +351,8 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     line_end = newline - 1 if newline and view[newline - 1] == "\r" else newline
     if line_end <= max(pos, line_start) or _TABLE_RULE.fullmatch(view, line_start, line_end):
         return None  # a table's rule (`|---|---|`) is a whole row
+    if view[line_end - 1] == "|" and _whole_row(view, line_start, line_end):
+        return None  # so is a row closed with all its cells (`| a | [REDACTED] |` over the next row)
     spaced = view[line_end - 1].isspace()
     at = newline + 1 + (fixed or 0)
     cell = cell_goes_on(view, line_start, line_end)
@@ -440,6 +442,18 @@ def _row_goes_on(view: str, line_start: int, end: int, resume: int) -> bool:
         next_end = len(view)
     rest = view[resume:next_end].rstrip()
     return rest.endswith("|") and rest.count("|") <= wanted - cut
+
+
+def _whole_row(view: str, line_start: int, line_end: int) -> bool:
+    """The line from `line_start` to `line_end`, ending in `|`, is a table row with as many `|` as
+    the row above it (ending in `|` too): every cell is there, so no value of it goes on below (a
+    row closed early, `│ | LSN | 课件存储 | KEY |` under a longer header, may). Reads at most
+    `ROW_MAX` characters of each line."""
+    if line_start == 0 or line_end - line_start > ROW_MAX or _TABLE_ROW.match(view, line_start) is None:
+        return False
+    above_start = view.rfind("\n", max(0, line_start - 1 - ROW_MAX), line_start - 1) + 1
+    above = view[above_start : line_start - 1].rstrip()
+    return above.endswith("|") and view.count("|", line_start, line_end) >= above.count("|")
 
 
 # a table row (`| a | b |`, `│ a │ b`) whose last cell psql marks with ` +` as going on on the next line
