@@ -92,6 +92,10 @@ NEW_JUDGE: dict[str, Callable[[int], str]] = {
     "URLs with placeholder logins": lambda n: ("DB_PASSWORD=mysql://u:${P}@h:1/d?a=b&" * n)[:n],
     "schemes without blanks": lambda n: ("pwd=a://" * n)[:n],
     "boxed rows under hanging indents": lambda n: ("│ | K | TOKEN | Ab3dEf9hKq\n│   Zy8wQ2 | x |\n" * n)[:n],
+    "odd cells in a column of values": lambda n: ("| s | value |\n|---|---|\n" + "| a | q7#W=K |\n" * n)[:n],
+    "rows cut inside a cell": lambda n: ("| s | o | value | r |\n" + "| a | b | Ab3dEf9h\nZy8=wQ2 | x |\n" * n)[:n],
+    "one row of many cells": lambda n: ("| s | value |\n|---|---|\n" + "| a " * n)[:n],
+    "rule rows": lambda n: ("|---|---|\n" * n)[:n],
 }
 
 # inputs aimed at the rules of layout (`secret_layouts`) and the judge's fused key words

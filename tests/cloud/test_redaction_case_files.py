@@ -109,6 +109,13 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   string is judged by that label, not by the member's key; a member whose own key names a secret
   is judged by it; run ids inside strings whose envelope names a token audit or a password
   rotation stay.
+- `rotation_tables`: Markdown tables whose column of values (`value`, `值`) holds a credential in a
+  row that names only its service, whole or cut inside its cell (under a mail quote, after a fold
+  mark, under an indent); versions, batch ids, a serial, a UUID, a port and a time zone in the same
+  column stay.
+- `install_banners`: install logs as docker compose prints them (`<service>  | ` before each
+  record) — a generated password alone on its record after a record announcing it, an empty record
+  between or none; a build id and a version announced the same way stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -146,6 +153,8 @@ FILES = (
     "ledger_json",
     "course_links",
     "tool_envelopes",
+    "rotation_tables",
+    "install_banners",
 )
 
 

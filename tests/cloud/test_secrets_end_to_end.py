@@ -165,6 +165,12 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # (a log, an output); look-alikes: run ids inside a string whose envelope names a token
         # audit or a password rotation
         ("redaction_tool_envelopes.json", "Print the router tool results"),
+        # credentials in a Markdown table's column of values, whole or cut inside the cell;
+        # look-alikes: versions, batch ids, a serial, a UUID in the same column
+        ("redaction_rotation_tables.json", "Print the greenhouse rotation sheets"),
+        # a generated password alone on a compose log's record after a record announcing it;
+        # look-alikes: a build id and a version announced the same way
+        ("redaction_install_banners.json", "Print the greenhouse install logs"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

@@ -9,8 +9,9 @@ previous candidate other than a key's name (`DB_PASSWORD=`, `SSHPASS=` before a 
 its argument: `"--vault-unseal-1", "…"`, a one-letter option: `-A <hex>`), so redacting a second time
 sees the same context and changes nothing. A compound name called with a literal
 (`ConvertTo-SecureString '…'`) is no candidate and keeps the context open.
-Two more kinds are no run of token characters: a quoted literal on one line that holds a
-character no run holds (`-p 'wq]t(We…'`), read whole beside its runs, and a code of lowercase
+Three more kinds are no run of token characters: a quoted literal on one line that holds a
+character no run holds (`-p 'wq]t(We…'`), and a Markdown table's cell under a column of values
+that does (`| z#Cx…tpDx9m |`), each read whole beside its runs, and a code of lowercase
 letter groups (`hjwf-tonh-qanh-zehp`, an app password; `gqdgycsu-oyjxdr-cmdlpgn-unmhu`, a generated
 passphrase). Linear: each run, literal and group is matched once, by bounded or possessive patterns.
 """
@@ -21,7 +22,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from autopatch_j.cloud.secret_key_words import key_lexicon, key_words_of
+from autopatch_j.cloud.secret_key_words import key_lexicon, key_words_of, values_column
 from autopatch_j.cloud.secret_value_shape import SCREAMING
 
 __all__ = ["CONTEXT", "MAX_LENGTH", "MIN_LENGTH", "Candidate", "candidates"]
@@ -137,15 +138,31 @@ _GROUPED = re.compile(
 )
 
 
+# a Markdown table's cell with no blank inside (`| z#Cx…tpDx9m |`): read whole, like an odd quoted
+# literal, when it stands in a column of values (`secret_key_words.values_column`)
+_ODD_CELL = re.compile(r"(?<=\|[ \t])([^\s|]{6,128}+)(?=[ \t]++\|)")
+
+
 def _extra_spans(view: str) -> Iterator[tuple[int, int]]:
-    """Candidates that are no run of token characters, in order: odd quoted literals with a digit or
-    a capital and no `[REDACTED]` mark, and codes of four-letter groups."""
+    """Candidates that are no run of token characters, in order: odd quoted literals and odd cells of
+    a table's column of values with a digit or a capital and no `[REDACTED]` mark, and codes of
+    four-letter groups."""
     found: list[tuple[int, int]] = []
     if "'" in view or '"' in view:
         for match in _ODD_LITERAL.finditer(view):
             body = match.group(2)
             if _ODD.search(body) and _CAPITAL_OR_DIGIT.search(body) and _REDACTED_MARK not in body:
                 found.append(match.span(2))
+    if "|" in view:
+        for match in _ODD_CELL.finditer(view):
+            body = match.group(1)
+            if (
+                _ODD.search(body)
+                and _CAPITAL_OR_DIGIT.search(body)
+                and _REDACTED_MARK not in body
+                and values_column(view, match.start(1)) is not None
+            ):
+                found.append(match.span(1))
     if "-" in view or " " in view:
         found += [match.span() for match in _GROUPED.finditer(view)]
     return iter(sorted(found))

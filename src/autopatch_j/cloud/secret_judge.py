@@ -31,7 +31,9 @@ Also where the value stands (`secret_places`): the argument after an option in a
 (`short_flag`, a level of its own in the shape crossings — `nuget push -k …`, `-A <hex>` — and
 `short_flag:<letter>`: what the letter means is the tool's, so the shape decides), the default of an
 environment lookup or a CSV column or a Markdown table's column under its header
-(`secret_key_words.named_key`), a value alone on its line after a line that announces it
+(`secret_key_words.named_key`), a cell under a table's column of values with no column naming each
+value (`table_value`, read under the header: `secret_key_words.values_column`), a value alone on its
+line after a line that announces it
 (`announced`; `announced_secret` when that line names a secret: `Password for the elastic user (…):`
 / `  <value>`, `用的 API Secret就是` / `> <value>`), and a URL query's value (`url_query`;
 `url_path_secret` when the URL's path names a secret: `/auth/magic?uid=…&t=<value>`; `query_random`,
@@ -82,6 +84,7 @@ from autopatch_j.cloud.secret_key_words import (
     ends_in_abbreviated_key,
     key_lexicon,
     named_key,
+    values_column,
 )
 from autopatch_j.cloud.secret_label_context import envelope_floor, label_context
 from autopatch_j.cloud.secret_places import (
@@ -167,7 +170,10 @@ def context_features(view: str, start: int, end: int, context_start: int | None 
 def _context_of(view: str, start: int, context_start: int | None, end: int | None = None) -> dict[str, float]:
     floor = envelope_floor(view, max(0, start - CONTEXT) if context_start is None else context_start, start)
     out: dict[str, float] = {"bias": 1.0}
-    label_context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named_key(view, start))
+    named = named_key(view, start)
+    if named is None and (named := values_column(view, start)) is not None:
+        out["table_value"] = 1.0  # `| 系统 | 负责人 | 值 |` over `| 门户 | li | <value> |`: read under `值`
+    label_context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named)
     if end is not None and next_key_secret(view, end):
         out["next_key_secret"] = 1.0
     if end is not None and signed_request(view, start, end):
@@ -221,7 +227,7 @@ _STRONG = (
 )
 _WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced", "query_random")
 _FLAG = ("short_flag",)
-_CALL = ("call_arg", "code_literal", "header_value")
+_CALL = ("call_arg", "code_literal", "header_value", "table_value")
 _PROSE = ("stated", "presented")
 _CROSSED = ("classes_1", "classes_2", "classes_3", "classes_4", "hex", "all_lower", "all_upper", "named_pair")
 
@@ -258,12 +264,12 @@ def _combine(out: dict[str, float]) -> None:
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
     | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
-    | {"query_random", "key_noun", "stdin_secret", "jwk_private", "short_flag"}
+    | {"query_random", "key_noun", "stdin_secret", "jwk_private", "short_flag", "table_value"}
 )
 
 
 # context signals that say where a value stands, not what it is
-_PLACES = frozenset({"code_literal", "stated", "presented", "header_value"})
+_PLACES = frozenset({"code_literal", "stated", "presented", "header_value", "table_value"})
 
 
 def judged(found: dict[str, float]) -> bool:
@@ -313,6 +319,8 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
     if view[start - 1 : start] == "=" and QUERY_KEY.search(view, max(0, start - 34), start) is not None:
         return True  # a URL query's value: its path may name a secret (`url_path_secret`)
     if named_key(view, start) is not None or code_literal(view, start, end) or stated(view, start):
+        return True
+    if values_column(view, start) is not None:
         return True
     if presented(view, start, end):
         return True

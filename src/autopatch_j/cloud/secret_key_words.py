@@ -304,11 +304,35 @@ _RULE_ROW = re.compile(r"[ \t>│┃#+]*+\|?[ \t]*+:?-{3,}[-:| \t]*+")
 
 def _table_header(view: str, start: int) -> str | None:
     """The header above a value that starts a Markdown table's cell: the cell of the table's first
-    row (the top of the run of lines holding a `|` above the value's, at most `TABLE_REACH`; a
-    `|---|` rule between them is no row) with as many `|` before it as the value has on its line,
-    when every cell of that row reads as a name (a row of values is no header) and the cell is no
-    column of values (`| setting | value |`: the row's own cell names it). A row cut across lines is
-    read whole in the joined view."""
+    row (`_header_row`) with as many `|` before it as the value has on its line, when the cell is no
+    column of values (`| setting | value |`: the row's own cell names it). A row cut across lines
+    is read whole in the joined view."""
+    found = _header_row(view, start)
+    if found is None:
+        return None
+    name = found[0][found[1]].strip()
+    return None if name.lower() in _VALUE_HEADERS else name or None  # `| key | value |`: the row names it
+
+
+def values_column(view: str, start: int) -> str | None:
+    """The header of the column of values (`| 系统 | 负责人 | 值 |`, `| service | value |`) whose
+    Markdown table cell the value at `start` starts, when no column names each value (`| setting |
+    value |`: the row's name is the value's label): the table says where the value stands and the
+    header is its label; the cell before it is another column (an owner, a date), no key."""
+    found = _header_row(view, start) if start and view[start - 1] in " \t|" else None
+    if found is None or found[0][found[1]].strip().lower() not in _VALUE_HEADERS:
+        return None
+    if any(cell.strip().lower() in _NAME_HEADERS for cell in found[0]):
+        return None
+    return found[0][found[1]].strip()
+
+
+def _header_row(view: str, start: int) -> tuple[list[str], int] | None:
+    """The cells of the first row of the Markdown table whose cell the value at `start` starts (the
+    top of the run of lines holding a `|` above the value's, at most `TABLE_REACH`; a `|---|` rule
+    between them is no row) and the index of the value's column in them (as many `|` before it as
+    the value has on its line), when every cell of that row reads as a name (a row of values is no
+    header)."""
     if _CELL_START.search(view, max(0, start - 5), start) is None:
         return None
     line_start = view.rfind("\n", max(0, start - TABLE_LINE_MAX), start) + 1
@@ -335,8 +359,7 @@ def _table_header(view: str, start: int) -> str | None:
     names = [cell.strip() for cell in cells[1:] if cell.strip()]
     if not names or any(_HEADER_CELL.fullmatch(name) is None for name in names):
         return None
-    name = cells[column].strip()
-    return None if name.lower() in _VALUE_HEADERS else name or None  # `| key | value |`: the row names it
+    return cells, column
 
 
 def named_key(view: str, start: int) -> str | None:

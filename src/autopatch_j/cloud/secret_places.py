@@ -306,22 +306,30 @@ _ANNOUNCING_END = re.compile(r"[:：][ \t]*+\Z")
 _ZH_COPULA_LINE_END = re.compile(r"[是为][ \t]*+\Z")
 # a quoted reply's or a box's gutter before the value on its line (`> `, `>> `, `│ `)
 _QUOTE_GUTTER = re.compile(r"[ \t]{0,16}+(?:[>│┃|][ \t]?){1,3}+[ \t]*+\Z")
+# a log's record prefix, a service's name before `|` (docker compose: `jenkins  | `), which the line
+# announcing the value starts with too
+_RECORD_PREFIX = re.compile(r"[A-Za-z][\w.-]{0,40}+[ \t]*+\|[ \t]*+")
 
 
 def announced(view: str, start: int, end: int) -> str | None:
     """The line before `view[start:end]` (after at most one blank line, within `ANNOUNCE_REACH`
     characters) when the value is alone on its line — after at most a quoted reply's or a box's
-    gutter (`> `, `│ `) — and that line ends in a colon (two words or more, or a secret's word), is
+    gutter (`> `, `│ `), or after a log's record prefix that the line before starts with too
+    (`jenkins  | `, one empty record between allowed; that line must name a secret) — and that
+    line ends in a colon (two words or more, or a secret's word), is
     a shell command (`$ …`, a root prompt's `]# …`) naming a secret, or ends in a Chinese copula
     and names a secret: the value it prints, asks for or states (`Password for the elastic user:` /
     `  +r3i…`, `$ kubectl … jsonpath='{.data.password}' | base64 -d` / `HMGu…`, `it wrapped like
     this:` / `<value>`, `用的 API Secret 就是` / `> <value>`); None otherwise."""
     line_start = view.rfind("\n", max(0, start - 64), start) + 1
     lead = view[line_start:start]
-    if line_start == 0 or (lead.strip(" \t") and _QUOTE_GUTTER.match(lead) is None):
+    if line_start == 0 or _LINE_REST.match(view, end) is None:
         return None
-    if _LINE_REST.match(view, end) is None:
-        return None
+    record = ""  # a log's record prefix every line repeats (`jenkins  | `)
+    if lead.strip(" \t") and _QUOTE_GUTTER.match(lead) is None:
+        if _RECORD_PREFIX.fullmatch(lead) is None:
+            return None
+        record = lead.rstrip(" \t")
     prev_end = line_start - 1
     if prev_end <= 0:
         return None
@@ -329,6 +337,14 @@ def announced(view: str, start: int, end: int) -> str | None:
         prev_end -= 1
     prev_start = view.rfind("\n", max(0, prev_end - ANNOUNCE_REACH), prev_end) + 1
     previous = view[prev_start:prev_end]
+    if record:
+        if previous.rstrip(" \t\r") == record and prev_start > 1:  # one empty record between
+            prev_end = prev_start - 1
+            prev_start = view.rfind("\n", max(0, prev_end - ANNOUNCE_REACH), prev_end) + 1
+            previous = view[prev_start:prev_end]
+        if not previous.startswith(record) or not names_a_secret(previous[len(record) :]):
+            return None  # a log's records often end in a colon: only one naming a secret announces
+        previous = previous[len(record) :]
     if _ANNOUNCING_END.search(previous) is not None and (
         len(_ASCII_WORDS.findall(previous)) >= 2 or _CJK.search(previous) or names_a_secret(previous)
     ):

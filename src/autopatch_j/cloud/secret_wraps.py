@@ -349,8 +349,10 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
     None when the break stays. `pos`: where the current piece of the joined view began; `fixed`:
     the gutter a fixed-column break drops (None: no such break)."""
     line_end = newline - 1 if newline and view[newline - 1] == "\r" else newline
-    if line_end <= max(pos, line_start):
-        return None
+    if line_end <= max(pos, line_start) or _TABLE_RULE.fullmatch(view, line_start, line_end):
+        return None  # a table's rule (`|---|---|`) is a whole row
+    if view[line_end - 1] == "|" and _whole_row(view, line_start, line_end):
+        return None  # so is a row closed with all its cells (`| a | [REDACTED] |` over the next row)
     spaced = view[line_end - 1].isspace()
     at = newline + 1 + (fixed or 0)
     cell = cell_goes_on(view, line_start, line_end)
@@ -365,6 +367,8 @@ def _cut(view: str, pos: int, line_start: int, newline: int, fixed: int | None) 
         return None
     if _opens_comment(view, line_start, newline + 1, resume):
         return None
+    if not spaced and _row_goes_on(view, line_start, end, resume):
+        return end, resume
     if (
         not spaced
         and not ends_in_file_name(view, max(pos, line_start), end)
@@ -409,6 +413,47 @@ _FIELD_WITH_VALUE = re.compile(r"[A-Za-z_][\w.-]{0,63}+=[^\s\"'=]")
 
 # a shell prompt (`ops@bastion01:~$ `, `root@db:/srv# `) starts a line of its own, never a value's rest
 _PROMPT = re.compile(r"[\w.-]{1,32}+@[\w.-]{1,64}+:[^\s]{0,128}?[$#](?:[ \t]|$)", re.MULTILINE)
+
+
+# a Markdown table's rule under its header (`|---|:--:|`, after any gutter)
+_TABLE_RULE = re.compile(r"[ \t>│┃#*|]*+(?:[ \t]*+:?-{3,}+:?[ \t]*+\|)++(?:[ \t]*+:?-{3,}+:?)?[ \t]*+")
+ROW_MAX = 512  # the longest table row read for its cells
+
+
+def _row_goes_on(view: str, line_start: int, end: int, resume: int) -> bool:
+    """The line from `line_start` (its body up to `end`, a fold mark left out) is a Markdown table
+    row cut inside a cell: it holds at least two `|` but fewer than the row above it (a header, a
+    rule or a whole row, ending in `|`), ends in no `|` or blank, and the next line from `resume`
+    (its gutter dropped) ends the row with `|`, holding at most the `|` the cut line lacks (`| 门户
+    | li | <value>` over `<rest> | 2027-03-01 |`: a value that reads as an assignment is the cell's
+    rest too). Each count reads at most `ROW_MAX` characters of a line."""
+    if line_start == 0 or end - line_start > ROW_MAX or view[end - 1] in "| \t":
+        return False
+    above_start = view.rfind("\n", max(0, line_start - 1 - ROW_MAX), line_start - 1) + 1
+    above = view[above_start : line_start - 1].rstrip()
+    wanted = above.count("|")
+    cut = view.count("|", line_start, end)
+    if not above.endswith("|") or cut < 2 or cut >= wanted:
+        return False
+    next_end = view.find("\n", resume, resume + ROW_MAX)
+    if next_end == -1:
+        if len(view) - resume > ROW_MAX:
+            return False
+        next_end = len(view)
+    rest = view[resume:next_end].rstrip()
+    return rest.endswith("|") and rest.count("|") <= wanted - cut
+
+
+def _whole_row(view: str, line_start: int, line_end: int) -> bool:
+    """The line from `line_start` to `line_end`, ending in `|`, is a table row with as many `|` as
+    the row above it (ending in `|` too): every cell is there, so no value of it goes on below (a
+    row closed early, `│ | LSN | 课件存储 | KEY |` under a longer header, may). Reads at most
+    `ROW_MAX` characters of each line."""
+    if line_start == 0 or line_end - line_start > ROW_MAX or _TABLE_ROW.match(view, line_start) is None:
+        return False
+    above_start = view.rfind("\n", max(0, line_start - 1 - ROW_MAX), line_start - 1) + 1
+    above = view[above_start : line_start - 1].rstrip()
+    return above.endswith("|") and view.count("|", line_start, line_end) >= above.count("|")
 
 
 # a table row (`| a | b |`, `│ a │ b`) whose last cell psql marks with ` +` as going on on the next line
