@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.sentences import CJK, clauses, fold
 
 DATA_FILE = "interrogatives.json"
@@ -81,7 +82,7 @@ def default_interrogatives() -> Interrogatives:
     known = {"note", "auxiliaries", "subjects", "openers", "zh_alternative_blank"}
     unknown = set(data) - known
     if unknown:
-        raise ValueError(f"{DATA_FILE}: unknown keys {sorted(unknown)}")
+        raise MemoryEngineError(f"{DATA_FILE} holds unknown keys: {', '.join(sorted(unknown))}.")
     subjects_after: dict[str, frozenset[str]] = {}
     for group, auxiliaries in data["auxiliaries"].items():
         for auxiliary in auxiliaries:
