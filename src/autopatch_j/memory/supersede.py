@@ -142,24 +142,24 @@ class SubjectReader:
         self, turns: Sequence[Turn], candidates: list[CandidateOut], read: Set[tuple[int, str]] = frozenset()
     ) -> list[CandidateOut]:
         """`candidates` with a retirement candidate after the statements of its turn for every user
-        sentence of `turns` that no candidate quotes — or that, in one clause, names a rule by its
-        words and cancels it (`_names_and_cancels`) — that
-        retires something: it names a rule by its words and cancels it ("diff 那个不要了",
-        `takebacks.py`), the sentence reader read it so (`read`: (turn id, sentence) pairs; "emoji
-        那条算了", "forget the bullet points thing") or the lexicon's retirement and correction classes
-        meet in it ("forget the staging-first rule", "别再管那个限制了") — and names what (a content
-        word), and that passes the gates (no question, nothing temporary or hypothetical; a reason
-        given in a clause of its own does not make it a description of the code)."""
+        sentence of `turns` that no candidate quotes (or that is a take-back beside the statement read in
+        it, `_beside_statements`), that retires something — it names a rule by its words and cancels it
+        ("diff 那个不要了", `takebacks.py`), the sentence reader read it so (`read`: (turn id, sentence)
+        pairs; "emoji 那条算了", "forget the bullet points thing") or the lexicon's retirement and
+        correction classes meet in it ("forget the staging-first rule", "别再管那个限制了") — and names
+        what (a content word), and that passes the gates (no question, nothing temporary or
+        hypothetical; a reason given in a clause of its own does not make it a description of the
+        code)."""
         extra: dict[int, list[CandidateOut]] = {}
         for turn in turns:
             for sentence in split_sentences(turn.user_text):
                 quoting = [c for c in candidates if _quotes_within(c, turn.id, sentence)]
-                if quoting and not self._names_and_cancels(sentence, quoting):
+                takes_back = bool(named_words(self.lexicon, sentence))
+                if quoting and not (takes_back and _beside_statements(sentence, quoting)):
                     continue
                 revokes = (
-                    bool(quoting)
+                    takes_back
                     or self._revokes(sentence)
-                    or bool(named_words(self.lexicon, sentence))
                     or ((turn.id, sentence) in read and bool(self.lexicon.anchor_tokens(sentence)))
                 )
                 if not (revokes and self.lexicon.passes_gates(sentence, by_clause=True)):
@@ -181,18 +181,6 @@ class SubjectReader:
             merged += extra.get(turn.id, [])
         placed = {id(c) for c in merged}
         return [*merged, *(c for c in candidates if id(c) not in placed)]
-
-    def _names_and_cancels(self, sentence: str, quoting: Sequence[CandidateOut]) -> bool:
-        """A sentence of one clause that names a rule by its words and cancels it ("刚收到 苹果审核过了
-        release/1.8 只合 bug fix 那条取消 正常合吧", `takebacks.py`) is a take-back beside whatever
-        statement was read in it (`quoting`): when that statement revises the rule, Stage 2 leaves the
-        retirement nothing to retire (`target`). A sentence with a clause of its own after the
-        take-back ("Poetry 那个决定撤回了，team 最后 pick 了 uv。") states that: no retirement is added."""
-        return (
-            len(clauses(sentence)) == 1
-            and bool(named_words(self.lexicon, sentence))
-            and all(c.kind != MemoryKind.DISCUSSION_CONTEXT.value and c.subject != RETIREMENT for c in quoting)
-        )
 
     def named(self, candidate: CandidateOut) -> CandidateOut:
         """A preference or decision without a subject of the lexicon's table gets the model's name."""
@@ -549,6 +537,17 @@ def _is_name(key: str) -> bool:
 def _stored(related: RelatedItem) -> str:
     """What a related memory's user said (its quotes), else its content."""
     return " ".join(s.quote for s in related.sources) or related.item.content
+
+
+def _beside_statements(sentence: str, quoting: Sequence[CandidateOut]) -> bool:
+    """A take-back `sentence` of one clause ("刚收到 苹果审核过了 release/1.8 只合 bug fix 那条取消 正常合吧",
+    `takebacks.py`) stands beside whatever statement was read in it (`quoting`): when that statement
+    revises the rule, Stage 2 leaves the retirement nothing to retire (`target`). A sentence with a
+    clause of its own after the take-back ("Poetry 那个决定撤回了，team 最后 pick 了 uv。") states that:
+    no retirement is added."""
+    return len(clauses(sentence)) == 1 and all(
+        c.kind != MemoryKind.DISCUSSION_CONTEXT.value and c.subject != RETIREMENT for c in quoting
+    )
 
 
 def _quotes_within(candidate: CandidateOut, turn_id: int, sentence: str) -> bool:
