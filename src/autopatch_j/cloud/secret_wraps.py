@@ -429,8 +429,7 @@ def _row_goes_on(view: str, line_start: int, end: int, resume: int) -> bool:
     rest too). Each count reads at most `ROW_MAX` characters of a line."""
     if line_start == 0 or end - line_start > ROW_MAX or view[end - 1] in "| \t":
         return False
-    above_start = view.rfind("\n", max(0, line_start - 1 - ROW_MAX), line_start - 1) + 1
-    above = view[above_start : line_start - 1].rstrip()
+    above = _row_above(view, line_start)
     wanted = above.count("|")
     cut = view.count("|", line_start, end)
     if not above.endswith("|") or cut < 2 or cut >= wanted:
@@ -444,6 +443,13 @@ def _row_goes_on(view: str, line_start: int, end: int, resume: int) -> bool:
     return rest.endswith("|") and rest.count("|") <= wanted - cut
 
 
+def _row_above(view: str, line_start: int) -> str:
+    """The line above the one starting at `line_start` (at most its last `ROW_MAX` characters), its
+    trailing blanks dropped."""
+    above_start = view.rfind("\n", max(0, line_start - 1 - ROW_MAX), line_start - 1) + 1
+    return view[above_start : line_start - 1].rstrip()
+
+
 def _whole_row(view: str, line_start: int, line_end: int) -> bool:
     """The line from `line_start` to `line_end`, ending in `|`, is a table row with as many `|` as
     the row above it (ending in `|` too): every cell is there, so no value of it goes on below (a
@@ -451,8 +457,7 @@ def _whole_row(view: str, line_start: int, line_end: int) -> bool:
     `ROW_MAX` characters of each line."""
     if line_start == 0 or line_end - line_start > ROW_MAX or _TABLE_ROW.match(view, line_start) is None:
         return False
-    above_start = view.rfind("\n", max(0, line_start - 1 - ROW_MAX), line_start - 1) + 1
-    above = view[above_start : line_start - 1].rstrip()
+    above = _row_above(view, line_start)
     return above.endswith("|") and view.count("|", line_start, line_end) >= above.count("|")
 
 
