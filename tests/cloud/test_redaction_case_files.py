@@ -119,8 +119,9 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
 - `dairy_ops`: a secret given to a one-letter option with `=` (`-k=…`), in an XML element's CDATA
   section, in a query nested in a redirect's path (encoded twice), under an HMAC key named by its
   digest (`hmac-sha256-key`), as a keyed header inside a request call's object, on a labelled line
-  after a sentence naming a reset password; a path, a note, plain fields, a file's digest, a request
-  id and a date in the same places stay.
+  after a sentence naming a reset password, quoted for a shell in a login before a host
+  (`USER/'…'@host:port`); a path, a note, plain fields, a file's digest, a request id, a date and
+  a file's name after a quoted path (`icons/'Logo'@2x.png`) stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
