@@ -192,5 +192,6 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "CDATA sections in elements": lambda n: ("<aPwd><![CDATA[Ab3dEf9hQ2]]></aPwd><![CDATA[" * n)[:n],
     "queries nested in paths": lambda n: ("https://h/l?next=/a?cfg=/b?c=" * n)[:n],
     "keyed members in calls": lambda n: ("a.request({ h: { 'x-ticket': 'Ab3dEf9hQ2Zk7', " * n)[:n],
+    "quoted logins before hosts": lambda n: ("a/'Ab3d*Ef9h'@b/'c'@d.e:1 f/'" * n)[:n],
     "labels after sentences": lambda n: ("Password for the user reset.\nNew value: Ab3dEf9hQ2\n" * n)[:n],
 }
