@@ -45,6 +45,11 @@ _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "ce
 # an XML element's start tag right before its text, maybe inside a CDATA section
 # (`<robotPwd><![CDATA[…`): the element's name is the value's key
 _ELEMENT_OPEN = re.compile(r"<(?P<name>[A-Za-z_][\w.:-]{0,63}+)>(?:<!\[CDATA\[)?\Z")
+# a property list's pair: `<key>NAME</key>`, then the value's element (`<string>`, inside an
+# `<array>` or not): the value is read under NAME, not under its type's element
+_PLIST_PAIR = re.compile(
+    r"<key>(?P<name>[^<>\n]{1,64}+)</key>[ \t\r\n]*+(?:<array>[ \t\r\n]*+)?<[A-Za-z]\w{0,15}+>(?:<!\[CDATA\[)?\Z"
+)
 # a JSON member whose string value opens here: its quoted key, the colon, the opening quote
 _MEMBER_OPENS = re.compile(r'"[A-Za-z_][\w.-]{0,40}+"[ \t]*+:[ \t]*+"')
 # a text of its own inside a string, before a value: a line break, or a label's last character and
@@ -71,7 +76,9 @@ def label_context(before: str, whole_before: str, out: dict[str, float], named: 
     lexicon = key_lexicon()
     element = _ELEMENT_OPEN.search(before)
     if element is not None:  # `<robotPwd><![CDATA[…`: the element's name, then its text
-        stripped, kind = before[: element.end("name")], "element"
+        pair = _PLIST_PAIR.search(whole_before)  # the name is a candidate of its own: `before` starts after it
+        stripped = pair.group("name") if pair is not None else before[: element.end("name")]
+        kind = "element"
     else:
         scheme = _SCHEME.search(before)
         if scheme is not None:
