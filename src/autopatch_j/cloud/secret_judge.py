@@ -11,7 +11,8 @@ logistic model over two groups of features (`features`):
   path of named segments (`named_path`), a file name, a dotted name, an e-mail address, a colour, a
   placeholder or an identifier of words;
 * **context** (`secret_label_context`): the separator right before it (`=`, `:`, a quote with its string prefix — `r#"`,
-  `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
+  `b'` —, a space, `是`, a table cell's `|`, an XML element's start tag — `<robotPwd>`, CDATA or not, a
+  property list's value read under its `<key>` —), the words of the key or label before it (English words
   split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
   `require` `pass` —, a quoted key's words, a typed constant's name before its type — `API_KEY: &str
   = …` —, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped;
