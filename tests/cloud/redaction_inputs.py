@@ -188,4 +188,10 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "one-letter options": lambda n: ("-k Ab3dEf9hQ2 -A -T 0A1B2C3D -fAb3dEf9hQ2 " * n)[:n],
     "copula lines over quoted replies": lambda n: ("> 用的 API Secret就是\n> Ab3dEf9hQ2x\n" * n)[:n],
     "reference numbers after labels": lambda n: ("认证已启用（工单 DBZG-2024-6230）；" * n)[:n],
+    "options with equals signs": lambda n: ("-k=Ab3dEf9hQ2 -i=0A1B2C3D -e=" * n)[:n],
+    "CDATA sections in elements": lambda n: ("<aPwd><![CDATA[Ab3dEf9hQ2]]></aPwd><![CDATA[" * n)[:n],
+    "queries nested in paths": lambda n: ("https://h/l?next=/a?cfg=/b?c=" * n)[:n],
+    "keyed members in calls": lambda n: ("a.request({ h: { 'x-ticket': 'Ab3dEf9hQ2Zk7', " * n)[:n],
+    "quoted logins before hosts": lambda n: ("a/'Ab3d*Ef9h'@b/'c'@d.e:1 f/'" * n)[:n],
+    "labels after sentences": lambda n: ("Password for the user reset.\nNew value: Ab3dEf9hQ2\n" * n)[:n],
 }

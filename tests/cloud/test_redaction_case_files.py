@@ -116,6 +116,12 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
 - `install_banners`: install logs as docker compose prints them (`<service>  | ` before each
   record) — a generated password alone on its record after a record announcing it, an empty record
   between or none; a build id and a version announced the same way stay.
+- `dairy_ops`: a secret given to a one-letter option with `=` (`-k=…`), in an XML element's CDATA
+  section, in a query nested in a redirect's path (encoded twice), under an HMAC key named by its
+  digest (`hmac-sha256-key`), as a keyed header inside a request call's object, on a labelled line
+  after a sentence naming a reset password, quoted for a shell in a login before a host
+  (`USER/'…'@host:port`); a path, a note, plain fields, a file's digest, a request id, a date and
+  a file's name after a quoted path (`icons/'Logo'@2x.png`) stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -155,6 +161,7 @@ FILES = (
     "tool_envelopes",
     "rotation_tables",
     "install_banners",
+    "dairy_ops",
 )
 
 

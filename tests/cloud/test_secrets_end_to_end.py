@@ -171,6 +171,10 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # a generated password alone on a compose log's record after a record announcing it;
         # look-alikes: a build id and a version announced the same way
         ("redaction_install_banners.json", "Print the greenhouse install logs"),
+        # a secret after `-k=`, in a CDATA section, in a nested query, under an HMAC key named by its
+        # digest, as a keyed header in a call's object, after a sentence naming a reset password;
+        # look-alikes: a path, a note, plain fields, a digest, a request id, a date in those places
+        ("redaction_dairy_ops.json", "Print the dairy ops notes"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

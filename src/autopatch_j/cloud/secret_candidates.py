@@ -50,6 +50,10 @@ _GLUED_FLAG = re.compile(r"-[A-Za-z](?=[^-])")
 _CAPITAL_OR_DIGIT = re.compile(r"[0-9A-Z]")
 # a one-letter option (`-A`, `-T`): it names the value after it, as a key does
 _SHORT_OPTION = re.compile(r"-[A-Za-z]")
+# an XML element's start tag closing after its name, maybe opening a CDATA section (`<robotPwd>`,
+# `<robotPwd><![CDATA[`): the name is the key of the element's text
+_ELEMENT_TEXT = re.compile(r">(?:<!\[CDATA\[)?")
+_CDATA_OPEN = re.compile(r"<!\[CDATA\[")
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,10 @@ def candidates(view: str) -> Iterator[Candidate]:
             continue  # a command or function called with the literal after it (`ConvertTo-SecureString '…'`)
         if end - start < MIN_LENGTH or end - start > MAX_LENGTH or value == _REDACTED_MARK:
             if value == _REDACTED_MARK or not (
-                _SCHEME.match(view, start, end + 1) or _names_a_key(view, end, value) or _SHORT_OPTION.fullmatch(value)
+                _SCHEME.match(view, start, end + 1)
+                or _names_a_key(view, end, value)
+                or _SHORT_OPTION.fullmatch(value)
+                or _CDATA_OPEN.fullmatch(view, max(0, start - 3), end + 1)
             ):
                 floor = end  # a short key's name (`Pwd=`), a scheme word or an option (`-A`) keeps the context open
             continue
@@ -195,10 +202,12 @@ _LABEL_OPEN = re.compile(r"[ \t]{1,2}[\"'`]|[ \t]{0,2}[「『（【“]")
 
 def _names_a_key(view: str, end: int, value: str) -> bool:
     """A candidate that names what follows (`DB_PASSWORD=`, `"DD_API_KEY":`, an environment
-    variable's name, `SSHPASS=` before a quoted value, `storePassword "…"`, `Secret「…」`): the
-    context of the next candidate reaches back over it."""
+    variable's name, `SSHPASS=` before a quoted value, `storePassword "…"`, `Secret「…」`, an XML
+    element's name in its start tag): the context of the next candidate reaches back over it."""
     if SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None:
         return True
+    if view[end - len(value) - 1 : end - len(value)] == "<" and _ELEMENT_TEXT.match(view, end) is not None:
+        return True  # `<robotPwd><![CDATA[…`: an element's name names its text
     if _FLAG.fullmatch(value) is not None and _FLAG_VALUE.match(view, end) is not None:
         return True  # `--vault-unseal-1 …`, `"--api-key", "…"`: an option names the argument after it
     if _LABEL_NAME.fullmatch(value) is not None and _LABEL_OPEN.match(view, end) is not None:

@@ -11,7 +11,8 @@ logistic model over two groups of features (`features`):
   path of named segments (`named_path`), a file name, a dotted name, an e-mail address, a colour, a
   placeholder or an identifier of words;
 * **context** (`secret_label_context`): the separator right before it (`=`, `:`, a quote with its string prefix — `r#"`,
-  `b'` —, a space, `是`, a table cell's `|`), the words of the key or label before it (English words
+  `b'` —, a space, `是`, a table cell's `|`, an XML element's start tag — `<robotPwd>`, CDATA or not, a
+  property list's value read under its `<key>` —), the words of the key or label before it (English words
   split from `snake_case`/`camelCase`, a fused word split before a secret's word — `requirepass` is
   `require` `pass` —, a quoted key's words, a typed constant's name before its type — `API_KEY: &str
   = …` —, Chinese labels; a short scheme word such as `Bearer` between key and value is skipped;
@@ -289,8 +290,9 @@ def judged(found: dict[str, float]) -> bool:
     return bool(signals) and "key_ends_benign" not in found
 
 
-# a one-letter option right before a value, its quote or blanks between (`label_context` reads it)
-_FLAG_BEFORE = re.compile(r"(?:^|(?<=[\s\"'\[,]))-[A-Za-z][\"' \t]*+\Z")
+# a one-letter option right before a value, its quote or blanks between, or `=` (`-k=…`:
+# `label_context` reads it)
+_FLAG_BEFORE = re.compile(r"(?:^|(?<=[\s\"'\[,]))-[A-Za-z](?:=[\"']?|[\"' \t]*+)\Z")
 
 
 def _may_have_signal(view: str, start: int, context_start: int | None, end: int) -> bool:
@@ -309,7 +311,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
     if view.count(":", max(0, start - CONTEXT), start) >= 3 or "-p" in before:
         return True
     if _FLAG_BEFORE.search(view, max(0, start - 8), start) is not None:
-        return True  # a command's one-letter option (`-k …`): `short_flag`
+        return True  # a command's one-letter option (`-k …`, `-k=…`): `short_flag`
     if view[start - 1 : start] in (" ", "\t", "\n") and announced(view, start, end) is not None:
         return True
     if printed(view, start, end) is not None or header_value(view, start) or fed_on_stdin(view, start):

@@ -160,8 +160,11 @@ _HELD_BY_CLIENTS = frozenset({"client"})
 
 def benign_kind_of_key(key_words: list[str], lexicon: KeyLexicon) -> bool:
     """A `key` named by a word that says it is no secret's key (`public_key`, `object_key`,
-    `client_key`)."""
+    `client_key`), with no word before that one naming a secret: in `hmac_sha256_key` the
+    digest's name says which HMAC the key is for, not what kind of key it is."""
     if len(key_words) < 2 or key_words[-1] != "key":
+        return False
+    if any(word in lexicon.secret_en and word != "key" for word in key_words[:-2]):
         return False
     return key_words[-2] in lexicon.benign_en or key_words[-2] in _HELD_BY_CLIENTS
 

@@ -41,7 +41,15 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _SCHEME = re.compile(r"(?:(?<=[=:：\"'])|(?<=[=:：\"'][ \t]))[A-Za-z][A-Za-z0-9]{2,9} \Z")
 _FULL_MARK = "[REDACTED]"
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
-_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell"})
+_ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell", "element"})
+# an XML element's start tag right before its text, maybe inside a CDATA section
+# (`<robotPwd><![CDATA[…`): the element's name is the value's key
+_ELEMENT_OPEN = re.compile(r"<(?P<name>[A-Za-z_][\w.:-]{0,63}+)>(?:<!\[CDATA\[)?\Z")
+# a property list's pair: `<key>NAME</key>`, then the value's element (`<string>`, inside an
+# `<array>` or not): the value is read under NAME, not under its type's element
+_PLIST_PAIR = re.compile(
+    r"<key>(?P<name>[^<>\n]{1,64}+)</key>[ \t\r\n]*+(?:<array>[ \t\r\n]*+)?<[A-Za-z]\w{0,15}+>(?:<!\[CDATA\[)?\Z"
+)
 # a JSON member whose string value opens here: its quoted key, the colon, the opening quote
 _MEMBER_OPENS = re.compile(r'"[A-Za-z_][\w.-]{0,40}+"[ \t]*+:[ \t]*+"')
 # a text of its own inside a string, before a value: a line break, or a label's last character and
@@ -66,18 +74,24 @@ def envelope_floor(view: str, floor: int, start: int) -> int:
 
 def label_context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
     lexicon = key_lexicon()
-    scheme = _SCHEME.search(before)
-    if scheme is not None:
-        before = before[: scheme.start()]
-    sep = _SEPARATOR.search(before)
-    stripped = before[: sep.start()] if sep else before
-    stripped = _ARGV_COMMA.sub("", stripped).rstrip("\"'")  # a quoted key: `"kid": "…"`, `["--flag", "…"]`
-    mark = sep.group().strip(" \t+") if sep else ""
-    kind = _sep_kind(mark, before)
-    if kind == "equals" and sep is not None and sep.group()[:1] in " \t":
-        typed = _TYPE_ANNOTATION.search(stripped)
-        if typed is not None and SCREAMING.fullmatch(typed.group("type")) is None:
-            stripped = stripped[: typed.start()]
+    element = _ELEMENT_OPEN.search(before)
+    if element is not None:  # `<robotPwd><![CDATA[…`: the element's name, then its text
+        pair = _PLIST_PAIR.search(whole_before)  # the name is a candidate of its own: `before` starts after it
+        stripped = pair.group("name") if pair is not None else before[: element.end("name")]
+        kind = "element"
+    else:
+        scheme = _SCHEME.search(before)
+        if scheme is not None:
+            before = before[: scheme.start()]
+        sep = _SEPARATOR.search(before)
+        stripped = before[: sep.start()] if sep else before
+        stripped = _ARGV_COMMA.sub("", stripped).rstrip("\"'")  # a quoted key: `"kid": "…"`, `["--flag", "…"]`
+        mark = sep.group().strip(" \t+") if sep else ""
+        kind = _sep_kind(mark, before)
+        if kind == "equals" and sep is not None and sep.group()[:1] in " \t":
+            typed = _TYPE_ANNOTATION.search(stripped)
+            if typed is not None and SCREAMING.fullmatch(typed.group("type")) is None:
+                stripped = stripped[: typed.start()]
     out[f"sep:{kind}"] = 1.0
     key = _ASCII_WORDS.findall(stripped[-40:])
     key_words = key_words_of(key[-1]) if key and stripped.endswith(key[-1]) else []

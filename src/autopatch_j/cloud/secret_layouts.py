@@ -6,8 +6,9 @@
   `/webhooks/github/push-events` stays).
 * **A login before a host without a scheme** (`user/password@//host:1521/SVC`,
   `user/password@host:port/service`, an Oracle connect string; `user:password@tcp(host:3306)/db`, a
-  Go MySQL DSN): the part between the `/` or `:` and the `@` that starts the host, when it reads
-  like a password; a part ending in `:` has an empty password field, it names a driver
+  Go MySQL DSN; `user/'password'@host:port`, the password quoted for a shell, a host and its port
+  or a service's name without a dot after it): the part between the `/` or `:` and the `@` that
+  starts the host, when it reads like a password; a part ending in `:` has an empty password field, it names a driver
   (`jdbc:oracle:thin:@//host:1521/SVC`). A package or an action at a version
   (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays. An e-mail login
   with its password ending a line when the password reads like one (`git@host:org/repo`, a port
@@ -76,6 +77,14 @@ _LOGIN_AT_HOST = re.compile(
     r"@(?://[A-Za-z0-9]|[A-Za-z0-9][\w.-]{0,253}+:\d{2,5}+/\w|(?:tcp|unix)\()"
 )
 
+# the same login with its password quoted for a shell (`./disql SYSDBA/'…'@10.0.0.5:5236`,
+# `sqlplus scott/"…"@orcl`): the quotes mark the password; a host and its port follow, or a service's
+# name without a dot (a file's name, `'Logo-Dark'@2x.png`, is neither)
+_QUOTED_LOGIN_AT_HOST = re.compile(
+    r"(?<![\w./@:%$-])[A-Za-z_][\w.$-]{0,63}+/(?P<q>['\"])(?!\[REDACTED\])(?P<s>[^\s'\"]{4,128}+)(?P=q)"
+    r"@(?:[A-Za-z0-9][\w.-]{0,253}+:\d{2,5}+|[A-Za-z][\w-]{0,63}+)(?![\w.-])"
+)
+
 
 # an e-mail address, a colon and a password that ends its line
 _MAIL_LOGIN = re.compile(
@@ -94,7 +103,7 @@ _RELAY_LOGIN = re.compile(
 
 
 def _logins_at_host(view: str) -> Iterator[Span]:
-    for pattern in (_LOGIN_AT_HOST, _MAIL_LOGIN, _RELAY_LOGIN):
+    for pattern in (_LOGIN_AT_HOST, _QUOTED_LOGIN_AT_HOST, _MAIL_LOGIN, _RELAY_LOGIN):
         for match in pattern.finditer(view):
             value = match.group("s")
             if value.endswith(":"):

@@ -309,6 +309,11 @@ _QUOTE_GUTTER = re.compile(r"[ \t]{0,16}+(?:[>│┃|][ \t]?){1,3}+[ \t]*+\Z")
 # a log's record prefix, a service's name before `|` (docker compose: `jenkins  | `), which the line
 # announcing the value starts with too
 _RECORD_PREFIX = re.compile(r"[A-Za-z][\w.-]{0,40}+[ \t]*+\|[ \t]*+")
+# a short label of prose before the value on its line (`New value: `, `Generated: `): one or two
+# words, the first capitalised, then a colon
+_PROSE_LABEL = re.compile(r"[ \t]*+[A-Z][a-z]{1,15}+(?: [a-z]{1,15}+)?:[ \t]++")
+# a line that ends a sentence (`Password for the [elastic] user successfully reset.`)
+_SENTENCE_END = re.compile(r"[A-Za-z)\]][.!。][ \t\r]*+\Z")
 
 
 def announced(view: str, start: int, end: int) -> str | None:
@@ -320,16 +325,22 @@ def announced(view: str, start: int, end: int) -> str | None:
     a shell command (`$ …`, a root prompt's `]# …`) naming a secret, or ends in a Chinese copula
     and names a secret: the value it prints, asks for or states (`Password for the elastic user:` /
     `  +r3i…`, `$ kubectl … jsonpath='{.data.password}' | base64 -d` / `HMGu…`, `it wrapped like
-    this:` / `<value>`, `用的 API Secret 就是` / `> <value>`); None otherwise."""
+    this:` / `<value>`, `用的 API Secret 就是` / `> <value>`). Also the line before a value after a
+    short label of prose (`New value: <value>`) when that line is a sentence naming a secret
+    (`Password for the [elastic] user successfully reset.`). None otherwise."""
     line_start = view.rfind("\n", max(0, start - 64), start) + 1
     lead = view[line_start:start]
     if line_start == 0 or _LINE_REST.match(view, end) is None:
         return None
     record = ""  # a log's record prefix every line repeats (`jenkins  | `)
+    labelled = False  # after a short label of prose (`New value: `)
     if lead.strip(" \t") and _QUOTE_GUTTER.match(lead) is None:
-        if _RECORD_PREFIX.fullmatch(lead) is None:
+        if _PROSE_LABEL.fullmatch(lead) is not None:
+            labelled = True
+        elif _RECORD_PREFIX.fullmatch(lead) is None:
             return None
-        record = lead.rstrip(" \t")
+        else:
+            record = lead.rstrip(" \t")
     prev_end = line_start - 1
     if prev_end <= 0:
         return None
@@ -337,6 +348,8 @@ def announced(view: str, start: int, end: int) -> str | None:
         prev_end -= 1
     prev_start = view.rfind("\n", max(0, prev_end - ANNOUNCE_REACH), prev_end) + 1
     previous = view[prev_start:prev_end]
+    if labelled:  # a sentence naming a secret, then the labelled value: `… successfully reset.` / `New value: …`
+        return previous if _SENTENCE_END.search(previous) is not None and names_a_secret(previous) else None
     if record:
         if previous.rstrip(" \t\r") == record and prev_start > 1:  # one empty record between
             prev_end = prev_start - 1
@@ -536,11 +549,16 @@ CALL_LITERAL_MIN = 12  # a shorter literal in a call is a name or an option (`"x
 IDENTIFIER = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|[0-9a-f]{40}|[0-9a-f]{64}")
 
 
+# a literal that is an object's member inside a call's arguments: its key, a colon or `=`, its quote
+_KEYED_MEMBER = re.compile(r"[{,][ \t]*+[\"']?[A-Za-z_][\w.-]{0,63}+[\"']?[ \t]*+[:=][ \t]*+[\"'`]\Z")
+
+
 def call_argument(view: str, start: int, end: int, out: dict[str, float]) -> None:
     """A quoted literal among a call's arguments (`Client("…", "…")`, `hmac.New(…, []byte("…"))`):
     `call_arg` (at least `CALL_LITERAL_MIN` characters, no UUID and no lowercase SHA-1 or SHA-256
     digest), and the words of the open calls' names (`c:client`, `c:hmac`); `key_ends_benign` when
-    the innermost call's name ends in a benign word or names a benign kind of key."""
+    the innermost call's name ends in a benign word or names a benign kind of key, unless the
+    literal is an object's member under its own key (`{ 'x-ticket': '…' }`): the key names it."""
     if end - start < CALL_LITERAL_MIN or not quoted_literal(view, start, end) or IDENTIFIER.fullmatch(view, start, end):
         return
     names = callees(view, start - 1)
@@ -549,6 +567,8 @@ def call_argument(view: str, start: int, end: int, out: dict[str, float]) -> Non
     out["call_arg"] = 1.0
     for word in {w for name in names for w in key_words_of(name.rsplit(".", 1)[-1])}:
         out[f"c:{word}"] = 1.0
+    if _KEYED_MEMBER.search(view, max(0, start - 72), start) is not None:
+        return  # `request({ header: { 'x-ticket': '…' } })`: the member's key names the value, not the call
     lexicon = key_lexicon()
     inner = key_words_of(names[0].rsplit(".", 1)[-1])
     if inner and (inner[-1] in lexicon.benign_en or benign_kind_of_key(inner, lexicon)):

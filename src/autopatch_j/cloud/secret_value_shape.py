@@ -127,12 +127,22 @@ def url_without_login(value: str, secret_key: Callable[[str], bool] | None = Non
             return False  # a key written as the user (a DSN's 32 hex), not a user's name
     if _RANDOM_RUN.search(value) is not None or any(map(_keyish, _URL_RUN.findall(value))):
         return False  # a token in the path (a webhook's hex or UUID key, a bot's token)
-    query = rest.partition("?")[2].partition("#")[0]
+    return _plain_query(rest.partition("?")[2].partition("#")[0], secret_key)
+
+
+def _plain_query(query: str, secret_key: Callable[[str], bool] | None, depth: int = 0) -> bool:
+    """Each field of `query` holds nothing, a placeholder, a file's path or a value that names or
+    counts under a key naming no secret; a path that carries a query of its own (a redirect's
+    `next=/ops/debug?cfg=DB_PASSWORD=…`) is read the same way, two levels deep at most."""
     for field in filter(None, query.split("&")):
         found = _FIELD.fullmatch(field)
         if found is None:
             return False
         key, held = found.group("key"), found.group("value")
+        if held.startswith("/") and "?" in held and depth < 2:
+            if not _plain_query(held.partition("?")[2], secret_key, depth + 1):
+                return False  # a path's own query holding a credential
+            continue
         if not held or held.startswith("/") or _EMPTY_SLOT.fullmatch(held):
             continue  # nothing, a file's path (`passfile=/run/pgpass`), a placeholder
         if (secret_key is not None and secret_key(key)) or _PLAIN_FIELD.fullmatch(held) is None:
