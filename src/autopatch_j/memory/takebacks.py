@@ -5,8 +5,9 @@ Chinese shorthand names a standing rule by repeating a few of its words, points 
 and cancels it in a short predicate that ends the phrase (at a space, a clause separator or the end).
 The shape is read by structure, with the words of `takeback_words.json`:
 
-- *the pointer*: one of the pointers, right after the named words;
-- *the predicate*: the non-space run after the pointer, its leading fillers ("先", "就") dropped,
+- *the pointer*: one of the pointers, right after the named words, with at most one of the nouns
+  that name the rule itself after it ("那条规则");
+- *the predicate*: the non-space run after the pointer, its noun and leading fillers ("先", "就") dropped,
   that the lexicon reads as retiring and naming nothing else ("不要了", "不搞了", "作废") or that
   opens with a cancelling verb ("取消", "撤了");
 - *the named words*: the whitespace-separated words before the pointer in its clause.
@@ -38,6 +39,7 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class TakebackWords:
     pointers: re.Pattern[str]
+    nouns: re.Pattern[str]
     fillers: re.Pattern[str]
     cancels: re.Pattern[str]
 
@@ -46,7 +48,7 @@ class TakebackWords:
 def takeback_words() -> TakebackWords:
     """The words of `takeback_words.json`, one pattern per field (longest first)."""
     data = json.loads(resources.files("autopatch_j.memory").joinpath("takeback_words.json").read_text("utf-8"))
-    if set(data) != {"note", "pointers", "fillers", "cancels"} or any(
+    if set(data) != {"note", "pointers", "nouns", "fillers", "cancels"} or any(
         set(data[k]) - {"zh", "en"} for k in data if k != "note"
     ):
         raise MemoryEngineError("takeback_words.json holds an unknown field or language.")
@@ -57,6 +59,7 @@ def takeback_words() -> TakebackWords:
 
     return TakebackWords(
         pointers=re.compile(rf"\s*(?:{pattern('pointers')})\s*(?P<predicate>\S{{1,8}})(?=\s|$)"),
+        nouns=re.compile(rf"^(?:{pattern('nouns')})"),
         fillers=re.compile(rf"^(?:{pattern('fillers')})+"),
         cancels=re.compile(rf"^(?:{pattern('cancels')})"),
     )
@@ -69,7 +72,7 @@ def named_words(lexicon: Lexicon, sentence: str) -> list[str]:
     for start, end in clauses(sentence):
         clause = fold(sentence[start:end])
         for match in words.pointers.finditer(clause):
-            predicate = words.fillers.sub("", match.group("predicate"))
+            predicate = words.fillers.sub("", words.nouns.sub("", match.group("predicate")))
             if not predicate or not (words.cancels.match(predicate) or _only_retires(lexicon, predicate)):
                 continue
             named = [w for w in clause[: match.start()].split() if w]
