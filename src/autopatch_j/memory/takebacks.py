@@ -12,6 +12,9 @@ The shape is read by structure, with the words of `takeback_words.json`:
   opens with a cancelling verb ("取消", "撤了");
 - *the named words*: the whitespace-separated words before the pointer in its clause.
 
+Without a pointer, a phrase of the clause (a whitespace-separated run, not its first) that is such a
+predicate by itself ("算了 remote cache 先不搞了") names its rule by the words before it in the clause.
+
 `named_rule` then finds the rule a take-back names: the rule holding the longest run of the named
 words that ends at the pointer (a word is held when the rule's quotes and content hold all its content
 tokens; a word without content tokens is passed over) — at least one word — the latest on a tie. Words
@@ -66,8 +69,9 @@ def takeback_words() -> TakebackWords:
 
 
 def named_words(lexicon: Lexicon, sentence: str) -> list[str]:
-    """The words a take-back in `sentence` names its rule by, nearest the pointer last; [] when no
-    clause of it has the shape (named words, pointer, cancelling predicate ending the phrase)."""
+    """The words a take-back in `sentence` names its rule by, nearest the pointer (or the predicate)
+    last; [] when no clause of it has the shape (named words, pointer, cancelling predicate ending the
+    phrase — or, failing that, named words and a phrase that is such a predicate)."""
     words = takeback_words()
     for start, end in clauses(sentence):
         clause = fold(sentence[start:end])
@@ -78,6 +82,12 @@ def named_words(lexicon: Lexicon, sentence: str) -> list[str]:
             named = [w for w in clause[: match.start()].split() if w]
             if any(lexicon.anchor_tokens(w) for w in named):
                 return named
+        phrases = clause.split()
+        for n, phrase in enumerate(phrases[1:], start=1):
+            predicate = words.fillers.sub("", phrase)
+            cancelling = predicate and (words.cancels.match(predicate) or _only_retires(lexicon, predicate))
+            if cancelling and any(lexicon.anchor_tokens(w) for w in phrases[:n]):
+                return phrases[:n]
     return []
 
 
