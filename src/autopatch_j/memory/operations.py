@@ -38,7 +38,6 @@ class OperationRules:
         self.replacement = replacement
         self.subjects = subjects
         self.presentation = presentation
-        self._table_subjects = frozenset(subject_key(s.key) for s in lexicon.subjects)
 
     def consolidate(self, request: ConsolidationRequest) -> ConsolidationOutput:
         """One operation per candidate of `request`, in the candidates' order."""
@@ -172,13 +171,11 @@ class OperationRules:
         one active memory per subject, so a statement about it replaces that rule even when the pair
         shares few words ("修正：… bin 里用 anyhow 可以，lib 才必须 thiserror" after "… error 都用 thiserror
         定义，anyhow 全删掉": error handling) — the latest such rule, never one on another subject of the
-        lexicon's table (`SubjectReader.differ`), never by a statement that only takes a rule back; a
-        vote naming a subject of the lexicon's table the candidate was not read under ("yes, add it"
-        after a PR-template offer, voted "answer language") decides nothing."""
+        lexicon's table (`SubjectReader.differ`), never by a statement that only takes a rule back."""
         if self.subjects.takes_back(candidate):
             return None
         name = subject_key(self.subjects.model.voted(said(candidate)))
-        if not name or name in self._table_subjects:
+        if not name:
             return None
         return max(
             (
