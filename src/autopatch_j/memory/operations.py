@@ -3,8 +3,7 @@
 Candidates are grouped by normalized subject ("python_version", "answer_order" …); within one batch
 the latest statement of a subject wins and earlier ones are rejected; a candidate whose normalized
 content equals a related memory is rejected as a duplicate; one whose subject matches a related
-memory of the same kind supersedes it (discussion context is revised instead), and so does one the
-subject model's clear vote names the subject a related rule of its kind is stored under; a switch without a
+memory of the same kind supersedes it (discussion context is revised instead); a switch without a
 known subject ("改用 Vue，不用 React 了") supersedes the latest related memory of its kind that names the
 same thing (by English stem or number; a correction: by any content word), or replaces an earlier
 candidate of the batch that does (a switch never replaces a statement of its own turn), and keeps the
@@ -17,7 +16,6 @@ Titles, aliases and keywords are `metadata.py`'s.
 from __future__ import annotations
 
 from autopatch_j.memory.batches import ConsolidationRequest, RelatedItem, said
-from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.contracts import ConsolidationOutput, OperationOut
 from autopatch_j.memory.lexicon import Lexicon, Subject
 from autopatch_j.memory.metadata import bounded, metadata
@@ -88,8 +86,6 @@ class OperationRules:
         target = self.subjects.target(candidate, related, taken)
         if target is None and (subject is not None or candidate.kind is MemoryKind.DISCUSSION_CONTEXT):
             target = next((r for r in same_kind if candidate.subject in r.subjects), None)
-        if target is None and subject is None and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
-            target = self._under_voted_subject(candidate, same_kind)
         if target is None and candidate.kind is not MemoryKind.DISCUSSION_CONTEXT:
             target = self._switched_from(candidate, same_kind)
         replaced = [*replaces, *([target.item.content] if target is not None else [])]
@@ -164,30 +160,6 @@ class OperationRules:
             and not self.subjects.differ(said(candidate), r.item.content)
         ]
         return max(sharing, key=lambda r: r.item.memory_id, default=None)
-
-    def _under_voted_subject(self, candidate: Candidate, same_kind: list[RelatedItem]) -> RelatedItem | None:
-        """The rule of the candidate's kind stored under the subject the subject model's vote names for
-        what the candidate says (a subject of the training gold, named only when the vote is clear):
-        one active memory per subject, so a statement about it replaces that rule even when the pair
-        shares few words ("修正：… bin 里用 anyhow 可以，lib 才必须 thiserror" after "… error 都用 thiserror
-        定义，anyhow 全删掉": error handling) — the latest such rule, never one on another subject of the
-        lexicon's table (`SubjectReader.differ`), never by a statement that only takes a rule back."""
-        if self.subjects.takes_back(candidate):
-            return None
-        name = subject_key(self.subjects.model.voted(said(candidate)))
-        if not name:
-            return None
-        return max(
-            (
-                r
-                for r in same_kind
-                if r.subjects
-                and subject_key(r.subjects[0]) == name
-                and not self.subjects.differ(said(candidate), r.item.content)
-            ),
-            key=lambda r: r.item.memory_id,
-            default=None,
-        )
 
     def _replaces(self, content: str) -> bool:
         return self.lexicon.is_switch(content) or self.lexicon.is_correction(content)
