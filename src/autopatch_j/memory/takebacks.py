@@ -12,8 +12,10 @@ The shape is read by structure, with the words of `takeback_words.json`:
   opens with a cancelling verb ("取消", "撤了");
 - *the named words*: the whitespace-separated words before the pointer in its clause.
 
-Without a pointer, a phrase of the clause (a whitespace-separated run, not its first) that is such a
-predicate by itself ("算了 remote cache 先不搞了") names its rule by the words before it in the clause.
+Without a pointer, a phrase of the clause (a whitespace-separated run of Chinese, not its first) that
+is such a predicate opening with a negation by itself ("算了 remote cache 先不搞了": no longer done) names
+its rule by the words before it in the clause; an action done once ("把旧的 webhook 删掉", "revert to
+…") is no take-back.
 
 `named_rule` then finds the rule a take-back names: the rule holding the longest run of the named
 words that ends at the pointer (a word is held when the rule's quotes and content hold all its content
@@ -34,7 +36,7 @@ from typing import TypeVar
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.sentences import clauses, fold
+from autopatch_j.memory.sentences import CJK_RUN, clauses, fold
 
 T = TypeVar("T")
 
@@ -43,6 +45,7 @@ T = TypeVar("T")
 class TakebackWords:
     pointers: re.Pattern[str]
     nouns: re.Pattern[str]
+    negations: re.Pattern[str]
     fillers: re.Pattern[str]
     cancels: re.Pattern[str]
 
@@ -51,7 +54,7 @@ class TakebackWords:
 def takeback_words() -> TakebackWords:
     """The words of `takeback_words.json`, one pattern per field (longest first)."""
     data = json.loads(resources.files("autopatch_j.memory").joinpath("takeback_words.json").read_text("utf-8"))
-    if set(data) != {"note", "pointers", "nouns", "fillers", "cancels"} or any(
+    if set(data) != {"note", "pointers", "nouns", "negations", "fillers", "cancels"} or any(
         set(data[k]) - {"zh", "en"} for k in data if k != "note"
     ):
         raise MemoryEngineError("takeback_words.json holds an unknown field or language.")
@@ -63,6 +66,7 @@ def takeback_words() -> TakebackWords:
     return TakebackWords(
         pointers=re.compile(rf"\s*(?:{pattern('pointers')})\s*(?P<predicate>\S{{1,8}})(?=\s|$)"),
         nouns=re.compile(rf"^(?:{pattern('nouns')})"),
+        negations=re.compile(rf"^(?:{pattern('negations')})"),
         fillers=re.compile(rf"^(?:{pattern('fillers')})+"),
         cancels=re.compile(rf"^(?:{pattern('cancels')})"),
     )
@@ -71,7 +75,8 @@ def takeback_words() -> TakebackWords:
 def named_words(lexicon: Lexicon, sentence: str) -> list[str]:
     """The words a take-back in `sentence` names its rule by, nearest the pointer (or the predicate)
     last; [] when no clause of it has the shape (named words, pointer, cancelling predicate ending the
-    phrase — or, failing that, named words and a phrase that is such a predicate)."""
+    phrase — or, failing that, named words and a Chinese phrase that is such a predicate and cancels
+    or opens with a negation)."""
     words = takeback_words()
     for start, end in clauses(sentence):
         clause = fold(sentence[start:end])
@@ -85,7 +90,11 @@ def named_words(lexicon: Lexicon, sentence: str) -> list[str]:
         phrases = clause.split()
         for n, phrase in enumerate(phrases[1:], start=1):
             predicate = words.fillers.sub("", phrase)
-            cancelling = predicate and (words.cancels.match(predicate) or _only_retires(lexicon, predicate))
+            cancelling = (
+                CJK_RUN.fullmatch(predicate)
+                and (words.cancels.match(predicate) or words.negations.match(predicate))
+                and (words.cancels.match(predicate) or _only_retires(lexicon, predicate))
+            )
             if cancelling and any(lexicon.anchor_tokens(w) for w in phrases[:n]):
                 return phrases[:n]
     return []
