@@ -72,11 +72,11 @@ def takeback_words() -> TakebackWords:
     )
 
 
-def named_words(lexicon: Lexicon, sentence: str) -> list[str]:
+def named_words(lexicon: Lexicon, sentence: str, *, pointed: bool = False) -> list[str]:
     """The words a take-back in `sentence` names its rule by, nearest the pointer (or the predicate)
     last; [] when no clause of it has the shape (named words, pointer, cancelling predicate ending the
     phrase — or, failing that, named words and a Chinese phrase that is such a predicate and cancels
-    or opens with a negation)."""
+    or opens with a negation; with `pointed`, only the shape with a pointer)."""
     words = takeback_words()
     for start, end in clauses(sentence):
         clause = fold(sentence[start:end])
@@ -87,6 +87,8 @@ def named_words(lexicon: Lexicon, sentence: str) -> list[str]:
             named = [w for w in clause[: match.start()].split() if w]
             if any(lexicon.anchor_tokens(w) for w in named):
                 return named
+        if pointed:
+            continue
         phrases = clause.split()
         for n, phrase in enumerate(phrases[1:], start=1):
             predicate = words.fillers.sub("", phrase)
