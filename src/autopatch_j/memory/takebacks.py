@@ -13,9 +13,10 @@ The shape is read by structure, with the words of `takeback_words.json`:
 - *the named words*: the whitespace-separated words before the pointer in its clause.
 
 Without a pointer, a phrase of the clause (a whitespace-separated run of Chinese, not its first) that
-is such a predicate opening with a negation by itself ("算了 remote cache 先不搞了": no longer done) names
-its rule by the words before it in the clause; an action done once ("把旧的 webhook 删掉", "revert to
-…") is no take-back.
+is such a predicate by itself and opens with a negation or a cancelling verb ("算了 remote cache 先不搞了":
+no longer done) names its rule by the words before it in the clause; an action done once ("把旧的 webhook
+删掉", "revert to …") is no take-back, and such a take-back never stands beside a statement read in its
+sentence (`supersede.py`).
 
 `named_rule` then finds the rule a take-back names: the rule holding the longest run of the named
 words that ends at the pointer (a word is held when the rule's quotes and content hold all its content
