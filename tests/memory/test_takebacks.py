@@ -17,6 +17,8 @@ LEXICON = default_lexicon()
         ("UI Toolkit 那个先不搞了 新界面还是 UGUI", ["ui", "toolkit"]),
         ("冻结结束了 main 只合 hotfix 那条取消 正常合吧", ["冻结结束了", "main", "只合", "hotfix"]),
         ("老陈刚说 UI Toolkit 这个先撤了", ["老陈刚说", "ui", "toolkit"]),
+        ("barrel file 那条规则撤回 先不动", ["barrel", "file"]),  # the noun for a rule after the pointer
+        ("算了 sccache 先不搞了 S3 桶批不下来", ["算了", "sccache"]),  # no pointer: a negated predicate
     ],
 )
 def test_a_take_back_names_the_words_before_its_pointer(sentence: str, named: list[str]) -> None:
@@ -30,10 +32,17 @@ def test_a_take_back_names_the_words_before_its_pointer(sentence: str, named: li
         "这个函数那个参数不要了吧",  # the predicate names a thing of its own: a one-off request
         "我觉得那个挺好",  # no cancelling predicate
         "以后日志统一用 zap",
+        "顺手把旧的 /api/webhooks/legacy 删掉",  # an action done once, no pointer
+        "if it still drops, revert to the legacy launch file",  # no Chinese predicate
     ],
 )
 def test_other_shapes_are_no_named_take_back(sentence: str) -> None:
     assert named_words(LEXICON, sentence) == []
+
+
+def test_only_the_pointed_shape_is_read_when_asked() -> None:
+    assert named_words(LEXICON, "算了 sccache 先不搞了", pointed=True) == []
+    assert named_words(LEXICON, "diff 那个不要了", pointed=True) == ["diff"]
 
 
 def test_the_rule_holding_the_words_nearest_the_pointer_is_named() -> None:

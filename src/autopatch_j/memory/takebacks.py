@@ -5,11 +5,18 @@ Chinese shorthand names a standing rule by repeating a few of its words, points 
 and cancels it in a short predicate that ends the phrase (at a space, a clause separator or the end).
 The shape is read by structure, with the words of `takeback_words.json`:
 
-- *the pointer*: one of the pointers, right after the named words;
-- *the predicate*: the non-space run after the pointer, its leading fillers ("先", "就") dropped,
+- *the pointer*: one of the pointers, right after the named words, with at most one of the nouns
+  that name the rule itself after it ("那条规则");
+- *the predicate*: the non-space run after the pointer, its noun and leading fillers ("先", "就") dropped,
   that the lexicon reads as retiring and naming nothing else ("不要了", "不搞了", "作废") or that
   opens with a cancelling verb ("取消", "撤了");
 - *the named words*: the whitespace-separated words before the pointer in its clause.
+
+Without a pointer, a phrase of the clause (a whitespace-separated run of Chinese, not its first) that
+is such a predicate by itself and opens with a negation or a cancelling verb ("算了 remote cache 先不搞了":
+no longer done) names its rule by the words before it in the clause; an action done once ("把旧的 webhook
+删掉", "revert to …") is no take-back, and such a take-back never stands beside a statement read in its
+sentence (`supersede.py`).
 
 `named_rule` then finds the rule a take-back names: the rule holding the longest run of the named
 words that ends at the pointer (a word is held when the rule's quotes and content hold all its content
@@ -30,7 +37,7 @@ from typing import TypeVar
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.sentences import clauses, fold
+from autopatch_j.memory.sentences import CJK_RUN, clauses, fold
 
 T = TypeVar("T")
 
@@ -38,6 +45,8 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class TakebackWords:
     pointers: re.Pattern[str]
+    nouns: re.Pattern[str]
+    negations: re.Pattern[str]
     fillers: re.Pattern[str]
     cancels: re.Pattern[str]
 
@@ -46,7 +55,7 @@ class TakebackWords:
 def takeback_words() -> TakebackWords:
     """The words of `takeback_words.json`, one pattern per field (longest first)."""
     data = json.loads(resources.files("autopatch_j.memory").joinpath("takeback_words.json").read_text("utf-8"))
-    if set(data) != {"note", "pointers", "fillers", "cancels"} or any(
+    if set(data) != {"note", "pointers", "nouns", "negations", "fillers", "cancels"} or any(
         set(data[k]) - {"zh", "en"} for k in data if k != "note"
     ):
         raise MemoryEngineError("takeback_words.json holds an unknown field or language.")
@@ -57,24 +66,40 @@ def takeback_words() -> TakebackWords:
 
     return TakebackWords(
         pointers=re.compile(rf"\s*(?:{pattern('pointers')})\s*(?P<predicate>\S{{1,8}})(?=\s|$)"),
+        nouns=re.compile(rf"^(?:{pattern('nouns')})"),
+        negations=re.compile(rf"^(?:{pattern('negations')})"),
         fillers=re.compile(rf"^(?:{pattern('fillers')})+"),
         cancels=re.compile(rf"^(?:{pattern('cancels')})"),
     )
 
 
-def named_words(lexicon: Lexicon, sentence: str) -> list[str]:
-    """The words a take-back in `sentence` names its rule by, nearest the pointer last; [] when no
-    clause of it has the shape (named words, pointer, cancelling predicate ending the phrase)."""
+def named_words(lexicon: Lexicon, sentence: str, *, pointed: bool = False) -> list[str]:
+    """The words a take-back in `sentence` names its rule by, nearest the pointer (or the predicate)
+    last; [] when no clause of it has the shape (named words, pointer, cancelling predicate ending the
+    phrase — or, failing that, named words and a Chinese phrase that is such a predicate and cancels
+    or opens with a negation; with `pointed`, only the shape with a pointer)."""
     words = takeback_words()
     for start, end in clauses(sentence):
         clause = fold(sentence[start:end])
         for match in words.pointers.finditer(clause):
-            predicate = words.fillers.sub("", match.group("predicate"))
+            predicate = words.fillers.sub("", words.nouns.sub("", match.group("predicate")))
             if not predicate or not (words.cancels.match(predicate) or _only_retires(lexicon, predicate)):
                 continue
             named = [w for w in clause[: match.start()].split() if w]
             if any(lexicon.anchor_tokens(w) for w in named):
                 return named
+        if pointed:
+            continue
+        phrases = clause.split()
+        for n, phrase in enumerate(phrases[1:], start=1):
+            predicate = words.fillers.sub("", phrase)
+            cancelling = (
+                CJK_RUN.fullmatch(predicate)
+                and (words.cancels.match(predicate) or words.negations.match(predicate))
+                and (words.cancels.match(predicate) or _only_retires(lexicon, predicate))
+            )
+            if cancelling and any(lexicon.anchor_tokens(w) for w in phrases[:n]):
+                return phrases[:n]
     return []
 
 
