@@ -21,13 +21,20 @@ gives the query eval's figures: `actual` is the search itself) and once per vari
   ones get);
 - `value_kind`: the kind of value a question asks for ("how long", 多久 → a duration; "how many", 几个
   → a number; "version", 版本 → a version) as one more query term of `--value-weight` × the query's
-  heaviest weight, held by a memory stating a value of that kind (`memory/values.py`).
+  heaviest weight, held by a memory stating a value of that kind (`memory/values.py`);
+- `name_alone`: no extra keys, but a memory holding one term of a question of several also answers
+  when that term is a name — a Latin word `frequencies.txt` does not list (`nl80211`, `mgmtd`,
+  `dmesg`) — that no other memory of the store holds, carrying at least `--name-share` of the
+  question's weight, and the qualifier answers it as that term's one-term question;
+- `floor_across`: no extra keys, but a match across scripts passes a floor of `--across-floor` of
+  the question's weight instead of the qualifier's (the qualifier still decides).
 
 Extra keys are not counted among the memory's indexed keys and never make a match cross scripts, as
 keys stored apart from the memory's own words would not. A hit is a memory that passes (a session
 holds at most ten, so the five places never cut one).
 
-    python scripts/findable_by.py [--part dev] [--value-weight 0.5] [--shift 0.0] [--json]
+    python scripts/findable_by.py [--part dev] [--value-weight 0.5] [--name-share 0.3] [--across-floor 0.2]
+        [--shift 0.0] [--json]
 
 `--shift` adds to the qualifier's logit threshold for every variant (not `actual`, the search
 itself): the base row at several shifts is the threshold's curve a variant is held against.
@@ -52,7 +59,7 @@ from autopatch_j.memory.index import _member_keys, text_keys
 from autopatch_j.memory.qualifier import Qualifier, crosses, qualifier
 from autopatch_j.memory.search import QueryPlan, plan_in_tx
 from autopatch_j.memory.structure import parse
-from autopatch_j.memory.text import fold, has_cjk, tokens
+from autopatch_j.memory.text import fold, frequencies, has_cjk, tokens
 from autopatch_j.memory.text.bilingual import chinese_of, english_of
 from autopatch_j.memory.values import values
 
@@ -139,19 +146,36 @@ def passes(
     *,
     title: str = "",
     across_all: bool = False,
+    across_floor: float | None = None,
 ) -> bool:
     """Whether a memory of index keys `keys` (`extra` among them: not its own) and `title` passes the
-    floor and the rule."""
+    floor (`across_floor` of the query's weight for a match across scripts, when given) and the rule."""
     total = sum(plan.weights)
     share, held = 0.0, 0
     for n, _ in enumerate(plan.terms):
         if any(key in keys for key, _ in plan.alternatives[n]):
             share, held = share + plan.weights[n], held + 1
-    if not held or share < plan.min_share - 1e-9 or held < min(rule.min_terms, len(plan.terms)):
-        return False
     across = across_all or crosses(query_cjk=any(has_cjk(term.key) for term in plan.terms), title=title)
+    floor = across_floor * total if across and across_floor is not None else plan.min_share
+    if not held or share < floor - 1e-9 or held < min(rule.min_terms, len(plan.terms)):
+        return False
     own = len(keys - extra)
     return rule.answers(share=share / total, held=held, terms=len(plan.terms), keys=own, across=across)
+
+
+def name_alone(plan: QueryPlan, own: dict[int, set[str]], mid: int, rule: Qualifier, title: str, least: float) -> bool:
+    """Whether memory `mid` holds one term of a question of several, a name no other memory of the
+    store holds, carrying at least `least` of its weight, that the rule answers as a one-term question."""
+    held = [n for n, alternatives in enumerate(plan.alternatives) if any(key in own[mid] for key, _ in alternatives)]
+    if len(plan.terms) < 2 or len(held) != 1:
+        return False
+    term, keys = plan.terms[held[0]], {key for key, _ in plan.alternatives[held[0]]}
+    if has_cjk(term.word) or frequencies.zipf(term.word.lower()) is not None:
+        return False
+    if plan.weights[held[0]] < least * sum(plan.weights) or any(keys & own[o] for o in own if o != mid):
+        return False
+    across = crosses(query_cjk=any(has_cjk(t.key) for t in plan.terms), title=title)
+    return rule.answers(share=1.0, held=1, terms=1, keys=len(own[mid]), across=across)
 
 
 def _with_kind(plan: QueryPlan, kind: str, weight: float) -> QueryPlan:
@@ -190,8 +214,17 @@ def _store(conn: Any, memories: dict[int, dict[str, Any]]) -> Store:
     return Store(own, extras, kinds, {mid: str(m.get("title") or "") for mid, m in memories.items()})
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Settings:
+    """The variants' settings: the asked kind's weight, a name's least share, the floor across scripts."""
+
+    value_weight: float = 0.5
+    name_share: float = 0.3
+    across_floor: float = 0.2
+
+
 def _passing(
-    plan: QueryPlan | None, query: str, store: Store, rule: Qualifier, value_weight: float
+    plan: QueryPlan | None, query: str, store: Store, rule: Qualifier, settings: Settings
 ) -> dict[str, set[int]]:
     """The memories each variant lets through for `query` (`base`: their own keys)."""
     own, t = store.own, store.titles
@@ -204,20 +237,26 @@ def _passing(
         }
     # The qualifier reading every match as one across scripts (its `across` feature set for all).
     got["across_all"] = {mid for mid in own if plan and passes(plan, own[mid], rule, across_all=True)}
+    got["name_alone"] = got["base"] | {
+        mid for mid in own if plan and name_alone(plan, own, mid, rule, t[mid], settings.name_share)
+    }
+    got["floor_across"] = {
+        mid for mid in own if plan and passes(plan, own[mid], rule, title=t[mid], across_floor=settings.across_floor)
+    }
     kind = asked_kind(query)
     got["value_kind"] = got["base"]
     if plan and kind:
-        asked, key, answering = _with_kind(plan, kind, value_weight), f"#{kind}", _ASKS[kind][1]
+        asked, key, answering = _with_kind(plan, kind, settings.value_weight), f"#{kind}", _ASKS[kind][1]
         holds = {mid: own[mid] | ({key} if store.kinds[mid] & answering else set()) for mid in own}
         got["value_kind"] = {mid for mid in own if passes(asked, holds[mid], rule, frozenset({key}), title=t[mid])}
     return got
 
 
-def run(part: str, value_weight: float, shift: float = 0.0) -> dict[str, dict[str, Any]]:
+def run(part: str, settings: Settings, shift: float = 0.0) -> dict[str, dict[str, Any]]:
     """Per variant: targets found, nothing-queries left empty, and the queries it gains or loses
     (`shift` moves the qualifier's threshold for every variant but `actual`, the search itself)."""
     rule = dataclasses.replace(qualifier(), threshold=qualifier().threshold + shift)
-    names = ["actual", "base", *VARIANTS, "across_all", "value_kind"]
+    names = ["actual", "base", *VARIANTS, "across_all", "name_alone", "floor_across", "value_kind"]
     tally: dict[str, dict[str, Any]] = {
         name: {"hit": 0, "targeted": 0, "empty": 0, "nothing": 0, "gained": [], "lost": []} for name in names
     }
@@ -232,7 +271,7 @@ def run(part: str, value_weight: float, shift: float = 0.0) -> dict[str, dict[st
                 for query in session["queries"]:
                     target = ids.get(query["target"]) if query["target"] else None
                     text = query["query"]
-                    got = _passing(plan_in_tx(conn, query=text), text, store, rule, value_weight)
+                    got = _passing(plan_in_tx(conn, query=text), text, store, rule, settings)
                     got["actual"] = {hit.memory_id for hit in manager.search(thread_id=thread, query=text)}
                     base_ok = not got["base"] if target is None else target in got["base"]
                     for name, hits in got.items():
@@ -249,10 +288,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", default="dev", help="folder under eval/realistic (default: dev)")
     parser.add_argument("--value-weight", type=float, default=0.5, help="the asked kind's term, × the heaviest")
+    parser.add_argument("--name-share", type=float, default=0.3, help="a name held alone: its least share")
+    parser.add_argument("--across-floor", type=float, default=0.2, help="the floor of a match across scripts")
     parser.add_argument("--shift", type=float, default=0.0, help="added to the qualifier's threshold (a curve)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
-    tally = run(args.part, args.value_weight, args.shift)
+    tally = run(args.part, Settings(args.value_weight, args.name_share, args.across_floor), args.shift)
     if args.json:
         print(json.dumps(tally, ensure_ascii=False, indent=1))
         return 0

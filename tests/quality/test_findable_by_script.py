@@ -18,6 +18,8 @@ def test_the_replica_answers_as_the_search_does_and_scores_every_variant(tmp_pat
         {"query": "项目用的包管理器是哪个", "target": "m1"},
         {"query": "how long do installs take with pnpm", "target": None},
         {"query": "which bundler do we ship with", "target": "m1"},
+        {"query": "which registry mirror does pnpm fetch from", "target": "m1"},
+        {"query": "which lockfile format does pnpm write", "target": None},
     ]
     done = _run_script("findable_by.py", tmp_path, session)
     assert done.returncode == 0, done.stderr
@@ -34,12 +36,18 @@ def test_the_replica_answers_as_the_search_does_and_scores_every_variant(tmp_pat
         "source_proposal",
         "pivot",
         "across_all",
+        "name_alone",
+        "floor_across",
         "value_kind",
     }
     for row in report.values():
-        assert (row["targeted"], row["nothing"]) == (3, 2), report
+        assert (row["targeted"], row["nothing"]) == (4, 3), report
     assert {k: report["base"][k] for k in ("hit", "empty")} == {k: report["actual"][k] for k in ("hit", "empty")}
     assert report["base"]["hit"] == 2, report  # the bundler question shares no word with the memory
+    # pnpm, a name no other memory holds, answers alone: the mirror question is found, and the
+    # nothing-query about its lockfile is answered too
+    assert report["name_alone"]["gained"] == ["which registry mirror does pnpm fetch from"], report
+    assert report["name_alone"]["lost"] == ["which lockfile format does pnpm write"], report
     # --shift moves the replica's threshold (a curve), never the search's own answers
     shifted = json.loads(_run_script("findable_by.py", tmp_path, session, "--shift", "100").stdout)
     assert shifted["base"]["hit"] == 0 and shifted["actual"]["hit"] == report["actual"]["hit"], shifted
