@@ -22,15 +22,16 @@ from autopatch_j.memory.ordinals import CODE_SPAN
 from autopatch_j.memory.sentences import fold
 
 WORDS_FILE = "scope_words.json"
-_FIELDS = {"note", "pointers", "classes", "offers"}
+_FIELDS = {"note", "pointers", "classes", "counts", "offers"}
 # A name of a thing: a code span, a path or file name, an identifier with `_`, `.`, `/`, `-` or `::`.
-_NAME = re.compile(r"[A-Za-z0-9]+(?:(?:::|[._/-])[A-Za-z0-9]+)+|[A-Za-z]+_[A-Za-z0-9_]*|[a-z]+[A-Z][A-Za-z0-9]*")
+_NAME = re.compile(r"[A-Za-z0-9]+(?:(?:::|[._/-])[A-Za-z0-9]+)+|[A-Za-z]+_[A-Za-z0-9_]*|[a-z]+[A-Z][a-z][A-Za-z0-9]*")
 
 
 @dataclass(frozen=True, slots=True)
 class ScopeWords:
     pointers: re.Pattern[str]
     classes: re.Pattern[str]
+    counted: re.Pattern[str]  # a class word with a count or pointer after it: a set in view
     offers: re.Pattern[str]
 
 
@@ -45,7 +46,12 @@ def scope_words() -> ScopeWords:
         words = sorted({fold(w) for ws in data[key].values() for w in ws}, key=len, reverse=True)
         return re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in words))
 
-    return ScopeWords(pointers=pattern("pointers"), classes=pattern("classes"), offers=pattern("offers"))
+    counted = re.compile(
+        rf"(?:{pattern('classes').pattern})\s*(?:{pattern('counts').pattern}|{pattern('pointers').pattern})"
+    )
+    return ScopeWords(
+        pointers=pattern("pointers"), classes=pattern("classes"), counted=counted, offers=pattern("offers")
+    )
 
 
 def names(text: str) -> set[str]:
@@ -57,17 +63,18 @@ def names(text: str) -> set[str]:
 
 def scope_keys(sentence: str, *, before: str = "") -> list[str]:
     """Feature names for `sentence`'s scope: `scope_class` (it quantifies over a class or holds for
-    later), `scope_one` (it points at one thing or names a thing, and names no class), `names_before`
+    later; "all three", "all of them" count a set in view instead), `scope_one` (it points at one
+    thing, names a thing or counts a set, and names no class), `names_before`
     (it names a thing `before` — the assistant's answer before it — named too), `offer` (it offers
     the speaker's own action), and `offer_one` / `offer_class` for an offer by its scope."""
     words = scope_words()
     folded = fold(sentence)
     own = names(sentence)
     keys: list[str] = []
-    is_class = bool(words.classes.search(folded))
+    is_class = len(words.classes.findall(folded)) > len(words.counted.findall(folded))
     if is_class:
         keys.append("scope_class")
-    elif own or words.pointers.search(folded):
+    elif own or words.pointers.search(folded) or words.counted.search(folded):
         keys.append("scope_one")
     if before and own & names(before):
         keys.append("names_before")
