@@ -11,7 +11,8 @@ by nothing at all ("ok").
 Every sentence of the answer (as the extractor reads it: pasted material cut, the lines introducing
 it kept) is a candidate, read by `choice_features` — where it sits (position, paragraph end, list
 item and its number, option label, bold, heading), what it is (a proposal signal and which one, a
-question, a colon at its end, a word pointing back, a name, its first word, its length), and what
+question, a colon at its end, a word pointing back, a name, its first word, its length, its scope —
+`scope.py`: one thing or a class, an offer to act once or to set a rule), and what
 the reply shares with it (content words, the best share of the answer, an ordinal or option the
 reply points to), and the option of the answer it lies in (`options.py`: a list item, a lettered or
 labelled option) with what the reply selects over them: this option, another, every one, all but
@@ -44,6 +45,7 @@ from autopatch_j.memory.lists import layout
 from autopatch_j.memory.options import offered_by, options_in, read_selection
 from autopatch_j.memory.ordinals import CODE_SPAN, ordinal, reply_pointers
 from autopatch_j.memory.replacement import stemmed
+from autopatch_j.memory.scope import scope_keys
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
 from autopatch_j.memory.speech_model import logistic
 from autopatch_j.memory.structure import COLON_END
@@ -211,6 +213,10 @@ def choice_features(
                 f[name] = 1.0
         if lexicon.is_explicit(text):
             f["explicit"] = 1.0
+        for key in scope_keys(text):
+            f["scope:" + key] = 1.0
+            if bare:
+                f["bare&scope:" + key] = 1.0
         if signal is not None:
             f[f"signal={signal.group(0).strip()}"] = 1.0
         if own_ordinal:

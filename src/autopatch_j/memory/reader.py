@@ -17,7 +17,9 @@ sessions' not-memories, collapsed to `none` when it predicts) and three kinds of
 - the sentence's own words (`speech_model.features`: stems, CJK 1–3-grams, punctuation, neighbours);
 - the turn's structure (`x:`): the turn held pasted material, the sentence comes right before or
   after it, ends in a question mark, its position in the turn, the assistant's turn before it
-  proposed something, how much of the sentence's content that answer already said (`x:echo_*`);
+  proposed something, how much of the sentence's content that answer already said (`x:echo_*`),
+  what the sentence is about (`scope.py`: one thing in view or a class of things, a name the answer
+  before it used) and whether that answer closed by offering one action or a rule (`x:answer_offer_*`);
 - the lexicon's word classes as *features* (`l:`): temporary scope, a scope ending at a project
   milestone ("量产前", "until launch"), question, hypothetical, code fact, correction, switch,
   explicit speech act, an owner named, weighing options, an assent, a subject of the subject table
@@ -49,6 +51,7 @@ from typing import Any
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.interrogatives import default_interrogatives
 from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.scope import scope_keys
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.speech_model import features
 from autopatch_j.memory.structure import Structure, parse
@@ -111,6 +114,7 @@ def turn_features(
         for n, s in enumerate(sentences)
     ]
     answer_words = lexicon.anchor_tokens(previous_assistant_text) if previous_assistant_text else frozenset[str]()
+    closing = _closing_offer(previous_assistant_text)
     classes = [[k for k in feats if k.startswith("l:") and not k.startswith("l:hint:")] for _, feats in read]
     for n, (sentence, feats) in enumerate(read):
         for key in classes[n - 1] if n else ():
@@ -120,7 +124,20 @@ def turn_features(
         echo = _echo(lexicon.anchor_tokens(sentence), answer_words)
         if echo:
             feats["x:echo_" + echo] = 1.0
+        for key in scope_keys(sentence, before=previous_assistant_text):
+            feats["x:" + key] = 1.0
+        for key in closing:
+            feats["x:answer_" + key] = 1.0
     return read
+
+
+def _closing_offer(answer: str) -> list[str]:
+    """The scope of the question closing the assistant's answer when it offers to act ("Should I delete
+    `tmp/` too?": `offer_one`; "Want me to make that the rule for every endpoint?": `offer_class`)."""
+    sentences = split_sentences(answer) if answer else []
+    if not sentences or not sentences[-1].rstrip().endswith(("?", "？")):
+        return []
+    return [k for k in scope_keys(sentences[-1]) if k.startswith("offer_")]
 
 
 def _echo(own: frozenset[str], answer: frozenset[str]) -> str:
