@@ -93,10 +93,9 @@ def named_words(lexicon: Lexicon, sentence: str, *, pointed: bool = False) -> li
         phrases = clause.split()
         for n, phrase in enumerate(phrases[1:], start=1):
             predicate = words.fillers.sub("", phrase)
-            cancelling = (
-                CJK_RUN.fullmatch(predicate)
-                and (words.cancels.match(predicate) or words.negations.match(predicate))
-                and (words.cancels.match(predicate) or _only_retires(lexicon, predicate))
+            cancelling = CJK_RUN.fullmatch(predicate) and (
+                words.cancels.match(predicate)
+                or (words.negations.match(predicate) and _only_retires(lexicon, predicate))
             )
             if cancelling and any(lexicon.anchor_tokens(w) for w in phrases[:n]):
                 return phrases[:n]
