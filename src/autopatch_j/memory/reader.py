@@ -51,7 +51,7 @@ from typing import Any
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.interrogatives import default_interrogatives
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.scope import scope_keys
+from autopatch_j.memory.scope import names, scope_keys
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.speech_model import features
 from autopatch_j.memory.structure import Structure, parse
@@ -115,6 +115,7 @@ def turn_features(
     ]
     answer_words = lexicon.anchor_tokens(previous_assistant_text) if previous_assistant_text else frozenset[str]()
     closing = _closing_offer(previous_assistant_text)
+    answer_names = names(previous_assistant_text) if previous_assistant_text else frozenset[str]()
     classes = [[k for k in feats if k.startswith("l:") and not k.startswith("l:hint:")] for _, feats in read]
     for n, (sentence, feats) in enumerate(read):
         for key in classes[n - 1] if n else ():
@@ -124,7 +125,7 @@ def turn_features(
         echo = _echo(lexicon.anchor_tokens(sentence), answer_words)
         if echo:
             feats["x:echo_" + echo] = 1.0
-        for key in scope_keys(sentence, before=previous_assistant_text):
+        for key in scope_keys(sentence, named_before=answer_names):
             feats["x:" + key] = 1.0
         for key in closing:
             feats["x:answer_" + key] = 1.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Set
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -61,12 +62,12 @@ def names(text: str) -> set[str]:
     return {n for n in found if n}
 
 
-def scope_keys(sentence: str, *, before: str = "") -> list[str]:
+def scope_keys(sentence: str, *, named_before: Set[str] = frozenset()) -> list[str]:
     """Feature names for `sentence`'s scope: `scope_class` (it quantifies over a class or holds for
     later; "all three", "all of them" count a set in view instead), `scope_one` (it points at one
-    thing, names a thing or counts a set, and names no class), `names_before`
-    (it names a thing `before` — the assistant's answer before it — named too), `offer` (it offers
-    the speaker's own action), and `offer_one` / `offer_class` for an offer by its scope."""
+    thing, names a thing or counts a set, and names no class), `names_before` (it names a thing of
+    `named_before`, the `names` of the assistant's answer before it, read once per turn), `offer` (it
+    offers the speaker's own action), and `offer_one` / `offer_class` for an offer by its scope."""
     words = scope_words()
     folded = fold(sentence)
     own = names(sentence)
@@ -76,7 +77,7 @@ def scope_keys(sentence: str, *, before: str = "") -> list[str]:
         keys.append("scope_class")
     elif own or words.pointers.search(folded) or words.counted.search(folded):
         keys.append("scope_one")
-    if before and own & names(before):
+    if own & named_before:
         keys.append("names_before")
     if words.offers.search(folded):
         keys.append("offer")

@@ -144,19 +144,22 @@ class SubjectReader:
         """`candidates` with a retirement candidate after the statements of its turn for every user
         sentence of `turns` that no candidate quotes (or that is a take-back with a pointer beside the
         statement read in it, `_beside_statements`), that retires something — it names a rule by its
-        words and cancels it ("diff 那个不要了", `takebacks.py`), the sentence reader read it so (`read`:
-        (turn id, sentence) pairs; "emoji 那条算了", "forget the bullet points thing") or the lexicon's retirement and
-        correction classes meet in it ("forget the staging-first rule", "别再管那个限制了") — and names
-        what (a content word), and that passes the gates (no question, nothing temporary or
-        hypothetical; a reason given in a clause of its own does not make it a description of the
-        code)."""
+        words and cancels it ("diff 那个不要了", `takebacks.py`), the sentence reader read it so
+        (`read`: (turn id, sentence) pairs; "emoji 那条算了", "forget the bullet points thing") or the
+        lexicon's retirement and correction classes meet in it ("forget the staging-first rule",
+        "别再管那个限制了") — and names what (a content word), and that passes the gates (no question,
+        nothing temporary or hypothetical; a reason given in a clause of its own does not make it a
+        description of the code)."""
         extra: dict[int, list[CandidateOut]] = {}
         for turn in turns:
             for sentence in split_sentences(turn.user_text):
                 quoting = [c for c in candidates if _quotes_within(c, turn.id, sentence)]
                 takes_back = bool(named_words(self.lexicon, sentence))
-                pointed = takes_back and bool(named_words(self.lexicon, sentence, pointed=True))
-                if quoting and not (pointed and _beside_statements(sentence, quoting)):
+                if quoting and not (
+                    takes_back
+                    and _beside_statements(sentence, quoting)
+                    and named_words(self.lexicon, sentence, pointed=True)
+                ):
                     continue
                 revokes = (
                     takes_back
