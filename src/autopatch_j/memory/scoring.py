@@ -7,7 +7,7 @@ a score equals the statement's bit for bit.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 
 
 def kbn_sum(values: list[float]) -> float:
@@ -21,7 +21,7 @@ def kbn_sum(values: list[float]) -> float:
 
 
 def qualifying(
-    candidates: Iterable[int],
+    candidates: Set[int],
     values: list[Mapping[int, float]],
     weights: Sequence[float],
     *,
@@ -57,7 +57,7 @@ def qualifying(
 
 
 def _two_terms(
-    candidates: Iterable[int],
+    candidates: Set[int],
     values: list[Mapping[int, float]],
     weights: Sequence[float],
     *,
@@ -65,7 +65,8 @@ def _two_terms(
     min_share: float,
 ) -> dict[int, tuple[float, float, int]]:
     """`qualifying`'s plain sums for a query of two terms: per candidate the one or two terms it holds,
-    added left to right from 0.0 as the statement adds them (the three outcomes' shares known ahead)."""
+    added left to right from 0.0 as the statement adds them (the three outcomes' shares known ahead);
+    when neither term alone reaches the floor, only the candidates both terms hold (a set intersection)."""
     first, second = values[0].get, values[1].get
     w0, w1 = weights
     found: dict[int, tuple[float, float, int]] = {}
@@ -73,6 +74,9 @@ def _two_terms(
     both_ok = min_terms <= 2 and both >= min_share
     first_ok = min_terms <= 1 and 0.0 + w0 >= min_share  # a holder of the first term only
     second_ok = min_terms <= 1 and 0.0 + w1 >= min_share  # of the second only
+    if not (first_ok or second_ok):  # only a holder of both qualifies: the candidates both hold, found in C
+        held = values[1].keys() & (values[0].keys() & candidates) if both_ok else set()
+        return {item_id: (0.0 + values[0][item_id] + values[1][item_id], both, 2) for item_id in held}
     for item_id in candidates:
         a, b = first(item_id), second(item_id)
         if a is not None:

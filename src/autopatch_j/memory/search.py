@@ -58,7 +58,7 @@ from autopatch_j.memory.qualifier import Qualifier, qualifier
 from autopatch_j.memory.records import MemoryKind, Source
 from autopatch_j.memory.terms import MAX_QUERY_CHARS, normalize, prefix_end
 from autopatch_j.memory.text import CJK_GLOB, frequencies, has_cjk, necessity
-from autopatch_j.memory.text.scopes import Asked, answers_elsewhere, question_scope
+from autopatch_j.memory.text.scopes import answers_elsewhere, question_scope
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 5
@@ -218,18 +218,19 @@ class QueryAnalysis:
     """What a search derives from a query text alone (the data files, never the store): the text
     normalized, its terms (None when the normalized text is empty or too long to search), the keys
     whose statistics it asks for, the prefix whose completions it asks for, and per term what its
-    part of a plan is kept under (the term's fields, and whether it is the last)."""
+    part of a plan is kept under (the term's fields, and whether it is the last); labels read the rest."""
 
     normalized: str
     terms: tuple[QueryTerm, ...] | None
     asked: tuple[str, ...] = ()
     prefix: str = "\uffff"
     part_keys: tuple[tuple[object, ...], ...] = ()
-    #: The keys that count as a query term in match labels, and what a text holding one holds.
+    #: The keys that count as a query term in match labels (their probes are read for hits, `_ranked`).
     keys: frozenset[str] = frozenset()
-    probes: tuple[str, ...] = ()
-    #: The scopes and variants the query names (`text.scopes.question_scope`; None when it names none).
-    scopes: Asked | None = None
+    #: Whether a term's key holds a CJK character (a match crosses scripts against a title without one).
+    cjk: bool = False
+    #: The query as asked: what `_labelled` reads the scopes and variants it names from, for hits.
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,8 +277,8 @@ def _analysis(query: str, generation: int, bounded: bool) -> QueryAnalysis:
             (t.key, t.word, t.kind, t.alternatives, t.parts, n == len(terms) - 1) for n, t in enumerate(terms)
         ),
         keys=frozenset(keys),
-        probes=probes_of(keys),
-        scopes=question_scope(query),
+        cjk=any(has_cjk(term.key) for term in terms),
+        text=query,
     )
 
 
@@ -485,8 +486,8 @@ def _ranked(
     weights, alternatives, min_share, min_terms, driving = _shape(parts, rule)
     total = sum(weights)
     if not driving:
-        return (), analysis.keys, analysis.probes
-    query_cjk = any(has_cjk(part.term.key) for part in parts)
+        return (), analysis.keys, ()
+    query_cjk = analysis.cjk  # the parts' terms have the analysis' keys
     driver_keys = list(dict.fromkeys(key for n in driving for key, _ in alternatives[n]))
     cap = min(DRIVER_CANDIDATES, max(MIN_DRIVER_CANDIDATES, CANDIDATES // len(driver_keys)))
     copy = (
@@ -529,11 +530,10 @@ def _ranked(
             **rule.sql_params(),
         }
         found = [(row, hit_metadata(row), None) for row in conn.execute(_SEARCH_SQL, params).fetchall()]
-    keys, probes = analysis.keys, analysis.probes
+    keys = analysis.keys
     if found and any(part.split for part in parts):  # a compound no item holds whole: also its words
         keys = frozenset(key for part in parts for key in (part.term.key, *part.term.alternatives))
-        probes = probes_of(keys)
-    return tuple(found), keys, probes
+    return tuple(found), keys, probes_of(keys) if found else ()  # probes only for hits to label
 
 
 def _labelled(analysis: QueryAnalysis, ranking: Ranking) -> list[SearchHit]:
@@ -541,7 +541,7 @@ def _labelled(analysis: QueryAnalysis, ranking: Ranking) -> list[SearchHit]:
     first (a stable sort). A winner naming only another environment, platform or variant than the text asks about is
     dropped here, not replaced: a kept ranking may serve another text with the same terms."""
     found, keys, probes = ranking
-    if asked := analysis.scopes:  # a hit naming only another environment, platform or variant than the question's
+    if found and (asked := question_scope(analysis.text)):  # a hit naming only another scope or variant
         found = tuple(hit for hit in found if not answers_elsewhere(asked, scope_text(hit[0], hit[1])))
     if not found:
         return []
