@@ -60,6 +60,16 @@ def marked(line: str) -> bool:
     return bool(_PRIORITY.match(body) or _ISSUE_KEY.match(body) or _TIME.match(body))
 
 
+def findings(heads: Sequence[str]) -> bool:
+    """`heads` (a list's item lines) are findings, not options: at least `MARKED_SHARE` of them, two
+    or more, open with a severity or status mark (a pictograph, `[P1]`, a checkbox)."""
+    marks = 0
+    for head in heads:
+        body = _body(head).lstrip("*_ ")
+        marks += bool(body) and (unicodedata.category(body[0]) == "So" or bool(_PRIORITY.match(body)))
+    return marks >= 2 and marks >= MARKED_SHARE * len(heads)
+
+
 def field(line: str) -> bool:
     """`line` is a form's `label：value` line, with a short label."""
     match = _FIELD.match(_body(line))
