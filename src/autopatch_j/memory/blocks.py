@@ -24,7 +24,8 @@
   it) or, when no item opens it, the paragraph under it; such an intro followed on its own line by a
   quotation closing the line (`mtn email: "fix deployed …"`) is a message reported whole. A line
   opening with a greeting — after a bracketed name tag (`【某某科技】您好，…`), or opening a paragraph
-  that is not the turn's first (`Hi team,`) — starts a message running to the next blank line, and a
+  that is not the turn's first (`Hi team,`; after the name it addresses, with a comma: `Maria 你好，`)
+  — starts a message running to the next blank line, and a
   paragraph closing with a sign-off and a name on their own lines (`Thanks,` / `Dana`) is one. An
   intro in the first person singular ("I wrote:", "我说的：") is the user's own and introduces nothing.
 - **quoted words of someone else** (`quoted_rows`): a block of `>` lines (an e-mail reply, a message

@@ -6,8 +6,10 @@ density of its marks. `form_rows` finds, in the runs of non-blank lines (a blank
 
 - **marked or timed lines** — a run of two lines or more, at least `MARKED_SHARE` of them opening
   (after a list marker, if any) with a severity or status mark — a pictograph (🔴, ⚠️, ✅), a priority
-  in brackets (`[P1]`), a checkbox (`[x]`, `[ ]`), an issue key (`INC-4471 …`) — or with a time of day
-  or a date (`14:05 …`, `[01:12 IST] …`, `2026-11-05 …`): findings, a timeline, progress lines;
+  in brackets (`[P1]`), a tracker's issue key (`INC-4471 …`, two digits or more: `AI-1` numbers a
+  list the user may be answering) — or with a time of day or a date (`14:05 …`, `[01:12 IST] …`,
+  `2026-11-05 …`): findings, a timeline, status lines. A checkbox is no mark: a user ticks the
+  assistant's checklist with one (`- [x] Keep Devise. yes, …`) as often as a paste reports progress;
 - **a form** — a run opening with a title in brackets (`【缺陷】设备列表滑动掉帧`, `[Bug] …`) over two
   `label：value` lines or more (`步骤：…`, `Expected: …`), the labels short (`FIELD_LABEL_UNITS`), at
   least `MARKED_SHARE` of the lines under the title;
@@ -35,8 +37,8 @@ MARKED_SHARE = 2 / 3
 FIELD_LABEL_UNITS = 4
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_PRIORITY = re.compile(r"^\[(?:P\d|[xX✓ ])\](?=\s)")
-_ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9]+-\d+\b")
+_PRIORITY = re.compile(r"^\[P\d\](?=\s)")
+_ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9]+-\d{2,}\b")
 _TIME = re.compile(r"^\[?(?:\d{1,2}:\d{2}(?!\d)|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}/\d{1,2}(?!\d))")
 _TITLE = re.compile(r"^\s*(?:【[^】\n]{1,10}】|\[[A-Za-z][\w -]{1,12}\])\s*\S")
 _FIELD = re.compile(rf"^([{_HAN}A-Za-z][{_HAN}\w /-]{{0,24}}?)\s*[:：]\s*\S")
@@ -62,7 +64,7 @@ def marked(line: str) -> bool:
 
 def findings(heads: Sequence[str]) -> bool:
     """`heads` (a list's item lines) are findings, not options: at least `MARKED_SHARE` of them, two
-    or more, open with a severity or status mark (a pictograph, `[P1]`, a checkbox)."""
+    or more, open with a severity or status mark (a pictograph, `[P1]`)."""
     marks = 0
     for head in heads:
         body = _body(head).lstrip("*_ ")
