@@ -13,10 +13,10 @@ density of its marks. `form_rows` finds, in the runs of non-blank lines (a blank
 - **a form** — a run opening with a title in brackets (`【缺陷】设备列表滑动掉帧`, `[Bug] …`) over two
   `label：value` lines or more (`步骤：…`, `Expected: …`), the labels short (`FIELD_LABEL_UNITS`), at
   least `MARKED_SHARE` of the lines under the title;
-- **a pasted heading** (`headed_rows`) — a line ending in a colon right under another line ending in
-  a colon (blank lines between), not in the first person: the second is the heading of the material
-  the first introduces ("Ken sent the release note:" / "v2.4.0 changes:"), and the heading and the
-  run of lines under it are material.
+- **a pasted heading** (`headed_rows`) — a short line (`HEADING_UNITS`) ending in a colon right
+  under another line ending in a colon (blank lines between), not in the first person and no list
+  item: the second is the heading of the material the first introduces ("Ken sent the release
+  note:" / "v2.4.0 changes:"), and the heading and the run of lines under it are material.
 
 A user's own numbered rules ("以后这几条：" / "1. 以后…") have none of these shapes and stay prose, and
 so does a run of `label：value` lines without a title ("数据库选型结论：…" / "表命名规范：…"): a user
@@ -33,6 +33,8 @@ from autopatch_j.memory.blocks import LIST_ITEM
 
 #: The share of a run's lines that must carry a mark, a time or a label for the run to be material.
 MARKED_SHARE = 2 / 3
+#: A pasted heading is at most this long in words (a CJK character counts half a word).
+HEADING_UNITS = 8
 #: A form's label is at most this long in words (a CJK character counts half a word).
 FIELD_LABEL_UNITS = 4
 
@@ -77,9 +79,12 @@ def field(line: str) -> bool:
     match = _FIELD.match(_body(line))
     if match is None:
         return False
-    label = match.group(1)
-    units = len(re.findall(r"[A-Za-z0-9]+", label)) + len(re.findall(f"[{_HAN}]", label)) / 2
-    return units <= FIELD_LABEL_UNITS
+    return _units(match.group(1)) <= FIELD_LABEL_UNITS
+
+
+def _units(text: str) -> float:
+    """The length of `text` in words: Latin words and numbers, and two CJK characters per word."""
+    return len(re.findall(r"[A-Za-z0-9]+", text)) + len(re.findall(f"[{_HAN}]", text)) / 2
 
 
 def _runs(lines: Sequence[str], taken: Sequence[bool]) -> list[list[int]]:
@@ -117,7 +122,9 @@ def headed_rows(lines: Sequence[str], taken: Sequence[bool]) -> set[int]:
     """The indices of the lines that are a pasted heading and the run under it (see the module docstring)."""
     found: set[int] = set()
     for n, line in enumerate(lines):
-        if taken[n] or not _COLON_END.search(line) or _FIRST_PERSON.search(line):
+        if taken[n] or not _COLON_END.search(line) or _FIRST_PERSON.search(line) or LIST_ITEM.match(line):
+            continue
+        if _units(line) > HEADING_UNITS:
             continue
         j = n - 1
         while j >= 0 and not lines[j].strip():
