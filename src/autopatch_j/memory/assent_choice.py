@@ -47,8 +47,8 @@ from autopatch_j.memory.ordinals import CODE_SPAN, ordinal, reply_pointers
 from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.scope import scope_keys
 from autopatch_j.memory.sentences import CJK_RUN, fold, split_sentences
+from autopatch_j.memory.shapes import COLON_END
 from autopatch_j.memory.speech_model import logistic
-from autopatch_j.memory.structure import COLON_END
 
 MODEL_FILE = "assent_model.json"
 FORMAT = 1

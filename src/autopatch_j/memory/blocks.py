@@ -24,7 +24,8 @@
   it) or, when no item opens it, the paragraph under it; such an intro followed on its own line by a
   quotation closing the line (`mtn email: "fix deployed …"`) is a message reported whole. A line
   opening with a greeting — after a bracketed name tag (`【某某科技】您好，…`), or opening a paragraph
-  that is not the turn's first (`Hi team,`) — starts a message running to the next blank line, and a
+  that is not the turn's first (`Hi team,`; after the name it addresses, with a comma: `Maria 你好，`)
+  — starts a message running to the next blank line, and a
   paragraph closing with a sign-off and a name on their own lines (`Thanks,` / `Dana`) is one. An
   intro in the first person singular ("I wrote:", "我说的：") is the user's own and introduces nothing.
 - **quoted words of someone else** (`quoted_rows`): a block of `>` lines (an e-mail reply, a message
@@ -87,6 +88,8 @@ _ISSUE_LINE = re.compile(r"^\s*\[?[A-Z]{2,}[A-Z0-9]*-\d+\]?\s*[:：]\s*\S")
 # a bracketed name tag (`【运维-小李】`, `[ops bot]`) and the Han characters, each written once
 _NAME_TAG = r"(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])"
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# A name addressed before a greeting ("Maria 你好，", "王工您好，"): a capitalised word or two, or a few Han.
+_ADDRESSEE = rf"(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|[{_HAN}]{{1,4}})"
 _TAGGED_MENTION = re.compile(rf"^\s*{_NAME_TAG}\s*@\S")
 _HEADERS = (_CHAT_LINE, _CHAT_HEADER, _HANDLE_LINE, _ISSUE_LINE, _TAGGED_MENTION)
 _QUOTED = re.compile(r"^\s*>(?:\s|$)")
@@ -145,7 +148,11 @@ def load_relay_words(path: Path = RELAY_WORDS_FILE) -> RelayWords:
         if not all(isinstance(ws, list) and ws and all(isinstance(w, str) and w for w in ws) for ws in entry.values()):
             raise ValueError(f"{path.name}: {field} holds a list of non-empty words per language")
     return RelayWords(
-        greeting=re.compile(rf"^\s*(?:{_NAME_TAG}\s*)?(?:{_alternatives(data['greetings'])})", re.IGNORECASE),
+        greeting=re.compile(
+            rf"^\s*(?:(?:{_NAME_TAG}\s*)?(?:{_alternatives(data['greetings'])})"
+            rf"|{_ADDRESSEE}\s*(?:{_alternatives(data['greetings'])})\s*[,，!！])",
+            re.IGNORECASE,
+        ),
         sign_off=re.compile(rf"^\s*(?:{_alternatives(data['sign_offs'])})\s*[,，]\s*$", re.IGNORECASE),
         source=re.compile(f"{_alternatives(data['messages'])}|{_alternatives(data['sayings'])}", re.IGNORECASE),
         document=re.compile(_alternatives(data["documents"]), re.IGNORECASE),

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.blocks import LIST_ITEM
 from autopatch_j.memory.contracts import CandidateOut
-from autopatch_j.memory.structure import COLON_END, Line, item_marker, parse
+from autopatch_j.memory.shapes import COLON_END, item_marker
+from autopatch_j.memory.structure import Line, parse
 
 
 @dataclass(frozen=True, slots=True)

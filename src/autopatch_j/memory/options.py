@@ -9,7 +9,9 @@ separator) — each with its ordinal (its number or letter, else its place in it
 is a structure: its head line(s), and the sub-points nested under it ("   - pro: …", "- 缺点：…"
 under "1. …" or "**Option 1**") — an item indented deeper than the head, or a bulleted item right
 under a numbered, lettered or labelled head. Sub-points belong to their option (`Option.holds`)
-but are never options of their own, and never what a selection decides (`Option.in_head`).
+but are never options of their own, and never what a selection decides (`Option.in_head`). A list
+whose heads open with severity marks ("1. 🔴 …", "[P1] …") is a review's findings (`forms.findings`):
+no options.
 
 A short reply selects over them (`read_selection`): every option ("yes both", "两个都要"), some by
 ordinal ("2", "the first one", "第二个", "B 吧"), all but those it negates ("a but not b", "除了 2
@@ -35,6 +37,7 @@ from functools import lru_cache
 from importlib import resources
 
 from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.forms import findings
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.lists import layout
 from autopatch_j.memory.ordinals import ordinal, reply_pointers
@@ -156,6 +159,8 @@ def options_in(answer: str) -> tuple[Option, ...]:
     for n, (head, end) in enumerate(heads):
         run = run + 1 if n and not answer[heads[n - 1][1] : head.start].strip() else 1
         options.append(Option(head.start, end, head.ordinal or run, head.lettered, head.end))
+    if findings([answer[o.start : o.head_end] for o in options]):
+        return ()  # a review's findings, each with its severity: what to fix, never a choice to keep
     return tuple(options) if len(options) >= 2 else ()
 
 

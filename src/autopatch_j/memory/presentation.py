@@ -17,7 +17,7 @@ from importlib import resources
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.sentences import CJK_RUN, fold
-from autopatch_j.memory.structure import item_marker
+from autopatch_j.memory.shapes import item_marker
 
 DATA_FILE = "presentation.json"
 _KEYS = {"note", "leading_fillers"}

@@ -8,7 +8,7 @@ text into lines and labels each one:
 
 - `prose` — what the user writes;
 - `pasted` — material, with the shape that gave it away (`fence`, `indented`, `diff`, `frame`, `location`,
-  `log`, `shell`, `output`, `data`, `table`, `relayed`, `gloss`, `quote`, `quoted`, `code`);
+  `log`, `shell`, `output`, `data`, `table`, `relayed`, `form`, `gloss`, `quote`, `quoted`, `code`);
 - `report` — the last prose line before a paste: it introduces or reports it ("log below:",
   "vite build 报错了"), and is never read as a rule. A line ending in a colon introduces the paste
   with its last sentence only: the sentences before it are prose ("we deploy with helm only. the
@@ -36,7 +36,8 @@ paste (a `gloss`: the line's leading characters are material, the rest of the li
 does a quotation in another language opening a line after a short intro and a colon
 (`blocks.inline_quotation`, the intro included).
 
-Shapes only — fences, indentation, hunk headers, Markdown table rows, `file:line` locations,
+The shape of each line on its own is `shapes.line_shape`'s. Shapes only — fences, indentation, hunk
+headers, Markdown table rows, `file:line` locations,
 timestamps and log levels, `key=value` fields, prompts, key/value syntax, brackets, symbol density, a
 build tool's banner (capitals between two runs of one symbol) or progress counter (`[ 64%]`, `[3/41]`),
 a pictograph or symbol before an output tag (`❌  error: …`) — never a list of messages.
@@ -52,15 +53,28 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from autopatch_j.memory import blocks
-from autopatch_j.memory.blocks import LIST_ITEM, gloss_length, inline_quotations, quoted_rows, relayed_rows, table_rows
+from autopatch_j.memory.blocks import gloss_length, inline_quotations, quoted_rows, relayed_rows, table_rows
+from autopatch_j.memory.forms import form_rows, headed_rows
 from autopatch_j.memory.sentences import last_sentence_start
+from autopatch_j.memory.shapes import (
+    CJK,
+    CJK_CHARS_PER_WORD,
+    COLON_END,
+    DIFF_BODY,
+    FENCE,
+    LATIN_WORD,
+    QUOTATION_MARKS,
+    REPORT_UNITS,
+    line_shape,
+    pastable,
+    symbol_share,
+    units,
+)
 
 if TYPE_CHECKING:
     from autopatch_j.memory.batches import ExtractionRequest
@@ -68,71 +82,6 @@ if TYPE_CHECKING:
     from autopatch_j.memory.records import Turn
 
 Label = Literal["prose", "pasted", "report"]
-
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
-_INDENTED = re.compile(r"^(?: {4,}|\t)\S")
-_DIFF = re.compile(
-    r"^(?:@@ .* @@|diff --git |index [0-9a-f]{6,}\.\.[0-9a-f]{6,}|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null))"
-)
-_DIFF_BODY = re.compile(r"^[+-](?![+-]{2})\S?")
-_FRAME = re.compile(
-    r"^\s*(?:File \".+\", line \d+|at [\w$.<>/\\:@ -]+\(.*\)|at [\w$./\\<>-]+:\d+|#\d+ \S|\d+: 0x[0-9a-f]+"
-    r"|goroutine \d+ \[|\.\.\. \d+ more|Caused by: |Traceback \(|\^+\s*$|~*\^~*\s*$)"
-)
-_LOCATION = re.compile(r"(?:^|\s|\()[\w./\\@~-]+\.[A-Za-z]{1,8}:\d+(?::\d+)?\)?")
-_EXCEPTION = re.compile(
-    r"^\s*(?:[\w$]+\.)+[\w$]+(?::|$)|^\s*[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+(?:\[\w+\])?:\s|^\s*(?:[A-Z]\w* )?[A-Z]\w*:\s"
-)
-_DOTTED_EXCEPTION = re.compile(r"^\s*(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*:\s")
-_BRACKET_TAG = re.compile(r"^\s*\[[\w .:/@-]{2,40}\]\s*\S")
-_PATH_START = re.compile(r"^\s*(?:\.{0,2}/)?[\w@.-]+(?:/[\w@.-]+)+\S*(?:\s|$)")
-COLON_END = re.compile(r"[:：]\s*$")
-_NUMBERED_OUTPUT = re.compile(r"^\s*\d+(?:[.:]\d+)?\s{2,}\S")
-_TIMESTAMP = re.compile(
-    r"^\s*\[?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]?\d{0,2}:?\d{0,2}|(?:\d{2}[-/]\d{2} )?\d{2}:\d{2}:\d{2}|\d{1,2}/\w{3}/\d{4}"
-    r"|\w{3} \w{3} +\d+ \d{2}:\d{2}|\w{3} \d{1,2} \d{2}:\d{2}:\d{2})"
-)
-_LEVEL = re.compile(
-    r"(?:^|[\s\[(|])(?:DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|ERR|FATAL|CRITICAL|TRACE|PANIC)(?:[\s\]):|]|$)"
-)
-# Process and thread ids, then a one-letter level (Android logcat's `threadtime` lines).
-_PID_LEVEL = re.compile(r"\s\d+\s+\d+\s+[VDIWEFA]\s")
-_LEVEL_LOWER = re.compile(r"\[(?:debug|info|notice|warn|warning|error|crit|alert|emerg)\]")
-_OUTPUT_TAG = re.compile(
-    r"^\s*(?:(?:error|warning|note|help)(?:\[[\w-]+\])?:|E\s{2,}|FAIL(?:ED)?\b|PASS(?:ED)?\b|ok\s+[\w./-]+\s+(?:\d+\.\d+s|\(cached\))|"
-    r"[✓✔✗✘✖×⚠●▶►]\s|-->\s|\|\s*\^|\d+\s*\|\s|npm (?:ERR!|WARN)|make(?:\[\d+\])?: \*\*\*|={3,}|-{3,}|\*{3,}|#{2,}\s*\[)"
-)
-# A banner: capitals between two runs of one symbol (`** ARCHIVE FAILED **`, `== LINT ABORTED ==`).
-_BANNER = re.compile(r"^\s*([*=#~+-])\1+\s+[A-Z][A-Z0-9 _/().:-]*[A-Z0-9)]\s+\1\1+\s*$")
-# A progress counter opening a line (`[ 64%] Generating …`, `[37/212] Compiling …`).
-_PROGRESS = re.compile(r"^\s*\[\s*(?:\d{1,3}%|\d+/\d+)\]\s")
-_SHELL = re.compile(r"^\s*(?:\$|%|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#]|\(\w[\w-]*\)\s*\$|➜ )\s")
-_QUOTE = re.compile(r"^\s*>(?:\s|$)")
-#: Quotation marks, each opener with its closer.
-_QUOTATION_MARKS = {'"': '"', "“": "”", "「": "」", "『": "』", "«": "»"}
-_DATA_OPEN = re.compile(r"^\s*(?:[\[{]\s*$|[\[{]\s*[\"'\w]|[}\]],?\s*$|<\??[\w:-]+[\s>/])")
-_KEY_VALUE = re.compile(r"""^\s*(?:-\s+)?["']?[\w.-]+["']?\s*(?::\s*(?:\S.*)?|=\s*\S.*)$""")
-_TOML_TABLE = re.compile(r"^\s*\[\[?[\w.\"-]+\]\]?\s*$")
-_CODE_END = re.compile(r"(?:[;{}(\[]|\)\s*\{?|=>|->|:=)\s*$")
-_CODE_START = re.compile(r"^\s*(?:[@#]\w+|//|/\*|\*/|<!--|--\s|[\w.]+\(.*\)\s*;?\s*$)")
-_CONSTRAINT = re.compile(r"[\w.-]+(?:[<>]=?|[=!~]=)\d|(?:^|\s)[<>]=?\d[\w.]*,")
-_COLUMN_GAP = re.compile(r"\S\s{2,}(?=\S)")
-# A Markdown table's row: cells between pipes, the line opening and closing with one (`| a | b |`).
-_PIPE_ROW = re.compile(r"^\s*\|(?:[^|\n]*\|){2,}\s*$")
-# A `key=value` field of a logfmt line or a record dump (`order=88 amount=100.10 refunded=[…]`).
-_FIELD = re.compile(r"(?:^|\s)[A-Za-z_][\w.-]*=(?!=)\S")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
-CJK_CHARS_PER_WORD = 1.5  # Chinese characters to one Latin word, when weighing which script a text is in
-_WORD = re.compile(r"[A-Za-z]{2,}")
-# A word as prose writes it: letters, lowercase after the first, trailing punctuation allowed.
-_PLAIN_WORD = re.compile(r"^\(?[A-Za-z][a-z]*[,.;:!?)]*$")
-#: Prose words a value or list item needs, at least this many and this share of its tokens, to read as words.
-PROSE_WORDS = 4
-PROSE_SHARE = 0.6
-
-#: A prose line of at most this many words right before a paste only introduces or reports it.
-REPORT_UNITS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,117 +177,6 @@ class Structure:
         return any(ln.label != "prose" or ln.gloss for ln in self.lines)
 
 
-def _symbol_share(s: str) -> float:
-    body = s.strip()
-    if not body:
-        return 0.0
-    symbols = sum(1 for ch in body if not ch.isalnum() and not ch.isspace() and not _CJK.match(ch))
-    return symbols / len(body)
-
-
-def _shape(text: str) -> tuple[str, bool]:
-    """The shape of one line outside a fence and whether it is strong on its own ("" when prose)."""
-    if not text.strip():
-        return "", False
-    if _INDENTED.match(text) and not re.match(r"^\s*(?:[-*•]|\d+[.)])\s", text):
-        return "indented", True
-    if _DIFF.match(text):
-        return "diff", True
-    if _FRAME.match(text):
-        return "frame", True
-    if _SHELL.match(text):
-        return "shell", True
-    if _PIPE_ROW.match(text):
-        return "table", True  # a Markdown table's row, in any script
-    if _BANNER.match(text) or _PROGRESS.match(text):
-        return "output", True
-    if _QUOTE.match(text):
-        return "quote", False  # "> the proposal — yes, that one" is an assent; only next to material is it pasted
-    cjk = bool(_CJK.search(text))
-    if _TIMESTAMP.match(text) and (
-        _LEVEL.search(text) or _LEVEL_LOWER.search(text) or _PID_LEVEL.search(text) or _symbol_share(text) > 0.08
-    ):
-        return "log", True
-    if (_LEVEL.search(text[:40]) or _LEVEL_LOWER.search(text)) and not cjk and _symbol_share(text) > 0.05:
-        return "log", False
-    if _OUTPUT_TAG.match(text) or _OUTPUT_TAG.match(_after_mark(text)):
-        return "output", not cjk
-    fields = len(_FIELD.findall(text)) if not cjk else 0
-    if fields >= 2:  # logfmt or a record's fields: three or more stand alone
-        return "log", fields >= 3
-    if _LOCATION.search(text) and (_symbol_share(text) > 0.1 or text.lstrip().startswith(("/", "./", "src", "at "))):
-        return "location", not cjk
-    if _DOTTED_EXCEPTION.match(text):
-        return "frame", True
-    if (_BRACKET_TAG.match(text) or _PATH_START.match(text)) and not cjk:
-        return "log", False
-    if _EXCEPTION.match(text) and not cjk:
-        return "frame", False
-    if _NUMBERED_OUTPUT.match(text) and not cjk:
-        return "output", False
-    if not cjk and (_table_row(text) or _CONSTRAINT.search(text)):
-        return "output", False  # columns of a command's table; version constraints of a resolver's output
-    if _TOML_TABLE.match(text) or _DATA_OPEN.match(text):
-        return "data", False
-    if _KEY_VALUE.match(text) and not cjk and _config_key(text):
-        return "data", False
-    if (
-        not cjk
-        and (_CODE_END.search(text) or _CODE_START.match(text))
-        and _symbol_share(text) > 0.08
-        and not (LIST_ITEM.match(text) and reads_as_words(text[item_marker(text) :]))
-    ):
-        return "code", False
-    if not cjk and len(text.strip()) >= 12 and _symbol_share(text) > 0.3:
-        return "code", False
-    return "", False
-
-
-def _after_mark(text: str) -> str:
-    """The rest of a line opening with a pictograph or another symbol and a space (`❌  error: …`),
-    "" for any other line: a status mark of a tool's output when an output tag follows it."""
-    body = text.lstrip()
-    mark = 0
-    while mark < len(body) and unicodedata.category(body[mark]) in ("So", "Sk", "Mn", "Cf"):
-        mark += 1
-    return body[mark:].lstrip() if mark and body[mark : mark + 1].isspace() else ""
-
-
-def _table_row(line: str) -> bool:
-    """A row of columns (`kubectl get`, `docker ps`): at least three cells set apart by runs of two or
-    more spaces, every cell but the last at most three words."""
-    if len(_COLUMN_GAP.findall(line.strip())) < 2:
-        return False
-    cells = re.split(r"\s{2,}", line.strip())
-    return all(len(cell.split()) <= 3 for cell in cells[:-1])
-
-
-def _config_key(line: str) -> bool:
-    """`key: value` / `key = value` the way configs write it: a lowercase or quoted key, or a value
-    that is one token ("- Cause: stale cache" is a bullet of prose, "image: postgres:15" is YAML)."""
-    key, _, value = line.strip().removeprefix("- ").partition("=" if "=" in line.split(":")[0] else ":")
-    key, value = key.strip(), value.strip()
-    if not key or " " in key or reads_as_words(value):
-        return False
-    return key[0] in "\"'" or key[0].islower() or not value or " " not in value
-
-
-def reads_as_words(text: str) -> bool:
-    """Most of `text`'s tokens are words as prose writes them, and at least `PROSE_WORDS` of them."""
-    tokens = text.split()
-    plain = sum(1 for token in tokens if _PLAIN_WORD.match(token))
-    return plain >= PROSE_WORDS and plain >= PROSE_SHARE * len(tokens)
-
-
-def _units(line: str) -> float:
-    """The length of a line in words: Latin words and numbers, and two CJK characters per word."""
-    return len(re.findall(r"[A-Za-z0-9]+", line)) + len(_CJK.findall(line)) / 2
-
-
-def _pastable(line: str) -> bool:
-    return not _CJK.search(line) and len(_WORD.findall(line)) <= 12 and _symbol_share(line) > 0.02
-
-
 @functools.lru_cache(maxsize=512)
 def parse(text: str, answer: str | None = None) -> Structure:
     """Label every line of `text` (see the module docstring); with the assistant's `answer` before the
@@ -353,15 +191,15 @@ def parse(text: str, answer: str | None = None) -> Structure:
     strong = [False] * n
     fenced = False
     for i, (_, _, s) in enumerate(raw):
-        if _FENCE.match(s):
+        if FENCE.match(s):
             shape[i], strong[i] = "fence", True
             fenced = not fenced
             continue
         if fenced:
             shape[i], strong[i] = "fence", True
             continue
-        shape[i], strong[i] = _shape(s)
-        if shape[i] and not strong[i] and len(s.strip()) >= 24 and _symbol_share(s) > 0.1:
+        shape[i], strong[i] = line_shape(s)
+        if shape[i] and not strong[i] and len(s.strip()) >= 24 and symbol_share(s) > 0.1:
             strong[i] = True  # a weak shape dense with symbols stands alone: `Error: … (https://…) on …`
     blank = [not s.strip() for _, _, s in raw]
     # Blocks no single line gives away (`blocks.py`): tables, and messages relayed from a chat or a tracker.
@@ -371,6 +209,10 @@ def parse(text: str, answer: str | None = None) -> Structure:
             shape[i], strong[i] = name, True
     for i in quoted_rows(texts, strong, answer) if answer is not None else ():
         shape[i], strong[i] = "relayed", True
+    # Structured material (`forms.py`): marked or timed runs, a ticket's form, a pasted heading.
+    for rows in (form_rows(texts, strong), headed_rows(texts, strong)):
+        for i in rows:
+            shape[i], strong[i] = "form", True
     # Someone else's words: a weak shape, material when introduced or next to material.
     for i, j in [*_quotations(raw, shape, blank), *_foreign_paragraphs(raw, blank)]:
         shape[i : j + 1] = [shape[k] or "quoted" for k in range(i, j + 1)]
@@ -379,9 +221,9 @@ def parse(text: str, answer: str | None = None) -> Structure:
         if shape[i] in ("diff", "shell") and strong[i]:
             j = i + 1
             while j < n and not blank[j] and shape[j] != "fence":
-                if shape[i] == "diff" and not (_DIFF_BODY.match(raw[j][2]) or raw[j][2].startswith(" ") or shape[j]):
+                if shape[i] == "diff" and not (DIFF_BODY.match(raw[j][2]) or raw[j][2].startswith(" ") or shape[j]):
                     break
-                if shape[i] == "shell" and _CJK.search(raw[j][2]) and not shape[j]:
+                if shape[i] == "shell" and CJK.search(raw[j][2]) and not shape[j]:
                     break
                 if not shape[j]:
                     shape[j] = shape[i]
@@ -406,7 +248,7 @@ def parse(text: str, answer: str | None = None) -> Structure:
             while j >= 0 and blank[j]:
                 j -= 1
             intro = raw[j][2] if j >= 0 and not material[j] else None
-            short = intro is not None and shape[i] == "quoted" and 0 < _units(intro) <= REPORT_UNITS
+            short = intro is not None and shape[i] == "quoted" and 0 < units(intro) <= REPORT_UNITS
             material[i] = short or (intro is not None and bool(COLON_END.search(intro)))
     # A Latin line right under strong material (no blank line), with some symbols, goes on with it
     # (the message line under `ERROR in ./src/x.js 43:22`).
@@ -417,8 +259,8 @@ def parse(text: str, answer: str | None = None) -> Structure:
             and material[i - 1]
             and strong[i - 1]
             and shape[i - 1] != "fence"
-            and _pastable(raw[i][2])
-        ) and _symbol_share(raw[i][2]) > 0.05:
+            and pastable(raw[i][2])
+        ) and symbol_share(raw[i][2]) > 0.05:
             material[i] = True
             strong[i] = True
             shape[i] = shape[i] or shape[i - 1]
@@ -430,7 +272,7 @@ def parse(text: str, answer: str | None = None) -> Structure:
             i += 1
             continue
         j = i
-        while j < n and not material[j] and not blank[j] and _pastable(raw[j][2]):
+        while j < n and not material[j] and not blank[j] and pastable(raw[j][2]):
             j += 1
         if j < n and material[j] and j > i:
             for k in range(i, j):
@@ -447,7 +289,7 @@ def parse(text: str, answer: str | None = None) -> Structure:
         j = i + 1
         while j < n and blank[j]:
             j += 1
-        if j < n and labels[j] == "pasted" and (COLON_END.search(raw[i][2]) or _units(raw[i][2]) <= REPORT_UNITS):
+        if j < n and labels[j] == "pasted" and (COLON_END.search(raw[i][2]) or units(raw[i][2]) <= REPORT_UNITS):
             labels[i] = "report"
     glosses = _glosses(raw, labels, blank)
     # a colleague's words quoted inline, in another language: a gloss too
@@ -507,7 +349,7 @@ def _quotations(
 def _quotation_end(
     raw: Sequence[tuple[int, int, str]], shape: Sequence[str], blank: Sequence[bool], first: int
 ) -> int | None:
-    closer = _QUOTATION_MARKS.get(raw[first][2].strip()[:1])
+    closer = QUOTATION_MARKS.get(raw[first][2].strip()[:1])
     if closer is None:
         return None
     for j in range(first, len(raw)):
@@ -549,7 +391,7 @@ def _foreign_paragraphs(raw: Sequence[tuple[int, int, str]], blank: Sequence[boo
 
 def _script_counts(line: str) -> tuple[int, int]:
     """The CJK characters and the Latin words of `line`."""
-    return len(_CJK.findall(line)), len(_LATIN_WORD.findall(line))
+    return len(CJK.findall(line)), len(LATIN_WORD.findall(line))
 
 
 def _summed(counts: Sequence[tuple[int, int]]) -> tuple[int, int]:
@@ -563,12 +405,6 @@ def _script(counts: tuple[int, int]) -> str | None:
     if not cjk and not latin:
         return None
     return "cjk" if cjk > latin else "latin"
-
-
-def item_marker(text: str) -> int:
-    """The length of the list marker opening `text` ("- ", "2. ", "（3）"), 0 without one."""
-    match = LIST_ITEM.match(text)
-    return match.end() if match else 0
 
 
 def prose_request(request: ExtractionRequest) -> ExtractionRequest:
