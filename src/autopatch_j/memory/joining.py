@@ -10,10 +10,7 @@ how the first ends, whether the second is a list item), the first words of each 
 the first, their lengths, the index keys and thesaurus concepts they share, the subject model's
 same-subject probability and its voted subjects, and the lexicon's classes of the second (a switch,
 a correction, a speech act of its own, a word pointing back, an aside stating no rule, an
-extension), and which item of the answer the turn replies to each of them names: a reply taking
-up two items of the assistant's list one sentence each ("heartbeat 10s yes. snapshot mode stays
-initial.") states two rules, one going on about one item may state one (pairs of preferences and
-decisions only).
+extension).
 
 The weights are `joining_model.json`, trained by `scripts/train_joining.py` on the realistic
 sessions' gold (pairs of sentences of one user turn that quote a gold memory each: one memory or
@@ -31,7 +28,6 @@ from typing import Any
 
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.options import options_in
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.speech_model import logistic
 from autopatch_j.memory.structure import parse
@@ -86,34 +82,11 @@ def _sentences_between(text: str, start: int, end: int) -> int:
     return sum(1 for s, e in prose_sentences(text) if s >= start and e <= end)
 
 
-@lru_cache(maxsize=256)
-def answer_items(answer: str) -> tuple[frozenset[str], ...]:
-    """The index keys (own and the thesaurus's) of each item the answer lists (`options.options_in`:
-    numbered, lettered, labelled or bulleted, at least two); () when it lists none."""
-    return tuple(frozenset().union(*_keys(answer[o.start : o.end])) for o in options_in(answer))
-
-
-def named_item(sentence: str, items: tuple[frozenset[str], ...]) -> int | None:
-    """The number of the one item of `items` sharing the most keys with `sentence`; None when no item
-    shares a key or two share the most."""
-    keys = frozenset().union(*_keys(sentence))
-    shared = [len(keys & item) for item in items]
-    best = max(shared, default=0)
-    return shared.index(best) if best and shared.count(best) == 1 else None
-
-
 def join_features(
-    text: str,
-    earlier: str,
-    later: str,
-    kinds: tuple[str, str],
-    subjects: SubjectModel,
-    lexicon: Lexicon,
-    answer: str = "",
+    text: str, earlier: str, later: str, kinds: tuple[str, str], subjects: SubjectModel, lexicon: Lexicon
 ) -> dict[str, float]:
     """The features of the pair (`earlier`, `later`): two quotes of the user turn `text`, `later`
-    after `earlier`, of the statement kinds `kinds`; `answer` is the assistant's answer the turn
-    replies to ("" when none is in view)."""
+    after `earlier`, of the statement kinds `kinds`."""
     first_at = text.find(earlier)
     later_at = text.find(later, first_at + len(earlier)) if first_at >= 0 else -1
     if later_at < 0:
@@ -155,12 +128,6 @@ def join_features(
         "digit": float(any(ch.isdigit() for ch in later)),
         "earlier_short": float(earlier_len <= 3),
     }
-    # the items a reply takes up tell rules apart; a comparison weighs the items it names in one breath
-    items = answer_items(answer) if answer and "discussion_context" not in kinds else ()
-    if items:
-        item_a, item_b = named_item(earlier, items), named_item(later, items)
-        if item_a is not None and item_b is not None:
-            features["items_same" if item_a == item_b else "items_differ"] = 1.0
     voted_a, voted_b = subjects.voted(earlier), subjects.voted(later)
     if voted_a and voted_b:
         features["voted_same" if voted_a == voted_b else "voted_different"] = 1.0

@@ -125,16 +125,8 @@ class RulesExtractor:
                 candidates.extend(read)
         named = [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
         texts = {turn.id: turn.user_text for turn in raw.visible_turns}
-        answers = {
-            turn.id: before.assistant_text or ""
-            for turn in raw.visible_turns
-            if (before := raw.predecessor(turn)) is not None
-        }
         candidates = one_per_item(
-            named,
-            raw,
-            lambda run: self.subjects.one_per_statement(run, texts, answers),
-            bounds=(MAX_SOURCES, MAX_CONTENT_CHARS),
+            named, raw, lambda run: self.subjects.one_per_statement(run, texts), bounds=(MAX_SOURCES, MAX_CONTENT_CHARS)
         )
         # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
         candidates = [

@@ -98,15 +98,12 @@ class SubjectReader:
 
     # -- Stage 1 ---------------------------------------------------------------------------------
 
-    def one_per_statement(
-        self, candidates: list[CandidateOut], texts: Mapping[int, str], answers: Mapping[int, str] | None = None
-    ) -> list[CandidateOut]:
+    def one_per_statement(self, candidates: list[CandidateOut], texts: Mapping[int, str]) -> list[CandidateOut]:
         """Statements of one turn and kind that the joining model reads as one are one statement quoting
         each — a rule and its detail or reason ("never unwrap() in firmware code. expect with a
         message, or propagate the error"), the sentences of one comparison (its options, its worries,
         "let me think about it"), which the decision settling it retires whole; two rules side by side
-        stay two. `texts`: the user text of each turn, by turn id; `answers`: the assistant's answer
-        each turn replies to, by turn id (none: not in view)."""
+        stay two. `texts`: the user text of each turn, by turn id."""
         merged: list[CandidateOut] = []
         for candidate in candidates:
             last = merged[-1] if merged else None
@@ -116,7 +113,7 @@ class SubjectReader:
                 and _user_turns(last) == _user_turns(candidate)
                 and len(last.sources) + len(candidate.sources) <= MAX_SOURCES
                 and len(last.content) + 1 + len(candidate.content) <= MAX_CONTENT_CHARS
-                and self._continues(last, candidate, texts, answers or {})
+                and self._continues(last, candidate, texts)
             ):
                 merged[-1] = last.model_copy(
                     update={
@@ -128,9 +125,7 @@ class SubjectReader:
                 merged.append(candidate)
         return merged
 
-    def _continues(
-        self, last: CandidateOut, candidate: CandidateOut, texts: Mapping[int, str], answers: Mapping[int, str]
-    ) -> bool:
+    def _continues(self, last: CandidateOut, candidate: CandidateOut, texts: Mapping[int, str]) -> bool:
         """Whether `candidate` goes on with what `last` says (both of one user turn)."""
         turn = max(_user_turns(candidate))
         earlier = [s.quote for s in last.sources if s.role == "user" and s.turn_id == turn]
@@ -140,8 +135,7 @@ class SubjectReader:
             return False
         if earlier[-1] == later[0]:
             return False  # one reply selecting two options ("yes both"): a decision per option
-        kinds = (last.kind, candidate.kind)
-        features = join_features(text, earlier[-1], later[0], kinds, self.model, self.lexicon, answers.get(turn, ""))
+        features = join_features(text, earlier[-1], later[0], (last.kind, candidate.kind), self.model, self.lexicon)
         return self.joining.joins(features)
 
     def retirements(

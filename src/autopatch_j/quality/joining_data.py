@@ -55,7 +55,6 @@ def session_pairs(session: Session, author: str, subjects: SubjectModel, lexicon
     pairs: list[JoiningPair] = []
     for index, turn in enumerate(session.turns):
         text = turn.user
-        answer = session.turns[index - 1].assistant if index else ""
         quoted = [
             (memory.key, memory.kind, at, len(q.quote))
             for memory in session.memories
@@ -69,7 +68,7 @@ def session_pairs(session: Session, author: str, subjects: SubjectModel, lexicon
                 key, kind = keys.pop()
                 owned.append((text[start:end], key, kind))
         for (a, key_a, kind_a), (b, key_b, kind_b) in itertools.pairwise(owned):
-            features = join_features(text, a, b, (kind_a, kind_b), subjects, lexicon, answer)
+            features = join_features(text, a, b, (kind_a, kind_b), subjects, lexicon)
             pairs.append(JoiningPair(author, features, key_a == key_b))
     return pairs
 
