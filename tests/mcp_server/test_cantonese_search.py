@@ -42,3 +42,20 @@ def _store(project: Path) -> None:
 def test_cantonese_questions_find_the_memory_they_ask_about(project: Path) -> None:
     _store(project)
     assert_search_titles(project, QUESTIONS)
+
+
+def test_a_cantonese_word_for_inside_is_no_term_a_memory_must_hold(project: Path) -> None:
+    """入面 (inside, Mandarin 里面) and 喺边 (where) say where a question looks, as "inside" and "where" do
+    in English: a memory that says 入面 itself is not the better answer for it."""
+    store_decisions(
+        project,
+        ("Catalog alias 统一 kebab-case", "libs.versions.toml 入面 alias 统一 kebab-case，例如 androidx-core-ktx"),
+        ("Catalog bundles 只限 compose", "libs.versions.toml 只为 compose 建 bundle，其他依赖唔用 bundle"),
+    )
+    assert_search_titles(
+        project,
+        {
+            "catalog 入面 bundle 用喺边": ["Catalog bundles 只限 compose"],
+            "catalog 入面 alias 点样命名": ["Catalog alias 统一 kebab-case"],
+        },
+    )

@@ -12,7 +12,7 @@ from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.rekey import KEY_VERSION
 from tests.memory.item_factory import add_item
 
-OLDER = KEY_VERSION - 1  # the derivation before an acronym's plural was indexed as the acronym
+OLDER = KEY_VERSION - 1  # an older derivation; the store below fakes one (an acronym's plural kept)
 
 
 def store_with_a_plural_acronym(root: Path) -> Path:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -139,8 +141,11 @@ def test_each_language_lists_its_question_words_apart_and_they_are_fillers() -> 
 
     data = registry()
     assert {"what", "which", "how"} <= set(data.languages["en"].question_words)
-    assert {"怎么", "几多", "点样", "几耐"} <= set(data.languages["zh"].question_words)  # Cantonese is Chinese
-    assert {"几多", "点样", "咗", "嘅", "what"} <= fillers()
+    assert {"怎么", "多久"} <= set(data.languages["zh"].question_words)
+    cantonese = data.languages["zh"].varieties["yue"]  # a variety of Chinese: its words are Chinese words
+    assert cantonese.question_words["几耐"] == "多久" and cantonese.fillers["入面"] == "里面"
+    assert {"几多", "点样", "几耐", "喺边"} <= set(question_words())
+    assert {"几多", "点样", "咗", "嘅", "入面", "what"} <= fillers()
     assert question_words()[0] == max(question_words(), key=len)  # the longest first
     assert all(len(word) >= 2 for word in question_words())
 
@@ -150,3 +155,22 @@ def test_a_query_is_cut_at_its_question_words_unless_the_dictionary_words_cross_
     assert [t.key for t in query_terms("redis 有几多个节点")] == ["redi", "节点"]  # 几多 + 个
     assert [t.key for t in query_terms("重点解决哪些问题")] == ["重点", "解决", "问题"]  # 点解 is not asked
     assert [t.key for t in query_terms("runbook 先写什么")] == ["runbook"]  # no guessed word beside 什么
+    assert [t.key for t in query_terms("catalog 入面 bundle 用喺边")] == ["catalog", "bundl"]  # inside, where
+
+
+def test_a_variety_maps_each_word_to_the_word_it_stands_for_and_has_no_word_in_both_lists() -> None:
+    from pydantic import ValidationError
+
+    from autopatch_j.memory.text.filler_schema import FillerData
+    from autopatch_j.memory.text.languages import registry
+
+    raw = registry().model_dump()
+    unglossed = copy.deepcopy(raw)
+    unglossed["languages"]["zh"]["varieties"]["yue"]["fillers"]["咗"] = " "
+    both = copy.deepcopy(raw)
+    both["languages"]["zh"]["varieties"]["yue"]["fillers"]["几耐"] = "多久"
+    unknown = copy.deepcopy(raw)
+    unknown["languages"]["zh"]["varieties"]["yue"]["stopwords"] = {"x": "y"}
+    for broken in (unglossed, both, unknown):
+        with pytest.raises(ValidationError):
+            FillerData.model_validate(broken)

@@ -2,7 +2,9 @@
 
 A filler is a question or function word that says nothing about what a memory holds ("what", "do we",
 "怎么", "是什么", "我们用的" once segmented, and written Cantonese's 几多, 点样, 咗); fillers are never
-terms. Each language lists its question words (how a question asks) apart from its other fillers; a
+terms. Each language lists its question words (how a question asks) apart from its other fillers, and
+a written variety of it (Cantonese of Chinese) the same two lists, each word with the word of the
+language it stands for (几耐 → 多久); a variety's words are the language's. A
 Chinese question word is also a word of its own in a query (`question_words`: the query's CJK runs
 are cut at them before the segmenter sees them). The lists live in `fillers.json`, described by
 `filler_schema.FillerData` (unknown fields are refused). A language is chosen per token by its
@@ -49,13 +51,23 @@ _LISTS = ("question_words", "fillers")
 
 @functools.cache
 def _raw() -> dict[str, dict[str, list[str]]]:
-    """`fillers.json`'s lists, folded. Read with `json` on the search path (building the pydantic model
-    costs ≈ 0.1 s); `registry()` validates the same file (tests/memory/test_terms.py)."""
+    """`fillers.json`'s lists, each language's with the words of its varieties, folded. Read with `json`
+    on the search path (building the pydantic model costs ≈ 0.1 s); `registry()` validates the same
+    file (tests/memory/test_terms.py)."""
     import json
 
     raw = json.loads(resources.files("autopatch_j.memory.text").joinpath("fillers.json").read_text(encoding="utf-8"))
     return {
-        name: {key: [fold(word) for word in language[key]] for key in _LISTS}
+        name: {
+            key: [
+                fold(word)
+                for word in (
+                    *language[key],
+                    *(w for variety in language.get("varieties", {}).values() for w in variety[key]),
+                )
+            ]
+            for key in _LISTS
+        }
         for name, language in raw["languages"].items()
     }
 
