@@ -9,7 +9,8 @@
   Go MySQL DSN; `user/'password'@host:port`, the password quoted for a shell, a host and its port
   or a service's name without a dot after it): the part between the `/` or `:` and the `@` that
   starts the host, when it reads like a password; a part ending in `:` has an empty password field, it names a driver
-  (`jdbc:oracle:thin:@//host:1521/SVC`). A package or an action at a version
+  (`jdbc:oracle:thin:@//host:1521/SVC`). A logon string (`.logon host.example.org/user,password`): the
+  part after the comma that follows a dotted host, `/` and a user, when it reads like a password. A package or an action at a version
   (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays. An e-mail login
   with its password ending a line when the password reads like one (`git@host:org/repo`, a port
   stay); on a mail relay's `sasl_passwd` line (`[smtp.example.org]:587 bot@example.org:<password>`:
@@ -86,6 +87,14 @@ _QUOTED_LOGIN_AT_HOST = re.compile(
 )
 
 
+# a logon string: a host with a dot, `/`, a user, `,` and the password (`.logon tdp.example.org/etl,…`,
+# a warehouse client's `host/user,password`); the password ends at a blank, a quote, `;` or `,`
+_LOGON_STRING = re.compile(
+    r"(?<![\w./@:%$-])[A-Za-z0-9][\w-]{0,62}+(?:\.[A-Za-z0-9][\w-]{0,62}+){1,8}+/[A-Za-z_][\w.$-]{0,63}+"
+    r",(?!\[REDACTED\])(?P<s>[^\s\"'`;,]{4,128}+)"
+)
+
+
 # an e-mail address, a colon and a password that ends its line
 _MAIL_LOGIN = re.compile(
     r"(?<![\w.+@-])[\w.+-]{1,64}+@[A-Za-z0-9-]{1,63}+(?:\.[A-Za-z0-9-]{1,63}+)++:(?P<s>[^\s/\"'`:]{6,128}+)"
@@ -103,7 +112,7 @@ _RELAY_LOGIN = re.compile(
 
 
 def _logins_at_host(view: str) -> Iterator[Span]:
-    for pattern in (_LOGIN_AT_HOST, _QUOTED_LOGIN_AT_HOST, _MAIL_LOGIN, _RELAY_LOGIN):
+    for pattern in (_LOGIN_AT_HOST, _QUOTED_LOGIN_AT_HOST, _LOGON_STRING, _MAIL_LOGIN, _RELAY_LOGIN):
         for match in pattern.finditer(view):
             value = match.group("s")
             if value.endswith(":"):
@@ -276,7 +285,7 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
     _LAYOUT_RULES,
     {
         "webhook_path": ("hook", "robot"),
-        "login_at_host": ("@",),
+        "login_at_host": ("@", ","),
         "grouped_secret": (" ", "-"),
         "crypt_hash": ("$",),
         "labelled_codes": ("code", "恢复码", "备用码", "救援码"),
