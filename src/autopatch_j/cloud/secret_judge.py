@@ -47,7 +47,8 @@ printed (`printed`, read as `announced_secret`), a here-string given to a comman
 secret (`stdin_secret`: `sign.sh --passphrase-stdin <<< '…'`), and a member of a JSON Web Key
 (`jwk_member`): a private one (`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public
 one (`"n"`, `"x"`) is not judged; nor is a value whose label names a digest before a bracketed aside
-(`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`), nor a value shown under a label — on the
+(`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`), nor a value followed by an aside denying
+it is a secret (`secret_label_context.denied_after`: `sign=…（签名结果，不是密钥）`), nor a value shown under a label — on the
 line after it or after its colon — that names an identifier or ends in an aside saying what the
 value is (`public_label`: `存储账户（资源 ID）：` / `<resource id>`). The documented public part of a
 credential pair (`secret_public_parts`: a key id, a publishable key, a client id, a signature of a
@@ -87,7 +88,7 @@ from autopatch_j.cloud.secret_key_words import (
     named_key,
     values_column,
 )
-from autopatch_j.cloud.secret_label_context import envelope_floor, label_context
+from autopatch_j.cloud.secret_label_context import denied_after, envelope_floor, label_context
 from autopatch_j.cloud.secret_places import (
     AHEAD,
     IDENTIFIER,
@@ -184,6 +185,8 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
         out["key_ends_benign" if member == "public" else "jwk_private"] = 1.0
     if digest_before_aside(view, start, key_lexicon()):
         out["key_ends_benign"] = 1.0  # `口令哈希（sha256，不是口令本身）：<hex>`: the label names a digest
+    if end is not None and denied_after(view, start, end, key_lexicon()):
+        out["key_ends_benign"] = 1.0  # `sign=<hex>（签名结果，不是密钥）`: an aside after it says it is no secret
     if end is not None:
         call_argument(view, start, end, out)
         if code_literal(view, start, end):
