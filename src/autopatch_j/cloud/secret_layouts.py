@@ -40,6 +40,10 @@
   <password>`, `… clientid add <id> <password>`, `rabbitmqctl add_user <name> <password>`,
   `mosquitto_passwd -b <file> <name> <password>`): the argument after the account's name; an
   option, a prompt `*`, a variable (`$PASS`, `%PASS%`) and a placeholder stay.
+* **A login pair given after an endpoint's URL** (`mc alias set <alias> http://host:9000 <access key>
+  <secret key>`): the second of the two arguments that follow the URL and end the command, when it
+  reads random — letters and digits interleaved, not hex alone (a directory and a commit after a
+  clone's URL, a release's name after a download's stay).
 
 Every pattern is bounded per start (possessive runs, lazy runs of at most 128 characters stopping at
 a space or a slash), so each rule is linear in the text.
@@ -52,7 +56,7 @@ from collections.abc import Iterator
 
 from autopatch_j.cloud.secret_rules import Rule, with_needs
 from autopatch_j.cloud.secret_shapes import passwordish
-from autopatch_j.cloud.secret_values import placeholder
+from autopatch_j.cloud.secret_values import looks_random, placeholder
 
 __all__ = ["LAYOUT_RULES"]
 
@@ -257,6 +261,26 @@ def _account_command_passwords(view: str) -> Iterator[Span]:
     return _command_passwords(_ACCOUNT_COMMAND, view)
 
 
+# a login pair given as the two arguments after an endpoint's URL, ending the command (`mc alias set
+# <alias> http://host:9000 <access key> <secret key>`): the second, when it reads random
+_PAIR_AFTER_URL = re.compile(
+    r"(?<![\w/])https?://[^\s\"'`]{1,253}+[ \t]++[A-Za-z0-9_.@-]{3,64}+[ \t]++(?!\[REDACTED\])"
+    r"(?P<s>[A-Za-z0-9+/=_-]{16,128}+)(?=[ \t]*+(?:\r?\n|\Z|[\"'`;&|]|--))"
+)
+
+
+_HEX_ONLY = re.compile(r"[0-9a-fA-F]++")
+
+
+def _pairs_after_url(view: str) -> Iterator[Span]:
+    for match in _PAIR_AFTER_URL.finditer(view):
+        value = match.group("s")
+        if _HEX_ONLY.fullmatch(value) or len(_DIGIT_LETTER.findall(value)) < 4:
+            continue  # hex alone is a digest's alphabet (a commit); words and numbers joined (`release-2026-11-30`)
+        if looks_random(value) and not placeholder(view, value, match.start("s")):
+            yield match.span("s")
+
+
 _SLACK_HOOK_PATH = re.compile(r"(?<![A-Za-z0-9/])T[A-Z0-9]{8,12}+/B[A-Z0-9]{8,12}+/[A-Za-z0-9]{24}(?![A-Za-z0-9])")
 _CAS_TICKET = re.compile(r"(?<![A-Za-z0-9-])TGT-[0-9]{1,12}+-[A-Za-z0-9_-]{20,256}+")
 _ATLASSIAN_TOKEN = re.compile(r"(?<![A-Za-z0-9])ATATT3[A-Za-z0-9_-]{60,512}+(?:=[0-9A-Fa-f]{8}(?![A-Za-z0-9]))?")
@@ -278,6 +302,7 @@ _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("ppk_private_lines", _ppk_private_lines),
     Rule("net_user_password", _net_user_passwords),
     Rule("account_command_password", _account_command_passwords),
+    Rule("pair_after_url", _pairs_after_url),
     Rule("issued_token", _issued_tokens),
 )
 # the literal each rule's matches hold, lowercased (see `Rule.needs`)
@@ -293,6 +318,7 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
         "ppk_private_lines": ("private-lines:",),
         "net_user_password": ("user",),
         "account_command_password": ("ctl", "mosquitto_passwd"),
+        "pair_after_url": ("://",),
         "issued_token": ("/b", "tgt-", "atatt3"),
     },
 )
