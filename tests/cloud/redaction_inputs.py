@@ -198,5 +198,7 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "logon strings": lambda n: (".logon h.example.org/u,Ab3dEf9hQ2/" * n)[:n],
     "kinds before a dot": lambda n: ("rt.Ab3dEf9hQ2-Zk7_" * n)[:n],
     "asides after values": lambda n: ("sign=0A1B2C3D（签名结果，不是密钥）(not the key)" * n)[:n],
+    "pairs after URLs": lambda n: ("http://h:9 ab Ab3dEf9hQ2x4K7m8 " * n)[:n],
+    "versions before hex runs": lambda n: ("v=24.0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d." * n)[:n],
     "hex keys beside check values": lambda n: ("K=0A1B2C3D4E5F6A7B\nCV=4B9E1D\nU0A1B2C3D4E5F6A7B\n" * n)[:n],
 }
