@@ -49,8 +49,8 @@ value or its form under a master key (`check_value`: `secret_check_values`), and
 Web Key (`jwk_member`): a private one (`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public
 one (`"n"`, `"x"`) is not judged; nor is a value whose label names a digest before a bracketed aside
 (`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`), nor a value followed by an aside denying
-it is a secret (`secret_label_context.denied_after`: `sign=…（签名结果，不是密钥）`), nor a value shown under a label — on the
-line after it or after its colon — that names an identifier or ends in an aside saying what the
+it is a secret (`secret_label_context.denied_after`: `sign=…（签名结果，不是密钥）`), nor a value shown
+under a label — on the line after it or after its colon — that names an identifier or ends in an aside saying what the
 value is (`public_label`: `存储账户（资源 ID）：` / `<resource id>`). The documented public part of a
 credential pair (`secret_public_parts`: a key id, a publishable key, a client id, a signature of a
 body, a PSSH box) is a shape feature (`public_part`) and lets the judge overrule a key-word rule's

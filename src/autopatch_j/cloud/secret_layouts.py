@@ -10,12 +10,13 @@
   or a service's name without a dot after it): the part between the `/` or `:` and the `@` that
   starts the host, when it reads like a password; a part ending in `:` has an empty password field, it names a driver
   (`jdbc:oracle:thin:@//host:1521/SVC`). A logon string (`.logon host.example.org/user,password`): the
-  part after the comma that follows a dotted host, `/` and a user, when it reads like a password. A package or an action at a version
-  (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays. An e-mail login
-  with its password ending a line when the password reads like one (`git@host:org/repo`, a port
-  stay); on a mail relay's `sasl_passwd` line (`[smtp.example.org]:587 bot@example.org:<password>`:
-  the relay first, then the login) the position alone says it is a password (sixteen lowercase
-  letters, a mail service's app password, included).
+  part after the comma that follows a dotted host, `/` and a user, when it reads like a password. A
+  package or an action at a version (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port,
+  so it stays. An e-mail login with its password ending a line when the password reads like one
+  (`git@host:org/repo`, a port stay); on a mail relay's `sasl_passwd` line
+  (`[smtp.example.org]:587 bot@example.org:<password>`: the relay first, then the login) the
+  position alone says it is a password (sixteen lowercase letters, a mail service's app password,
+  included).
 * **Secrets printed in groups**: a setup key in groups of four base32 characters (`k7qm 2xzp r4tw
   …`, at least six groups, letters beyond the hex digits and digits in two groups or more), and a
   list of at least four codes of two halves (`q7k2m-x9t4z`) whose letters and digits interleave

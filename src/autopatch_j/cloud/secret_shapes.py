@@ -5,9 +5,9 @@ password flag and its value as two items of an argv list (`"--password", "…"`,
 a Markdown table row (`| DB_PASSWORD | … |`), the argument a `printf` format puts after a
 password word (`printf 'machine h login u password %s\n' '…'`), a password option right after a
 user option (`-U admin -P '…'`), a login given to `-u` (`curl -u user:…`, `lftp -u user,…`; a URL
-given to `-u` — `beeline -u 'jdbc:hive2://…'` — is an address), a password set in SQL (`IDENTIFIED BY '…'`), a secret after its
-encryption type in a device config (`enable secret 0 …`) and a literal piped into a login that
-reads stdin (`echo '…' | kinit …`, `| sudo -S`).
+given to `-u` — `beeline -u 'jdbc:hive2://…'` — is an address), a password set in SQL (`IDENTIFIED
+BY '…'`), a secret after its encryption type in a device config (`enable secret 0 …`) and a literal
+piped into a login that reads stdin (`echo '…' | kinit …`, `| sudo -S`).
 
 Prose is where words live, so a value found this way must read like a password, not a word:
 `passwordish` (≥ 6 characters with a letter and a digit or a symbol other than `-_./`, or high
