@@ -42,7 +42,8 @@
   `mosquitto_passwd -b <file> <name> <password>`): the argument after the account's name; an
   option, a prompt `*`, a variable (`$PASS`, `%PASS%`) and a placeholder stay.
 * **A login pair given after an endpoint's URL** (`mc alias set <alias> http://host:9000 <access key>
-  <secret key>`): the second of the two arguments that follow the URL and end the command, when it
+  <secret key>`): the second of the two arguments that follow the URL (with no query) and end the
+  command, when it
   reads random — letters and digits interleaved, not hex alone (a directory and a commit after a
   clone's URL, a release's name after a download's stay).
 
@@ -262,10 +263,11 @@ def _account_command_passwords(view: str) -> Iterator[Span]:
     return _command_passwords(_ACCOUNT_COMMAND, view)
 
 
-# a login pair given as the two arguments after an endpoint's URL, ending the command (`mc alias set
-# <alias> http://host:9000 <access key> <secret key>`): the second, when it reads random
+# a login pair given as the two arguments after an endpoint's URL (no query: a URL carrying one is a
+# link, its words a note), ending the command (`mc alias set <alias> http://host:9000 <access key>
+# <secret key>`): the second, when it reads random
 _PAIR_AFTER_URL = re.compile(
-    r"(?<![\w/])https?://[^\s\"'`]{1,253}+[ \t]++[A-Za-z0-9_.@-]{3,64}+[ \t]++(?!\[REDACTED\])"
+    r"(?<![\w/])https?://[^\s\"'`?]{1,253}+[ \t]++[A-Za-z0-9_.@-]{3,64}+[ \t]++(?!\[REDACTED\])"
     r"(?P<s>[A-Za-z0-9+/=_-]{16,128}+)(?=[ \t]*+(?:\r?\n|\Z|[\"'`;&|]|--))"
 )
 
