@@ -260,10 +260,10 @@ def denied_after(view: str, start: int, end: int, lexicon: KeyLexicon) -> bool:
     english = [w for token in _ASCII_WORDS.findall(clause) for w in key_words_of(token)]
     negated = next((i for i, w in enumerate(english) if w in lexicon.negations_en), None)
     if negated is not None:
-        rest = [w for w in english[negated + 1 :] if w not in _ARTICLES]
-        return len(rest) == 1 and rest[0] in lexicon.secret_en
+        words = [w for w in english[negated + 1 :] if w not in _ARTICLES]
+        return len(words) == 1 and words[0] in lexicon.secret_en
     for negation in lexicon.negations_zh:
         if clause.startswith(negation):
-            rest = clause[len(negation) :].strip()
-            return rest in lexicon.secret_zh and len(rest) > 1
+            word = clause[len(negation) :].strip()
+            return word in lexicon.secret_zh and len(word) > 1
     return False
