@@ -194,4 +194,11 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "keyed members in calls": lambda n: ("a.request({ h: { 'x-ticket': 'Ab3dEf9hQ2Zk7', " * n)[:n],
     "quoted logins before hosts": lambda n: ("a/'Ab3d*Ef9h'@b/'c'@d.e:1 f/'" * n)[:n],
     "labels after sentences": lambda n: ("Password for the user reset.\nNew value: Ab3dEf9hQ2\n" * n)[:n],
+    "logins after -u with commas": lambda n: ("lftp -u a,Ab3dEf9hQ2,-u jdbc:h2://x " * n)[:n],
+    "logon strings": lambda n: (".logon h.example.org/u,Ab3dEf9hQ2/" * n)[:n],
+    "kinds before a dot": lambda n: ("rt.Ab3dEf9hQ2-Zk7_" * n)[:n],
+    "asides after values": lambda n: ("sign=0A1B2C3D（签名结果，不是密钥）(not the key)" * n)[:n],
+    "pairs after URLs": lambda n: ("http://h:9 ab Ab3dEf9hQ2x4K7m8 " * n)[:n],
+    "versions before hex runs": lambda n: ("v=24.0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d." * n)[:n],
+    "hex keys beside check values": lambda n: ("K=0A1B2C3D4E5F6A7B\nCV=4B9E1D\nU0A1B2C3D4E5F6A7B\n" * n)[:n],
 }

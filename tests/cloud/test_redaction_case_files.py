@@ -122,6 +122,12 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   after a sentence naming a reset password, quoted for a shell in a login before a host
   (`USER/'…'@host:port`); a path, a note, plain fields, a file's digest, a request id, a date and
   a file's name after a quoted path (`icons/'Logo'@2x.png`) stay.
+- `ferry_ops`: a password in a logon string after its host and user (`host/user,password`), a login
+  given to `-u` as `user,password`, an opaque refresh token after its field name (a short kind, a
+  dot, a base64url body), a DES key's hex beside its check value or its form under a master key; a
+  JDBC URL given to `-u`, users listed after `-u`, a logon string without its password, a release's
+  kind and hex body, a build id beside a colour and a signature printed with an aside saying it is
+  no key stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -162,6 +168,7 @@ FILES = (
     "rotation_tables",
     "install_banners",
     "dairy_ops",
+    "ferry_ops",
 )
 
 

@@ -175,6 +175,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # digest, as a keyed header in a call's object, after a sentence naming a reset password;
         # look-alikes: a path, a note, plain fields, a digest, a request id, a date in those places
         ("redaction_dairy_ops.json", "Print the dairy ops notes"),
+        # a password in a logon string, a login given to `-u` as `user,password`, an opaque refresh
+        # token; look-alikes: a JDBC URL after `-u`, users after `-u`, a signature with its aside
+        ("redaction_ferry_ops.json", "Print the ferry back office notes"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

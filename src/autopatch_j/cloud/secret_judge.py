@@ -44,11 +44,13 @@ a context signal of its own, when the field's whole value is one random token wh
 literal and a request header's (`header_value`: `curl -H 'X-Svc: …'`), a value stated in prose after
 an English copula (`stated`: `… was <value>`), the last field of a file named for a secret a command
 printed (`printed`, read as `announced_secret`), a here-string given to a command whose line names a
-secret (`stdin_secret`: `sign.sh --passphrase-stdin <<< '…'`), and a member of a JSON Web Key
-(`jwk_member`): a private one (`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public
+secret (`stdin_secret`: `sign.sh --passphrase-stdin <<< '…'`), a DES key's hex beside its check
+value or its form under a master key (`check_value`: `secret_check_values`), and a member of a JSON
+Web Key (`jwk_member`): a private one (`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public
 one (`"n"`, `"x"`) is not judged; nor is a value whose label names a digest before a bracketed aside
-(`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`), nor a value shown under a label — on the
-line after it or after its colon — that names an identifier or ends in an aside saying what the
+(`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`), nor a value followed by an aside denying
+it is a secret (`secret_label_context.denied_after`: `sign=…（签名结果，不是密钥）`), nor a value shown
+under a label — on the line after it or after its colon — that names an identifier or ends in an aside saying what the
 value is (`public_label`: `存储账户（资源 ID）：` / `<resource id>`). The documented public part of a
 credential pair (`secret_public_parts`: a key id, a publishable key, a client id, a signature of a
 body, a PSSH box) is a shape feature (`public_part`) and lets the judge overrule a key-word rule's
@@ -79,6 +81,7 @@ from importlib import resources
 from typing import Protocol
 
 from autopatch_j.cloud.secret_candidates import CONTEXT, Candidate, candidates
+from autopatch_j.cloud.secret_check_values import beside_check_value
 from autopatch_j.cloud.secret_key_words import (
     FIX_PASSWORD_KEY,
     PAIR_REACH,
@@ -87,7 +90,7 @@ from autopatch_j.cloud.secret_key_words import (
     named_key,
     values_column,
 )
-from autopatch_j.cloud.secret_label_context import envelope_floor, label_context
+from autopatch_j.cloud.secret_label_context import denied_after, envelope_floor, label_context
 from autopatch_j.cloud.secret_places import (
     AHEAD,
     IDENTIFIER,
@@ -184,6 +187,10 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
         out["key_ends_benign" if member == "public" else "jwk_private"] = 1.0
     if digest_before_aside(view, start, key_lexicon()):
         out["key_ends_benign"] = 1.0  # `口令哈希（sha256，不是口令本身）：<hex>`: the label names a digest
+    if end is not None and beside_check_value(view, start, end):
+        out["check_value"] = 1.0  # `MAK_CLEAR=<32 hex>` / `MAK_KCV=7C1E0A`: a key beside its check value
+    if end is not None and denied_after(view, start, end, key_lexicon()):
+        out["key_ends_benign"] = 1.0  # `sign=<hex>（签名结果，不是密钥）`: an aside after it says it is no secret
     if end is not None:
         call_argument(view, start, end, out)
         if code_literal(view, start, end):
@@ -226,7 +233,7 @@ _STRONG = (
     "stdin_secret",
     "jwk_private",
 )
-_WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced", "query_random")
+_WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced", "query_random", "check_value")
 _FLAG = ("short_flag",)
 _CALL = ("call_arg", "code_literal", "header_value", "table_value")
 _PROSE = ("stated", "presented")
@@ -265,7 +272,7 @@ def _combine(out: dict[str, float]) -> None:
 CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
     | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
-    | {"query_random", "key_noun", "stdin_secret", "jwk_private", "short_flag", "table_value"}
+    | {"query_random", "key_noun", "stdin_secret", "jwk_private", "short_flag", "table_value", "check_value"}
 )
 
 
@@ -322,7 +329,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
         return True  # a URL query's value: its path may name a secret (`url_path_secret`)
     if named_key(view, start) is not None or code_literal(view, start, end) or stated(view, start):
         return True
-    if values_column(view, start) is not None:
+    if values_column(view, start) is not None or beside_check_value(view, start, end):
         return True
     if presented(view, start, end):
         return True

@@ -238,3 +238,32 @@ def _sep_kind(mark: str, before: str) -> str:
     if mark[0] == "|":
         return "cell"
     return "quote"
+
+
+# a bracketed aside right after a value, blanks before it allowed (`sign=<hex>（签名结果，不是密钥）`)
+_ASIDE_AFTER = re.compile(r"[ \t]*+[（(](?P<words>[^（）()\n]{1,32}+)[）)]")
+_CLAUSE_BREAK = re.compile(r"[，,；;、]")
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def denied_after(view: str, start: int, end: int, lexicon: KeyLexicon) -> bool:
+    """The value at `start`–`end` is followed by a bracketed aside that denies it is a secret at all:
+    its last clause is a negation, then a secret's bare word (`（签名结果，不是密钥）`, `(a digest, not
+    the key)`): the writer says what the value is not. A qualified word denies one kind of secret
+    only (`（不是登录密码）`, `(not the login password)`: another secret still). A span that runs on
+    into the aside (a key-word rule's value ends at a blank) is read up to its first bracket."""
+    opens = [at for at in (view.find("（", start, end), view.find("(", start, end)) if at > start]
+    aside = _ASIDE_AFTER.match(view, min(opens) if opens else end)
+    if aside is None:
+        return False
+    clause = _CLAUSE_BREAK.split(aside.group("words"))[-1].strip()
+    english = [w for token in _ASCII_WORDS.findall(clause) for w in key_words_of(token)]
+    negated = next((i for i, w in enumerate(english) if w in lexicon.negations_en), None)
+    if negated is not None:
+        words = [w for w in english[negated + 1 :] if w not in _ARTICLES]
+        return len(words) == 1 and words[0] in lexicon.secret_en
+    for negation in lexicon.negations_zh:
+        if clause.startswith(negation):
+            word = clause[len(negation) :].strip()
+            return word in lexicon.secret_zh and len(word) > 1
+    return False

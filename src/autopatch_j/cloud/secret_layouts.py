@@ -9,12 +9,14 @@
   Go MySQL DSN; `user/'password'@host:port`, the password quoted for a shell, a host and its port
   or a service's name without a dot after it): the part between the `/` or `:` and the `@` that
   starts the host, when it reads like a password; a part ending in `:` has an empty password field, it names a driver
-  (`jdbc:oracle:thin:@//host:1521/SVC`). A package or an action at a version
-  (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port, so it stays. An e-mail login
-  with its password ending a line when the password reads like one (`git@host:org/repo`, a port
-  stay); on a mail relay's `sasl_passwd` line (`[smtp.example.org]:587 bot@example.org:<password>`:
-  the relay first, then the login) the position alone says it is a password (sixteen lowercase
-  letters, a mail service's app password, included).
+  (`jdbc:oracle:thin:@//host:1521/SVC`). A logon string (`.logon host.example.org/user,password`): the
+  part after the comma that follows a dotted host, `/` and a user, when it reads like a password. A
+  package or an action at a version (`actions/setup-node@v4`, `tools/cmd/x@v0.24.0`) names no port,
+  so it stays. An e-mail login with its password ending a line when the password reads like one
+  (`git@host:org/repo`, a port stay); on a mail relay's `sasl_passwd` line
+  (`[smtp.example.org]:587 bot@example.org:<password>`: the relay first, then the login) the
+  position alone says it is a password (sixteen lowercase letters, a mail service's app password,
+  included).
 * **Secrets printed in groups**: a setup key in groups of four base32 characters (`k7qm 2xzp r4tw
   …`, at least six groups, letters beyond the hex digits and digits in two groups or more), and a
   list of at least four codes of two halves (`q7k2m-x9t4z`) whose letters and digits interleave
@@ -39,6 +41,11 @@
   <password>`, `… clientid add <id> <password>`, `rabbitmqctl add_user <name> <password>`,
   `mosquitto_passwd -b <file> <name> <password>`): the argument after the account's name; an
   option, a prompt `*`, a variable (`$PASS`, `%PASS%`) and a placeholder stay.
+* **A login pair given after an endpoint's URL** (`mc alias set <alias> http://host:9000 <access key>
+  <secret key>`): the second of the two arguments that follow the URL (with no query) and end the
+  command, when it
+  reads random — letters and digits interleaved, not hex alone (a directory and a commit after a
+  clone's URL, a release's name after a download's stay).
 
 Every pattern is bounded per start (possessive runs, lazy runs of at most 128 characters stopping at
 a space or a slash), so each rule is linear in the text.
@@ -51,7 +58,7 @@ from collections.abc import Iterator
 
 from autopatch_j.cloud.secret_rules import Rule, with_needs
 from autopatch_j.cloud.secret_shapes import passwordish
-from autopatch_j.cloud.secret_values import placeholder
+from autopatch_j.cloud.secret_values import looks_random, placeholder
 
 __all__ = ["LAYOUT_RULES"]
 
@@ -86,6 +93,14 @@ _QUOTED_LOGIN_AT_HOST = re.compile(
 )
 
 
+# a logon string: a host with a dot, `/`, a user, `,` and the password (`.logon tdp.example.org/etl,…`,
+# a warehouse client's `host/user,password`); the password ends at a blank, a quote, `;` or `,`
+_LOGON_STRING = re.compile(
+    r"(?<![\w./@:%$-])[A-Za-z0-9][\w-]{0,62}+(?:\.[A-Za-z0-9][\w-]{0,62}+){1,8}+/[A-Za-z_][\w.$-]{0,63}+"
+    r",(?!\[REDACTED\])(?P<s>[^\s\"'`;,]{4,128}+)"
+)
+
+
 # an e-mail address, a colon and a password that ends its line
 _MAIL_LOGIN = re.compile(
     r"(?<![\w.+@-])[\w.+-]{1,64}+@[A-Za-z0-9-]{1,63}+(?:\.[A-Za-z0-9-]{1,63}+)++:(?P<s>[^\s/\"'`:]{6,128}+)"
@@ -103,7 +118,7 @@ _RELAY_LOGIN = re.compile(
 
 
 def _logins_at_host(view: str) -> Iterator[Span]:
-    for pattern in (_LOGIN_AT_HOST, _QUOTED_LOGIN_AT_HOST, _MAIL_LOGIN, _RELAY_LOGIN):
+    for pattern in (_LOGIN_AT_HOST, _QUOTED_LOGIN_AT_HOST, _LOGON_STRING, _MAIL_LOGIN, _RELAY_LOGIN):
         for match in pattern.finditer(view):
             value = match.group("s")
             if value.endswith(":"):
@@ -248,6 +263,27 @@ def _account_command_passwords(view: str) -> Iterator[Span]:
     return _command_passwords(_ACCOUNT_COMMAND, view)
 
 
+# a login pair given as the two arguments after an endpoint's URL (no query: a URL carrying one is a
+# link, its words a note), ending the command (`mc alias set <alias> http://host:9000 <access key>
+# <secret key>`): the second, when it reads random
+_PAIR_AFTER_URL = re.compile(
+    r"(?<![\w/])https?://[^\s\"'`?]{1,253}+[ \t]++[A-Za-z0-9_.@-]{3,64}+[ \t]++(?!\[REDACTED\])"
+    r"(?P<s>[A-Za-z0-9+/=_-]{16,128}+)(?=[ \t]*+(?:\r?\n|\Z|[\"'`;&|]|--))"
+)
+
+
+_HEX_ONLY = re.compile(r"[0-9a-fA-F]++")
+
+
+def _pairs_after_url(view: str) -> Iterator[Span]:
+    for match in _PAIR_AFTER_URL.finditer(view):
+        value = match.group("s")
+        if _HEX_ONLY.fullmatch(value) or len(_DIGIT_LETTER.findall(value)) < 4:
+            continue  # hex alone is a digest's alphabet (a commit); words and numbers joined (`release-2026-11-30`)
+        if looks_random(value) and not placeholder(view, value, match.start("s")):
+            yield match.span("s")
+
+
 _SLACK_HOOK_PATH = re.compile(r"(?<![A-Za-z0-9/])T[A-Z0-9]{8,12}+/B[A-Z0-9]{8,12}+/[A-Za-z0-9]{24}(?![A-Za-z0-9])")
 _CAS_TICKET = re.compile(r"(?<![A-Za-z0-9-])TGT-[0-9]{1,12}+-[A-Za-z0-9_-]{20,256}+")
 _ATLASSIAN_TOKEN = re.compile(r"(?<![A-Za-z0-9])ATATT3[A-Za-z0-9_-]{60,512}+(?:=[0-9A-Fa-f]{8}(?![A-Za-z0-9]))?")
@@ -269,6 +305,7 @@ _LAYOUT_RULES: tuple[Rule, ...] = (
     Rule("ppk_private_lines", _ppk_private_lines),
     Rule("net_user_password", _net_user_passwords),
     Rule("account_command_password", _account_command_passwords),
+    Rule("pair_after_url", _pairs_after_url),
     Rule("issued_token", _issued_tokens),
 )
 # the literal each rule's matches hold, lowercased (see `Rule.needs`)
@@ -276,7 +313,7 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
     _LAYOUT_RULES,
     {
         "webhook_path": ("hook", "robot"),
-        "login_at_host": ("@",),
+        "login_at_host": ("@", ","),
         "grouped_secret": (" ", "-"),
         "crypt_hash": ("$",),
         "labelled_codes": ("code", "恢复码", "备用码", "救援码"),
@@ -284,6 +321,7 @@ LAYOUT_RULES: tuple[Rule, ...] = with_needs(
         "ppk_private_lines": ("private-lines:",),
         "net_user_password": ("user",),
         "account_command_password": ("ctl", "mosquitto_passwd"),
+        "pair_after_url": ("://",),
         "issued_token": ("/b", "tgt-", "atatt3"),
     },
 )

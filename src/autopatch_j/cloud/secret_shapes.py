@@ -4,9 +4,10 @@ with a verb between the label and the value (密码改成了 …, 令牌已更�
 password flag and its value as two items of an argv list (`"--password", "…"`, `redis-cli -a …`)
 a Markdown table row (`| DB_PASSWORD | … |`), the argument a `printf` format puts after a
 password word (`printf 'machine h login u password %s\n' '…'`), a password option right after a
-user option (`-U admin -P '…'`), a password set in SQL (`IDENTIFIED BY '…'`), a secret after its
-encryption type in a device config (`enable secret 0 …`) and a literal piped into a login that
-reads stdin (`echo '…' | kinit …`, `| sudo -S`).
+user option (`-U admin -P '…'`), a login given to `-u` (`curl -u user:…`, `lftp -u user,…`; a URL
+given to `-u` — `beeline -u 'jdbc:hive2://…'` — is an address), a password set in SQL (`IDENTIFIED
+BY '…'`), a secret after its encryption type in a device config (`enable secret 0 …`) and a literal
+piped into a login that reads stdin (`echo '…' | kinit …`, `| sudo -S`).
 
 Prose is where words live, so a value found this way must read like a password, not a word:
 `passwordish` (≥ 6 characters with a letter and a digit or a symbol other than `-_./`, or high
@@ -240,18 +241,27 @@ def _command_flags(view: str) -> Iterator[Span]:
                 yield match.span("s")
 
 
-# `curl -u user:password`, `--user "user:password"`; a login whose password is empty (`-u <key>:`)
-# carries the key as its user, as an API that takes its key by basic auth expects
+# `curl -u user:password`, `--user "user:password"`, `lftp -u user,password`; a login whose password
+# is empty (`-u <key>:`) carries the key as its user, as an API that takes its key by basic auth expects
 _BASIC_AUTH_FLAG = re.compile(
-    r"(?<![\w-])(?:-u|--user)\s++[\"']?(?P<u>[^\s:\"']++):[\"']?(?!\[REDACTED\])(?P<s>[^\s\"']*+)"
+    r"(?<![\w-])(?:-u|--user)\s++[\"']?(?P<u>[^\s:,\"']++)(?P<sep>[:,])[\"']?(?!\[REDACTED\])(?P<s>[^\s\"']*+)"
 )
 _PORT = re.compile(r"\d++(?:/[^\s]*+)?")
+# the rest of a URL after its first scheme (`jdbc:` + `hive2://…`, `http:` + `//…`): `-u <url>` gives
+# an address (`beeline -u 'jdbc:hive2://…'`), not a login
+_URL_REST = re.compile(r"(?:[A-Za-z][\w+.-]{0,31}+:)?//")
 
 
 def _basic_auth_flag(view: str) -> Iterator[Span]:
     for match in _BASIC_AUTH_FLAG.finditer(view):
         user, secret = match.group("u"), match.group("s")
-        if secret:
+        if _URL_REST.match(secret):
+            continue
+        if match.group("sep") == ",":
+            # a comma also lists users (`ps -u root,daemon`): a password only when it reads as one
+            if passwordish(secret) and not placeholder(view, secret, match.start("s")):
+                yield match.span("s")
+        elif secret:
             if not (secret.startswith("$") or _PORT.fullmatch(secret) or placeholder(view, secret, match.start("s"))):
                 yield match.span("s")
         elif looks_random(user) and not placeholder(view, user, match.start("u")):

@@ -326,6 +326,10 @@ def der_private(value: str) -> bool:
 # of 26 or more letters and digits (`xy_`, `ABCD-`, `ab_cd_` + body; an object's id — `ch_`, `req_`
 # + 24 — is shorter), not hex (a digest is no credential by its shape)
 _KIND_AND_BODY = re.compile(r"[A-Za-z][A-Za-z0-9]{0,5}+(?:[_-][a-z]{2,4}+)?[_-](?P<body>[A-Za-z0-9]{26,}+)")
+# an opaque token a server issues: a short lowercase kind, a dot and a base64url body of 40 or more
+# characters (`rt.` + body, a refresh token); the body is read without its `-` and `_`
+_KIND_DOT_BODY = re.compile(r"[a-z]{1,4}+\.(?P<body>[A-Za-z0-9_-]{40,}+)")
+_BASE64URL_MARKS = str.maketrans("", "", "-_")
 _CASE_SWITCH = re.compile(r"[a-z][A-Z]|[A-Z][a-z]")
 _WORD_SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}")
 
@@ -336,13 +340,13 @@ _REFERENCE = re.compile(r"[A-Z]{1,10}+(?:-(?:[A-Z]{1,10}+|[0-9]{1,12}+)){1,5}+")
 
 
 def credential_shaped(value: str) -> bool:
-    """Whether `value` reads as a credential by its shape alone (see `_KIND_AND_BODY`): its random
+    """Whether `value` reads as a credential by its shape alone (see `_KIND_AND_BODY`, `_KIND_DOT_BODY`): its random
     part holds a digit and letters, switches case often or mixes letters and digits throughout, and
     is not mostly pronounceable words (`SettingsManagerV2Helper` is a name)."""
-    kind = _KIND_AND_BODY.fullmatch(value)
+    kind = _KIND_AND_BODY.fullmatch(value) or _KIND_DOT_BODY.fullmatch(value)
     if kind is None:
         return False
-    run: str = kind.group("body")
+    run: str = kind.group("body").translate(_BASE64URL_MARKS)
     if _HEX.fullmatch(run) or not any(c.isdigit() for c in run):
         return False
     wordy = sum(len(m) for m in _WORD_SEGMENT.findall(run) if len(m) >= 3 and _VOWELS.intersection(m))

@@ -35,9 +35,11 @@ def key_before(view: str, pos: int) -> str:
     return match.group() if match else ""
 
 
-# a flag, a number, a version, or a calendar date (`2025/1/7`, `2025-01-07`: when a password was last set)
+# a flag, a number, a version, or a calendar date (`2025/1/7`, `2025-01-07`: when a password was last set);
+# a version's tail holds no run of 24 hex digits (`24.<32 hex>.2592000.…`: a token numbered like one)
 SETTING = re.compile(
-    r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|~|\d{1,5}|\*+|[\^~<>=]{0,2}v?\d+(?:\.\d+)+[\w.+-]*"
+    r"(?i)(?:true|false|null|none|nil|yes|no|on|off|required|optional|~|\d{1,5}|\*+"
+    r"|[\^~<>=]{0,2}v?\d+(?:\.\d+)+(?![\w.+-]*?[0-9a-f]{24})[\w.+-]*"
     r"|[12][0-9]{3}(?:/[01]?[0-9]/[0-3]?[0-9]|-[01]?[0-9]-[0-3]?[0-9]))"
 )
 
