@@ -87,15 +87,16 @@ _ISSUE_LINE = re.compile(r"^\s*\[?[A-Z]{2,}[A-Z0-9]*-\d+\]?\s*[:：]\s*\S")
 # A name tag in brackets addressing someone (`【运维-小李】@所有人 …`, `[ops-bot] @here …`).
 # a bracketed name tag (`【运维-小李】`, `[ops bot]`) and the Han characters, each written once
 _NAME_TAG = r"(?:【[^】\n]{1,30}】|\[[^\]\n]{1,30}\])"
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: The Han characters, as a regular expression's character-class range.
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # A name addressed before a greeting ("Maria 你好，", "王工您好，"): a capitalised word or two, or a few Han.
-_ADDRESSEE = rf"(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|[{_HAN}]{{1,4}})"
+_ADDRESSEE = rf"(?-i:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|[{HAN}]{{1,4}})"
 _TAGGED_MENTION = re.compile(rf"^\s*{_NAME_TAG}\s*@\S")
 _HEADERS = (_CHAT_LINE, _CHAT_HEADER, _HANDLE_LINE, _ISSUE_LINE, _TAGGED_MENTION)
 _QUOTED = re.compile(r"^\s*>(?:\s|$)")
 #: A quote marker opening a line and the one space after it (`> `), as e-mail and chat replies write it.
 QUOTE_MARK = re.compile(r"^\s*>\s?")
-_QUOTED_WORD = re.compile(f"[A-Za-z0-9_]+|[{_HAN}]")
+_QUOTED_WORD = re.compile(f"[A-Za-z0-9_]+|[{HAN}]")
 # Where a reply on the quoted line itself starts: a dash set apart by spaces.
 _REPLY_DASH = re.compile(r"\s[—–-]{1,2}\s")
 #: The share of a quoted block's words the answer must hold for the block to be a slice of it. On the
@@ -109,7 +110,7 @@ _RELAY_FIELDS = ("greetings", "sign_offs", "messages", "sayings", "documents", "
 _RELAY_LANGUAGES = ("en", "zh")
 #: An intro naming someone else's text is short: its last sentence holds at most this many words.
 INTRO_UNITS = 10
-_CJK_CHAR = re.compile(f"[{_HAN}]")
+_CJK_CHAR = re.compile(f"[{HAN}]")
 _FIRST_PERSON = re.compile(r"(?:^|[^A-Za-z])(?:i|my|i've|i'm)(?![A-Za-z'])|我(?!们)", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?。！？]\s+|[。！？]")
 _QUOTE_PAIRS = {'"': '"', "“": "”", "「": "」", "『": "』"}

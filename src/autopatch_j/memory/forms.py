@@ -29,7 +29,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from autopatch_j.memory.blocks import LIST_ITEM
+from autopatch_j.memory.blocks import HAN, LIST_ITEM
+from autopatch_j.memory.shapes import COLON_END, units
 
 #: The share of a run's lines that must carry a mark, a time or a label for the run to be material.
 MARKED_SHARE = 2 / 3
@@ -38,14 +39,12 @@ HEADING_UNITS = 8
 #: A form's label is at most this long in words (a CJK character counts half a word).
 FIELD_LABEL_UNITS = 4
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _PRIORITY = re.compile(r"^\[P\d\](?=\s)")
 _ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9]+-\d{2,}\b")
 _TIME = re.compile(r"^\[?(?:\d{1,2}:\d{2}(?!\d)|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}/\d{1,2}(?!\d))")
 _TITLE = re.compile(r"^\s*(?:【[^】\n]{1,10}】|\[[A-Za-z][\w -]{1,12}\])\s*\S")
-_FIELD = re.compile(rf"^([{_HAN}A-Za-z][{_HAN}\w /-]{{0,24}}?)\s*[:：]\s*\S")
+_FIELD = re.compile(rf"^([{HAN}A-Za-z][{HAN}\w /-]{{0,24}}?)\s*[:：]\s*\S")
 _FIRST_PERSON = re.compile(r"(?:^|[^A-Za-z])(?:i|my|i've|i'm)(?![A-Za-z'])|我(?!们)", re.IGNORECASE)
-_COLON_END = re.compile(r"[:：]\s*$")
 
 
 def _body(line: str) -> str:
@@ -79,12 +78,7 @@ def field(line: str) -> bool:
     match = _FIELD.match(_body(line))
     if match is None:
         return False
-    return _units(match.group(1)) <= FIELD_LABEL_UNITS
-
-
-def _units(text: str) -> float:
-    """The length of `text` in words: Latin words and numbers, and two CJK characters per word."""
-    return len(re.findall(r"[A-Za-z0-9]+", text)) + len(re.findall(f"[{_HAN}]", text)) / 2
+    return units(match.group(1)) <= FIELD_LABEL_UNITS
 
 
 def _runs(lines: Sequence[str], taken: Sequence[bool]) -> list[list[int]]:
@@ -105,7 +99,7 @@ def form_rows(lines: Sequence[str], taken: Sequence[bool]) -> set[int]:
     `taken` marks lines already known as material, never part of a run."""
     found: set[int] = set()
     for run in _runs(lines, taken):
-        if len(run) > 1 and _COLON_END.search(lines[run[0]]) and not marked(lines[run[0]]):
+        if len(run) > 1 and COLON_END.search(lines[run[0]]) and not marked(lines[run[0]]):
             run = run[1:]  # the line introducing the block is no part of it
         marks = sum(1 for i in run if marked(lines[i]))
         if marks >= 2 and marks >= MARKED_SHARE * len(run):
@@ -122,14 +116,14 @@ def headed_rows(lines: Sequence[str], taken: Sequence[bool]) -> set[int]:
     """The indices of the lines that are a pasted heading and the run under it (see the module docstring)."""
     found: set[int] = set()
     for n, line in enumerate(lines):
-        if taken[n] or not _COLON_END.search(line) or _FIRST_PERSON.search(line) or LIST_ITEM.match(line):
+        if taken[n] or not COLON_END.search(line) or _FIRST_PERSON.search(line) or LIST_ITEM.match(line):
             continue
-        if _units(line) > HEADING_UNITS:
+        if units(line) > HEADING_UNITS:
             continue
         j = n - 1
         while j >= 0 and not lines[j].strip():
             j -= 1
-        if j < 0 or j == n - 1 or taken[j] or not _COLON_END.search(lines[j]):
+        if j < 0 or j == n - 1 or taken[j] or not COLON_END.search(lines[j]):
             continue
         k = n + 1
         while k < len(lines) and lines[k].strip() and not taken[k]:
