@@ -13,7 +13,8 @@ read on its own and the line introducing the list is none (`lists.py`); statemen
 the joining model reads as one are one (`joining.py`, `supersede.py`), and a sentence that only
 drops a standing rule becomes a retirement candidate; a turn that reads as no statement but
 gives only a new value for the rule just set is that rule with the new value
-(`value_revisions.py`). The compaction is a bounded rolling digest of
+(`value_revisions.py`); a discussion putting a choice off quotes the question that asked it the
+turn before (`comparisons.py`). The compaction is a bounded rolling digest of
 the turns (`compaction.py`).
 
 Stage 2 (`consolidate`): the operation each candidate becomes — reject, create, supersede, revise or
@@ -28,6 +29,7 @@ import functools
 from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest
 from autopatch_j.memory.compaction import compaction
+from autopatch_j.memory.comparisons import with_questions
 from autopatch_j.memory.contracts import CandidateOut, ConsolidationOutput, ExtractionOutput
 from autopatch_j.memory.joining import JoiningModel
 from autopatch_j.memory.lexicon import Lexicon, default_lexicon
@@ -123,6 +125,8 @@ class RulesExtractor:
                     revision = value_revision(rest, previous, lambda: [*prior_statements(), *candidates])
                     read = [revision] if revision is not None else read
                 candidates.extend(read)
+        # a deferral ("let me think", "两个先都留着") quotes the comparison asked the turn before it
+        candidates = with_questions(candidates, request, self.lexicon)
         named = [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
         texts = {turn.id: turn.user_text for turn in raw.visible_turns}
         candidates = one_per_item(
