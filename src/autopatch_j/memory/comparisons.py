@@ -27,7 +27,8 @@ def with_questions(
 ) -> list[CandidateOut]:
     """`candidates`, each discussion that quotes no question and only one user turn quoting first the
     questions of the user's turn right before that one (visible in `request`, prose only) that no
-    candidate quotes, when they fit its bounds (MAX_SOURCES, MAX_CONTENT_CHARS)."""
+    candidate quotes (nor an earlier discussion took), when they fit its bounds (MAX_SOURCES,
+    MAX_CONTENT_CHARS). Read after the statements of a turn are joined (`one_per_statement`)."""
     quoted = {(s.turn_id, s.quote) for c in candidates for s in c.sources if s.role == "user"}
     out: list[CandidateOut] = []
     for candidate in candidates:
@@ -51,5 +52,6 @@ def with_questions(
         if not asked or len(candidate.sources) + len(asked) > MAX_SOURCES or len(content) > MAX_CONTENT_CHARS:
             continue
         sources = [SourceOut(turn_id=before.id, role="user", quote=q) for q in asked]
+        quoted.update((before.id, q) for q in asked)
         out[-1] = candidate.model_copy(update={"content": content, "sources": [*sources, *candidate.sources]})
     return out

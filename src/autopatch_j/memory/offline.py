@@ -125,13 +125,13 @@ class RulesExtractor:
                     revision = value_revision(rest, previous, lambda: [*prior_statements(), *candidates])
                     read = [revision] if revision is not None else read
                 candidates.extend(read)
-        # a deferral ("let me think", "两个先都留着") quotes the comparison asked the turn before it
-        candidates = with_questions(candidates, request, self.lexicon)
         named = [self.subjects.named(c) for c in candidates if quotes_raw(c.sources, raw)]
         texts = {turn.id: turn.user_text for turn in raw.visible_turns}
         candidates = one_per_item(
             named, raw, lambda run: self.subjects.one_per_statement(run, texts), bounds=(MAX_SOURCES, MAX_CONTENT_CHARS)
         )
+        # a deferral ("let me think", "两个先都留着") quotes the comparison asked the turn before it
+        candidates = with_questions(candidates, request, self.lexicon)
         # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
         candidates = [
             c for c in self.subjects.retirements(request.turns, candidates, retiring) if quotes_raw(c.sources, raw)
