@@ -12,23 +12,28 @@ comparison it continues, which the decision's option names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.records import MemoryKind
+from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 
 
 def with_questions(
-    candidates: Sequence[CandidateOut], request: ExtractionRequest, lexicon: Lexicon
+    candidates: Sequence[CandidateOut],
+    request: ExtractionRequest,
+    lexicon: Lexicon,
+    read_as_memory: Callable[[Turn, str], bool] = lambda _turn, _sentence: False,
 ) -> list[CandidateOut]:
     """`candidates`, each discussion that quotes no question and only one user turn quoting first the
     questions of the user's turn right before that one (visible in `request`, prose only) that no
-    candidate quotes (nor an earlier discussion took), when they fit its bounds (MAX_SOURCES,
-    MAX_CONTENT_CHARS). Read after the statements of a turn are joined (`one_per_statement`)."""
+    candidate quotes (nor an earlier discussion took) and that are no memory of their own
+    (`read_as_memory`: the sentence reader reads "在 A 和 B 之间纠结" as a discussion, stored when its turn
+    was read), when they fit its bounds (MAX_SOURCES, MAX_CONTENT_CHARS). Read after the statements of
+    a turn are joined (`one_per_statement`)."""
     quoted = {(s.turn_id, s.quote) for c in candidates for s in c.sources if s.role == "user"}
     out: list[CandidateOut] = []
     for candidate in candidates:
@@ -46,7 +51,9 @@ def with_questions(
         asked = [
             s
             for s in split_sentences(before.user_text)
-            if lexicon.is_question(s) and not any(t == before.id and (s in q or q in s) for t, q in quoted)
+            if lexicon.is_question(s)
+            and not any(t == before.id and (s in q or q in s) for t, q in quoted)
+            and not read_as_memory(before, s)
         ]
         content = " ".join([*asked, candidate.content])
         if not asked or len(candidate.sources) + len(asked) > MAX_SOURCES or len(content) > MAX_CONTENT_CHARS:

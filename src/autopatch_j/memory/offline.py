@@ -131,13 +131,19 @@ class RulesExtractor:
             named, raw, lambda run: self.subjects.one_per_statement(run, texts), bounds=(MAX_SOURCES, MAX_CONTENT_CHARS)
         )
         # a deferral ("let me think", "两个先都留着") quotes the comparison asked the turn before it
-        candidates = with_questions(candidates, request, self.lexicon)
+        candidates = with_questions(candidates, request, self.lexicon, lambda t, s: self._read_as_memory(raw, t, s))
         # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
         candidates = [
             c for c in self.subjects.retirements(request.turns, candidates, retiring) if quotes_raw(c.sources, raw)
         ]
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
+
+    def _read_as_memory(self, raw: ExtractionRequest, turn: Turn, sentence: str) -> bool:
+        """The sentence reader reads `sentence` of `turn` as a memory of its own (a preference, a decision
+        or a discussion); False when the lexicon reads the turns."""
+        reading = (self._readings(raw, turn) or {}).get(sentence)
+        return reading is not None and reading.label in KINDS
 
     def _unsure(self, read: list[CandidateOut], readings: dict[str, Reading] | None) -> bool:
         """Whether a turn's statements leave room for a terse value change: none, or one the reader
