@@ -13,7 +13,8 @@ read on its own and the line introducing the list is none (`lists.py`); statemen
 the joining model reads as one are one (`joining.py`, `supersede.py`), and a sentence that only
 drops a standing rule becomes a retirement candidate; a turn that reads as no statement but
 gives only a new value for the rule just set is that rule with the new value
-(`value_revisions.py`). The compaction is a bounded rolling digest of
+(`value_revisions.py`); a discussion putting a choice off quotes the question that asked it the
+turn before (`comparisons.py`). The compaction is a bounded rolling digest of
 the turns (`compaction.py`).
 
 Stage 2 (`consolidate`): the operation each candidate becomes — reject, create, supersede, revise or
@@ -28,6 +29,7 @@ import functools
 from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest
 from autopatch_j.memory.compaction import compaction
+from autopatch_j.memory.comparisons import with_questions
 from autopatch_j.memory.contracts import CandidateOut, ConsolidationOutput, ExtractionOutput
 from autopatch_j.memory.joining import JoiningModel
 from autopatch_j.memory.lexicon import Lexicon, default_lexicon
@@ -128,12 +130,20 @@ class RulesExtractor:
         candidates = one_per_item(
             named, raw, lambda run: self.subjects.one_per_statement(run, texts), bounds=(MAX_SOURCES, MAX_CONTENT_CHARS)
         )
+        # a deferral ("let me think", "两个先都留着") quotes the comparison asked the turn before it
+        candidates = with_questions(candidates, request, self.lexicon, lambda t, s: self._read_as_memory(raw, t, s))
         # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
         candidates = [
             c for c in self.subjects.retirements(request.turns, candidates, retiring) if quotes_raw(c.sources, raw)
         ]
         # More than one output may hold would be rejected whole and retried forever: keep the latest.
         return ExtractionOutput(compaction=compaction(raw), candidates=candidates[-MAX_CANDIDATES:])
+
+    def _read_as_memory(self, raw: ExtractionRequest, turn: Turn, sentence: str) -> bool:
+        """The sentence reader reads `sentence` of `turn` as a memory of its own (a preference, a decision
+        or a discussion); False when the lexicon reads the turns."""
+        reading = (self._readings(raw, turn) or {}).get(sentence)
+        return reading is not None and reading.label in KINDS
 
     def _unsure(self, read: list[CandidateOut], readings: dict[str, Reading] | None) -> bool:
         """Whether a turn's statements leave room for a terse value change: none, or one the reader

@@ -12,6 +12,9 @@ The shape is read by structure, with the words of `takeback_words.json`:
   opens with a cancelling verb ("取消", "撤了");
 - *the named words*: the whitespace-separated words before the pointer in its clause.
 
+The pointer may also open the clause and the named words follow it up to a 的 that ends them, the
+predicate right after ("那个 double 全换 float 的先撤了": the rule that holds "float").
+
 Without a pointer, a phrase of the clause (a whitespace-separated run of Chinese, not its first) that
 is such a predicate by itself and opens with a negation or a cancelling verb ("算了 remote cache 先不搞了":
 no longer done) names its rule by the words before it in the clause; an action done once ("把旧的 webhook
@@ -45,6 +48,7 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class TakebackWords:
     pointers: re.Pattern[str]
+    leading: re.Pattern[str]
     nouns: re.Pattern[str]
     negations: re.Pattern[str]
     fillers: re.Pattern[str]
@@ -66,6 +70,7 @@ def takeback_words() -> TakebackWords:
 
     return TakebackWords(
         pointers=re.compile(rf"\s*(?:{pattern('pointers')})\s*(?P<predicate>\S{{1,8}})(?=\s|$)"),
+        leading=re.compile(rf"^\s*(?:{pattern('pointers')})\s*(?P<named>\S.*?)\s*的(?P<predicate>\S{{1,8}})(?=\s|$)"),
         nouns=re.compile(rf"^(?:{pattern('nouns')})"),
         negations=re.compile(rf"^(?:{pattern('negations')})"),
         fillers=re.compile(rf"^(?:{pattern('fillers')})+"),
@@ -87,6 +92,16 @@ def named_words(lexicon: Lexicon, sentence: str, *, pointed: bool = False) -> li
                 continue
             named = [w for w in clause[: match.start()].split() if w]
             if any(lexicon.anchor_tokens(w) for w in named):
+                return named
+        leading = words.leading.match(clause)  # "那个 double 全换 float 的先撤了": the pointer first
+        if leading is not None:
+            predicate = words.fillers.sub("", leading.group("predicate"))
+            named = leading.group("named").split()
+            if (
+                predicate
+                and (words.cancels.match(predicate) or _only_retires(lexicon, predicate))
+                and any(lexicon.anchor_tokens(w) for w in named)
+            ):
                 return named
         if pointed:
             continue
