@@ -363,9 +363,7 @@ def _quotation_end(
 
 def _foreign_paragraphs(raw: Sequence[tuple[int, int, str]], blank: Sequence[bool]) -> list[tuple[int, int]]:
     """The paragraphs (first, last line) set apart by a blank line under a line ending in a colon, in
-    another script than the rest of the turn: two lines or more, or one in a script of its own. Under
-    CJK prose, a paragraph each line of which holds CJK words is in the turn's own script whatever
-    the share of Latin names in it (a list of tools recommended in Chinese: "Node 升到 20 LTS")."""
+    another script than the rest of the turn: two lines or more, or one in a script of its own."""
     paragraphs: list[tuple[int, int]] = []
     for i in range(len(raw)):
         if blank[i]:
@@ -387,8 +385,7 @@ def _foreign_paragraphs(raw: Sequence[tuple[int, int, str]], blank: Sequence[boo
             own = blocks.own_script_lines([t for *_, t in raw]) if own is None else own
             found += [(first, first)] if first in own else []
         elif inside_script is not None and outside_script is not None and inside_script != outside_script:
-            written_in_cjk = outside_script == "cjk" and all(counts[k][0] for k in range(first, last + 1))
-            found += [] if written_in_cjk else [(first, last)]
+            found.append((first, last))
     return found
 
 
