@@ -101,6 +101,21 @@ def walk(text: str, sentences: list[str]) -> Iterator[tuple[int, str, str, bool]
         item = here
 
 
+def list_siblings(text: str, offset: int) -> list[tuple[int, int]]:
+    """The spans of the items of the list whose item holds `offset` (itself included): the items next
+    to it with nothing but blank lines between; [] when `offset` lies in no item."""
+    items = layout(text).items
+    here = next((n for n, (s, e) in enumerate(items) if s <= offset < e), None)
+    if here is None:
+        return []
+    first = last = here
+    while first > 0 and not text[items[first - 1][1] : items[first][0]].strip():
+        first -= 1
+    while last + 1 < len(items) and not text[items[last][1] : items[last + 1][0]].strip():
+        last += 1
+    return list(items[first : last + 1])
+
+
 def listed(turn_text: str, quote: str) -> bool:
     """`quote` lies in an item of a list that a line introduces: the layout states it as a rule."""
     lists = layout(turn_text)

@@ -45,7 +45,8 @@ from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.sentences import CJK_RUN, fold
 
 # A line opening with a letter option: "A) …", "b. …", "(c) …", "**A** — …", "A：…".
-_LETTERED = re.compile(r"^[ \t]*(?:\*\*)?[(（]?([A-Fa-f])(?:\*\*)?[)）.:：][ \t]+(?=\S)", re.MULTILINE)
+# a full-width colon or parenthesis takes no space after it ("A：每 5000 步…"), an ASCII one does ("A: …")
+_LETTERED = re.compile(r"^[ \t]*(?:\*\*)?[(（]?([A-Fa-f])(?:\*\*)?(?:[).:][ \t]+|[）：][ \t]*)(?=\S)", re.MULTILINE)
 _LABELLED = re.compile(
     r"^[ \t#*-]*(?:\*\*)?(?i:option|plan|approach|choice|方案|选项|做法)\s*([1-9A-Fa-f一二三四五六])(?![A-Za-z0-9])"
     r"(?=\s*(?:\*\*)?\s*(?:[:：—–.)）-]|$))",

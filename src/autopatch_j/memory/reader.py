@@ -336,6 +336,22 @@ def states_in_turn(lexicon: Lexicon, turn_text: str, previous_assistant_text: st
     return False
 
 
+def statement_readings(
+    lexicon: Lexicon, turn_text: str, previous_assistant_text: str
+) -> tuple[tuple[str, float, bool], ...]:
+    """Each prose sentence of a user turn (RAW) with the shipped reader's summed preference-or-decision
+    probability, and whether that sentence alone is evidence as `states_in_turn` takes it."""
+    model = default_reader_model()
+    return tuple(
+        (
+            sentence,
+            stated,
+            stated >= EVIDENCE_THRESHOLD and (stated >= model.sure_threshold or gates_pass(lexicon, sentence)),
+        )
+        for sentence, stated in _readings(model, lexicon, turn_text, previous_assistant_text)
+    )
+
+
 @lru_cache(maxsize=256)
 def _readings(
     model: ReaderModel, lexicon: Lexicon, turn_text: str, previous_assistant_text: str

@@ -40,9 +40,9 @@ from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.contracts import CandidateOut, ExtractionOutput
 from autopatch_j.memory.errors import ExtractionRejected
 from autopatch_j.memory.lexicon import Lexicon
-from autopatch_j.memory.lists import listed
+from autopatch_j.memory.lists import list_siblings, listed
 from autopatch_j.memory.options import options_in
-from autopatch_j.memory.reader import states_in_turn
+from autopatch_j.memory.reader import default_reader_model, statement_readings, states_in_turn
 from autopatch_j.memory.records import MemoryKind, Source, SourceRole, Turn
 from autopatch_j.memory.relays import RelayReader, in_relayed
 from autopatch_j.memory.sentences import split_sentences
@@ -252,7 +252,26 @@ def _read_as_statement(src: Source, turn: Turn, request: ExtractionRequest, lexi
     own in reply ("no plugin, every fixture cleans up after itself") is read like any other."""
     previous = request.predecessor(turn)
     before = (previous.assistant_text or "") if previous is not None else ""
-    return states_in_turn(lexicon, turn.user_text, before, src.quote.strip())
+    quote = src.quote.strip()
+    return states_in_turn(lexicon, turn.user_text, before, quote) or _stated_by_its_list(
+        lexicon, turn.user_text, before, quote
+    )
+
+
+def _stated_by_its_list(lexicon: Lexicon, turn_text: str, before: str, quote: str) -> bool:
+    """The quote's sentence is an item of a list of the user's own ("1. xtrabackup 全量 每天 03:00" under
+    "2. binlog 保留 7 天"), the reader admits it as a statement (its own `threshold`) and it passes the
+    hard gates, and another item of the same list is evidence alone (`states_in_turn`): the items of
+    one list share their speech act, so the list's evidence counts for each of them."""
+    readings = statement_readings(lexicon, turn_text, before)
+    held = [(s, p) for s, p, _ in readings if quote in s or s in quote]
+    if not held or held[0][1] < default_reader_model().threshold or not lexicon.passes_gates(held[0][0]):
+        return False
+    siblings = list_siblings(turn_text, turn_text.find(held[0][0]))
+    return any(
+        evident and s != held[0][0] and any(a <= turn_text.find(s) < b for a, b in siblings)
+        for s, _, evident in readings
+    )
 
 
 def _anchored_in_what_it_corrects(
