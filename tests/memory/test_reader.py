@@ -167,6 +167,16 @@ def test_a_sentence_is_read_with_its_neighbours_word_classes_and_what_the_answer
     assert not any(k.startswith(("x:echo_", "prev_", "next_")) for k in alone)
 
 
+def test_a_sentence_in_the_interrogative_form_without_its_mark_carries_that_form() -> None:
+    """A question typed without its mark ("用 A 还是用 B", "are we ...") is read as a feature of its
+    own, so the reader can weigh it even where it reads the sentence as a statement surely."""
+    lexicon = default_lexicon()
+    read = dict(turn_features("发布用蓝绿还是用滚动。are we still on node 18. Use pnpm everywhere.", "", lexicon))
+    assert read["发布用蓝绿还是用滚动。"]["x:asks"] == 1.0
+    assert read["are we still on node 18."]["x:asks"] == 1.0
+    assert "x:asks" not in read["Use pnpm everywhere."]
+
+
 def test_a_labelled_fix_given_its_turn_is_read_beside_its_neighbours() -> None:
     """A fix of `reader_fixes.json` with `turn` is that turn's sentence, with its place and its
     neighbours' word classes (the context a one-off beside a rule is said in); without `turn` it is

@@ -19,7 +19,9 @@ sessions' not-memories, collapsed to `none` when it predicts) and three kinds of
   after it, ends in a question mark, its position in the turn, the assistant's turn before it
   proposed something, how much of the sentence's content that answer already said (`x:echo_*`),
   what the sentence is about (`scope.py`: one thing in view or a class of things, a name the answer
-  before it used) and whether that answer closed by offering one action or a rule (`x:answer_offer_*`);
+  before it used), whether that answer closed by offering one action or a rule (`x:answer_offer_*`),
+  and whether the sentence has the interrogative form without its mark (`x:asks`,
+  `interrogatives.py`: "are we exposed on 816", "按文件数收费还是按大小");
 - the lexicon's word classes as *features* (`l:`): temporary scope, a scope ending at a project
   milestone ("量产前", "until launch"), question, hypothetical, code fact, correction, switch,
   explicit speech act, an owner named, weighing options, an assent, a subject of the subject table
@@ -116,6 +118,7 @@ def turn_features(
     answer_words = lexicon.anchor_tokens(previous_assistant_text) if previous_assistant_text else frozenset[str]()
     closing = _closing_offer(previous_assistant_text)
     answer_names = names(previous_assistant_text) if previous_assistant_text else frozenset[str]()
+    asks = default_interrogatives().asks
     classes = [[k for k in feats if k.startswith("l:") and not k.startswith("l:hint:")] for _, feats in read]
     for n, (sentence, feats) in enumerate(read):
         for key in classes[n - 1] if n else ():
@@ -129,6 +132,8 @@ def turn_features(
             feats["x:" + key] = 1.0
         for key in closing:
             feats["x:answer_" + key] = 1.0
+        if asks(sentence):
+            feats["x:asks"] = 1.0
     return read
 
 
