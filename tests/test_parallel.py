@@ -45,7 +45,10 @@ def test_a_group_runs_on_one_worker_and_the_rest_on_both(tmp_path: Path) -> None
     (tmp_path / "test_groups.py").write_text(SUITE, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider", "-q", "-rA"],
+        [
+            *(sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider", "-q", "-rA"),
+            *("--disable-plugin-autoload", "-p", "xdist"),  # as the suite's own run (pyproject.toml)
+        ],
         cwd=tmp_path,
         env=env,
         capture_output=True,
