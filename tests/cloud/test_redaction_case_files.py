@@ -128,6 +128,10 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   JDBC URL given to `-u`, users listed after `-u`, a logon string without its password, a release's
   kind and hex body, a build id beside a colour and a signature printed with an aside saying it is
   no key stay.
+- `courier_ops`: the secret after the colon of a legacy error-reporting DSN and a token written as
+  the user of a git remote's URL; an error-reporting DSN holding only its public key (`https://<32
+  hex>@host/<project number>`) in a call, an environment line and an escaped JSON string, and an
+  image's bytes after a `data:image/…;base64,` URI stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -169,6 +173,7 @@ FILES = (
     "install_banners",
     "dairy_ops",
     "ferry_ops",
+    "courier_ops",
 )
 
 
