@@ -99,11 +99,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   on the last line of a JSON string whose closing quote stands before a line break and the closing
   bracket; a commit id and a version printed in the same place stay.
 - `course_links`: a tutoring studio's connection settings and ops tables — a password in a
-  connection URL's login, a key written as a URL's user, a random value in a query of a URL with no
-  login, values cut inside a boxed table row and continued under a hanging indent (`│   `); a URL
-  whose login is a user name only (a password file beside it), a URL with no login and plain query
-  fields after a form's `&`, a placeholder or a template in the password slot (a comment naming the
-  placeholder on the next line) stay.
+  connection URL's login, a random value in a query of a URL with no login, values cut inside a
+  boxed table row and continued under a hanging indent (`│   `); a URL whose login is a user name
+  only (a password file beside it), a URL with no login and plain query fields after a form's `&`,
+  a placeholder or a template in the password slot (a comment naming the placeholder on the next
+  line) and a DSN holding only its public key as the URL's user stay.
 - `tool_envelopes`: tool results written as JSON objects whose member's string carries a whole text
   (`"log"`, `"output"`, a nested result's `"text"`) — a value under its own label inside the
   string is judged by that label, not by the member's key; a member whose own key names a secret
