@@ -201,4 +201,7 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "pairs after URLs": lambda n: ("http://h:9 ab Ab3dEf9hQ2x4K7m8 " * n)[:n],
     "versions before hex runs": lambda n: ("v=24.0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d." * n)[:n],
     "hex keys beside check values": lambda n: ("K=0A1B2C3D4E5F6A7B\nCV=4B9E1D\nU0A1B2C3D4E5F6A7B\n" * n)[:n],
+    "image data URIs": lambda n: ("x='data:image/png;base64,iVBORw0KGgoAb3dEf9hQ2' " * n)[:n],
+    "public-key DSNs": lambda n: ("dsn=https://0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d@o1.e.io/12 " * n)[:n],
+    "app ids before literals": lambda n: ("Sig2(1400573459, 'Ab3dEf9hQ2x4K7m8') " * n)[:n],
 }

@@ -99,11 +99,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   on the last line of a JSON string whose closing quote stands before a line break and the closing
   bracket; a commit id and a version printed in the same place stay.
 - `course_links`: a tutoring studio's connection settings and ops tables — a password in a
-  connection URL's login, a key written as a URL's user, a random value in a query of a URL with no
-  login, values cut inside a boxed table row and continued under a hanging indent (`│   `); a URL
-  whose login is a user name only (a password file beside it), a URL with no login and plain query
-  fields after a form's `&`, a placeholder or a template in the password slot (a comment naming the
-  placeholder on the next line) stay.
+  connection URL's login, a random value in a query of a URL with no login, values cut inside a
+  boxed table row and continued under a hanging indent (`│   `); a URL whose login is a user name
+  only (a password file beside it), a URL with no login and plain query fields after a form's `&`,
+  a placeholder or a template in the password slot (a comment naming the placeholder on the next
+  line) and a DSN holding only its public key as the URL's user stay.
 - `tool_envelopes`: tool results written as JSON objects whose member's string carries a whole text
   (`"log"`, `"output"`, a nested result's `"text"`) — a value under its own label inside the
   string is judged by that label, not by the member's key; a member whose own key names a secret
@@ -128,6 +128,10 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   JDBC URL given to `-u`, users listed after `-u`, a logon string without its password, a release's
   kind and hex body, a build id beside a colour and a signature printed with an aside saying it is
   no key stay.
+- `courier_ops`: the secret after the colon of a legacy error-reporting DSN and a token written as
+  the user of a git remote's URL; an error-reporting DSN holding only its public key (`https://<32
+  hex>@host/<project number>`) in a call, an environment line and an escaped JSON string, and an
+  image's bytes after a `data:image/…;base64,` URI stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -169,6 +173,7 @@ FILES = (
     "install_banners",
     "dairy_ops",
     "ferry_ops",
+    "courier_ops",
 )
 
 

@@ -178,6 +178,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # a password in a logon string, a login given to `-u` as `user,password`, an opaque refresh
         # token; look-alikes: a JDBC URL after `-u`, users after `-u`, a signature with its aside
         ("redaction_ferry_ops.json", "Print the ferry back office notes"),
+        # a legacy DSN's secret, a token as a git remote's user; look-alikes: a DSN with only its
+        # public key in three places, an image's bytes after a data URI
+        ("redaction_courier_ops.json", "Print the courier app notes"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

@@ -95,7 +95,7 @@ def candidates(view: str) -> Iterator[Candidate]:
         yield Candidate(start, end, context_start)
         if end - start - 2 >= MIN_LENGTH and _GLUED_FLAG.match(value) and _CAPITAL_OR_DIGIT.search(value, 2):
             yield Candidate(start + 2, end, context_start)
-        if not _names_a_key(view, end, value):
+        if not _names_a_key(view, end, value) and not _app_id_before_literal(view, start, end):
             floor = end
     while waiting is not None:
         yield _extra(view, waiting, max(floor, passed if passed <= waiting[0] else 0))
@@ -176,8 +176,9 @@ def _extra_spans(view: str) -> Iterator[tuple[int, int]]:
 
 
 # a name of a command or function, compound (`ConvertTo-SecureString`, `base64.b64decode`,
-# `New-Object`), and the literal or argument list it is called with: a call, not a value
-_CALLEE = re.compile(r"[A-Za-z][a-z]*+(?:[A-Z]|[-._][A-Za-z])[A-Za-z_.-]*+")
+# `New-Object`, `TLSSigAPIv2` with its version's digits), and the literal or argument list it is
+# called with: a call, not a value
+_CALLEE = re.compile(r"[A-Za-z][a-z]*+(?:[A-Z]|[-._][A-Za-z])[A-Za-z_.-]*+[0-9]{0,2}+")
 _CALL_OPEN = re.compile(r"\(|[ \t]{1,2}[\"']")
 
 
@@ -192,6 +193,24 @@ _KEY_END = re.compile(r"[\"']?[ \t]{0,2}(?:[=:：＝]|是|为|->|=>)")
 # is no base64 padding (a padded value is closed by its quote, not opened by one)
 _ASSIGNING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}=")
 _OPENING = frozenset("\"'`")
+
+
+# a call's first argument of digits followed by a quoted literal (`TLSSig(1400573459, '…')`,
+# `Client(20261104, "…")`): an app's number passed before its secret
+_APP_ID_ARGUMENT = re.compile(r"(?P<digits>[0-9]{6,20}+)[ \t]*+,[ \t]*+[\"']")
+_CALL_BEFORE = re.compile(r"\([ \t]*+\Z")
+
+
+def _app_id_before_literal(view: str, start: int, end: int) -> bool:
+    """A candidate that is a call's first argument of digits with a quoted literal after it: the
+    context of the literal reaches back over it to the call's name, as over a key's name."""
+    found = _APP_ID_ARGUMENT.match(view, start)
+    return (
+        found is not None
+        and found.start("digits") == start
+        and found.end("digits") == end
+        and _CALL_BEFORE.search(view, max(0, start - 4), start) is not None
+    )
 
 
 # a name of letters whose last word names a secret, before a quote after a space (Gradle's

@@ -41,7 +41,9 @@ line after a line that announces it
 a context signal of its own, when the field's whole value is one random token whatever its name:
 `?lz_at=<value>`), and a whole string literal assigned to a name in code or defined as a constant
 (`code_literal`: `RELAY_CS ?= "…"`, `my $x = q{…}`), whose shape the judge weighs like a call's
-literal and a request header's (`header_value`: `curl -H 'X-Svc: …'`), a value stated in prose after
+literal and a request header's (`header_value`: `curl -H 'X-Svc: …'`), a literal passed right after
+a call's first argument of digits (`after_app_id`: an SDK's secret beside its app's number,
+`TLSSig(1400573459, '<hex>')`, read even as hex), a value stated in prose after
 an English copula (`stated`: `… was <value>`), the last field of a file named for a secret a command
 printed (`printed`, read as `announced_secret`), a here-string given to a command whose line names a
 secret (`stdin_secret`: `sign.sh --passphrase-stdin <<< '…'`), a DES key's hex beside its check
@@ -58,7 +60,9 @@ span; with no secret half beside it (`secret_public_parts.alone`) it scores 0 fr
 candidate or a key-word rule's span that is a part of a URL holding no credential scores 0
 (`secret_value_shape.in_url_without_login`: a login without a password, or with a placeholder or a
 mask in its password slot — `postgresql://report@db:5432/app`, `mysql://app:${DB_PASS}@db:3306/app`
-—, no token in its path and no query field holding one).
+—, no token in its path and no query field holding one, or a DSN holding only its public key:
+`https://<32 hex>@host/<project number>`), and so does an image's bytes after a data URI's head
+(`secret_value_shape.in_image_data_uri`: `data:image/png;base64,…`).
 
 Candidates (`secret_candidates.candidates`) are runs of token characters, odd quoted literals and
 codes of letter groups in the decoded view the grammar reads; the context of one never reaches past
@@ -117,6 +121,7 @@ from autopatch_j.cloud.secret_sinks import CALL_REACH
 from autopatch_j.cloud.secret_value_shape import (
     NO_KEY_BYTES,
     PUBLIC_BYTES,
+    in_image_data_uri,
     in_url_without_login,
     value_shape,
     value_signal,
@@ -233,7 +238,16 @@ _STRONG = (
     "stdin_secret",
     "jwk_private",
 )
-_WEAK = ("key_secret", "near_secret", "zh_secret", "url_path_secret", "announced", "query_random", "check_value")
+_WEAK = (
+    "key_secret",
+    "near_secret",
+    "zh_secret",
+    "url_path_secret",
+    "announced",
+    "query_random",
+    "check_value",
+    "after_app_id",
+)
 _FLAG = ("short_flag",)
 _CALL = ("call_arg", "code_literal", "header_value", "table_value")
 _PROSE = ("stated", "presented")
@@ -273,6 +287,7 @@ CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
     | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
     | {"query_random", "key_noun", "stdin_secret", "jwk_private", "short_flag", "table_value", "check_value"}
+    | {"after_app_id"}
 )
 
 
@@ -401,6 +416,8 @@ def reading(
         return 0.0
     if source != "rule" and in_url_without_login(view, start, end, names_a_secret):
         return 0.0  # a part of a URL that holds no credential (`mysql://app:${DB_PASS}@db:3306/app`)
+    if source != "rule" and in_image_data_uri(view, start, end):
+        return 0.0  # an image's bytes after its data URI's head (`data:image/png;base64,…`)
     found = _context_of(view, start, context_start, end) if context is None else dict(context)
     if (signal := value_signal(view[start:end])) is not None:
         found[signal] = 1.0

@@ -553,18 +553,28 @@ IDENTIFIER = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|[
 _KEYED_MEMBER = re.compile(r"[{,][ \t]*+[\"']?[A-Za-z_][\w.-]{0,63}+[\"']?[ \t]*+[:=][ \t]*+[\"'`]\Z")
 
 
+# a call's first argument of digits right before a quoted literal (`Sig(1400573459, '…')`): an app's number
+_AFTER_APP_ID = re.compile(r"\([ \t]*+[0-9]{6,20}+[ \t]*+,[ \t]*+[\"']\Z")
+
+
 def call_argument(view: str, start: int, end: int, out: dict[str, float]) -> None:
     """A quoted literal among a call's arguments (`Client("…", "…")`, `hmac.New(…, []byte("…"))`):
     `call_arg` (at least `CALL_LITERAL_MIN` characters, no UUID and no lowercase SHA-1 or SHA-256
-    digest), and the words of the open calls' names (`c:client`, `c:hmac`); `key_ends_benign` when
-    the innermost call's name ends in a benign word or names a benign kind of key, unless the
-    literal is an object's member under its own key (`{ 'x-ticket': '…' }`): the key names it."""
-    if end - start < CALL_LITERAL_MIN or not quoted_literal(view, start, end) or IDENTIFIER.fullmatch(view, start, end):
+    digest unless it is passed right after an app's number: `after_app_id`), and the words of the
+    open calls' names (`c:client`, `c:hmac`); `key_ends_benign` when the innermost call's name ends
+    in a benign word or names a benign kind of key, unless the literal is an object's member under
+    its own key (`{ 'x-ticket': '…' }`): the key names it."""
+    if end - start < CALL_LITERAL_MIN or not quoted_literal(view, start, end):
+        return
+    after_app_id = _AFTER_APP_ID.search(view, max(0, start - 32), start) is not None
+    if IDENTIFIER.fullmatch(view, start, end) and not after_app_id:
         return
     names = callees(view, start - 1)
     if not names:
         return
     out["call_arg"] = 1.0
+    if after_app_id:
+        out["after_app_id"] = 1.0  # `TLSSig(1400573459, '<hex>')`: an SDK's secret beside its app's number
     for word in {w for name in names for w in key_words_of(name.rsplit(".", 1)[-1])}:
         out[f"c:{word}"] = 1.0
     if _KEYED_MEMBER.search(view, max(0, start - 72), start) is not None:

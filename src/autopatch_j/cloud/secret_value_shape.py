@@ -107,13 +107,25 @@ def _keyish(run: str) -> bool:
     return sum(c.isdigit() for c in run) >= 4 and sum(c.isalpha() for c in run) >= 4
 
 
+# an error-reporting DSN that holds only its public key: `http(s)://`, 32 hex digits as the user with no
+# password, a host, and a path ending in the project's number — the key a browser or an app ships to
+# every client (its secret half, when there is one, is the password after a `:`)
+_PUBLIC_KEY_DSN = re.compile(
+    r"https?://[0-9a-f]{32}@[a-z0-9-]++(?:\.[a-z0-9-]++)*+(?::[0-9]{2,5})?(?:/[a-z][a-z0-9-]*+)*/[0-9]{1,12}/?"
+)
+
+
 def url_without_login(value: str, secret_key: Callable[[str], bool] | None = None) -> bool:
     """Whether `value` is a URL that holds no credential by its shape (`postgresql://report@db:5432/app`,
     `mongodb+srv://cluster0.example.net/app?authSource=admin`, `mysql://app:${DB_PASS}@db/app`): its
     login, when it has one, is a user name without a password part, or with a password slot that
     holds a placeholder or a mask (`_EMPTY_SLOT`), and the user name is no long run of letters and
-    digits (a DSN's key written as the user: `https://<32 hex>@ingest…`); no part of it holds a random run of
-    mixed case and digits; and each query field's value names or counts (`_PLAIN_FIELD`)."""
+    digits (a key written as the user: `https://<token>@git…`); no part of it holds a random run of
+    mixed case and digits; and each query field's value names or counts (`_PLAIN_FIELD`). A DSN
+    holding only its public key (`_PUBLIC_KEY_DSN`: `https://<32 hex>@<host>/<project number>`)
+    holds no credential either."""
+    if _PUBLIC_KEY_DSN.fullmatch(value) is not None:
+        return True
     url = _URL.fullmatch(value)
     if url is None:
         return False
@@ -164,6 +176,30 @@ def in_url_without_login(view: str, start: int, end: int, secret_key: Callable[[
         return False
     url = _URL_SPAN.match(view, _scheme_start(view, scheme, floor), min(len(view), end + URL_REACH))
     return url is not None and url.start() <= start and end <= url.end() and url_without_login(url.group(), secret_key)
+
+
+# the head of a data URI holding an image (`data:image/png;base64,`, RFC 2397): what follows is the
+# image's bytes in base64
+_IMAGE_DATA_URI = re.compile(r"data:image/[a-z0-9.+-]{1,32}+(?:;[a-z0-9.-]{1,32}+=[a-z0-9.-]{1,32}+)*+;base64,")
+_BASE64_BODY = re.compile(r"[A-Za-z0-9+/]*+=*+")
+IMAGE_URI_REACH = 96
+
+
+def in_image_data_uri(view: str, start: int, end: int) -> bool:
+    """Whether `view[start:end]` is an image's bytes in a data URI: the span starts within the
+    URI's head (`_IMAGE_DATA_URI`, at most `IMAGE_URI_REACH` characters before it) or right after
+    it, and holds base64 from the head on."""
+    floor = max(0, start - IMAGE_URI_REACH)
+    head = view.rfind("data:image/", floor, start + len("data:image/"))
+    if head < 0:
+        return False
+    found = _IMAGE_DATA_URI.match(view, head)
+    return (
+        found is not None
+        and start <= found.end()
+        and end > found.end()
+        and _BASE64_BODY.fullmatch(view, found.end(), end) is not None
+    )
 
 
 _SCHEME_TAIL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}+\Z")
