@@ -165,6 +165,7 @@ class Refit:
 #: Longest refit first (so the last to start is a short one).
 REFITS = (
     Refit("reader", MEMORY / "reader_model.json", "scripts/train_reader.py", reader),
+    Refit("qualifier", MEMORY / "search_qualifier.json", "scripts/train_search_qualifier.py", linear),
     Refit("secret_judge", CLOUD / "secret_judge_weights.json", "scripts/train_secret_judge.py", same_bytes),
     Refit("assent", MEMORY / "assent_model.json", "scripts/train_assent.py", linear),
     Refit("revisions", MEMORY / "revision_model.json", "scripts/train_revisions.py", linear, _threshold("threshold")),
