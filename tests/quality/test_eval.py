@@ -25,7 +25,7 @@ KNOWN_LONG_QUERY_HITS = [
     "h10-en-long-01", "h10-en-long-02", "h10-en-long-03", "h10-mix-long-01", "h10b-zh-long-01", "h10b-zh-long-03",
     "h11-zh-long-01", "h11-zh-long-03", "h11-en-long-01", "h11-en-long-03", "h12-zh-long-01", "h12-en-long-01",
     "h12-en-long-03", "h13-en-long-01", "h14-en-long-01", "h15-zh-long-01", "h15-en-long-01", "h16-en-long-01",
-    "h16-en-long-03", "h17-en-long-03", "h18-zh-long-03", "h18-en-long-01", "h18-en-long-03", "h19-zh-long-01",
+    "h16-en-long-03", "h18-zh-long-03", "h18-en-long-01", "h18-en-long-03",
     "h19-en-long-01", "h20-zh-long-01", "h20-zh-long-03", "h20-en-long-01",
 ]  # fmt: skip
 
@@ -148,7 +148,7 @@ def test_canned_mode_finds_what_it_was_scripted_to_find(canned: dict[str, Any]) 
     # - a scripted reversal quotes only the part of its sentence without the marker ("cut that to one
     #   day"); the validator finds no speech act in it (no listed marker, the speech model and the reader
     #   below their thresholds), refuses it, and the old value ("three") is still found (docs/quality.md);
-    # - 53 `long_query` cases, whose expectation was written for all-or-nothing matching: the ranked
+    # - 51 `long_query` cases, whose expectation was written for all-or-nothing matching: the ranked
     #   search finds the memory through the domain words the long question shares with it ("database" in
     #   "what is the rule for the things in the database that we must do …"), and the learned qualifier
     #   keeps a short memory most of whose words the question names ("remind me what we said about
