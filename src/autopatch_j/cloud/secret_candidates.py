@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from autopatch_j.cloud.secret_key_words import key_lexicon, key_words_of, values_column
+from autopatch_j.cloud.secret_sinks import APP_ID_ARGUMENT
 from autopatch_j.cloud.secret_value_shape import SCREAMING
 
 __all__ = ["CONTEXT", "MAX_LENGTH", "MIN_LENGTH", "Candidate", "candidates"]
@@ -195,22 +196,13 @@ _ASSIGNING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}=")
 _OPENING = frozenset("\"'`")
 
 
-# a call's first argument of digits followed by a quoted literal (`TLSSig(1400573459, '…')`,
-# `Client(20261104, "…")`): an app's number passed before its secret
-_APP_ID_ARGUMENT = re.compile(r"(?P<digits>[0-9]{6,20}+)[ \t]*+,[ \t]*+[\"']")
-_CALL_BEFORE = re.compile(r"\([ \t]*+\Z")
-
-
 def _app_id_before_literal(view: str, start: int, end: int) -> bool:
-    """A candidate that is a call's first argument of digits with a quoted literal after it: the
-    context of the literal reaches back over it to the call's name, as over a key's name."""
-    found = _APP_ID_ARGUMENT.match(view, start)
-    return (
-        found is not None
-        and found.start("digits") == start
-        and found.end("digits") == end
-        and _CALL_BEFORE.search(view, max(0, start - 4), start) is not None
-    )
+    """A candidate that is a call's first argument of digits with a quoted literal after it
+    (`APP_ID_ARGUMENT`): the context of the literal reaches back over it to the call's name, as over
+    a key's name."""
+    paren = view.rfind("(", max(0, start - 4), start)
+    found = APP_ID_ARGUMENT.match(view, paren) if paren >= 0 else None
+    return found is not None and found.span("digits") == (start, end)
 
 
 # a name of letters whose last word names a secret, before a quote after a space (Gradle's

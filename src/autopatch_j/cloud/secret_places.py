@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 
 from autopatch_j.cloud.secret_key_words import KeyLexicon, benign_kind_of_key, key_lexicon, key_words_of
-from autopatch_j.cloud.secret_sinks import callees
+from autopatch_j.cloud.secret_sinks import APP_ID_ARGUMENT, callees
 from autopatch_j.cloud.secret_values import looks_random
 
 __all__ = [
@@ -553,10 +553,6 @@ IDENTIFIER = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|[
 _KEYED_MEMBER = re.compile(r"[{,][ \t]*+[\"']?[A-Za-z_][\w.-]{0,63}+[\"']?[ \t]*+[:=][ \t]*+[\"'`]\Z")
 
 
-# a call's first argument of digits right before a quoted literal (`Sig(1400573459, '…')`): an app's number
-_AFTER_APP_ID = re.compile(r"\([ \t]*+[0-9]{6,20}+[ \t]*+,[ \t]*+[\"']\Z")
-
-
 def call_argument(view: str, start: int, end: int, out: dict[str, float]) -> None:
     """A quoted literal among a call's arguments (`Client("…", "…")`, `hmac.New(…, []byte("…"))`):
     `call_arg` (at least `CALL_LITERAL_MIN` characters, no UUID and no lowercase SHA-1 or SHA-256
@@ -566,7 +562,7 @@ def call_argument(view: str, start: int, end: int, out: dict[str, float]) -> Non
     its own key (`{ 'x-ticket': '…' }`): the key names it."""
     if end - start < CALL_LITERAL_MIN or not quoted_literal(view, start, end):
         return
-    after_app_id = _AFTER_APP_ID.search(view, max(0, start - 32), start) is not None
+    after_app_id = any(m.end() == start for m in APP_ID_ARGUMENT.finditer(view, max(0, start - 32), start))
     if IDENTIFIER.fullmatch(view, start, end) and not after_app_id:
         return
     names = callees(view, start - 1)

@@ -51,6 +51,9 @@ __all__ = [
 Span = tuple[int, int]
 
 CALL_REACH = 160
+#: A call's first argument of digits and the quote opening the literal after it
+#: (`TLSSig(1400573459, '…')`, `Client(20261104, "…")`): an app's number passed before its secret.
+APP_ID_ARGUMENT = re.compile(r"\([ \t]*+(?P<digits>[0-9]{6,20}+)[ \t]*+,[ \t]*+[\"']")
 # words of a call's name that make its literal arguments key material
 KEYED_CALL_WORDS = frozenset(
     {"hmac", "sign", "signature", "signer", "checksum", "credential", "credentials", "cipher", "encrypt", "decrypt"}
