@@ -8,6 +8,12 @@ memories related to the decision (they share no term) nor read the two as one su
 stay active. So a discussion candidate that quotes no question of its own quotes first the questions
 (`Lexicon.is_question`) of the user's turn right before its own that no candidate quotes: the
 comparison it continues, which the decision's option names.
+
+A user also weighs the options of the answer before by their labels ("1 vs 3. 1 gives real
+timestamps when buffered offline, 3 is zero firmware work. thinking"), and settles it later by a label
+too ("ok option 1. gateway writes epoch ms on every connect"). The discussion then holds none of the
+options' words either; so a discussion whose user sentences point at two or more options of the answer
+its turn follows (`options.options_in`, `ordinals.reply_pointers`) quotes those options' heads.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from collections.abc import Callable, Sequence
 from autopatch_j.memory.batches import ExtractionRequest
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.options import options_in
+from autopatch_j.memory.ordinals import reply_pointers
 from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.sentences import split_sentences
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
@@ -60,5 +68,31 @@ def with_questions(
             continue
         sources = [SourceOut(turn_id=before.id, role="user", quote=q) for q in asked]
         quoted.update((before.id, q) for q in asked)
+        out[-1] = candidate.model_copy(update={"content": content, "sources": [*sources, *candidate.sources]})
+    return out
+
+
+def with_options(candidates: Sequence[CandidateOut], request: ExtractionRequest) -> list[CandidateOut]:
+    """`candidates`, each discussion quoting no assistant words whose user quotes point by ordinal at
+    two or more options of the answer right before its latest user turn (visible in
+    `request`; every ordinal named is an option of it) quoting first the head of each option named, when
+    they fit its bounds (MAX_SOURCES, MAX_CONTENT_CHARS)."""
+    out: list[CandidateOut] = []
+    for candidate in candidates:
+        out.append(candidate)
+        if candidate.kind != MemoryKind.DISCUSSION_CONTEXT.value or any(s.role != "user" for s in candidate.sources):
+            continue
+        turn = request.turn(max(s.turn_id for s in candidate.sources))
+        before = request.predecessor(turn) if turn is not None else None
+        answer = (before.assistant_text or "") if before is not None else ""
+        options = {o.ordinal: o for o in options_in(answer)} if answer else {}
+        named = set().union(*(reply_pointers(s.quote) for s in candidate.sources))
+        if before is None or len(named) < 2 or not named <= options.keys():
+            continue
+        heads = [answer[options[n].start : options[n].head_end].strip() for n in sorted(named)]
+        content = " ".join([*heads, candidate.content])
+        if len(candidate.sources) + len(heads) > MAX_SOURCES or len(content) > MAX_CONTENT_CHARS:
+            continue
+        sources = [SourceOut(turn_id=before.id, role="assistant", quote=q) for q in heads]
         out[-1] = candidate.model_copy(update={"content": content, "sources": [*sources, *candidate.sources]})
     return out

@@ -14,7 +14,8 @@ the joining model reads as one are one (`joining.py`, `supersede.py`), and a sen
 drops a standing rule becomes a retirement candidate; a turn that reads as no statement but
 gives only a new value for the rule just set is that rule with the new value
 (`value_revisions.py`); a discussion putting a choice off quotes the question that asked it the
-turn before (`comparisons.py`). The compaction is a bounded rolling digest of
+turn before, and one weighing the answer's options by their labels quotes those options
+(`comparisons.py`). The compaction is a bounded rolling digest of
 the turns (`compaction.py`).
 
 Stage 2 (`consolidate`): the operation each candidate becomes — reject, create, supersede, revise or
@@ -29,7 +30,7 @@ import functools
 from autopatch_j.memory.assent import AssentReader
 from autopatch_j.memory.batches import ConsolidationRequest, ExtractionRequest
 from autopatch_j.memory.compaction import compaction
-from autopatch_j.memory.comparisons import with_questions
+from autopatch_j.memory.comparisons import with_options, with_questions
 from autopatch_j.memory.contracts import CandidateOut, ConsolidationOutput, ExtractionOutput
 from autopatch_j.memory.joining import JoiningModel
 from autopatch_j.memory.lexicon import Lexicon, default_lexicon
@@ -132,6 +133,8 @@ class RulesExtractor:
         )
         # a deferral ("let me think", "两个先都留着") quotes the comparison asked the turn before it
         candidates = with_questions(candidates, request, self.lexicon, lambda t, s: self._read_as_memory(raw, t, s))
+        # a comparison weighing the answer's options by label ("1 vs 3 …") quotes the options it names
+        candidates = with_options(candidates, request)
         # A sentence that only drops a standing rule is no statement; Stage 2 retires what it is about.
         candidates = [
             c for c in self.subjects.retirements(request.turns, candidates, retiring) if quotes_raw(c.sources, raw)
