@@ -204,4 +204,6 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "image data URIs": lambda n: ("x='data:image/png;base64,iVBORw0KGgoAb3dEf9hQ2' " * n)[:n],
     "public-key DSNs": lambda n: ("dsn=https://0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d@o1.e.io/12 " * n)[:n],
     "app ids before literals": lambda n: ("Sig2(1400573459, 'Ab3dEf9hQ2x4K7m8') " * n)[:n],
+    "capital keys beside long check values": lambda n: ("C: 0A1B2C3D4E5F6A7B\nKCV : 4b9e1d2a7\n" * n)[:n],
+    "place keys over random values": lambda n: ('var aUri = @"Ab3dEf9hQ2x4K7m8"; F_FILE=Ab3dEf9h ' * n)[:n],
 }

@@ -132,6 +132,9 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   the user of a git remote's URL; an error-reporting DSN holding only its public key (`https://<32
   hex>@host/<project number>`) in a call, an environment line and an escaped JSON string, and an
   image's bytes after a `data:image/…;base64,` URI stay.
+- `vault_ops`: a key's clear component or a clear PIN key in capitals beside a check value of 8 or
+  10 hex digits, a random literal under a key naming an address (`ledgerUri = @"…"`); a lowercase
+  digest beside a commit's short hash, an address and a file's name under keys naming a place stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -174,6 +177,7 @@ FILES = (
     "dairy_ops",
     "ferry_ops",
     "courier_ops",
+    "vault_ops",
 )
 
 

@@ -181,6 +181,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # a legacy DSN's secret, a token as a git remote's user; look-alikes: a DSN with only its
         # public key in three places, an image's bytes after a data URI
         ("redaction_courier_ops.json", "Print the courier app notes"),
+        # key components beside check values of 8 and 10 hex digits, a literal under a key naming an
+        # address; look-alikes: a digest beside a commit, an address and names under place keys
+        ("redaction_vault_ops.json", "Print the key ceremony notes"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

@@ -4,7 +4,8 @@ master key (C-24).
 A payment HSM's keys (a zone master key's components, a terminal PIN key, a MAC key) are written as
 16, 32 or 48 hex digits — a DES key of one, two or three lengths —, the shape of a digest too. What
 tells the key from a digest is the context the family shares: a key is printed beside its key check
-value (six hex digits, `MAK_KCV=7C1E0A`, `Key check value: 3A9F0C`) or beside itself encrypted
+value (six hex digits, `MAK_KCV=7C1E0A`, `Key check value: 3A9F0C`; beside a key in capitals, as an
+HSM prints it, 4 to 10 — the 2 to 5 bytes a scheme keeps, `KCV : 6ad3a280`) or beside itself encrypted
 under the HSM's master key (a key scheme's letter and hex, `under-lmk=U8F90…`, `Encrypted key:
 U6b1a…`). `beside_check_value` reads that: the value's neighbouring lines (`NEIGHBOUR_LINES` each
 way, at most `LINE_REACH` characters apart) hold a field whose whole value is one of them. The word
@@ -27,6 +28,14 @@ _CHECK_FIELD = re.compile(
     r"[=:：][ \t]*+[\"']?(?:(?=[0-9A-Fa-f]{0,5}[A-Fa-f])(?=[A-Fa-f]{0,5}[0-9])[0-9A-Fa-f]{6}|[UTXY][0-9A-Fa-f]{16,48})"
     r"[\"']?,?[ \t\r]*+\Z"
 )
+# beside a key printed as an HSM prints it, in capitals: a check value of any length a scheme takes
+# (2 to 5 bytes, 4 to 10 hex digits); lowercase hex beside a short hex field is a digest beside a
+# commit (`sha256: <hex>` / `rev: 3fa9c1e`)
+_UPPER_KEY = re.compile(r"(?:[0-9A-F]{16}){1,3}")
+_ANY_CHECK_FIELD = re.compile(
+    r"[=:：][ \t]*+[\"']?(?:(?=[0-9A-Fa-f]{0,9}[A-Fa-f])(?=[A-Fa-f]{0,9}[0-9])[0-9A-Fa-f]{4,10}"
+    r"|[UTXY][0-9A-Fa-f]{16,48})[\"']?,?[ \t\r]*+\Z"
+)
 
 
 def beside_check_value(view: str, start: int, end: int) -> bool:
@@ -42,4 +51,5 @@ def beside_check_value(view: str, start: int, end: int) -> bool:
     high = min(len(view), line_end + NEIGHBOUR_LINES * LINE_REACH)
     before = view[low : max(low, line_start - 1)].split("\n")[-NEIGHBOUR_LINES:] if line_start > 0 else []
     after = view[line_end + 1 : high].split("\n")[:NEIGHBOUR_LINES] if line_end < len(view) else []
-    return any(_CHECK_FIELD.search(line) is not None for line in (*before, *after) if line)
+    check = _ANY_CHECK_FIELD if _UPPER_KEY.fullmatch(view, start, end) else _CHECK_FIELD
+    return any(check.search(line) is not None for line in (*before, *after) if line)

@@ -182,7 +182,8 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
     named = named_key(view, start)
     if named is None and (named := values_column(view, start)) is not None:
         out["table_value"] = 1.0  # `| 系统 | 负责人 | 值 |` over `| 门户 | li | <value> |`: read under `值`
-    label_context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named)
+    value = view[start:end] if end is not None else None
+    label_context(view[floor:start], view[max(0, start - CONTEXT) : start], out, named, value)
     if end is not None and next_key_secret(view, end):
         out["next_key_secret"] = 1.0
     if end is not None and signed_request(view, start, end):

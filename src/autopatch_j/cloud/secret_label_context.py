@@ -42,6 +42,11 @@ _SCHEME = re.compile(r"(?:(?<=[=:：\"'])|(?<=[=:：\"'][ \t]))[A-Za-z][A-Za-z0-
 _FULL_MARK = "[REDACTED]"
 _SHORT_FLAG = re.compile(r"(?:^|[\s\"'\[,])-([A-Za-z])[ \t]*+\Z")
 _ASSIGNED = frozenset({"equals", "colon", "quote", "zh_is", "arrow", "dash", "cell", "element"})
+# benign key words naming a place the value points at (an address, a file, a directory): the key
+# says what the value is only when the value can be a place — it holds a separator of a path's or an
+# address's parts, a scheme's or a port's colon, a variable's or a template's mark
+_PLACE_WORDS = frozenset({"uri", "url", "path", "filepath", "dir", "file"})
+_PLACE_MARK = re.compile(r"[/\\.:~$%{@]")
 # an XML element's start tag right before its text, maybe inside a CDATA section
 # (`<robotPwd><![CDATA[…`): the element's name is the value's key
 _ELEMENT_OPEN = re.compile(r"<(?P<name>[A-Za-z_][\w.:-]{0,63}+)>(?:<!\[CDATA\[)?\Z")
@@ -72,7 +77,14 @@ def envelope_floor(view: str, floor: int, start: int) -> int:
     return last.end()
 
 
-def label_context(before: str, whole_before: str, out: dict[str, float], named: str | None = None) -> None:
+def label_context(
+    before: str, whole_before: str, out: dict[str, float], named: str | None = None, value: str | None = None
+) -> None:
+    """The context features of the text `before` a value (`whole_before`: the `CONTEXT` characters
+    before it, past an envelope's floor) into `out`; `named`: the key of a `name`/`value` pair read
+    before it; `value`: the value itself, when known — a key naming a place (`mongoUri`,
+    `PASS_FILE`) names no kind of a value that cannot be one (`@"4oUj…"`: no separator of a path or
+    an address)."""
     lexicon = key_lexicon()
     element = _ELEMENT_OPEN.search(before)
     if element is not None:  # `<robotPwd><![CDATA[…`: the element's name, then its text
@@ -124,7 +136,7 @@ def label_context(before: str, whole_before: str, out: dict[str, float], named: 
     elif _key_id(key_words, stripped, lexicon):
         out["key_id"] = 1.0  # `private_key_id`, `SecretId`, `密钥 ID`: the id written beside its key
     elif key_words and (
-        key_words[-1] in lexicon.benign_en
+        (key_words[-1] in lexicon.benign_en and not _no_place(key_words[-1], value))
         or benign_kind_of_key(key_words, lexicon)
         or _benign_word_before(key_words, near, stripped, key[-1] if key else "", lexicon)
     ):
@@ -189,6 +201,12 @@ def _context_tokens(stripped: str) -> list[str]:
             continue
         tokens += _ASCII_WORDS.findall(text)
     return tokens
+
+
+def _no_place(word: str, value: str | None) -> bool:
+    """`word` names a place and `value` cannot be one: no separator of a path's or an address's
+    parts, no scheme's colon, no variable's mark."""
+    return word in _PLACE_WORDS and value is not None and _PLACE_MARK.search(value) is None
 
 
 def _benign_word_before(key_words: list[str], near: list[str], stripped: str, key: str, lexicon: KeyLexicon) -> bool:
