@@ -10,7 +10,8 @@ density of its marks. `form_rows` finds, in the runs of non-blank lines (a blank
   list the user may be answering) — or with a time of day or a date (`14:05 …`, `[01:12 IST] …`,
   `2026-11-05 …`): findings, a timeline, status lines. A checkbox is no mark: a user ticks the
   assistant's checklist with one (`- [x] Keep Devise. yes, …`) as often as a paste reports progress;
-- **a form** — a run opening with a title in brackets (`【缺陷】设备列表滑动掉帧`, `[Bug] …`) over two
+- **a form** — a run opening with a title in brackets (`【缺陷】设备列表滑动掉帧`, `[Bug] …`, or the
+  title alone on its line: `【事故复盘】`) over two
   `label：value` lines or more (`步骤：…`, `Expected: …`), the labels short (`FIELD_LABEL_UNITS`), at
   least `MARKED_SHARE` of the lines under the title;
 - **a pasted heading** (`headed_rows`) — a short line (`HEADING_UNITS`) ending in a colon right
@@ -42,7 +43,7 @@ FIELD_LABEL_UNITS = 4
 _PRIORITY = re.compile(r"^\[P\d\](?=\s)")
 _ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9]+-\d{2,}\b")
 _TIME = re.compile(r"^\[?(?:\d{1,2}:\d{2}(?!\d)|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}/\d{1,2}(?!\d))")
-_TITLE = re.compile(r"^\s*(?:【[^】\n]{1,10}】|\[[A-Za-z][\w -]{1,12}\])\s*\S")
+_TITLE = re.compile(r"^\s*(?:【[^】\n]{1,10}】|\[[A-Za-z][\w -]{1,12}\])\s*(?:\S|$)")
 _FIELD = re.compile(rf"^([{HAN}A-Za-z][{HAN}\w /-]{{0,24}}?)\s*[:：]\s*\S")
 _FIRST_PERSON = re.compile(r"(?:^|[^A-Za-z])(?:i|my|i've|i'm)(?![A-Za-z'])|我(?!们)", re.IGNORECASE)
 

@@ -51,7 +51,11 @@ _OUTPUT_TAG = re.compile(
 _BANNER = re.compile(r"^\s*([*=#~+-])\1+\s+[A-Z][A-Z0-9 _/().:-]*[A-Z0-9)]\s+\1\1+\s*$")
 # A progress counter opening a line (`[ 64%] Generating …`, `[37/212] Compiling …`).
 _PROGRESS = re.compile(r"^\s*\[\s*(?:\d{1,3}%|\d+/\d+)\]\s")
-_SHELL = re.compile(r"^\s*(?:\$|%|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#]|\(\w[\w-]*\)\s*\$|➜ )\s")
+# A shell or REPL prompt before its command: `$ `, `>>> `, `user@host:~$ `, a debugger's `J-Link>regs`.
+_SHELL = re.compile(
+    r"^\s*(?:(?:\$|%|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#]|\(\w[\w-]*\)\s*\$|➜ )\s"
+    r"|[A-Za-z][\w-]{1,15}>(?=[a-z]))"
+)
 _QUOTE = re.compile(r"^\s*>(?:\s|$)")
 #: Quotation marks, each opener with its closer.
 QUOTATION_MARKS = {'"': '"', "“": "”", "「": "」", "『": "』", "«": "»"}
@@ -76,6 +80,8 @@ _PLAIN_WORD = re.compile(r"^\(?[A-Za-z][a-z]*[,.;:!?)]*$")
 PROSE_WORDS = 4
 PROSE_SHARE = 0.6
 
+#: The share of symbols that makes a Latin line under strong material part of it, however many words it has.
+DENSE_SHARE = 0.1
 #: A prose line of at most this many words right before a paste only introduces or reports it.
 REPORT_UNITS = 8
 
@@ -189,6 +195,11 @@ def units(line: str) -> float:
 
 def pastable(line: str) -> bool:
     return not CJK.search(line) and len(_WORD.findall(line)) <= 12 and symbol_share(line) > 0.02
+
+
+def dense(line: str) -> bool:
+    """A Latin line as dense with symbols as a path or a tool's message (`| install: cannot stat '/…'`)."""
+    return not CJK.search(line) and symbol_share(line) > DENSE_SHARE
 
 
 def item_marker(text: str) -> int:

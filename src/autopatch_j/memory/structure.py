@@ -70,6 +70,7 @@ from autopatch_j.memory.shapes import (
     LATIN_WORD,
     QUOTATION_MARKS,
     REPORT_UNITS,
+    dense,
     line_shape,
     pastable,
     symbol_share,
@@ -251,7 +252,7 @@ def parse(text: str, answer: str | None = None) -> Structure:
             short = intro is not None and shape[i] == "quoted" and 0 < units(intro) <= REPORT_UNITS
             material[i] = short or (intro is not None and bool(COLON_END.search(intro)))
     # A Latin line right under strong material (no blank line), with some symbols, goes on with it
-    # (the message line under `ERROR in ./src/x.js 43:22`).
+    # (the message line under `ERROR in ./src/x.js 43:22`), and so does a long line dense with them.
     for i in range(1, n):
         if (
             not material[i]
@@ -259,7 +260,7 @@ def parse(text: str, answer: str | None = None) -> Structure:
             and material[i - 1]
             and strong[i - 1]
             and shape[i - 1] != "fence"
-            and pastable(raw[i][2])
+            and (pastable(raw[i][2]) or dense(raw[i][2]))
         ) and symbol_share(raw[i][2]) > 0.05:
             material[i] = True
             strong[i] = True
