@@ -534,8 +534,11 @@ class SubjectReader:
 
 
 def _is_name(key: str) -> bool:
-    """A key naming a thing by letters and digits ("ga4", "k8s"), not a value ("int64", "45s")."""
-    return any(ch.isdigit() for ch in key) and any(ch.isalpha() for ch in key) and not values(key)
+    """A key naming a thing by letters and digits ("ga4", "k8s") or a code identifier joining words with
+    an underscore ("so_sndtimeo", "max_conn"), not a value ("int64", "45s")."""
+    lettered = any(ch.isalpha() for ch in key)
+    joined = "_" in key.strip("_")
+    return lettered and (joined or any(ch.isdigit() for ch in key)) and not values(key)
 
 
 def _stored(related: RelatedItem) -> str:
