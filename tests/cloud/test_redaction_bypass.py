@@ -76,8 +76,10 @@ def test_one_megabyte_of_adversarial_input_is_redacted_well_within_the_safety_ne
     redact(text)
     elapsed = time.process_time() - started
     assert elapsed < SAFETY_NET_SECONDS, f"{name}: {elapsed:.1f} CPU seconds for 1 MB"
-    once = redact(make(IDEMPOTENCE_CHARS))  # the same shape, smaller: idempotence does not depend on size
-    assert redact(once) == once
+    small = make(IDEMPOTENCE_CHARS)  # the same shape, smaller: idempotence does not depend on size
+    once = redact(small)
+    # redaction is a function of its text: a text the first pass left as it was reads the same again
+    assert once == small or redact(once) == once
 
 
 FAKE_SECRETS = {

@@ -101,22 +101,31 @@ def test_the_wheel_carries_no_corpus(wheel: Path) -> None:
     assert {"autopatch_j/memory/speech_model.json", "autopatch_j/memory/lexicon.json"} <= set(names)
 
 
-def _run_from_wheel(wheel: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`python -m autopatch_j ARGS` with the package imported from the unpacked wheel, in a folder
-    outside any checkout."""
-    site = tmp_path / "site"
+@pytest.fixture(scope="module")
+def site(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel unpacked once, with the package imported from it in a folder outside any checkout."""
+    site = tmp_path_factory.mktemp("site")
     zipfile.ZipFile(wheel).extractall(site)
-    cwd = tmp_path / "elsewhere"
+    home = tmp_path_factory.mktemp("home")
+    cwd = home / "elsewhere"
     cwd.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(site), "HOME": str(tmp_path)}
     where = subprocess.run(
         [sys.executable, "-c", "import autopatch_j.quality.corpus as c; print(c.__file__)"],
         cwd=cwd,
-        env=env,
+        env={**os.environ, "PYTHONPATH": str(site), "HOME": str(home)},
         capture_output=True,
         text=True,
     )
     assert where.stdout.strip().startswith(str(site)), where.stdout + where.stderr
+    return site
+
+
+def _run_from_wheel(site: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m autopatch_j ARGS` with the package imported from the unpacked wheel (`site`), in a
+    folder outside any checkout."""
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site), "HOME": str(tmp_path)}
     return subprocess.run(
         [sys.executable, "-m", "autopatch_j", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
@@ -124,21 +133,21 @@ def _run_from_wheel(wheel: Path, tmp_path: Path, *args: str) -> subprocess.Compl
 
 @pytest.mark.parametrize("args", [(), ("--part", "generated"), ("--json", "--part", "dev")])
 def test_eval_from_the_wheel_outside_a_checkout_says_where_the_corpora_are(
-    wheel: Path, tmp_path: Path, args: tuple[str, ...]
+    site: Path, tmp_path: Path, args: tuple[str, ...]
 ) -> None:
-    done = _run_from_wheel(wheel, tmp_path, "eval", *args)
+    done = _run_from_wheel(site, tmp_path, "eval", *args)
     assert done.returncode == 2, done.stdout + done.stderr
     assert " ".join(done.stderr.split()) == WHERE
     assert "Traceback" not in done.stdout + done.stderr
 
 
-def test_eval_from_the_wheel_reads_the_corpora_given_by_corpus_dir(wheel: Path, tmp_path: Path) -> None:
+def test_eval_from_the_wheel_reads_the_corpora_given_by_corpus_dir(site: Path, tmp_path: Path) -> None:
     corpora = tmp_path / "corpora"
     shutil.copytree(CORPUS, corpora)
     dev = json.loads((corpora / "corpus.json").read_text(encoding="utf-8"))
     dev["version"] = "9.9.9"  # a copy of our own, to see that this folder is the one read
     dev["changelog"].append({"version": "9.9.9", "date": "2026-12-03", "changes": "A test's copy."})
     (corpora / "corpus.json").write_text(json.dumps(dev, ensure_ascii=False), encoding="utf-8")
-    done = _run_from_wheel(wheel, tmp_path, "eval", "--corpus", str(corpora), "--part", "dev", "--sample", "2")
+    done = _run_from_wheel(site, tmp_path, "eval", "--corpus", str(corpora), "--part", "dev", "--sample", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "eval dev: 2 cases (a stratified sample of 2316), corpus 9.9.9, mode offline" in done.stderr
