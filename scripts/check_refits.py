@@ -169,7 +169,7 @@ REFITS = (
     Refit("secret_judge", CLOUD / "secret_judge_weights.json", "scripts/train_secret_judge.py", same_bytes),
     Refit("assent", MEMORY / "assent_model.json", "scripts/train_assent.py", linear),
     Refit("revisions", MEMORY / "revision_model.json", "scripts/train_revisions.py", linear, _threshold("threshold")),
-    Refit("joining", MEMORY / "joining_model.json", "scripts/train_joining.py", linear),
+    Refit("joining", MEMORY / "joining_model.json", "scripts/train_joining.py", linear, _threshold("threshold")),
     Refit("speech", MEMORY / "speech_model.json", "scripts/train_speech_model.py", speech, _threshold("threshold")),
     Refit(
         "subjects",

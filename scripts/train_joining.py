@@ -3,6 +3,7 @@
     .venv/bin/python scripts/train_joining.py                  # fit, write src/.../joining_model.json
     .venv/bin/python scripts/train_joining.py --report         # grouped cross-validation only
     .venv/bin/python scripts/train_joining.py --without k1 --without k2 --out /tmp/j.json
+    .venv/bin/python scripts/train_joining.py --threshold 0.65     # this point of GRID, not the least cost
 
 Training data: `quality.joining_data`'s pairs of every realistic session the sentence reader learns
 from (`quality.realistic.training_parts`: the manifest's dev part, `test/` and `measured/`) and the
@@ -103,10 +104,16 @@ def grid_report(pairs: list[JoiningPair], probabilities: list[float]) -> list[tu
     return rows
 
 
-def train(directory: Path, without: list[str]) -> dict[str, Any]:
+def train(directory: Path, without: list[str], threshold: float | None = None) -> dict[str, Any]:
+    """The model fitted on every pair; its threshold `threshold` when given (a point of GRID), else
+    the one of least cross-validated cost. The cross-validated record is the chosen point's."""
     pairs, fixes = labelled_pairs(directory, without), fixes_of(directory)
     rows = grid_report(pairs, cross_validated(pairs, fixes))
-    threshold, accuracy, wrong, missed = min(rows, key=lambda r: (WRONG_JOIN_COST * r[2] + r[3], r[0]))
+    if threshold is None:
+        chosen = min(rows, key=lambda r: (WRONG_JOIN_COST * r[2] + r[3], r[0]))
+    else:
+        chosen = next(r for r in rows if abs(r[0] - threshold) < 1e-9)
+    threshold, accuracy, wrong, missed = chosen
     bias, weights = fit(pairs, fixes)
     digests = training_digests(directory)
     digests["corpus/" + JOINING_FIXES] = sha256_of(directory.parent / "corpus" / JOINING_FIXES)
@@ -139,14 +146,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--without", action="append", default=[], help="leave this realistic author out")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the model")
     parser.add_argument("--report", action="store_true", help="only print the cross-validated grid")
+    parser.add_argument("--threshold", type=float, default=None, help=f"use this point of the grid {GRID}")
     args = parser.parse_args(argv)
+    if args.threshold is not None and not any(abs(g - args.threshold) < 1e-9 for g in GRID):
+        parser.error(f"--threshold must be a point of the grid {GRID}")
     directory = part_dir()
     if args.report:
         pairs = labelled_pairs(directory, args.without)
         for threshold, accuracy, wrong, missed in grid_report(pairs, cross_validated(pairs, fixes_of(directory))):
             print(f"threshold {threshold:.2f}: accuracy {accuracy:.3f}, wrong joins {wrong}, missed joins {missed}")
         return 0
-    model = train(directory, args.without)
+    model = train(directory, args.without, args.threshold)
     args.out.write_text(dumps(model), encoding="utf-8")
     refit_inputs.record(args.out)
     print(f"{args.out}: {model['pairs']} pairs, threshold {model['threshold']}, {model['cross_validated']}")
