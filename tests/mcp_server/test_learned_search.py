@@ -12,9 +12,10 @@ from tests.mcp_server.conftest import assert_search_titles, store_decisions
 QUESTIONS = {
     "how much background should answers give": ["Skip the basics"],  # background → basic, explain
     # 多 详细 → basic, depth (across languages); 详细 → length is learned too (authors asking for
-    # detail about line-length rules), but alone it no longer brings the code rule: 解释 → length
-    # left the associations with d19–d21
-    "用户想要多详细的解释": ["Skip the basics"],
+    # detail about line-length rules); a known miss since the associations were refitted with
+    # d49–d51: with it the code rule comes second again (it did not since 解释 → length left the
+    # associations with d19–d21; putting round 36's associations.txt back drops it)
+    "用户想要多详细的解释": ["Skip the basics", "Line length 100"],
     # a known miss since the tables were refitted with e1–e3: long → day fell out of the associations
     # "long" keeps (its top eight), and "logs" alone is not enough weight for the qualifier
     "how long do we keep logs": [],
