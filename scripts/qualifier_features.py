@@ -21,10 +21,11 @@ probabilities `PROBABILITIES`:
 lets a candidate holding it alone be judged as that term's one-term query; `--dominant-polar T` the same
 for yes/no questions only (`polar`: an English question opening with an auxiliary, a Chinese one asking
 吗, 要不要, 是否, 能不能 … — a decision about the named thing answers it either way). `--sets NAME,…`
-fits only the named feature sets (default: all).
+fits only the named feature sets (default: all); `--cache FILE` keeps the weighed queries (held and training)
+in FILE and reads them back on a later run with the same parts and tables.
 
     python scripts/qualifier_features.py --held FOLDER [--part P ...] [--exclude A,B] [--folds K]
-        [--groups G] [--dominant T ...] [--dominant-polar T ...] [--sets NAMES] [--json]
+        [--groups G] [--dominant T ...] [--dominant-polar T ...] [--sets NAMES] [--cache FILE] [--json]
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import pickle
 import re
 import sys
 from collections.abc import Callable
@@ -321,7 +323,15 @@ def _asked(folder: Path) -> tuple[int, int]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     shipped = qualifier()
-    held = queries(session_files(str(args.held.resolve())))
+    excluded = {a for a in args.exclude.split(",") if a}
+    parts = args.part or training.PARTS
+    if args.cache is not None and args.cache.exists():
+        held, train = pickle.loads(args.cache.read_bytes())
+    else:
+        held = queries(session_files(str(args.held.resolve())))
+        train = training_queries(parts, excluded, args.folds)
+        if args.cache is not None:
+            args.cache.write_bytes(pickle.dumps((held, train)))
     targeted, nothing = _asked(args.held.resolve())
     report: dict[str, Any] = {
         "held": str(args.held),
@@ -338,7 +348,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ),
         "variants": [],
     }
-    train = training_queries(args.part or training.PARTS, {a for a in args.exclude.split(",") if a}, args.folds)
     authors = sorted({q.author for q in train})
     groups = [set(authors[g :: args.groups]) for g in range(args.groups)]
     chosen = [n for n in args.sets.split(",") if n] or list(FEATURE_SETS)
@@ -375,6 +384,9 @@ def main(argv: list[str] | None = None) -> int:
         "--dominant-polar", type=float, action="append", default=[], help="the dominant-term rule for yes/no questions"
     )
     parser.add_argument("--sets", default="", help="feature sets to fit, comma-separated names (default: all)")
+    parser.add_argument(
+        "--cache", type=Path, help="keep the weighed queries in FILE (read back when it exists: same arguments only)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     report = run(args)
