@@ -18,10 +18,14 @@ probabilities `PROBABILITIES`:
   scored with the rule fitted without it.
 
 `--dominant T` also scores the rule variant in which a query term carrying `T` of the query's weight
-lets a candidate holding it alone be judged as that term's one-term query.
+lets a candidate holding it alone be judged as that term's one-term query; `--dominant-polar T` the same
+for yes/no questions only (`polar`: an English question opening with an auxiliary, a Chinese one asking
+吗, 要不要, 是否, 能不能 … — a decision about the named thing answers it either way). `--sets NAME,…`
+fits only the named feature sets (default: all); `--cache FILE` keeps the weighed queries (held and training)
+in FILE and reads them back on a later run with the same parts and tables.
 
     python scripts/qualifier_features.py --held FOLDER [--part P ...] [--exclude A,B] [--folds K]
-        [--groups G] [--dominant T ...] [--json]
+        [--groups G] [--dominant T ...] [--dominant-polar T ...] [--sets NAMES] [--cache FILE] [--json]
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import pickle
 import re
 import sys
 from collections.abc import Callable
@@ -55,6 +60,12 @@ PROBABILITIES = (0.7, 0.75, 0.8, 0.85, 0.9)
 #: A question asking for a value, and a memory stating one (digits), for the `value` set.
 _ASKS_VALUE = re.compile(r"\b(?:what|which|whats|how (?:many|much|long|often|big))\b|多少|几|哪个|哪些|什么|多久")
 _HOLDS_VALUE = re.compile(r"\d")
+#: A yes/no question: an English auxiliary first, or a Chinese polar ending or A-not-A form.
+_POLAR = re.compile(
+    r"^(?:is|are|am|was|were|do|does|did|can|could|should|shall|will|would|may|must|has|have|had)\b"
+    r"|吗|要不要|是不是|是否|能不能|可不可以|有没有|会不会|用不用|需不需要|了没|行不行|对不对",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +91,37 @@ class Query:
     terms: tuple[str, ...]
     weights: tuple[float, ...]
     candidates: tuple[Candidate, ...]
+    polar: bool = False
+    #: Every key the query's terms match (their alternatives included).
+    asked: frozenset[str] = frozenset()
+    #: Per term: whether the bilingual tables gloss it in the other script.
+    glossed: tuple[bool, ...] = ()
 
 
-def past_floor(query: Query, candidate: Candidate, dominant: float = 1.01) -> bool:
+@dataclass(frozen=True, slots=True)
+class Dominant:
+    """The dominant-term rule: a term carrying `share` of the weight held alone (yes/no questions only
+    when `polar_only`); the default never applies."""
+
+    share: float = 1.01
+    polar_only: bool = False
+
+    def alone(self, query: Query, candidate: Candidate) -> bool:
+        """Whether the candidate holds only a dominant term of a query of several."""
+        if self.polar_only and not query.polar:
+            return False
+        return len(candidate.held) == 1 and len(query.terms) > 1 and candidate.share >= self.share
+
+
+NEVER = Dominant()
+
+
+def past_floor(query: Query, candidate: Candidate, dominant: Dominant = NEVER) -> bool:
     """Whether the candidate reaches the floor (with `dominant`: or holds a dominant term alone)."""
     held, terms = len(candidate.held), len(query.terms)
     if candidate.share >= training.FLOOR - 1e-9 and held >= min(training.MIN_TERMS, terms):
         return True
-    return held == 1 and terms > 1 and candidate.share >= dominant
+    return dominant.alone(query, candidate)
 
 
 def _keys(text: str) -> set[str]:
@@ -119,6 +153,26 @@ def _heaviest(query: Query, c: Candidate, others: list[Candidate]) -> list[float
     return [float(max(range(len(query.weights)), key=query.weights.__getitem__) in c.held)]
 
 
+def _subject_named(query: Query, c: Candidate, others: list[Candidate]) -> list[float]:
+    """The share of the memory's subject keys (what it decides: "ota pdb", "lint cache") the question holds."""
+    subject = _keys(c.subject)
+    return [len(subject & query.asked) / len(subject) if subject else 0.0]
+
+
+def _glossed_unheld(query: Query, c: Candidate, others: list[Candidate]) -> list[float]:
+    """Across scripts, the share of the weight in terms the candidate lacks though the tables gloss them
+    in its script: a word the memory would hold in translation, so a detail it does not state (the
+    `across` bonus is for words the tables do not translate)."""
+    unheld = sum(w for n, w in enumerate(query.weights) if n not in c.held and query.glossed[n])
+    return [float(c.across) * unheld / sum(query.weights)]
+
+
+def _polar_held(query: Query, c: Candidate, others: list[Candidate]) -> list[float]:
+    """A yes/no question, and the same times the share held (a decision answers yes or no)."""
+    polar = float(query.polar)
+    return [polar, polar * c.share]
+
+
 Extra = Callable[[Query, Candidate, list[Candidate]], list[float]]
 #: The feature sets added to the shipped features, one at a time.
 FEATURE_SETS: dict[str, tuple[Extra, ...]] = {
@@ -128,13 +182,18 @@ FEATURE_SETS: dict[str, tuple[Extra, ...]] = {
     "margin to the best other candidate, candidates": (_rank,),
     "weight no memory holds": (_unheld,),
     "heaviest term held": (_heaviest,),
+    "subject keys named": (_subject_named,),
+    "yes/no question × share": (_polar_held,),
+    "across: unheld weight the tables gloss": (_glossed_unheld,),
 }
 
 
-def row(query: Query, c: Candidate, others: list[Candidate], extras: tuple[Extra, ...], dominant: float) -> list[float]:
+def row(
+    query: Query, c: Candidate, others: list[Candidate], extras: tuple[Extra, ...], dominant: Dominant
+) -> list[float]:
     """The shipped features of a candidate (a dominant term held alone: its one-term query's), then the extras."""
     share, terms = c.share, len(query.terms)
-    if len(c.held) == 1 and terms > 1 and share >= dominant:
+    if dominant.alone(query, c):
         share, terms = 1.0, 1
     base = features(share=share, held=len(c.held), terms=terms, keys=c.keys, across=c.across)
     return [*base, *(v for extra in extras for v in extra(query, c, others))]
@@ -182,6 +241,11 @@ def queries(files: list[Path]) -> list[Query]:
                         terms=tuple(term.key for term in plan.terms),
                         weights=tuple(plan.weights),
                         candidates=tuple(found),
+                        polar=bool(_POLAR.search(query["query"].strip())),
+                        asked=frozenset(k for alts in plan.alternatives for k, _ in alts),
+                        glossed=tuple(
+                            any(has_cjk(alt) != has_cjk(term.key) for alt in term.alternatives) for term in plan.terms
+                        ),
                     )
                 )
     return out
@@ -211,7 +275,7 @@ def training_queries(parts: list[str], excluded: set[str], folds: int) -> list[Q
 Score = Callable[[list[float]], float]
 
 
-def fit(data: list[Query], extras: tuple[Extra, ...], dominant: float) -> Score:
+def fit(data: list[Query], extras: tuple[Extra, ...], dominant: Dominant) -> Score:
     """The logit of a regression fitted as `scripts/train_search_qualifier.py` fits the rule."""
     rows: list[list[float]] = []
     labels: list[int] = []
@@ -226,7 +290,9 @@ def fit(data: list[Query], extras: tuple[Extra, ...], dominant: float) -> Score:
     return lambda x: bias + float(weights @ np.array(x))
 
 
-def score(data: list[Query], extras: tuple[Extra, ...], logit: Score, threshold: float, dominant: float) -> list[int]:
+def score(
+    data: list[Query], extras: tuple[Extra, ...], logit: Score, threshold: float, dominant: Dominant
+) -> list[int]:
     """[targets found, targeted queries, nothing-queries empty, nothing-queries] of the weighed queries."""
     found = [0, 0, 0, 0]
     for query in data:
@@ -257,7 +323,15 @@ def _asked(folder: Path) -> tuple[int, int]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     shipped = qualifier()
-    held = queries(session_files(str(args.held.resolve())))
+    excluded = {a for a in args.exclude.split(",") if a}
+    parts = args.part or training.PARTS
+    if args.cache is not None and args.cache.exists():
+        held, train = pickle.loads(args.cache.read_bytes())
+    else:
+        held = queries(session_files(str(args.held.resolve())))
+        train = training_queries(parts, excluded, args.folds)
+        if args.cache is not None:
+            args.cache.write_bytes(pickle.dumps((held, train)))
     targeted, nothing = _asked(args.held.resolve())
     report: dict[str, Any] = {
         "held": str(args.held),
@@ -267,18 +341,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 (),
                 lambda x: shipped.bias + float(np.array(shipped.weights) @ np.array(x)),
                 shipped.threshold,
-                1.01,
+                NEVER,
             ),
             targeted,
             nothing,
         ),
         "variants": [],
     }
-    train = training_queries(args.part or training.PARTS, {a for a in args.exclude.split(",") if a}, args.folds)
     authors = sorted({q.author for q in train})
     groups = [set(authors[g :: args.groups]) for g in range(args.groups)]
-    variants = [(name, extras, 1.01) for name, extras in FEATURE_SETS.items()]
-    variants += [(f"dominant term at {t}", (), t) for t in args.dominant]
+    chosen = [n for n in args.sets.split(",") if n] or list(FEATURE_SETS)
+    variants = [(name, FEATURE_SETS[name], NEVER) for name in chosen]
+    variants += [(f"dominant term at {t}", (), Dominant(t)) for t in args.dominant]
+    variants += [(f"dominant term of a yes/no question at {t}", (), Dominant(t, True)) for t in args.dominant_polar]
     for name, extras, dominant in variants:
         logit = fit(train, extras, dominant)
         folds: list[Score] = [fit([q for q in train if q.author not in g], extras, dominant) for g in groups]
@@ -305,6 +380,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=training.FOLDS, help="author folds of the cross-fitted tables")
     parser.add_argument("--groups", type=int, default=4, help="author groups scored left out (default 4)")
     parser.add_argument("--dominant", type=float, action="append", default=[], help="score the dominant-term rule at T")
+    parser.add_argument(
+        "--dominant-polar", type=float, action="append", default=[], help="the dominant-term rule for yes/no questions"
+    )
+    parser.add_argument("--sets", default="", help="feature sets to fit, comma-separated names (default: all)")
+    parser.add_argument(
+        "--cache", type=Path, help="keep the weighed queries in FILE (read back when it exists: same arguments only)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     report = run(args)
