@@ -231,15 +231,16 @@ def names_an_identifier(label: str, lexicon: KeyLexicon) -> bool:
 
 
 # a JSON member's name right before its value (`"n": "`), and a JSON Web Key's key type
-_MEMBER = re.compile(r"[{,][ \t\n]*+\"(?P<name>[A-Za-z0-9_]{1,8}+)\"[ \t]*+:[ \t]*+\"\Z")
-_KEY_TYPE = re.compile(r"\"kty\"[ \t]*+:")
+_MEMBER = re.compile(r"[{,][ \t\n]*+(?P<q>[\"'])(?P<name>[A-Za-z0-9_]{1,8}+)(?P=q)[ \t]*+:[ \t]*+(?P=q)\Z")
+_KEY_TYPE = re.compile(r"([\"'])kty\1[ \t]*+:")
 JWK_REACH = 160
 
 
 def jwk_member(view: str, start: int, end: int, lexicon: KeyLexicon) -> str | None:
     """`public` or `private` when `view[start:end]` is the value of a member of a JSON Web Key in an
-    object that names its key type (`"kty":` within `JWK_REACH` characters before the value in the
-    same object, or `AHEAD` after it): a public member (`"n"`, `"e"`, `"x"` …,
+    object that names its key type (`"kty":`, or `'kty':` in a Python dict's text, within
+    `JWK_REACH` characters before the value in the same object, or `AHEAD` after it; the member's
+    name and value in one kind of quotes): a public member (`"n"`, `"e"`, `"x"` …,
     `jwk_public_members`) anyone may read, a private one (`"d"`, `"p"`, `"k"` …,
     `jwk_private_members`) a secret; None for any other value."""
     member = _MEMBER.search(view, max(0, start - 16), start)
