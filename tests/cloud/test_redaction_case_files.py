@@ -137,7 +137,9 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   digest beside a commit's short hash, an address and a file's name under keys naming a place stay.
 - `clinic_refs`: a JSON Web Key's private member printed as a Python dict (single quotes); its
   public members printed that way, subresource integrity digests (`sha512-…`) whose key and value a
-  wrap cut, and secret-store references after the `ref+` mark in a URL-encoded form stay.
+  wrap cut, and secret-store references after the `ref+` mark in a URL-encoded form stay; a secret
+  after its English key and a short Chinese predicate (`AppSecret已重置，当前为…`, `SK改成了 …`) goes,
+  a commit's hash after the same predicate stays.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
