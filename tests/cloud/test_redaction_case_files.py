@@ -139,7 +139,8 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   public members printed that way, subresource integrity digests (`sha512-…`) whose key and value a
   wrap cut, and secret-store references after the `ref+` mark in a URL-encoded form stay; a secret
   after its English key and a short Chinese predicate (`AppSecret已重置，当前为…`, `SK改成了 …`) goes,
-  a commit's hash after the same predicate stays.
+  a commit's hash after the same predicate stays; padded base64 as a query field's whole value goes,
+  a path and unpadded base64 of JSON as query values stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
