@@ -206,4 +206,8 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "app ids before literals": lambda n: ("Sig2(1400573459, 'Ab3dEf9hQ2x4K7m8') " * n)[:n],
     "capital keys beside long check values": lambda n: ("C: 0A1B2C3D4E5F6A7B\nKCV : 4b9e1d2a7\n" * n)[:n],
     "place keys over random values": lambda n: ('var aUri = @"Ab3dEf9hQ2x4K7m8"; F_FILE=Ab3dEf9h ' * n)[:n],
+    "keys before Chinese predicates": lambda n: ("SK改成了 Ab3dEf9hQ2 SecretKey已重置，当前为Ab3dEf9hQ2x，" * n)[:n],
+    "single-quoted key members": lambda n: ("{'kty':'RSA','n':'Ab3dEf9hQ2','d':'Ab3dEf9hQ2','x':'" * n)[:n],
+    "integrity digests and ref+ references": lambda n: ("sha512-Ab3dEf9hQ2+/ ref+vault://a/b#/c +ref+x://" * n)[:n],
+    "padded base64 query fields": lambda n: ("&a=Ab3dEf9hQ2x4K7m8/Ab3dEf9hQ2x4K7m8+Ab3=&b=Ab3d/Ef9h==" * n)[:n],
 }

@@ -135,6 +135,12 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
 - `vault_ops`: a key's clear component or a clear PIN key in capitals beside a check value of 8 or
   10 hex digits, a random literal under a key naming an address (`ledgerUri = @"…"`); a lowercase
   digest beside a commit's short hash, an address and a file's name under keys naming a place stay.
+- `clinic_refs`: a JSON Web Key's private member printed as a Python dict (single quotes); its
+  public members printed that way, subresource integrity digests (`sha512-…`) whose key and value a
+  wrap cut, and secret-store references after the `ref+` mark in a URL-encoded form stay; a secret
+  after its English key and a short Chinese predicate (`AppSecret已重置，当前为…`, `SK改成了 …`) goes,
+  a commit's hash after the same predicate stays; padded base64 as a query field's whole value goes,
+  a path and unpadded base64 of JSON as query values stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -178,6 +184,7 @@ FILES = (
     "ferry_ops",
     "courier_ops",
     "vault_ops",
+    "clinic_refs",
 )
 
 

@@ -184,6 +184,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # key components beside check values of 8 and 10 hex digits, a literal under a key naming an
         # address; look-alikes: a digest beside a commit, an address and names under place keys
         ("redaction_vault_ops.json", "Print the key ceremony notes"),
+        # a JWK's private member as a Python dict; look-alikes: its public members printed that way,
+        # integrity digests cut by a wrap, references after `ref+` in a URL-encoded form
+        ("redaction_clinic_refs.json", "Print the clinic client notes"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

@@ -206,15 +206,19 @@ def _app_id_before_literal(view: str, start: int, end: int) -> bool:
 
 
 # a name of letters whose last word names a secret, before a quote after a space (Gradle's
-# `storePassword "…"`) or before an opening bracket (`Master Secret「…」`, `SK（…）`)
+# `storePassword "…"`), before an opening bracket (`Master Secret「…」`, `SK（…）`) or before a
+# short Chinese predicate that ends at the value (`SK改成了 …`, `SecretKey已重置，当前为…`: Chinese
+# characters and a clause's comma only, then at most a blank)
 _LABEL_NAME = re.compile(r"[A-Za-z][A-Za-z_-]{0,40}")
-_LABEL_OPEN = re.compile(r"[ \t]{1,2}[\"'`]|[ \t]{0,2}[「『（【“]")
+_LABEL_OPEN = re.compile(
+    r"[ \t]{1,2}[\"'`]|[ \t]{0,2}[「『（【“]|[\u3400-\u9fff][\u3400-\u9fff，]{0,11}+[ \t]?(?=[0-9A-Za-z])"
+)
 
 
 def _names_a_key(view: str, end: int, value: str) -> bool:
     """A candidate that names what follows (`DB_PASSWORD=`, `"DD_API_KEY":`, an environment
-    variable's name, `SSHPASS=` before a quoted value, `storePassword "…"`, `Secret「…」`, an XML
-    element's name in its start tag): the context of the next candidate reaches back over it."""
+    variable's name, `SSHPASS=` before a quoted value, `storePassword "…"`, `Secret「…」`, `SK改成了 …`,
+    an XML element's name in its start tag): the context of the next candidate reaches back over it."""
     if SCREAMING.fullmatch(value) is not None or _KEY_END.match(view, end) is not None:
         return True
     if view[end - len(value) - 1 : end - len(value)] == "<" and _ELEMENT_TEXT.match(view, end) is not None:

@@ -339,7 +339,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
         return True
     if printed(view, start, end) is not None or header_value(view, start) or fed_on_stdin(view, start):
         return True
-    if view[start - 1 : start] == '"' and jwk_member(view, start, end, key_lexicon()) == "private":
+    if view[start - 1 : start] in ('"', "'") and jwk_member(view, start, end, key_lexicon()) == "private":
         return True
     if view[start - 1 : start] == "=" and QUERY_KEY.search(view, max(0, start - 34), start) is not None:
         return True  # a URL query's value: its path may name a secret (`url_path_secret`)

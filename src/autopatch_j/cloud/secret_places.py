@@ -156,16 +156,20 @@ def signed_request(view: str, start: int, end: int) -> bool:
 _FIELD_END = frozenset("&#\"' \t\r\n")
 # one token of a query's value: no blank a `+` may stand for, no path, no escape left; not hex alone
 _QUERY_TOKEN = re.compile(r"(?![0-9a-fA-F]++\Z)[A-Za-z0-9_.~|=-]++")
+# or standard base64 with its padding (`gz/ETk…s5I=`): a `/` in it is no path's, a path ends in no `=`
+_PADDED_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4}){4,}+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)")
 
 
 def query_random(view: str, start: int, end: int) -> bool:
     """The value at `start`–`end` of a URL query's or a form body's field (the caller knows it is
     one: `QUERY_KEY`) is the field's whole value (up to the next `&`, a blank, a quote or the end)
     and one token that reads random (`looks_random`; not hex alone, a digest's or an id's alphabet),
-    whatever the field's name (`?lz_at=…`, `&xendit=…`)."""
+    whatever the field's name (`?lz_at=…`, `&xendit=…`); padded base64 (`_PADDED_BASE64`) is one
+    token too."""
     if end < len(view) and view[end] not in _FIELD_END:
         return False
-    return _QUERY_TOKEN.fullmatch(view, start, end) is not None and looks_random(view[start:end])
+    token = _QUERY_TOKEN.fullmatch(view, start, end) or _PADDED_BASE64.fullmatch(view, start, end)
+    return token is not None and looks_random(view[start:end])
 
 
 # a bracketed aside that closes a label, right before its separator (`clientKey（前端公开）：`)
@@ -231,15 +235,16 @@ def names_an_identifier(label: str, lexicon: KeyLexicon) -> bool:
 
 
 # a JSON member's name right before its value (`"n": "`), and a JSON Web Key's key type
-_MEMBER = re.compile(r"[{,][ \t\n]*+\"(?P<name>[A-Za-z0-9_]{1,8}+)\"[ \t]*+:[ \t]*+\"\Z")
-_KEY_TYPE = re.compile(r"\"kty\"[ \t]*+:")
+_MEMBER = re.compile(r"[{,][ \t\n]*+(?P<q>[\"'])(?P<name>[A-Za-z0-9_]{1,8}+)(?P=q)[ \t]*+:[ \t]*+(?P=q)\Z")
+_KEY_TYPE = re.compile(r"([\"'])kty\1[ \t]*+:")
 JWK_REACH = 160
 
 
 def jwk_member(view: str, start: int, end: int, lexicon: KeyLexicon) -> str | None:
     """`public` or `private` when `view[start:end]` is the value of a member of a JSON Web Key in an
-    object that names its key type (`"kty":` within `JWK_REACH` characters before the value in the
-    same object, or `AHEAD` after it): a public member (`"n"`, `"e"`, `"x"` …,
+    object that names its key type (`"kty":`, or `'kty':` in a Python dict's text, within
+    `JWK_REACH` characters before the value in the same object, or `AHEAD` after it; the member's
+    name and value in one kind of quotes): a public member (`"n"`, `"e"`, `"x"` …,
     `jwk_public_members`) anyone may read, a private one (`"d"`, `"p"`, `"k"` …,
     `jwk_private_members`) a secret; None for any other value."""
     member = _MEMBER.search(view, max(0, start - 16), start)

@@ -139,10 +139,16 @@ _SLOT_JOINS = frozenset("@:/.")
 
 #: Names and references that hold no secret whatever key they follow: an environment variable's or a
 #: constant's name in quotes (`"ANTHROPIC_API_KEY"`), a secret store's reference (`vault:kv/data/prod#db_pass`,
-#: `arn:aws:secretsmanager:…`), the digest a webhook signs a public payload with (`sha256=…`) or
-#: that names a stored object (`sha256:…` of an image, an LFS object).
+#: `arn:aws:secretsmanager:…`, or any store's after the `ref+` mark: `ref+vault://kv/app#/key`, read
+#: with the `+` a form's blank leaves before it), the digest a webhook signs a public payload with
+#: (`sha256=…`) or that names a stored object (`sha256:…` of an image, an LFS object), and a
+#: subresource integrity digest (`sha512-<base64>`: a lockfile's or a script tag's hash of a
+#: published file, or its first line when wrapped).
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*+(?:_[A-Z0-9]++)++")
 _STORE_REF = re.compile(r"(?i)(?:vault|ssm|secretsmanager|sm|gcpsm|azkv|keyvault|sops|doppler|infisical):[\w/.#:@-]++")
+_MARKED_REF = re.compile(r"\+?ref\+[a-z][a-z0-9]{1,23}+://[\w/.#:@+-]++")
+# the digest's base64 after its algorithm: 32, 48 or 64 bytes (at most 43, 64 or 86 characters and padding)
+_INTEGRITY = re.compile(r"sha(?:256-[A-Za-z0-9+/]{8,43}+=?|384-[A-Za-z0-9+/]{8,64}+|512-[A-Za-z0-9+/]{8,86}+(?:==)?)")
 _ARN = re.compile(r"arn:aws[\w-]*+:[\w-]++:[\w-]*+:\d*+:[\w/.:+=@-]++")
 _ARN_HEAD = re.compile(r"arn:aws[\w-]*+:[\w-]++:\Z")  # the rest of an ARN read as a value
 _PAYLOAD_DIGEST = re.compile(r"(?i)sha(?:1|256|384|512)[=:][0-9a-f]{40,128}")
@@ -159,7 +165,9 @@ def placeholder(view: str, value: str, start: int) -> bool:
     digest or an IAM action."""
     if not value or SETTING.fullmatch(value) or ENV_REF.fullmatch(value) or value.startswith(REDACTED):
         return True
-    if _STORE_REF.fullmatch(value) or _ARN.fullmatch(value) or _ARN_HEAD.search(view, max(0, start - 64), start):
+    if _STORE_REF.fullmatch(value) or _MARKED_REF.fullmatch(value) or _INTEGRITY.fullmatch(value):
+        return True
+    if _ARN.fullmatch(value) or _ARN_HEAD.search(view, max(0, start - 64), start):
         return True
     if _ENV_NAME.fullmatch(value) and view[start - 1 : start] in ("'", '"'):  # `key_env = "OPENAI_API_KEY"`
         return True
