@@ -28,6 +28,7 @@ from mcp.types import CallToolResult, TextContent
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from tests.memory.item_factory import add_item
+from tests.support.cli_batch import cli_each
 from tests.support.fixtures import openai_server  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[2]
@@ -138,12 +139,16 @@ def store_decisions(project: Path, *decisions: tuple[str, str]) -> None:
 
 
 def cli_searches(project: Path, questions: Iterable[str]) -> dict[str, Any]:
-    """The hits `memory search QUESTION --json` gives for each question (each run exits 0)."""
+    """The hits `memory search QUESTION --json` gives for each question (each run exits 0): one CLI
+    process per question, forked from one interpreter that has imported the CLI (tests/support/cli_batch.py)."""
+    asked = list(questions)
+    runs = cli_each(
+        [["-C", str(project), "memory", "search", question, "--json"] for question in asked], env=offline_env()
+    )
     by_cli = {}
-    for question in questions:
-        result = cli(project, "memory", "search", question, "--json")
+    for question, result in zip(asked, runs, strict=True):
         assert result.code == 0, result.err
-        by_cli[question] = result.json()
+        by_cli[question] = json.loads(result.out)
     return by_cli
 
 
