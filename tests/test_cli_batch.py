@@ -1,4 +1,4 @@
-"""tests/support/cli_batch.py: CLI invocations forked from one interpreter answer as their own processes do."""
+"""tests/support/cli_batch.py: CLI calls forked from one kept interpreter answer as their own processes do."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.mcp_server.conftest import offline_env, store_decisions
-from tests.support.cli_batch import CliServer, Invocation, cli_each
+from tests.support.cli_batch import CliServer, Invocation
 
 
 def _own_process(args: list[str]) -> Invocation:
@@ -33,7 +33,11 @@ def test_each_invocation_gives_the_code_and_output_of_its_own_process(tmp_path: 
         ["-C", str(project), "memory", "no-such-command"],  # a usage error: exit 2, on stderr
         ["-C", str(project / "missing"), "memory", "list"],  # a known failure: one sentence
     ]
-    batch = cli_each(runs, env=offline_env())
+    server = CliServer()
+    try:
+        batch = [server.run(args, env=offline_env()) for args in runs]
+    finally:
+        server.close()
     assert batch == [_own_process(args) for args in runs]
     assert [run.code for run in batch] == [0, 0, 0, 2, batch[4].code] and batch[4].code != 0
     assert "行宽 100" in batch[0].out and batch[1].out.strip() == "[]"

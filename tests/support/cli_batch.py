@@ -1,22 +1,20 @@
-"""Many CLI invocations for the price of one interpreter start (docs/testing.md, "Round 38").
+"""CLI processes for the price of one interpreter start (docs/testing.md, "Round 38").
 
-`cli_each(runs, env=…)` starts one subprocess — this file run as a script — that imports the CLI,
-then forks one child per invocation. Each child calls the CLI's entry point with the invocation's
-arguments (`autopatch_j.cli.app.main`, what `python -m autopatch_j` calls), its stdout and stderr on
-files of its own, and exits with the CLI's exit code. Every invocation is still its own process:
-nothing one child computes or caches reaches the next.
+`CliServer().run(args, env=…, cwd=…, timeout=…)` takes what `subprocess.run` would for
+`python -m autopatch_j ARGS`. The server — this file run as a script, started on first use — has
+imported the CLI and forks one child per call. The child takes the call's environment and directory,
+calls the CLI's entry point with the call's arguments (`autopatch_j.cli.app.main`, what
+`python -m autopatch_j` calls) with stdin empty and stdout and stderr on files of its own, and exits
+with the CLI's exit code. Every call is still its own process: nothing one child computes, caches or
+opens reaches the next. A call that outlives its timeout is killed and raises
+`subprocess.TimeoutExpired`, as `subprocess.run` does.
 
-What the children share is the import of modules: after each child, the parent imports the modules
-that child imported, so the next child starts with them loaded, as a fresh process would have them
-after its own imports. The package reads no environment, directory or arguments at import
-(conventions: "I/O at the edges"), so a module imported in the parent is the module a fresh process
-would import. Interpreter start and imports are most of a short command's CPU time (`memory search`:
-about 0.45 CPU s in its own process, 0.07 s in a child).
-
-`CliServer().run(args, env=…, cwd=…, timeout=…)` is the same for calls a test makes one at a time,
-with checks between them: one interpreter kept for the test process, one forked child per call, which
-takes the call's environment and directory before it runs the CLI (stdin empty). A call that outlives
-its timeout is killed and raises `subprocess.TimeoutExpired`, as `subprocess.run` does.
+What the children share is the import of modules: after each child, the server imports the modules
+that child imported, so the next child starts with them loaded, as a fresh process has them after
+its own imports. The package reads no environment, directory or arguments at import (conventions:
+"I/O at the edges"), so a module imported in the server is the module a fresh process would import.
+Interpreter start and imports are most of a short command's CPU time (`memory search`: about
+0.45 CPU s in its own process, 0.07 s in a child).
 """
 
 from __future__ import annotations
@@ -29,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Mapping, Sequence
@@ -46,21 +45,6 @@ class Invocation:
     code: int
     out: str
     err: str
-
-
-def cli_each(runs: Sequence[Sequence[str]], *, env: Mapping[str, str], timeout: float = 300) -> list[Invocation]:
-    """Run `autopatch-j ARGS` for every ARGS of `runs`, in order, each in its own forked process."""
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT)],
-        input=json.dumps([list(args) for args in runs]),
-        capture_output=True,
-        text=True,
-        env=dict(env),
-        timeout=timeout,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return [Invocation(**result) for result in json.loads(done.stdout)]
 
 
 def _child(args: list[str], out: int, err: int, modules: int, stdin: int, call: dict[str, Any]) -> None:
@@ -139,10 +123,12 @@ def _wait(pid: int, timeout: float | None) -> int | None:
 class CliServer:
     """One interpreter kept for a test process that forks a CLI process per `run` call; `run` takes
     what `subprocess.run` would (arguments, environment, directory, timeout; stdin is empty). Started
-    on first use, stopped when its stdin closes."""
+    on first use, stopped when its stdin closes. Calls from several threads run one after another: a
+    test that needs CLI processes running at once starts them itself."""
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen[str] | None = None
+        self._lock = threading.Lock()  # calls from several threads are served one after another
 
     def run(
         self,
@@ -152,12 +138,13 @@ class CliServer:
         cwd: Path | str | None = None,
         timeout: float = 120,
     ) -> Invocation:
-        proc = self._started()
-        assert proc.stdin is not None and proc.stdout is not None
         call = {"args": list(args), "env": dict(env), "cwd": None if cwd is None else str(cwd)}
-        proc.stdin.write(json.dumps({**call, "timeout": timeout}) + "\n")
-        proc.stdin.flush()
-        line = proc.stdout.readline()
+        with self._lock:
+            proc = self._started()
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(json.dumps({**call, "timeout": timeout}) + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
         assert line, "the CLI server stopped"
         result = json.loads(line)
         if result["code"] is None:
@@ -175,7 +162,7 @@ class CliServer:
     def _started(self) -> subprocess.Popen[str]:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                [sys.executable, str(SCRIPT), "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+                [sys.executable, str(SCRIPT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
             )
         return self._proc
 
@@ -193,12 +180,7 @@ def main() -> None:
     sys.path[0] = os.getcwd()  # as under `python -m autopatch_j`, not this file's folder
     import autopatch_j.cli.app  # noqa: F401 - what `python -m autopatch_j` imports before it runs
 
-    if sys.argv[1:] == ["--serve"]:
-        _serve()
-        return
-    runs = json.loads(sys.stdin.read())
-    results = [_run(list(args)) for args in runs]
-    sys.stdout.write(json.dumps(results))
+    _serve()
 
 
 if __name__ == "__main__":
