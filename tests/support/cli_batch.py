@@ -14,7 +14,9 @@ that child imported, so the next child starts with them loaded, as a fresh proce
 its own imports. The package reads no environment, directory or arguments at import (conventions:
 "I/O at the edges"), so a module imported in the server is the module a fresh process would import.
 Interpreter start and imports are most of a short command's CPU time (`memory search`: about
-0.45 CPU s in its own process, 0.07 s in a child).
+0.45 CPU s in its own process, 0.07 s in a child). A child may therefore find modules loaded that
+its own command never imports: a test about what a command imports (the cold-start tests) starts
+a process of its own, as do tests that signal, kill or keep a CLI process running.
 """
 
 from __future__ import annotations
