@@ -8,11 +8,13 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.cli_batch import CliServer
 
 DECISIONS = [
     {"user": "项目统一使用 Python 3.10+。", "assistant": "收到，项目以 Python 3.10+ 为准。"},
@@ -53,16 +55,20 @@ def env_for(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str
     return env
 
 
+#: One interpreter for the module's CLI calls; each call is a process of its own, forked from it
+#: (tests/support/cli_batch.py).
+SERVER = CliServer()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _cli_server() -> Iterator[None]:
+    yield
+    SERVER.close()
+
+
 def cli(project: Path, home: Path, *args: str, env: Mapping[str, str] | None = None) -> Run:
-    done = subprocess.run(
-        [sys.executable, "-m", "autopatch_j", "-C", str(project), *args],
-        capture_output=True,
-        text=True,
-        env=env_for(home, env),
-        timeout=120,
-        check=False,
-    )
-    return Run(done)
+    done = SERVER.run(["-C", str(project), *args], env=env_for(home, env), timeout=120)
+    return Run(subprocess.CompletedProcess(args, done.code, done.out, done.err))
 
 
 def say(project: Path, home: Path, *turns: Mapping[str, str], drain: bool = True) -> Run:

@@ -3,7 +3,8 @@
     async with mcp_session(project) as session:
         result = await session.call_tool("memory_search", {"query": "Python"})
 
-`cli(project, *args)` runs the real CLI in a subprocess (for "the same sentence the CLI prints").
+`cli(project, *args)` runs the real CLI in a process of its own, forked from one interpreter kept for
+the session (tests/support/cli_batch.py; for "the same sentence the CLI prints").
 Everything runs offline: the LLM variables are removed and the rules extractor is chosen.
 """
 
@@ -12,9 +13,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +28,7 @@ from mcp.types import CallToolResult, TextContent
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from tests.memory.item_factory import add_item
+from tests.support.cli_batch import CliServer
 from tests.support.fixtures import openai_server  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,16 +57,20 @@ class Cli:
         return json.loads(self.out)
 
 
+#: One interpreter for this folder's CLI calls; each call is a process of its own, forked from it
+#: (tests/support/cli_batch.py).
+CLI_SERVER = CliServer()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cli_server() -> Iterator[None]:
+    yield
+    CLI_SERVER.close()
+
+
 def cli(project: Path, *args: str, env: Mapping[str, str] | None = None) -> Cli:
-    done = subprocess.run(
-        [sys.executable, "-m", "autopatch_j", "-C", str(project), *args],
-        capture_output=True,
-        text=True,
-        env=offline_env(env),
-        timeout=120,
-        check=False,
-    )
-    return Cli(done.returncode, done.stdout, done.stderr)
+    done = CLI_SERVER.run(["-C", str(project), *args], env=offline_env(env), timeout=120)
+    return Cli(done.code, done.out, done.err)
 
 
 def cli_sentence(result: Cli) -> str:

@@ -15,9 +15,6 @@ from autopatch_j.quality.corpus import CorpusError
 from autopatch_j.quality.realistic import Session, load_realistic, sha256_of, training_parts
 from autopatch_j.quality.realistic_eval import Stored, score_session
 
-# one realistic-eval run (module fixture) serves the file (docs/testing.md)
-pytestmark = pytest.mark.xdist_group("realistic-eval")
-
 SMALL = Path(__file__).parent / "data" / "realistic_small"
 
 
