@@ -6,7 +6,8 @@ names at most one index word (`index.text_keys`, its correction and affirmation 
 rule's quotes and content do not hold; the rule is the latest preference or decision whose user quotes
 end in the turn right before the follow-up's first user turn. A follow-up naming two new words ("do that
 for the ios app too", "same for the staging cluster") extends the rule to something else, and one that
-switches, corrects or takes back revises it: both are left to the subject and revision models.
+switches, corrects or takes back revises it: both are left to the subject and revision models. An
+assent quoting the assistant's proposal ("yep do that") adopts that proposal and is never a restatement.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ def restated(
     lexicon: Lexicon, candidate: Candidate, related: tuple[RelatedItem, ...], taken: Set[int]
 ) -> RelatedItem | None:
     """The rule `candidate` only says again by pointing back to it, if any (see the module)."""
-    if candidate.kind is MemoryKind.DISCUSSION_CONTEXT:
-        return None
+    if candidate.kind is MemoryKind.DISCUSSION_CONTEXT or any(s.role is not SourceRole.USER for s in candidate.sources):
+        return None  # an assent quoting the proposal it adopts ("yep do that") states that proposal
     said = " ".join(s.quote for s in candidate.sources if s.role is SourceRole.USER)
     turns = [s.turn_id for s in candidate.sources if s.role is SourceRole.USER]
     if (

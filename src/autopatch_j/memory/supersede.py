@@ -137,8 +137,8 @@ class SubjectReader:
         if earlier[-1] == later[0]:
             return False  # one reply selecting two options ("yes both"): a decision per option
         labels = [n for n in (item_label(text, q) for q in earlier) if n]
-        if labels and item_label(text, later[0]) not in (0, labels[-1]):
-            return False  # "(1) Gradle, yes. (2) JDK 21 everywhere.": replies to two items of a question
+        if labels and candidate.kind != "discussion_context" and item_label(text, later[0]) not in (0, labels[-1]):
+            return False  # "(1) Gradle, yes. (2) JDK 21 everywhere.": replies to two items (options stay one)
         features = join_features(text, earlier[-1], later[0], (last.kind, candidate.kind), self.model, self.lexicon)
         return self.joining.joins(features)
 
