@@ -2,7 +2,8 @@
 
 Candidates are grouped by normalized subject ("python_version", "answer_order" …); within one batch
 the latest statement of a subject wins and earlier ones are rejected; a candidate whose normalized
-content equals a related memory is rejected as a duplicate; one whose subject matches a related
+content equals a related memory is rejected as a duplicate, and so is a follow-up that only points
+back to the rule stated in the turn before it (`restatements.py`); one whose subject matches a related
 memory of the same kind supersedes it (discussion context is revised instead); a switch without a
 known subject ("改用 Vue，不用 React 了") supersedes the latest related memory of its kind that names the
 same thing (by English stem or number; a correction: by any content word), or replaces an earlier
@@ -22,6 +23,7 @@ from autopatch_j.memory.metadata import bounded, metadata
 from autopatch_j.memory.presentation import Presentation, written_in_chinese
 from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole
 from autopatch_j.memory.replacement import Replacement
+from autopatch_j.memory.restatements import restated
 from autopatch_j.memory.supersede import RETIREMENT, SubjectReader
 from autopatch_j.memory.terms import normalize
 
@@ -72,6 +74,8 @@ class OperationRules:
         content_key = normalize(candidate.content)
         if any(normalize(r.item.content) == content_key for r in same_kind):
             return OperationOut(op="reject", candidate_ids=[candidate.id])
+        if restated(self.lexicon, candidate, related, taken) is not None:
+            return OperationOut(op="reject", candidate_ids=[candidate.id])  # "exactly like that every time"
         subject = self._subject(candidate)
         if self.subjects.retires(candidate):
             # "forget the tabs idea": the memory it names stops being active, nothing takes its place

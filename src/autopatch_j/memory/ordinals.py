@@ -41,3 +41,19 @@ def reply_pointers(reply: str) -> set[int]:
     for match in _REPLY_LETTER.finditer(without_code):
         found.add(ordinal(match.group(1) or match.group(2)))
     return {n for n in found if n}
+
+
+# An item label written inline before a reply: "(2) ", "2) ", "（2）".
+_LABEL_BEFORE = re.compile(r"(?:^|\s)[(（]?([1-9])[)）]\s*$")
+_LABEL_OPENING = re.compile(r"\s*[(（]?([1-9])[)）]\s")
+
+
+def item_label(text: str, quote: str) -> int:
+    """The item `quote` (a sentence of `text`) answers by its label: the ordinal of "(2)", "2)" or "（2）"
+    opening it or written right before it in `text`; 0 when it has none."""
+    opening = _LABEL_OPENING.match(quote)
+    if opening:
+        return int(opening.group(1))
+    at = text.find(quote)
+    before = _LABEL_BEFORE.search(text[max(0, at - 12) : at]) if at > 0 else None
+    return int(before.group(1)) if before else 0

@@ -50,6 +50,8 @@ class StatementReader:
         found: list[CandidateOut] = []  # the statements of the current list item (or of the prose)
         done: list[CandidateOut] = []  # those of the items and prose before it
         clause_of: CandidateOut | None = None  # the statement a sentence ending in ";" started
+        # a change of mind that corrects nothing in view, quoted by the rule said right after it
+        unsaid: str | None = None
         sentences = split_sentences(turn.user_text)
         for n, written, sentence, new_item in walk(turn.user_text, sentences):
             # a sentence the reader did not read (not one of the turn's prose sentences) is the lexicon's
@@ -119,6 +121,7 @@ class StatementReader:
                     turn, sentence, subject, lambda: [*earlier(), *done, *found], previous, read_kind
                 )
                 if judged is None:
+                    unsaid = sentence if self.lexicon.is_correction(sentence) else None
                     continue
                 kind, unnamed = judged
                 if subject is None and self._completes(found, kind, sentence):
@@ -127,6 +130,19 @@ class StatementReader:
                     clause_of = merged if sentence.endswith((";", "；")) else None
                     continue
                 content = sentence
+                # "Sorry, I change my mind: code first is hard to read. Explanation first, then code.": the
+                # rule quotes the change of mind before it, whose words name what it replaces (Stage 2
+                # reads them for the rule it revises)
+                if (
+                    unsaid is not None
+                    and n
+                    and sentences[n - 1] == unsaid
+                    and not new_item
+                    and len(unsaid) + 1 + len(content) <= MAX_CONTENT_CHARS
+                ):
+                    content = f"{unsaid} {content}"
+                    source = [SourceOut(turn_id=turn.id, role="user", quote=unsaid), *source]
+                unsaid = None
                 if unnamed is not None and len(unnamed.sources) < MAX_SOURCES:
                     # "更正一下：是 3 秒。" names nothing of what it corrects: it quotes that statement too,
                     # as its evidence and to be found by its words (Stage 2 looks related items up by every

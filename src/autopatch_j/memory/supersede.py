@@ -48,6 +48,7 @@ from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.joining import JoiningModel, default_joining_model, join_features
 from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.ordinals import item_label
 from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
@@ -135,6 +136,9 @@ class SubjectReader:
             return False
         if earlier[-1] == later[0]:
             return False  # one reply selecting two options ("yes both"): a decision per option
+        labels = [n for n in (item_label(text, q) for q in earlier) if n]
+        if labels and candidate.kind != "discussion_context" and item_label(text, later[0]) not in (0, labels[-1]):
+            return False  # "(1) Gradle, yes. (2) JDK 21 everywhere.": replies to two items (options stay one)
         features = join_features(text, earlier[-1], later[0], (last.kind, candidate.kind), self.model, self.lexicon)
         return self.joining.joins(features)
 
