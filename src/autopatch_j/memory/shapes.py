@@ -1,10 +1,10 @@
 """The shape of one line: whether it looks like pasted material on its own, and which material.
 
 `line_shape(text)` reads one line outside a fence and names its shape — `indented`, `diff`, `frame`,
-`shell`, `table`, `output`, `quote`, `log`, `location`, `data`, `code` — with whether the shape is
-strong enough to stand alone ("" when the line reads as prose). A weak shape counts as material only
-next to other material; `structure.parse` decides that, and the blocks of lines no single line gives
-away are `blocks.py`'s. Shapes only — never a list of messages.
+`shell`, `table`, `output` (a metrics sample among them), `quote`, `log`, `location`, `data`, `code`
+— with whether the shape is strong enough to stand alone ("" when the line reads as prose). A weak
+shape counts as material only next to other material; `structure.parse` decides that, and the
+blocks of lines no single line gives away are `blocks.py`'s. Shapes only — never a list of messages.
 """
 
 from __future__ import annotations
@@ -57,6 +57,10 @@ _SHELL = re.compile(
     r"|[A-Za-z][\w-]{1,15}>(?=[a-z]))"
 )
 _QUOTE = re.compile(r"^\s*>(?:\s|$)")
+# A metrics exposition sample: a metric name, its labels in braces, a value (`up{job="api"} 1`).
+_METRIC_SAMPLE = re.compile(
+    r"^\s*[A-Za-z_:][\w:]*\{\w+=\"[^\"]*\"(?:,\s*\w+=\"[^\"]*\")*,?\}\s+[-+]?[\d.]+(?:[eE][-+]?\d+)?(?:\s+\d+)?\s*$"
+)
 #: Quotation marks, each opener with its closer.
 QUOTATION_MARKS = {'"': '"', "“": "”", "「": "」", "『": "』", "«": "»"}
 _DATA_OPEN = re.compile(r"^\s*(?:[\[{]\s*$|[\[{]\s*[\"'\w]|[}\]],?\s*$|<\??[\w:-]+[\s>/])")
@@ -108,7 +112,7 @@ def line_shape(text: str) -> tuple[str, bool]:
         return "shell", True
     if _PIPE_ROW.match(text):
         return "table", True  # a Markdown table's row, in any script
-    if _BANNER.match(text) or _PROGRESS.match(text):
+    if _BANNER.match(text) or _PROGRESS.match(text) or _METRIC_SAMPLE.match(text):
         return "output", True
     if _QUOTE.match(text):
         return "quote", False  # "> the proposal — yes, that one" is an assent; only next to material is it pasted
