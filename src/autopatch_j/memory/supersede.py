@@ -438,7 +438,7 @@ class SubjectReader:
         offline-error drop rule, send them all")."""
         said = _said(candidate)
         retiring = [said[a:b] for a, b in clauses(said) if self.lexicon.retires(said[a:b])]
-        if not all(self._names_nothing(c) for c in retiring or [said]):
+        if not (self._names_nothing(said) and all(self._names_nothing(c) for c in retiring)):
             return None
         turns = [s.turn_id for s in candidate.sources if s.role is SourceRole.USER]
         if not turns:
