@@ -30,6 +30,8 @@ from autopatch_j.memory.sentences import fold
 
 TABLE_FILE = "alternatives.json"
 FORMAT = 1
+# A placeholder of a pattern or template ("<cadence>", "<service-name>"): it stands for a value.
+_PLACEHOLDER = re.compile(r"<[\w.-]{1,40}>")
 _BEFORE = r"(?<![a-z0-9_./@])"
 _AFTER = r"(?![a-z0-9_]|[.\-/][a-z0-9])"
 _Trie = dict[str, "_Trie"]
@@ -75,9 +77,10 @@ class Alternatives:
         self._regex = re.compile(_BEFORE + "(" + _trie(sorted(self._of)) + ")" + _AFTER)
 
     def named(self, text: str) -> dict[str, frozenset[str]]:
-        """Concept → the members `text` names."""
+        """Concept → the members `text` names; a word in a placeholder (`<cadence>` in a naming pattern
+        such as `<domain>_<what>_<cadence>.py`) names nothing."""
         found: dict[str, set[str]] = {}
-        for match in self._regex.finditer(fold(text)):
+        for match in self._regex.finditer(_PLACEHOLDER.sub(" ", fold(text))):
             for concept in self._of[match.group(1)]:
                 found.setdefault(concept, set()).add(match.group(1))
         return {concept: frozenset(members) for concept, members in found.items()}

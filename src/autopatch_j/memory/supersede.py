@@ -38,6 +38,7 @@ applies it to the offline extractor's candidates and to the related active memor
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 
@@ -57,6 +58,9 @@ from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 from autopatch_j.memory.values import values, words_besides_values
+
+# "so" opening a clause joins it to what came before: a connective, not a word pointing back.
+_OPENING_SO = re.compile(r"^\W*(?:and\s+)?so\b\W*", re.IGNORECASE)
 
 #: The most words besides its values a statement that revises a value by the value alone has.
 TERSE_WORDS = 3
@@ -433,9 +437,12 @@ class SubjectReader:
         """What a retirement that names nothing of its own takes back ("ok scrap that.", "算了，不要了。",
         "never mind that one": only retiring and correcting words, or a word pointing back): the
         preference or decision the user stated in the turn right before it — the latest of them when
-        that turn stated several. A retirement naming something is left to the subject model."""
+        that turn stated several. A retirement naming something is left to the subject model, and so is
+        one whose retiring clause names a rule while a pointer sits in another clause ("forget the
+        offline-error drop rule, send them all")."""
         said = _said(candidate)
-        if not (self.lexicon.points_back(said) or not self.lexicon.anchor_tokens(self._markers_blanked(said))):
+        retiring = [said[a:b] for a, b in clauses(said) if self.lexicon.retires(said[a:b])]
+        if not (self._names_nothing(said) and all(self._names_nothing(c) for c in retiring)):
             return None
         turns = [s.turn_id for s in candidate.sources if s.role is SourceRole.USER]
         if not turns:
@@ -452,6 +459,12 @@ class SubjectReader:
             key=lambda r: r.item.memory_id,
             default=None,
         )
+
+    def _names_nothing(self, text: str) -> bool:
+        """`text` points back ("scrap that") or names nothing besides its retiring and correcting words;
+        a "so" opening it is a connective ("so forget the X rule"), no pointer."""
+        text = _OPENING_SO.sub("", text, count=1)
+        return self.lexicon.points_back(text) or not self.lexicon.anchor_tokens(self._markers_blanked(text))
 
     def _markers_blanked(self, text: str) -> str:
         """`text` folded, its correction, affirmation and retirement markers blanked: the words it names."""
