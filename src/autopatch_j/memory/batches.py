@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 
 from autopatch_j.memory.alternatives import default_alternatives
 from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.jobs import Claim
-from autopatch_j.memory.records import Candidate, Item, Source, SourceRole, Turn
+from autopatch_j.memory.records import Candidate, Item, MemoryKind, Source, SourceRole, Turn
 
 MAX_RELATED_ITEMS = 20
 MAX_LOOKUP_TERMS = 512
@@ -87,6 +87,22 @@ class RelatedItem:
     item: Item
     sources: tuple[Source, ...] = ()
     subjects: tuple[str, ...] = ()
+
+
+def rule_stated_in(related: tuple[RelatedItem, ...], taken: Set[int], turn_id: int) -> RelatedItem | None:
+    """The latest preference or decision among `related` (none of `taken`) whose user quotes end in turn
+    `turn_id`: the rule a follow-up right after that turn points back to."""
+    return max(
+        (
+            r
+            for r in related
+            if r.item.memory_id not in taken
+            and r.item.kind is not MemoryKind.DISCUSSION_CONTEXT
+            and max((s.turn_id for s in r.sources if s.role is SourceRole.USER), default=-1) == turn_id
+        ),
+        key=lambda r: r.item.memory_id,
+        default=None,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 
-from autopatch_j.memory.batches import RelatedItem
+from autopatch_j.memory.batches import RelatedItem, rule_stated_in
 from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole
@@ -42,18 +42,7 @@ def restated(
         or lexicon.retires(said)
     ):
         return None
-    before = turns[0] - 1
-    rule = max(
-        (
-            r
-            for r in related
-            if r.item.memory_id not in taken
-            and r.item.kind is not MemoryKind.DISCUSSION_CONTEXT
-            and max((s.turn_id for s in r.sources if s.role is SourceRole.USER), default=-1) == before
-        ),
-        key=lambda r: r.item.memory_id,
-        default=None,
-    )
+    rule = rule_stated_in(related, taken, turns[0] - 1)
     if rule is None:
         return None
     held = set(text_keys(" ".join([*(s.quote for s in rule.sources), rule.item.content])))

@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 
 from autopatch_j.memory.alternatives import Alternatives, default_alternatives
-from autopatch_j.memory.batches import RelatedItem
+from autopatch_j.memory.batches import RelatedItem, rule_stated_in
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.index import text_keys
@@ -447,18 +447,7 @@ class SubjectReader:
         turns = [s.turn_id for s in candidate.sources if s.role is SourceRole.USER]
         if not turns:
             return None
-        before = min(turns) - 1
-        return max(
-            (
-                r
-                for r in related
-                if r.item.memory_id not in taken
-                and r.item.kind is not MemoryKind.DISCUSSION_CONTEXT
-                and max((s.turn_id for s in r.sources if s.role is SourceRole.USER), default=-1) == before
-            ),
-            key=lambda r: r.item.memory_id,
-            default=None,
-        )
+        return rule_stated_in(related, taken, min(turns) - 1)
 
     def _names_nothing(self, text: str) -> bool:
         """`text` points back ("scrap that") or names nothing besides its retiring and correcting words;
