@@ -24,18 +24,27 @@ for yes/no questions only (`polar`: an English question opening with an auxiliar
 fits only the named feature sets (default: all); `--cache FILE` keeps the weighed queries (held and training)
 in FILE and reads them back on a later run with the same parts and tables.
 
+The held queries are weighed against the gold memories (as `scripts/query_eval.py` stores them), so a
+feature reading a memory's `subject` reads the author's. `--extracted-subjects` also scores every
+variant on the held folder with each candidate's subject replaced by the one offline extraction gives
+the memory it stores for that gold memory (the realistic eval's matching; an empty subject when
+extraction stores none for it): what a user's store, whose subjects are extraction's, would see.
+
     python scripts/qualifier_features.py --held FOLDER [--part P ...] [--exclude A,B] [--folds K]
-        [--groups G] [--dominant T ...] [--dominant-polar T ...] [--sets NAMES] [--cache FILE] [--json]
+        [--groups G] [--dominant T ...] [--dominant-polar T ...] [--sets NAMES] [--cache FILE]
+        [--extracted-subjects] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import pickle
 import re
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,9 +61,12 @@ import train_search_qualifier as training
 from query_eval import load_sessions, session_files, store_session
 
 from autopatch_j.memory.index import text_keys
+from autopatch_j.memory.offline import RulesExtractor
 from autopatch_j.memory.qualifier import crosses, features, qualifier
 from autopatch_j.memory.search import plan_in_tx
 from autopatch_j.memory.text import has_cjk
+from autopatch_j.quality.realistic import load_realistic
+from autopatch_j.quality.realistic_eval import matches, run_session
 
 PROBABILITIES = (0.7, 0.75, 0.8, 0.85, 0.9)
 #: A question asking for a value, and a memory stating one (digits), for the `value` set.
@@ -321,6 +333,44 @@ def _asked(folder: Path) -> tuple[int, int]:
     return sum(q["target"] is not None for q in every), sum(q["target"] is None for q in every)
 
 
+def extracted_subjects(folder: Path) -> tuple[dict[tuple[str, str, str], str], dict[str, int]]:
+    """(author, query, gold key) → the subject offline extraction gives the active memory it stores for
+    that gold memory of the query's session ('' when it stores none), and counts: gold memories, those
+    extraction stores, those whose stored subject is the gold one."""
+    subjects: dict[tuple[str, str, str], str] = {}
+    counts = {"gold memories": 0, "stored": 0, "same subject": 0}
+    for author_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
+        part = load_realistic(author_dir)
+        with tempfile.TemporaryDirectory() as tmp:
+            for n, session in enumerate(part.sessions):
+                stored, _ = run_session(session, Path(tmp) / f"{n:03d}", RulesExtractor())
+                active = [m for m in stored if m.status == "active"]
+                of_gold: dict[str, str] = {}
+                for gold in (g for g in session.memories if g.state == "active"):
+                    found = [m for m in active if matches(session, m, gold)]
+                    of_gold[gold.key] = (found[0].subject or "") if found else ""
+                    counts["gold memories"] += 1
+                    counts["stored"] += int(bool(found))
+                    counts["same subject"] += int(bool(found) and of_gold[gold.key] == gold.subject)
+                for query in session.queries:
+                    for key, subject in of_gold.items():
+                        subjects[(part.authors[session.id], query.query, key)] = subject
+    return subjects, counts
+
+
+def with_subjects(data: list[Query], subjects: dict[tuple[str, str, str], str]) -> list[Query]:
+    """The queries with each candidate's subject taken from `subjects` ('' when it has none)."""
+    return [
+        dataclasses.replace(
+            q,
+            candidates=tuple(
+                dataclasses.replace(c, subject=subjects.get((q.author, q.text, c.key), "")) for c in q.candidates
+            ),
+        )
+        for q in data
+    ]
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     shipped = qualifier()
     excluded = {a for a in args.exclude.split(",") if a}
@@ -348,6 +398,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ),
         "variants": [],
     }
+    extracted: list[Query] | None = None
+    if args.extracted_subjects:
+        subjects, report["extracted subjects"] = extracted_subjects(args.held.resolve())
+        extracted = with_subjects(held, subjects)
     authors = sorted({q.author for q in train})
     groups = [set(authors[g :: args.groups]) for g in range(args.groups)]
     chosen = [n for n in args.sets.split(",") if n] or list(FEATURE_SETS)
@@ -361,6 +415,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for p in PROBABILITIES:
             threshold = math.log(p / (1 - p))
             entry["held"][p] = _figures(score(held, extras, logit, threshold, dominant), targeted, nothing)
+            if extracted is not None:
+                found = score(extracted, extras, logit, threshold, dominant)
+                entry.setdefault("held, extraction's subjects", {})[p] = _figures(found, targeted, nothing)
             pooled = [0, 0, 0, 0]
             for group, fold_logit in zip(groups, folds, strict=True):
                 counts = score([q for q in train if q.author in group], extras, fold_logit, threshold, dominant)
@@ -387,6 +444,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, help="keep the weighed queries in FILE (read back when it exists: same arguments only)"
     )
+    parser.add_argument(
+        "--extracted-subjects", action="store_true", help="also score the held folder on extraction's subjects"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     report = run(args)
@@ -398,6 +458,12 @@ def main(argv: list[str] | None = None) -> int:
         held = "  ".join(f"{p}: {f['hit_at_5']}/{f['empty']}" for p, f in entry["held"].items())
         groups = "  ".join(f"{p}: {f['hit_at_5']}/{f['empty']}" for p, f in entry["author groups"].items())
         print(f"{entry['variant']:48} held {held} | author groups {groups}")
+        if "held, extraction's subjects" in entry:
+            found = entry["held, extraction's subjects"].items()
+            print(
+                f"{'':48} held, extraction's subjects "
+                + "  ".join(f"{p}: {f['hit_at_5']}/{f['empty']}" for p, f in found)
+            )
     return 0
 
 

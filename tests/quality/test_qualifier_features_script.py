@@ -65,3 +65,22 @@ def test_the_weighed_queries_kept_give_the_same_report(tmp_path: Path) -> None:
     report = json.loads(again.stdout)
     assert report == json.loads(first.stdout)
     assert [entry["variant"] for entry in report["variants"]] == ["shipped features", "subject keys named"]
+
+
+def test_the_held_queries_are_also_scored_on_the_subjects_extraction_assigns(tmp_path: Path) -> None:
+    train, held = tmp_path / "train", tmp_path / "held"
+    for author in ("a1", "a2"):
+        _write(train, author, [_session(author, n) for n in range(1, 3)])
+    _write(held, "q1", [SESSION])
+    command = [sys.executable, str(ROOT / "scripts" / "qualifier_features.py"), "--held", str(held)]
+    command += ["--part", str(train), "--folds", "1", "--groups", "2", "--sets", "shipped features,subject keys named"]
+    command += ["--extracted-subjects", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["extracted subjects"]["gold memories"] >= 1, report["extracted subjects"]
+    for entry in report["variants"]:
+        extracted = entry["held, extraction's subjects"]
+        assert set(extracted) == {"0.7", "0.75", "0.8", "0.85", "0.9"}, entry
+        if entry["variant"] == "shipped features":  # no shipped feature reads the subject
+            assert extracted == entry["held"], entry
