@@ -1,8 +1,9 @@
 """What the user adopts of someone else's message quoted in the turn (the relay path of Stage 1).
 
 A message the user pastes with a quote marker and that is no slice of the assistant's answer
-(`blocks.quoted_rows`: "> 张工：以后数据库迁移一律用 Flyway …", an e-mail's "> …" lines) is material:
-it never states anything of the user's. What the user writes after it is the user's own words. It
+(`blocks.quoted_rows`: "> 张工：以后数据库迁移一律用 Flyway …", an e-mail's "> …" lines) is material,
+and so is a document the user pastes (`documents.py`: a forwarded message, a standard, minutes): it
+never states anything of the user's. What the user writes after it is the user's own words. It
 adopts the message when
 
 - the message states something: the sentence reader (`reader.py`), reading the message as if it were
@@ -35,7 +36,7 @@ from autopatch_j.memory.reader import EVIDENCE_THRESHOLD, STATEMENTS, ReaderMode
 from autopatch_j.memory.records import MemoryKind, Turn
 from autopatch_j.memory.replacement import stemmed
 from autopatch_j.memory.sentences import split_sentences
-from autopatch_j.memory.structure import parse
+from autopatch_j.memory.structure import Line, parse
 
 # The sender's label opening a message ("张工：", "Dana:"), as the assent path strips a lead label.
 _SENDER = re.compile(r"^\s*[^\s:：]{1,12}[:：]\s*(?=\S)")
@@ -110,14 +111,14 @@ class RelayReader:
 
 
 def relayed_message(raw_user_text: str, answer: str) -> tuple[str, int]:
-    """The last block of `>` lines in `raw_user_text` that quotes someone else (`blocks.quoted_rows`),
-    one line each without its quote marker, header lines (a name and a time alone) left out, and the
-    offset where the block ends; ("", 0) when there is none."""
+    """The last block of `>` lines in `raw_user_text` that quotes someone else (`blocks.quoted_rows`) or
+    of lines of a pasted document, one line each without its quote marker, header lines (a name and a
+    time alone) left out, and the offset where the block ends; ("", 0) when there is none."""
     block: list[str] = []
     end = 0
     previous = False
     for line in parse(raw_user_text, answer).lines:
-        here = line.shape == "relayed" and bool(QUOTE_MARK.match(line.text))
+        here = _someone_elses(line)
         if here:
             if not previous:
                 block = []
@@ -129,17 +130,19 @@ def relayed_message(raw_user_text: str, answer: str) -> tuple[str, int]:
 
 def in_relayed(raw_user_text: str, answer: str, quote: str) -> bool:
     """An occurrence of `quote` in `raw_user_text` touches a `>` line quoting someone else."""
-    spans = [
-        (line.start, line.end)
-        for line in parse(raw_user_text, answer).lines
-        if line.shape == "relayed" and QUOTE_MARK.match(line.text)
-    ]
+    spans = [(line.start, line.end) for line in parse(raw_user_text, answer).lines if _someone_elses(line)]
     at = raw_user_text.find(quote) if quote.strip() else -1
     while at >= 0:
         if any(start < at + len(quote) and at < end for start, end in spans):
             return True
         at = raw_user_text.find(quote, at + 1)
     return False
+
+
+def _someone_elses(line: Line) -> bool:
+    """`line` is someone else's message the user may adopt: a `>` line quoting someone else, or a line
+    of a pasted document (`documents.py`)."""
+    return (line.shape == "relayed" and bool(QUOTE_MARK.match(line.text))) or line.shape == "document"
 
 
 def _without(turn: Turn, sentence: str) -> Turn | None:

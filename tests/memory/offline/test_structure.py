@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from autopatch_j.memory.blocks import RELAY_WORDS_FILE, load_relay_words
 from autopatch_j.memory.contracts import CandidateOut, ExtractionOutput, SourceOut
+from autopatch_j.memory.documents import DOCUMENT_WORDS_FILE, document_intro, load_document_words
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.sentences import split_sentences
@@ -168,3 +169,28 @@ def test_the_relay_words_file_refuses_an_unknown_field_or_language(tmp_path: Pat
         with pytest.raises(ValueError):
             load_relay_words(path)
     assert load_relay_words().greeting.match("【某某科技】您好，")
+
+
+def test_the_document_words_file_refuses_an_unknown_field_or_language(tmp_path: Path) -> None:
+    data = json.loads(DOCUMENT_WORDS_FILE.read_text(encoding="utf-8"))
+    for broken in ({**data, "letters": {"en": ["letter"]}}, {**data, "messages": {"fr": ["message"]}}):
+        path = tmp_path / "document_words.json"
+        path.write_text(json.dumps(broken), encoding="utf-8")
+        with pytest.raises(ValueError):
+            load_document_words(path)
+    assert load_document_words().message.search("会议纪要")
+
+
+@pytest.mark.parametrize(
+    ("line", "introduces"),
+    [
+        ("以下是今天上午的会议纪要，请帮我整理成待办：", True),
+        ("From the client:", True),
+        ("下面是行内《接口安全规范》的要点，请先读一下：", True),
+        ("表命名规范：", False),
+        ("house rules for this repo from now on:", False),
+        ("my notes from the meeting, the minutes I wrote:", False),
+    ],
+)
+def test_a_document_intro_names_someone_elses_text_outside_the_first_person(line: str, introduces: bool) -> None:
+    assert document_intro(line) is introduces
