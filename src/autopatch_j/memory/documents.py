@@ -4,7 +4,8 @@ A forwarded message, a standard, meeting minutes, a ticket or a client's words a
 sentences, often numbered clauses ("1. 单个方法不超过 80 行。", "二、投产窗口统一为每周四…"); no line
 gives them away, and the words of a clause read like a rule. None of it is the user's: what the user
 says about the document, before or after it ("纪要第一、三项已经确认，按此执行", "we follow these"), is.
-`document_rows` finds three shapes (the words naming a document are data, `document_words.json`, with
+`document_rows` finds, in a user's turn (`structure.parse` given the answer before it; an assistant
+quotes and proposes, it pastes nothing), three shapes (the words naming a document are data, `document_words.json`, with
 `relay_words.json`'s owners, documents and greetings):
 
 - **an intro naming someone else's text** — a line ending in a colon, one part of whose last sentence

@@ -182,7 +182,8 @@ class Structure:
 @functools.lru_cache(maxsize=512)
 def parse(text: str, answer: str | None = None) -> Structure:
     """Label every line of `text` (see the module docstring); with the assistant's `answer` before the
-    turn ("" for none), a `>` block that is no slice of it is someone else's words (`blocks.quoted_rows`)."""
+    turn ("" for none) `text` is a user's turn: a `>` block that is no slice of the answer is someone
+    else's words (`blocks.quoted_rows`), and so is a pasted document (`documents.document_rows`)."""
     raw: list[tuple[int, int, str]] = []
     at = 0
     for piece in text.split("\n"):
@@ -211,8 +212,8 @@ def parse(text: str, answer: str | None = None) -> Structure:
             shape[i], strong[i] = name, True
     for i in quoted_rows(texts, strong, answer) if answer is not None else ():
         shape[i], strong[i] = "relayed", True
-    # A document someone else wrote (`documents.py`): introduced as theirs, under its heading, or a speaker's.
-    for i in document_rows(texts, strong):
+    # A document someone else pasted (`documents.py`), in a user's turn: introduced, under its heading, a speaker's.
+    for i in document_rows(texts, strong) if answer is not None else ():
         shape[i], strong[i] = "document", True
     # Structured material (`forms.py`): marked or timed runs, a ticket's form, a pasted heading.
     for rows in (form_rows(texts, strong), headed_rows(texts, strong)):

@@ -386,7 +386,10 @@ def _in_material(src: Source, request: ExtractionRequest) -> bool:
     if src.role is not SourceRole.USER:
         return False
     turn = request.turn(src.turn_id)
-    return turn is not None and parse(turn.user_text).covers(src.quote)
+    if turn is None:
+        return False
+    previous = request.predecessor(turn)
+    return parse(turn.user_text, (previous.assistant_text or "") if previous is not None else "").covers(src.quote)
 
 
 def _adopted_relay(sources: tuple[Source, ...], request: ExtractionRequest, lexicon: Lexicon) -> str | None:

@@ -27,8 +27,8 @@ SESSIONS = cases("structure_sessions")
 SENTENCES = cases("sentences")
 
 
-def _label_of(text: str, quote: str) -> set[str]:
-    structure = parse(text)
+def _label_of(text: str, quote: str, answer: str | None = None) -> set[str]:
+    structure = parse(text, answer)
     at = text.index(quote)
     end = at + len(quote)
     # a report's prose lead (the sentences before the one introducing the paste) is prose; a gloss
@@ -42,13 +42,13 @@ def _label_of(text: str, quote: str) -> set[str]:
 
 @pytest.mark.parametrize("case", PARSE, ids=[c["name"] for c in PARSE])
 def test_lines_are_labelled_by_shape(case: dict[str, Any]) -> None:
-    text = case["text"]
+    text, answer = case["text"], case.get("answer")  # with an answer ("" for none): a user's turn
     for quote in case["pasted"]:
-        assert _label_of(text, quote) == {"pasted"}, quote
+        assert _label_of(text, quote, answer) == {"pasted"}, quote
     for quote in case["report"]:
-        assert _label_of(text, quote) == {"report"}, quote
+        assert _label_of(text, quote, answer) == {"report"}, quote
     for quote in case["prose"]:
-        assert _label_of(text, quote) == {"prose"}, quote
+        assert _label_of(text, quote, answer) == {"prose"}, quote
 
 
 @pytest.mark.parametrize("case", SESSIONS, ids=[c["name"] for c in SESSIONS])
