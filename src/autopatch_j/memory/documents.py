@@ -25,8 +25,9 @@ quotes and proposes, it pastes nothing), three shapes (the words naming a docume
 
 What the user says about the document in the same turn, right under it, is read by the relay path
 (`relays.py`) as it reads a reply to a `>` message: an assent ("ok agree with him", "按这个来") adopts
-the document's stated sentences, quoting them and the user's words. A later turn pointing back at the
-document ("纪要第一、三项已经确认，按此执行") is the user's own statement, stored in the user's words.
+the document's stated sentences, quoting them and the user's words; a sentence of the next turn
+pointing at the document's numbered items ("纪要第一、三项已经确认，按此执行") adopts those items
+(`RelayReader.items`).
 
 The user's own numbered rules ("本项目的几条硬性规定：", "house rules for this repo from now on:") name
 no message, no owned or titled document and no source, and stay prose; so does a document word alone
