@@ -188,7 +188,7 @@ def source_intro(line: str) -> tuple[int, int] | None:
     return start, colon + 1
 
 
-def _introduced(lines: Sequence[str], taken: Sequence[bool], n: int) -> list[int]:
+def introduced(lines: Sequence[str], taken: Sequence[bool], n: int) -> list[int]:
     """The lines under the intro at `n` that are someone else's: the run of list items (with indented
     continuations), the run of `>` lines, or else the paragraph under it."""
     i = n + 1
@@ -294,7 +294,7 @@ def relayed_rows(lines: Sequence[str], taken: Sequence[bool]) -> set[int]:
             n += 1
             continue
         if intro is not None:
-            rows = _introduced(lines, taken, n)
+            rows = introduced(lines, taken, n)
             found.update(rows)
             n = rows[-1] + 1 if rows else n + 1
             continue

@@ -4,7 +4,8 @@ Stage 1 (`extract`): pasted material is dropped (`structure.py`); a user turn th
 confirmation — or an assent repeating the proposal's own words ("Yep, cap it at 100.") — right after
 an assistant answer with a proposal sentence becomes a `project_decision` quoting both (a
 `user_preference` when the assistant promised standing conduct, `Lexicon.proposal_kind`;
-`assent.py`); an assent to a message quoted from someone else in the turn adopts that message
+`assent.py`); an assent to a message quoted from someone else in the turn adopts that message,
+and a sentence pointing by number at items of a document pasted the turn before adopts those items
 (`relays.py`); the rest of each turn is read sentence by sentence (`statements.py`, with
 `corrections.py` for what a correction corrects): the sentence reader (`reader.py`) reads each prose
 sentence when `read_with_model` (default `READER_PRIMARY`), else the lexicon's markers decide, and
@@ -110,6 +111,7 @@ class RulesExtractor:
             weighing = [s for s, reading in (readings or {}).items() if reading.label == DISCUSSION_READ]
             deferring = [s for s, reading in (readings or {}).items() if reading.deferred]
             assent = self.relays.read(original, turn, (before.assistant_text or "") if before else "")
+            assent = assent or self.relays.items(original, turn, before)  # items of a document pasted before
             assent = assent or self.assent.read(turn, previous, weighing=weighing, deferring=deferring)
             rest: Turn | None = turn
             if assent is not None:  # what an assent decides; the rest of its turn is read as any other

@@ -8,7 +8,7 @@ text into lines and labels each one:
 
 - `prose` — what the user writes;
 - `pasted` — material, with the shape that gave it away (`fence`, `indented`, `diff`, `frame`, `location`,
-  `log`, `shell`, `output`, `data`, `table`, `relayed`, `form`, `gloss`, `quote`, `quoted`, `code`);
+  `log`, `shell`, `output`, `data`, `table`, `relayed`, `document`, `form`, `gloss`, `quote`, `quoted`, `code`);
 - `report` — the last prose line before a paste: it introduces or reports it ("log below:",
   "vite build 报错了"), and is never read as a rule. A line ending in a colon introduces the paste
   with its last sentence only: the sentences before it are prose ("we deploy with helm only. the
@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Literal
 
 from autopatch_j.memory import blocks
 from autopatch_j.memory.blocks import gloss_length, inline_quotations, quoted_rows, relayed_rows, table_rows
+from autopatch_j.memory.documents import document_rows
 from autopatch_j.memory.forms import form_rows, headed_rows
 from autopatch_j.memory.sentences import last_sentence_start
 from autopatch_j.memory.shapes import (
@@ -181,7 +182,8 @@ class Structure:
 @functools.lru_cache(maxsize=512)
 def parse(text: str, answer: str | None = None) -> Structure:
     """Label every line of `text` (see the module docstring); with the assistant's `answer` before the
-    turn ("" for none), a `>` block that is no slice of it is someone else's words (`blocks.quoted_rows`)."""
+    turn ("" for none) `text` is a user's turn: a `>` block that is no slice of the answer is someone
+    else's words (`blocks.quoted_rows`), and so is a pasted document (`documents.document_rows`)."""
     raw: list[tuple[int, int, str]] = []
     at = 0
     for piece in text.split("\n"):
@@ -210,6 +212,9 @@ def parse(text: str, answer: str | None = None) -> Structure:
             shape[i], strong[i] = name, True
     for i in quoted_rows(texts, strong, answer) if answer is not None else ():
         shape[i], strong[i] = "relayed", True
+    # A document someone else pasted (`documents.py`), in a user's turn: introduced, under its heading, a speaker's.
+    for i in document_rows(texts, strong) if answer is not None else ():
+        shape[i], strong[i] = "document", True
     # Structured material (`forms.py`): marked or timed runs, a ticket's form, a pasted heading.
     for rows in (form_rows(texts, strong), headed_rows(texts, strong)):
         for i in rows:

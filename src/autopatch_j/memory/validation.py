@@ -386,13 +386,17 @@ def _in_material(src: Source, request: ExtractionRequest) -> bool:
     if src.role is not SourceRole.USER:
         return False
     turn = request.turn(src.turn_id)
-    return turn is not None and parse(turn.user_text).covers(src.quote)
+    if turn is None:
+        return False
+    previous = request.predecessor(turn)
+    return parse(turn.user_text, (previous.assistant_text or "") if previous is not None else "").covers(src.quote)
 
 
 def _adopted_relay(sources: tuple[Source, ...], request: ExtractionRequest, lexicon: Lexicon) -> str | None:
     """None when no user quote lies in a message quoted from someone else (`relays.py`); "" when every
     user quote is evidence of the relay reader's own decision on its turn (the message's sentences and
-    the user's assent); else the reason the candidate is filtered."""
+    the user's assent) or of the next turn's adoption of a document's items by number
+    (`RelayReader.items`); else the reason the candidate is filtered."""
     for src in sources:
         turn = request.turn(src.turn_id) if src.role is SourceRole.USER else None
         if turn is None:
@@ -401,13 +405,24 @@ def _adopted_relay(sources: tuple[Source, ...], request: ExtractionRequest, lexi
         answer = (previous.assistant_text or "") if previous is not None else ""
         if not in_relayed(turn.user_text, answer, src.quote):
             continue
+        relays = RelayReader(AssentReader(lexicon))
         prose = prose_request(dataclasses.replace(request, turns=(turn,), prior_turn=previous)).turns[0]
-        adopted = RelayReader(AssentReader(lexicon)).read(turn, prose, answer)
+        adopted = relays.read(turn, prose, answer)
         decided = {s.quote.strip() for c in (adopted.candidates if adopted else ()) for s in c.sources}
         users = [s.quote.strip() for s in sources if s.role is SourceRole.USER and s.turn_id == turn.id]
-        if not users or not set(users) <= decided:
-            return "it quotes someone else's message as what the user said"
-        return ""
+        if users and set(users) <= decided:
+            return ""
+        # items of a document adopted by number in the next turn (`RelayReader.items`)
+        for later in {s.turn_id for s in sources if s.role is SourceRole.USER and s.turn_id != turn.id}:
+            following = request.turn(later)
+            if following is None or request.predecessor(following) != turn:
+                continue
+            prose = prose_request(dataclasses.replace(request, turns=(following,), prior_turn=turn)).turns[0]
+            adopted = relays.items(following, prose, turn)
+            items = {(s.turn_id, s.quote.strip()) for c in (adopted.candidates if adopted else ()) for s in c.sources}
+            if {(s.turn_id, s.quote.strip()) for s in sources if s.role is SourceRole.USER} <= items:
+                return ""
+        return "it quotes someone else's message as what the user said"
     return None
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from autopatch_j.memory.blocks import RELAY_WORDS_FILE, load_relay_words
 from autopatch_j.memory.contracts import CandidateOut, ExtractionOutput, SourceOut
+from autopatch_j.memory.documents import DOCUMENT_WORDS_FILE, document_intro, load_document_words
 from autopatch_j.memory.lexicon import default_lexicon
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.sentences import split_sentences
@@ -26,8 +27,8 @@ SESSIONS = cases("structure_sessions")
 SENTENCES = cases("sentences")
 
 
-def _label_of(text: str, quote: str) -> set[str]:
-    structure = parse(text)
+def _label_of(text: str, quote: str, answer: str | None = None) -> set[str]:
+    structure = parse(text, answer)
     at = text.index(quote)
     end = at + len(quote)
     # a report's prose lead (the sentences before the one introducing the paste) is prose; a gloss
@@ -41,13 +42,13 @@ def _label_of(text: str, quote: str) -> set[str]:
 
 @pytest.mark.parametrize("case", PARSE, ids=[c["name"] for c in PARSE])
 def test_lines_are_labelled_by_shape(case: dict[str, Any]) -> None:
-    text = case["text"]
+    text, answer = case["text"], case.get("answer")  # with an answer ("" for none): a user's turn
     for quote in case["pasted"]:
-        assert _label_of(text, quote) == {"pasted"}, quote
+        assert _label_of(text, quote, answer) == {"pasted"}, quote
     for quote in case["report"]:
-        assert _label_of(text, quote) == {"report"}, quote
+        assert _label_of(text, quote, answer) == {"report"}, quote
     for quote in case["prose"]:
-        assert _label_of(text, quote) == {"prose"}, quote
+        assert _label_of(text, quote, answer) == {"prose"}, quote
 
 
 @pytest.mark.parametrize("case", SESSIONS, ids=[c["name"] for c in SESSIONS])
@@ -168,3 +169,28 @@ def test_the_relay_words_file_refuses_an_unknown_field_or_language(tmp_path: Pat
         with pytest.raises(ValueError):
             load_relay_words(path)
     assert load_relay_words().greeting.match("【某某科技】您好，")
+
+
+def test_the_document_words_file_refuses_an_unknown_field_or_language(tmp_path: Path) -> None:
+    data = json.loads(DOCUMENT_WORDS_FILE.read_text(encoding="utf-8"))
+    for broken in ({**data, "letters": {"en": ["letter"]}}, {**data, "messages": {"fr": ["message"]}}):
+        path = tmp_path / "document_words.json"
+        path.write_text(json.dumps(broken), encoding="utf-8")
+        with pytest.raises(ValueError):
+            load_document_words(path)
+    assert load_document_words().message.search("会议纪要")
+
+
+@pytest.mark.parametrize(
+    ("line", "introduces"),
+    [
+        ("以下是今天上午的会议纪要，请帮我整理成待办：", True),
+        ("From the client:", True),
+        ("下面是行内《接口安全规范》的要点，请先读一下：", True),
+        ("表命名规范：", False),
+        ("house rules for this repo from now on:", False),
+        ("my notes from the meeting, the minutes I wrote:", False),
+    ],
+)
+def test_a_document_intro_names_someone_elses_text_outside_the_first_person(line: str, introduces: bool) -> None:
+    assert document_intro(line) is introduces
