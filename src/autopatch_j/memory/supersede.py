@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 
 from autopatch_j.memory.alternatives import Alternatives, default_alternatives
-from autopatch_j.memory.batches import RelatedItem, rule_stated_in
+from autopatch_j.memory.batches import RelatedItem, builds_on, rule_stated_in
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.index import text_keys
@@ -277,7 +277,11 @@ class SubjectReader:
             likelihood = {e.id: self.model.same_subject(new(e.kind), olds[e.id]) for e in open_}
             likeliest = max(open_, key=lambda e: (likelihood[e.id], e.id), default=None)
             if likeliest is not None and self._is_about(
-                later, new(likeliest.kind), olds[likeliest.id], likelihood[likeliest.id]
+                later,
+                new(likeliest.kind),
+                olds[likeliest.id],
+                likelihood[likeliest.id],
+                on_top=builds_on(later, likeliest.sources),
             ):
                 retired[likeliest.id] = later.id
             retired.update(
@@ -288,15 +292,19 @@ class SubjectReader:
             )
         return retired
 
-    def _is_about(self, candidate: Candidate, new: Statement, old: Statement, same: float) -> bool:
+    def _is_about(self, candidate: Candidate, new: Statement, old: Statement, same: float, *, on_top: bool) -> bool:
         """Whether `candidate` (read as `new`) is about the memory `old` it is likeliest about (`same`:
         the subject model's probability): never when the two name different subjects (`differ`),
         whatever either model reads; for a statement that only takes a rule back, the subject model
-        above its threshold; for one stating something, that or the revision model."""
+        above its threshold; for one stating something, that or the revision model — the revision
+        model alone when the candidate takes up what the answer to `old`'s own turn offered on top of
+        it (`on_top`: `batches.builds_on`)."""
         if self.differ(new.text, old.text):
             return False
         if self.takes_back(candidate):
             return same >= self.model.threshold
+        if on_top:
+            return self.revisions.revises(new, old, same)
         return same >= self.model.threshold or self.revisions.revises(new, old, same)
 
     def differ(self, new: str, old: str) -> bool:
@@ -369,7 +377,8 @@ class SubjectReader:
         found = None
         if likeliest is not None:
             mid = likeliest.item.memory_id
-            if self._is_about(candidate, read_as(likeliest.item.kind), olds[mid], likelihood[mid]):
+            on_top = builds_on(candidate, likeliest.sources)
+            if self._is_about(candidate, read_as(likeliest.item.kind), olds[mid], likelihood[mid], on_top=on_top):
                 found = likeliest
             if likeliest.item.kind is not MemoryKind.DISCUSSION_CONTEXT and not self.takes_back(candidate):
                 found = self._settled(new, related, likelihood, olds) or found
