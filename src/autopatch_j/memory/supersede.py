@@ -54,7 +54,7 @@ from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
-from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words
+from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words, names_unstored
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 from autopatch_j.memory.values import values, words_besides_values
@@ -347,7 +347,8 @@ class SubjectReader:
         (`takebacks.joined_with_another`); else the likeliest, of either kind, or
         the comparison it settles, when it is about it (`_is_about`); failing that, a rule naming a
         tool it replaces, a rule stored under the subject a revision's words vote for, a value it
-        revises."""
+        revises. Nothing for a statement that also takes back a rule by words no rule holds
+        (`takebacks.names_unstored`)."""
         if candidate.kind is MemoryKind.DISCUSSION_CONTEXT:
             return None
         if self.takes_back(candidate):
@@ -358,6 +359,13 @@ class SubjectReader:
             if named is not None:  # taken: a statement of the batch revised it already ("X 那条去掉 Y 还是要")
                 joined = joined_with_another(self.lexicon, _said(candidate), [s.quote for s in named.sources])
                 return None if named.item.memory_id in taken or joined else named
+        elif names_unstored(
+            self.lexicon,
+            _said(candidate),
+            [r for r in related if r.item.kind is not MemoryKind.DISCUSSION_CONTEXT],
+            lambda r: f"{_stored(r)} {r.item.content}",
+        ):
+            return None  # "之前說 X 的那條也取消 讓 group 自己決定": X was never stored
         new = self.statement(_said(candidate), candidate.kind.value)
         read_as = self._new(candidate)
         likelihood: dict[int, float] = {}

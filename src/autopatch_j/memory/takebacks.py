@@ -165,3 +165,10 @@ def named_rule(lexicon: Lexicon, sentence: str, rules: Sequence[T], text: Callab
         if run and (best is None or run >= best[0]):
             best = (run, n)
     return rules[best[1]] if best is not None else None
+
+
+def names_unstored(lexicon: Lexicon, sentence: str, rules: Sequence[T], text: Callable[[T], str]) -> bool:
+    """`sentence` takes back a rule it names by its words and a pointer (`named_words`, pointed: "之前說
+    cards 要 pack together 的那條也取消") and no rule of `rules` (`text`: its quotes and content) holds
+    them (`named_rule`): what it takes back or revises was never stored."""
+    return bool(named_words(lexicon, sentence, pointed=True)) and named_rule(lexicon, sentence, rules, text) is None
