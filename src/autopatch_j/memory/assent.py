@@ -4,8 +4,9 @@ The assistant answer just before a user turn proposes something (`Lexicon.propos
 with a question of its own (`closing_question`: only a bare assent takes that up); the user turn may
 assent to it:
 
-- a **bare assent** ("sure, go ahead", "可以", "yep that one", or an assent repeating only the
-  proposal's words: "Yep, cap it at 100.") — the whole turn, or its first sentence when the turn
+- a **bare assent** ("sure, go ahead", "可以", "yep that one", an assent repeating only the
+  proposal's words: "Yep, cap it at 100.", or the yes half of the A-not-A question the proposal asks:
+  "要 加" to "要不要在 workflow 加一個 guard？") — the whole turn, or its first sentence when the turn
   goes on with statements of its own ("ok do it. and no pkg/errors ever again"; not with questions
   only: "ok. what does this do?" acknowledges) — decides the proposal: the memory quotes the
   proposal sentence(s) that *name* what is chosen and the assent;
