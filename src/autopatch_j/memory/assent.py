@@ -4,8 +4,9 @@ The assistant answer just before a user turn proposes something (`Lexicon.propos
 with a question of its own (`closing_question`: only a bare assent takes that up); the user turn may
 assent to it:
 
-- a **bare assent** ("sure, go ahead", "可以", "yep that one", or an assent repeating only the
-  proposal's words: "Yep, cap it at 100.") — the whole turn, or its first sentence when the turn
+- a **bare assent** ("sure, go ahead", "可以", "yep that one", an assent repeating only the
+  proposal's words: "Yep, cap it at 100.", or the yes half of the A-not-A question the proposal asks:
+  "要 加" to "要不要在 workflow 加一個 guard？") — the whole turn, or its first sentence when the turn
   goes on with statements of its own ("ok do it. and no pkg/errors ever again"; not with questions
   only: "ok. what does this do?" acknowledges) — decides the proposal: the memory quotes the
   proposal sentence(s) that *name* what is chosen and the assent;
@@ -62,6 +63,7 @@ from autopatch_j.memory.assent_choice import (
 )
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.errors import MemoryEngineError
+from autopatch_j.memory.interrogatives import default_interrogatives
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.options import Selection, as_assent, offered_by, only_points, options_in, read_selection
 from autopatch_j.memory.ordinals import reply_pointers
@@ -77,6 +79,8 @@ _ASSENT_WORDS = 4
 _CLAUSE_END = re.compile(r"[，;；]")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _MIN_QUOTED = 6
+# At most this many characters after the "yes" half of an A-not-A question ("要 开下去")
+_YES_HALF_TAIL = 4
 # A label opening a sentence before its colon ("结论：", "Summary:"): it frames what follows.
 _LEAD_LABEL = re.compile(r"^\s*[^\s:：]{1,12}[:：]\s*(?=\S)")
 _TRIM = " \t\n,，。.!！:：;；—-"
@@ -346,7 +350,8 @@ class AssentReader:
         rest = lx.echo_fillers.blank(lx.confirmation_fillers.blank(lx.echo_assents.blank(lx.confirmations.blank(said))))
         names = names_in(lx.anchor_tokens(rest))
         return any(
-            self.lexicon.is_echo_confirmation(said, p, turn=answer) and names <= names_in(self.lexicon.anchor_tokens(p))
+            (self.lexicon.is_echo_confirmation(said, p, turn=answer) or _says_yes_half(text, p))
+            and names <= names_in(self.lexicon.anchor_tokens(p))
             for p in proposals
         )
 
@@ -448,6 +453,26 @@ def _per_option(answer: str, chosen: list[str]) -> list[tuple[list[str], list[st
     if len(groups) < 2:
         return [([], chosen)]
     return [(outside, group) for _, group in sorted(groups.items())]
+
+
+def _says_yes_half(reply: str, proposal: str) -> bool:
+    """`reply` answers the A-not-A question `proposal` asks with its "yes" half and at most a verb of
+    the question after it ("要 加", "要 开下去" to "要不要加一个 guard？", "要不要开 …？"): it opens with
+    the character the form repeats (`Interrogatives.yes_half`), and what follows is at most
+    `_YES_HALF_TAIL` characters of Chinese opening with one the question says, nothing else."""
+    half = default_interrogatives().yes_half(proposal)
+    said = fold(reply).strip(_TRIM)
+    if not half or not said.startswith(half):
+        return False
+    tail = said[len(half) :].strip(_TRIM)
+    if not tail:
+        return True
+    return (
+        len(tail) <= _YES_HALF_TAIL
+        and CJK_RUN.fullmatch(tail) is not None
+        and tail[0] in fold(proposal)
+        and tail[0] not in default_interrogatives().zh_negators
+    )
 
 
 def _asks_on(text: str, first: str, lexicon: Lexicon) -> bool:

@@ -105,6 +105,19 @@ def rule_stated_in(related: tuple[RelatedItem, ...], taken: Set[int], turn_id: i
     )
 
 
+def builds_on(candidate: Candidate, rule: tuple[Source, ...]) -> bool:
+    """`candidate` takes up a question the answer to the very turn whose user words last stated the
+    rule whose sources are `rule` asked (an assistant source of that turn ending in a question mark):
+    the assistant took the rule and asked about something on top of it ("週五不准 deploy" → "要不要在
+    workflow 加一個 guard？" → "要 加"). Options the answer lays out for the user to pick are not asked
+    on top of anything."""
+    stated = max((s.turn_id for s in rule if s.role is SourceRole.USER), default=None)
+    return stated is not None and any(
+        s.role is SourceRole.ASSISTANT and s.turn_id == stated and s.quote.rstrip().endswith(("?", "？"))
+        for s in candidate.sources
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ConsolidationRequest:
     """Stage-2 input (M-44): the job's pending candidates and ≤ 20 related active items."""

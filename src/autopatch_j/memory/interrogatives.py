@@ -73,6 +73,17 @@ class Interrogatives:
         folded = fold(text)
         return any(self._clause_asks(folded[a:b], folded[:a]) for a, b in clauses(folded))
 
+    def yes_half(self, question: str) -> str:
+        """The character a "yes" to the first A-not-A form of `question` repeats ("要" of "要不要加一个
+        guard？", "开" of "开不开"), folded; "" when no clause asks by A-not-A."""
+        folded = fold(question)
+        for a, b in clauses(folded):
+            body = _CLOSING.sub("", folded[a:b])
+            at = self._a_not_a(body)
+            if at >= 0 and not any(word in folded[:a] + body[:at] for word in self.zh_embedding):
+                return body[at]
+        return ""
+
     def _clause_asks(self, clause: str, before: str) -> bool:
         return (
             self._inverted(clause)

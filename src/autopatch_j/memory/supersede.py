@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 
 from autopatch_j.memory.alternatives import Alternatives, default_alternatives
-from autopatch_j.memory.batches import RelatedItem, rule_stated_in
+from autopatch_j.memory.batches import RelatedItem, builds_on, rule_stated_in
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
 from autopatch_j.memory.index import text_keys
@@ -54,7 +54,7 @@ from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
-from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words
+from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words, names_unstored
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 from autopatch_j.memory.values import values, words_besides_values
@@ -277,7 +277,11 @@ class SubjectReader:
             likelihood = {e.id: self.model.same_subject(new(e.kind), olds[e.id]) for e in open_}
             likeliest = max(open_, key=lambda e: (likelihood[e.id], e.id), default=None)
             if likeliest is not None and self._is_about(
-                later, new(likeliest.kind), olds[likeliest.id], likelihood[likeliest.id]
+                later,
+                new(likeliest.kind),
+                olds[likeliest.id],
+                likelihood[likeliest.id],
+                on_top=builds_on(later, likeliest.sources),
             ):
                 retired[likeliest.id] = later.id
             retired.update(
@@ -288,15 +292,19 @@ class SubjectReader:
             )
         return retired
 
-    def _is_about(self, candidate: Candidate, new: Statement, old: Statement, same: float) -> bool:
+    def _is_about(self, candidate: Candidate, new: Statement, old: Statement, same: float, *, on_top: bool) -> bool:
         """Whether `candidate` (read as `new`) is about the memory `old` it is likeliest about (`same`:
         the subject model's probability): never when the two name different subjects (`differ`),
         whatever either model reads; for a statement that only takes a rule back, the subject model
-        above its threshold; for one stating something, that or the revision model."""
+        above its threshold; for one stating something, that or the revision model — the revision
+        model alone when the candidate takes up what the answer to `old`'s own turn offered on top of
+        it (`on_top`: `batches.builds_on`)."""
         if self.differ(new.text, old.text):
             return False
         if self.takes_back(candidate):
             return same >= self.model.threshold
+        if on_top:
+            return self.revisions.revises(new, old, same)
         return same >= self.model.threshold or self.revisions.revises(new, old, same)
 
     def differ(self, new: str, old: str) -> bool:
@@ -339,7 +347,8 @@ class SubjectReader:
         (`takebacks.joined_with_another`); else the likeliest, of either kind, or
         the comparison it settles, when it is about it (`_is_about`); failing that, a rule naming a
         tool it replaces, a rule stored under the subject a revision's words vote for, a value it
-        revises."""
+        revises. Nothing for a statement that also takes back a rule by words no rule holds
+        (`takebacks.names_unstored`)."""
         if candidate.kind is MemoryKind.DISCUSSION_CONTEXT:
             return None
         if self.takes_back(candidate):
@@ -350,6 +359,13 @@ class SubjectReader:
             if named is not None:  # taken: a statement of the batch revised it already ("X 那条去掉 Y 还是要")
                 joined = joined_with_another(self.lexicon, _said(candidate), [s.quote for s in named.sources])
                 return None if named.item.memory_id in taken or joined else named
+        elif names_unstored(
+            self.lexicon,
+            _said(candidate),
+            [r for r in related if r.item.kind is not MemoryKind.DISCUSSION_CONTEXT],
+            lambda r: f"{_stored(r)} {r.item.content}",
+        ):
+            return None  # "之前說 X 的那條也取消 讓 group 自己決定": X was never stored
         new = self.statement(_said(candidate), candidate.kind.value)
         read_as = self._new(candidate)
         likelihood: dict[int, float] = {}
@@ -369,7 +385,8 @@ class SubjectReader:
         found = None
         if likeliest is not None:
             mid = likeliest.item.memory_id
-            if self._is_about(candidate, read_as(likeliest.item.kind), olds[mid], likelihood[mid]):
+            on_top = builds_on(candidate, likeliest.sources)
+            if self._is_about(candidate, read_as(likeliest.item.kind), olds[mid], likelihood[mid], on_top=on_top):
                 found = likeliest
             if likeliest.item.kind is not MemoryKind.DISCUSSION_CONTEXT and not self.takes_back(candidate):
                 found = self._settled(new, related, likelihood, olds) or found

@@ -43,6 +43,8 @@ from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.sentences import CJK_RUN, clauses, fold
 
 T = TypeVar("T")
+# A word named by a take-back this long or longer is looked for inside a rule's words too.
+_SHARED_WORD_AT_LEAST = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,3 +167,21 @@ def named_rule(lexicon: Lexicon, sentence: str, rules: Sequence[T], text: Callab
         if run and (best is None or run >= best[0]):
             best = (run, n)
     return rules[best[1]] if best is not None else None
+
+
+def names_unstored(lexicon: Lexicon, sentence: str, rules: Sequence[T], text: Callable[[T], str]) -> bool:
+    """`sentence` takes back a rule it names by its words and a pointer (`named_words`, pointed: "之前說
+    cards 要 pack together 的那條也取消") and no rule of `rules` (`text`: its quotes and content) says
+    any of them — no Chinese character of the named words and no word of theirs of at least
+    `_SHARED_WORD_AT_LEAST` letters, even inside a longer one ("MiniCluster" in
+    "MiniClusterWithClientResource"): what it takes back or revises was never stored."""
+    named = named_words(lexicon, sentence, pointed=True)
+    if not named:
+        return False
+    chars = set("".join(CJK_RUN.findall("".join(named))))
+    words = [w for w in re.findall(r"[a-z0-9_.-]+", " ".join(named)) if len(w) >= _SHARED_WORD_AT_LEAST]
+    for rule in rules:
+        said = fold(text(rule))
+        if chars & set(said) or any(w in said for w in words):
+            return False
+    return True
