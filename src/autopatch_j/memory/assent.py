@@ -30,7 +30,9 @@ no option (by ordinal, name or exception), that goes on to weigh the options it 
 of its turn the sentence reader reads as discussion, naming words of the options ("Both have
 something. … Roo vs. tolerant CSV, still open.") — selects none, and its turn is read as any other; so
 does a reply whose assenting sentence the sentence reader reads as putting the decision off
-(`reader.Reading.deferred`: "嗯，先放着，下周和 DBA 开会再说。").
+(`reader.Reading.deferred`: "嗯，先放着，下周和 DBA 开会再说。"), and one, selecting or pointing at no
+option, that the reader reads as asking for one act now (`reader.Reading.once`: "好，先在 feature/x 分支上
+跑一次看看。").
 The sub-points nested under an option (its pros, cons, caveats; `options.Option.in_head`) are never
 chosen: only an option's head can be decided.
 
@@ -102,7 +104,8 @@ class Reply:
     (None: a bare assent), the turn's text left to read for statements and how it was read
     (`reading`: "" — an assent to a signalled proposal, the answer's closing question or options it
     offers; "unsignalled" — to an answer with none of those; "unoffered" — a reply pointing by number or
-    letter at options the answer lists but does not offer as a choice)."""
+    letter at options the answer lists but does not offer as a choice), and whether it selects or points
+    at an option (`points`: "第二個", "the second one, yes")."""
 
     turn: Turn
     proposals: list[str]
@@ -112,6 +115,7 @@ class Reply:
     own: str | None
     rest: Turn | None
     reading: AssentReading = ""
+    points: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +124,13 @@ class AssentReader:
     model: AssentModel | None = None  # None: the shipped one
 
     def read(
-        self, turn: Turn, previous: Turn | None, *, weighing: Sequence[str] = (), deferring: Sequence[str] = ()
+        self,
+        turn: Turn,
+        previous: Turn | None,
+        *,
+        weighing: Sequence[str] = (),
+        deferring: Sequence[str] = (),
+        acting: Sequence[str] = (),
     ) -> Assent | None:
         """The decisions `turn` makes by assenting to a proposal of `previous`'s answer, if any.
         `weighing`: the sentences of the turn the sentence reader reads as discussion; a reply without
@@ -128,12 +138,19 @@ class AssentReader:
         them (a sentence of `weighing` naming words of the options: "Roo vs. tolerant CSV, still
         open"), selects none. `deferring`: the sentences the reader reads as putting the decision off
         (`Reading.deferred`); a reply whose assenting sentence is one of them ("嗯，先放着，下周和 DBA
-        开会再说。", "ok, let's table this until Monday") decides nothing."""
+        开会再说。", "ok, let's table this until Monday") decides nothing. `acting`: the sentences the
+        reader reads as asking for one act now (`Reading.once`); a reply whose assenting sentence is one
+        of them ("好，先在 feature/x 分支上跑一次看看。", "yeah generate them." after "Want me to generate
+        the commands for those 9?") takes up an act, not a standing proposal, and decides nothing — unless
+        it selects or points at an option (`Reply.points`: "第二個" reads like a one-off edit of an item
+        and still selects)."""
         reply = self.reply(turn, previous)
         if reply is None or previous is None:
             return None
-        if any(reply.quote.strip() in s or s.strip() in reply.quote for s in deferring if s.strip()):
+        if any(_holds(reply.quote, s) for s in deferring):
             return None  # its turn is read as any other: a deferral states nothing
+        if not reply.points and any(_holds(reply.quote, s) for s in acting):
+            return None  # its turn is read as any other: a request for one act now states nothing
         answer = previous.assistant_text or ""
         if reply.own is None and not reply.quoted and self._weighs(answer, reply, weighing):
             return None  # its turn is read as any other: the weighing is the discussion to keep
@@ -194,7 +211,7 @@ class AssentReader:
         if selecting is not None:  # "yes both", "第二个", "a but not b", "Caffeine 吧": a selection
             sentence, _ = selecting
             rest = _without(turn, sentence)
-            return Reply(turn, proposals, quoted, sentence, sentence.strip(), None, rest, reading)
+            return Reply(turn, proposals, quoted, sentence, sentence.strip(), None, rest, reading, points=True)
         if self._bare(text, proposals, previous.assistant_text):
             quote = _longest_piece(text) if quoted else text.strip()
             return Reply(turn, proposals, quoted, text, quote, None, None, reading)
@@ -211,7 +228,7 @@ class AssentReader:
         pointing = self.pointing(first, previous.assistant_text)
         if pointing is not None:  # "BreakBeforeBraces 那个可以", "the second one, yes": the words only point
             clause, head = pointing
-            return Reply(turn, proposals, quoted, head, clause, None, _without(turn, clause), reading)
+            return Reply(turn, proposals, quoted, head, clause, None, _without(turn, clause), reading, points=True)
         prefix = self.assent_prefix(first)
         own = first[len(prefix) :].strip(_TRIM)
         if not prefix or not self.lexicon.anchor_tokens(own) or not self.lexicon.passes_gates(first):
@@ -401,6 +418,11 @@ def _not_deciding() -> re.Pattern[str]:
     words = [w for key in ("gratitude", "own_step") for lang, ws in data[key].items() for w in ws]
     parts = [re.escape(fold(w)) if CJK_RUN.search(w) else rf"\b{re.escape(fold(w))}\b" for w in words]
     return re.compile("|".join(sorted(parts, key=len, reverse=True)))
+
+
+def _holds(quote: str, sentence: str) -> bool:
+    """The assenting `quote` and a read `sentence` of its turn hold one another."""
+    return bool(sentence.strip()) and (quote.strip() in sentence or sentence.strip() in quote)
 
 
 def floored(bare: bool, reading: AssentReading) -> bool:

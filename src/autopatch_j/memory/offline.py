@@ -107,12 +107,14 @@ class RulesExtractor:
             before = raw.predecessor(original)
             readings = self._readings(raw, turn)
             # a reply weighing the options it answers ("… vs. tolerant CSV, still open") selects none,
-            # and so does one putting the decision off ("嗯，先放着，下周和 DBA 开会再说。")
+            # and so does one putting the decision off ("嗯，先放着，下周和 DBA 开会再说。") or, pointing at
+            # no option, asking for one act now ("好，先在 feature/x 分支上跑一次看看。")
             weighing = [s for s, reading in (readings or {}).items() if reading.label == DISCUSSION_READ]
             deferring = [s for s, reading in (readings or {}).items() if reading.deferred]
+            acting = [s for s, reading in (readings or {}).items() if reading.once]
             assent = self.relays.read(original, turn, (before.assistant_text or "") if before else "")
             assent = assent or self.relays.items(original, turn, before)  # items of a document pasted before
-            assent = assent or self.assent.read(turn, previous, weighing=weighing, deferring=deferring)
+            assent = assent or self.assent.read(turn, previous, weighing=weighing, deferring=deferring, acting=acting)
             rest: Turn | None = turn
             if assent is not None:  # what an assent decides; the rest of its turn is read as any other
                 candidates.extend(assent.candidates)

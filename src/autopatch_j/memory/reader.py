@@ -66,6 +66,8 @@ RETIREMENT = "retirement"
 NONE = "none"
 #: The finer label (a not-memory's `why`) of a sentence that puts the decision off ("先放着，下周再说").
 DEFERRED = "deferred"
+#: The finer label of a request for one act on the instance in view now ("先在 feature/x 分支上跑一次看看").
+ONE_OFF = "one_off"
 READINGS = (*KINDS, RETIREMENT, NONE)
 #: The reading the validator takes as the user's speech act (`states_in_turn`): stricter than the
 #: reader's own `threshold`, which admits a Stage-1 candidate. Chosen by leave-one-author-out on the
@@ -76,12 +78,15 @@ EVIDENCE_THRESHOLD = 0.6
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What the reader made of one sentence: one of `READINGS`, whether it is a statement read so
-    surely (`ReaderModel.sure_threshold`) that the hard gates do not overrule it, and whether its
-    likeliest finer label is `DEFERRED` (it puts a decision off: an assent it opens decides nothing)."""
+    surely (`ReaderModel.sure_threshold`) that the hard gates do not overrule it, whether its likeliest
+    finer label is `DEFERRED` (it puts a decision off: an assent it opens decides nothing) and whether
+    it is `ONE_OFF` (it asks for one act now: an assent it opens, pointing at no option, decides
+    nothing)."""
 
     label: str
     sure: bool = False
     deferred: bool = False
+    once: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,19 +291,21 @@ class ReaderModel:
 
     def reading(self, feats: dict[str, float]) -> Reading:
         """`read`'s label, sure when a statement's summed probability reaches `sure_threshold`,
-        deferred when `DEFERRED` is the likeliest finer label."""
+        deferred when `DEFERRED` is the likeliest finer label, once when `ONE_OFF` is."""
         fine = self.finer(feats)
-        deferred = max(fine, key=fine.__getitem__) == DEFERRED
+        top = max(fine, key=fine.__getitem__)
+        deferred, once = top == DEFERRED, top == ONE_OFF
         p = dict.fromkeys(READINGS, 0.0)
         for label, q in fine.items():
             p[label if label in p else NONE] += q
         stated = p[STATEMENTS[0]] + p[STATEMENTS[1]]
         if stated >= self.threshold:
             label = max(STATEMENTS, key=lambda kind: p[kind])
-            return Reading(label, sure=stated >= self.sure_threshold, deferred=deferred)
+            return Reading(label, sure=stated >= self.sure_threshold, deferred=deferred, once=once)
         if p[RETIREMENT] >= self.retirement_threshold:
-            return Reading(RETIREMENT, deferred=deferred)
-        return Reading(KINDS[2] if p[KINDS[2]] >= self.discussion_threshold else NONE, deferred=deferred)
+            return Reading(RETIREMENT, deferred=deferred, once=once)
+        label = KINDS[2] if p[KINDS[2]] >= self.discussion_threshold else NONE
+        return Reading(label, deferred=deferred, once=once)
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> ReaderModel:
