@@ -420,6 +420,7 @@ CASE_FILES = (
     "fleet", "ward", "storefront", "live_ops", "grid_ops", "meter_ops", "ramp_ops", "campus_refs", "public_halves",
     "ledger_labels", "ledger_counts", "ledger_json", "course_links", "tool_envelopes",
     "rotation_tables", "install_banners", "dairy_ops", "ferry_ops", "courier_ops", "vault_ops", "clinic_refs",
+    "water_ops",
 )  # fmt: skip
 CASES = ROOT / "tests" / "cloud" / "data"
 
