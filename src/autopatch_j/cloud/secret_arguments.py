@@ -7,6 +7,9 @@ judge (`secret_judge`) without a key's word:
 * `cipher_key`: the value's bytes, as hex or padded base64, are exactly the key a cipher named beside
   it takes (`key = <64 hex>` a line above or below `alg = AES-256-GCM`): a field-encryption key in
   a configuration, whatever its key is called.
+* `after_account`: the value ends a `label : value` line right under a line of the same block whose
+  value is an account (`login   : admin@site-02` over `initial : <value>`, an installer's output):
+  the account's password, whatever its label says.
 """
 
 from __future__ import annotations
@@ -59,3 +62,27 @@ def cipher_key(view: str, start: int, end: int) -> bool:
         if int(found.group("bits")) == bits:
             return True
     return False
+
+
+# a line of a block: its indent, a label of words, blanks, a colon, blanks (`    initial : `)
+_LABEL_LINE = re.compile(r"(?P<indent>[ \t]*+)[A-Za-z][\w .-]{0,30}+[ \t]*+[:：][ \t]*+")
+# … whose value is an account, a name at a host (`    login   : admin@site-02`)
+_ACCOUNT_LINE = re.compile(
+    r"(?P<indent>[ \t]*+)[A-Za-z][\w .-]{0,30}+[ \t]*+[:：][ \t]*+[\w.+-]{1,64}+@[\w.-]{1,128}+[ \t]*+"
+)
+ACCOUNT_REACH = 200
+
+
+def after_account(view: str, start: int) -> bool:
+    """The value at `start` follows a label and its colon at the start of its line, and the line
+    before, as indented, holds a label and an account (`name@host`) only. Reads at most
+    `ACCOUNT_REACH` characters of each line."""
+    line_start = view.rfind("\n", max(0, start - ACCOUNT_REACH), start) + 1
+    if line_start == 0:
+        return False
+    label = _LABEL_LINE.fullmatch(view, line_start, start)
+    if label is None:
+        return False
+    previous_start = view.rfind("\n", max(0, line_start - 1 - ACCOUNT_REACH), line_start - 1) + 1
+    account = _ACCOUNT_LINE.fullmatch(view, previous_start, line_start - 1)
+    return account is not None and account.group("indent") == label.group("indent")

@@ -49,7 +49,8 @@ printed (`printed`, read as `announced_secret`), a here-string given to a comman
 secret (`stdin_secret`: `sign.sh --passphrase-stdin <<< '…'`), a DES key's hex beside its check
 value or its form under a master key (`check_value`: `secret_check_values`), hex or padded base64
 of exactly the key a cipher named beside it takes (`cipher_key`: `<64 hex>` beside `AES-256-GCM`,
-`secret_arguments`), and a member of a JSON
+`secret_arguments`), a value under a label on the line after an account's (`after_account`:
+`login : admin@site` over `initial : <value>`), and a member of a JSON
 Web Key (`jwk_member`): a private one (`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public
 one (`"n"`, `"x"`) is not judged; nor is a value whose label names a digest before a bracketed aside
 (`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`), nor a value followed by an aside denying
@@ -88,7 +89,7 @@ from functools import cache
 from importlib import resources
 from typing import Protocol
 
-from autopatch_j.cloud.secret_arguments import after_option_value, cipher_key
+from autopatch_j.cloud.secret_arguments import after_account, after_option_value, cipher_key
 from autopatch_j.cloud.secret_candidates import CONTEXT, Candidate, candidates
 from autopatch_j.cloud.secret_check_values import beside_check_value
 from autopatch_j.cloud.secret_key_words import (
@@ -206,6 +207,8 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
         out["key_ends_benign"] = 1.0  # `-field=db_password <path>`: the option's value is no key of this argument
     if end is not None and cipher_key(view, start, end):
         out["cipher_key"] = 1.0  # `<64 hex>` beside `alg = AES-256-GCM`: the key the named cipher takes
+    if view[start - 1 : start] in (" ", "\t", ":", "：") and after_account(view, start):
+        out["after_account"] = 1.0  # `login : admin@site` over `initial : <value>`: the account's password
     if end is not None:
         call_argument(view, start, end, out)
         if code_literal(view, start, end):
@@ -258,6 +261,7 @@ _WEAK = (
     "check_value",
     "after_app_id",
     "cipher_key",
+    "after_account",
 )
 _FLAG = ("short_flag",)
 _CALL = ("call_arg", "code_literal", "header_value", "table_value")
@@ -298,7 +302,7 @@ CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
     | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
     | {"query_random", "key_noun", "stdin_secret", "jwk_private", "short_flag", "table_value", "check_value"}
-    | {"after_app_id", "cipher_key"}
+    | {"after_app_id", "cipher_key", "after_account"}
 )
 
 
@@ -357,7 +361,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
         return True
     if values_column(view, start) is not None or beside_check_value(view, start, end):
         return True
-    if presented(view, start, end) or cipher_key(view, start, end):
+    if presented(view, start, end) or cipher_key(view, start, end) or after_account(view, start):
         return True
     return quoted_literal(view, start, end) and "(" in view[max(0, start - CALL_REACH) : start]
 
