@@ -5,7 +5,7 @@
 Examples: every judge candidate and every span a key-word rule finds (`redaction.findings`) in the
 tuning sets `eval/secrets/s*/secrets.json.gz`, both halves of `eval/secrets/measured/s13` and of
 `eval/secrets/measured/s14` (each half an author of its own) and the whole of
-`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18` … `s42` (`HALVES`) — a secret when it
+`eval/secrets/measured/s15`, `s17`, `eval/secrets/heldout/s18` … `s43` (`HALVES`) — a secret when it
 overlaps one of the case's `must_not_contain` pieces, no secret when it is in a look-alike or
 overlaps nothing a rule finds — and, as bulk text with no secret, the candidates that no rule
 touches in the paragraphs of the package's source and `docs/` and the strings of the realistic
@@ -54,7 +54,7 @@ from autopatch_j.quality.secret_halves import half  # noqa: E402
 AUTHORS = (
     "s1", "s2", "s3", "s4", "s5", "s6", "s8", "s9", "s10", "s11", "s12", "s13A", "s13B", "s14A", "s14B", "s15",
     "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31",
-    "s32", "s33", "s34", "s35", "s36", "s37", "s38", "s39", "s40", "s41", "s42",
+    "s32", "s33", "s34", "s35", "s36", "s37", "s38", "s39", "s40", "s41", "s42", "s43",
 )  # fmt: skip
 # an author read from a measured set, whole or one half of it (`bench/secret_heldout.py --half`)
 HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
@@ -89,6 +89,7 @@ HALVES: dict[str, tuple[str, Literal["A", "B"] | None]] = {
     "s40": ("heldout/s40", None),
     "s41": ("heldout/s41", None),
     "s42": ("heldout/s42", None),
+    "s43": ("heldout/s43", None),
 }
 FORMS = ("plain", "json_escaped", "url_encoded", "wrapped", "quoted", "zh_labelled")
 FP_BUDGET = 0.005
@@ -419,6 +420,7 @@ CASE_FILES = (
     "fleet", "ward", "storefront", "live_ops", "grid_ops", "meter_ops", "ramp_ops", "campus_refs", "public_halves",
     "ledger_labels", "ledger_counts", "ledger_json", "course_links", "tool_envelopes",
     "rotation_tables", "install_banners", "dairy_ops", "ferry_ops", "courier_ops", "vault_ops", "clinic_refs",
+    "water_ops",
 )  # fmt: skip
 CASES = ROOT / "tests" / "cloud" / "data"
 

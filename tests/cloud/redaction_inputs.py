@@ -210,4 +210,9 @@ NEW_PLACEMENTS: dict[str, Callable[[int], str]] = {
     "single-quoted key members": lambda n: ("{'kty':'RSA','n':'Ab3dEf9hQ2','d':'Ab3dEf9hQ2','x':'" * n)[:n],
     "integrity digests and ref+ references": lambda n: ("sha512-Ab3dEf9hQ2+/ ref+vault://a/b#/c +ref+x://" * n)[:n],
     "padded base64 query fields": lambda n: ("&a=Ab3dEf9hQ2x4K7m8/Ab3dEf9hQ2x4K7m8+Ab3=&b=Ab3d/Ef9h==" * n)[:n],
+    "keys beside cipher names": lambda n: (("0a1b2c3d" * 8 + " AES-256-GCM aes128-cbc k=" + "Ab3d" * 11) * n)[:n],
+    "options carrying values": lambda n: ("-field=a_secret -f=b_pass Ab3dEf9hQ2 --x=y " * n)[:n],
+    "account lines over labels": lambda n: ("  login : a@b-1\n  initial : Ab3dEf9hQ2-x\n  a : " * n)[:n],
+    "codes in groups and fills": lambda n: ("EN-AB3D5-4TCVE-46U93-KeyA=FFFFFFFFFFFF-KeyB=" * n)[:n],
+    "account commands in single quotes": lambda n: ("xctl users add 'a' 'Ab3dEf9hQ2' 'b' xctl users add '" * n)[:n],
 }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from autopatch_j.cloud.redaction import REDACTED, contains_secret, redact
@@ -103,6 +103,7 @@ def test_prefixed_tokens_never_survive_in_any_context(prefix: str, body: str, be
     value=ALNUM,
 )
 def test_key_value_forms_never_keep_the_value(key: str, sep: str, quote: str, value: str) -> None:
+    assume(len(set(value)) > 1)  # one character repeated is a fill, no secret (`secret_values.placeholder`)
     out = redact(f"config {key}{sep}{quote}{value}{quote} end")
     assert value not in out and key in out
 

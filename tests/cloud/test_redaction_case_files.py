@@ -141,6 +141,11 @@ each with `secrets` — a text, its secret `pieces` and a public part that `surv
   after its English key and a short Chinese predicate (`AppSecret已重置，当前为…`, `SK改成了 …`) goes,
   a commit's hash after the same predicate stays; padded base64 as a query field's whole value goes,
   a path and unpadded base64 of JSON as query values stay.
+- `water_ops`: hex or padded base64 of exactly the key a cipher named beside it takes
+  (`row_dek = <64 hex>` over `cipher = AES-256-GCM`) goes, whatever its key is called; a command's
+  positional argument after an option carrying its own value (`vault kv get -field=rtu_secret
+  kv/…`, also URL-encoded), a nonce of another size beside the cipher and a file's digest beside no
+  cipher stay.
 
 Every secret is also redacted inside a cloud task's JSON tool result, ASCII-escaped or not."""
 
@@ -185,6 +190,7 @@ FILES = (
     "courier_ops",
     "vault_ops",
     "clinic_refs",
+    "water_ops",
 )
 
 

@@ -160,9 +160,11 @@ def test_a_value_cut_at_an_equals_sign_reads_the_same_after_redaction() -> None:
 
 
 def test_digits_assigned_to_a_secret_key_stay_secret_and_a_measure_stays() -> None:
-    """Digits straight after a secret's key are a numeric secret whatever their entropy; a measure
-    is named by its key's last word (`…_ITERATIONS`, `…_ROUNDS`), which the judge reads as no secret."""
-    assert redact("config apikey: 000000000000 end") == "config apikey: [REDACTED] end"
+    """Digits straight after a secret's key are a numeric secret whatever their entropy, but one
+    character repeated is a fill (`secret_values.placeholder`); a measure is named by its key's last
+    word (`…_ITERATIONS`, `…_ROUNDS`), which the judge reads as no secret."""
+    assert redact("config apikey: 000000000017 end") == "config apikey: [REDACTED] end"
+    assert redact("config apikey: 000000000000 end") == "config apikey: 000000000000 end"
     for text in ("PASSWORD_HASH_ITERATIONS=600000", "bcrypt password_rounds: 12"):
         assert redact(text) == text
 

@@ -187,6 +187,9 @@ def test_secrets_without_a_prefix_never_reach_the_result_or_a_table(world: World
         # a JWK's private member as a Python dict; look-alikes: its public members printed that way,
         # integrity digests cut by a wrap, references after `ref+` in a URL-encoded form
         ("redaction_clinic_refs.json", "Print the clinic client notes"),
+        # keys of exactly a named cipher's size under any key; look-alikes: a path after `-field=…`,
+        # a nonce of another size beside the cipher, a digest beside no cipher
+        ("redaction_water_ops.json", "Print the water utility notes"),
     ],
 )
 def test_a_case_file_s_secrets_never_reach_the_result_and_its_look_alikes_stay(

@@ -47,11 +47,16 @@ a call's first argument of digits (`after_app_id`: an SDK's secret beside its ap
 an English copula (`stated`: `… was <value>`), the last field of a file named for a secret a command
 printed (`printed`, read as `announced_secret`), a here-string given to a command whose line names a
 secret (`stdin_secret`: `sign.sh --passphrase-stdin <<< '…'`), a DES key's hex beside its check
-value or its form under a master key (`check_value`: `secret_check_values`), and a member of a JSON
+value or its form under a master key (`check_value`: `secret_check_values`), hex or padded base64
+of exactly the key a cipher named beside it takes (`cipher_key`: `<64 hex>` beside `AES-256-GCM`,
+`secret_arguments`), a value under a label on the line after an account's (`after_account`:
+`login : admin@site` over `initial : <value>`), and a member of a JSON
 Web Key (`jwk_member`): a private one (`"d"`, `"k"`: `jwk_private`) is judged as a secret's value, a public
 one (`"n"`, `"x"`) is not judged; nor is a value whose label names a digest before a bracketed aside
 (`digest_before_aside`: `口令哈希（sha256，不是口令本身）：…`), nor a value followed by an aside denying
-it is a secret (`secret_label_context.denied_after`: `sign=…（签名结果，不是密钥）`), nor a value shown
+it is a secret (`secret_label_context.denied_after`: `sign=…（签名结果，不是密钥）`), nor a command's
+positional argument after an option carrying its own value (`secret_arguments.after_option_value`:
+`-field=db_password <path>`, the option's value names a field), nor a value shown
 under a label — on the line after it or after its colon — that names an identifier or ends in an aside saying what the
 value is (`public_label`: `存储账户（资源 ID）：` / `<resource id>`). The documented public part of a
 credential pair (`secret_public_parts`: a key id, a publishable key, a client id, a signature of a
@@ -84,6 +89,7 @@ from functools import cache
 from importlib import resources
 from typing import Protocol
 
+from autopatch_j.cloud.secret_arguments import after_account, after_option_value, cipher_key
 from autopatch_j.cloud.secret_candidates import CONTEXT, Candidate, candidates
 from autopatch_j.cloud.secret_check_values import beside_check_value
 from autopatch_j.cloud.secret_key_words import (
@@ -197,6 +203,12 @@ def _context_of(view: str, start: int, context_start: int | None, end: int | Non
         out["check_value"] = 1.0  # `MAK_CLEAR=<32 hex>` / `MAK_KCV=7C1E0A`: a key beside its check value
     if end is not None and denied_after(view, start, end, key_lexicon()):
         out["key_ends_benign"] = 1.0  # `sign=<hex>（签名结果，不是密钥）`: an aside after it says it is no secret
+    if after_option_value(view, start):
+        out["key_ends_benign"] = 1.0  # `-field=db_password <path>`: the option's value is no key of this argument
+    if end is not None and cipher_key(view, start, end):
+        out["cipher_key"] = 1.0  # `<64 hex>` beside `alg = AES-256-GCM`: the key the named cipher takes
+    if view[start - 1 : start] in (" ", "\t", ":", "：") and after_account(view, start):
+        out["after_account"] = 1.0  # `login : admin@site` over `initial : <value>`: the account's password
     if end is not None:
         call_argument(view, start, end, out)
         if code_literal(view, start, end):
@@ -248,6 +260,8 @@ _WEAK = (
     "query_random",
     "check_value",
     "after_app_id",
+    "cipher_key",
+    "after_account",
 )
 _FLAG = ("short_flag",)
 _CALL = ("call_arg", "code_literal", "header_value", "table_value")
@@ -288,7 +302,7 @@ CONTEXT_SIGNALS = frozenset(
     {"key_secret", "near_secret", "zh_secret", "colon_fields", "short_flag:p", "next_key_secret", "call_arg", "stated"}
     | {"announced", "url_path_secret", "der_private", "credential_shape", "code_literal", "presented", "header_value"}
     | {"query_random", "key_noun", "stdin_secret", "jwk_private", "short_flag", "table_value", "check_value"}
-    | {"after_app_id"}
+    | {"after_app_id", "cipher_key", "after_account"}
 )
 
 
@@ -347,7 +361,7 @@ def _may_have_signal(view: str, start: int, context_start: int | None, end: int)
         return True
     if values_column(view, start) is not None or beside_check_value(view, start, end):
         return True
-    if presented(view, start, end):
+    if presented(view, start, end) or cipher_key(view, start, end) or after_account(view, start):
         return True
     return quoted_literal(view, start, end) and "(" in view[max(0, start - CALL_REACH) : start]
 

@@ -87,7 +87,11 @@ class KeyLexicon:
         )
 
     def names_secret_as_key(self, key_words: list[str]) -> bool:
-        """The key's last word names a secret: a secret's word or an abbreviation of one."""
+        """The key's last word names a secret: a secret's word or an abbreviation of one. A last word
+        of one letter after it says which of a pair or a set the value is (`KeyA`, `KEY_B_2`,
+        `secret_x`): the word before it is the key's."""
+        if len(key_words) >= 2 and len(key_words[-1]) == 1:
+            key_words = key_words[:-1]
         return bool(key_words) and (key_words[-1] in self.secret_en or key_words[-1] in self.key_abbreviations)
 
 

@@ -237,10 +237,11 @@ def _net_user_passwords(view: str) -> Iterator[Span]:
 
 
 def _command_passwords(command: re.Pattern[str], view: str) -> Iterator[Span]:
-    """The password each match of `command` hands over (its `q` or `s` group), unless it is shorter
-    than four characters, a Windows variable or a placeholder."""
+    """The password each match of `command` hands over (its `q`, `sq` — single-quoted, where the
+    pattern has it — or `s` group), unless it is shorter than four characters, a Windows variable
+    or a placeholder."""
     for match in command.finditer(view):
-        group = "q" if match.group("q") is not None else "s"
+        group = next(name for name in ("q", "sq", "s") if match.groupdict().get(name) is not None)
         value = match.group(group)
         if len(value) < 4 or _WINDOWS_VARIABLE.fullmatch(value) or placeholder(view, value, match.start(group)):
             continue
@@ -249,13 +250,14 @@ def _command_passwords(command: re.Pattern[str], view: str) -> Iterator[Span]:
 
 # a broker's or a service's admin tool adding an account with its password on the command line:
 # `<x>ctl users add <name> <password>` (also `clientid`, `admins`, `passwd`), `rabbitmqctl add_user
-# <name> <password>`, `mosquitto_passwd -b <file> <name> <password>`
+# <name> <password>`, `mosquitto_passwd -b <file> <name> <password>`; the name and the password
+# bare, in double quotes or in a shell's single quotes
 _ACCOUNT_COMMAND = re.compile(
     r"(?i)(?<![\w-])(?:[\w.-]{0,32}?ctl(?:\.exe)?[ \t]++(?:(?:clientid|clients?|users?|usernames?|accounts?|admins?)"
     r"[ \t]++(?:add|create|passwd|set[-_]password)|add_user|change_password)"
     r"|mosquitto_passwd[ \t]++-b[ \t]++[^\s\"']{1,255}+)"
-    r"[ \t]++(?:\"[^\"\r\n]{1,64}+\"|[^\s\"'-][^\s\"']{0,63}+)[ \t]++"
-    r"(?:\"(?P<q>[^\"\r\n]{1,128}+)\"|(?P<s>[^\s\"'*$%<-][^\s\"']{0,127}+))"
+    r"[ \t]++(?:\"[^\"\r\n]{1,64}+\"|'[^'\r\n]{1,64}+'|[^\s\"'-][^\s\"']{0,63}+)[ \t]++"
+    r"(?:\"(?P<q>[^\"\r\n]{1,128}+)\"|'(?P<sq>[^'\r\n]{1,128}+)'|(?P<s>[^\s\"'*$%<-][^\s\"']{0,127}+))"
 )
 
 

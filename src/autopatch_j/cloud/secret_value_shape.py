@@ -375,10 +375,31 @@ _WORD_SEGMENT = re.compile(r"[A-Z]?[a-z]{2,}")
 _REFERENCE = re.compile(r"[A-Z]{1,10}+(?:-(?:[A-Z]{1,10}+|[0-9]{1,12}+)){1,5}+")
 
 
+# a code issued in groups (an enrollment, activation or licence code): maybe a short kind of
+# capitals, then three to six groups of one length, 4 to 6 capitals and digits, 15 characters or
+# more in all, every group but one mixing letters and digits (`EN-MG85D-4TCVE-46U93`; a part
+# number `A100-SXM4-80GB` is shorter, a scheme `AWS4-HMAC-SHA256` has groups of words)
+_GROUPED_CODE = re.compile(r"(?:[A-Z]{1,4}+-)?(?P<groups>[A-Z0-9]{4,6}+(?:-[A-Z0-9]{4,6}+){2,5}+)")
+_MIXED_GROUP = re.compile(r"(?=[^-]*[0-9])(?=[^-]*[A-Z])[A-Z0-9]++")
+
+
+def _grouped_code(value: str) -> bool:
+    found = _GROUPED_CODE.fullmatch(value)
+    if found is None:
+        return False
+    groups = found.group("groups").split("-")
+    if len({len(group) for group in groups}) != 1 or sum(map(len, groups)) < 15:
+        return False
+    return sum(_MIXED_GROUP.fullmatch(group) is None for group in groups) <= 1
+
+
 def credential_shaped(value: str) -> bool:
-    """Whether `value` reads as a credential by its shape alone (see `_KIND_AND_BODY`, `_KIND_DOT_BODY`): its random
+    """Whether `value` reads as a credential by its shape alone: a code issued in groups
+    (`_GROUPED_CODE`), or a kind and a body (`_KIND_AND_BODY`, `_KIND_DOT_BODY`) whose random
     part holds a digit and letters, switches case often or mixes letters and digits throughout, and
     is not mostly pronounceable words (`SettingsManagerV2Helper` is a name)."""
+    if "-" in value and _grouped_code(value):
+        return True
     kind = _KIND_AND_BODY.fullmatch(value) or _KIND_DOT_BODY.fullmatch(value)
     if kind is None:
         return False

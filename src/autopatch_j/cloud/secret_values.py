@@ -107,6 +107,8 @@ _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 
 
 _MASKED = re.compile(r"\*{3}|•{2}|\.{3}|…|x{6}|X{6}")
+# one character eight times or more (`FFFFFFFFFFFF`, `0000000000000000`): a fill or a factory default
+_ONE_CHARACTER = re.compile(r"(.)\1{7,}+")
 
 
 # a value already withheld by someone else: `REDACTED`, `***FILTERED***`, `<hidden>`, `(masked)`
@@ -160,9 +162,9 @@ _IAM_AFTER = frozenset(" \t\r\n\"',]")
 
 def placeholder(view: str, value: str, start: int) -> bool:
     """A value that is no literal secret: a setting, a reference or the name inside one, a path, a
-    docs example key or token, a stand-in, a masked value or a publishable key, an environment variable's
-    name, a secret store's reference, a value encrypted in place (`ENC[…]`), a public payload's
-    digest or an IAM action."""
+    docs example key or token, a stand-in, a masked value or a publishable key, one character
+    repeated (a fill, a factory default), an environment variable's name, a secret store's
+    reference, a value encrypted in place (`ENC[…]`), a public payload's digest or an IAM action."""
     if not value or SETTING.fullmatch(value) or ENV_REF.fullmatch(value) or value.startswith(REDACTED):
         return True
     if _STORE_REF.fullmatch(value) or _MARKED_REF.fullmatch(value) or _INTEGRITY.fullmatch(value):
@@ -195,7 +197,7 @@ def placeholder(view: str, value: str, start: int) -> bool:
         return True
     if len(value) <= 3 and not _ASCII_ALNUM.search(value):  # `')` left of an unclosed quote
         return True
-    if _MASKED.search(value) or _PUBLISHED.match(value):
+    if _MASKED.search(value) or _PUBLISHED.match(value) or _ONE_CHARACTER.fullmatch(value):
         return True
     if view[max(0, start - 4) : start].rstrip(" ")[-2:] in _REF_OPENERS:  # the name inside `${…}`, `{{ … }}`
         return True
