@@ -15,6 +15,9 @@ The shape is read by structure, with the words of `takeback_words.json`:
 The pointer may also open the clause and the named words follow it up to a 的 that ends them, the
 predicate right after ("那个 double 全换 float 的先撤了": the rule that holds "float").
 
+In English the cancelling verb opens a short clause and at most three words after it (an article
+passed over) name the rule, ending the clause ("forget the mailgun upgrade", "scrap polish.").
+
 Without a pointer, a phrase of the clause (a whitespace-separated run of Chinese, not its first) that
 is such a predicate by itself and opens with a negation or a cancelling verb ("算了 remote cache 先不搞了":
 no longer done) names its rule by the words before it in the clause; an action done once ("把旧的 webhook
@@ -53,6 +56,7 @@ class TakebackWords:
     negations: re.Pattern[str]
     fillers: re.Pattern[str]
     cancels: re.Pattern[str]
+    verb_first: re.Pattern[str]
 
 
 @lru_cache(maxsize=1)
@@ -64,8 +68,9 @@ def takeback_words() -> TakebackWords:
     ):
         raise MemoryEngineError("takeback_words.json holds an unknown field or language.")
 
-    def pattern(key: str) -> str:
-        words = sorted({fold(w) for ws in data[key].values() for w in ws}, key=len, reverse=True)
+    def pattern(key: str, language: str | None = None) -> str:
+        lists = [ws for lang, ws in data[key].items() if language in (None, lang)]
+        words = sorted({fold(w) for ws in lists for w in ws}, key=len, reverse=True)
         return "|".join(re.escape(w) for w in words)
 
     return TakebackWords(
@@ -74,7 +79,11 @@ def takeback_words() -> TakebackWords:
         nouns=re.compile(rf"^(?:{pattern('nouns')})"),
         negations=re.compile(rf"^(?:{pattern('negations')})"),
         fillers=re.compile(rf"^(?:{pattern('fillers')})+"),
-        cancels=re.compile(rf"^(?:{pattern('cancels')})"),
+        cancels=re.compile(rf"^(?:{pattern('cancels', 'zh')})"),
+        verb_first=re.compile(
+            rf"^(?:(?:ok|so|and|also|just|pls|please)\W+)*(?:{pattern('cancels', 'en')})\s+(?:the\s+)?"
+            r"(?P<named>[\w./-]+(?:\s+[\w./-]+){0,2})\W*$"
+        ),
     )
 
 
@@ -105,6 +114,9 @@ def named_words(lexicon: Lexicon, sentence: str, *, pointed: bool = False) -> li
                 return named
         if pointed:
             continue
+        english = words.verb_first.match(clause)  # "forget the mailgun upgrade", "scrap polish."
+        if english is not None and lexicon.anchor_tokens(english.group("named")):
+            return english.group("named").split()
         phrases = clause.split()
         for n, phrase in enumerate(phrases[1:], start=1):
             predicate = words.fillers.sub("", phrase)
