@@ -16,7 +16,8 @@ The pointer may also open the clause and the named words follow it up to a 的 t
 predicate right after ("那个 double 全换 float 的先撤了": the rule that holds "float").
 
 In English the cancelling verb opens a short clause and at most three words after it (an article
-passed over) name the rule, ending the clause ("forget the mailgun upgrade", "scrap polish.").
+passed over) name the rule, ending the clause ("forget the mailgun upgrade", "scrap polish."); a
+clause the lexicon reads as retiring by itself ("forget the factory_boy rule") is left to it.
 
 Without a pointer, a phrase of the clause (a whitespace-separated run of Chinese, not its first) that
 is such a predicate by itself and opens with a negation or a cancelling verb ("算了 remote cache 先不搞了":
@@ -114,8 +115,9 @@ def named_words(lexicon: Lexicon, sentence: str, *, pointed: bool = False) -> li
                 return named
         if pointed:
             continue
-        english = words.verb_first.match(clause)  # "forget the mailgun upgrade", "scrap polish."
-        if english is not None and lexicon.anchor_tokens(english.group("named")):
+        # "forget the mailgun upgrade", "scrap polish." ("forget the X rule" is the lexicon's retirement)
+        english = words.verb_first.match(clause)
+        if english is not None and lexicon.anchor_tokens(english.group("named")) and not lexicon.retires(clause):
             return english.group("named").split()
         phrases = clause.split()
         for n, phrase in enumerate(phrases[1:], start=1):
