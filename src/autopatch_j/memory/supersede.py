@@ -48,7 +48,6 @@ from autopatch_j.memory.alternatives import Alternatives, default_alternatives
 from autopatch_j.memory.batches import RelatedItem, rule_stated_in
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
-from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.joining import JoiningModel, default_joining_model, join_features
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.ordinals import item_label
@@ -56,10 +55,10 @@ from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
-from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words
+from autopatch_j.memory.takebacks import holds_named, joined_with_another, named_rule, named_words
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
-from autopatch_j.memory.value_targets import latest_count_rule
+from autopatch_j.memory.value_targets import latest_count_rule, names_beyond
 from autopatch_j.memory.values import values, words_besides_values
 
 # "so" opening a clause joins it to what came before: a connective, not a word pointing back.
@@ -376,6 +375,8 @@ class SubjectReader:
                 found = likeliest
             if likeliest.item.kind is not MemoryKind.DISCUSSION_CONTEXT and not self.takes_back(candidate):
                 found = self._settled(new, related, likelihood, olds) or found
+                if found is not None and not holds_named(self.lexicon, _said(candidate), _stored(found)):
+                    found = None  # "之前说 X 的那条也取消，…" replaces the rule holding X, if any
         if found is None:
             # Of the rules naming a tool it replaces: one of its kind first, then the likeliest, then the latest.
             found = max(
@@ -478,7 +479,7 @@ class SubjectReader:
 
         def by_count() -> RelatedItem | None:
             return latest_count_rule(
-                candidate, said, related, taken, stored=_stored, names_beyond=_names_beyond, differ=self.differ
+                candidate, said, related, taken, stored=_stored, names_beyond=names_beyond, differ=self.differ
             )
 
         if not mine or words_besides_values(said) > TERSE_WORDS:
@@ -491,7 +492,7 @@ class SubjectReader:
             return (
                 any(kind in types for kind, _ in theirs)
                 and not mine <= theirs
-                and not _names_beyond(said, old)  # "for ga4 only — 30 and 48 hours" is another rule's
+                and not names_beyond(said, old)  # "for ga4 only — 30 and 48 hours" is another rule's
                 and not self.differ(said, old)
             )
 
@@ -550,19 +551,6 @@ class SubjectReader:
                 free = subject_key(f"{name} {candidate.id}")
         named.add(free)
         return free
-
-
-def _is_name(key: str) -> bool:
-    """A key naming a thing by letters and digits ("ga4", "k8s") or a code identifier joining words with
-    an underscore ("so_sndtimeo", "max_conn"), not a value ("int64", "45s")."""
-    lettered = any(ch.isalpha() for ch in key)
-    joined = "_" in key.strip("_")
-    return lettered and (joined or any(ch.isdigit() for ch in key)) and not values(key)
-
-
-def _names_beyond(new: str, old: str) -> bool:
-    """`new` names a thing (`_is_name`) that `old` does not."""
-    return not {key for key in text_keys(new) if _is_name(key)} <= set(text_keys(old))
 
 
 def _stored(related: RelatedItem) -> str:

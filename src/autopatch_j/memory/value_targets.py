@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Set
 
 from autopatch_j.memory.batches import RelatedItem
+from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole
-from autopatch_j.memory.values import slots, words_beside_slots
+from autopatch_j.memory.values import slots, values, words_beside_slots
 
 #: The most a terse value says besides its values (`values.words_beside_slots`).
 TERSE_VALUE_WORDS = 3.0
@@ -43,7 +44,7 @@ def latest_count_rule(
 ) -> RelatedItem | None:
     """The latest rule of `related` that `candidate` (what its user said: `said`) revises by a terse
     value when that rule holds a bare count, or None. `stored` gives what a related memory's user
-    said; `names_beyond(new, old)` whether `new` names a thing `old` does not."""
+    said; `names_beyond(new, old)` whether `new` names a thing `old` does not (`names_beyond`)."""
     new = slots(said)
     if not new or any(mark in said for mark in _QUESTION) or words_beside_slots(said) > TERSE_VALUE_WORDS:
         return None
@@ -62,3 +63,16 @@ def latest_count_rule(
     if names_beyond(said, old) or differ(said, old):
         return None
     return latest
+
+
+def names_beyond(new: str, old: str) -> bool:
+    """`new` names a thing (`is_name`) that `old` does not."""
+    return not {key for key in text_keys(new) if is_name(key)} <= set(text_keys(old))
+
+
+def is_name(key: str) -> bool:
+    """A key naming a thing by letters and digits ("ga4", "k8s") or a code identifier joining words with
+    an underscore ("so_sndtimeo", "max_conn"), not a value ("int64", "45s")."""
+    lettered = any(ch.isalpha() for ch in key)
+    joined = "_" in key.strip("_")
+    return lettered and (joined or any(ch.isdigit() for ch in key)) and not values(key)
