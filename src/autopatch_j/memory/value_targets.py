@@ -11,7 +11,8 @@ bare number may be a count or an id, so it is not matched by type across the sto
   the user stated it at most `DISCUSSION_TURNS` turns before the statement (a report or an answer in
   between is still the same discussion);
 - that rule holds a bare count (`values.slots` kind `count`) and no value the statement gives (a value
-  it repeats names the old one, it is no revision);
+  it repeats names the old one, it is no revision); a typed new value takes the place only of a count
+  with no word after it ("keep 14"), not of one counting a thing ("重试 3 次");
 - the statement names no thing the rule does not name (`names`, an identifier such as "ga4"), and it
   is on no other subject of the lexicon's table (`differ`).
 """
@@ -23,7 +24,7 @@ from collections.abc import Callable, Set
 from autopatch_j.memory.batches import RelatedItem
 from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole
-from autopatch_j.memory.values import slots, values, words_beside_slots
+from autopatch_j.memory.values import slots, values, words_around, words_beside_slots
 
 #: The most a terse value says besides its values (`values.words_beside_slots`).
 TERSE_VALUE_WORDS = 3.0
@@ -58,7 +59,11 @@ def latest_count_rule(
         return None
     old = stored(latest)
     theirs = slots(old)
-    if not any(s.kind == "count" for s in theirs) or {s.value for s in new} & {s.value for s in theirs}:
+    # a typed value takes the place of a bare count only ("keep 14" → "7 days"), not of one counting a
+    # thing ("重试 3 次" is no duration)
+    typed = any(s.kind != "count" for s in new)
+    counts = [s for s in theirs if s.kind == "count" and not (typed and words_around(old, s)[1])]
+    if not counts or {s.value for s in new} & {s.value for s in theirs}:
         return None
     if names_beyond(said, old) or differ(said, old):
         return None
