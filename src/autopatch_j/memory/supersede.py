@@ -23,7 +23,9 @@ applies it to the offline extractor's candidates and to the related active memor
   another turn;
 - failing those, a statement that says little but a value ("make it 45s", "改 1.5s": at most
   TERSE_WORDS words besides its values) revises the latest related rule holding a value of its type with
-  another value (`values.py`) — Stage 2 relates the rules changed last for this (`batches.py`);
+  another value (`values.py`) — Stage 2 relates the rules changed last for this (`batches.py`); a
+  bare count, or a value of a type no rule holds, revises the rule under discussion when it holds a
+  count (`value_targets.py`);
 - a sentence that only drops a standing rule and was read as no statement — the sentence reader
   read it as a retirement ("emoji 那条算了"), or the lexicon's retiring correction names it ("forget
   the staging-first rule", "别再管那个限制了") — becomes a *retirement* candidate (subject
@@ -46,7 +48,6 @@ from autopatch_j.memory.alternatives import Alternatives, default_alternatives
 from autopatch_j.memory.batches import RelatedItem, builds_on, rule_stated_in
 from autopatch_j.memory.consolidation import subject_key
 from autopatch_j.memory.contracts import CandidateOut, SourceOut
-from autopatch_j.memory.index import text_keys
 from autopatch_j.memory.joining import JoiningModel, default_joining_model, join_features
 from autopatch_j.memory.lexicon import Lexicon
 from autopatch_j.memory.ordinals import item_label
@@ -54,9 +55,10 @@ from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
-from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words, names_unstored
+from autopatch_j.memory.takebacks import holds_named, joined_with_another, named_rule, named_words, names_unstored
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
+from autopatch_j.memory.value_targets import latest_count_rule, names_beyond
 from autopatch_j.memory.values import values, words_besides_values
 
 # "so" opening a clause joins it to what came before: a connective, not a word pointing back.
@@ -390,6 +392,8 @@ class SubjectReader:
                 found = likeliest
             if likeliest.item.kind is not MemoryKind.DISCUSSION_CONTEXT and not self.takes_back(candidate):
                 found = self._settled(new, related, likelihood, olds) or found
+                if found is not None and not holds_named(self.lexicon, _said(candidate), _stored(found)):
+                    found = None  # "之前说 X 的那条也取消，…" replaces the rule holding X, if any
         if found is None:
             # Of the rules naming a tool it replaces: one of its kind first, then the likeliest, then the latest.
             found = max(
@@ -482,13 +486,22 @@ class SubjectReader:
         """A statement that says little but a value ("make it 45s", "改 1.5s", "20.11 everywhere": at
         most TERSE_WORDS words besides its values) revises the latest preference or decision holding a
         value of that type with another value (`values.py`; a bare number, which may be a count or an
-        id, is not such a value) — unless it names a thing the rule does not."""
+        id, is not such a value) — unless it names a thing the rule does not; a bare count, or a value
+        of a type no rule holds, revises the rule under discussion holding a count
+        (`value_targets.latest_count_rule`)."""
         said = _said(candidate)
         mine = {value for value in values(said) if value[0] != "number"}  # a bare number may be a count or an id
-        if not mine or self.takes_back(candidate) or words_besides_values(said) > TERSE_WORDS:
+        if self.takes_back(candidate):
             return None
+
+        def by_count() -> RelatedItem | None:
+            return latest_count_rule(
+                candidate, said, related, taken, stored=_stored, names_beyond=names_beyond, differ=self.differ
+            )
+
+        if not mine or words_besides_values(said) > TERSE_WORDS:
+            return by_count()  # a bare count: only the subject under discussion
         types = {kind for kind, _ in mine}
-        names = {key for key in text_keys(said) if _is_name(key)}
 
         def revised(r: RelatedItem) -> bool:
             old = _stored(r)
@@ -496,11 +509,11 @@ class SubjectReader:
             return (
                 any(kind in types for kind, _ in theirs)
                 and not mine <= theirs
-                and names <= set(text_keys(old))  # "for ga4 only — 30 and 48 hours" is another rule's
+                and not names_beyond(said, old)  # "for ga4 only — 30 and 48 hours" is another rule's
                 and not self.differ(said, old)
             )
 
-        return max(
+        typed = max(
             (
                 r
                 for r in related
@@ -509,6 +522,7 @@ class SubjectReader:
             key=lambda r: r.item.memory_id,
             default=None,
         )
+        return typed or by_count()  # a value of a type no rule holds
 
     def _new(self, candidate: Candidate) -> Callable[[MemoryKind], Statement]:
         """`candidate` as the new side of a pair, given the old side's kind. A candidate that only
@@ -554,14 +568,6 @@ class SubjectReader:
                 free = subject_key(f"{name} {candidate.id}")
         named.add(free)
         return free
-
-
-def _is_name(key: str) -> bool:
-    """A key naming a thing by letters and digits ("ga4", "k8s") or a code identifier joining words with
-    an underscore ("so_sndtimeo", "max_conn"), not a value ("int64", "45s")."""
-    lettered = any(ch.isalpha() for ch in key)
-    joined = "_" in key.strip("_")
-    return lettered and (joined or any(ch.isdigit() for ch in key)) and not values(key)
 
 
 def _stored(related: RelatedItem) -> str:

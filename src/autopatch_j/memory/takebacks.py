@@ -15,6 +15,10 @@ The shape is read by structure, with the words of `takeback_words.json`:
 The pointer may also open the clause and the named words follow it up to a 的 that ends them, the
 predicate right after ("那个 double 全换 float 的先撤了": the rule that holds "float").
 
+In English the cancelling verb opens a short clause and at most three words after it (an article
+passed over) name the rule, ending the clause ("forget the mailgun upgrade", "scrap polish."); a
+clause the lexicon reads as retiring by itself ("forget the factory_boy rule") is left to it.
+
 Without a pointer, a phrase of the clause (a whitespace-separated run of Chinese, not its first) that
 is such a predicate by itself and opens with a negation or a cancelling verb ("算了 remote cache 先不搞了":
 no longer done) names its rule by the words before it in the clause; an action done once ("把旧的 webhook
@@ -55,6 +59,7 @@ class TakebackWords:
     negations: re.Pattern[str]
     fillers: re.Pattern[str]
     cancels: re.Pattern[str]
+    verb_first: re.Pattern[str]
 
 
 @lru_cache(maxsize=1)
@@ -66,8 +71,9 @@ def takeback_words() -> TakebackWords:
     ):
         raise MemoryEngineError("takeback_words.json holds an unknown field or language.")
 
-    def pattern(key: str) -> str:
-        words = sorted({fold(w) for ws in data[key].values() for w in ws}, key=len, reverse=True)
+    def pattern(key: str, language: str | None = None) -> str:
+        lists = [ws for lang, ws in data[key].items() if language in (None, lang)]
+        words = sorted({fold(w) for ws in lists for w in ws}, key=len, reverse=True)
         return "|".join(re.escape(w) for w in words)
 
     return TakebackWords(
@@ -76,7 +82,11 @@ def takeback_words() -> TakebackWords:
         nouns=re.compile(rf"^(?:{pattern('nouns')})"),
         negations=re.compile(rf"^(?:{pattern('negations')})"),
         fillers=re.compile(rf"^(?:{pattern('fillers')})+"),
-        cancels=re.compile(rf"^(?:{pattern('cancels')})"),
+        cancels=re.compile(rf"^(?:{pattern('cancels', 'zh')})"),
+        verb_first=re.compile(
+            rf"^(?:(?:ok|so|and|also|just|pls|please)\W+)*(?:{pattern('cancels', 'en')})\s+(?:the\s+)?"
+            r"(?P<named>[\w./-]+(?:\s+[\w./-]+){0,2})\W*$"
+        ),
     )
 
 
@@ -107,6 +117,10 @@ def named_words(lexicon: Lexicon, sentence: str, *, pointed: bool = False) -> li
                 return named
         if pointed:
             continue
+        # "forget the mailgun upgrade", "scrap polish." ("forget the X rule" is the lexicon's retirement)
+        english = words.verb_first.match(clause)
+        if english is not None and lexicon.anchor_tokens(english.group("named")) and not lexicon.retires(clause):
+            return english.group("named").split()
         phrases = clause.split()
         for n, phrase in enumerate(phrases[1:], start=1):
             predicate = words.fillers.sub("", phrase)
@@ -136,6 +150,14 @@ def held_run(lexicon: Lexicon, named: Sequence[str], rule: str) -> int:
             break
         run += 1
     return run
+
+
+def holds_named(lexicon: Lexicon, sentence: str, rule: str) -> bool:
+    """`rule` holds a word that a take-back in `sentence` names its rule by (`named_words`), or
+    `sentence` names none: a revision saying which rule it replaces ("之前说 cards 要 pack together 的那条也
+    取消，让 group 自己决定") replaces no rule lacking those words."""
+    named = named_words(lexicon, sentence)
+    return not named or held_run(lexicon, named, rule) > 0
 
 
 def joined_with_another(lexicon: Lexicon, sentence: str, quotes: Sequence[str]) -> bool:
