@@ -55,7 +55,7 @@ from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
-from autopatch_j.memory.takebacks import holds_named, joined_with_another, named_rule, named_words, names_unstored
+from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words, names_unstored
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 from autopatch_j.memory.value_targets import latest_count_rule, names_beyond
@@ -392,8 +392,6 @@ class SubjectReader:
                 found = likeliest
             if likeliest.item.kind is not MemoryKind.DISCUSSION_CONTEXT and not self.takes_back(candidate):
                 found = self._settled(new, related, likelihood, olds) or found
-                if found is not None and not holds_named(self.lexicon, _said(candidate), _stored(found)):
-                    found = None  # "之前说 X 的那条也取消，…" replaces the rule holding X, if any
         if found is None:
             # Of the rules naming a tool it replaces: one of its kind first, then the likeliest, then the latest.
             found = max(

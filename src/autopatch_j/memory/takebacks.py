@@ -152,14 +152,6 @@ def held_run(lexicon: Lexicon, named: Sequence[str], rule: str) -> int:
     return run
 
 
-def holds_named(lexicon: Lexicon, sentence: str, rule: str) -> bool:
-    """`rule` holds a word that a take-back in `sentence` names its rule by (`named_words`), or
-    `sentence` names none: a revision saying which rule it replaces ("之前说 cards 要 pack together 的那条也
-    取消，让 group 自己决定") replaces no rule lacking those words."""
-    named = named_words(lexicon, sentence)
-    return not named or held_run(lexicon, named, rule) > 0
-
-
 def joined_with_another(lexicon: Lexicon, sentence: str, quotes: Sequence[str]) -> bool:
     """The rule stored from `quotes` holds a clause that states a rule of its own (an explicit speech
     act) and none of the words of the take-back `sentence`: it was stored joined with another rule
