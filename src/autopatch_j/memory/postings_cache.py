@@ -46,7 +46,7 @@ from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.scoring import best_postings, best_products, qualifying
 from autopatch_j.memory.term_order import Holder, candidates_of, first_answers, ordered_holders
 from autopatch_j.memory.terms import normalize, prefix_end
-from autopatch_j.memory.text import CJK_GLOB
+from autopatch_j.memory.text import has_cjk
 
 #: Postings one search may read into the copy; a search needing more is ranked in SQL.
 LOAD_ROWS = 4096
@@ -88,14 +88,14 @@ WHERE t.items > 0 AND t.term <> '' AND (SELECT sum(items) FROM memory_term_stats
 
 _ALL_ROWS_SQL = """
 SELECT i.id, i.status, i.kind, i.thread_id, i.updated_at,
-    (SELECT d.terms FROM memory_search_docs d WHERE d.item_id = i.id), i.title GLOB :cjk_glob, i.memory_id, i.title,
+    (SELECT d.terms FROM memory_search_docs d WHERE d.item_id = i.id), i.memory_id, i.title,
     substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords, i.subject
 FROM memory_items i WHERE i.id IN (SELECT item_id FROM memory_postings)
 """
 
 _ROWS_SQL = """
 SELECT i.id, i.status, i.kind, i.thread_id, i.updated_at,
-    (SELECT d.terms FROM memory_search_docs d WHERE d.item_id = i.id), i.title GLOB :cjk_glob, i.memory_id, i.title,
+    (SELECT d.terms FROM memory_search_docs d WHERE d.item_id = i.id), i.memory_id, i.title,
     substr(i.content, 1, :synopsis_chars) AS synopsis, i.aliases, i.keywords, i.subject
 FROM json_each(:ids) j CROSS JOIN memory_items i ON i.id = j.value
 """
@@ -106,7 +106,7 @@ Metadata = tuple[str, ...]
 """A hit's title, aliases, keywords and subject, normalized (`terms.normalize`), the empty ones left out."""
 #: An item as a search needs it: in every scope (an active preference or decision), the thread whose
 #: scope holds it (an active discussion), its `updated_at`, its hit row, its indexed keys and whether
-#: its title holds a CJK character (read in SQL with the row, as the ranking statement reads it).
+#: its title holds a CJK character (read once, with the row).
 _ItemRow = tuple[bool, int | None, float, HitRow, int, bool]
 #: Whether a candidate answers the query, from its summed term weights, the query terms it holds and
 #: its indexed keys (memory/qualifier.py via search.py).
@@ -507,11 +507,11 @@ def rank_in_python(
         every = copy.whole and not copy.whole_rows  # a store read whole: every posted item's row, once
         copy.whole_rows |= every
         sql, params = (
-            (_ALL_ROWS_SQL, {"synopsis_chars": synopsis_chars, "cjk_glob": CJK_GLOB})
+            (_ALL_ROWS_SQL, {"synopsis_chars": synopsis_chars})
             if every
-            else (_ROWS_SQL, {"ids": _json(missing), "synopsis_chars": synopsis_chars, "cjk_glob": CJK_GLOB})
+            else (_ROWS_SQL, {"ids": _json(missing), "synopsis_chars": synopsis_chars})
         )
-        for item_id, status, kind, thread, updated_at, keys, title_cjk, memory_id, *row in conn.execute(sql, params):
+        for item_id, status, kind, thread, updated_at, keys, memory_id, *row in conn.execute(sql, params):
             active = status == "active"
             # (in every scope, the thread whose scope holds it, its order, its hit row, its keys, its title's script)
             found[item_id] = (
@@ -520,7 +520,7 @@ def rank_in_python(
                 updated_at,
                 (memory_id, kind, *row),
                 keys or 0,
-                bool(title_cjk),
+                has_cjk(row[0]),  # the title: the ranking statement's GLOB, read once per row
             )
         with _lock:
             for item_id, item in found.items():
