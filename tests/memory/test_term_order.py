@@ -11,14 +11,15 @@ from autopatch_j.memory import postings_cache
 from autopatch_j.memory.manager import MemoryManager
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.search import SearchHit, search_in_tx
-from autopatch_j.memory.term_order import first_answers, ordered_holders
+from autopatch_j.memory.term_order import candidates_of, first_answers, ordered_holders
 from tests.memory.item_factory import add_item_in_tx
 
 
 def _row(
     *, every: bool, thread: int | None, updated_at: float, memory_id: int, keys: int = 10, title: str = "cache"
 ) -> tuple:
-    return (every, thread, updated_at, (memory_id, "project_decision", title, "", "", "", ""), keys)
+    row = (memory_id, "project_decision", title, "", "", "", "")
+    return (every, thread, updated_at, row, keys, any("\u4e00" <= c <= "\u9fff" for c in title))
 
 
 def test_holders_are_ordered_by_product_then_time_then_memory_id() -> None:
@@ -30,9 +31,7 @@ def test_holders_are_ordered_by_product_then_time_then_memory_id() -> None:
     }
     holders = ordered_holders(
         values={1: 2.0, 2: 2.0, 3: 2.0, 4: 3.0},
-        newest={"redis": (4, 3, 2, 1)},
-        driver_keys=["redis"],
-        cap=32,
+        candidates=candidates_of({"redis": (4, 3, 2, 1)}, ["redis"], 32),
         items=items,  # type: ignore[arg-type]
     )
     assert [holder[0] for holder in holders] == [4, 3, 2, 1]
@@ -47,9 +46,7 @@ def test_holders_leave_out_what_no_scope_holds_and_mark_a_title_in_cjk() -> None
     }
     holders = ordered_holders(
         values={1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0},
-        newest={"缓存": (4, 3, 2, 1)},
-        driver_keys=["缓存"],
-        cap=32,
+        candidates=candidates_of({"缓存": (4, 3, 2, 1)}, ["缓存"], 32),
         items=items,  # type: ignore[arg-type]
     )
     assert holders == [(3, False, 8, 10, True), (1, True, None, 10, False)]
@@ -59,9 +56,7 @@ def test_holders_are_the_newest_cap_of_each_driving_key() -> None:
     items = {n: _row(every=True, thread=None, updated_at=float(n), memory_id=n) for n in range(1, 7)}
     holders = ordered_holders(
         values=dict.fromkeys(range(1, 7), 1.0),
-        newest={"cache": (6, 5, 4, 1), "caching": (3, 2)},
-        driver_keys=["cache", "caching"],
-        cap=2,
+        candidates=candidates_of({"cache": (6, 5, 4, 1), "caching": (3, 2)}, ["cache", "caching"], 2),
         items=items,  # type: ignore[arg-type]
     )
     assert [holder[0] for holder in holders] == [6, 5, 3, 2]

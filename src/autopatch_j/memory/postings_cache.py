@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from autopatch_j.memory.matching import keysets_of
 from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.scoring import best_postings, best_products, qualifying
-from autopatch_j.memory.term_order import Holder, first_answers, ordered_holders
+from autopatch_j.memory.term_order import Holder, candidates_of, first_answers, ordered_holders
 from autopatch_j.memory.terms import normalize, prefix_end
 from autopatch_j.memory.text import has_cjk
 
@@ -105,8 +105,9 @@ HitRow = tuple[int, str, str, str, str, str, str]
 Metadata = tuple[str, ...]
 """A hit's title, aliases, keywords and subject, normalized (`terms.normalize`), the empty ones left out."""
 #: An item as a search needs it: in every scope (an active preference or decision), the thread whose
-#: scope holds it (an active discussion), its `updated_at`, its hit row and its indexed keys.
-_ItemRow = tuple[bool, int | None, float, HitRow, int]
+#: scope holds it (an active discussion), its `updated_at`, its hit row, its indexed keys and whether
+#: its title holds a CJK character (read once, with the row).
+_ItemRow = tuple[bool, int | None, float, HitRow, int, bool]
 #: Whether a candidate answers the query, from its summed term weights, the query terms it holds and
 #: its indexed keys (memory/qualifier.py via search.py).
 Answers = Callable[[float, int, int, bool], bool]
@@ -490,10 +491,7 @@ def rank_in_python(
             holders, share=weights[0], answers=answers, query_cjk=query_cjk, thread_id=thread_id, limit=limit
         )
         return _entries(copy, answering)
-    candidates: set[int] = set()
-    newest = copy.newest
-    for key in driver_keys:
-        candidates.update(newest.get(key, ())[:cap])
+    candidates = candidates_of(copy.newest, driver_keys, cap)
     # Per candidate, the best score of each term it holds, summed in term order (as the statement does).
     if copy.products:  # a small store: each term's products are kept, as its postings are
         values = [_values(copy, tuple(alts)) for alts in alternatives]
@@ -515,13 +513,14 @@ def rank_in_python(
         )
         for item_id, status, kind, thread, updated_at, keys, memory_id, *row in conn.execute(sql, params):
             active = status == "active"
-            # (in every scope, the thread whose scope holds it, its order, its hit row, its keys)
+            # (in every scope, the thread whose scope holds it, its order, its hit row, its keys, its title's script)
             found[item_id] = (
                 active and kind != _DISCUSSION,
                 thread if active and kind == _DISCUSSION else None,
                 updated_at,
                 (memory_id, kind, *row),
                 keys or 0,
+                has_cjk(row[0]),  # the title: the ranking statement's GLOB, read once per row
             )
         with _lock:
             for item_id, item in found.items():
@@ -540,7 +539,7 @@ def rank_in_python(
     found_ids: list[int] = []
     for _, _, _, item_id, share, held, keys in ranked:  # best first, until `limit` answer the query
         # the match crosses scripts when the query's and the item's title's differ (as the statement's GLOB)
-        if not answers(share, held, keys, has_cjk(items[item_id][3][2]) != query_cjk):  # type: ignore[index]
+        if not answers(share, held, keys, items[item_id][5] != query_cjk):  # type: ignore[index]
             continue
         found_ids.append(item_id)
         if len(found_ids) == limit:
@@ -554,11 +553,11 @@ def _ordered(
     """A one-term query's candidates in ranking order (term_order.py), kept in the copy per keys and bound."""
     holders = copy.ordered.get((alternatives, cap))
     if holders is None:
+        candidates = candidates_of(copy.newest, driver_keys, cap)
+        values = copy.values.get(alternatives)  # else the products of the candidates only
         holders = ordered_holders(
-            values=_values(copy, alternatives),
-            newest=copy.newest,
-            driver_keys=driver_keys,
-            cap=cap,
+            values=values if values is not None else _best(copy, candidates, alternatives),
+            candidates=candidates,
             items=copy.items,
         )
         with _lock:

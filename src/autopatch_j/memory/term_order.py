@@ -14,38 +14,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from autopatch_j.memory.text import has_cjk
-
 #: A candidate of a term, best first: its item id, whether every scope holds it (an active
 #: preference or decision), the thread whose scope holds it (an active discussion, else None), its
 #: indexed keys, and whether its title holds a CJK character (the language it is written in).
 Holder = tuple[int, bool, int | None, int, bool]
-#: An item row as the copy keeps it: (in every scope, thread, updated_at, hit row, indexed keys).
-ItemRow = tuple[bool, int | None, float, tuple[object, ...], int]
+#: An item row as the copy keeps it: (in every scope, thread, updated_at, hit row, indexed keys,
+#: whether its title holds a CJK character).
+ItemRow = tuple[bool, int | None, float, tuple[object, ...], int, bool]
 
 
-def ordered_holders(
-    *,
-    values: Mapping[int, float],
-    newest: Mapping[str, Sequence[int]],
-    driver_keys: Sequence[str],
-    cap: int,
-    items: Mapping[int, ItemRow | None],
-) -> list[Holder]:
-    """The candidates of one term (the `cap` newest holders of each of `driver_keys`) that some scope
-    holds, ordered as the ranking statement orders a one-term query's hits: product (`values`),
-    `updated_at`, memory id, item id, all descending. `items` holds every candidate's row (None: no
-    row)."""
+def candidates_of(newest: Mapping[str, Sequence[int]], driver_keys: Sequence[str], cap: int) -> set[int]:
+    """The candidates of a query: the `cap` newest holders of each of `driver_keys` (`newest`: per
+    key, its holders newest first)."""
     candidates: set[int] = set()
     for key in driver_keys:
         candidates.update(newest.get(key, ())[:cap])
+    return candidates
+
+
+def ordered_holders(
+    *, values: Mapping[int, float], candidates: set[int], items: Mapping[int, ItemRow | None]
+) -> list[Holder]:
+    """The `candidates` of one term (`candidates_of`) that some scope holds, ordered as the ranking
+    statement orders a one-term query's hits: product (`values`: every candidate's), `updated_at`,
+    memory id, item id, all descending. `items` holds every candidate's row (None: no row)."""
     ranked: list[tuple[float, float, int, int, ItemRow]] = []
     for item_id in candidates:
         known = items.get(item_id)
         if known is not None and (known[0] or known[1] is not None):  # else in no search's scope
             ranked.append((values[item_id], known[2], known[3][0], item_id, known))  # type: ignore[arg-type]
     ranked.sort(reverse=True)  # the item ids differ, so the rows are never compared
-    return [(item_id, known[0], known[1], known[4], has_cjk(known[3][2])) for *_, item_id, known in ranked]  # type: ignore[arg-type]
+    return [(item_id, known[0], known[1], known[4], known[5]) for *_, item_id, known in ranked]
 
 
 def first_answers(
