@@ -55,7 +55,13 @@ from autopatch_j.memory.records import Candidate, MemoryKind, SourceRole, Turn
 from autopatch_j.memory.revisions import RevisionModel, default_revision_model
 from autopatch_j.memory.sentences import clauses, fold, split_sentences
 from autopatch_j.memory.subjects import Statement, SubjectModel, statement_of
-from autopatch_j.memory.takebacks import joined_with_another, named_rule, named_words, names_unstored
+from autopatch_j.memory.takebacks import (
+    beside_statements,
+    joined_with_another,
+    named_rule,
+    named_words,
+    names_unstored,
+)
 from autopatch_j.memory.validation import MAX_CONTENT_CHARS, MAX_SOURCES
 from autopatch_j.memory.validation import RETIREMENT as RETIREMENT
 from autopatch_j.memory.value_targets import latest_count_rule, names_beyond
@@ -153,7 +159,7 @@ class SubjectReader:
     ) -> list[CandidateOut]:
         """`candidates` with a retirement candidate after the statements of its turn for every user
         sentence of `turns` that no candidate quotes (or that is a take-back with a pointer beside the
-        statement read in it, `_beside_statements`), that retires something — it names a rule by its
+        statement read in it, `takebacks.beside_statements`), that retires something — it names a rule by its
         words and cancels it ("diff 那个不要了", `takebacks.py`), the sentence reader read it so
         (`read`: (turn id, sentence) pairs; "emoji 那条算了", "forget the bullet points thing") or the
         lexicon's retirement and correction classes meet in it ("forget the staging-first rule",
@@ -167,7 +173,7 @@ class SubjectReader:
                 takes_back = bool(named_words(self.lexicon, sentence))
                 if quoting and not (
                     takes_back
-                    and _beside_statements(sentence, quoting)
+                    and beside_statements(sentence, quoting)
                     and named_words(self.lexicon, sentence, pointed=True)
                 ):
                     continue
@@ -353,20 +359,15 @@ class SubjectReader:
         (`takebacks.names_unstored`)."""
         if candidate.kind is MemoryKind.DISCUSSION_CONTEXT:
             return None
+        rules = sorted(
+            (r for r in related if r.item.kind is not MemoryKind.DISCUSSION_CONTEXT), key=lambda r: r.item.memory_id
+        )
         if self.takes_back(candidate):
-            rules = sorted(
-                (r for r in related if r.item.kind is not MemoryKind.DISCUSSION_CONTEXT), key=lambda r: r.item.memory_id
-            )
-            named = named_rule(self.lexicon, _said(candidate), rules, lambda r: f"{_stored(r)} {r.item.content}")
+            named = named_rule(self.lexicon, _said(candidate), rules, _rule_text)
             if named is not None:  # taken: a statement of the batch revised it already ("X 那条去掉 Y 还是要")
                 joined = joined_with_another(self.lexicon, _said(candidate), [s.quote for s in named.sources])
                 return None if named.item.memory_id in taken or joined else named
-        elif names_unstored(
-            self.lexicon,
-            _said(candidate),
-            [r for r in related if r.item.kind is not MemoryKind.DISCUSSION_CONTEXT],
-            lambda r: f"{_stored(r)} {r.item.content}",
-        ):
+        elif names_unstored(self.lexicon, _said(candidate), rules, _rule_text):
             return None  # "之前說 X 的那條也取消 讓 group 自己決定": X was never stored
         new = self.statement(_said(candidate), candidate.kind.value)
         read_as = self._new(candidate)
@@ -568,20 +569,14 @@ class SubjectReader:
         return free
 
 
+def _rule_text(related: RelatedItem) -> str:
+    """What a related rule's user said and its content: the words a take-back names it by."""
+    return f"{_stored(related)} {related.item.content}"
+
+
 def _stored(related: RelatedItem) -> str:
     """What a related memory's user said (its quotes), else its content."""
     return " ".join(s.quote for s in related.sources) or related.item.content
-
-
-def _beside_statements(sentence: str, quoting: Sequence[CandidateOut]) -> bool:
-    """A take-back `sentence` of one clause ("刚收到 苹果审核过了 release/1.8 只合 bug fix 那条取消 正常合吧",
-    `takebacks.py`) stands beside whatever statement was read in it (`quoting`): when that statement
-    revises the rule, Stage 2 leaves the retirement nothing to retire (`target`). A sentence with a
-    clause of its own after the take-back ("Poetry 那个决定撤回了，team 最后 pick 了 uv。") states that:
-    no retirement is added."""
-    return len(clauses(sentence)) == 1 and all(
-        c.kind != MemoryKind.DISCUSSION_CONTEXT.value and c.subject != RETIREMENT for c in quoting
-    )
 
 
 def _quotes_within(candidate: CandidateOut, turn_id: int, sentence: str) -> bool:

@@ -42,9 +42,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import TypeVar
 
+from autopatch_j.memory.contracts import CandidateOut
 from autopatch_j.memory.errors import MemoryEngineError
 from autopatch_j.memory.lexicon import Lexicon
+from autopatch_j.memory.records import MemoryKind
 from autopatch_j.memory.sentences import CJK_RUN, clauses, fold
+from autopatch_j.memory.validation import RETIREMENT
 
 T = TypeVar("T")
 # A word named by a take-back this long or longer is looked for inside a rule's words too.
@@ -199,3 +202,14 @@ def names_unstored(lexicon: Lexicon, sentence: str, rules: Sequence[T], text: Ca
         if chars & set(said) or any(w in said for w in words):
             return False
     return True
+
+
+def beside_statements(sentence: str, quoting: Sequence[CandidateOut]) -> bool:
+    """A take-back `sentence` of one clause ("刚收到 苹果审核过了 release/1.8 只合 bug fix 那条取消 正常合吧")
+    stands beside whatever statement was read in it (`quoting`): when that statement revises the rule,
+    Stage 2 leaves the retirement nothing to retire (`supersede.SubjectReader.target`). A sentence with
+    a clause of its own after the take-back ("Poetry 那个决定撤回了，team 最后 pick 了 uv。") states
+    that: no retirement is added."""
+    return len(clauses(sentence)) == 1 and all(
+        c.kind != MemoryKind.DISCUSSION_CONTEXT.value and c.subject != RETIREMENT for c in quoting
+    )
