@@ -128,7 +128,8 @@ class RelayWords:
     owner: re.Pattern[str]
 
 
-def _alternatives(words: dict[str, list[str]]) -> str:
+def word_alternatives(words: dict[str, list[str]]) -> str:
+    """A regex alternation of a word list's languages: whole Latin words, CJK words anywhere; longest first."""
     latin = sorted({w.lower() for w in words.get("en", [])}, key=len, reverse=True)
     cjk = sorted(set(words.get("zh", [])), key=len, reverse=True)
     parts = [rf"(?<![A-Za-z])(?:{'|'.join(map(re.escape, latin))})(?![A-Za-z])"] if latin else []
@@ -136,28 +137,35 @@ def _alternatives(words: dict[str, list[str]]) -> str:
     return "|".join(parts) or "(?!)"
 
 
+def read_word_fields(path: Path, fields: Sequence[str], languages: Sequence[str]) -> dict[str, dict[str, list[str]]]:
+    """Read a word-list file: exactly `fields`, each a map of `languages` to lists of non-empty words;
+    anything else is a `ValueError` naming the file, never silence."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or set(data) != set(fields):
+        raise ValueError(f"{path.name}: the fields must be exactly {tuple(fields)}")
+    for field in fields:
+        entry = data[field]
+        if not isinstance(entry, dict) or not set(entry) <= set(languages):
+            raise ValueError(f"{path.name}: {field} maps languages {tuple(languages)} to lists of words")
+        if not all(isinstance(ws, list) and ws and all(isinstance(w, str) and w for w in ws) for ws in entry.values()):
+            raise ValueError(f"{path.name}: {field} holds a list of non-empty words per language")
+    return data
+
+
 def load_relay_words(path: Path = RELAY_WORDS_FILE) -> RelayWords:
     """Read and check `path`: exactly the six fields, each a map of known languages to lists of words;
     anything else is an error, never silence."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or set(data) != set(_RELAY_FIELDS):
-        raise ValueError(f"{path.name}: the fields must be exactly {_RELAY_FIELDS}")
-    for field in _RELAY_FIELDS:
-        entry = data[field]
-        if not isinstance(entry, dict) or not set(entry) <= set(_RELAY_LANGUAGES):
-            raise ValueError(f"{path.name}: {field} maps languages {_RELAY_LANGUAGES} to lists of words")
-        if not all(isinstance(ws, list) and ws and all(isinstance(w, str) and w for w in ws) for ws in entry.values()):
-            raise ValueError(f"{path.name}: {field} holds a list of non-empty words per language")
+    data = read_word_fields(path, _RELAY_FIELDS, _RELAY_LANGUAGES)
     return RelayWords(
         greeting=re.compile(
-            rf"^\s*(?:(?:{_NAME_TAG}\s*)?(?:{_alternatives(data['greetings'])})"
-            rf"|{_ADDRESSEE}\s*(?:{_alternatives(data['greetings'])})\s*[,，!！])",
+            rf"^\s*(?:(?:{_NAME_TAG}\s*)?(?:{word_alternatives(data['greetings'])})"
+            rf"|{_ADDRESSEE}\s*(?:{word_alternatives(data['greetings'])})\s*[,，!！])",
             re.IGNORECASE,
         ),
-        sign_off=re.compile(rf"^\s*(?:{_alternatives(data['sign_offs'])})\s*[,，]\s*$", re.IGNORECASE),
-        source=re.compile(f"{_alternatives(data['messages'])}|{_alternatives(data['sayings'])}", re.IGNORECASE),
-        document=re.compile(_alternatives(data["documents"]), re.IGNORECASE),
-        owner=re.compile(_alternatives(data["owners"]), re.IGNORECASE),
+        sign_off=re.compile(rf"^\s*(?:{word_alternatives(data['sign_offs'])})\s*[,，]\s*$", re.IGNORECASE),
+        source=re.compile(f"{word_alternatives(data['messages'])}|{word_alternatives(data['sayings'])}", re.IGNORECASE),
+        document=re.compile(word_alternatives(data["documents"]), re.IGNORECASE),
+        owner=re.compile(word_alternatives(data["owners"]), re.IGNORECASE),
     )
 
 

@@ -36,13 +36,20 @@ no message, no owned or titled document and no source, and stay prose; so does a
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autopatch_j.memory.blocks import HAN, INTRO_UNITS, LIST_ITEM, RELAY_WORDS, introduced
+from autopatch_j.memory.blocks import (
+    HAN,
+    INTRO_UNITS,
+    LIST_ITEM,
+    RELAY_WORDS,
+    introduced,
+    read_word_fields,
+    word_alternatives,
+)
 from autopatch_j.memory.shapes import COLON_END, units
 
 DOCUMENT_WORDS_FILE = Path(__file__).with_name("document_words.json")
@@ -74,27 +81,11 @@ class DocumentWords:
     source: re.Pattern[str]  # someone else's with an owner: "from the client"
 
 
-def _alternatives(words: dict[str, list[str]]) -> str:
-    latin = sorted({w.lower() for w in words.get("en", [])}, key=len, reverse=True)
-    cjk = sorted(set(words.get("zh", [])), key=len, reverse=True)
-    parts = [rf"(?<![A-Za-z])(?:{'|'.join(map(re.escape, latin))})(?![A-Za-z])"] if latin else []
-    parts += [f"(?:{'|'.join(map(re.escape, cjk))})"] if cjk else []
-    return "|".join(parts) or "(?!)"
-
-
 def load_document_words(path: Path = DOCUMENT_WORDS_FILE) -> DocumentWords:
     """Read and check `path`: exactly the four fields, each a map of known languages to lists of words;
     anything else is an error, never silence."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or set(data) != set(_FIELDS):
-        raise ValueError(f"{path.name}: the fields must be exactly {_FIELDS}")
-    for field in _FIELDS:
-        entry = data[field]
-        if not isinstance(entry, dict) or not set(entry) <= set(_LANGUAGES):
-            raise ValueError(f"{path.name}: {field} maps languages {_LANGUAGES} to lists of words")
-        if not all(isinstance(ws, list) and ws and all(isinstance(w, str) and w for w in ws) for ws in entry.values()):
-            raise ValueError(f"{path.name}: {field} holds a list of non-empty words per language")
-    return DocumentWords(**{field[:-1]: re.compile(_alternatives(data[field]), re.IGNORECASE) for field in _FIELDS})
+    data = read_word_fields(path, _FIELDS, _LANGUAGES)
+    return DocumentWords(**{field[:-1]: re.compile(word_alternatives(data[field]), re.IGNORECASE) for field in _FIELDS})
 
 
 DOCUMENT_WORDS = load_document_words()
@@ -124,6 +115,14 @@ def document_intro(line: str) -> bool:
     )
 
 
+def _paragraph(lines: Sequence[str], taken: Sequence[bool], n: int) -> list[int]:
+    """Line `n` and the non-blank lines after it up to a blank line or a line already `taken`."""
+    rows = [n]
+    while rows[-1] + 1 < len(lines) and lines[rows[-1] + 1].strip() and not taken[rows[-1] + 1]:
+        rows.append(rows[-1] + 1)
+    return rows
+
+
 def _heading(lines: Sequence[str], taken: Sequence[bool], n: int) -> list[int]:
     """The paragraph a document's heading at `n` opens, [] when `n` is no such heading."""
     line = lines[n]
@@ -133,11 +132,7 @@ def _heading(lines: Sequence[str], taken: Sequence[bool], n: int) -> list[int]:
     named = words.message.search(line) or words.document.search(line) or RELAY_WORDS.document.search(line)
     if not named or not (_DATE.search(line) or _TITLE.search(line)) or _FIRST_PERSON.search(line):
         return []
-    rows = [n]
-    k = n + 1
-    while k < len(lines) and lines[k].strip() and not taken[k]:
-        rows.append(k)
-        k += 1
+    rows = _paragraph(lines, taken, n)
     clauses = sum(1 for k in rows[1:] if LIST_ITEM.match(lines[k]) or _LABEL_LINE.match(lines[k]))
     return rows if clauses >= 2 else []
 
@@ -147,11 +142,7 @@ def _speaker_paragraph(lines: Sequence[str], taken: Sequence[bool], n: int) -> l
     match = _SPEAKER.match(lines[n])
     if match is None or _FIRST_PERSON.search(match.group(0)):
         return []
-    rows = [n]
-    k = n + 1
-    while k < len(lines) and lines[k].strip() and not taken[k]:
-        rows.append(k)
-        k += 1
+    rows = _paragraph(lines, taken, n)
     return rows if RELAY_WORDS.greeting.match(lines[n][match.end() :]) else []
 
 
